@@ -1,0 +1,2 @@
+/** Sluice benchmark module. */
+package io.sluice.benchmark;

@@ -1,0 +1,2 @@
+/** Sluice client-spark module. */
+package io.sluice.client.spark;

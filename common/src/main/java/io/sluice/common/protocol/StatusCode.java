@@ -1,0 +1,75 @@
+package io.sluice.common.protocol;
+
+/**
+ * Outcome of a request, one byte on the wire. Retriable codes mean the same request can succeed later
+ * (the client backs off and retries); the others mean it cannot, and retrying only wastes time.
+ */
+public enum StatusCode {
+  OK(0, false),
+  /** A bug or an unexpected failure on the server; see its log. */
+  INTERNAL_ERROR(1, false),
+  /** A well-formed request with invalid fields (partition out of range, negative offset, ...). */
+  INVALID_REQUEST(2, false),
+  /** The server's push memory is full right now; retry after a back-off. */
+  NO_BUFFER(3, true),
+  /** The server is stopping; retry against the same or another server. */
+  SHUTTING_DOWN(4, true),
+  UNKNOWN_APPLICATION(5, false),
+  UNKNOWN_SHUFFLE(6, false),
+  /** The peers speak different protocol versions; the message names both. */
+  VERSION_MISMATCH(7, false),
+  /** The frame was larger than the receiver's maximum frame size. */
+  FRAME_TOO_LARGE(8, false),
+  /** The frame's type byte names no known message. */
+  UNKNOWN_MESSAGE_TYPE(9, false),
+  /** The frame could not be decoded (negative length, truncated or garbled header). */
+  MALFORMED_FRAME(10, false),
+  /** No healthy disk could take the data; nothing of this request was stored. */
+  STORAGE_UNAVAILABLE(11, false),
+  /** The coordinator knows too few healthy servers to satisfy an assignment. */
+  NOT_ENOUGH_SERVERS(12, false),
+  /** The server is temporarily overloaded (not memory); retry after a back-off. */
+  BUSY(13, true),
+  /** Data the request refers to is gone (expired, deleted, or lost with a disk). */
+  DATA_NOT_FOUND(14, false),
+  /** A message other than a handshake arrived before the handshake completed. */
+  HANDSHAKE_REQUIRED(15, false),
+  /** The request was refused by an administrative limit (excluded server, per-user app limit). */
+  REFUSED(16, false);
+
+  private static final StatusCode[] BY_CODE = new StatusCode[32];
+
+  static {
+    for (StatusCode s : values()) {
+      if (BY_CODE[s.code] != null) {
+        throw new ExceptionInInitializerError("duplicate status code " + s.code);
+      }
+      BY_CODE[s.code] = s;
+    }
+  }
+
+  private final byte code;
+  private final boolean retriable;
+
+  StatusCode(int code, boolean retriable) {
+    this.code = (byte) code;
+    this.retriable = retriable;
+  }
+
+  public byte code() {
+    return code;
+  }
+
+  public boolean isRetriable() {
+    return retriable;
+  }
+
+  /** Decodes a status byte; throws {@link CorruptFrameException} for a byte that names no status. */
+  public static StatusCode fromCode(byte code) {
+    StatusCode s = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    if (s == null) {
+      throw new CorruptFrameException("unknown status code " + code);
+    }
+    return s;
+  }
+}

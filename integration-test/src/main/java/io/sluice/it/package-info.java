@@ -1,0 +1,2 @@
+/** Sluice integration-test module. */
+package io.sluice.it;

@@ -1,0 +1,2 @@
+/** Sluice server module. */
+package io.sluice.server;
