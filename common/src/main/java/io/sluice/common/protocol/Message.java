@@ -24,19 +24,12 @@ public interface Message {
   void encode(ByteBuf out);
 
   /**
-   * The body, or {@code null} when the message has none. A message that has a body owns one reference
-   * of it: writing the message to a channel hands that reference to the channel; a receiver that
-   * consumes a decoded message must {@link #release()} it.
+   * The body, or {@code null} when the message has none. Messages with a body extend
+   * {@link AbstractBodyMessage}, which is {@code ReferenceCounted} through its body: writing one to a
+   * channel hands its reference to the channel, and a receiver that consumes a decoded one releases it
+   * ({@code ReferenceCountUtil.release(msg)}).
    */
   default ManagedBuffer body() {
     return null;
-  }
-
-  /** Releases the body, if any. Safe to call on messages without one. */
-  default void release() {
-    ManagedBuffer body = body();
-    if (body != null) {
-      body.release();
-    }
   }
 }
