@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Starts a shuffle server in the background: bin/start-server.sh [conf/server.conf]
+# The JVM's direct memory is derived from buffer.capacity + read.buffer.capacity in that file.
+. "$(dirname "$0")/sluice-daemon.sh"
+CONF="${1:-$SLUICE_CONF_DIR/server.conf}"
+CP="$(sluice_classpath server)"
+# The server's own config code computes the JVM sizes, so the script never parses sizes itself.
+read -r -a JVM_OPTS <<<"$("$JAVA" -cp "$CP" io.sluice.server.ServerJvmOptions "$CONF" "${SLUICE_SERVER_HEAP:-512m}")"
+sluice_start server server io.sluice.server.ShuffleServerMain "$CONF" "${JVM_OPTS[@]}"

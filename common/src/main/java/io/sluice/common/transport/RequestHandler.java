@@ -1,0 +1,23 @@
+package io.sluice.common.transport;
+
+import io.sluice.common.protocol.RequestMessage;
+
+/**
+ * Server-side logic behind a {@link TransportServer}. Called on the connection's event loop: anything
+ * slow (disk, locks held long, large computations) must move to another executor.
+ */
+public interface RequestHandler {
+
+  /**
+   * Handles one request and answers it exactly once through {@link TransportChannel#respond}. The
+   * handler owns {@code request}: a request with a body must be released (or its body handed on) on
+   * every path. A runtime exception thrown here is answered with INTERNAL_ERROR.
+   */
+  void handle(TransportChannel channel, RequestMessage request);
+
+  /** A connection completed its handshake. */
+  default void channelActive(TransportChannel channel) {}
+
+  /** A connection closed; requests still being processed may answer into the void. */
+  default void channelInactive(TransportChannel channel) {}
+}

@@ -1,0 +1,142 @@
+package io.sluice.common.transport;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.sluice.common.protocol.ProtocolException;
+import io.sluice.common.protocol.ProtocolVersion;
+import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.HandshakeRequest;
+import io.sluice.common.protocol.message.HandshakeResponse;
+import io.sluice.common.protocol.message.StatusResponse;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Last stage of a server pipeline: enforces the handshake, hands requests to the
+ * {@link RequestHandler}, and turns a bad frame into an error answer and a closed connection, so that
+ * one misbehaving peer never affects another.
+ */
+final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerChannelHandler.class);
+
+  private final TransportChannel channel;
+  private final RequestHandler handler;
+  private final String serverId;
+  private boolean handshakeDone;
+  private boolean failed;
+
+  ServerChannelHandler(TransportChannel channel, RequestHandler handler, String serverId) {
+    this.channel = channel;
+    this.handler = handler;
+    this.serverId = serverId;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (failed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (!(msg instanceof RequestMessage)) {
+      ReferenceCountUtil.release(msg);
+      rejectAndClose(-1, StatusCode.INVALID_REQUEST,
+          "a server accepts only requests, got " + msg.getClass().getSimpleName());
+      return;
+    }
+    RequestMessage request = (RequestMessage) msg;
+    if (!handshakeDone) {
+      handshake(request);
+      return;
+    }
+    if (request instanceof HandshakeRequest) {
+      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
+          "handshake already done on this connection"));
+      return;
+    }
+    try {
+      handler.handle(channel, request);
+    } catch (RuntimeException e) {
+      LOG.error("Request {} from {} failed", request, channel.remoteAddress(), e);
+      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INTERNAL_ERROR,
+          e.toString()));
+    }
+  }
+
+  private void handshake(RequestMessage request) {
+    if (!(request instanceof HandshakeRequest)) {
+      ReferenceCountUtil.release(request);
+      rejectAndClose(request.requestId(), StatusCode.HANDSHAKE_REQUIRED,
+          "the first message on a connection must be a HandshakeRequest, got "
+              + request.type());
+      return;
+    }
+    HandshakeRequest hello = (HandshakeRequest) request;
+    if (hello.protocolVersion() != ProtocolVersion.CURRENT) {
+      failed = true;
+      String reason = "client " + hello.clientId() + " speaks protocol version "
+          + hello.protocolVersion() + ", this server speaks " + ProtocolVersion.CURRENT
+          + "; run client and server of the same Sluice release";
+      LOG.warn("Refused connection from {}: {}", channel.remoteAddress(), reason);
+      channel.channel()
+          .writeAndFlush(HandshakeResponse.error(hello.requestId(), StatusCode.VERSION_MISMATCH,
+              reason))
+          .addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    handshakeDone = true;
+    channel.clientId(hello.clientId());
+    channel.respond(new HandshakeResponse(hello.requestId(), StatusCode.OK, "",
+        ProtocolVersion.CURRENT, serverId));
+    handler.channelActive(channel);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (handshakeDone) {
+      handler.channelInactive(channel);
+    }
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof ProtocolException) {
+      ProtocolException pe = (ProtocolException) cause;
+      rejectAndClose(pe.hasRequestId() ? pe.requestId() : -1, pe.status(), pe.getMessage());
+    } else if (cause instanceof IOException) {
+      LOG.debug("Connection from {} failed: {}", channel.remoteAddress(), cause.toString());
+      ctx.close();
+    } else {
+      LOG.warn("Closing connection from {} after an unexpected error", channel.remoteAddress(),
+          cause);
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      LOG.debug("Closing idle connection from {}", channel.remoteAddress());
+      ctx.close();
+    } else {
+      super.userEventTriggered(ctx, evt);
+    }
+  }
+
+  /** Answers with an error where possible, logs one line, and closes only this connection. */
+  private void rejectAndClose(long requestId, StatusCode status, String reason) {
+    if (failed) {
+      return;
+    }
+    failed = true;
+    LOG.warn("Closing connection from {}: {} {}", channel.remoteAddress(), status, reason);
+    channel.channel()
+        .writeAndFlush(StatusResponse.error(requestId, status, reason))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+}

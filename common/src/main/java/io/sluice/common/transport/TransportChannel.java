@@ -1,0 +1,65 @@
+package io.sluice.common.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.sluice.common.protocol.ResponseMessage;
+import java.net.SocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The server's side of one connection, as a {@link RequestHandler} sees it. */
+public final class TransportChannel {
+  private static final Logger LOG = LoggerFactory.getLogger(TransportChannel.class);
+
+  private final Channel channel;
+  private volatile String clientId = "";
+
+  TransportChannel(Channel channel) {
+    this.channel = channel;
+  }
+
+  /**
+   * Sends a response; ownership of its body passes to the channel. Safe from any thread. A response
+   * to a closed connection is dropped and its body released by Netty.
+   */
+  public void respond(ResponseMessage response) {
+    channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess() && channel.isActive()) {
+        LOG.warn("Failed to answer request {} to {}: {}", response.requestId(), remoteAddress(),
+            f.cause().toString());
+        channel.close();
+      }
+    });
+  }
+
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  /** The client id the peer sent in its handshake. */
+  public String clientId() {
+    return clientId;
+  }
+
+  void clientId(String id) {
+    this.clientId = id;
+  }
+
+  /** The Netty channel, for flow control (auto-read) and event-loop access. */
+  public Channel channel() {
+    return channel;
+  }
+
+  public boolean isActive() {
+    return channel.isActive();
+  }
+
+  public void close() {
+    channel.close();
+  }
+
+  @Override
+  public String toString() {
+    return "TransportChannel[" + remoteAddress() + ", client=" + clientId + "]";
+  }
+}

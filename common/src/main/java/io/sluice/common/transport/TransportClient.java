@@ -1,0 +1,162 @@
+package io.sluice.common.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.ResponseMessage;
+import io.sluice.common.protocol.StatusCode;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One connection to a server. Thread-safe: many tasks share it, and requests are pipelined (any number
+ * outstanding, answered in any order, matched by request id). Obtain one from a
+ * {@link TransportClientFactory}, which also replaces it when it breaks.
+ */
+public final class TransportClient implements Closeable {
+  private static final AtomicLong REQUEST_IDS = new AtomicLong();
+
+  private final Channel channel;
+  private final long timeoutMillis;
+  private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+  private volatile String serverId = "";
+
+  TransportClient(Channel channel, Duration requestTimeout) {
+    this.channel = channel;
+    this.timeoutMillis = requestTimeout.toMillis();
+  }
+
+  /** A request id unique within this JVM, hence within every connection it opens. */
+  public static long nextRequestId() {
+    return REQUEST_IDS.incrementAndGet();
+  }
+
+  /**
+   * Sends a request and returns its answer. The future fails with {@link RemoteException} when the
+   * server answers with a non-OK status, {@link RequestTimeoutException} after
+   * {@code transport.request.timeout}, and {@link ConnectionClosedException} when the connection
+   * breaks first. Ownership of the request (and its body) passes to this call on every path. The
+   * caller owns a successful response and must release it if it has a body.
+   */
+  public <R extends ResponseMessage> CompletableFuture<R> request(
+      RequestMessage request, Class<R> responseType) {
+    long id = request.requestId();
+    Pending<R> p = new Pending<>(responseType, new CompletableFuture<>());
+    if (pending.putIfAbsent(id, p) != null) {
+      ReferenceCountUtil.release(request);
+      p.future.completeExceptionally(
+          new IllegalArgumentException("request id " + id + " is already outstanding"));
+      return p.future;
+    }
+    p.timeout = channel.eventLoop().schedule(() -> {
+      if (pending.remove(id, p)) {
+        p.future.completeExceptionally(new RequestTimeoutException("no answer from "
+            + channel.remoteAddress() + " to " + request.type() + " " + id + " within "
+            + timeoutMillis + " ms (transport.request.timeout)"));
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
+    channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess() && pending.remove(id, p)) {
+        p.timeout.cancel(false);
+        p.future.completeExceptionally(new ConnectionClosedException(
+            "failed to send " + request.type() + " to " + channel.remoteAddress(), f.cause()));
+      }
+    });
+    return p.future;
+  }
+
+  /** Called by the pipeline for every response; completes (or drops and releases) it. */
+  void handleResponse(ResponseMessage response) {
+    Pending<?> p = pending.remove(response.requestId());
+    if (p == null) {
+      // Answer to a request that timed out or was failed already: nobody will read it.
+      ReferenceCountUtil.release(response);
+      return;
+    }
+    p.timeout.cancel(false);
+    p.complete(response, channel.remoteAddress());
+  }
+
+  /** Fails every outstanding request; called when the connection breaks. */
+  void failAll(Throwable cause) {
+    for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
+      if (pending.remove(e.getKey(), e.getValue())) {
+        e.getValue().timeout.cancel(false);
+        e.getValue().future.completeExceptionally(cause instanceof IOException
+            ? cause
+            : new ConnectionClosedException("connection to " + channel.remoteAddress()
+                + " failed", cause));
+      }
+    }
+  }
+
+  public int outstandingRequests() {
+    return pending.size();
+  }
+
+  public boolean isActive() {
+    return channel.isActive();
+  }
+
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  /** The id the server gave in its handshake. */
+  public String serverId() {
+    return serverId;
+  }
+
+  void serverId(String id) {
+    this.serverId = id;
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  @Override
+  public void close() {
+    channel.close().syncUninterruptibly();
+  }
+
+  @Override
+  public String toString() {
+    return "TransportClient[" + channel.remoteAddress() + ", server=" + serverId + ", active="
+        + isActive() + "]";
+  }
+
+  private static final class Pending<R extends ResponseMessage> {
+    final Class<R> type;
+    final CompletableFuture<R> future;
+    ScheduledFuture<?> timeout;
+
+    Pending(Class<R> type, CompletableFuture<R> future) {
+      this.type = type;
+      this.future = future;
+    }
+
+    void complete(ResponseMessage response, SocketAddress from) {
+      if (response.status() != StatusCode.OK) {
+        ReferenceCountUtil.release(response);
+        future.completeExceptionally(new RemoteException(response.status(),
+            response.errorMessage() + " (from " + from + ")"));
+      } else if (!type.isInstance(response)) {
+        ReferenceCountUtil.release(response);
+        future.completeExceptionally(new IOException("expected " + type.getSimpleName()
+            + " from " + from + " but got " + response.type()));
+      } else if (!future.complete(type.cast(response))) {
+        ReferenceCountUtil.release(response);
+      }
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.sluice.common.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.sluice.common.protocol.FrameDecoder;
+import io.sluice.common.protocol.MessageDecoder;
+import io.sluice.common.protocol.MessageEncoder;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds servers, client factories and their pipelines from one configuration, so both sides of a
+ * connection are always assembled the same way:
+ * {@code [tls] [chunked writer] encoder | frame decoder -> message decoder -> idle -> handler}.
+ */
+public final class TransportContext {
+  private final TransportConf conf;
+  private final String localId;
+  private final ByteBufAllocator allocator;
+  private final MessageEncoder encoder;
+  private final SslContext serverTls;
+  private final SslContext clientTls;
+
+  /**
+   * @param localId  this process's id, sent in handshakes (server id or client id)
+   * @param allocator allocator for every channel of this context (receive buffers, headers)
+   */
+  public TransportContext(TransportConf conf, String localId, ByteBufAllocator allocator) {
+    this.conf = conf;
+    this.localId = localId;
+    this.allocator = allocator;
+    this.encoder = new MessageEncoder(conf.tlsEnabled());
+    this.serverTls = conf.tlsEnabled() ? TlsContexts.forServer(conf.conf()) : null;
+    this.clientTls = conf.tlsEnabled() ? TlsContexts.forClient(conf.conf()) : null;
+  }
+
+  public TransportConf conf() {
+    return conf;
+  }
+
+  public String localId() {
+    return localId;
+  }
+
+  public ByteBufAllocator allocator() {
+    return allocator;
+  }
+
+  /** Starts a server bound to {@code host:port} (port 0 picks a free one). */
+  public TransportServer createServer(String host, int port, RequestHandler handler) {
+    return new TransportServer(this, host, port, handler);
+  }
+
+  public TransportClientFactory createClientFactory() {
+    return new TransportClientFactory(this);
+  }
+
+  void initServerPipeline(SocketChannel ch, RequestHandler handler) {
+    ChannelPipeline p = ch.pipeline();
+    if (serverTls != null) {
+      p.addLast("tls", serverTls.newHandler(ch.alloc()));
+      p.addLast("chunkedWriter", new ChunkedWriteHandler());
+    }
+    TransportChannel channel = new TransportChannel(ch);
+    p.addLast("encoder", encoder)
+        .addLast("frameDecoder", new FrameDecoder(conf.maxFrameSize()))
+        .addLast("decoder", new MessageDecoder())
+        .addLast("idle", idleHandler())
+        .addLast("handler", new ServerChannelHandler(channel, handler, localId));
+  }
+
+  TransportClient initClientPipeline(SocketChannel ch, String host, int port) {
+    ChannelPipeline p = ch.pipeline();
+    if (clientTls != null) {
+      p.addLast("tls", clientTls.newHandler(ch.alloc(), host, port));
+      p.addLast("chunkedWriter", new ChunkedWriteHandler());
+    }
+    TransportClient client = new TransportClient(ch, conf.requestTimeout());
+    p.addLast("encoder", encoder)
+        .addLast("frameDecoder", new FrameDecoder(conf.maxFrameSize()))
+        .addLast("decoder", new MessageDecoder())
+        .addLast("idle", idleHandler())
+        .addLast("handler", new ClientChannelHandler(client));
+    return client;
+  }
+
+  private IdleStateHandler idleHandler() {
+    return new IdleStateHandler(0, 0, conf.idleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,169 @@
+package io.sluice.server;
+
+import io.sluice.common.config.ConfigException;
+import io.sluice.common.config.ConfigOption;
+import io.sluice.common.config.ConfigOptionSet;
+import io.sluice.common.config.SluiceConf;
+import java.time.Duration;
+import java.util.List;
+
+/** Settings of a shuffle server, read from {@code conf/server.conf}. */
+public final class ServerOptions implements ConfigOptionSet {
+
+  public static final ConfigOption<String> SERVER_ID =
+      ConfigOption.string("server.id")
+          .noDefault()
+          .doc("Stable id of this server in the cluster; unset derives `host:port`.")
+          .build();
+
+  public static final ConfigOption<String> BIND_HOST =
+      ConfigOption.string("server.bind.host")
+          .defaultValue("0.0.0.0")
+          .doc("Address the data port and HTTP port listen on.")
+          .build();
+
+  public static final ConfigOption<String> ADVERTISED_HOST =
+      ConfigOption.string("server.advertised.host")
+          .noDefault()
+          .doc("Host name clients use to reach this server, sent to coordinators; unset uses the "
+              + "machine's canonical host name.")
+          .build();
+
+  public static final ConfigOption<Integer> PORT =
+      ConfigOption.integer("server.port")
+          .defaultValue("19999")
+          .min(0)
+          .max(65535)
+          .doc("Data port (push, fetch, control requests); 0 picks a free port.")
+          .build();
+
+  public static final ConfigOption<Integer> HTTP_PORT =
+      ConfigOption.integer("server.http.port")
+          .defaultValue("19998")
+          .min(-1)
+          .max(65535)
+          .doc("Port of `/metrics` (Prometheus) and `/status` (JSON); 0 picks a free port, -1 "
+              + "disables HTTP.")
+          .build();
+
+  public static final ConfigOption<List<String>> COORDINATORS =
+      ConfigOption.list("server.coordinators")
+          .defaultValue("")
+          .doc("Coordinators to heart-beat to, as `host:port,host:port`; empty runs the server "
+              + "stand-alone.")
+          .build();
+
+  public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
+      ConfigOption.duration("server.heartbeat.interval")
+          .defaultValue("5s")
+          .doc("How often the server reports its state to every coordinator.")
+          .build();
+
+  public static final ConfigOption<List<String>> TAGS =
+      ConfigOption.list("server.tags")
+          .defaultValue("")
+          .doc("Tags sent to coordinators; applications may ask for servers with given tags.")
+          .build();
+
+  public static final ConfigOption<Long> BUFFER_CAPACITY =
+      ConfigOption.bytes("buffer.capacity")
+          .defaultValue("1g")
+          .min(16L << 20)
+          .doc("Off-heap memory for pushed blocks not yet flushed. Pushes beyond it are refused with "
+              + "the retriable NO_BUFFER status until flushing frees memory.")
+          .build();
+
+  public static final ConfigOption<Long> READ_BUFFER_CAPACITY =
+      ConfigOption.bytes("read.buffer.capacity")
+          .defaultValue("256m")
+          .min(4L << 20)
+          .doc("Off-heap memory for data being served to readers (index and memory reads). Reads "
+              + "beyond it are answered with the retriable BUSY status.")
+          .build();
+
+  public static final ConfigOption<Double> FLUSH_HIGH_WATERMARK =
+      ConfigOption.doubleValue("buffer.flush.high.watermark")
+          .defaultValue("0.75")
+          .min(0.1)
+          .max(0.95)
+          .doc("Fraction of `buffer.capacity` at which flushing starts (largest partitions first).")
+          .build();
+
+  public static final ConfigOption<Double> FLUSH_LOW_WATERMARK =
+      ConfigOption.doubleValue("buffer.flush.low.watermark")
+          .defaultValue("0.5")
+          .min(0.0)
+          .max(0.9)
+          .doc("Fraction of `buffer.capacity` down to which a flush round drains.")
+          .build();
+
+  public static final ConfigOption<Long> PARTITION_FLUSH_THRESHOLD =
+      ConfigOption.bytes("buffer.partition.flush.threshold")
+          .defaultValue("32m")
+          .min(64 * 1024L)
+          .doc("A single partition holding this much unflushed data is flushed on its own, whatever "
+              + "the watermarks, so that writes to disk stay large and sequential.")
+          .build();
+
+  public static final ConfigOption<List<String>> LOCAL_DIRS =
+      ConfigOption.list("local.dirs")
+          .defaultValue("/tmp/sluice-data")
+          .doc("Directories (ideally one per disk) that hold flushed shuffle data. New partitions go "
+              + "to the healthy directory with the most free space.")
+          .build();
+
+  public static final ConfigOption<Integer> FLUSH_THREADS_PER_DISK =
+      ConfigOption.integer("flush.threads.per.disk")
+          .defaultValue("1")
+          .min(1)
+          .max(64)
+          .doc("Writer threads per local directory; one suits SSDs written sequentially.")
+          .build();
+
+  public static final ConfigOption<Long> DISK_MIN_FREE =
+      ConfigOption.bytes("disk.min.free")
+          .defaultValue("1g")
+          .min(0L)
+          .doc("A directory with less free space than this takes no new partitions and is reported "
+              + "full.")
+          .build();
+
+  public static final ConfigOption<Duration> APP_EXPIRY =
+      ConfigOption.duration("app.expiry")
+          .defaultValue("120s")
+          .doc("An application that sends no heartbeat for this long is removed with all its data.")
+          .build();
+
+  private static final List<ConfigOption<?>> ALL = List.of(
+      SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
+      BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
+      PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, APP_EXPIRY);
+
+  @Override
+  public String title() {
+    return "Shuffle server (conf/server.conf)";
+  }
+
+  @Override
+  public String description() {
+    return "Read by `bin/start-server.sh`, which also sizes the JVM's direct memory from "
+        + "`buffer.capacity` + `read.buffer.capacity`.";
+  }
+
+  @Override
+  public List<ConfigOption<?>> options() {
+    return ALL;
+  }
+
+  @Override
+  public void validate(SluiceConf conf) {
+    if (conf.get(FLUSH_LOW_WATERMARK) >= conf.get(FLUSH_HIGH_WATERMARK)) {
+      throw new ConfigException("'" + FLUSH_LOW_WATERMARK.key() + "' (" + conf.get(FLUSH_LOW_WATERMARK)
+          + ") must be lower than '" + FLUSH_HIGH_WATERMARK.key() + "' ("
+          + conf.get(FLUSH_HIGH_WATERMARK) + ")");
+    }
+    if (conf.get(LOCAL_DIRS).isEmpty()) {
+      throw new ConfigException("'" + LOCAL_DIRS.key() + "' must name at least one directory");
+    }
+  }
+}

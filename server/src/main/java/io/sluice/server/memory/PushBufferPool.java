@@ -1,0 +1,87 @@
+package io.sluice.server.memory;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocatorMetric;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The off-heap pool that holds pushed blocks until they are flushed, bounded by
+ * {@code buffer.capacity}.
+ *
+ * <p>Memory is accounted the way it is actually held: at the level of the pool's chunks (plus
+ * unpooled "huge" allocations), as reported by Netty's own allocator metric, not by the bytes of the
+ * blocks. A block is copied once, out of the network's receive buffers, into an exact-size buffer
+ * of this pool, so a block never pins a receive buffer (or its chunk) shared with other data.
+ *
+ * <p>The pool has one arena and no thread-local caches, so a freed block returns to its chunk at
+ * once and empty chunks are given back. An allocation is admitted only if it fits even when it needs
+ * a whole new chunk; the cheap byte count decides while the pool is far from full, the exact chunk
+ * count near the limit. Allocation is serialised, which costs little next to the copy it precedes.
+ */
+public final class PushBufferPool {
+  private final PooledByteBufAllocator allocator;
+  private final PooledByteBufAllocatorMetric metric;
+  private final long capacity;
+  private final long chunkSize;
+  /** Bytes of runs handed out and not yet freed: a lower bound of what the chunks hold. */
+  private final AtomicLong runBytes = new AtomicLong();
+
+  public PushBufferPool(long capacity) {
+    this.capacity = capacity;
+    this.allocator = new PooledByteBufAllocator(
+        true, 0, 1, PooledByteBufAllocator.defaultPageSize(), PooledByteBufAllocator.defaultMaxOrder(),
+        0, 0, false);
+    this.metric = allocator.metric();
+    this.chunkSize = metric.chunkSize();
+  }
+
+  /**
+   * An exact-size buffer of {@code length} bytes, or {@code null} when the pool cannot take it without
+   * passing {@code buffer.capacity}. The caller owns the buffer and must hand it to
+   * {@link #free(ByteBuf)} exactly once.
+   */
+  public synchronized ByteBuf tryAllocate(int length) {
+    long worstCaseGrowth = length >= chunkSize ? length : chunkSize;
+    long estimate = runBytes.get() + length;
+    if (estimate + 2 * chunkSize > capacity
+        && metric.usedDirectMemory() + worstCaseGrowth > capacity) {
+      return null;
+    }
+    // Unbounded max capacity so that maxFastWritableBytes() reveals the run actually reserved.
+    ByteBuf buf = allocator.directBuffer(length);
+    runBytes.addAndGet(heldBy(buf));
+    return buf;
+  }
+
+  /** Returns a buffer obtained from {@link #tryAllocate}. Safe from any thread. */
+  public void free(ByteBuf buf) {
+    long held = heldBy(buf);
+    if (buf.release()) {
+      runBytes.addAndGet(-held);
+    }
+  }
+
+  /** Memory the pool holds from the operating system, chunk-granular. */
+  public long usedBytes() {
+    return metric.usedDirectMemory();
+  }
+
+  /** Memory of the buffers handed out, at the granularity of the pool's runs. */
+  public long allocatedBytes() {
+    return runBytes.get();
+  }
+
+  public long capacity() {
+    return capacity;
+  }
+
+  public long chunkSize() {
+    return chunkSize;
+  }
+
+  /** The size class a pooled buffer occupies: its capacity rounded up by the pool. */
+  private static long heldBy(ByteBuf buf) {
+    return (long) buf.writerIndex() + buf.maxFastWritableBytes();
+  }
+}

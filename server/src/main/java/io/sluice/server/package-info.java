@@ -1,2 +1,0 @@
-/** Sluice server module. */
-package io.sluice.server;
