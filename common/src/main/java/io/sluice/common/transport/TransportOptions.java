@@ -46,21 +46,21 @@ public final class TransportOptions implements ConfigOptionSet {
   public static final ConfigOption<Duration> CONNECT_TIMEOUT =
       ConfigOption.duration("transport.connect.timeout")
           .defaultValue("10s")
-          .min(Duration.ofMillis(1))
+          .min(1)
           .doc("How long a client waits for a connection and its protocol handshake.")
           .build();
 
   public static final ConfigOption<Duration> REQUEST_TIMEOUT =
       ConfigOption.duration("transport.request.timeout")
           .defaultValue("120s")
-          .min(Duration.ofMillis(1))
+          .min(1)
           .doc("How long a client waits for the answer to one request before failing it.")
           .build();
 
   public static final ConfigOption<Duration> IDLE_TIMEOUT =
       ConfigOption.duration("transport.idle.timeout")
           .defaultValue("300s")
-          .min(Duration.ofSeconds(1))
+          .min(1000)
           .doc("A connection with no traffic and no outstanding request for this long is closed.")
           .build();
 

@@ -1,2 +1,0 @@
-/** Sluice benchmark module. */
-package io.sluice.benchmark;
