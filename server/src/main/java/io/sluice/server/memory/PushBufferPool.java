@@ -54,12 +54,14 @@ public final class PushBufferPool {
     return buf;
   }
 
-  /** Returns a buffer obtained from {@link #tryAllocate}. Safe from any thread. */
+  /**
+   * Returns a buffer obtained from {@link #tryAllocate}. Safe from any thread. The block leaves this
+   * budget now even if a memory read still holds a slice of it: that read is charged to the read
+   * budget, and the pool's chunk count shows the memory until the read releases it.
+   */
   public void free(ByteBuf buf) {
-    long held = heldBy(buf);
-    if (buf.release()) {
-      runBytes.addAndGet(-held);
-    }
+    runBytes.addAndGet(-heldBy(buf));
+    buf.release();
   }
 
   /** Memory the pool holds from the operating system, chunk-granular. */

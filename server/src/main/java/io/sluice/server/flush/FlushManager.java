@@ -1,0 +1,157 @@
+package io.sluice.server.flush;
+
+import io.sluice.server.memory.PushBufferPool;
+import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.shuffle.AppState;
+import io.sluice.server.shuffle.PartitionFlusher;
+import io.sluice.server.shuffle.PartitionState;
+import io.sluice.server.shuffle.ShuffleState;
+import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.storage.DiskManager;
+import io.sluice.server.storage.LocalDisk;
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Decides what to flush and when. A partition past {@code buffer.partition.flush.threshold} is
+ * flushed on its own; when the push pool passes the high watermark, a round queues the largest
+ * partitions until what stays in memory is under the low watermark. Each partition has at most one
+ * flush queued or running; flushes run on the threads of the disk they write to.
+ */
+public final class FlushManager implements Closeable {
+  private static final long PLAN_INTERVAL_MILLIS = 50;
+
+  private final ShuffleStore store;
+  private final DiskManager disks;
+  private final PushBufferPool pool;
+  private final PartitionFlusher flusher;
+  private final long highBytes;
+  private final long lowBytes;
+  private final long partitionThreshold;
+  private final ServerMetrics metrics;
+  private final ScheduledExecutorService planner;
+  private final AtomicBoolean roundRequested = new AtomicBoolean();
+  private final AtomicInteger queued = new AtomicInteger();
+  private volatile boolean storageAvailable = true;
+
+  public FlushManager(ShuffleStore store, DiskManager disks, PushBufferPool pool,
+      PartitionFlusher flusher, double highWatermark, double lowWatermark, long partitionThreshold,
+      ServerMetrics metrics) {
+    this.store = store;
+    this.disks = disks;
+    this.pool = pool;
+    this.flusher = flusher;
+    this.highBytes = (long) (pool.capacity() * highWatermark);
+    this.lowBytes = (long) (pool.capacity() * lowWatermark);
+    this.partitionThreshold = partitionThreshold;
+    this.metrics = metrics;
+    this.planner = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "sluice-flush-planner");
+      t.setDaemon(true);
+      return t;
+    });
+    planner.scheduleWithFixedDelay(this::planRound, PLAN_INTERVAL_MILLIS, PLAN_INTERVAL_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Called after blocks were added to {@code partition}; cheap enough for the event loop. */
+  public void afterPush(PartitionState partition) {
+    if (partition.unflushedBytes() >= partitionThreshold) {
+      queue(partition);
+    }
+    if (pool.allocatedBytes() >= highBytes) {
+      requestRound();
+    }
+  }
+
+  /** Asks for a flush round soon (memory is short); coalesces concurrent requests. */
+  public void requestRound() {
+    if (roundRequested.compareAndSet(false, true)) {
+      planner.execute(this::planRound);
+    }
+  }
+
+  /** False when no disk could take data at the last check: pushes are then refused. */
+  public boolean storageAvailable() {
+    return storageAvailable;
+  }
+
+  /** Flushes queued or running. */
+  public int queuedFlushes() {
+    return queued.get();
+  }
+
+  private void planRound() {
+    roundRequested.set(false);
+    try {
+      storageAvailable = disks.pick() != null;
+      long used = pool.usedBytes();
+      metrics.pushMemoryUsed(used, pool.allocatedBytes());
+      if (used < highBytes) {
+        return;
+      }
+      List<PartitionState> candidates = new ArrayList<>();
+      for (AppState app : store.applications()) {
+        for (ShuffleState shuffle : app.shuffles()) {
+          for (PartitionState p : shuffle.partitions()) {
+            if (p.unflushedBytes() > 0) {
+              candidates.add(p);
+            }
+          }
+        }
+      }
+      // Sizes change under us; a snapshot is good enough to pick the largest first.
+      long[] sizes = new long[candidates.size()];
+      Integer[] order = new Integer[candidates.size()];
+      for (int i = 0; i < sizes.length; i++) {
+        sizes[i] = candidates.get(i).unflushedBytes();
+        order[i] = i;
+      }
+      java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
+      long remaining = pool.allocatedBytes();
+      for (Integer i : order) {
+        if (remaining <= lowBytes) {
+          break;
+        }
+        if (queue(candidates.get(i))) {
+          remaining -= sizes[i];
+        }
+      }
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(FlushManager.class).error("Flush planning failed", e);
+    }
+  }
+
+  private boolean queue(PartitionState partition) {
+    if (!partition.tryQueueFlush()) {
+      return false;
+    }
+    LocalDisk disk = disks.pick();
+    if (disk == null) {
+      storageAvailable = false;
+      partition.cancelQueuedFlush();
+      return false;
+    }
+    queued.incrementAndGet();
+    metrics.flushQueued(queued.get());
+    disk.flushExecutor().execute(() -> {
+      try {
+        flusher.flush(partition);
+      } finally {
+        metrics.flushQueued(queued.decrementAndGet());
+      }
+    });
+    return true;
+  }
+
+  @Override
+  public void close() {
+    planner.shutdownNow();
+  }
+}

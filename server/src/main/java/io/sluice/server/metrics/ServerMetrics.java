@@ -1,0 +1,102 @@
+package io.sluice.server.metrics;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Summary;
+import io.prometheus.client.hotspot.BufferPoolsExports;
+import io.prometheus.client.hotspot.GarbageCollectorExports;
+import io.prometheus.client.hotspot.MemoryPoolsExports;
+import io.prometheus.client.hotspot.StandardExports;
+import io.prometheus.client.hotspot.ThreadExports;
+import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The server's Prometheus metrics, in a registry of its own so that several servers can share a JVM
+ * in tests. JVM metrics (GC time, memory pools, direct buffers, threads, CPU) come from the hotspot
+ * exporters.
+ */
+public final class ServerMetrics {
+  private final CollectorRegistry registry = new CollectorRegistry(true);
+
+  private final Counter bytesPushed = Counter.build("sluice_server_pushed_bytes_total",
+      "Bytes of blocks accepted from pushes").register(registry);
+  private final Counter blocksPushed = Counter.build("sluice_server_pushed_blocks_total",
+      "Blocks accepted from pushes").register(registry);
+  private final Counter pushRejections = Counter.build("sluice_server_push_rejections_total",
+      "Pushes refused, by reason").labelNames("reason").register(registry);
+  private final Counter bytesRead = Counter.build("sluice_server_read_bytes_total",
+      "Bytes served to readers, by source").labelNames("source").register(registry);
+  private final Counter bytesFlushed = Counter.build("sluice_server_flushed_bytes_total",
+      "Bytes written to local disks").register(registry);
+  private final Counter flushFailures = Counter.build("sluice_server_flush_failures_total",
+      "Flushes that could not write their blocks").register(registry);
+  private final Summary flushLatency = Summary.build("sluice_server_flush_seconds",
+      "Time to write one partition's blocks to disk")
+      .quantile(0.5, 0.05).quantile(0.99, 0.01).register(registry);
+  private final Gauge flushQueue = Gauge.build("sluice_server_flush_queue",
+      "Partition flushes queued or running").register(registry);
+  private final Gauge pushMemoryHeld = Gauge.build("sluice_server_push_memory_held_bytes",
+      "Direct memory held by the push pool (chunk-level)").register(registry);
+  private final Gauge pushMemoryAllocated = Gauge.build(
+      "sluice_server_push_memory_allocated_bytes",
+      "Direct memory of the blocks held in the push pool").register(registry);
+
+  public ServerMetrics() {
+    new StandardExports().register(registry);
+    new GarbageCollectorExports().register(registry);
+    new MemoryPoolsExports().register(registry);
+    new BufferPoolsExports().register(registry);
+    new ThreadExports().register(registry);
+  }
+
+  public CollectorRegistry registry() {
+    return registry;
+  }
+
+  /** A gauge whose value is read when scraped. */
+  public void gauge(String name, String help, DoubleSupplier value) {
+    Gauge.build(name, help).register(registry).setChild(new Gauge.Child() {
+      @Override
+      public double get() {
+        return value.getAsDouble();
+      }
+    });
+  }
+
+  public void pushed(long bytes, int blocks) {
+    bytesPushed.inc(bytes);
+    blocksPushed.inc(blocks);
+  }
+
+  public void pushRejected(String reason) {
+    pushRejections.labels(reason).inc();
+  }
+
+  public void read(String source, long bytes) {
+    bytesRead.labels(source).inc(bytes);
+  }
+
+  public void flushed(long bytes, long nanos) {
+    bytesFlushed.inc(bytes);
+    flushLatency.observe(nanos / (double) TimeUnit.SECONDS.toNanos(1));
+  }
+
+  public void flushFailed() {
+    flushFailures.inc();
+  }
+
+  public void flushQueued(int n) {
+    flushQueue.set(n);
+  }
+
+  public void pushMemoryUsed(long held, long allocated) {
+    pushMemoryHeld.set(held);
+    pushMemoryAllocated.set(allocated);
+  }
+
+  public double flushedBytes() {
+    return bytesFlushed.get();
+  }
+}

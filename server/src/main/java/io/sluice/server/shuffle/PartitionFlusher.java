@@ -1,0 +1,68 @@
+package io.sluice.server.shuffle;
+
+import io.sluice.server.memory.PushBufferPool;
+import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.StorageUnavailableException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Writes a partition's in-memory blocks to its files and frees their memory. Runs on disk threads. */
+public final class PartitionFlusher {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionFlusher.class);
+
+  private final PushBufferPool pool;
+  private final ServerMetrics metrics;
+
+  public PartitionFlusher(PushBufferPool pool, ServerMetrics metrics) {
+    this.pool = pool;
+    this.metrics = metrics;
+  }
+
+  /** Flushes what the partition holds now; the partition must have been queued for flushing. */
+  public void flush(PartitionState partition) {
+    long start = System.nanoTime();
+    List<InMemoryBlock> blocks = partition.takeForFlush();
+    partition.storageLock().lock();
+    try {
+      PartitionFiles files = partition.filesForWrite();
+      if (files == null) {
+        // Deleted while queued: nobody will read these blocks.
+        partition.flushDone();
+        freeAll(blocks);
+        return;
+      }
+      files.append(blocks);
+      // Readable from disk now; only then may they leave memory.
+      partition.flushDone();
+      long bytes = 0;
+      for (InMemoryBlock b : blocks) {
+        bytes += b.length();
+      }
+      freeAll(blocks);
+      metrics.flushed(bytes, System.nanoTime() - start);
+    } catch (StorageUnavailableException e) {
+      LOG.error("Cannot flush partition {}: {}; its {} blocks stay in memory", partition
+          .partitionId(), e.getMessage(), blocks.size());
+      if (!partition.flushFailed(blocks)) {
+        freeAll(blocks);
+      }
+      metrics.flushFailed();
+    } catch (RuntimeException e) {
+      LOG.error("Flush of partition {} failed", partition.partitionId(), e);
+      if (!partition.flushFailed(blocks)) {
+        freeAll(blocks);
+      }
+      metrics.flushFailed();
+    } finally {
+      partition.storageLock().unlock();
+    }
+  }
+
+  private void freeAll(List<InMemoryBlock> blocks) {
+    for (InMemoryBlock b : blocks) {
+      pool.free(b.data());
+    }
+  }
+}

@@ -1,0 +1,240 @@
+package io.sluice.server.shuffle;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.server.storage.PartitionFiles;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.roaringbitmap.longlong.Roaring64Bitmap;
+
+/**
+ * One partition of one shuffle on this server: the blocks still in memory, its files on disk, and
+ * the block ids each map attempt committed.
+ *
+ * <p>A block moves from {@code unflushed} to {@code flushing} when a flush takes it, and leaves
+ * memory only after storage has made it readable from disk. Memory reads see both lists, so a
+ * reader that reads memory first and then the index sees every block at least once; it drops
+ * duplicates by block id.
+ */
+public final class PartitionState {
+  private final int partitionId;
+  private final Supplier<PartitionFiles> filesFactory;
+  /** Held while a flush writes this partition's files, and by deletion, so the two never overlap. */
+  private final ReentrantLock storageLock = new ReentrantLock();
+
+  private ArrayList<InMemoryBlock> unflushed = new ArrayList<>();
+  private List<InMemoryBlock> flushing = List.of();
+  private long unflushedBytes;
+  private long flushingBytes;
+  private long nextSequence;
+  private boolean flushQueued;
+  private boolean deleted;
+  private PartitionFiles files;
+  private final Map<Long, Roaring64Bitmap> committed = new HashMap<>();
+
+  PartitionState(int partitionId, Supplier<PartitionFiles> filesFactory) {
+    this.partitionId = partitionId;
+    this.filesFactory = filesFactory;
+  }
+
+  public int partitionId() {
+    return partitionId;
+  }
+
+  /**
+   * Takes ownership of {@code data}. Returns false (and leaves the buffer to the caller) when the
+   * partition was deleted meanwhile.
+   */
+  public synchronized boolean add(BlockDescriptor descriptor, ByteBuf data) {
+    if (deleted) {
+      return false;
+    }
+    unflushed.add(new InMemoryBlock(descriptor, data, nextSequence++));
+    unflushedBytes += descriptor.length();
+    return true;
+  }
+
+  public synchronized long unflushedBytes() {
+    return unflushedBytes;
+  }
+
+  /** Bytes in memory, flushing or not. */
+  public synchronized long memoryBytes() {
+    return unflushedBytes + flushingBytes;
+  }
+
+  /**
+   * Marks this partition as queued for flushing; false if it already is (or is deleted, or has
+   * nothing to flush), so that each partition has at most one flush queued or running.
+   */
+  public synchronized boolean tryQueueFlush() {
+    if (flushQueued || deleted || unflushed.isEmpty()) {
+      return false;
+    }
+    flushQueued = true;
+    return true;
+  }
+
+  /** Undoes {@link #tryQueueFlush()} when no flush could be started. */
+  public synchronized void cancelQueuedFlush() {
+    flushQueued = false;
+  }
+
+  /** Moves every unflushed block to the flushing list and returns them (still readable). */
+  synchronized List<InMemoryBlock> takeForFlush() {
+    List<InMemoryBlock> taken = unflushed;
+    flushing = taken;
+    flushingBytes = unflushedBytes;
+    unflushed = new ArrayList<>();
+    unflushedBytes = 0;
+    return taken;
+  }
+
+  /** The blocks are readable from disk: drop them from memory. */
+  synchronized void flushDone() {
+    flushing = List.of();
+    flushingBytes = 0;
+    flushQueued = false;
+  }
+
+  /**
+   * Storage could not take the blocks: puts them back in front, in their original order. Returns
+   * false when the partition was deleted meanwhile; the caller then frees them.
+   */
+  synchronized boolean flushFailed(List<InMemoryBlock> blocks) {
+    flushing = List.of();
+    flushingBytes = 0;
+    flushQueued = false;
+    if (deleted) {
+      return false;
+    }
+    ArrayList<InMemoryBlock> restored = new ArrayList<>(blocks.size() + unflushed.size());
+    restored.addAll(blocks);
+    restored.addAll(unflushed);
+    unflushed = restored;
+    for (InMemoryBlock b : blocks) {
+      unflushedBytes += b.length();
+    }
+    return true;
+  }
+
+  ReentrantLock storageLock() {
+    return storageLock;
+  }
+
+  synchronized boolean isDeleted() {
+    return deleted;
+  }
+
+  /** The partition's files, created on first use; null once deleted. */
+  synchronized PartitionFiles filesForWrite() {
+    if (deleted) {
+      return null;
+    }
+    if (files == null) {
+      files = filesFactory.get();
+    }
+    return files;
+  }
+
+  /** The partition's files if anything was ever flushed. */
+  public synchronized PartitionFiles files() {
+    return files;
+  }
+
+  /**
+   * Up to {@code maxBytes} of in-memory blocks with a sequence after {@code afterSequence}, as
+   * retained slices (at least one block even if larger). The caller owns {@link MemoryRead#data()}.
+   */
+  public synchronized MemoryRead readMemory(long afterSequence, long maxBytes,
+      ByteBufAllocator alloc) {
+    List<BlockDescriptor> descriptors = new ArrayList<>();
+    CompositeByteBuf data = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
+    long bytes = 0;
+    long last = afterSequence;
+    boolean more = false;
+    for (List<InMemoryBlock> list : List.of(flushing, unflushed)) {
+      for (InMemoryBlock b : list) {
+        if (b.sequence() <= afterSequence) {
+          continue;
+        }
+        if (!descriptors.isEmpty() && bytes + b.length() > maxBytes) {
+          more = true;
+          break;
+        }
+        descriptors.add(b.descriptor());
+        data.addComponent(true, b.data().retainedSlice(0, b.length()));
+        bytes += b.length();
+        last = b.sequence();
+      }
+      if (more) {
+        break;
+      }
+    }
+    return new MemoryRead(descriptors, data, last, more);
+  }
+
+  /** Records the block ids one map attempt wrote to this partition. Slow: not on an event loop. */
+  public synchronized void commit(long taskAttemptId, long[] blockIds) {
+    Roaring64Bitmap ids = committed.computeIfAbsent(taskAttemptId, k -> new Roaring64Bitmap());
+    for (long id : blockIds) {
+      ids.addLong(id);
+    }
+  }
+
+  /** The union of the block ids committed by the given map attempts. */
+  public synchronized long[] committedBlockIds(long[] taskAttemptIds) {
+    Roaring64Bitmap union = new Roaring64Bitmap();
+    for (long attempt : taskAttemptIds) {
+      Roaring64Bitmap ids = committed.get(attempt);
+      if (ids != null) {
+        union.or(ids);
+      }
+    }
+    return union.toArray();
+  }
+
+  /**
+   * Deletes the partition: frees its unflushed memory through {@code free}, and its files. A flush in
+   * progress finishes first (it holds the storage lock) and frees its own blocks.
+   */
+  void delete(Consumer<ByteBuf> free) {
+    List<InMemoryBlock> toFree;
+    synchronized (this) {
+      if (deleted) {
+        return;
+      }
+      deleted = true;
+      toFree = unflushed;
+      unflushed = new ArrayList<>();
+      unflushedBytes = 0;
+      committed.clear();
+    }
+    for (InMemoryBlock b : toFree) {
+      free.accept(b.data());
+    }
+    storageLock.lock();
+    try {
+      PartitionFiles f;
+      synchronized (this) {
+        f = files;
+      }
+      if (f != null) {
+        f.delete();
+      }
+    } finally {
+      storageLock.unlock();
+    }
+  }
+
+  /** The result of a memory read: descriptors in order and their bytes back to back. */
+  public record MemoryRead(List<BlockDescriptor> blocks, ByteBuf data, long lastSequence,
+      boolean hasMore) {}
+}

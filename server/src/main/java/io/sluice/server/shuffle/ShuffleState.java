@@ -1,0 +1,61 @@
+package io.sluice.server.shuffle;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.server.storage.PartitionFiles;
+import java.util.Collection;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/** One registered shuffle of an application: its partitions on this server, created on first push. */
+public final class ShuffleState {
+  private final String appId;
+  private final int shuffleId;
+  private final int numPartitions;
+  private final PartitionFilesFactory filesFactory;
+  private final ConcurrentHashMap<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+
+  /** Creates the files of a partition on first flush. */
+  public interface PartitionFilesFactory {
+    PartitionFiles create(String appId, int shuffleId, int partitionId);
+  }
+
+  ShuffleState(String appId, int shuffleId, int numPartitions, PartitionFilesFactory filesFactory) {
+    this.appId = appId;
+    this.shuffleId = shuffleId;
+    this.numPartitions = numPartitions;
+    this.filesFactory = filesFactory;
+  }
+
+  public String appId() {
+    return appId;
+  }
+
+  public int shuffleId() {
+    return shuffleId;
+  }
+
+  public int numPartitions() {
+    return numPartitions;
+  }
+
+  /** The partition, created if needed; the id must already be checked against numPartitions. */
+  public PartitionState partition(int partitionId) {
+    return partitions.computeIfAbsent(partitionId,
+        id -> new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id)));
+  }
+
+  /** The partition if it holds anything. */
+  public PartitionState existingPartition(int partitionId) {
+    return partitions.get(partitionId);
+  }
+
+  public Collection<PartitionState> partitions() {
+    return partitions.values();
+  }
+
+  void delete(Consumer<ByteBuf> free) {
+    for (PartitionState p : partitions.values()) {
+      p.delete(free);
+    }
+  }
+}
