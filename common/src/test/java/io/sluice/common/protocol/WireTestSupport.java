@@ -89,15 +89,25 @@ final class WireTestSupport {
    * buffers (heap or direct at random); returns the buffers so the caller can check they were freed.
    */
   static List<ByteBuf> feedSplit(EmbeddedChannel channel, byte[] bytes, Random random, int maxCuts) {
+    return feed(channel, bytes, randomCuts(bytes.length, random, maxCuts), random);
+  }
+
+  /** Up to {@code maxCuts} random cut points in {@code 1..length-1}, sorted, then {@code length}. */
+  static int[] randomCuts(int length, Random random, int maxCuts) {
     TreeSet<Integer> cuts = new TreeSet<>();
-    int wanted = bytes.length < 2 ? 0 : random.nextInt(maxCuts + 1);
+    int wanted = length < 2 ? 0 : random.nextInt(maxCuts + 1);
     for (int i = 0; i < wanted; i++) {
-      cuts.add(1 + random.nextInt(bytes.length - 1));
+      cuts.add(1 + random.nextInt(length - 1));
     }
-    cuts.add(bytes.length);
+    cuts.add(length);
+    return cuts.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** Feeds {@code bytes} as pieces ending at {@code ends}; returns the pieces. */
+  static List<ByteBuf> feed(EmbeddedChannel channel, byte[] bytes, int[] ends, Random random) {
     List<ByteBuf> pieces = new ArrayList<>();
     int start = 0;
-    for (int end : cuts) {
+    for (int end : ends) {
       pieces.add(pooled(random, bytes, start, end - start));
       start = end;
     }
