@@ -57,8 +57,8 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
       message = type.decode(frame);
     } catch (RuntimeException e) {
       throw new ProtocolException(StatusCode.MALFORMED_FRAME, requestId, hasRequestId,
-          "malformed " + type + " frame of " + (frame.writerIndex() - start) + " bytes: " + e,
-          e);
+          "malformed " + type + " frame of " + (frame.writerIndex() - start) + " bytes: "
+              + reason(e), e);
     }
     if (frame.isReadable()) {
       // Only a message without a body can leave bytes: a body takes the rest of the frame. The
@@ -69,5 +69,15 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
           "malformed " + type + " frame: " + left + " trailing bytes after the message");
     }
     return message;
+  }
+
+  private static String reason(RuntimeException e) {
+    if (e instanceof CorruptFrameException) {
+      return e.getMessage();
+    }
+    if (e instanceof IndexOutOfBoundsException) {
+      return "header cut short (" + e.getMessage() + ")";
+    }
+    return e.toString();
   }
 }

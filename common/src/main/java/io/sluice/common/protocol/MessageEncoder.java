@@ -10,8 +10,9 @@ import java.util.List;
 /**
  * Writes a {@link Message} as {@code int32 frameLength | byte type | header} in one buffer, followed
  * by the body (if any) as the object its {@link ManagedBuffer} converts to: a {@code ByteBuf}, a
- * {@code FileRegion} (sendfile), or with TLS a {@code ChunkedInput} for a {@code ChunkedWriteHandler}
- * placed before this encoder (nearer the socket). Stateless and shared by all channels.
+ * {@code FileRegion} (sendfile), or with TLS a {@code ChunkedInput} for a
+ * {@code ChunkedWriteHandler} placed before this encoder (nearer the socket). Stateless and shared
+ * by all channels.
  */
 @ChannelHandler.Sharable
 public final class MessageEncoder extends MessageToMessageEncoder<Message> {

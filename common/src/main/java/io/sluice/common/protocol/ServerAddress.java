@@ -10,7 +10,7 @@ import io.netty.buffer.ByteBuf;
  * @param port data port, 0..65535
  */
 public record ServerAddress(String serverId, String host, int port) {
-  /** Smallest encoded size (two empty strings and the port); used to bound counts read from the wire. */
+  /** Smallest encoded size (two empty strings and a port): bounds counts read from the wire. */
   public static final int MIN_ENCODED_LENGTH = 2 + 2 + 4;
 
   public ServerAddress {

@@ -48,8 +48,9 @@ public final class WireEncoding {
   }
 
   /**
-   * Makes free text (an error message) fit a string field: {@code null} becomes empty, and text longer
-   * than {@link #MAX_STRING_BYTES} bytes of UTF-8 is cut at the last whole character that fits.
+   * Makes free text (an error message) fit a string field: {@code null} becomes empty, and text
+   * longer than {@link #MAX_STRING_BYTES} bytes of UTF-8 is cut at the last whole character that
+   * fits.
    */
   public static String truncateText(String text) {
     if (text == null) {
@@ -92,11 +93,12 @@ public final class WireEncoding {
     return 2 + ByteBufUtil.utf8Bytes(value);
   }
 
-  /** Writes a string field; the value must have passed {@link #checkString} or {@link #truncateText}. */
+  /** Writes a string field whose value passed {@link #checkString} or {@link #truncateText}. */
   public static void writeString(ByteBuf out, String value) {
     int bytes = ByteBufUtil.utf8Bytes(value);
     if (bytes > MAX_STRING_BYTES) {
-      throw new IllegalArgumentException("string of " + bytes + " bytes does not fit a string field");
+      throw new IllegalArgumentException(
+          "string of " + bytes + " bytes does not fit a string field");
     }
     out.writeShort(bytes);
     ByteBufUtil.writeUtf8(out, value);
@@ -123,7 +125,7 @@ public final class WireEncoding {
 
   // ---- string lists ----
 
-  /** Checks a list of strings at construction: not null, at most 65535 entries, each a valid string. */
+  /** Checks a list of strings at construction: not null, at most 65535 entries, each valid. */
   public static List<String> checkStringList(String field, List<String> values) {
     List<String> copy = List.copyOf(Objects.requireNonNull(values, field));
     checkShortCount(field, copy.size());

@@ -161,6 +161,21 @@ class MalformedFrameTest {
   }
 
   @Test
+  void emptyFrameIsMalformed() {
+    Recorder recorder = new Recorder();
+    EmbeddedChannel channel = new EmbeddedChannel(new MessageDecoder(), recorder);
+    ByteBuf empty = Unpooled.directBuffer(8);
+
+    channel.writeInbound(empty);
+
+    ProtocolException e = recorder.singleProtocolError();
+    assertEquals(StatusCode.MALFORMED_FRAME, e.status());
+    assertFalse(e.hasRequestId());
+    assertEquals(0, empty.refCnt());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
   void truncatedHeaderIsMalformed() {
     byte[] full = WireTestSupport.encode(new HandshakeRequest(ID, 1, "client-1"), false);
     for (int cut = 1; cut < full.length - 4; cut++) {

@@ -84,7 +84,8 @@ final class MessageFixtures {
     messages.add(new FetchDataRequest(24, APP, 3, 7, 1L << 33, 8 << 20));
     messages.add(FetchDataResponse.ok(25, randomBody(random, 5000)));
     messages.add(FetchDataResponse.error(26, StatusCode.STORAGE_UNAVAILABLE, "disk gone"));
-    messages.add(new FetchMemoryDataRequest(27, APP, 3, 7, FetchMemoryDataRequest.FROM_START, 1 << 20));
+    messages.add(
+        new FetchMemoryDataRequest(27, APP, 3, 7, FetchMemoryDataRequest.FROM_START, 1 << 20));
     messages.add(fetchMemoryData(random, 28));
     messages.add(FetchMemoryDataResponse.error(29, StatusCode.SHUTTING_DOWN, "stopping"));
     messages.add(new ServerHeartbeatRequest(30, new ServerStatus("server-a", "10.0.0.1", 9097, 9098,

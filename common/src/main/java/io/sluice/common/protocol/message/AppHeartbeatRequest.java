@@ -52,7 +52,9 @@ public final class AppHeartbeatRequest implements RequestMessage {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof AppHeartbeatRequest other && requestId == other.requestId && appId.equals(other.appId);
+    return o instanceof AppHeartbeatRequest other
+        && requestId == other.requestId
+        && appId.equals(other.appId);
   }
 
   @Override

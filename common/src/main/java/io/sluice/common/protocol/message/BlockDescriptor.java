@@ -18,7 +18,12 @@ import java.util.List;
  * @param crc32c CRC32C of the block's {@code length} bytes as sent
  */
 public record BlockDescriptor(
-    int partitionId, long blockId, long taskAttemptId, int length, int uncompressedLength, int crc32c) {
+    int partitionId,
+    long blockId,
+    long taskAttemptId,
+    int length,
+    int uncompressedLength,
+    int crc32c) {
 
   public static final int ENCODED_LENGTH = 4 + 8 + 8 + 4 + 4 + 4;
 
@@ -47,7 +52,8 @@ public record BlockDescriptor(
     if (length < 0) {
       throw new CorruptFrameException("negative length " + length + " of block " + blockId);
     }
-    return new BlockDescriptor(partitionId, blockId, taskAttemptId, length, uncompressedLength, crc32c);
+    return new BlockDescriptor(
+        partitionId, blockId, taskAttemptId, length, uncompressedLength, crc32c);
   }
 
   /** Sum of the blocks' lengths: the size the body carrying them must have. */

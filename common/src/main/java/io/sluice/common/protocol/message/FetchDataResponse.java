@@ -20,7 +20,8 @@ public final class FetchDataResponse extends AbstractBodyMessage implements Resp
   private final ResponseHeader header;
 
   /** Takes over the caller's reference to {@code body}. */
-  public FetchDataResponse(long requestId, StatusCode status, String errorMessage, ManagedBuffer body) {
+  public FetchDataResponse(
+      long requestId, StatusCode status, String errorMessage, ManagedBuffer body) {
     this(new ResponseHeader(requestId, status, errorMessage), body);
   }
 

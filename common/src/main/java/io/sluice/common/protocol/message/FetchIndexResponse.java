@@ -34,7 +34,8 @@ public final class FetchIndexResponse extends AbstractBodyMessage implements Res
   }
 
   /** Takes over the caller's reference to {@code indexBytes}. */
-  public static FetchIndexResponse ok(long requestId, long dataFileLength, ManagedBuffer indexBytes) {
+  public static FetchIndexResponse ok(
+      long requestId, long dataFileLength, ManagedBuffer indexBytes) {
     return new FetchIndexResponse(requestId, StatusCode.OK, "", dataFileLength, indexBytes);
   }
 

@@ -14,7 +14,8 @@ public final class RequireBufferResponse implements ResponseMessage {
   private final ResponseHeader header;
   private final long ticketId;
 
-  public RequireBufferResponse(long requestId, StatusCode status, String errorMessage, long ticketId) {
+  public RequireBufferResponse(
+      long requestId, StatusCode status, String errorMessage, long ticketId) {
     this(new ResponseHeader(requestId, status, errorMessage), ticketId);
   }
 

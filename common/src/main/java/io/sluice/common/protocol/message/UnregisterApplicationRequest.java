@@ -52,7 +52,9 @@ public final class UnregisterApplicationRequest implements RequestMessage {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof UnregisterApplicationRequest other && requestId == other.requestId && appId.equals(other.appId);
+    return o instanceof UnregisterApplicationRequest other
+        && requestId == other.requestId
+        && appId.equals(other.appId);
   }
 
   @Override
