@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The pool has one arena and no thread-local caches, so a freed block returns to its chunk at
  * once and empty chunks are given back. An allocation is admitted only if it fits even when it needs
- * a whole new chunk; the cheap byte count decides while the pool is far from full, the exact chunk
- * count near the limit. Allocation is serialised, which costs little next to the copy it precedes.
+ * a whole new chunk: an upper bound of the chunk count decides while the pool is far from full, the
+ * exact count (a walk over the chunks) near the limit. Allocation is serialised, which costs little
+ * next to the copy it precedes.
  */
 public final class PushBufferPool {
   private final PooledByteBufAllocator allocator;
@@ -26,6 +27,8 @@ public final class PushBufferPool {
   private final long chunkSize;
   /** Bytes of runs handed out and not yet freed: a lower bound of what the chunks hold. */
   private final AtomicLong runBytes = new AtomicLong();
+  /** Upper bound of {@link #usedBytes()}, maintained under this pool's lock. */
+  private long heldUpperBound;
 
   public PushBufferPool(long capacity) {
     this.capacity = capacity;
@@ -43,13 +46,18 @@ public final class PushBufferPool {
    */
   public synchronized ByteBuf tryAllocate(int length) {
     long worstCaseGrowth = length >= chunkSize ? length : chunkSize;
-    long estimate = runBytes.get() + length;
-    if (estimate + 2 * chunkSize > capacity
-        && metric.usedDirectMemory() + worstCaseGrowth > capacity) {
-      return null;
+    if (heldUpperBound + worstCaseGrowth > capacity) {
+      // Frees may have lowered what the chunks hold: count them.
+      heldUpperBound = metric.usedDirectMemory();
+      if (heldUpperBound + worstCaseGrowth > capacity) {
+        return null;
+      }
     }
     // Unbounded max capacity so that maxFastWritableBytes() reveals the run actually reserved.
     ByteBuf buf = allocator.directBuffer(length);
+    // An allocation adds at most one chunk (or its own size when huge); frees only lower the
+    // truth, so this stays an upper bound of what the pool holds without walking its chunks.
+    heldUpperBound += worstCaseGrowth;
     runBytes.addAndGet(heldBy(buf));
     return buf;
   }
