@@ -3,7 +3,7 @@ package io.sluice.coordinator.assignment;
 import io.sluice.common.block.BlockIdLayout;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
-import io.sluice.common.transport.TransportOptions;
+import io.sluice.common.protocol.ProtocolOptions;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.RequestRefusedException;
 
@@ -66,7 +66,7 @@ public final class AssignmentLimits {
     if (answerBytes > maxFrameSize) {
       throw invalid("the assignment of " + partitions + " partitions x " + replicas + " copies "
           + "takes at least " + answerBytes + " bytes, more than one frame may carry ("
-          + maxFrameSize + ", " + TransportOptions.MAX_FRAME_SIZE.key() + ")");
+          + maxFrameSize + ", " + ProtocolOptions.MAX_FRAME_SIZE.key() + ")");
     }
   }
 
@@ -79,7 +79,7 @@ public final class AssignmentLimits {
     if (encodedLength > maxFrameSize) {
       throw invalid("the assignment of " + partitions + " partitions takes " + encodedLength
           + " bytes, more than one frame may carry (" + maxFrameSize + ", "
-          + TransportOptions.MAX_FRAME_SIZE.key() + ")");
+          + ProtocolOptions.MAX_FRAME_SIZE.key() + ")");
     }
   }
 

@@ -1,154 +1,106 @@
 package io.sluice.coordinator.assignment;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 /**
- * Lays a shuffle's copies onto the chosen servers (positions 0..n-1): which position holds copy
- * {@code r} of partition {@code p}.
+ * Lays a shuffle's copies onto the chosen servers (positions 0..n-1): which positions hold the copies
+ * of each partition.
  *
- * <p>Primaries follow the quotas round-robin (every server with quota left takes one per round), so
- * neighbouring partitions land on different servers. Each replica level starts as the primary layout
- * shifted by the level, which gives every server as many copies of each level as primaries, so that
- * the total stays proportional to the quotas. Where a copy would share a server with another copy of
- * its partition, or a host while a free host exists among the chosen servers, it is swapped with
- * another partition's copy of the same level (which keeps the counts), and when no nearby swap works,
- * moved to the next server that fits: distinct hosts come before exact proportions.
+ * <p>All {@code partitions x copies} copies are split among the servers in proportion to their
+ * weights. Then they are written out as one list, host after host and, within a host, server after
+ * server, and the list is cut into {@code copies} columns of {@code partitions} entries: partition
+ * {@code p} takes entry {@code p} of every column. As long as no host holds more than
+ * {@code partitions} copies, no host can appear twice in one partition's copies (two entries of one
+ * partition are {@code partitions} apart in the list, and a host's run is shorter). So the split caps
+ * every host at {@code partitions} copies, giving the excess to the others in proportion; with fewer
+ * hosts than copies, servers take the place of hosts and copies are merely on distinct servers.
+ *
+ * <p>Each server thus holds one contiguous run of partitions per column, which suits readers that
+ * fetch ranges of neighbouring partitions. The primary role rotates with the partition number, so
+ * that every server is primary for about a {@code 1/copies} share of what it holds.
  */
 final class CopyLayout {
-  /** How far a conflicting copy looks for a swap partner before it is moved instead. */
-  static final int SWAP_PROBES = 64;
-
-  private final int partitions;
-  private final int[] hostOf;
-  private final int distinctHosts;
-  private final int[][] levels;
-  private int fallbackCursor;
-
-  private CopyLayout(int partitions, int copies, int[] hostOf) {
-    this.partitions = partitions;
-    this.hostOf = hostOf;
-    this.levels = new int[copies][];
-    int hostCount = 0;
-    for (int host : hostOf) {
-      hostCount = Math.max(hostCount, host + 1);
-    }
-    boolean[] seen = new boolean[hostCount];
-    int distinct = 0;
-    for (int host : hostOf) {
-      if (!seen[host]) {
-        seen[host] = true;
-        distinct++;
-      }
-    }
-    this.distinctHosts = distinct;
-  }
+  private CopyLayout() {}
 
   /**
-   * @param quotas primaries per position, summing to {@code partitions}
+   * @param weights a weight per position
    * @param hostOf a host number per position
    * @param copies copies per partition; at most the number of positions
    * @return per partition, the positions of its copies, primary first
    */
-  static int[][] build(int partitions, int copies, int[] quotas, int[] hostOf) {
-    if (copies > quotas.length) {
-      throw new IllegalArgumentException(copies + " copies need as many servers, got "
-          + quotas.length);
+  static int[][] build(int partitions, int copies, double[] weights, int[] hostOf) {
+    int n = weights.length;
+    if (copies > n) {
+      throw new IllegalArgumentException(copies + " copies need as many servers, got " + n);
     }
-    CopyLayout layout = new CopyLayout(partitions, copies, hostOf);
-    layout.levels[0] = roundRobin(partitions, quotas);
-    for (int level = 1; level < copies; level++) {
-      layout.placeLevel(level);
+    List<int[]> units = units(hostOf, copies);
+    double[] unitWeights = new double[units.size()];
+    int[] unitCaps = new int[units.size()];
+    for (int u = 0; u < units.size(); u++) {
+      for (int position : units.get(u)) {
+        unitWeights[u] += weights[position];
+      }
+      unitCaps[u] = partitions;
+    }
+    int total = Math.multiplyExact(partitions, copies);
+    int[] unitShares = Quotas.split(total, unitWeights, unitCaps);
+    int[] run = new int[total];
+    int next = 0;
+    for (int u = 0; u < units.size(); u++) {
+      int[] members = units.get(u);
+      double[] memberWeights = new double[members.length];
+      int[] memberCaps = new int[members.length];
+      for (int m = 0; m < members.length; m++) {
+        memberWeights[m] = weights[members[m]];
+        memberCaps[m] = partitions;
+      }
+      int[] memberShares = Quotas.split(unitShares[u], memberWeights, memberCaps);
+      for (int m = 0; m < members.length; m++) {
+        Arrays.fill(run, next, next + memberShares[m], members[m]);
+        next += memberShares[m];
+      }
     }
     int[][] byPartition = new int[partitions][copies];
-    for (int level = 0; level < copies; level++) {
-      int[] positions = layout.levels[level];
-      for (int p = 0; p < partitions; p++) {
-        byPartition[p][level] = positions[p];
+    for (int p = 0; p < partitions; p++) {
+      int first = p % copies;
+      for (int c = 0; c < copies; c++) {
+        byPartition[p][c] = run[((first + c) % copies) * partitions + p];
       }
     }
     return byPartition;
   }
 
-  static int[] roundRobin(int partitions, int[] quotas) {
-    int[] sequence = new int[partitions];
-    int[] remaining = quotas.clone();
-    int[] active = new int[quotas.length];
-    int activeCount = 0;
-    for (int i = 0; i < quotas.length; i++) {
-      if (quotas[i] > 0) {
-        active[activeCount++] = i;
+  /**
+   * The groups whose runs must stay apart: hosts when there are at least as many as copies (each
+   * host's positions in order), otherwise single servers, ordered by host so that copies still spread
+   * over the hosts there are.
+   */
+  private static List<int[]> units(int[] hostOf, int copies) {
+    List<List<Integer>> byHost = new ArrayList<>();
+    int[] groupOfHost = new int[Arrays.stream(hostOf).max().orElse(-1) + 1];
+    Arrays.fill(groupOfHost, -1);
+    for (int position = 0; position < hostOf.length; position++) {
+      int host = hostOf[position];
+      if (groupOfHost[host] < 0) {
+        groupOfHost[host] = byHost.size();
+        byHost.add(new ArrayList<>());
       }
+      byHost.get(groupOfHost[host]).add(position);
     }
-    int next = 0;
-    while (next < partitions) {
-      int kept = 0;
-      for (int i = 0; i < activeCount; i++) {
-        int position = active[i];
-        sequence[next++] = position;
-        if (--remaining[position] > 0) {
-          active[kept++] = position;
+    List<int[]> units = new ArrayList<>();
+    if (byHost.size() >= copies) {
+      for (List<Integer> host : byHost) {
+        units.add(host.stream().mapToInt(Integer::intValue).toArray());
+      }
+    } else {
+      for (List<Integer> host : byHost) {
+        for (int position : host) {
+          units.add(new int[] {position});
         }
       }
-      activeCount = kept;
     }
-    return sequence;
-  }
-
-  private void placeLevel(int level) {
-    int[] primaries = levels[0];
-    int[] positions = new int[partitions];
-    for (int p = 0; p < partitions; p++) {
-      positions[p] = primaries[(p + level) % partitions];
-    }
-    levels[level] = positions;
-    for (int p = 0; p < partitions; p++) {
-      if (!conflicts(level, p, positions[p])) {
-        continue;
-      }
-      if (!swapAway(level, p)) {
-        positions[p] = nextFitting(level, p);
-      }
-    }
-  }
-
-  private boolean swapAway(int level, int p) {
-    int[] positions = levels[level];
-    int probes = Math.min(partitions - 1, SWAP_PROBES);
-    for (int k = 1; k <= probes; k++) {
-      int q = (p + k) % partitions;
-      if (!conflicts(level, p, positions[q]) && !conflicts(level, q, positions[p])) {
-        int t = positions[p];
-        positions[p] = positions[q];
-        positions[q] = t;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private int nextFitting(int level, int p) {
-    int n = hostOf.length;
-    for (int k = 0; k < n; k++) {
-      int candidate = (fallbackCursor + k) % n;
-      if (!conflicts(level, p, candidate)) {
-        fallbackCursor = (candidate + 1) % n;
-        return candidate;
-      }
-    }
-    throw new IllegalStateException("no server fits copy " + level + " of partition " + p);
-  }
-
-  /**
-   * Whether {@code position} may not hold copy {@code level} of partition {@code p}: it holds an
-   * earlier copy, or shares a host with one while the chosen servers span more hosts than copies
-   * placed so far.
-   */
-  private boolean conflicts(int level, int p, int position) {
-    boolean hostsMustDiffer = level < distinctHosts;
-    for (int earlier = 0; earlier < level; earlier++) {
-      int other = levels[earlier][p];
-      if (other == position || (hostsMustDiffer && hostOf[other] == hostOf[position])) {
-        return true;
-      }
-    }
-    return false;
+    return units;
   }
 }

@@ -60,33 +60,4 @@ final class HostSpread {
     }
     return TopCandidates.sorted(candidates, result);
   }
-
-  /**
-   * The chosen servers (best first) reordered so that neighbours sit on different hosts where
-   * possible: the best server of each host in order of first appearance, then the second of each,
-   * and so on. Consecutive positions then make good replica partners.
-   */
-  static int[] interleave(Candidates candidates, int[] chosen) {
-    int[] groupOfHost = new int[candidates.hostCount];
-    Arrays.fill(groupOfHost, -1);
-    List<List<Integer>> groups = new ArrayList<>();
-    for (int index : chosen) {
-      int host = candidates.hosts[index];
-      if (groupOfHost[host] < 0) {
-        groupOfHost[host] = groups.size();
-        groups.add(new ArrayList<>());
-      }
-      groups.get(groupOfHost[host]).add(index);
-    }
-    int[] order = new int[chosen.length];
-    int k = 0;
-    for (int round = 0; k < order.length; round++) {
-      for (List<Integer> group : groups) {
-        if (round < group.size()) {
-          order[k++] = group.get(round);
-        }
-      }
-    }
-    return order;
-  }
 }

@@ -23,8 +23,8 @@ import java.util.Map;
  *       those it reports plus those assigned to it here and not yet reported.
  *   <li>The heaviest {@code coordinator.assignment.max.servers.per.shuffle} are chosen (ties to the
  *       smaller server id), swapping in servers of other hosts when replicas need more hosts.
- *   <li>Partitions are split among them in proportion to their weights; replicas follow the same
- *       proportions on other hosts ({@link CopyLayout}).
+ *   <li>The copies (partitions times copies per partition) are split among them in proportion to
+ *       their weights, each partition's copies on different hosts ({@link CopyLayout}).
  * </ol>
  *
  * <p>The result depends only on the registry's content and the pending partitions, never on arrival
@@ -79,16 +79,14 @@ public final class ShuffleAssigner {
     if (copies > 1) {
       chosen = HostSpread.ensureHosts(candidates, chosen, copies);
     }
-    int[] order = HostSpread.interleave(candidates, chosen);
-    double[] weights = new double[order.length];
-    int[] hostOf = new int[order.length];
-    for (int i = 0; i < order.length; i++) {
-      weights[i] = candidates.weights[order[i]];
-      hostOf[i] = candidates.hosts[order[i]];
+    double[] weights = new double[chosen.length];
+    int[] hostOf = new int[chosen.length];
+    for (int i = 0; i < chosen.length; i++) {
+      weights[i] = candidates.weights[chosen[i]];
+      hostOf[i] = candidates.hosts[chosen[i]];
     }
-    int[] quotas = Quotas.split(partitions, weights);
-    int[][] layout = CopyLayout.build(partitions, copies, quotas, hostOf);
-    return answer(candidates, order, layout, now);
+    int[][] layout = CopyLayout.build(partitions, copies, weights, hostOf);
+    return answer(candidates, chosen, layout, now);
   }
 
   private Candidates candidates(CandidateSnapshot snap, List<String> tags, long now) {
@@ -117,20 +115,20 @@ public final class ShuffleAssigner {
     return new Candidates(records, ids, weights, hosts, snap.hostCount, size);
   }
 
-  private Assignment answer(Candidates candidates, int[] order, int[][] layout, long now) {
-    int[] copiesAt = new int[order.length];
+  private Assignment answer(Candidates candidates, int[] chosen, int[][] layout, long now) {
+    int[] copiesAt = new int[chosen.length];
     for (int[] positions : layout) {
       for (int position : positions) {
         copiesAt[position]++;
       }
     }
-    int[] indexOfPosition = new int[order.length];
+    int[] indexOfPosition = new int[chosen.length];
     List<ServerAddress> servers = new ArrayList<>();
-    for (int position = 0; position < order.length; position++) {
+    for (int position = 0; position < chosen.length; position++) {
       if (copiesAt[position] == 0) {
         continue;
       }
-      ServerRecord record = candidates.records[order[position]];
+      ServerRecord record = candidates.records[chosen[position]];
       indexOfPosition[position] = servers.size();
       servers.add(record.address());
       record.addPending(now, copiesAt[position]);
