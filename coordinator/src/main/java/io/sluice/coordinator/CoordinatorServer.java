@@ -89,11 +89,7 @@ public final class CoordinatorServer implements Closeable {
       if (httpPort >= 0) {
         StatusPage status = new StatusPage(id, servers, apps, pendingExpiryMillis);
         this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build);
-        AdminHandler admin = new AdminHandler(servers);
-        for (String path : List.of(AdminHandler.EXCLUDE, AdminHandler.INCLUDE,
-            AdminHandler.DECOMMISSION)) {
-          httpServer.addHandler(path, admin);
-        }
+        httpServer.addHandler(AdminHandler.PREFIX, new AdminHandler(servers));
       }
     } catch (IOException e) {
       close();
