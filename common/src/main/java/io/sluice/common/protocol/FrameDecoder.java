@@ -23,7 +23,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    * The configuration key that sets the maximum frame size, named in the error so the operator knows
    * what to raise. The transport's option for the limit must use this key.
    */
-  public static final String MAX_FRAME_SIZE_KEY = "transport.max.frame.size";
 
   private static final int LENGTH_FIELD_SIZE = 4;
   /** Bytes after the length field that hold the type byte and a request id. */
@@ -120,7 +119,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             "invalid frame length " + length + ": a frame holds at least its type byte")
         : new ProtocolException(StatusCode.FRAME_TOO_LARGE, requestId, hasRequestId,
             "frame of " + length + " bytes exceeds the maximum frame size of " + maxFrameSize
-                + " bytes (" + MAX_FRAME_SIZE_KEY + ")");
+                + " bytes (" + ProtocolOptions.MAX_FRAME_SIZE.key() + ")");
     ctx.fireExceptionCaught(error);
   }
 

@@ -90,8 +90,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     }
     handshakeDone = true;
     channel.clientId(hello.clientId());
-    channel.respond(new HandshakeResponse(hello.requestId(), StatusCode.OK, "",
-        ProtocolVersion.CURRENT, serverId));
+    channel.respond(HandshakeResponse.ok(hello.requestId(), ProtocolVersion.CURRENT, serverId));
     handler.channelActive(channel);
   }
 

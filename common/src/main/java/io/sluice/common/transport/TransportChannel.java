@@ -1,6 +1,7 @@
 package io.sluice.common.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.sluice.common.protocol.ResponseMessage;
 import java.net.SocketAddress;
@@ -20,10 +21,11 @@ public final class TransportChannel {
 
   /**
    * Sends a response; ownership of its body passes to the channel. Safe from any thread. A response
-   * to a closed connection is dropped and its body released by Netty.
+   * to a closed connection is dropped and its body released by Netty. The returned future completes
+   * when the response is written (or failed).
    */
-  public void respond(ResponseMessage response) {
-    channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+  public ChannelFuture respond(ResponseMessage response) {
+    return channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess() && channel.isActive()) {
         LOG.warn("Failed to answer request {} to {}: {}", response.requestId(), remoteAddress(),
             f.cause().toString());

@@ -4,6 +4,7 @@ import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.protocol.ProtocolOptions;
 import java.time.Duration;
 import java.util.List;
 
@@ -64,14 +65,7 @@ public final class TransportOptions implements ConfigOptionSet {
           .doc("A connection with no traffic and no outstanding request for this long is closed.")
           .build();
 
-  public static final ConfigOption<Long> MAX_FRAME_SIZE =
-      ConfigOption.bytes("transport.max.frame.size")
-          .defaultValue("64m")
-          .min(64 * 1024L)
-          .max(Integer.MAX_VALUE - 16L)
-          .doc("Largest frame a peer accepts. A larger frame is answered with FRAME_TOO_LARGE and its "
-              + "connection closed. Must exceed the client's push batch size and fetch size.")
-          .build();
+  public static final ConfigOption<Long> MAX_FRAME_SIZE = ProtocolOptions.MAX_FRAME_SIZE;
 
   public static final ConfigOption<Integer> BACKLOG =
       ConfigOption.integer("transport.backlog")

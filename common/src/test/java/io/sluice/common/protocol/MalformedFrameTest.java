@@ -43,8 +43,7 @@ class MalformedFrameTest {
     ProtocolException e = expectError(wire, StatusCode.FRAME_TOO_LARGE, ID);
 
     assertTrue(e.getMessage().contains(String.valueOf(MAX_FRAME)), e.getMessage());
-    assertTrue(e.getMessage().contains(FrameDecoder.MAX_FRAME_SIZE_KEY), e.getMessage());
-    assertEquals("transport.max.frame.size", FrameDecoder.MAX_FRAME_SIZE_KEY);
+    assertTrue(e.getMessage().contains(ProtocolOptions.MAX_FRAME_SIZE.key()), e.getMessage());
   }
 
   @Test

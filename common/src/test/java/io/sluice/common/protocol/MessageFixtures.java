@@ -122,7 +122,7 @@ final class MessageFixtures {
         new BlockDescriptor(7, 5, 6, 100, 250, 0xCAFE),
         new BlockDescriptor(7, 9, 6, 0, 0, 0),
         new BlockDescriptor(7, 12, 8, 2048, 9000, -1));
-    return FetchMemoryDataResponse.ok(requestId, true, blocks, randomBody(random, 2148));
+    return FetchMemoryDataResponse.ok(requestId, true, 41L, blocks, randomBody(random, 2148));
   }
 
   static ManagedBuffer randomBody(Random random, int size) {

@@ -54,14 +54,14 @@ class BadInputTest {
 
   @Test
   void frameOverTheMaximumIsAnsweredWithItsRequestId() throws Exception {
-    assertRejected(RawFrames.header(MAX_FRAME + 1, MessageType.PUSH_DATA_REQUEST.code(), 42),
+    assertRejected(RawFrames.header(MAX_FRAME + 1, MessageType.PUSH_DATA_REQUEST.id(), 42),
         StatusCode.FRAME_TOO_LARGE, 42);
   }
 
   @Test
   void negativeLengthIsRejected() throws Exception {
-    assertRejected(RawFrames.header(-5, MessageType.PUSH_DATA_REQUEST.code(), 43),
-        StatusCode.MALFORMED_FRAME, -1);
+    assertRejected(RawFrames.header(-5, MessageType.PUSH_DATA_REQUEST.id(), 43),
+        StatusCode.MALFORMED_FRAME, 43);
   }
 
   @Test
@@ -77,14 +77,14 @@ class BadInputTest {
   @Test
   void truncatedHeaderIsRejected() throws Exception {
     // An app heartbeat whose string claims 200 bytes but the frame ends after 3.
-    byte[] frame = {0, 0, 0, 14, MessageType.APP_HEARTBEAT_REQUEST.code(), 0, 0, 0, 0, 0, 0, 0, 45,
+    byte[] frame = {0, 0, 0, 14, MessageType.APP_HEARTBEAT_REQUEST.id(), 0, 0, 0, 0, 0, 0, 0, 45,
         0, (byte) 200, 'a', 'b', 'c'};
     assertRejected(frame, StatusCode.MALFORMED_FRAME, 45);
   }
 
   @Test
   void garbledStringIsRejected() throws Exception {
-    byte[] frame = {0, 0, 0, 13, MessageType.APP_HEARTBEAT_REQUEST.code(), 0, 0, 0, 0, 0, 0, 0, 46,
+    byte[] frame = {0, 0, 0, 13, MessageType.APP_HEARTBEAT_REQUEST.id(), 0, 0, 0, 0, 0, 0, 0, 46,
         0, 2, (byte) 0xC3, (byte) 0x28};
     assertRejected(frame, StatusCode.MALFORMED_FRAME, 46);
   }
@@ -159,7 +159,7 @@ class BadInputTest {
       out.write(badFrame);
       out.flush();
       RawFrames.Answer answer = RawFrames.readAnswer(socket);
-      assertEquals(MessageType.STATUS_RESPONSE.code(), answer.type());
+      assertEquals(MessageType.STATUS_RESPONSE.id(), answer.type());
       assertEquals(expected.code(), answer.status(), answer.message());
       assertEquals(requestId, answer.requestId());
       assertTrue(RawFrames.closedByPeer(socket), "connection should be closed");

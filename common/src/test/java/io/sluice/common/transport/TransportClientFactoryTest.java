@@ -53,8 +53,7 @@ class TransportClientFactoryTest {
     dataFile = Files.write(dir.resolve("data"), data);
     handler = new TestHandler(dataFile);
     TransportConf conf = TransportTestSupport.conf(Map.of(
-        TransportOptions.CONNECTIONS_PER_PEER.key(), "2",
-        TransportOptions.REQUEST_TIMEOUT.key(), "500ms"));
+        TransportOptions.CONNECTIONS_PER_PEER.key(), "2"));
     server = TransportTestSupport.context(conf, "server-1").createServer("127.0.0.1", 0, handler);
     factory = TransportTestSupport.context(conf, "client-1").createClientFactory();
   }
@@ -122,7 +121,15 @@ class TransportClientFactoryTest {
 
   @Test
   void timeoutFailsTheRequestAndFreesItsSlot() throws Exception {
-    TransportClient client = connectedClient();
+    TransportConf impatient = TransportTestSupport.conf(
+        Map.of(TransportOptions.REQUEST_TIMEOUT.key(), "300ms"));
+    try (TransportClientFactory shortTimeouts =
+        TransportTestSupport.context(impatient, "client-3").createClientFactory()) {
+      timeoutFailsTheRequest(shortTimeouts.getClient("127.0.0.1", server.port()));
+    }
+  }
+
+  private void timeoutFailsTheRequest(TransportClient client) throws Exception {
     CompletableFuture<StatusResponse> silent = client.request(
         new AppHeartbeatRequest(TransportClient.nextRequestId(), TestHandler.SILENT_APP),
         StatusResponse.class);

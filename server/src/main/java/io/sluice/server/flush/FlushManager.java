@@ -9,6 +9,7 @@ import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.LocalDisk;
+import io.sluice.server.storage.PartitionFiles;
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,7 +133,11 @@ public final class FlushManager implements Closeable {
     if (!partition.tryQueueFlush()) {
       return false;
     }
-    LocalDisk disk = disks.pick();
+    // A partition keeps writing to the disk its files are on, so its flushes stay ordered there.
+    PartitionFiles files = partition.files();
+    LocalDisk disk = files != null && files.currentDisk() != null && files.currentDisk().isHealthy()
+        ? files.currentDisk()
+        : disks.pick();
     if (disk == null) {
       storageAvailable = false;
       partition.cancelQueuedFlush();

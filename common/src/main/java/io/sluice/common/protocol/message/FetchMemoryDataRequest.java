@@ -8,27 +8,30 @@ import java.util.Objects;
 
 /**
  * A reader asks for a partition's blocks that are still in the server's memory (not yet flushed),
- * in the order they arrived. Answered by a {@link FetchMemoryDataResponse}; the reader repeats with
- * the last block id it got while the response says there is more.
+ * in the order they arrived. The server numbers a partition's blocks in arrival order; the reader
+ * pages through them by that sequence number, repeating with the response's
+ * {@link FetchMemoryDataResponse#lastSequence()} while it says there is more. Paging by sequence
+ * rather than by block id means a block flushed between two pages is never skipped: it is either in a
+ * later page or on disk.
  */
 public final class FetchMemoryDataRequest implements RequestMessage {
-  /** {@link #afterBlockId()} asking for the blocks from the first one on. */
+  /** {@link #afterSequence()} asking for the blocks from the first one on. */
   public static final long FROM_START = -1L;
 
   private final long requestId;
   private final String appId;
   private final int shuffleId;
   private final int partitionId;
-  private final long afterBlockId;
+  private final long afterSequence;
   private final int maxBytes;
 
   public FetchMemoryDataRequest(long requestId, String appId, int shuffleId, int partitionId,
-      long afterBlockId, int maxBytes) {
+      long afterSequence, int maxBytes) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.partitionId = partitionId;
-    this.afterBlockId = afterBlockId;
+    this.afterSequence = afterSequence;
     this.maxBytes = maxBytes;
   }
 
@@ -54,9 +57,9 @@ public final class FetchMemoryDataRequest implements RequestMessage {
     return partitionId;
   }
 
-  /** The last block id the reader already has, or {@link #FROM_START}. */
-  public long afterBlockId() {
-    return afterBlockId;
+  /** The sequence number of the last block the reader already has, or {@link #FROM_START}. */
+  public long afterSequence() {
+    return afterSequence;
   }
 
   /** Upper bound on the body size of the answer. */
@@ -75,7 +78,7 @@ public final class FetchMemoryDataRequest implements RequestMessage {
     WireEncoding.writeString(out, appId);
     out.writeInt(shuffleId);
     out.writeInt(partitionId);
-    out.writeLong(afterBlockId);
+    out.writeLong(afterSequence);
     out.writeInt(maxBytes);
   }
 
@@ -84,10 +87,10 @@ public final class FetchMemoryDataRequest implements RequestMessage {
     String appId = WireEncoding.readString(in);
     int shuffleId = in.readInt();
     int partitionId = in.readInt();
-    long afterBlockId = in.readLong();
+    long afterSequence = in.readLong();
     int maxBytes = in.readInt();
     return new FetchMemoryDataRequest(
-        requestId, appId, shuffleId, partitionId, afterBlockId, maxBytes);
+        requestId, appId, shuffleId, partitionId, afterSequence, maxBytes);
   }
 
   @Override
@@ -97,19 +100,19 @@ public final class FetchMemoryDataRequest implements RequestMessage {
         && appId.equals(other.appId)
         && shuffleId == other.shuffleId
         && partitionId == other.partitionId
-        && afterBlockId == other.afterBlockId
+        && afterSequence == other.afterSequence
         && maxBytes == other.maxBytes;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(requestId, appId, shuffleId, partitionId, afterBlockId, maxBytes);
+    return Objects.hash(requestId, appId, shuffleId, partitionId, afterSequence, maxBytes);
   }
 
   @Override
   public String toString() {
     return "FetchMemoryDataRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitionId=" + partitionId + ", afterBlockId=" + afterBlockId
+        + shuffleId + ", partitionId=" + partitionId + ", afterSequence=" + afterSequence
         + ", maxBytes=" + maxBytes + "]";
   }
 }

@@ -14,14 +14,16 @@ import java.util.Objects;
 
 /**
  * Answer to a {@link FetchMemoryDataRequest}: blocks still in memory, described by {@link #blocks()},
- * their bytes back to back in the body. {@link #hasMore()} says whether more blocks were left out
- * (because of the request's byte limit).
+ * their bytes back to back in the body. {@link #lastSequence()} is the sequence number of the last
+ * block returned (the request's own when none was), and {@link #hasMore()} says whether more blocks
+ * were left out because of the request's byte limit.
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
  */
 public final class FetchMemoryDataResponse extends AbstractBodyMessage implements ResponseMessage {
   private final ResponseHeader header;
   private final boolean hasMore;
+  private final long lastSequence;
   private final List<BlockDescriptor> blocks;
 
   /**
@@ -31,29 +33,33 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
    * @throws IllegalArgumentException if the blocks' lengths do not add up to the body's size
    */
   public FetchMemoryDataResponse(long requestId, StatusCode status, String errorMessage,
-      boolean hasMore, List<BlockDescriptor> blocks, ManagedBuffer body) {
-    this(new ResponseHeader(requestId, status, errorMessage), hasMore, blocks, body);
+      boolean hasMore, long lastSequence, List<BlockDescriptor> blocks, ManagedBuffer body) {
+    this(new ResponseHeader(requestId, status, errorMessage), hasMore, lastSequence, blocks, body);
   }
 
   private FetchMemoryDataResponse(
-      ResponseHeader header, boolean hasMore, List<BlockDescriptor> blocks, ManagedBuffer body) {
+      ResponseHeader header, boolean hasMore, long lastSequence, List<BlockDescriptor> blocks,
+      ManagedBuffer body) {
     super(Objects.requireNonNull(body, "body"));
     this.header = header;
     this.hasMore = hasMore;
+    this.lastSequence = lastSequence;
     this.blocks = List.copyOf(blocks);
     BlockDescriptor.checkBodySize(this.blocks, body.size());
   }
 
   /** Takes over the caller's reference to {@code body}. */
   public static FetchMemoryDataResponse ok(
-      long requestId, boolean hasMore, List<BlockDescriptor> blocks, ManagedBuffer body) {
-    return new FetchMemoryDataResponse(requestId, StatusCode.OK, "", hasMore, blocks, body);
+      long requestId, boolean hasMore, long lastSequence, List<BlockDescriptor> blocks,
+      ManagedBuffer body) {
+    return new FetchMemoryDataResponse(requestId, StatusCode.OK, "", hasMore, lastSequence, blocks,
+        body);
   }
 
   /** An error answer: no blocks, no more, an empty body. */
   public static FetchMemoryDataResponse error(long requestId, StatusCode status, String message) {
     return new FetchMemoryDataResponse(ResponseHeader.error(requestId, status, message), false,
-        List.of(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
+        FetchMemoryDataRequest.FROM_START, List.of(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
   }
 
   @Override
@@ -80,6 +86,11 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
     return hasMore;
   }
 
+  /** Sequence number of the last block returned; the next page asks for blocks after it. */
+  public long lastSequence() {
+    return lastSequence;
+  }
+
   /** The blocks in the body, in body order. */
   public List<BlockDescriptor> blocks() {
     return blocks;
@@ -87,13 +98,14 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
 
   @Override
   public int encodedLength() {
-    return header.encodedLength() + 1 + BlockDescriptor.listLength(blocks);
+    return header.encodedLength() + 1 + 8 + BlockDescriptor.listLength(blocks);
   }
 
   @Override
   public void encode(ByteBuf out) {
     header.encode(out);
     WireEncoding.writeBoolean(out, hasMore);
+    out.writeLong(lastSequence);
     BlockDescriptor.encodeList(out, blocks);
   }
 
@@ -105,11 +117,12 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
   public static FetchMemoryDataResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
     boolean hasMore = WireEncoding.readBoolean(in);
+    long lastSequence = in.readLong();
     List<BlockDescriptor> blocks = BlockDescriptor.decodeList(in);
     BlockDescriptor.checkFrameBodySize(blocks, in.readableBytes());
     ManagedBuffer body = new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes()));
     try {
-      return new FetchMemoryDataResponse(header, hasMore, blocks, body);
+      return new FetchMemoryDataResponse(header, hasMore, lastSequence, blocks, body);
     } catch (RuntimeException e) {
       body.release();
       throw e;
@@ -121,17 +134,18 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
     return o instanceof FetchMemoryDataResponse other
         && header.equals(other.header)
         && hasMore == other.hasMore
+        && lastSequence == other.lastSequence
         && blocks.equals(other.blocks);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(header, hasMore, blocks);
+    return Objects.hash(header, hasMore, lastSequence, blocks);
   }
 
   @Override
   public String toString() {
-    return "FetchMemoryDataResponse[" + header.describe() + ", hasMore=" + hasMore + ", blocks="
+    return "FetchMemoryDataResponse[" + header.describe() + ", hasMore=" + hasMore + ", lastSequence=" + lastSequence + ", blocks="
         + blocks.size() + ", bodySize=" + body().size() + "]";
   }
 }

@@ -1,0 +1,222 @@
+package io.sluice.server;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.block.BlockIdLayout;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.common.metrics.StatusHttpServer;
+import io.sluice.common.protocol.message.ServerState;
+import io.sluice.common.transport.NettyTransports;
+import io.sluice.common.transport.TransportConf;
+import io.sluice.common.transport.TransportContext;
+import io.sluice.common.transport.TransportServer;
+import io.sluice.server.flush.FlushManager;
+import io.sluice.server.handler.ShuffleRequestHandler;
+import io.sluice.server.memory.PushBufferPool;
+import io.sluice.server.memory.ReadBudget;
+import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.shuffle.PartitionFlusher;
+import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.storage.DiskManager;
+import io.sluice.server.storage.FileIo;
+import io.sluice.server.storage.PartitionFiles;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A shuffle server: assembles memory, storage, flushing, request handling and its HTTP port. */
+public final class ShuffleServer implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(ShuffleServer.class);
+
+  private final SluiceConf conf;
+  private final ServerMetrics metrics = new ServerMetrics();
+  private final PooledByteBufAllocator networkAllocator;
+  private final PushBufferPool pushPool;
+  private final ReadBudget readBudget;
+  private final DiskManager disks;
+  private final ShuffleStore store;
+  private final FlushManager flushManager;
+  private final ExecutorService control;
+  private final ScheduledExecutorService housekeeping;
+  private final TransportServer transport;
+  private final StatusHttpServer http;
+  private final String serverId;
+  private final String advertisedHost;
+  private final ServerHeartbeats heartbeats;
+  private volatile ServerState state = ServerState.ACTIVE;
+
+  public ShuffleServer(SluiceConf conf) throws IOException {
+    this(conf, FileIo.DEFAULT);
+  }
+
+  /** @param io how storage opens files (tests inject failures here) */
+  public ShuffleServer(SluiceConf conf, FileIo io) throws IOException {
+    this.conf = conf;
+    this.pushPool = new PushBufferPool(conf.get(ServerOptions.BUFFER_CAPACITY));
+    this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
+    this.networkAllocator = NettyTransports.pooledAllocator(
+        Math.max(1, Runtime.getRuntime().availableProcessors()));
+    List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
+    this.disks = new DiskManager(dirs, conf.get(ServerOptions.DISK_MIN_FREE),
+        conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io);
+    this.store = new ShuffleStore(
+        (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
+        disks, pushPool::free, System::nanoTime, BlockIdLayout.DEFAULT.maxPartitions());
+    this.flushManager = new FlushManager(store, disks, pushPool,
+        new PartitionFlusher(pushPool, metrics),
+        conf.get(ServerOptions.FLUSH_HIGH_WATERMARK), conf.get(ServerOptions.FLUSH_LOW_WATERMARK),
+        conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD), metrics);
+    this.control = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        daemonThreads("sluice-control"));
+    this.housekeeping = Executors.newSingleThreadScheduledExecutor(daemonThreads("sluice-expiry"));
+
+    TransportConf transportConf = new TransportConf(conf);
+    String bindHost = conf.get(ServerOptions.BIND_HOST);
+    this.advertisedHost = conf.getOptional(ServerOptions.ADVERTISED_HOST)
+        .orElseGet(() -> InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
+            ? bindHost : canonicalHostName());
+    ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
+        flushManager, metrics, control);
+    // The id is known once the port is bound; the handshake reports it from then on.
+    String configuredId = conf.getOptional(ServerOptions.SERVER_ID).orElse(null);
+    this.transport = new TransportContext(transportConf,
+        configuredId == null ? "sluice-server" : configuredId, networkAllocator)
+        .createServer(bindHost, conf.get(ServerOptions.PORT), handler);
+    this.serverId = configuredId != null ? configuredId : advertisedHost + ":" + transport.port();
+
+    registerGauges();
+    int httpPort = conf.get(ServerOptions.HTTP_PORT);
+    this.http = httpPort < 0 ? null
+        : new StatusHttpServer(bindHost, httpPort, metrics.registry(), this::status);
+
+    Duration expiry = conf.get(ServerOptions.APP_EXPIRY);
+    long sweep = Math.max(100, Math.min(expiry.toMillis() / 4, 10_000));
+    housekeeping.scheduleWithFixedDelay(() -> {
+      try {
+        store.expire(expiry);
+      } catch (RuntimeException e) {
+        LOG.error("Application expiry failed", e);
+      }
+    }, sweep, sweep, TimeUnit.MILLISECONDS);
+    this.heartbeats = new ServerHeartbeats(this, conf, transportConf);
+    LOG.info("Shuffle server {} serving on port {} (buffer.capacity {} bytes, "
+        + "read.buffer.capacity {} bytes, {} local dirs)", serverId, transport.port(),
+        pushPool.capacity(), readBudget.capacity(), dirs.size());
+  }
+
+  public String serverId() {
+    return serverId;
+  }
+
+  public String advertisedHost() {
+    return advertisedHost;
+  }
+
+  public int port() {
+    return transport.port();
+  }
+
+  /** The HTTP port, or -1 when HTTP is disabled. */
+  public int httpPort() {
+    return http == null ? -1 : http.port();
+  }
+
+  public ServerState state() {
+    return state;
+  }
+
+  public PushBufferPool pushPool() {
+    return pushPool;
+  }
+
+  public ReadBudget readBudget() {
+    return readBudget;
+  }
+
+  public PooledByteBufAllocator networkAllocator() {
+    return networkAllocator;
+  }
+
+  public ShuffleStore store() {
+    return store;
+  }
+
+  public DiskManager disks() {
+    return disks;
+  }
+
+  public ServerMetrics metrics() {
+    return metrics;
+  }
+
+  /** The server's state as {@code /status} shows it. */
+  public Object status() {
+    return ServerStatusReport.of(this);
+  }
+
+  private void registerGauges() {
+    metrics.gauge("sluice_server_push_memory_capacity_bytes", "buffer.capacity",
+        pushPool::capacity);
+    metrics.gauge("sluice_server_read_memory_used_bytes", "Memory of in-memory data being served",
+        readBudget::usedBytes);
+    metrics.gauge("sluice_server_read_memory_capacity_bytes", "read.buffer.capacity",
+        readBudget::capacity);
+    metrics.gauge("sluice_server_network_memory_bytes",
+        "Direct memory of the network pool (receive buffers, response headers)",
+        () -> networkAllocator.metric().usedDirectMemory());
+    metrics.gauge("sluice_server_netty_direct_memory_bytes",
+        "Direct memory Netty holds in this JVM, all pools",
+        io.netty.util.internal.PlatformDependent::usedDirectMemory);
+    metrics.gauge("sluice_server_partitions", "Partitions held", store::partitionCount);
+    metrics.gauge("sluice_server_applications", "Applications registered",
+        () -> store.applications().size());
+    metrics.gauge("sluice_server_healthy_disks", "Local directories taking data",
+        () -> disks.disks().stream().filter(d -> d.isHealthy()).count());
+    metrics.gauge("sluice_server_disk_used_bytes", "Bytes used on all local directories' disks",
+        () -> disks.disks().stream().mapToLong(d -> d.totalBytes() - d.usableBytes()).sum());
+  }
+
+  @Override
+  public void close() {
+    state = ServerState.DECOMMISSIONING;
+    heartbeats.close();
+    if (http != null) {
+      http.close();
+    }
+    transport.close();
+    housekeeping.shutdownNow();
+    control.shutdown();
+    flushManager.close();
+    disks.close();
+    for (var app : List.copyOf(store.applications())) {
+      store.unregisterApplication(app.appId());
+    }
+    LOG.info("Shuffle server {} stopped", serverId);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static String canonicalHostName() {
+    try {
+      return InetAddress.getLocalHost().getCanonicalHostName();
+    } catch (IOException e) {
+      return InetAddress.getLoopbackAddress().getHostAddress();
+    }
+  }
+}

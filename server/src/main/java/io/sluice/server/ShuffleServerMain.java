@@ -1,0 +1,36 @@
+package io.sluice.server;
+
+import io.sluice.common.config.ConfigDocGenerator;
+import io.sluice.common.config.ConfigException;
+import io.sluice.common.config.ConfigLoader;
+import io.sluice.common.config.SluiceConf;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/** Entry point of {@code bin/start-server.sh}: {@code ShuffleServerMain <conf/server.conf>}. */
+public final class ShuffleServerMain {
+  private ShuffleServerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 1) {
+      System.err.println("usage: ShuffleServerMain <server.conf>");
+      System.exit(2);
+    }
+    SluiceConf conf;
+    try {
+      conf = ConfigLoader.load(Path.of(args[0]), Map.of(), ConfigDocGenerator.discover());
+    } catch (ConfigException e) {
+      System.err.println("Invalid configuration: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    ShuffleServer server = new ShuffleServer(conf);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "sluice-shutdown"));
+    stopped.await();
+  }
+}

@@ -1,0 +1,102 @@
+package io.sluice.server.handler;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.sluice.common.buffer.ManagedBuffer;
+import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.FetchDataRequest;
+import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexRequest;
+import io.sluice.common.protocol.message.FetchIndexResponse;
+import io.sluice.common.protocol.message.FetchMemoryDataRequest;
+import io.sluice.common.protocol.message.FetchMemoryDataResponse;
+import io.sluice.common.transport.TransportChannel;
+import io.sluice.server.memory.ReadBudget;
+import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.shuffle.PartitionState;
+import io.sluice.server.shuffle.RequestRejectedException;
+import io.sluice.server.shuffle.ShuffleState;
+import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.storage.PartitionFiles;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Serves reads. Flushed data leaves as file segments (sendfile, or chunked under TLS) and holds no
+ * memory; in-memory blocks leave as retained slices charged to the read budget until written. A
+ * reader reads memory first and then the index, so every acknowledged block is seen at least once.
+ */
+final class ReadHandler {
+  private final ShuffleStore store;
+  private final ReadBudget readBudget;
+  private final ServerMetrics metrics;
+
+  ReadHandler(ShuffleStore store, ReadBudget readBudget, ServerMetrics metrics) {
+    this.store = store;
+    this.readBudget = readBudget;
+    this.metrics = metrics;
+  }
+
+  void fetchIndex(TransportChannel channel, FetchIndexRequest req) throws IOException {
+    PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
+    if (files == null) {
+      channel.respond(FetchIndexResponse.ok(req.requestId(), 0,
+          new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
+      return;
+    }
+    // Read the length before the index: entries appended meanwhile point at data already counted.
+    long dataLength = files.dataLength();
+    ManagedBuffer index = files.index();
+    metrics.read("index", index.size());
+    channel.respond(FetchIndexResponse.ok(req.requestId(), dataLength, index));
+  }
+
+  void fetchData(TransportChannel channel, FetchDataRequest req) throws IOException {
+    PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
+    if (req.offset() < 0 || req.length() < 0 || files == null
+        || req.offset() > files.dataLength() - req.length()) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "range [" + req.offset()
+          + ", +" + req.length() + ") is outside partition " + req.partitionId() + "'s "
+          + (files == null ? 0 : files.dataLength()) + " bytes on disk");
+    }
+    ManagedBuffer data = files.data(req.offset(), req.length());
+    metrics.read("disk", data.size());
+    channel.respond(FetchDataResponse.ok(req.requestId(), data));
+  }
+
+  void fetchMemory(TransportChannel channel, FetchMemoryDataRequest req, ByteBufAllocator alloc) {
+    ShuffleState shuffle = store.shuffle(req.appId(), req.shuffleId());
+    ShuffleStore.checkPartition(shuffle, req.partitionId());
+    if (req.maxBytes() <= 0) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
+          "maxBytes must be positive, got " + req.maxBytes());
+    }
+    PartitionState partition = shuffle.existingPartition(req.partitionId());
+    if (partition == null) {
+      channel.respond(FetchMemoryDataResponse.ok(req.requestId(), false, req.afterSequence(),
+          List.of(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
+      return;
+    }
+    PartitionState.MemoryRead read =
+        partition.readMemory(req.afterSequence(), req.maxBytes(), alloc);
+    long size = read.data().readableBytes();
+    if (!readBudget.tryReserve(size)) {
+      read.data().release();
+      throw new RequestRejectedException(StatusCode.BUSY, "read memory is in use ("
+          + readBudget.usedBytes() + " of " + readBudget.capacity()
+          + " bytes, read.buffer.capacity); retry later");
+    }
+    metrics.read("memory", size);
+    channel.respond(FetchMemoryDataResponse.ok(req.requestId(), read.hasMore(),
+        read.lastSequence(), read.blocks(), new NettyManagedBuffer(read.data())))
+        .addListener(f -> readBudget.release(size));
+  }
+
+  private PartitionFiles files(String appId, int shuffleId, int partitionId) {
+    ShuffleState shuffle = store.shuffle(appId, shuffleId);
+    ShuffleStore.checkPartition(shuffle, partitionId);
+    PartitionState partition = shuffle.existingPartition(partitionId);
+    return partition == null ? null : partition.files();
+  }
+}

@@ -1,0 +1,174 @@
+package io.sluice.server.handler;
+
+import io.netty.util.ReferenceCountUtil;
+import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.AppHeartbeatRequest;
+import io.sluice.common.protocol.message.CommitMapOutputRequest;
+import io.sluice.common.protocol.message.FetchDataRequest;
+import io.sluice.common.protocol.message.FetchIndexRequest;
+import io.sluice.common.protocol.message.FetchMemoryDataRequest;
+import io.sluice.common.protocol.message.GetShuffleResultRequest;
+import io.sluice.common.protocol.message.GetShuffleResultResponse;
+import io.sluice.common.protocol.message.PartitionBlockIds;
+import io.sluice.common.protocol.message.PushDataRequest;
+import io.sluice.common.protocol.message.RegisterApplicationRequest;
+import io.sluice.common.protocol.message.RegisterShuffleRequest;
+import io.sluice.common.protocol.message.RequireBufferRequest;
+import io.sluice.common.protocol.message.RequireBufferResponse;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.protocol.message.UnregisterApplicationRequest;
+import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.transport.RequestHandler;
+import io.sluice.common.transport.TransportChannel;
+import io.sluice.server.flush.FlushManager;
+import io.sluice.server.memory.PushBufferPool;
+import io.sluice.server.memory.ReadBudget;
+import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.shuffle.PartitionState;
+import io.sluice.server.shuffle.RequestRejectedException;
+import io.sluice.server.shuffle.ShuffleState;
+import io.sluice.server.shuffle.ShuffleStore;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes the shuffle server's requests. Pushes, memory reads and lookups run on the event loop;
+ * anything that touches bitmaps or deletes files runs on the control executor.
+ */
+public final class ShuffleRequestHandler implements RequestHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(ShuffleRequestHandler.class);
+
+  private final ShuffleStore store;
+  private final PushBufferPool pool;
+  private final PushHandler push;
+  private final ReadHandler read;
+  private final ExecutorService control;
+
+  public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
+      FlushManager flushManager, ServerMetrics metrics, ExecutorService control) {
+    this.store = store;
+    this.pool = pool;
+    this.push = new PushHandler(store, pool, flushManager, metrics);
+    this.read = new ReadHandler(store, readBudget, metrics);
+    this.control = control;
+  }
+
+  @Override
+  public void handle(TransportChannel channel, RequestMessage request) {
+    if (request instanceof PushDataRequest p) {
+      push.handle(channel, p);
+      return;
+    }
+    try {
+      dispatch(channel, request);
+    } catch (RequestRejectedException e) {
+      ReferenceCountUtil.release(request);
+      channel.respond(StatusResponse.error(request.requestId(), e.status(), e.getMessage()));
+    } catch (Exception e) {
+      ReferenceCountUtil.release(request);
+      LOG.error("Request {} from {} failed", request, channel.remoteAddress(), e);
+      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INTERNAL_ERROR,
+          e.toString()));
+    }
+  }
+
+  private void dispatch(TransportChannel channel, RequestMessage request) throws Exception {
+    long id = request.requestId();
+    if (request instanceof RegisterApplicationRequest r) {
+      store.registerApplication(r.appId(), r.user());
+      channel.respond(StatusResponse.ok(id));
+    } else if (request instanceof AppHeartbeatRequest r) {
+      store.heartbeat(r.appId());
+      channel.respond(StatusResponse.ok(id));
+    } else if (request instanceof RegisterShuffleRequest r) {
+      store.registerShuffle(r.appId(), r.shuffleId(), r.numPartitions());
+      channel.respond(StatusResponse.ok(id));
+    } else if (request instanceof RequireBufferRequest r) {
+      requireBuffer(channel, r);
+    } else if (request instanceof FetchMemoryDataRequest r) {
+      read.fetchMemory(channel, r, channel.channel().alloc());
+    } else if (request instanceof FetchIndexRequest r) {
+      read.fetchIndex(channel, r);
+    } else if (request instanceof FetchDataRequest r) {
+      read.fetchData(channel, r);
+    } else if (request instanceof CommitMapOutputRequest r) {
+      offload(channel, id, () -> {
+        commit(r);
+        channel.respond(StatusResponse.ok(id));
+      });
+    } else if (request instanceof GetShuffleResultRequest r) {
+      offload(channel, id, () -> {
+        ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
+        ShuffleStore.checkPartition(shuffle, r.partitionId());
+        PartitionState partition = shuffle.existingPartition(r.partitionId());
+        long[] ids = partition == null
+            ? new long[0]
+            : partition.committedBlockIds(r.taskAttemptIds());
+        channel.respond(GetShuffleResultResponse.ok(id, ids));
+      });
+    } else if (request instanceof UnregisterShuffleRequest r) {
+      offload(channel, id, () -> {
+        store.unregisterShuffle(r.appId(), r.shuffleId());
+        channel.respond(StatusResponse.ok(id));
+      });
+    } else if (request instanceof UnregisterApplicationRequest r) {
+      offload(channel, id, () -> {
+        store.unregisterApplication(r.appId());
+        channel.respond(StatusResponse.ok(id));
+      });
+    } else {
+      ReferenceCountUtil.release(request);
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
+          request.type() + " is not served by a shuffle server");
+    }
+  }
+
+  /**
+   * Pre-allocation check: answers NO_BUFFER while the push pool could not take {@code bytes}, so a
+   * client can back off before sending data. The answer reserves nothing (ticket 0): the push itself
+   * is admitted or refused on arrival.
+   */
+  private void requireBuffer(TransportChannel channel, RequireBufferRequest r) {
+    store.shuffle(r.appId(), r.shuffleId());
+    if (r.bytes() < 0) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "negative size " + r.bytes());
+    }
+    if (pool.usedBytes() + r.bytes() > pool.capacity()) {
+      throw new RequestRejectedException(StatusCode.NO_BUFFER,
+          "push memory is full (buffer.capacity); retry later");
+    }
+    channel.respond(RequireBufferResponse.ok(r.requestId(), 0L));
+  }
+
+  private void commit(CommitMapOutputRequest r) {
+    ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
+    for (PartitionBlockIds p : r.partitions()) {
+      ShuffleStore.checkPartition(shuffle, p.partitionId());
+    }
+    for (PartitionBlockIds p : r.partitions()) {
+      shuffle.partition(p.partitionId()).commit(r.taskAttemptId(), p.blockIds());
+    }
+  }
+
+  private void offload(TransportChannel channel, long requestId, Runnable work) {
+    try {
+      control.execute(() -> {
+        try {
+          work.run();
+        } catch (RequestRejectedException e) {
+          channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
+        } catch (RuntimeException e) {
+          LOG.error("Request {} from {} failed", requestId, channel.remoteAddress(), e);
+          channel.respond(StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR,
+              e.toString()));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      channel.respond(StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN,
+          "server is stopping"));
+    }
+  }
+}

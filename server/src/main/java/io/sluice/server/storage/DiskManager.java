@@ -1,0 +1,309 @@
+package io.sluice.server.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's local directories ({@code local.dirs}): which are healthy, which one a new partition
+ * goes to, and where a shuffle's files live ({@code <dir>/<appId>/<shuffleId>/}).
+ *
+ * <p>A directory that cannot be created or written at start-up, or whose writes later fail, is out
+ * of rotation: {@link #pick()} never returns it and {@link LocalDisk#unhealthyReason()} says why. A
+ * directory that was out only because it was full comes back once it has room again; one with I/O
+ * errors stays out until the server restarts.
+ *
+ * <p>A restarted server knows no application, so the constructor deletes every application
+ * directory left in its directories by an earlier run. It recognises them by their shape
+ * ({@code <appId>/<integer>/...}) and leaves anything else alone, so that a directory shared with
+ * other files by mistake does not lose them.
+ */
+public final class DiskManager implements Closeable {
+  /** The reason given for a disk that ran out of space. */
+  public static final String DISK_FULL = "disk full";
+
+  private static final Logger LOG = LoggerFactory.getLogger(DiskManager.class);
+  /** A full disk's free space is looked at again at most this often. */
+  private static final long RECHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+  private static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+  private static final String PROBE_FILE = ".sluice-write-probe";
+  private static final int MAX_LOGGED_NAMES = 20;
+
+  private final List<LocalDisk> disks;
+  private final long minFreeBytes;
+  private final LongSupplier nanoClock;
+  private boolean closed;
+
+  public DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io) {
+    this(dirs, minFreeBytes, threadsPerDisk, io, root -> root.toFile().getUsableSpace(),
+        System::nanoTime);
+  }
+
+  /**
+   * @param usableSpace bytes still writable on the file system of a directory (0 if unknown)
+   * @param nanoClock monotonic time, for the pace of full disks' re-checks
+   */
+  DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
+      ToLongFunction<Path> usableSpace, LongSupplier nanoClock) {
+    if (minFreeBytes < 0) {
+      throw new IllegalArgumentException("minimum free bytes must not be negative: " + minFreeBytes);
+    }
+    if (threadsPerDisk < 1) {
+      throw new IllegalArgumentException("flush threads per disk must be at least 1: "
+          + threadsPerDisk);
+    }
+    this.minFreeBytes = minFreeBytes;
+    this.nanoClock = nanoClock;
+    List<Path> roots = distinctRoots(dirs);
+    List<LocalDisk> created = new ArrayList<>(roots.size());
+    for (Path root : roots) {
+      LocalDisk disk = new LocalDisk(root, threadsPerDisk, usableSpace);
+      String problem = probe(root, io);
+      if (problem != null) {
+        disk.markUnhealthy(problem, problem.equals(DISK_FULL), nanoClock.getAsLong());
+        LOG.warn("Local dir {} is out of rotation from the start: {}", root, problem);
+      }
+      deleteLeftovers(root);
+      created.add(disk);
+    }
+    this.disks = List.copyOf(created);
+  }
+
+  /**
+   * The healthy disk with the most usable space among those with at least {@code disk.min.free}
+   * (and some) bytes free; null if there is none.
+   */
+  public synchronized LocalDisk pick() {
+    readmitDisksWithRoom();
+    LocalDisk best = null;
+    long bestUsable = -1;
+    for (LocalDisk disk : disks) {
+      if (!disk.isHealthy()) {
+        continue;
+      }
+      long usable = disk.usableBytes();
+      if (hasRoom(usable) && usable > bestUsable) {
+        best = disk;
+        bestUsable = usable;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Takes {@code disk} out of rotation and logs it once. With {@link #DISK_FULL} as the reason the
+   * disk comes back when it has room again; with any other reason it stays out.
+   */
+  public synchronized void markUnhealthy(LocalDisk disk, String reason) {
+    if (disk.markUnhealthy(reason, DISK_FULL.equals(reason), nanoClock.getAsLong())) {
+      LOG.warn("Local dir {} taken out of rotation: {}", disk.root(), reason);
+    }
+  }
+
+  /** The reason to give for a disk whose write failed with {@code e}. */
+  public static String reasonFor(IOException e) {
+    String message = e.getMessage();
+    if (message != null
+        && (message.contains("No space left on device") || message.contains("Disk quota exceeded"))) {
+      return DISK_FULL;
+    }
+    return message == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + message;
+  }
+
+  public List<LocalDisk> disks() {
+    return disks;
+  }
+
+  /** {@code <root>/<appId>/<shuffleId>} on {@code disk}; not created here. */
+  public Path shuffleDir(LocalDisk disk, String appId, int shuffleId) {
+    return appDir(disk, appId).resolve(Integer.toString(checkShuffleId(shuffleId)));
+  }
+
+  /** Deletes the shuffle's files on every disk; failures are logged. */
+  public void deleteShuffle(String appId, int shuffleId) {
+    SafeNames.checkAppId(appId);
+    for (LocalDisk disk : disks) {
+      delete(shuffleDir(disk, appId, shuffleId));
+    }
+  }
+
+  /** Deletes all of the application's files on every disk; failures are logged. */
+  public void deleteApplication(String appId) {
+    SafeNames.checkAppId(appId);
+    for (LocalDisk disk : disks) {
+      delete(appDir(disk, appId));
+    }
+  }
+
+  /** Lets queued flushes finish (for up to a minute in all), then stops the flush threads. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    for (LocalDisk disk : disks) {
+      disk.executorService().shutdown();
+    }
+    long deadline = System.nanoTime() + CLOSE_TIMEOUT_NANOS;
+    try {
+      for (LocalDisk disk : disks) {
+        ThreadPoolExecutor executor = disk.executorService();
+        long left = deadline - System.nanoTime();
+        if (!executor.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+          List<Runnable> dropped = executor.shutdownNow();
+          LOG.warn("Flushes on {} did not finish in time; stopped with {} still queued",
+              disk.root(), dropped.size());
+        }
+      }
+    } catch (InterruptedException e) {
+      for (LocalDisk disk : disks) {
+        disk.executorService().shutdownNow();
+      }
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private Path appDir(LocalDisk disk, String appId) {
+    return disk.root().resolve(SafeNames.checkAppId(appId));
+  }
+
+  private boolean hasRoom(long usable) {
+    return usable > 0 && usable >= minFreeBytes;
+  }
+
+  private void readmitDisksWithRoom() {
+    long now = nanoClock.getAsLong();
+    for (LocalDisk disk : disks) {
+      if (!disk.isOutBecauseFull() || now - disk.lastCheckNanos() < RECHECK_INTERVAL_NANOS) {
+        continue;
+      }
+      long usable = disk.usableBytes();
+      if (hasRoom(usable)) {
+        disk.markHealthy();
+        LOG.info("Local dir {} back in rotation: {} bytes free", disk.root(), usable);
+      } else {
+        disk.stillFull(now);
+      }
+    }
+  }
+
+  private static int checkShuffleId(int shuffleId) {
+    if (shuffleId < 0) {
+      throw new IllegalArgumentException("shuffle id must not be negative: " + shuffleId);
+    }
+    return shuffleId;
+  }
+
+  private static List<Path> distinctRoots(List<Path> dirs) {
+    if (dirs.isEmpty()) {
+      throw new IllegalArgumentException("no local directories configured");
+    }
+    List<Path> roots = new ArrayList<>(dirs.size());
+    for (Path dir : dirs) {
+      Path root = dir.toAbsolutePath().normalize();
+      for (Path other : roots) {
+        if (root.startsWith(other) || other.startsWith(root)) {
+          throw new IllegalArgumentException("local directories must be distinct and not nested: "
+              + other + " and " + root);
+        }
+      }
+      roots.add(root);
+    }
+    return roots;
+  }
+
+  /** Creates {@code root} and writes a byte into it; returns null if that worked, else why not. */
+  private static String probe(Path root, FileIo io) {
+    try {
+      Files.createDirectories(root);
+      Path probe = root.resolve(PROBE_FILE);
+      try (FileChannel channel = io.openForAppend(probe)) {
+        channel.write(ByteBuffer.wrap(new byte[] {1}), 0);
+      } finally {
+        Files.deleteIfExists(probe);
+      }
+      return null;
+    } catch (IOException e) {
+      return reasonFor(e);
+    }
+  }
+
+  private static void deleteLeftovers(Path root) {
+    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    List<String> deleted = new ArrayList<>();
+    try (DirectoryStream<Path> children = Files.newDirectoryStream(root)) {
+      for (Path child : children) {
+        if (isApplicationDir(child)) {
+          delete(child);
+          deleted.add(child.getFileName().toString());
+        }
+      }
+    } catch (IOException | DirectoryIteratorException e) {
+      LOG.warn("Could not look through {} for leftovers of an earlier run: {}", root, e.toString());
+    }
+    if (!deleted.isEmpty()) {
+      LOG.info("Deleted {} application dir(s) left in {} by an earlier run: {}{}", deleted.size(),
+          root, String.join(", ", deleted.subList(0, Math.min(deleted.size(), MAX_LOGGED_NAMES))),
+          deleted.size() > MAX_LOGGED_NAMES ? ", ..." : "");
+    }
+  }
+
+  /** An application directory as this class lays it out: {@code <appId>/<shuffleId>/...}. */
+  private static boolean isApplicationDir(Path dir) {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+        || !SafeNames.isValidAppId(dir.getFileName().toString())) {
+      return false;
+    }
+    try (DirectoryStream<Path> shuffles = Files.newDirectoryStream(dir)) {
+      for (Path shuffle : shuffles) {
+        if (!Files.isDirectory(shuffle, LinkOption.NOFOLLOW_LINKS)
+            || !isShuffleId(shuffle.getFileName().toString())) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException | DirectoryIteratorException e) {
+      LOG.warn("Could not look into {}; left alone: {}", dir, e.toString());
+      return false;
+    }
+  }
+
+  private static boolean isShuffleId(String name) {
+    if (name.isEmpty() || name.length() > 10) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return Long.parseLong(name) <= Integer.MAX_VALUE;
+  }
+
+  private static void delete(Path path) {
+    try {
+      DirectoryTrees.deleteRecursively(path);
+    } catch (IOException e) {
+      LOG.warn("Could not delete {}: {}", path, e.toString());
+    }
+  }
+}

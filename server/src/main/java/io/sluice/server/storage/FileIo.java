@@ -1,0 +1,40 @@
+package io.sluice.server.storage;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * How storage opens its files. Production uses {@link #DEFAULT}; tests pass an implementation that
+ * fails for chosen directories ("No space left on device", I/O errors) to exercise fail-over
+ * without filling a real disk.
+ */
+public interface FileIo {
+
+  /**
+   * Opens {@code p} for writing, creating it if absent. The channel's position is 0; callers write
+   * at the positions they choose.
+   */
+  FileChannel openForAppend(Path p) throws IOException;
+
+  /** Opens an existing file for reading. */
+  FileChannel openForRead(Path p) throws IOException;
+
+  FileIo DEFAULT = new FileIo() {
+    @Override
+    public FileChannel openForAppend(Path p) throws IOException {
+      return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    }
+
+    @Override
+    public FileChannel openForRead(Path p) throws IOException {
+      return FileChannel.open(p, StandardOpenOption.READ);
+    }
+
+    @Override
+    public String toString() {
+      return "FileIo.DEFAULT";
+    }
+  };
+}

@@ -1,0 +1,125 @@
+package io.sluice.server.storage;
+
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
+
+/**
+ * One of the server's local directories (ideally one per disk), its health and its flush threads.
+ * Health changes only through {@link DiskManager}; everything here may be read from any thread.
+ */
+public final class LocalDisk {
+  private final Path root;
+  private final ToLongFunction<Path> usableSpace;
+  private final ThreadPoolExecutor flushExecutor;
+  /** Null while healthy. */
+  private volatile String unhealthyReason;
+  private volatile boolean full;
+  /** Guarded by the owning DiskManager. */
+  private long lastCheckNanos;
+
+  LocalDisk(Path root, int flushThreads, ToLongFunction<Path> usableSpace) {
+    this.root = root;
+    this.usableSpace = usableSpace;
+    this.flushExecutor = new ThreadPoolExecutor(flushThreads, flushThreads, 0L, TimeUnit.MILLISECONDS,
+        new LinkedBlockingQueue<>(), new FlushThreadFactory(threadNamePrefix(root)));
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  public boolean isHealthy() {
+    return unhealthyReason == null;
+  }
+
+  /** Why the disk is out of rotation ("disk full", or the I/O error), or null while healthy. */
+  public String unhealthyReason() {
+    return unhealthyReason;
+  }
+
+  public long totalBytes() {
+    return root.toFile().getTotalSpace();
+  }
+
+  /** Bytes this process may still write on the disk's file system (0 if that cannot be told). */
+  public long usableBytes() {
+    return usableSpace.applyAsLong(root);
+  }
+
+  /** The disk's flush threads ({@code flush.threads.per.disk}), named sluice-flush-&lt;dir&gt;-N. */
+  public Executor flushExecutor() {
+    return flushExecutor;
+  }
+
+  /** Flush tasks queued and not yet started on this disk's threads. */
+  public int pendingFlushes() {
+    return flushExecutor.getQueue().size();
+  }
+
+  /** Takes the disk out of rotation; returns false if it already was. Called under DiskManager's lock. */
+  boolean markUnhealthy(String reason, boolean becauseFull, long nowNanos) {
+    if (unhealthyReason != null) {
+      return false;
+    }
+    full = becauseFull;
+    lastCheckNanos = nowNanos;
+    unhealthyReason = reason;
+    return true;
+  }
+
+  /** True if the disk is out of rotation only because it was full, so that it may come back. */
+  boolean isOutBecauseFull() {
+    return unhealthyReason != null && full;
+  }
+
+  /** When the disk was taken out or last found still full. Called under DiskManager's lock. */
+  long lastCheckNanos() {
+    return lastCheckNanos;
+  }
+
+  void stillFull(long nowNanos) {
+    lastCheckNanos = nowNanos;
+  }
+
+  void markHealthy() {
+    unhealthyReason = null;
+    full = false;
+  }
+
+  ThreadPoolExecutor executorService() {
+    return flushExecutor;
+  }
+
+  @Override
+  public String toString() {
+    String reason = unhealthyReason;
+    return "LocalDisk[" + root + (reason == null ? "" : ", unhealthy: " + reason) + "]";
+  }
+
+  private static String threadNamePrefix(Path root) {
+    Path name = root.getFileName();
+    return "sluice-flush-" + (name == null ? root.toString() : name.toString()) + "-";
+  }
+
+  private static final class FlushThreadFactory implements ThreadFactory {
+    private final String prefix;
+    private final AtomicInteger next = new AtomicInteger();
+
+    FlushThreadFactory(String prefix) {
+      this.prefix = prefix;
+    }
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = new Thread(r, prefix + next.getAndIncrement());
+      t.setDaemon(true);
+      return t;
+    }
+  }
+}

@@ -1,0 +1,396 @@
+package io.sluice.server.storage;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.sluice.common.buffer.FileSegmentManagedBuffer;
+import io.sluice.common.buffer.ManagedBuffer;
+import io.sluice.common.buffer.NettyManagedBuffer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flushed data of one partition: a data file of blocks appended one after another and an index
+ * file of one {@link IndexEntry} per block.
+ *
+ * <p>Normally a partition has one data file and one index file on one disk. When a write fails, the
+ * disk is taken out of rotation and the partition goes on in a new <em>generation</em> (a data and an
+ * index file) on another disk. Offsets are logical: generation k starts where the earlier ones end,
+ * and index entries carry logical offsets, so that readers see one continuous partition.
+ *
+ * <p>Appends come from one flusher at a time (callers serialise per partition; appends are
+ * serialised here as well). Reads come from any thread: they see an immutable snapshot that an
+ * append replaces only after both its data and its index entries are written, so a reader never
+ * sees a block whose bytes or index entry are incomplete. Files are opened per append and per read
+ * and closed before the call returns, so a partition holds no descriptor between calls.
+ */
+public final class PartitionFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionFiles.class);
+
+  private final DiskManager disks;
+  private final FileIo io;
+  private final String appId;
+  private final int shuffleId;
+  private final int partitionId;
+
+  /** What readers see; replaced (never changed) by appends. */
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
+
+  private final Object writeLock = new Object();
+  /** The generation appends go to; null before the first append and after a failed one. */
+  private volatile Generation current;
+  private int generationsOpened;
+  /** Files of every generation opened, in order, for {@link #files()} and {@link #delete()}. */
+  private final List<Path> files = new ArrayList<>();
+  private boolean deleted;
+
+  public PartitionFiles(DiskManager disks, FileIo io, String appId, int shuffleId, int partitionId) {
+    if (shuffleId < 0 || partitionId < 0) {
+      throw new IllegalArgumentException(
+          "shuffle and partition ids must not be negative: " + shuffleId + ", " + partitionId);
+    }
+    this.disks = disks;
+    this.io = io;
+    this.appId = SafeNames.checkAppId(appId);
+    this.shuffleId = shuffleId;
+    this.partitionId = partitionId;
+  }
+
+  /**
+   * Writes the blocks' bytes, then their index entries; only once both are written do readers see
+   * them. A write that fails takes its disk out of rotation and the whole batch is written again in
+   * a new generation on another disk. The blocks' buffers are read, not released.
+   *
+   * <p>After {@link #delete()} (or when the shuffle's directory was deleted under a running flush)
+   * the blocks are discarded: nobody can read them any more.
+   *
+   * @throws StorageUnavailableException if no disk could take the batch; none of it is readable
+   */
+  public void append(List<? extends FlushableBlock> blocks) throws StorageUnavailableException {
+    if (blocks.isEmpty()) {
+      return;
+    }
+    synchronized (writeLock) {
+      if (deleted) {
+        LOG.debug("Discarded {} blocks flushed after {} was deleted", blocks.size(), this);
+        return;
+      }
+      IOException lastFailure = null;
+      // Each failure takes a disk out of rotation, so this many attempts reach every disk.
+      int attempts = disks.disks().size() + 1;
+      for (int attempt = 0; attempt < attempts; attempt++) {
+        Generation generation = writableGeneration();
+        if (generation == null) {
+          break;
+        }
+        try {
+          publish(write(generation, blocks), blocks.size());
+          return;
+        } catch (IOException e) {
+          if (shuffleDirDeleted(generation, e)) {
+            LOG.info("Shuffle dir of {} was deleted while it was being flushed; its blocks are "
+                + "discarded", this);
+            deleteFiles();
+            return;
+          }
+          lastFailure = e;
+          current = null;
+          disks.markUnhealthy(generation.disk(), DiskManager.reasonFor(e));
+        }
+      }
+      throw new StorageUnavailableException("no local dir can store " + blocks.size()
+          + " blocks of " + this + ": all are full or failing", lastFailure);
+    }
+  }
+
+  /** Logical bytes readable. */
+  public long dataLength() {
+    return snapshot.dataLength();
+  }
+
+  public int blockCount() {
+    return snapshot.blockCount();
+  }
+
+  /** The index entries of all readable blocks in order; see {@link #index(ByteBufAllocator)}. */
+  public ManagedBuffer index() throws IOException {
+    return index(ByteBufAllocator.DEFAULT);
+  }
+
+  /**
+   * The index entries of all readable blocks in order. With one generation (the usual case) a
+   * segment of its index file, sent with sendfile; with several, the entries read into one direct
+   * buffer from {@code allocator}. The caller owns the returned buffer.
+   */
+  public ManagedBuffer index(ByteBufAllocator allocator) throws IOException {
+    List<Generation> generations = snapshot.generations();
+    if (generations.isEmpty()) {
+      return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
+    }
+    if (generations.size() == 1) {
+      Generation only = generations.get(0);
+      return new FileSegmentManagedBuffer(only.indexFile(), 0, only.indexLength());
+    }
+    return readIndexes(generations, allocator);
+  }
+
+  /**
+   * Bytes {@code [offset, offset + length)} of the partition's logical data, as a segment of the
+   * one file that holds {@code offset}. The segment is shorter than {@code length} when the range
+   * goes past the end of that file (a generation); the caller reads on from where it ends.
+   *
+   * @throws IllegalArgumentException if the range is not within {@code [0, dataLength()]}
+   */
+  public ManagedBuffer data(long offset, int length) throws IOException {
+    Snapshot current = snapshot;
+    if (offset < 0 || length < 0 || offset > current.dataLength() - length) {
+      throw new IllegalArgumentException("range of " + length + " bytes at offset " + offset
+          + " is outside the " + current.dataLength() + " readable bytes of " + this);
+    }
+    List<Generation> generations = current.generations();
+    if (generations.isEmpty()) {
+      return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
+    }
+    for (int i = 0; i < generations.size(); i++) {
+      Generation g = generations.get(i);
+      if (offset < g.end() || i == generations.size() - 1) {
+        long segment = Math.min(length, g.end() - offset);
+        return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
+      }
+    }
+    throw new IllegalStateException("unreachable: offset " + offset + " in " + generations);
+  }
+
+  /**
+   * The disk that appends go to now, so that a flush can run on that disk's threads; null before
+   * the first append, after a failed one, and after {@link #delete()} (the next append picks one).
+   */
+  public LocalDisk currentDisk() {
+    Generation g = current;
+    return g == null ? null : g.disk();
+  }
+
+  /** The data and index files of every generation opened, in order (some may not exist). */
+  public List<Path> files() {
+    synchronized (writeLock) {
+      return List.copyOf(files);
+    }
+  }
+
+  /**
+   * Deletes the partition's files; readers see an empty partition and later appends are discarded.
+   * Waits for a running append to finish. Failures to delete are logged.
+   */
+  public void delete() {
+    synchronized (writeLock) {
+      deleteFiles();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "partition " + appId + "/" + shuffleId + "/" + partitionId;
+  }
+
+  // ---- writing (under writeLock) ----
+
+  private Generation writableGeneration() {
+    if (current != null && current.disk().isHealthy()) {
+      return current;
+    }
+    LocalDisk disk = disks.pick();
+    if (disk == null) {
+      return null;
+    }
+    Path dir = disks.shuffleDir(disk, appId, shuffleId);
+    String name = partitionId + "-" + generationsOpened++;
+    Generation fresh = new Generation(disk, dir.resolve(name + ".data"), dir.resolve(name + ".index"),
+        snapshot.dataLength(), 0, 0);
+    files.add(fresh.dataFile());
+    files.add(fresh.indexFile());
+    current = fresh;
+    return fresh;
+  }
+
+  /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
+  private Generation write(Generation g, List<? extends FlushableBlock> blocks) throws IOException {
+    if (g.dataLength() == 0) {
+      Files.createDirectories(g.dataFile().getParent());
+    }
+    try (FileChannel data = io.openForAppend(g.dataFile());
+        FileChannel index = io.openForAppend(g.indexFile())) {
+      try {
+        long written = writeData(data, g.dataLength(), blocks);
+        writeFully(index, g.indexLength(), indexEntries(g.end(), blocks));
+        return g.grownBy(written, blocks.size());
+      } catch (IOException | RuntimeException e) {
+        // Leave no partial batch behind where it would take space; readers never saw it anyway.
+        truncateQuietly(data, g.dataLength(), g.dataFile());
+        truncateQuietly(index, g.indexLength(), g.indexFile());
+        throw e;
+      }
+    }
+  }
+
+  /** Gathering writes of all blocks' bytes from {@code position}; returns the bytes written. */
+  private static long writeData(FileChannel channel, long position,
+      List<? extends FlushableBlock> blocks) throws IOException {
+    List<ByteBuffer> views = new ArrayList<>(blocks.size());
+    long total = 0;
+    for (FlushableBlock block : blocks) {
+      ByteBuf buf = block.data();
+      int length = buf.readableBytes();
+      if (length == 0) {
+        continue;
+      }
+      // Views share the block's memory; the block's own indexes do not move.
+      Collections.addAll(views, buf.nioBuffers(buf.readerIndex(), length));
+      total += length;
+    }
+    ByteBuffer[] srcs = views.toArray(new ByteBuffer[0]);
+    channel.position(position);
+    long written = 0;
+    int first = 0;
+    while (written < total) {
+      written += channel.write(srcs, first, srcs.length - first);
+      while (first < srcs.length && !srcs[first].hasRemaining()) {
+        first++;
+      }
+    }
+    return total;
+  }
+
+  private static ByteBuffer indexEntries(long firstOffset, List<? extends FlushableBlock> blocks) {
+    ByteBuffer entries = ByteBuffer.allocate(Math.multiplyExact(blocks.size(), IndexEntry.SIZE));
+    long offset = firstOffset;
+    for (FlushableBlock block : blocks) {
+      int length = block.data().readableBytes();
+      new IndexEntry(offset, length, block.uncompressedLength(), block.crc32c(), block.blockId(),
+          block.taskAttemptId()).writeTo(entries);
+      offset += length;
+    }
+    return entries.flip();
+  }
+
+  private static void writeFully(FileChannel channel, long position, ByteBuffer src)
+      throws IOException {
+    while (src.hasRemaining()) {
+      position += channel.write(src, position);
+    }
+  }
+
+  private static void truncateQuietly(FileChannel channel, long length, Path file) {
+    try {
+      if (channel.size() > length) {
+        channel.truncate(length);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Could not truncate {} back to {} bytes after a failed write: {}", file, length,
+          e.toString());
+    }
+  }
+
+  private void publish(Generation grown, int addedBlocks) {
+    current = grown;
+    Snapshot old = snapshot;
+    List<Generation> generations = new ArrayList<>(old.generations());
+    int last = generations.size() - 1;
+    if (last >= 0 && generations.get(last).dataFile().equals(grown.dataFile())) {
+      generations.set(last, grown);
+    } else {
+      generations.add(grown);
+    }
+    snapshot = new Snapshot(List.copyOf(generations), grown.end(),
+        Math.addExact(old.blockCount(), addedBlocks));
+  }
+
+  /**
+   * True if opening a file failed because the shuffle's directory vanished from a disk that is still
+   * there: the shuffle was deleted while this flush ran, which says nothing about the disk.
+   */
+  private static boolean shuffleDirDeleted(Generation g, IOException e) {
+    return e instanceof NoSuchFileException
+        && Files.isDirectory(g.disk().root())
+        && !Files.exists(g.dataFile().getParent());
+  }
+
+  private void deleteFiles() {
+    deleted = true;
+    current = null;
+    snapshot = Snapshot.EMPTY;
+    for (Path file : files) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        LOG.warn("Could not delete {}: {}", file, e.toString());
+      }
+    }
+    files.clear();
+  }
+
+  // ---- reading ----
+
+  private ManagedBuffer readIndexes(List<Generation> generations, ByteBufAllocator allocator)
+      throws IOException {
+    long total = 0;
+    for (Generation g : generations) {
+      total += g.indexLength();
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw new IOException("index of " + this + " is too large for one buffer: " + total + " bytes");
+    }
+    ByteBuf entries = allocator.directBuffer((int) total, (int) total);
+    try {
+      for (Generation g : generations) {
+        try (FileChannel channel = io.openForRead(g.indexFile())) {
+          int wanted = (int) g.indexLength();
+          long position = 0;
+          while (position < wanted) {
+            int n = entries.writeBytes(channel, position, (int) (wanted - position));
+            if (n < 0) {
+              throw new EOFException(g.indexFile() + " ends at " + position + " bytes, "
+                  + wanted + " were written");
+            }
+            position += n;
+          }
+        }
+      }
+      return new NettyManagedBuffer(entries);
+    } catch (IOException | RuntimeException e) {
+      entries.release();
+      throw e;
+    }
+  }
+
+  /** A data file and an index file on one disk, holding logical bytes from {@code start}. */
+  private record Generation(LocalDisk disk, Path dataFile, Path indexFile, long start,
+      long dataLength, int blockCount) {
+
+    long end() {
+      return start + dataLength;
+    }
+
+    long indexLength() {
+      return (long) blockCount * IndexEntry.SIZE;
+    }
+
+    Generation grownBy(long bytes, int blocks) {
+      return new Generation(disk, dataFile, indexFile, start, dataLength + bytes,
+          Math.addExact(blockCount, blocks));
+    }
+  }
+
+  private record Snapshot(List<Generation> generations, long dataLength, int blockCount) {
+    static final Snapshot EMPTY = new Snapshot(List.of(), 0, 0);
+  }
+}

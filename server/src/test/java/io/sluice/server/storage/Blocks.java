@@ -1,0 +1,162 @@
+package io.sluice.server.storage;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.DefaultFileRegion;
+import io.sluice.common.buffer.FileSegmentManagedBuffer;
+import io.sluice.common.buffer.ManagedBuffer;
+import io.sluice.common.checksum.Crc32c;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/** Blocks with contents derived from their ids, and ways to read stored data back. */
+final class Blocks {
+  private Blocks() {}
+
+  /** The bytes of block {@code blockId}: a length and contents that follow from the id alone. */
+  static byte[] contents(long blockId) {
+    Random random = new Random(blockId * 31 + 7);
+    byte[] bytes = new byte[1 + random.nextInt(20_000)];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  /**
+   * Blocks {@code firstId .. firstId + count - 1}, held in pooled direct, heap and composite buffers
+   * (so that gathering writes see several NIO buffers per block). Release with {@link #release}.
+   */
+  static List<TestBlock> make(long firstId, int count) {
+    List<TestBlock> blocks = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long id = firstId + i;
+      byte[] bytes = contents(id);
+      blocks.add(new TestBlock(buffer(bytes, i % 3), id, id / 10, bytes.length * 3,
+          Crc32c.of(bytes)));
+    }
+    return blocks;
+  }
+
+  private static ByteBuf buffer(byte[] bytes, int kind) {
+    switch (kind) {
+      case 0:
+        return PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+      case 1:
+        // A reader index past 0, to check that only readable bytes are stored.
+        ByteBuf heap = Unpooled.buffer(bytes.length + 5).writeZero(5).writeBytes(bytes);
+        return heap.skipBytes(5);
+      default:
+        int half = bytes.length / 2;
+        CompositeByteBuf composite = Unpooled.compositeBuffer();
+        composite.addComponent(true, Unpooled.directBuffer(half).writeBytes(bytes, 0, half));
+        composite.addComponent(true,
+            Unpooled.directBuffer(bytes.length - half).writeBytes(bytes, half, bytes.length - half));
+        return composite;
+    }
+  }
+
+  static void release(List<TestBlock> blocks) {
+    for (TestBlock block : blocks) {
+      block.data().release();
+    }
+  }
+
+  /** The concatenated contents of blocks {@code firstId .. firstId + count - 1}. */
+  static byte[] expected(long firstId, int count) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (long id = firstId; id < firstId + count; id++) {
+      out.writeBytes(contents(id));
+    }
+    return out.toByteArray();
+  }
+
+  static long totalLength(long firstId, int count) {
+    long total = 0;
+    for (long id = firstId; id < firstId + count; id++) {
+      total += contents(id).length;
+    }
+    return total;
+  }
+
+  /** All bytes of {@code buffer} through its input stream; releases the buffer. */
+  static byte[] readStream(ManagedBuffer buffer) throws IOException {
+    try (InputStream in = buffer.createInputStream()) {
+      return in.readAllBytes();
+    } finally {
+      buffer.release();
+    }
+  }
+
+  /** All bytes of a file segment the way Netty sends it: a {@link DefaultFileRegion}. */
+  static byte[] readRegion(ManagedBuffer buffer) throws IOException {
+    FileSegmentManagedBuffer segment = (FileSegmentManagedBuffer) buffer;
+    DefaultFileRegion region = (DefaultFileRegion) segment.convertToNetty();
+    try {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      WritableByteChannel target = Channels.newChannel(out);
+      long done = 0;
+      while (done < region.count()) {
+        done += region.transferTo(target, done);
+      }
+      assertEquals(0, segment.refCnt(), "the region took over the segment's reference");
+      return out.toByteArray();
+    } finally {
+      region.release();
+    }
+  }
+
+  /** Reads the partition's whole data, following generations, through input streams. */
+  static byte[] readAllData(PartitionFiles partition) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    long offset = 0;
+    long length = partition.dataLength();
+    while (offset < length) {
+      ManagedBuffer segment = partition.data(offset, (int) Math.min(Integer.MAX_VALUE, length - offset));
+      long size = segment.size();
+      out.writeBytes(readStream(segment));
+      offset += size;
+    }
+    return out.toByteArray();
+  }
+
+  /** The index entries in {@code index}; releases it. */
+  static List<IndexEntry> decodeIndex(ManagedBuffer index) throws IOException {
+    ByteBuffer bytes = ByteBuffer.wrap(readStream(index));
+    assertEquals(0, bytes.remaining() % IndexEntry.SIZE, "index length is a multiple of the entry");
+    List<IndexEntry> entries = new ArrayList<>();
+    while (bytes.hasRemaining()) {
+      entries.add(IndexEntry.readFrom(bytes));
+    }
+    return entries;
+  }
+
+  /**
+   * Checks that {@code entries} describe blocks {@code firstId ..} stored back to back from logical
+   * offset {@code firstOffset}, and that each entry's bytes read back as the block's contents.
+   */
+  static void assertEntries(PartitionFiles partition, List<IndexEntry> entries, long firstId,
+      long firstOffset) throws IOException {
+    long offset = firstOffset;
+    for (int i = 0; i < entries.size(); i++) {
+      IndexEntry entry = entries.get(i);
+      long id = firstId + i;
+      byte[] bytes = contents(id);
+      assertEquals(new IndexEntry(offset, bytes.length, bytes.length * 3, Crc32c.of(bytes), id,
+          id / 10), entry, "entry " + i);
+      assertArrayEquals(bytes, readStream(partition.data(entry.offset(), entry.length())),
+          "bytes of block " + id);
+      offset += bytes.length;
+    }
+  }
+}

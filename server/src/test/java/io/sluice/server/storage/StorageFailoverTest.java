@@ -1,0 +1,259 @@
+package io.sluice.server.storage;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.buffer.FileSegmentManagedBuffer;
+import io.sluice.common.buffer.ManagedBuffer;
+import io.sluice.common.buffer.NettyManagedBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Disks that fill up or fail while partitions are written to them. */
+class StorageFailoverTest {
+  private static final String ENOSPC = "No space left on device";
+  private static final String EIO = "Input/output error";
+
+  @TempDir Path tmp;
+  private Path a;
+  private Path b;
+  private final FaultyFileIo io = new FaultyFileIo();
+  private final Map<Path, Long> usable = new ConcurrentHashMap<>();
+  private final AtomicLong clock = new AtomicLong();
+  private DiskManager disks;
+  private LocalDisk diskA;
+  private LocalDisk diskB;
+
+  @BeforeEach
+  void setUp() {
+    a = tmp.resolve("a").toAbsolutePath().normalize();
+    b = tmp.resolve("b").toAbsolutePath().normalize();
+    // Disk a has more room, so partitions start there.
+    usable.put(a, 20L << 30);
+    usable.put(b, 10L << 30);
+    disks = new DiskManager(List.of(a, b), 0, 1, io, root -> usable.getOrDefault(root, 0L),
+        clock::get);
+    diskA = disks.disks().get(0);
+    diskB = disks.disks().get(1);
+  }
+
+  @AfterEach
+  void tearDown() {
+    disks.close();
+  }
+
+  private PartitionFiles partition(int id) {
+    return new PartitionFiles(disks, io, "app", 1, id);
+  }
+
+  private static void append(PartitionFiles partition, long firstId, int count) throws Exception {
+    List<TestBlock> blocks = Blocks.make(firstId, count);
+    try {
+      partition.append(blocks);
+    } finally {
+      Blocks.release(blocks);
+    }
+  }
+
+  @Test
+  void aDiskThatFillsUpMidWriteHandsThePartitionToAnotherDisk() throws Exception {
+    PartitionFiles partition = partition(0);
+    append(partition, 0, 40);
+    long firstGeneration = partition.dataLength();
+    Path dataOnA = partition.files().get(0);
+    assertTrue(dataOnA.startsWith(a));
+
+    io.failWritesAfter(a, 5000, ENOSPC);
+    append(partition, 40, 40);
+
+    assertFalse(diskA.isHealthy());
+    assertEquals(DiskManager.DISK_FULL, diskA.unhealthyReason());
+    assertTrue(diskB.isHealthy());
+    assertEquals(firstGeneration, Files.size(dataOnA), "the partial write was cut off again");
+    assertEquals(40L * IndexEntry.SIZE, Files.size(partition.files().get(1)));
+    List<Path> files = partition.files();
+    assertEquals(4, files.size());
+    assertTrue(files.get(2).startsWith(b) && files.get(3).startsWith(b), files.toString());
+
+    append(partition, 80, 40);
+    assertEquals(4, partition.files().size(), "later appends stay in the new generation");
+
+    assertEquals(120, partition.blockCount());
+    assertEquals(Blocks.totalLength(0, 120), partition.dataLength());
+    assertArrayEquals(Blocks.expected(0, 120), Blocks.readAllData(partition),
+        "data from before the failure is still readable, offsets are continuous");
+
+    ManagedBuffer index = partition.index(PooledByteBufAllocator.DEFAULT);
+    assertInstanceOf(NettyManagedBuffer.class, index, "several generations: entries in memory");
+    assertEquals(120L * IndexEntry.SIZE, index.size());
+    Blocks.assertEntries(partition, Blocks.decodeIndex(index), 0, 0);
+    assertEquals(0, index.refCnt());
+    Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
+  }
+
+  @Test
+  void aRangeAcrossGenerationsIsReadInTwoSegments() throws Exception {
+    PartitionFiles partition = partition(0);
+    append(partition, 0, 10);
+    long boundary = partition.dataLength();
+    io.failOpen(a, ENOSPC);
+    append(partition, 10, 10);
+
+    ManagedBuffer first = partition.data(boundary - 100, 300);
+    FileSegmentManagedBuffer firstSegment = assertInstanceOf(FileSegmentManagedBuffer.class, first);
+    assertEquals(100, first.size(), "short: the range crosses the end of the first generation");
+    assertTrue(firstSegment.file().startsWith(a));
+    ManagedBuffer second = partition.data(boundary, 200);
+    FileSegmentManagedBuffer secondSegment =
+        assertInstanceOf(FileSegmentManagedBuffer.class, second);
+    assertEquals(0, secondSegment.offset());
+    assertTrue(secondSegment.file().startsWith(b));
+
+    byte[] expected = Blocks.expected(0, 20);
+    byte[] joined = new byte[300];
+    System.arraycopy(Blocks.readRegion(first), 0, joined, 0, 100);
+    System.arraycopy(Blocks.readRegion(second), 0, joined, 100, 200);
+    byte[] wanted = new byte[300];
+    System.arraycopy(expected, (int) boundary - 100, wanted, 0, 300);
+    assertArrayEquals(wanted, joined);
+  }
+
+  @Test
+  void aFailedIndexWriteUndoesTheBatchsDataToo() throws Exception {
+    PartitionFiles partition = partition(0);
+    append(partition, 0, 5);
+    long before = partition.dataLength();
+    long batch = Blocks.totalLength(5, 5);
+    io.failWritesAfter(a, batch + 10, EIO);
+    append(partition, 5, 5);
+
+    assertEquals(before, Files.size(partition.files().get(0)), "data of the batch removed");
+    assertEquals(5L * IndexEntry.SIZE, Files.size(partition.files().get(1)));
+    assertTrue(diskA.unhealthyReason().contains(EIO), diskA.unhealthyReason());
+    assertArrayEquals(Blocks.expected(0, 10), Blocks.readAllData(partition));
+    Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
+  }
+
+  @Test
+  void aDiskWithIoErrorsIsReportedAndStaysOut() throws Exception {
+    io.failOpen(a, EIO);
+    PartitionFiles partition = partition(3);
+    append(partition, 0, 4);
+    assertEquals("IOException: " + EIO, diskA.unhealthyReason());
+    assertTrue(partition.files().get(2).startsWith(b));
+    assertFalse(Files.exists(partition.files().get(0)), "nothing was created on the failed disk");
+
+    io.heal(a);
+    clock.addAndGet(TimeUnit.MINUTES.toNanos(10));
+    assertEquals(diskB, disks.pick());
+    assertArrayEquals(Blocks.expected(0, 4), Blocks.readAllData(partition));
+  }
+
+  @Test
+  void aFullDiskTakesNewPartitionsAgainOnceItHasRoom() throws Exception {
+    io.failOpen(a, ENOSPC);
+    append(partition(0), 0, 2);
+    assertEquals(DiskManager.DISK_FULL, diskA.unhealthyReason());
+    io.heal(a);
+    clock.addAndGet(TimeUnit.SECONDS.toNanos(10));
+    PartitionFiles later = partition(1);
+    append(later, 2, 2);
+    assertTrue(diskA.isHealthy());
+    assertTrue(later.files().get(0).startsWith(a));
+  }
+
+  @Test
+  void whenNoDiskCanTakeABatchNothingOfItIsAcknowledged() throws Exception {
+    PartitionFiles partition = partition(0);
+    append(partition, 0, 10);
+    long length = partition.dataLength();
+    io.failWritesAfter(a, 100, ENOSPC);
+    io.failWritesAfter(b, 100, EIO);
+
+    List<TestBlock> blocks = Blocks.make(10, 10);
+    try {
+      StorageUnavailableException e = assertThrows(StorageUnavailableException.class,
+          () -> partition.append(blocks));
+      assertNotNull(e.getCause());
+      assertTrue(e.getMessage().contains("app/1/0"), e.getMessage());
+      for (TestBlock block : blocks) {
+        assertEquals(1, block.data().refCnt(), "the caller still owns the blocks");
+      }
+    } finally {
+      Blocks.release(blocks);
+    }
+    assertEquals(length, partition.dataLength());
+    assertEquals(10, partition.blockCount());
+    assertFalse(diskA.isHealthy());
+    assertFalse(diskB.isHealthy());
+    assertArrayEquals(Blocks.expected(0, 10), Blocks.readAllData(partition),
+        "what was stored before is still readable");
+    Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
+    for (Path file : partition.files()) {
+      if (file.startsWith(b)) {
+        assertEquals(0, Files.size(file), "the failed batch was cut off on " + file);
+      }
+    }
+
+    List<TestBlock> more = Blocks.make(20, 1);
+    try {
+      assertThrows(StorageUnavailableException.class, () -> partition(1).append(more),
+          "a new partition finds no disk either");
+    } finally {
+      Blocks.release(more);
+    }
+  }
+
+  @Test
+  void aPartitionLeavesADiskThatAnotherPartitionFoundBroken() throws Exception {
+    PartitionFiles partition = partition(0);
+    append(partition, 0, 3);
+    disks.markUnhealthy(diskA, "IOException: " + EIO);
+    append(partition, 3, 3);
+    List<Path> files = partition.files();
+    assertEquals(4, files.size());
+    assertTrue(files.get(2).startsWith(b));
+    assertArrayEquals(Blocks.expected(0, 6), Blocks.readAllData(partition));
+  }
+
+  @Test
+  void failuresLeaveNoDescriptorsOpenAndDeleteReachesEveryGeneration() throws Exception {
+    assumeTrue(OpenFiles.supported(), "needs /proc/self/fd");
+    PartitionFiles partition = partition(0);
+    append(partition, 0, 10);
+    io.failWritesAfter(a, 1000, ENOSPC);
+    append(partition, 10, 10);
+    io.failWritesAfter(b, 10, EIO);
+    List<TestBlock> blocks = Blocks.make(20, 3);
+    try {
+      assertThrows(StorageUnavailableException.class, () -> partition.append(blocks));
+    } finally {
+      Blocks.release(blocks);
+    }
+    Blocks.decodeIndex(partition.index());
+    assertEquals(List.of(), OpenFiles.under(tmp));
+
+    List<Path> files = partition.files();
+    assertEquals(4, files.size());
+    partition.delete();
+    for (Path file : files) {
+      assertFalse(Files.exists(file), file + " deleted");
+    }
+  }
+}
