@@ -60,4 +60,4 @@ fi
 exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC -Dio.netty.leakDetection.level=disabled \
   -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
   -cp "$(benchmark_jar):benchmark/target/lib/*" \
-  io.sluice.benchmark.transport.TransportBenchmark --command "bin/bench-transport.sh $*" "$@"
+  io.sluice.benchmark.transport.TransportBenchmark --command "bin/bench-transport.sh${*:+ $*}" "$@"
