@@ -1,0 +1,92 @@
+package io.sluice.coordinator.registry;
+
+import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.message.DiskStatus;
+import io.sluice.common.protocol.message.ServerStatus;
+
+/**
+ * One registered server: its latest heartbeat and when it arrived (by the coordinator's clock, never
+ * the server's), and the partitions assigned to it that its heartbeats do not show yet. The record of
+ * a server id lives as long as the server stays in the registry; its report is replaced by each
+ * heartbeat.
+ */
+public final class ServerRecord {
+  private final String id;
+  private final long registeredMillis;
+  private final PendingPartitions pending = new PendingPartitions();
+  private volatile Report report;
+
+  ServerRecord(ServerStatus status, long nowMillis) {
+    this.id = status.serverId();
+    this.registeredMillis = nowMillis;
+    this.report = new Report(status, nowMillis);
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** The latest heartbeat's content. */
+  public ServerStatus status() {
+    return report.status;
+  }
+
+  /** Where clients reach the server, from the latest heartbeat. */
+  public ServerAddress address() {
+    return report.address;
+  }
+
+  /** When the latest heartbeat arrived, coordinator clock. */
+  public long lastHeartbeatMillis() {
+    return report.receivedMillis;
+  }
+
+  public long registeredMillis() {
+    return registeredMillis;
+  }
+
+  /** Whether the server can store anything: it reports no disks, or at least one healthy disk. */
+  public boolean hasHealthyDisk() {
+    return report.hasHealthyDisk;
+  }
+
+  /** Partitions assigned here and not yet seen in heartbeats, at {@code nowMillis}. */
+  public long pendingPartitions(long nowMillis, long expiryMillis) {
+    return pending.current(nowMillis, expiryMillis);
+  }
+
+  /** Counts {@code partitions} just assigned here as load until heartbeats report them. */
+  public void addPending(long nowMillis, int partitions) {
+    pending.add(nowMillis, partitions);
+  }
+
+  /**
+   * Takes a new heartbeat; returns the previous status. Callers serialize updates of one record
+   * (heartbeats of a server may arrive on several connections at once).
+   */
+  ServerStatus update(ServerStatus status, long nowMillis) {
+    ServerStatus previous = report.status;
+    report = new Report(status, nowMillis);
+    long newlyHeld = (long) status.partitionsHeld() - previous.partitionsHeld();
+    if (newlyHeld > 0) {
+      pending.reported(newlyHeld);
+    }
+    return previous;
+  }
+
+  /** One heartbeat with what is derived from it, published at once so readers see it whole. */
+  private static final class Report {
+    final ServerStatus status;
+    final ServerAddress address;
+    final long receivedMillis;
+    final boolean hasHealthyDisk;
+
+    Report(ServerStatus status, long receivedMillis) {
+      this.status = status;
+      this.address = new ServerAddress(status.serverId(), status.host(), status.dataPort());
+      this.receivedMillis = receivedMillis;
+      this.hasHealthyDisk = status.disks().isEmpty()
+          || status.disks().stream().anyMatch(DiskStatus::healthy);
+    }
+  }
+}
