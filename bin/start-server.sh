@@ -5,5 +5,6 @@
 CONF="${1:-$SLUICE_CONF_DIR/server.conf}"
 CP="$(sluice_classpath server)"
 # The server's own config code computes the JVM sizes, so the script never parses sizes itself.
-read -r -a JVM_OPTS <<<"$("$JAVA" -cp "$CP" io.sluice.server.ServerJvmOptions "$CONF" "${SLUICE_SERVER_HEAP:-512m}")"
+OPTS="$("$JAVA" -cp "$CP" io.sluice.server.ServerJvmOptions "$CONF" "${SLUICE_SERVER_HEAP:-512m}")"
+read -r -a JVM_OPTS <<<"$OPTS"
 sluice_start server server io.sluice.server.ShuffleServerMain "$CONF" "${JVM_OPTS[@]}"

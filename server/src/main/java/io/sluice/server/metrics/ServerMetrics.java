@@ -96,6 +96,10 @@ public final class ServerMetrics {
     pushMemoryAllocated.set(allocated);
   }
 
+  public double pushedBytes() {
+    return bytesPushed.get();
+  }
+
   public double flushedBytes() {
     return bytesFlushed.get();
   }

@@ -15,12 +15,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * Real files, with failures injected per directory: opening fails, or writes fail once a number of
  * bytes have been written through channels opened afterwards (like a disk that fills up mid-write).
  */
-final class FaultyFileIo implements FileIo {
+public final class FaultyFileIo implements FileIo {
   private final Map<Path, String> failOpen = new ConcurrentHashMap<>();
   private final Map<Path, WriteFault> failWrites = new ConcurrentHashMap<>();
 
   /** Opening any file under {@code dir} for writing throws an IOException with {@code message}. */
-  FaultyFileIo failOpen(Path dir, String message) {
+  public FaultyFileIo failOpen(Path dir, String message) {
     failOpen.put(dir.toAbsolutePath().normalize(), message);
     return this;
   }
@@ -30,12 +30,12 @@ final class FaultyFileIo implements FileIo {
    * throw an IOException with {@code message}; the write that crosses the limit stores its first
    * part, as a real short write before ENOSPC would.
    */
-  FaultyFileIo failWritesAfter(Path dir, long bytes, String message) {
+  public FaultyFileIo failWritesAfter(Path dir, long bytes, String message) {
     failWrites.put(dir.toAbsolutePath().normalize(), new WriteFault(bytes, message));
     return this;
   }
 
-  void heal(Path dir) {
+  public void heal(Path dir) {
     failOpen.remove(dir.toAbsolutePath().normalize());
     failWrites.remove(dir.toAbsolutePath().normalize());
   }

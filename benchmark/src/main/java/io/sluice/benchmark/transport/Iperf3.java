@@ -1,0 +1,140 @@
+package io.sluice.benchmark.transport;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Runs iperf3 over loopback, a one-shot server and a client, and reads the received bit rate. */
+final class Iperf3 {
+  private static final String HOST = "127.0.0.1";
+  private static final Pattern BITS_PER_SECOND =
+      Pattern.compile("\"bits_per_second\"\\s*:\\s*([0-9.eE+-]+)");
+  private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([^\"]*)\"");
+
+  private final String executable;
+
+  private Iperf3(String executable) {
+    this.executable = executable;
+  }
+
+  /** iperf3 from the PATH, if it is there. */
+  static Optional<Iperf3> locate() {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      File candidate = new File(dir, "iperf3");
+      if (candidate.isFile() && candidate.canExecute()) {
+        return Optional.of(new Iperf3(candidate.getPath()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The first line of {@code iperf3 --version}. */
+  String version() throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(executable, "--version").redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(10, TimeUnit.SECONDS);
+    return output.lines().findFirst().orElse("iperf3").trim();
+  }
+
+  /**
+   * Streams TCP from a client to a server on 127.0.0.1 and returns the bits per second the server
+   * received over all streams ({@code end.sum_received}), the first {@code omitSeconds} left out.
+   */
+  double receivedBitsPerSecond(int streams, int seconds, int omitSeconds)
+      throws IOException, InterruptedException {
+    int port = freePort();
+    Process server = new ProcessBuilder(executable, "-s", "-1", "--forceflush", "-p",
+        Integer.toString(port), "-B", HOST).redirectErrorStream(true).start();
+    try {
+      awaitListening(server, port);
+      List<String> command = new ArrayList<>(List.of(executable, "-c", HOST, "-p",
+          Integer.toString(port), "-t", Integer.toString(seconds), "-J"));
+      if (omitSeconds > 0) {
+        command.addAll(List.of("-O", Integer.toString(omitSeconds)));
+      }
+      if (streams > 1) {
+        command.addAll(List.of("-P", Integer.toString(streams)));
+      }
+      Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String json = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!client.waitFor(seconds + omitSeconds + 30L, TimeUnit.SECONDS)) {
+        client.destroyForcibly();
+        throw new IOException("iperf3 client did not finish: " + String.join(" ", command));
+      }
+      return parseReceivedBitsPerSecond(json);
+    } finally {
+      if (!server.waitFor(5, TimeUnit.SECONDS)) {
+        server.destroyForcibly();
+      }
+    }
+  }
+
+  /** {@code end.sum_received.bits_per_second} of iperf3's JSON output. */
+  static double parseReceivedBitsPerSecond(String json) throws IOException {
+    // Only the final summary has this key; intervals have "sum".
+    int sum = json.indexOf("\"sum_received\"");
+    if (sum < 0) {
+      Matcher error = ERROR.matcher(json);
+      throw new IOException("iperf3 reported no received sum"
+          + (error.find() ? ": " + error.group(1) : "; its output was:\n" + json));
+    }
+    Matcher m = BITS_PER_SECOND.matcher(json);
+    if (!m.find(sum)) {
+      throw new IOException("iperf3's sum_received has no bits_per_second:\n" + json);
+    }
+    return Double.parseDouble(m.group(1));
+  }
+
+  /** Waits until the server says it listens: a client started earlier would be refused. */
+  private static void awaitListening(Process server, int port)
+      throws IOException, InterruptedException {
+    CountDownLatch listening = new CountDownLatch(1);
+    StringBuilder output = new StringBuilder();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(
+          new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          synchronized (output) {
+            output.append(line).append('\n');
+          }
+          if (line.contains("listening")) {
+            listening.countDown();
+          }
+        }
+      } catch (IOException ignored) {
+        // the server exited; awaitListening reports what it printed
+      }
+    }, "iperf3-server-output");
+    reader.setDaemon(true);
+    reader.start();
+    if (!listening.await(10, TimeUnit.SECONDS)) {
+      server.destroyForcibly();
+      synchronized (output) {
+        throw new IOException("iperf3 server on port " + port + " did not start listening:\n"
+            + output);
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+      return socket.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package io.sluice.benchmark.transport;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/** The values one measurement took over the rounds. */
+final class Series {
+  private final List<Double> values = new ArrayList<>();
+
+  void add(double value) {
+    values.add(value);
+  }
+
+  boolean isEmpty() {
+    return values.isEmpty();
+  }
+
+  double median() {
+    List<Double> sorted = sorted();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  double min() {
+    return sorted().get(0);
+  }
+
+  double max() {
+    return sorted().get(values.size() - 1);
+  }
+
+  private List<Double> sorted() {
+    if (values.isEmpty()) {
+      throw new IllegalStateException("no values measured");
+    }
+    List<Double> copy = new ArrayList<>(values);
+    Collections.sort(copy);
+    return copy;
+  }
+}

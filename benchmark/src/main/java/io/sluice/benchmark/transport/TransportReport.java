@@ -1,0 +1,177 @@
+package io.sluice.benchmark.transport;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Renders the results as the Markdown section of {@code docs/benchmarks.md}, targets included. */
+final class TransportReport {
+  static final double BULK_TARGET_RATIO = 0.75;
+  static final double BATCHED_TARGET_MESSAGES = 1_000_000;
+  private static final Pattern IPERF_VERSION = Pattern.compile("iperf (\\d+)\\.(\\d+)");
+
+  /**
+   * How the run was set up.
+   *
+   * @param ioMode the Netty transport used (EPOLL or NIO)
+   * @param iperfVersion iperf3's version line, or {@code null} when it was not run
+   */
+  record Setup(String ioMode, int serverThreads, int clientThreads, String jvmOptions,
+      String iperfVersion) {}
+
+  private final BenchmarkSettings settings;
+  private final Setup setup;
+  private final TransportResults results;
+
+  TransportReport(BenchmarkSettings settings, Setup setup, TransportResults results) {
+    this.settings = settings;
+    this.setup = setup;
+    this.results = results;
+  }
+
+  String markdown() {
+    StringBuilder md = new StringBuilder();
+    md.append("Client and server in one JVM over loopback (127.0.0.1): a real `TransportServer` ")
+        .append("whose handler releases each pushed body and answers OK, and ")
+        .append("`TransportClient`s pushing `PushDataRequest`s pipelined from one thread per ")
+        .append("connection. ").append(setup.ioMode()).append(" transport, ")
+        .append(setup.serverThreads()).append(" server and ").append(setup.clientThreads())
+        .append(" client event-loop threads, JVM options `").append(setup.jvmOptions())
+        .append("`. ")
+        .append(setup.iperfVersion() == null
+            ? "iperf3 was not run (`--no-iperf`). "
+            : setup.iperfVersion() + " measured on the same machine in the same run. ")
+        .append("Each figure is the median of ").append(settings.rounds())
+        .append(settings.rounds() == 1 ? " round of " : " rounds of ")
+        .append(settings.seconds()).append(" s, each measured after ")
+        .append(settings.warmupSeconds()).append(" s of warm-up (iperf3 `-O`); the rounds ")
+        .append("interleave iperf3 and Sluice, connection count by connection count, then the ")
+        .append("small-message runs. Ranges over the rounds are in brackets. Throughput counts ")
+        .append("body bytes received by the server (iperf3: payload received).\n\n");
+
+    md.append("| Test | Connections | Sluice | iperf3 | Sluice / iperf3 |\n");
+    md.append("|---|---:|---:|---:|---:|\n");
+    for (Map.Entry<Integer, Series> e : results.bulkBytesPerSecond.entrySet()) {
+      int connections = e.getKey();
+      Series bulk = e.getValue();
+      Series iperf = results.iperfBitsPerSecond.get(connections);
+      md.append("| Bulk push, 1 MiB bodies, ").append(Workloads.BULK_WINDOW)
+          .append(" requests (16 MiB) in flight per connection | ").append(connections)
+          .append(" | ").append(mibPerSecond(bulk.median())).append(" = ")
+          .append(gbit(bulk.median() * 8)).append(" (").append(gbitRange(bulk, 8)).append(")")
+          .append(" | ").append(iperf == null ? "not run"
+              : gbit(iperf.median()) + " (" + gbitRange(iperf, 1) + ")")
+          .append(" | ").append(iperf == null ? "n/a" : percent(bulkRatio(connections)))
+          .append(" |\n");
+    }
+    md.append("| ").append(Workloads.MESSAGE_BYTES).append("-byte messages, one per request, ")
+        .append(count(Workloads.UNBATCHED_WINDOW)).append(" requests in flight | 1 | ")
+        .append(messages(results.unbatchedMessagesPerSecond)).append(" | | |\n");
+    md.append("| ").append(Workloads.MESSAGE_BYTES).append("-byte messages, ")
+        .append(count(Workloads.MESSAGES_PER_FRAME))
+        .append(" packed per request (one block descriptor each), ")
+        .append(Workloads.BATCHED_WINDOW).append(" requests in flight | 1 | ")
+        .append(messages(results.batchedMessagesPerSecond)).append(" | | |\n\n");
+    if (setup.iperfVersion() != null) {
+      md.append(iperfNote()).append("\n\n");
+    }
+
+    md.append("Targets:\n\n");
+    md.append("- Bulk push on one connection at least ").append(percent(BULK_TARGET_RATIO))
+        .append(" of iperf3's single stream: ").append(bulkVerdict()).append('\n');
+    md.append("- Batched ").append(Workloads.MESSAGE_BYTES).append("-byte messages at least ")
+        .append(count(BATCHED_TARGET_MESSAGES)).append(" messages/s on one connection: ")
+        .append(batchedVerdict()).append('\n');
+    if (!results.unbatchedMessagesPerSecond.isEmpty()
+        && !results.batchedMessagesPerSecond.isEmpty()) {
+      md.append("\nBatching carries ")
+          .append(String.format(Locale.ROOT, "%.0fx", results.batchedMessagesPerSecond.median()
+              / results.unbatchedMessagesPerSecond.median()))
+          .append(" as many 100-byte messages per second as one request per message.\n");
+    }
+    return md.toString();
+  }
+
+  /** What iperf3 does differently, so that a ratio above 100% can be read. */
+  private String iperfNote() {
+    String note = "iperf3 runs as `iperf3 -c 127.0.0.1 -t " + settings.seconds() + " -O "
+        + settings.warmupSeconds() + " [-P N] -J` against a one-shot `iperf3 -s -1` and writes "
+        + "128 KiB per send call (its default); Sluice's epoll channel writes frame headers and "
+        + "1 MiB bodies with gathering writes of as much as the socket takes.";
+    Matcher version = IPERF_VERSION.matcher(setup.iperfVersion());
+    if (version.find() && Integer.parseInt(version.group(1)) == 3
+        && Integer.parseInt(version.group(2)) < 16) {
+      note += " iperf3 releases before 3.16 drive every stream of a test from one thread, so "
+          + "its multi-stream figures are those of one sending core and one receiving core.";
+    }
+    return note;
+  }
+
+  private double bulkRatio(int connections) {
+    return results.bulkBytesPerSecond.get(connections).median() * 8
+        / results.iperfBitsPerSecond.get(connections).median();
+  }
+
+  private String bulkVerdict() {
+    if (!results.bulkBytesPerSecond.containsKey(1)) {
+      return "not evaluated (no one-connection run in `--connections`).";
+    }
+    if (!results.iperfBitsPerSecond.containsKey(1)) {
+      return "not evaluated (iperf3 not run).";
+    }
+    double ratio = bulkRatio(1);
+    double sluiceBits = results.bulkBytesPerSecond.get(1).median() * 8;
+    double iperfBits = results.iperfBitsPerSecond.get(1).median();
+    if (ratio >= BULK_TARGET_RATIO) {
+      return "**met**, " + percent(ratio) + " (" + gbit(sluiceBits) + " against "
+          + gbit(iperfBits) + ").";
+    }
+    return "**missed**, " + percent(ratio) + " (" + gbit(sluiceBits) + " against "
+        + gbit(iperfBits) + "): "
+        + String.format(Locale.ROOT, "%.0f", (BULK_TARGET_RATIO - ratio) * 100)
+        + " points short, " + gbit(BULK_TARGET_RATIO * iperfBits - sluiceBits) + " more needed.";
+  }
+
+  private String batchedVerdict() {
+    if (results.batchedMessagesPerSecond.isEmpty()) {
+      return "not evaluated.";
+    }
+    double rate = results.batchedMessagesPerSecond.median();
+    if (rate >= BATCHED_TARGET_MESSAGES) {
+      return "**met**, " + count(rate) + " messages/s.";
+    }
+    return "**missed**, " + count(rate) + " messages/s: "
+        + count(BATCHED_TARGET_MESSAGES - rate) + " messages/s ("
+        + percent(1 - rate / BATCHED_TARGET_MESSAGES) + ") short.";
+  }
+
+  private static String mibPerSecond(double bytesPerSecond) {
+    return String.format(Locale.ROOT, "%,.0f MiB/s", bytesPerSecond / (1 << 20));
+  }
+
+  private static String gbit(double bitsPerSecond) {
+    return String.format(Locale.ROOT, "%.1f Gbit/s", bitsPerSecond / 1e9);
+  }
+
+  private static String gbitRange(Series series, double factor) {
+    return String.format(Locale.ROOT, "%.1f-%.1f", series.min() * factor / 1e9,
+        series.max() * factor / 1e9);
+  }
+
+  private static String messages(Series series) {
+    if (series.isEmpty()) {
+      return "not run";
+    }
+    return count(series.median()) + " msg/s (" + count(series.min()) + "-" + count(series.max())
+        + ")";
+  }
+
+  private static String count(double value) {
+    return String.format(Locale.ROOT, "%,.0f", value);
+  }
+
+  private static String percent(double ratio) {
+    return String.format(Locale.ROOT, "%.0f%%", ratio * 100);
+  }
+}

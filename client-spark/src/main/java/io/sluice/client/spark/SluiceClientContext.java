@@ -1,0 +1,109 @@
+package io.sluice.client.spark;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.block.BlockIdLayout;
+import io.sluice.common.codec.CodecKind;
+import io.sluice.common.codec.CompressionCodec;
+import io.sluice.common.codec.CompressionCodecs;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.common.transport.NettyTransports;
+import io.sluice.common.transport.TransportClientFactory;
+import io.sluice.common.transport.TransportConf;
+import io.sluice.common.transport.TransportContext;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.spark.SparkConf;
+
+/**
+ * What every task of a JVM shares: one connection pool to the servers, one allocator, one timer for
+ * retries, the codec and the settings. Created by the first {@link SluiceShuffleManager} of the JVM,
+ * closed when the last one stops.
+ */
+public final class SluiceClientContext {
+  private static SluiceClientContext shared;
+  private static int users;
+
+  private final SluiceConf conf;
+  private final PooledByteBufAllocator allocator;
+  private final TransportClientFactory clients;
+  private final ScheduledExecutorService scheduler;
+  private final CodecKind codecKind;
+  private final CompressionCodec codec;
+
+  private SluiceClientContext(SluiceConf conf, CodecKind codecKind, int zstdLevel, String id) {
+    this.conf = conf;
+    this.allocator = NettyTransports.pooledAllocator(
+        Math.max(2, Runtime.getRuntime().availableProcessors()));
+    this.clients = new TransportContext(new TransportConf(conf), id, allocator)
+        .createClientFactory();
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "sluice-client-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    this.codecKind = codecKind;
+    this.codec = CompressionCodecs.create(codecKind, zstdLevel);
+  }
+
+  /** The JVM's context, created on first use; pair every call with {@link #release()}. */
+  static synchronized SluiceClientContext acquire(SparkConf sparkConf) {
+    if (shared == null) {
+      SluiceConf conf = SparkConfBridge.toSluiceConf(sparkConf);
+      shared = new SluiceClientContext(conf, codecKind(conf, sparkConf),
+          sparkConf.getInt("spark.io.compression.zstd.level", 1),
+          "spark-" + sparkConf.get("spark.executor.id", "driver"));
+    }
+    users++;
+    return shared;
+  }
+
+  /** Drops one user; the last closes the connections and threads. */
+  static synchronized void release() {
+    if (--users == 0 && shared != null) {
+      shared.clients.close();
+      shared.scheduler.shutdownNow();
+      shared = null;
+    }
+  }
+
+  private static CodecKind codecKind(SluiceConf conf, SparkConf sparkConf) {
+    String configured = conf.get(SluiceClientOptions.CODEC);
+    if (!"auto".equals(configured)) {
+      return CodecKind.forName(configured);
+    }
+    if (!sparkConf.getBoolean("spark.shuffle.compress", true)) {
+      return CodecKind.NONE;
+    }
+    return "zstd".equalsIgnoreCase(sparkConf.get("spark.io.compression.codec", "lz4"))
+        ? CodecKind.ZSTD
+        : CodecKind.LZ4;
+  }
+
+  public SluiceConf conf() {
+    return conf;
+  }
+
+  public PooledByteBufAllocator allocator() {
+    return allocator;
+  }
+
+  public TransportClientFactory clients() {
+    return clients;
+  }
+
+  public ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  public CompressionCodec codec() {
+    return codec;
+  }
+
+  public CodecKind codecKind() {
+    return codecKind;
+  }
+
+  public BlockIdLayout layout() {
+    return BlockIdLayout.DEFAULT;
+  }
+}

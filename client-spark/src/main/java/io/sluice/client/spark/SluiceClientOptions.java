@@ -1,0 +1,126 @@
+package io.sluice.client.spark;
+
+import io.sluice.common.config.ConfigOption;
+import io.sluice.common.config.ConfigOptionSet;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Settings of the Spark plugin, set like any Spark property ({@code --conf}, spark-defaults.conf).
+ * The transport settings apply too, with the {@code spark.sluice.} prefix (e.g.
+ * {@code spark.sluice.transport.connections.per.peer}).
+ */
+public final class SluiceClientOptions implements ConfigOptionSet {
+
+  public static final ConfigOption<List<String>> COORDINATORS =
+      ConfigOption.list("spark.sluice.coordinators")
+          .noDefault()
+          .doc("Coordinators as `host:port,host:port`, tried in order. Required.")
+          .build();
+
+  public static final ConfigOption<Long> BLOCK_SIZE =
+      ConfigOption.bytes("spark.sluice.block.size")
+          .defaultValue("256k")
+          .min(4 * 1024L)
+          .max(64L << 20)
+          .doc("Serialized bytes of one partition a map task collects before it compresses them "
+              + "into a block. Larger blocks compress better; every partition of a running task may "
+              + "hold one block's worth in memory.")
+          .build();
+
+  public static final ConfigOption<Long> PUSH_BATCH_SIZE =
+      ConfigOption.bytes("spark.sluice.push.batch.size")
+          .defaultValue("2m")
+          .min(64 * 1024L)
+          .max(32L << 20)
+          .doc("Blocks bound for one server are packed into pushes of about this size.")
+          .build();
+
+  public static final ConfigOption<Long> PUSH_MAX_IN_FLIGHT =
+      ConfigOption.bytes("spark.sluice.push.max.in.flight")
+          .defaultValue("32m")
+          .min(256 * 1024L)
+          .doc("Bytes one map task may have pushed but not yet acknowledged; the task waits when it "
+              + "would pass this.")
+          .build();
+
+  public static final ConfigOption<Integer> PUSH_RETRIES =
+      ConfigOption.integer("spark.sluice.push.retries")
+          .defaultValue("20")
+          .min(0)
+          .doc("Retries of a push the server refused with a retriable status (memory full, busy), "
+              + "with exponential back-off from `spark.sluice.retry.wait`.")
+          .build();
+
+  public static final ConfigOption<Duration> RETRY_WAIT =
+      ConfigOption.duration("spark.sluice.retry.wait")
+          .defaultValue("50ms")
+          .min(1)
+          .doc("First back-off of a retriable failure; it doubles on each retry, up to 2 s.")
+          .build();
+
+  public static final ConfigOption<String> CODEC =
+      ConfigOption.string("spark.sluice.codec")
+          .defaultValue("auto")
+          .validate(v -> List.of("auto", "lz4", "zstd", "none").contains(v),
+              "must be one of auto, lz4, zstd, none")
+          .doc("Block compression. `auto` follows Spark: none when `spark.shuffle.compress` is "
+              + "false, zstd when `spark.io.compression.codec` is zstd, lz4 otherwise.")
+          .build();
+
+  public static final ConfigOption<Long> FETCH_MAX_IN_FLIGHT =
+      ConfigOption.bytes("spark.sluice.fetch.max.in.flight")
+          .defaultValue("48m")
+          .min(1L << 20)
+          .doc("Bytes a reduce task may have requested from servers and not yet consumed.")
+          .build();
+
+  public static final ConfigOption<Long> FETCH_MAX_REQUEST =
+      ConfigOption.bytes("spark.sluice.fetch.max.request")
+          .defaultValue("8m")
+          .min(64 * 1024L)
+          .doc("Largest single read request; adjacent blocks on disk are read together up to this.")
+          .build();
+
+  public static final ConfigOption<Boolean> FALLBACK =
+      ConfigOption.bool("spark.sluice.fallback.enabled")
+          .defaultValue("true")
+          .doc("When the coordinator has no servers to offer, run the shuffle with Spark's sort "
+              + "shuffle (with a warning) instead of failing the job.")
+          .build();
+
+  public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
+      ConfigOption.duration("spark.sluice.heartbeat.interval")
+          .defaultValue("10s")
+          .min(100)
+          .doc("How often the driver tells coordinators and servers that the application lives.")
+          .build();
+
+  public static final ConfigOption<Integer> REPLICAS =
+      ConfigOption.integer("spark.sluice.replicas")
+          .defaultValue("1")
+          .min(1)
+          .max(1)
+          .doc("Copies of each partition. Only 1 is supported in this release.")
+          .build();
+
+  private static final List<ConfigOption<?>> ALL = List.of(COORDINATORS, BLOCK_SIZE,
+      PUSH_BATCH_SIZE, PUSH_MAX_IN_FLIGHT, PUSH_RETRIES, RETRY_WAIT, CODEC, FETCH_MAX_IN_FLIGHT,
+      FETCH_MAX_REQUEST, FALLBACK, HEARTBEAT_INTERVAL, REPLICAS);
+
+  @Override
+  public String title() {
+    return "Spark client (spark.sluice.*)";
+  }
+
+  @Override
+  public String description() {
+    return "Spark properties read by `io.sluice.client.spark.SluiceShuffleManager`. The transport "
+        + "settings above apply to the client too, prefixed with `spark.sluice.`.";
+  }
+
+  @Override
+  public List<ConfigOption<?>> options() {
+    return ALL;
+  }
+}

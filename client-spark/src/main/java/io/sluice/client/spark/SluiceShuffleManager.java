@@ -1,0 +1,120 @@
+package io.sluice.client.spark;
+
+import io.sluice.client.spark.read.SluiceShuffleReader;
+import io.sluice.client.spark.write.SluiceShuffleWriter;
+import java.io.IOException;
+import org.apache.spark.ShuffleDependency;
+import org.apache.spark.SparkConf;
+import org.apache.spark.TaskContext;
+import org.apache.spark.shuffle.ShuffleHandle;
+import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
+import org.apache.spark.shuffle.ShuffleReader;
+import org.apache.spark.shuffle.ShuffleWriteMetricsReporter;
+import org.apache.spark.shuffle.ShuffleWriter;
+import org.apache.spark.shuffle.sort.SortShuffleManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spark's entry point to Sluice: {@code spark.shuffle.manager=io.sluice.client.spark.SluiceShuffleManager}.
+ *
+ * <p>It extends Spark's {@link SortShuffleManager} for two reasons: a shuffle the coordinator cannot
+ * place falls back to the sort shuffle unchanged, and Spark SQL skips its per-row copy before a
+ * shuffle only for sort shuffle managers (our writer serializes each row before taking the next, so
+ * reused row objects are safe).
+ */
+public class SluiceShuffleManager extends SortShuffleManager {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceShuffleManager.class);
+
+  private final SparkConf conf;
+  private final boolean isDriver;
+  private final SluiceClientContext client;
+  private SluiceDriver driver;
+
+  /** Called by Spark on the driver and on every executor. */
+  public SluiceShuffleManager(SparkConf conf, boolean isDriver) {
+    super(conf);
+    this.conf = conf;
+    this.isDriver = isDriver;
+    this.client = SluiceClientContext.acquire(conf);
+  }
+
+  @Override
+  public <K, V, C> ShuffleHandle registerShuffle(int shuffleId,
+      ShuffleDependency<K, V, C> dependency) {
+    int numPartitions = dependency.partitioner().numPartitions();
+    try {
+      ShuffleAssignment assignment = driver().registerShuffle(shuffleId, numPartitions);
+      return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), assignment);
+    } catch (IOException | RuntimeException e) {
+      if (!client.conf().get(SluiceClientOptions.FALLBACK)) {
+        throw new IllegalStateException("Sluice cannot take shuffle " + shuffleId + " and "
+            + SluiceClientOptions.FALLBACK.key() + " is false: " + e.getMessage(), e);
+      }
+      LOG.warn("Shuffle {} runs with Spark's sort shuffle: Sluice cannot take it ({})",
+          shuffleId, e.getMessage());
+      return super.registerShuffle(shuffleId, dependency);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while registering shuffle " + shuffleId, e);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, V> ShuffleWriter<K, V> getWriter(ShuffleHandle handle, long mapId,
+      TaskContext context, ShuffleWriteMetricsReporter metrics) {
+    if (handle instanceof SluiceShuffleHandle<?, ?, ?> sluice) {
+      return new SluiceShuffleWriter<>((SluiceShuffleHandle<K, V, Object>) sluice, mapId, context,
+          metrics, client);
+    }
+    return super.getWriter(handle, mapId, context, metrics);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, C> ShuffleReader<K, C> getReader(ShuffleHandle handle, int startMapIndex,
+      int endMapIndex, int startPartition, int endPartition, TaskContext context,
+      ShuffleReadMetricsReporter metrics) {
+    if (handle instanceof SluiceShuffleHandle<?, ?, ?> sluice) {
+      return new SluiceShuffleReader<>((SluiceShuffleHandle<K, ?, C>) sluice, startMapIndex,
+          endMapIndex, startPartition, endPartition, context, metrics, client);
+    }
+    return super.getReader(handle, startMapIndex, endMapIndex, startPartition, endPartition,
+        context, metrics);
+  }
+
+  @Override
+  public boolean unregisterShuffle(int shuffleId) {
+    synchronized (this) {
+      if (driver != null) {
+        driver.unregisterShuffle(shuffleId);
+      }
+    }
+    return super.unregisterShuffle(shuffleId);
+  }
+
+  @Override
+  public void stop() {
+    synchronized (this) {
+      if (driver != null) {
+        driver.close();
+        driver = null;
+      }
+    }
+    SluiceClientContext.release();
+    super.stop();
+  }
+
+  /** The driver's coordination, started with the first shuffle (the app id is known by then). */
+  private synchronized SluiceDriver driver() throws IOException, InterruptedException {
+    if (!isDriver) {
+      throw new IllegalStateException("shuffles are registered on the driver");
+    }
+    if (driver == null) {
+      driver = new SluiceDriver(client, conf.getAppId(),
+          System.getProperty("user.name", "unknown"));
+    }
+    return driver;
+  }
+}

@@ -1,2 +1,0 @@
-/** Sluice client-spark module. */
-package io.sluice.client.spark;

@@ -1,0 +1,164 @@
+package io.sluice.client.spark.write;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.spark.memory.MemoryConsumer;
+import org.apache.spark.memory.MemoryMode;
+import org.apache.spark.memory.TaskMemoryManager;
+import org.apache.spark.serializer.SerializationStream;
+import org.apache.spark.serializer.SerializerInstance;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+/**
+ * Serializes a map task's records into one buffer per partition and cuts a block when a buffer
+ * reaches {@code spark.sluice.block.size}. The buffers' memory is acquired from Spark's task memory
+ * manager; when it grants no more, every buffer is cut and handed on ("spilling means pushing").
+ *
+ * <p>When the serializer allows relocating serialized records (Kryo with auto-reset, Spark SQL's
+ * row serializer), records are serialized by one stream into a scratch buffer and copied to their
+ * partition, so a block holds records of one stream. Otherwise (Java serialization) every partition
+ * has its own stream, closed at each block's end; either way a block is one readable stream.
+ */
+final class PartitionBuffers extends MemoryConsumer {
+  private static final ClassTag<Object> ANY = ClassTag$.MODULE$.Any();
+  private static final int INITIAL_CAPACITY = 4 * 1024;
+  private static final long ACQUIRE_STEP = 1L << 20;
+
+  private final SerializerInstance serializer;
+  private final boolean relocatable;
+  private final int blockSize;
+  private final BlockSink sink;
+  private final ByteArrayBuffer[] buffers;
+  private final SerializationStream[] streams;
+  private final ByteArrayBuffer scratch;
+  private final SerializationStream scratchStream;
+  private long bufferedCapacity;
+  private long granted;
+
+  PartitionBuffers(TaskMemoryManager memory, int numPartitions, SerializerInstance serializer,
+      boolean relocatable, int blockSize, BlockSink sink) {
+    super(memory, memory.pageSizeBytes(), MemoryMode.ON_HEAP);
+    this.serializer = serializer;
+    this.relocatable = relocatable;
+    this.blockSize = blockSize;
+    this.sink = sink;
+    this.buffers = new ByteArrayBuffer[numPartitions];
+    this.streams = relocatable ? null : new SerializationStream[numPartitions];
+    this.scratch = relocatable ? new ByteArrayBuffer(INITIAL_CAPACITY) : null;
+    this.scratchStream = relocatable ? serializer.serializeStream(scratch) : null;
+  }
+
+  void write(int partition, Object key, Object value) throws IOException {
+    ByteArrayBuffer buffer = buffers[partition];
+    if (buffer == null) {
+      buffer = new ByteArrayBuffer(INITIAL_CAPACITY);
+      buffers[partition] = buffer;
+      bufferedCapacity += buffer.capacity();
+    }
+    long before = buffer.capacity();
+    if (relocatable) {
+      scratchStream.writeKey(key, ANY);
+      scratchStream.writeValue(value, ANY);
+      scratchStream.flush();
+      buffer.append(scratch);
+      scratch.reset();
+    } else {
+      SerializationStream stream = streams[partition];
+      if (stream == null) {
+        stream = serializer.serializeStream(buffer);
+        streams[partition] = stream;
+      }
+      stream.writeKey(key, ANY);
+      stream.writeValue(value, ANY);
+    }
+    bufferedCapacity += buffer.capacity() - before;
+    if (buffer.size() >= blockSize) {
+      cut(partition);
+    }
+    if (bufferedCapacity > granted) {
+      reserve();
+    }
+  }
+
+  /** Cuts every partition's remaining records into a final block. */
+  void flushAll() throws IOException {
+    for (int p = 0; p < buffers.length; p++) {
+      if (buffers[p] != null) {
+        cut(p);
+      }
+    }
+  }
+
+  /** Frees everything without producing blocks (the task failed). */
+  void discard() {
+    for (int p = 0; p < buffers.length; p++) {
+      buffers[p] = null;
+    }
+    bufferedCapacity = 0;
+    releaseGranted();
+  }
+
+  /** Memory beyond what the buffers need is given back at the end of the task. */
+  void releaseGranted() {
+    if (granted > 0) {
+      freeMemory(granted);
+      granted = 0;
+    }
+  }
+
+  @Override
+  public long spill(long size, MemoryConsumer trigger) throws IOException {
+    if (trigger == this || bufferedCapacity == 0) {
+      // Spilling into ourselves while serializing would re-enter; the write path handles it.
+      return 0;
+    }
+    long before = granted;
+    shrinkAll();
+    return before - granted;
+  }
+
+  private void reserve() throws IOException {
+    long wanted = Math.max(ACQUIRE_STEP, bufferedCapacity - granted);
+    granted += acquireMemory(wanted);
+    if (bufferedCapacity > granted) {
+      shrinkAll();
+    }
+  }
+
+  /** Cuts every buffer into a block and shrinks it, giving its memory back. */
+  private void shrinkAll() throws IOException {
+    for (int p = 0; p < buffers.length; p++) {
+      if (buffers[p] != null && buffers[p].size() > 0) {
+        cut(p);
+      }
+      if (buffers[p] != null) {
+        bufferedCapacity -= buffers[p].capacity();
+        buffers[p].resetAndShrink(INITIAL_CAPACITY);
+        bufferedCapacity += buffers[p].capacity();
+      }
+    }
+    long excess = granted - bufferedCapacity;
+    if (excess > 0) {
+      freeMemory(excess);
+      granted -= excess;
+    }
+  }
+
+  private void cut(int partition) throws IOException {
+    ByteArrayBuffer buffer = buffers[partition];
+    if (!relocatable && streams[partition] != null) {
+      // Closing ends the stream inside this block (and flushes the serializer's own buffer).
+      streams[partition].close();
+      streams[partition] = null;
+    }
+    if (buffer.size() > 0) {
+      try {
+        sink.block(partition, buffer.array(), buffer.size());
+      } catch (UncheckedIOException e) {
+        throw e.getCause();
+      }
+    }
+    buffer.reset();
+  }
+}

@@ -1,0 +1,139 @@
+package io.sluice.client.spark.write;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.sluice.client.spark.SluiceClientContext;
+import io.sluice.client.spark.SluiceClientOptions;
+import io.sluice.client.spark.SluiceShuffleHandle;
+import io.sluice.client.spark.SparkCompat;
+import io.sluice.common.block.BlockIdAllocator;
+import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.codec.CompressionCodec;
+import io.sluice.common.protocol.message.BlockDescriptor;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import org.apache.spark.Partitioner;
+import org.apache.spark.ShuffleDependency;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
+import org.apache.spark.scheduler.MapStatus;
+import org.apache.spark.serializer.Serializer;
+import org.apache.spark.shuffle.ShuffleWriteMetricsReporter;
+import org.apache.spark.shuffle.ShuffleWriter;
+import scala.Option;
+import scala.Product2;
+import scala.collection.Iterator;
+
+/**
+ * A map task's writer: partitions (and, when the dependency asks, combines) records, serializes them
+ * into per-partition blocks, compresses and checksums each block, pushes them in batches, commits the
+ * block ids once all are acknowledged, and reports each partition's true size to Spark.
+ */
+public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
+  private final SluiceShuffleHandle<K, V, C> handle;
+  private final ShuffleDependency<K, V, C> dependency;
+  private final long mapId;
+  private final TaskContext context;
+  private final ShuffleWriteMetricsReporter metrics;
+  private final SluiceClientContext client;
+  private final long[] partitionLengths;
+  private final BlockIdAllocator blockIds;
+  private final BlockPusher pusher;
+  private final PartitionBuffers buffers;
+  private MapStatus mapStatus;
+
+  public SluiceShuffleWriter(SluiceShuffleHandle<K, V, C> handle, long mapId, TaskContext context,
+      ShuffleWriteMetricsReporter metrics, SluiceClientContext client) {
+    this.handle = handle;
+    this.dependency = handle.dependency();
+    this.mapId = mapId;
+    this.context = context;
+    this.metrics = metrics;
+    this.client = client;
+    int numPartitions = dependency.partitioner().numPartitions();
+    this.partitionLengths = new long[numPartitions];
+    this.blockIds = new BlockIdAllocator(client.layout(), numPartitions, context.taskAttemptId());
+    this.pusher = new BlockPusher(client, handle.assignment(), handle.appId(), handle.shuffleId());
+    Serializer serializer = dependency.serializer();
+    this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
+        serializer.newInstance(), serializer.supportsRelocationOfSerializedObjects(),
+        (int) (long) client.conf().get(SluiceClientOptions.BLOCK_SIZE), this::encodeAndPush);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void write(Iterator<Product2<K, V>> records) throws IOException {
+    Iterator<? extends Product2<K, ?>> input = dependency.mapSideCombine()
+        ? (Iterator<? extends Product2<K, ?>>) (Iterator<?>) dependency.aggregator().get()
+            .combineValuesByKey(records, context)
+        : records;
+    Partitioner partitioner = dependency.partitioner();
+    long written = 0;
+    while (input.hasNext()) {
+      Product2<K, ?> record = input.next();
+      K key = record._1();
+      buffers.write(partitioner.getPartition(key), key, record._2());
+      written++;
+      if ((written & 0x3FFF) == 0 && context.isInterrupted()) {
+        throw new InterruptedIOException("task killed");
+      }
+    }
+    metrics.incRecordsWritten(written);
+    buffers.flushAll();
+    buffers.releaseGranted();
+    pusher.finish();
+    long commitStart = System.nanoTime();
+    try {
+      MapOutputCommitter.commit(client, handle.assignment(), handle.appId(), handle.shuffleId(),
+          context.partitionId(), context.taskAttemptId(), blockCounts());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while committing");
+    }
+    // Write time is the time the task could not go on: waiting for acknowledgements and commits.
+    metrics.incWriteTime(pusher.waitNanos() + System.nanoTime() - commitStart);
+    mapStatus = SparkCompat.mapStatus(SparkEnv.get().blockManager().shuffleServerId(),
+        partitionLengths, mapId);
+  }
+
+  /** Compresses one block, checksums it and hands it to the pusher. */
+  private void encodeAndPush(int partition, byte[] bytes, int length) throws IOException {
+    CompressionCodec codec = client.codec();
+    ByteBuf compressed = client.allocator().directBuffer(codec.maxCompressedLength(length));
+    try {
+      codec.compress(Unpooled.wrappedBuffer(bytes, 0, length), compressed);
+    } catch (RuntimeException e) {
+      compressed.release();
+      throw e;
+    }
+    int size = compressed.readableBytes();
+    BlockDescriptor block = new BlockDescriptor(partition, blockIds.next(partition),
+        context.taskAttemptId(), size, length, Crc32c.of(compressed));
+    partitionLengths[partition] += size;
+    metrics.incBytesWritten(size);
+    pusher.add(block, compressed);
+  }
+
+  private int[] blockCounts() {
+    int[] counts = new int[partitionLengths.length];
+    for (int p = 0; p < counts.length; p++) {
+      counts[p] = blockIds.blockCount(p);
+    }
+    return counts;
+  }
+
+  @Override
+  public Option<MapStatus> stop(boolean success) {
+    if (!success || mapStatus == null) {
+      buffers.discard();
+      pusher.abort();
+      return Option.empty();
+    }
+    return Option.apply(mapStatus);
+  }
+
+  @Override
+  public long[] getPartitionLengths() {
+    return partitionLengths;
+  }
+}

@@ -1,0 +1,59 @@
+package io.sluice.it;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the shipped bin/ scripts in their own processes, as an operator would. */
+final class Daemons {
+  private Daemons() {}
+
+  /** Runs a script to completion; returns its exit code and output. */
+  static Result run(Path logDir, Map<String, String> env, String... command)
+      throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(ProjectRoot.get().toFile())
+        .redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(String.join(" ", command) + " did not finish");
+    }
+    return new Result(p.exitValue(), out);
+  }
+
+  record Result(int exitCode, String output) {}
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Waits until something accepts connections on the port. */
+  static void awaitPort(int port, Path logFile) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+        return;
+      } catch (IOException e) {
+        Thread.sleep(100);
+      }
+    }
+    String log = Files.exists(logFile) ? Files.readString(logFile) : "(no log)";
+    throw new AssertionError("nothing listens on port " + port + "; log:\n" + log);
+  }
+
+  static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+}

@@ -1,0 +1,91 @@
+package io.sluice.it;
+
+import io.sluice.common.config.ConfigDocGenerator;
+import io.sluice.common.config.ConfigLoader;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.coordinator.CoordinatorOptions;
+import io.sluice.coordinator.CoordinatorServer;
+import io.sluice.server.ServerOptions;
+import io.sluice.server.ShuffleServer;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A coordinator and shuffle servers in this JVM, on ephemeral loopback ports with temporary
+ * directories: the cluster Spark jobs in tests run against.
+ */
+final class MiniCluster implements Closeable {
+  private final Path root;
+  private final CoordinatorServer coordinator;
+  private final List<ShuffleServer> servers = new ArrayList<>();
+
+  MiniCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
+    this.root = Files.createTempDirectory("sluice-minicluster");
+    Map<String, String> c = new HashMap<>();
+    c.put(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1");
+    c.put(CoordinatorOptions.PORT.key(), "0");
+    c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
+    this.coordinator = CoordinatorServer.start(conf(c));
+    for (int i = 0; i < numServers; i++) {
+      Map<String, String> s = new HashMap<>();
+      s.put(ServerOptions.BIND_HOST.key(), "127.0.0.1");
+      s.put(ServerOptions.PORT.key(), "0");
+      s.put(ServerOptions.HTTP_PORT.key(), "0");
+      s.put(ServerOptions.LOCAL_DIRS.key(), root.resolve("server-" + i).toString());
+      s.put(ServerOptions.DISK_MIN_FREE.key(), "0");
+      s.put(ServerOptions.BUFFER_CAPACITY.key(), "128m");
+      s.put(ServerOptions.READ_BUFFER_CAPACITY.key(), "64m");
+      s.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "4m");
+      s.put(ServerOptions.COORDINATORS.key(), "127.0.0.1:" + coordinator.port());
+      s.put(ServerOptions.HEARTBEAT_INTERVAL.key(), "200ms");
+      s.putAll(serverOverrides);
+      servers.add(new ShuffleServer(conf(s)));
+    }
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (coordinator.servers().size() < numServers) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("servers did not register with the coordinator");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private static SluiceConf conf(Map<String, String> raw) {
+    return ConfigLoader.fromMap(raw, ConfigDocGenerator.discover().stream()
+        .filter(set -> !set.title().startsWith("Spark client")).toList());
+  }
+
+  String coordinatorAddress() {
+    return "127.0.0.1:" + coordinator.port();
+  }
+
+  List<ShuffleServer> servers() {
+    return servers;
+  }
+
+  CoordinatorServer coordinator() {
+    return coordinator;
+  }
+
+  /** Bytes all servers accepted from pushes. */
+  long pushedBytes() {
+    return servers.stream().mapToLong(s -> (long) s.metrics().pushedBytes()).sum();
+  }
+
+  @Override
+  public void close() throws IOException {
+    for (ShuffleServer s : servers) {
+      s.close();
+    }
+    coordinator.close();
+    try (var files = Files.walk(root)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}
