@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class CoordinatorServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorServer.class);
-  /** How often silent servers and applications are swept out of the registries. */
+  /** How often, at most, silent servers and applications are swept out of the registries. */
   private static final long MAX_SWEEP_INTERVAL_MILLIS = 1000;
 
   private final String id;
@@ -59,10 +59,11 @@ public final class CoordinatorServer implements Closeable {
         exclusions);
     this.apps = new ApplicationRegistry(clock, conf.get(CoordinatorOptions.APP_EXPIRY),
         conf.get(CoordinatorOptions.MAX_APPS_PER_USER));
-    long pendingExpiryMillis = conf.get(CoordinatorOptions.PENDING_EXPIRY).toMillis();
     this.assigner = new ShuffleAssigner(servers,
         conf.get(CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE),
-        conf.get(CoordinatorOptions.LOAD_HALF_PARTITIONS), pendingExpiryMillis);
+        conf.get(CoordinatorOptions.LOAD_HALF_PARTITIONS),
+        conf.get(CoordinatorOptions.PENDING_EXPIRY).toMillis(),
+        conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis());
     this.metrics = new CoordinatorMetrics(servers, apps, exclusions);
     this.exclusionFile = conf.getOptional(CoordinatorOptions.EXCLUDE_FILE)
         .map(file -> new ExclusionFileWatcher(Path.of(file), exclusions))
@@ -87,7 +88,7 @@ public final class CoordinatorServer implements Closeable {
           servers, apps, assigner, limits, metrics, assignmentExecutor));
       int httpPort = conf.get(CoordinatorOptions.HTTP_PORT);
       if (httpPort >= 0) {
-        StatusPage status = new StatusPage(id, servers, apps, pendingExpiryMillis);
+        StatusPage status = new StatusPage(id, servers, apps, assigner);
         this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build);
         httpServer.addHandler(AdminHandler.PREFIX, new AdminHandler(servers));
       }
@@ -100,7 +101,8 @@ public final class CoordinatorServer implements Closeable {
       close();
       throw e;
     }
-    long sweepMillis = Math.min(MAX_SWEEP_INTERVAL_MILLIS, Math.max(10, servers.timeoutMillis() / 4));
+    long sweepMillis = Math.max(10, Math.min(Math.min(MAX_SWEEP_INTERVAL_MILLIS,
+        servers.timeoutMillis() / 4), conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis()));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
     if (exclusionFile != null) {
       long checkMillis = conf.get(CoordinatorOptions.EXCLUDE_FILE_CHECK_INTERVAL).toMillis();
@@ -149,12 +151,16 @@ public final class CoordinatorServer implements Closeable {
     return assigner;
   }
 
-  /** Drops servers and applications that have been silent for their timeouts. */
+  /**
+   * Drops servers and applications that have been silent for their timeouts, and brings the
+   * assigner's candidate list up to date.
+   */
   public void sweep() {
     try {
       List<ServerRecord> dropped = servers.expireStale();
       metrics.serversDropped(dropped.size());
       metrics.appsExpired(apps.expire().size());
+      assigner.refresh();
     } catch (RuntimeException e) {
       LOG.error("Coordinator maintenance failed; will retry", e);
     }

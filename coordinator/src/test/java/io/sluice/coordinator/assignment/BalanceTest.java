@@ -165,10 +165,15 @@ class BalanceTest {
     // s1 and s2 report their 50 partitions each: they weigh what s3 and s4 (50 pending) do.
     f.heartbeat(TestServers.builder("s1", "host-s1").free(4 * GIB).partitionsHeld(50).build(),
         TestServers.builder("s2", "host-s2").free(4 * GIB).partitionsHeld(50).build());
-    long now = f.clock.millis();
-    assertEquals(0, f.registry.get("s1").pendingPartitions(now, 60_000));
-    assertEquals(50, f.registry.get("s3").pendingPartitions(now, 60_000));
-    assertEquals(Set.of("s1", "s2"), ids(f.assign(100, 1)));
+    Set<String> third = ids(f.assign(100, 1));
+    assertEquals(Set.of("s1", "s2"), third);
+    // The third shuffle's 50 each are pending on s1 and s2 now; s3 and s4 still have 50 pending.
+    assertEquals(Map.of("s1", 50L, "s2", 50L, "s3", 50L, "s4", 50L),
+        f.assigner.pendingPartitions());
+
+    // Pending partitions expire when heartbeats never report them.
+    f.clock.advance(java.time.Duration.ofSeconds(60));
+    assertEquals(Map.of(), f.assigner.pendingPartitions());
   }
 
   @Test
