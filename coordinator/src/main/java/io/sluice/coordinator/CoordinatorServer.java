@@ -24,9 +24,11 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +42,9 @@ public final class CoordinatorServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorServer.class);
   /** How often, at most, silent servers and applications are swept out of the registries. */
   private static final long MAX_SWEEP_INTERVAL_MILLIS = 1000;
+  private static final long MIN_SWEEP_INTERVAL_MILLIS = 100;
+  /** Assignment requests waiting for the assigner beyond which new ones are answered BUSY. */
+  static final int MAX_QUEUED_ASSIGNMENTS = 1024;
 
   private final String id;
   private final ExclusionList exclusions = new ExclusionList();
@@ -70,8 +75,10 @@ public final class CoordinatorServer implements Closeable {
         .orElse(null);
     this.maintenance = Executors.newSingleThreadScheduledExecutor(
         daemonThreads("sluice-coordinator-maintenance"));
-    this.assignmentExecutor = Executors.newSingleThreadExecutor(
-        daemonThreads("sluice-coordinator-assigner"));
+    // One thread (assignments are computed one at a time anyway) and a bounded queue: a flood of
+    // requests is answered BUSY, and the client tries the next coordinator, instead of piling up.
+    this.assignmentExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(MAX_QUEUED_ASSIGNMENTS), daemonThreads("sluice-coordinator-assigner"));
     String host = conf.get(CoordinatorOptions.BIND_HOST);
     int port = conf.get(CoordinatorOptions.PORT);
     this.id = conf.getOptional(CoordinatorOptions.ID).orElseGet(() -> localHostName(host) + ":" + port);
@@ -101,7 +108,7 @@ public final class CoordinatorServer implements Closeable {
       close();
       throw e;
     }
-    long sweepMillis = Math.max(10, Math.min(Math.min(MAX_SWEEP_INTERVAL_MILLIS,
+    long sweepMillis = Math.max(MIN_SWEEP_INTERVAL_MILLIS, Math.min(Math.min(MAX_SWEEP_INTERVAL_MILLIS,
         servers.timeoutMillis() / 4), conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis()));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
     if (exclusionFile != null) {
