@@ -144,8 +144,9 @@ public final class ShuffleAssigner {
 
   /** Makes {@code fresh} current, with the pending partitions its load figures do not show. */
   private void install(CandidateSnapshot fresh, long now) {
+    // The fresh arrays start without pending partitions; they are filled from what remains.
+    pending.expire(now, (id, partitions) -> { });
     snapshot = fresh;
-    expirePending(now);
     for (String id : List.copyOf(pending.serverIds())) {
       int i = fresh.indexOf(id);
       if (i >= 0) {

@@ -177,6 +177,21 @@ class BalanceTest {
   }
 
   @Test
+  void expiredPendingPartitionsStopCountingAcrossARebuild() {
+    AssignerFixture f = new AssignerFixture(1, 100);
+    f.heartbeat(status("s1", "host-1", 8 * GIB), status("s2", "host-2", 4 * GIB));
+    assertEquals(Set.of("s1"), ids(f.assign(100, 1)));
+
+    // s1's pending partitions expire unreported while its memory fills; the heartbeats rebuild the
+    // candidate list. s1 must count as holding nothing pending, not less than nothing.
+    f.clock.advance(java.time.Duration.ofSeconds(60));
+    f.heartbeat(status("s1", "host-1", 2 * GIB), status("s2", "host-2", 4 * GIB));
+
+    assertEquals(Set.of("s2"), ids(f.assign(10, 1)));
+    assertEquals(Map.of("s2", 10L), f.assigner.pendingPartitions());
+  }
+
+  @Test
   void theAnswerDependsOnTheRegistryContentNotOnTheOrderHeartbeatsArrived() {
     List<ServerStatus> statuses = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
