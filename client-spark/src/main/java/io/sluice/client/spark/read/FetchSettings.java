@@ -11,7 +11,8 @@ import java.time.Duration;
  *
  * @param maxBytesInFlight bytes requested and not yet consumed by the task
  * @param maxRequestBytes the largest read of several blocks, and the page size of memory reads
- * @param retryWait the first back-off; it doubles on each retry up to {@link #MAX_RETRY_WAIT_MILLIS}
+ * @param retryWait the first back-off; it doubles on each retry, up to
+ *     {@link #MAX_RETRY_WAIT_MILLIS}
  * @param maxRetries retries of one request that failed with a retriable status or timed out
  */
 record FetchSettings(

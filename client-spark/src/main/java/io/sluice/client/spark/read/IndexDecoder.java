@@ -6,10 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Decodes the body of a {@code FetchIndexResponse}: a partition's index, entries back to back. The
- * layout is defined by docs/protocol.md and by the server's {@code IndexEntry}; client-spark does not
- * depend on the server module, so it decodes the layout itself: {@value #ENTRY_SIZE} bytes per
- * entry, big-endian,
+ * Decodes the body of a {@code FetchIndexResponse}: a partition's index, entries back to back.
+ * The layout is defined by docs/protocol.md and by the server's {@code IndexEntry}; client-spark
+ * does not depend on the server module, so it decodes the layout itself: {@value #ENTRY_SIZE}
+ * bytes per entry, big-endian,
  * {@code int64 offset | int32 length | int32 uncompressedLength | int32 crc32c | int64 blockId |
  * int64 taskAttemptId}.
  */

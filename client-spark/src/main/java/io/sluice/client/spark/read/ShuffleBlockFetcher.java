@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * arrived. A few partitions are opened at once, and the reads of all of them run ahead of the task
  * within a budget of bytes requested and not yet consumed.
  *
- * <p>Retriable failures (a busy or full server, a timeout) are retried with a doubling back-off; any
- * other failure, a missing block or a malformed answer ends the fetch with a
+ * <p>Retriable failures (a busy or full server, a timeout) are retried with a doubling back-off;
+ * any other failure, a missing block or a malformed answer ends the fetch with a
  * {@link PartitionFetchException}, which the task thread receives before any block still queued.
  *
  * <p>Threads: answers arrive on the transport's event loops and retries on the client's timer;
@@ -448,6 +448,9 @@ final class ShuffleBlockFetcher implements BlockSource, AutoCloseable {
   /** A bug in a runner task: fail the fetch rather than leave the task waiting. */
   private void onUnexpected(Throwable t) {
     LOG.error("Unexpected error while fetching shuffle {}", shuffleId, t);
+    if (partitions.isEmpty()) {
+      return;
+    }
     Partition blamed = partitions.get(partitions.size() - 1);
     for (Partition p : partitions) {
       if (!p.done) {

@@ -123,7 +123,8 @@ final class FakeShuffleServer implements RequestHandler, AutoCloseable {
   }
 
   synchronized FakeShuffleServer commitIds(int partition, long attempt, long... ids) {
-    List<Long> list = partition(partition).committed.computeIfAbsent(attempt, k -> new ArrayList<>());
+    List<Long> list =
+        partition(partition).committed.computeIfAbsent(attempt, k -> new ArrayList<>());
     for (long id : ids) {
       list.add(id);
     }

@@ -30,7 +30,7 @@ class RangeAssemblerTest {
     ThreadLocalRandom.current().nextBytes(data);
   }
 
-  /** The answer to a read of {@code length} bytes at range offset {@code from}, in pooled memory. */
+  /** The answer to a read of {@code length} bytes at range offset {@code from}. */
   private ByteBuf answer(int from, int length) {
     return ALLOC.directBuffer(length).writeBytes(data, from, length);
   }

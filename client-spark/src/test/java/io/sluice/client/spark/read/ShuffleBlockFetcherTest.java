@@ -203,7 +203,8 @@ class ShuffleBlockFetcherTest {
   void aNonRetriableErrorFailsWithoutRetrying() throws Exception {
     int p = 0;
     Block a0 = block(p, A, 0, 100);
-    server.onDisk(p, a0).commit(p, a0).failNext(FetchIndexRequest.class, StatusCode.DATA_NOT_FOUND, 1);
+    server.onDisk(p, a0).commit(p, a0)
+        .failNext(FetchIndexRequest.class, StatusCode.DATA_NOT_FOUND, 1);
 
     PartitionFetchException e = assertThrows(PartitionFetchException.class,
         () -> readAll(start(WIDE, source(p, A))));
