@@ -69,7 +69,7 @@ bin/start-server.sh "$WORK/server-1.conf"
 bin/start-server.sh "$WORK/server-2.conf"
 # Wait until both servers have heart-beaten to the coordinator.
 for _ in $(seq 1 100); do
-  n=$(http_get $((COORDINATOR_PORT + 1)) /status 2>/dev/null | grep -o '"serverId"' | wc -l || true)
+  n=$(http_get $((COORDINATOR_PORT + 1)) /status 2>/dev/null | grep -o '"condition":"active"' | wc -l || true)
   [ "${n:-0}" -ge 2 ] && break
   sleep 0.2
 done

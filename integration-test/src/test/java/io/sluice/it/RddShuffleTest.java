@@ -82,4 +82,102 @@ class RddShuffleTest {
         "org.apache.spark.serializer.KryoSerializer"), sc ->
         pairs(sc, 200_000, 5_000).reduceByKey(Long::sum, 11).sortByKey().collect());
   }
+
+  @Test
+  void groupByKey() {
+    compare("groupByKey", Map.of(), sc -> pairs(sc, 100_000, 2_000).groupByKey(5)
+        .mapValues(values -> {
+          List<Long> sorted = new ArrayList<>();
+          values.forEach(sorted::add);
+          java.util.Collections.sort(sorted);
+          return sorted;
+        }).sortByKey().collect());
+  }
+
+  @Test
+  void sortByKeyIsGloballyOrdered() {
+    // Keys are unique, so the sorted order is fully determined.
+    List<Tuple2<Long, Integer>> r = compare("sortByKey", Map.of(), sc ->
+        pairs(sc, 100_000, 1_000_000).mapToPair(t -> new Tuple2<>(t._2() * 1_000_000L + t._1(),
+            t._1())).sortByKey(false, 6).collect());
+    for (int i = 1; i < r.size(); i++) {
+      assertTrue(r.get(i - 1)._1() > r.get(i)._1());
+    }
+  }
+
+  @Test
+  void joinAndCogroup() {
+    compare("join", Map.of(), sc -> {
+      JavaPairRDD<Integer, Long> left = pairs(sc, 40_000, 3_000);
+      JavaPairRDD<Integer, String> right = pairs(sc, 8_000, 5_000)
+          .mapValues(v -> "r" + v);
+      return left.join(right, 6).mapToPair(t -> new Tuple2<>(t._1(), t._2()._1() + ":"
+          + t._2()._2())).sortByKey().collect().stream()
+          .map(Tuple2::toString).sorted().toList();
+    });
+    compare("cogroup", Map.of(), sc -> {
+      JavaPairRDD<Integer, Long> left = pairs(sc, 20_000, 3_000);
+      JavaPairRDD<Integer, Long> right = pairs(sc, 20_000, 4_000);
+      return left.cogroup(right, 5).mapValues(t -> {
+        long a = 0;
+        long b = 0;
+        for (Long v : t._1()) {
+          a += v;
+        }
+        for (Long v : t._2()) {
+          b += v;
+        }
+        return a + "/" + b;
+      }).sortByKey().collect();
+    });
+  }
+
+  @Test
+  void repartitionAndDistinct() {
+    compare("repartition", Map.of(), sc -> pairs(sc, 50_000, 100_000).values().repartition(9)
+        .collect().stream().sorted().toList());
+    compare("distinct", Map.of(), sc -> pairs(sc, 50_000, 700).keys().distinct(4).collect()
+        .stream().sorted().toList());
+  }
+
+  @Test
+  void emptyPartitionsAndMapTasksWithoutRecords() {
+    compare("empty", Map.of(), sc -> {
+      List<Integer> few = List.of(1, 2, 3);
+      // 16 map tasks, most of them empty; 32 reduce partitions, most of them empty.
+      return sc.parallelize(few, 16).mapToPair(i -> new Tuple2<>(i, (long) i))
+          .reduceByKey(Long::sum, 32).sortByKey().collect();
+    });
+    List<Object> none = compare("no-records", Map.of(), sc ->
+        sc.parallelize(List.<Integer>of(), 4).mapToPair(i -> new Tuple2<>(i, i))
+            .groupByKey(3).collect().stream().map(t -> (Object) t._1()).toList());
+    assertTrue(none.isEmpty());
+  }
+
+  @Test
+  void recordsLargerThanTheBlockSize() {
+    compare("large-records", Map.of("spark.sluice.block.size", "16k"), sc ->
+        sc.parallelize(List.of(0, 1, 2, 3, 4, 5, 6, 7), 4).mapToPair(i -> {
+          byte[] big = new byte[100_000 + i * 1000];
+          java.util.Arrays.fill(big, (byte) (int) i);
+          return new Tuple2<>(i % 3, big);
+        }).groupByKey(3).mapValues(values -> {
+          long total = 0;
+          for (byte[] b : values) {
+            for (byte x : b) {
+              total += x;
+            }
+            total += b.length;
+          }
+          return total;
+        }).sortByKey().collect());
+  }
+
+  @Test
+  void twoThousandReducePartitions() {
+    List<Tuple2<Integer, Long>> r = compare("2000-partitions", Map.of(), sc ->
+        pairs(sc, 100_000, 50_000).reduceByKey(Long::sum, 2000).sortByKey().collect());
+    // The generator's keys repeat across slices: about 12,500 distinct keys over 2,000 partitions.
+    assertTrue(r.size() > 12_000, "keys: " + r.size());
+  }
 }

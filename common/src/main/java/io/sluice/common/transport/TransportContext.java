@@ -21,8 +21,9 @@ public final class TransportContext {
   private final String localId;
   private final ByteBufAllocator allocator;
   private final MessageEncoder encoder;
-  private final SslContext serverTls;
-  private final SslContext clientTls;
+  /** Built when a server or a client factory is first created, so a client needs no server keys. */
+  private volatile SslContext serverTls;
+  private volatile SslContext clientTls;
 
   /**
    * @param localId  this process's id, sent in handshakes (server id or client id)
@@ -33,8 +34,6 @@ public final class TransportContext {
     this.localId = localId;
     this.allocator = allocator;
     this.encoder = new MessageEncoder(conf.tlsEnabled());
-    this.serverTls = conf.tlsEnabled() ? TlsContexts.forServer(conf.conf()) : null;
-    this.clientTls = conf.tlsEnabled() ? TlsContexts.forClient(conf.conf()) : null;
   }
 
   public TransportConf conf() {
@@ -51,10 +50,16 @@ public final class TransportContext {
 
   /** Starts a server bound to {@code host:port} (port 0 picks a free one). */
   public TransportServer createServer(String host, int port, RequestHandler handler) {
+    if (conf.tlsEnabled() && serverTls == null) {
+      serverTls = TlsContexts.forServer(conf.conf());
+    }
     return new TransportServer(this, host, port, handler);
   }
 
   public TransportClientFactory createClientFactory() {
+    if (conf.tlsEnabled() && clientTls == null) {
+      clientTls = TlsContexts.forClient(conf.conf());
+    }
     return new TransportClientFactory(this);
   }
 

@@ -1,0 +1,80 @@
+package io.sluice.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's main command, as a user runs it: coordinator and servers started with the bin/
+ * scripts, the example job submitted with {@code SparkSubmit} in its own process with only the shaded
+ * jar added, and the result checked against a computation in this test.
+ */
+class SparkSubmitTest {
+  private static final long RECORDS = 400_000;
+  private static final int KEYS = 5_000;
+
+  @TempDir Path dir;
+
+  @Test
+  void exampleJobRunsThroughSluiceFromTheScripts() throws Exception {
+    int base = freeRange();
+    Daemons.Result run = Daemons.run(dir, Map.of(
+        "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
+        "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
+        "bin/run-example.sh", String.valueOf(RECORDS), String.valueOf(KEYS));
+    assertEquals(0, run.exitCode(), run.output());
+    Matcher result = Pattern.compile("Result: (\\d+) keys, checksum (-?\\d+)").matcher(run.output());
+    assertTrue(result.find(), run.output());
+    assertEquals(KEYS, Integer.parseInt(result.group(1)));
+    assertEquals(expectedChecksum(), Long.parseLong(result.group(2)), run.output());
+    Matcher bytes = Pattern.compile("Bytes that went through Sluice: (\\d+)").matcher(run.output());
+    assertTrue(bytes.find(), run.output());
+    assertTrue(Long.parseLong(bytes.group(1)) > 0, run.output());
+    assertTrue(run.output().contains("SluiceShuffleManager"), run.output());
+  }
+
+  /** What ShuffleExample computes: the sum over keys of key * 31 + the sum of the key's values. */
+  private static long expectedChecksum() {
+    Set<Integer> keys = new HashSet<>();
+    long checksum = 0;
+    long perSlice = RECORDS / 8;
+    for (long v = 0; v < 8 * perSlice; v++) {
+      int key = (int) Math.floorMod(v * 2654435761L, (long) KEYS);
+      if (keys.add(key)) {
+        checksum += key * 31L;
+      }
+      checksum += v;
+    }
+    return checksum;
+  }
+
+  /** The first of six consecutive free ports. */
+  private static int freeRange() throws Exception {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base = Daemons.freePort();
+      if (base > 65000) {
+        continue;
+      }
+      boolean free = true;
+      for (int p = base; p < base + 6 && free; p++) {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(p)) {
+          free = s.getLocalPort() == p;
+        } catch (java.io.IOException e) {
+          free = false;
+        }
+      }
+      if (free) {
+        return base;
+      }
+    }
+    throw new IllegalStateException("no range of six free ports");
+  }
+}
