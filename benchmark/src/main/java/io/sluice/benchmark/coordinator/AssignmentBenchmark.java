@@ -150,6 +150,12 @@ public final class AssignmentBenchmark {
         + "| %.2f%% of wall time |", 100.0 * network.gcMillis * 1e6 / network.wallNanos));
 
     String body = String.join("\n",
+        "The script builds the module if needed (`mvn -B -q -Dmaven.test.skip=true package -pl "
+            + "benchmark -am`) and runs `java -Xms1g -Xmx1g -XX:+UseG1GC "
+            + "-Dio.netty.leakDetection.level=disabled -cp "
+            + "\"benchmark/target/sluice-benchmark-0.1.0-SNAPSHOT.jar:benchmark/target/lib/*\" "
+            + "io.sluice.benchmark.coordinator.AssignmentBenchmark`.",
+        "",
         "5,000 registered servers, five per host, with random free push memory and partitions held;",
         "default assignment settings (a shuffle spread over at most 100 servers). Assignments are",
         "computed one at a time, on one thread, as the coordinator does; the rate is that thread's.",
