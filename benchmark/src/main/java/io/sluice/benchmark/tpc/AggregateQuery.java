@@ -15,14 +15,8 @@ import org.apache.spark.sql.Row;
 /** Q1-style pricing summary per order key: a hash aggregation whose shuffle carries most rows. */
 final class AggregateQuery implements TpcQuery {
   @Override
-  public String name() {
-    return "aggregate";
-  }
-
-  @Override
-  public String description() {
-    return "lineitem grouped by l_orderkey: sums, count, min/max dates, average discount "
-        + "(hash aggregation; lines of an order lie in different input partitions)";
+  public QuerySpec spec() {
+    return QuerySpec.AGGREGATE;
   }
 
   @Override

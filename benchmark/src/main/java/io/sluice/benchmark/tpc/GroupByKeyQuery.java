@@ -15,13 +15,8 @@ final class GroupByKeyQuery implements TpcQuery {
   static final int RECORDS_PER_ORDER = 8;
 
   @Override
-  public String name() {
-    return "groupbykey";
-  }
-
-  @Override
-  public String description() {
-    return "RDD groupByKey of 12M (long, int) records per SF, ~16 per key (Kryo)";
+  public QuerySpec spec() {
+    return QuerySpec.GROUP_BY_KEY;
   }
 
   @Override

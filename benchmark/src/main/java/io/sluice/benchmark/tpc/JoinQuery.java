@@ -6,13 +6,8 @@ import org.apache.spark.sql.Row;
 /** lineitem joined with orders on the order key, every column kept: both sides shuffled whole. */
 final class JoinQuery implements TpcQuery {
   @Override
-  public String name() {
-    return "join";
-  }
-
-  @Override
-  public String description() {
-    return "lineitem join orders on orderkey, all columns (sort-merge join, broadcast off)";
+  public QuerySpec spec() {
+    return QuerySpec.JOIN;
   }
 
   @Override

@@ -10,14 +10,14 @@ record QueryInputs(SparkSession spark, Path tables, TpchGenerator generator, dou
     long seed, int rddPartitions) {
 
   Dataset<Row> lineitem() {
-    return TpchTables.read(spark, tables, TpchTables.LINEITEM);
+    return TpchTables.read(spark, tables, TableLayout.LINEITEM);
   }
 
   Dataset<Row> orders() {
-    return TpchTables.read(spark, tables, TpchTables.ORDERS);
+    return TpchTables.read(spark, tables, TableLayout.ORDERS);
   }
 
   Dataset<Row> skewDimension() {
-    return TpchTables.read(spark, tables, TpchTables.SKEW_DIMENSION);
+    return TpchTables.read(spark, tables, TableLayout.SKEW_DIMENSION);
   }
 }

@@ -13,13 +13,8 @@ final class RepartitionQuery implements TpcQuery {
   static final int ROW_CHARS = 1024;
 
   @Override
-  public String name() {
-    return "repartition";
-  }
-
-  @Override
-  public String description() {
-    return "RDD repartition of 1M rows of 1 KiB text (lineitem .tbl lines) per SF";
+  public QuerySpec spec() {
+    return QuerySpec.REPARTITION;
   }
 
   @Override

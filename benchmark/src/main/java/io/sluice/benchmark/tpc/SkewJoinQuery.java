@@ -14,14 +14,8 @@ import org.apache.spark.sql.RuntimeConfig;
  */
 final class SkewJoinQuery implements TpcQuery {
   @Override
-  public String name() {
-    return "skewjoin";
-  }
-
-  @Override
-  public String description() {
-    return "lineitem join skewdim on l_skewkey (30% of rows on 3 keys), all columns, AQE skew "
-        + "join on";
+  public QuerySpec spec() {
+    return QuerySpec.SKEW_JOIN;
   }
 
   /** Partitions past this size (and 5x the median) are skewed; slices aim at the same size. */

@@ -19,14 +19,8 @@ import org.apache.spark.sql.Row;
  */
 final class SortQuery implements TpcQuery {
   @Override
-  public String name() {
-    return "sort";
-  }
-
-  @Override
-  public String description() {
-    return "lineitem ordered by (l_extendedprice, l_orderkey, l_linenumber), all columns "
-        + "(range partitioning); order checked per partition and across partitions";
+  public QuerySpec spec() {
+    return QuerySpec.SORT;
   }
 
   /**

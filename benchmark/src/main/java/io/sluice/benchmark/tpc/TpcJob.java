@@ -47,8 +47,8 @@ public final class TpcJob {
     }
     double scale = ScaleFactor.parse(required(opts, "scale"));
     long seed = Long.parseLong(opts.getOrDefault("seed", "1"));
-    Path tables = TpchTables.directory(Path.of(required(opts, "data")), scale, seed);
-    int generatorPartitions = TpchTables.generatorPartitions(scale);
+    Path tables = TableLayout.directory(Path.of(required(opts, "data")), scale, seed);
+    int generatorPartitions = TableLayout.generatorPartitions(scale);
     TpchGenerator generator = new TpchGenerator(scale, seed, generatorPartitions);
 
     SparkSession spark = SparkSession.builder().appName("sluice-tpc")
@@ -62,7 +62,7 @@ public final class TpcJob {
             (System.nanoTime() - start) / 1e9);
         return;
       }
-      if (!TpchTables.complete(tables)) {
+      if (!TableLayout.complete(tables)) {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
       int rddPartitions = Integer.parseInt(opts.getOrDefault("rdd-partitions",
@@ -96,9 +96,9 @@ public final class TpcJob {
         StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
       for (TpcQuery q : queries) {
         Map<String, Object> line = new LinkedHashMap<>();
-        line.put("query", q.name());
-        sc.setLocalProperty(QueryMetricsListener.QUERY_PROPERTY, q.name());
-        sc.setJobGroup(q.name(), q.description(), false);
+        line.put("query", q.spec().label());
+        sc.setLocalProperty(QueryMetricsListener.QUERY_PROPERTY, q.spec().label());
+        sc.setJobGroup(q.spec().label(), q.spec().description(), false);
         long gcBefore = gcMillis();
         long startMs = System.currentTimeMillis();
         long start = System.nanoTime();
@@ -108,21 +108,21 @@ public final class TpcJob {
           line.put("rows", outcome.rows());
           line.put("checksum", Long.toHexString(outcome.checksum()));
           line.put("note", outcome.note());
-          System.out.printf("Query %s: %s in %.1f s%s%n", q.name(), outcome.answer(),
+          System.out.printf("Query %s: %s in %.1f s%s%n", q.spec().label(), outcome.answer(),
               (System.nanoTime() - start) / 1e9,
               outcome.note().isEmpty() ? "" : " (" + outcome.note() + ")");
         } catch (Exception e) {
           failed = true;
           line.put("wallMs", (System.nanoTime() - start) / 1_000_000);
           line.put("error", stackTrace(e));
-          System.out.printf("Query %s FAILED: %s%n", q.name(), e);
+          System.out.printf("Query %s FAILED: %s%n", q.spec().label(), e);
         }
         line.put("startMs", startMs);
         line.put("endMs", System.currentTimeMillis());
         line.put("jvmGcMs", gcMillis() - gcBefore);
         drain(sc);
         List<Map<String, Object>> stages = new ArrayList<>();
-        listener.take(q.name()).forEach(s -> stages.add(s.toMap()));
+        listener.take(q.spec().label()).forEach(s -> stages.add(s.toMap()));
         line.put("stages", stages);
         sc.clearJobGroup();
         out.write(json.writeValueAsString(line));

@@ -24,7 +24,6 @@ import org.apache.spark.sql.RowFactory;
 final class TpchGenerator implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  static final long ORDERS_PER_SCALE = 1_500_000L;
   private static final long START_DAY = LocalDate.of(1992, 1, 1).toEpochDay();
   private static final long CURRENT_DAY = LocalDate.of(1995, 6, 17).toEpochDay();
   private static final long END_DAY = LocalDate.of(1998, 12, 31).toEpochDay();
@@ -48,7 +47,7 @@ final class TpchGenerator implements Serializable {
   }
 
   long orderCount() {
-    return Math.max(1_000L, Math.round(ORDERS_PER_SCALE * scale));
+    return TableLayout.orderCount(scale);
   }
 
   private long customers() {

@@ -1,6 +1,5 @@
 package io.sluice.benchmark.tpc;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,17 +15,12 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The generated tables as Parquet under one directory per scale factor and seed. They are written once
+ * The generated tables as Parquet, laid out as {@link TableLayout} says. They are written once
  * (before any measured run) and read by every run, so that row generation, which is the same for both
  * modes and no shuffle at all, stays out of the measured time; reading Parquet stays in, as in any
  * real TPC-H run.
  */
 final class TpchTables {
-  static final String LINEITEM = "lineitem";
-  static final String ORDERS = "orders";
-  static final String SKEW_DIMENSION = "skewdim";
-  static final List<String> ALL = List.of(LINEITEM, ORDERS, SKEW_DIMENSION);
-
   private static final DataType MONEY = DataTypes.createDecimalType(12, 2);
 
   static final StructType LINEITEM_SCHEMA = new StructType(new StructField[] {
@@ -56,21 +50,6 @@ final class TpchTables {
     return DataTypes.createStructField(name, type, false);
   }
 
-  /** Where the tables of one scale factor and seed live. */
-  static Path directory(Path dataRoot, double scale, long seed) {
-    return dataRoot.resolve("sf-" + ScaleFactor.format(scale) + "-seed-" + seed);
-  }
-
-  /** Whether every table was written completely. */
-  static boolean complete(Path dir) {
-    return ALL.stream().allMatch(t -> Files.exists(dir.resolve(t).resolve("_SUCCESS")));
-  }
-
-  /** How many generator tasks (and Parquet files per table) a scale factor gets. */
-  static int generatorPartitions(double scale) {
-    return (int) Math.max(2, Math.ceil(scale * 8));
-  }
-
   static void write(SparkSession spark, Path dir, TpchGenerator generator, int partitions) {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     List<Integer> ids = new ArrayList<>();
@@ -79,11 +58,11 @@ final class TpchTables {
     }
     JavaRDD<Integer> tasks = sc.parallelize(ids, partitions);
     save(spark.createDataFrame(tasks.mapPartitions(it -> generator.orders(it.next())),
-        ORDERS_SCHEMA), dir.resolve(ORDERS));
+        ORDERS_SCHEMA), dir.resolve(TableLayout.ORDERS));
     save(spark.createDataFrame(tasks.mapPartitions(it -> generator.lineitems(it.next())),
-        LINEITEM_SCHEMA), dir.resolve(LINEITEM));
+        LINEITEM_SCHEMA), dir.resolve(TableLayout.LINEITEM));
     save(spark.createDataFrame(tasks.mapPartitions(it -> generator.skewDimension(it.next())),
-        SKEW_DIMENSION_SCHEMA), dir.resolve(SKEW_DIMENSION));
+        SKEW_DIMENSION_SCHEMA), dir.resolve(TableLayout.SKEW_DIMENSION));
   }
 
   private static void save(Dataset<Row> table, Path path) {
