@@ -50,7 +50,7 @@ class TaskFailureTest {
         if (failAfterCommit && firstAttempt && slice % 3 == 0) {
           // Runs after the shuffle writer committed: this attempt's output is complete on the
           // servers, yet Spark reruns the task, as when a speculative copy also finished.
-          task.addTaskCompletionListener(ctx -> {
+          task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> {
             throw new IllegalStateException("injected failure after commit of map " + slice);
           });
         }

@@ -1,0 +1,109 @@
+package io.sluice.client.spark.read;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.spark.shuffle.FetchFailedException;
+import org.apache.spark.storage.BlockManagerId;
+
+/**
+ * The map outputs a reduce task reads, as Spark's map output tracker lists them: for each
+ * partition, the map attempts whose output counts (the attempt each MapStatus records) and wrote
+ * bytes to it. Speculative and failed attempts are absent, so their blocks are dropped on read.
+ * Also names, for a partition that cannot be read, the map output Spark must compute again.
+ */
+final class CountedMaps {
+
+  /**
+   * One map output that counts.
+   *
+   * @param taskAttemptId Spark's mapId: the task attempt that wrote it
+   * @param mapIndex the map task's index in its stage
+   * @param location where Spark's MapStatus says the output is
+   */
+  record MapOutput(long taskAttemptId, int mapIndex, BlockManagerId location) {}
+
+  private final int shuffleId;
+  private final TreeMap<Integer, List<MapOutput>> byPartition;
+
+  private CountedMaps(int shuffleId, TreeMap<Integer, List<MapOutput>> byPartition) {
+    this.shuffleId = shuffleId;
+    this.byPartition = byPartition;
+  }
+
+  int shuffleId() {
+    return shuffleId;
+  }
+
+  /** The partitions with at least one counted map output of more than zero bytes, ascending. */
+  int[] partitions() {
+    return byPartition.keySet().stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** The counted map attempts with bytes in {@code partition}. */
+  long[] attempts(int partition) {
+    return outputs(partition).stream().mapToLong(MapOutput::taskAttemptId).toArray();
+  }
+
+  /**
+   * The exception that makes Spark compute a partition's map output again. It names the map output
+   * of {@code taskAttemptId} when that attempt counts for the partition, else the partition's first
+   * counted map output.
+   */
+  FetchFailedException fetchFailed(
+      int partition, long taskAttemptId, String message, Throwable cause) {
+    List<MapOutput> outputs = outputs(partition);
+    if (outputs.isEmpty()) {
+      throw new IllegalArgumentException("partition " + partition + " of shuffle " + shuffleId
+          + " has no counted map output; cannot report: " + message, cause);
+    }
+    MapOutput blamed = outputs.get(0);
+    for (MapOutput o : outputs) {
+      if (o.taskAttemptId() == taskAttemptId) {
+        blamed = o;
+        break;
+      }
+    }
+    return SparkReadCalls.fetchFailed(blamed.location(), shuffleId, blamed.taskAttemptId(),
+        blamed.mapIndex(), partition, message, cause);
+  }
+
+  FetchFailedException fetchFailed(PartitionFetchException e) {
+    return fetchFailed(e.partition(), e.taskAttemptId(), e.getMessage(), e);
+  }
+
+  private List<MapOutput> outputs(int partition) {
+    return byPartition.getOrDefault(partition, List.of());
+  }
+
+  /** Collects the tracker's blocks. */
+  static final class Builder {
+    private final int shuffleId;
+    private final TreeMap<Integer, List<MapOutput>> byPartition = new TreeMap<>();
+
+    Builder(int shuffleId) {
+      this.shuffleId = shuffleId;
+    }
+
+    /**
+     * One block of the tracker's listing: map output {@code mapId} (a task attempt id) has
+     * {@code size} bytes for {@code reduceId}. Empty ones are skipped: nothing was written.
+     */
+    Builder add(BlockManagerId location, long mapId, int mapIndex, int reduceId, long size) {
+      if (size > 0) {
+        byPartition.computeIfAbsent(reduceId, k -> new ArrayList<>())
+            .add(new MapOutput(mapId, mapIndex, location));
+      }
+      return this;
+    }
+
+    CountedMaps build() {
+      TreeMap<Integer, List<MapOutput>> copy = new TreeMap<>();
+      for (Map.Entry<Integer, List<MapOutput>> e : byPartition.entrySet()) {
+        copy.put(e.getKey(), List.copyOf(e.getValue()));
+      }
+      return new CountedMaps(shuffleId, copy);
+    }
+  }
+}

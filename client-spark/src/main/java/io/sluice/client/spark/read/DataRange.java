@@ -1,0 +1,17 @@
+package io.sluice.client.spark.read;
+
+import java.util.List;
+
+/**
+ * A run of blocks that lie back to back in a partition's data, read with one request (or more, when
+ * the server answers a read short).
+ *
+ * @param offset where the first block starts
+ * @param length total bytes of the blocks
+ * @param blocks the blocks in offset order; each starts where the previous one ends
+ */
+record DataRange(long offset, int length, List<IndexedBlock> blocks) {
+  DataRange {
+    blocks = List.copyOf(blocks);
+  }
+}

@@ -1,0 +1,62 @@
+package io.sluice.client.spark.read;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.io.IOException;
+import org.apache.spark.FetchFailed;
+import org.apache.spark.shuffle.FetchFailedException;
+import org.apache.spark.storage.BlockManagerId;
+import org.junit.jupiter.api.Test;
+import scala.Option;
+
+class CountedMapsTest {
+  static final BlockManagerId EXEC_1 = BlockManagerId.apply("1", "host-a", 7001, Option.empty());
+  static final BlockManagerId EXEC_2 = BlockManagerId.apply("2", "host-b", 7002, Option.empty());
+
+  private static CountedMaps maps() {
+    return new CountedMaps.Builder(9)
+        .add(EXEC_1, 500, 0, 4, 100)
+        .add(EXEC_1, 500, 0, 2, 10)
+        .add(EXEC_1, 500, 0, 3, 0)
+        .add(EXEC_2, 612, 1, 4, 7)
+        .add(EXEC_2, 612, 1, 3, 0)
+        .build();
+  }
+
+  @Test
+  void listsPartitionsWithBytesAndTheirCountedAttempts() {
+    CountedMaps maps = maps();
+    assertArrayEquals(new int[] {2, 4}, maps.partitions(), "partition 3 has no bytes: skipped");
+    assertArrayEquals(new long[] {500, 612}, maps.attempts(4));
+    assertArrayEquals(new long[] {500}, maps.attempts(2));
+    assertArrayEquals(new long[0], maps.attempts(3));
+  }
+
+  @Test
+  void aFetchFailureNamesTheMapOutputOfTheAttemptAtFault() {
+    IOException cause = new IOException("boom");
+    FetchFailedException e = maps().fetchFailed(4, 612, "block 88 is missing", cause);
+
+    FetchFailed reason = (FetchFailed) e.toTaskFailedReason();
+    assertEquals(EXEC_2, reason.bmAddress());
+    assertEquals(9, reason.shuffleId());
+    assertEquals(612, reason.mapId());
+    assertEquals(1, reason.mapIndex());
+    assertEquals(4, reason.reduceId());
+    assertEquals("block 88 is missing", e.getMessage());
+    assertSame(cause, e.getCause());
+  }
+
+  @Test
+  void withoutAnAttemptAtFaultItNamesThePartitionsFirstMapOutput() {
+    FetchFailed reason = (FetchFailed) maps()
+        .fetchFailed(new PartitionFetchException(4, -1, "server lost", null))
+        .toTaskFailedReason();
+    assertEquals(EXEC_1, reason.bmAddress());
+    assertEquals(500, reason.mapId());
+    assertEquals(0, reason.mapIndex());
+    assertEquals(4, reason.reduceId());
+  }
+}
