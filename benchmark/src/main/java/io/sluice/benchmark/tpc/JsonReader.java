@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the JSON lines {@link TpcJob} writes: objects become {@code Map<String, Object>} (in order),
- * arrays {@code List<Object>}, numbers {@code Double} or {@code Long}, and strings, booleans, null.
- * Small on purpose: the harness reads only what our own job wrote.
+ * Reads the JSON lines {@link TpcJob} writes: objects become {@code Map<String, Object>} (in
+ * order), arrays {@code List<Object>}, numbers {@code Double} or {@code Long}, and strings,
+ * booleans, null. Small on purpose: the harness reads only what our own job wrote.
  */
 final class JsonReader {
   private final String text;

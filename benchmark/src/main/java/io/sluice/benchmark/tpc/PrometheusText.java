@@ -11,7 +11,9 @@ import java.util.Map;
 final class PrometheusText {
   private PrometheusText() {}
 
-  /** The values of the requested series; a key is a metric name, or a name with its exact labels. */
+  /**
+   * The values of the requested series; a key is a metric name, or a name with its exact labels.
+   */
   static Map<String, Double> read(String exposition, Iterable<String> wanted) {
     Map<String, Double> out = new HashMap<>();
     for (String line : exposition.split("\n")) {

@@ -14,9 +14,9 @@ import org.apache.spark.scheduler.StageInfo;
 
 /**
  * Adds up Spark's task metrics per query and per stage. A query is known by the local property
- * {@link #QUERY_PROPERTY} that the job sets before it runs the query; Spark copies it into every stage
- * the query submits. Events arrive on Spark's listener bus thread; {@link #take} is called by the
- * job's thread after the bus is drained, hence the synchronization.
+ * {@link #QUERY_PROPERTY} that the job sets before it runs the query; Spark copies it into every
+ * stage the query submits. Events arrive on Spark's listener bus thread; {@link #take} is called by
+ * the job's thread after the bus is drained, hence the synchronization.
  */
 final class QueryMetricsListener extends SparkListener {
   static final String QUERY_PROPERTY = "sluice.tpc.query";

@@ -42,7 +42,8 @@ final class RepartitionQuery implements TpcQuery {
       int quantity = 1 + rng.nextInt(50);
       sb.append(order).append('|').append(1 + rng.nextInt(200_000)).append('|')
           .append(1 + rng.nextInt(10_000)).append('|').append(line).append('|')
-          .append(quantity).append('|').append(quantity * (900 + rng.nextInt(1_100))).append(".00|0.0")
+          .append(quantity).append('|').append(quantity * (900 + rng.nextInt(1_100)))
+          .append(".00|0.0")
           .append(rng.nextInt(10)).append("|0.0").append(rng.nextInt(9)).append("|N|O|199")
           .append(2 + rng.nextInt(7)).append("-0").append(1 + rng.nextInt(9)).append('-')
           .append(10 + rng.nextInt(18)).append('|').append(TextPool.phrase(rng, 10, 43))

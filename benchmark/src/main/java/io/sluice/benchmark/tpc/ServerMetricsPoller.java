@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Scrapes each shuffle server's {@code /metrics} every {@code interval} on a daemon thread and keeps
- * the samples, so that peaks (direct memory, heap) and increases (GC time, bytes flushed, CPU) can
- * be read for any window of wall-clock time afterwards.
+ * Scrapes each shuffle server's {@code /metrics} every {@code interval} on a daemon thread and
+ * keeps the samples, so that peaks (direct memory, heap) and increases (GC time, bytes flushed,
+ * CPU) can be read for any window of wall-clock time afterwards.
  */
 final class ServerMetricsPoller implements AutoCloseable {
   static final String DIRECT_MEMORY = "sluice_server_netty_direct_memory_bytes";
@@ -82,10 +82,10 @@ final class ServerMetricsPoller implements AutoCloseable {
   }
 
   /**
-   * What the servers did between two instants: per server, the peak of each gauge and the increase of
-   * each counter (from the last sample at or before {@code fromMs} to the first at or after
-   * {@code toMs}), plus the server's sample count. Counters are in their exposition units
-   * (seconds, bytes).
+   * What the servers did between two instants: per server, the peak of each gauge and the increase
+   * of each counter (from the last sample at or before {@code fromMs} to the first at or after
+   * {@code toMs}), plus the server's sample count. Counters are in their exposition units (seconds,
+   * bytes).
    */
   synchronized List<Map<String, Object>> window(long fromMs, long toMs) {
     List<Map<String, Object>> out = new ArrayList<>();

@@ -9,8 +9,8 @@ import org.apache.spark.sql.RuntimeConfig;
 /**
  * lineitem joined with a dimension on a skewed key (three keys hold 30% of the rows), with AQE's
  * skew-join handling on: the hot reduce partitions are read in slices of map ranges, which is the
- * path a remote shuffle must serve by map range. The thresholds scale with the data so that even the
- * smoke size splits.
+ * path a remote shuffle must serve by map range. The thresholds scale with the data so that even
+ * the smoke size splits.
  */
 final class SkewJoinQuery implements TpcQuery {
   @Override

@@ -4,8 +4,8 @@ import java.util.SplittableRandom;
 
 /**
  * Comment text in the manner of TPC-H's grammar: words drawn from a fixed vocabulary until a random
- * length is reached, so that comments compress as real ones do (neither random bytes nor one repeated
- * string).
+ * length is reached, so that comments compress as real ones do (neither random bytes nor one
+ * repeated string).
  */
 final class TextPool {
   private static final String[] WORDS = {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -20,11 +21,14 @@ import java.util.stream.Stream;
  * Generates the tables once, starts a coordinator and two servers with the shipped scripts when the
  * sluice mode runs, then for each round submits {@link TpcJob} once per mode in alternation (A B A
  * B), each in a fresh JVM, while polling the servers' {@code /metrics}. Writes every raw figure as
- * JSON, the {@code tpc} section of docs/benchmarks.md and a PNG chart. Options: {@link TpcSettings}.
- * Exits with 1 when a run failed or two answers differ.
+ * JSON, the {@code tpc} section of docs/benchmarks.md and a PNG chart (options:
+ * {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
  */
 public final class TpcBenchmark {
-  /** Spark settings the sluice mode adds; keys as documented for the client in docs/client.md. */
+  /**
+   * The sluice mode's shuffle manager. Its {@code spark.sluice.*} keys below are written out as in
+   * docs/client.md: this module does not depend on client-spark, whose option class holds them.
+   */
   private static final String SLUICE_MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
 
   private TpcBenchmark() {}
@@ -108,20 +112,27 @@ public final class TpcBenchmark {
 
     String title = "TPC-style queries at SF " + ScaleFactor.format(s.scale) + ", " + s.master;
     String chartLink = null;
+    String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
     if (s.chart != null) {
       TpcChart.write(summary, title + ": median wall time", s.chart);
       System.out.println("== Chart: " + s.chart);
+      // The raw figures go beside the chart too, so that a committed report keeps them.
+      String stem = s.chart.getFileName().toString().replaceFirst("\\.[^.]*$", "");
+      Path kept = s.chart.resolveSibling(stem + ".json");
+      Files.copy(json, kept, StandardCopyOption.REPLACE_EXISTING);
       if (s.markdown != null) {
-        chartLink = s.markdown.toAbsolutePath().getParent().relativize(s.chart.toAbsolutePath())
-            .toString();
+        Path docs = s.markdown.toAbsolutePath().getParent();
+        chartLink = docs.relativize(s.chart.toAbsolutePath()).toString();
+        jsonLink = docs.relativize(kept.toAbsolutePath()).toString();
       }
     }
     String body = TpcMarkdown.body(summary, setup(s, environment, runs), chartLink);
     if (s.markdown != null) {
       BenchmarkReport.writeSection(s.markdown, "tpc",
           "TPC-style shuffle benchmark: Sluice against Spark's sort shuffle", s.command,
-          body + "\nRaw figures: `" + s.home.relativize(json.toAbsolutePath()) + "` (in the "
-              + "run's output directory; the summary is kept beside the chart).\n");
+          body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
+              + "works and the configuration for a real cluster: [tpc-benchmark.md]"
+              + "(tpc-benchmark.md).\n");
       System.out.println("== Report: section 'tpc' of " + s.markdown);
     }
     System.out.println();

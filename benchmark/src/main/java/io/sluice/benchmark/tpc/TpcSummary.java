@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What the rounds add up to: per query and mode the {@link QueryStats}, the Sluice / built-in ratios,
- * whether every answer agreed, and the issue's targets, each met or missed by how much.
+ * What the rounds add up to: per query and mode the {@link QueryStats}, the Sluice / built-in
+ * ratios, whether every answer agreed, and the issue's targets, each met or missed by how much.
  */
 final class TpcSummary {
   static final double TOTAL_RATIO_TARGET = 1.10;

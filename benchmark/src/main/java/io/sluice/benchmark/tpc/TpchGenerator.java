@@ -13,13 +13,13 @@ import org.apache.spark.sql.RowFactory;
  * Deterministic rows of TPC-H's {@code orders} and {@code lineitem} (plus a skewed key for the skew
  * query) at a scale factor: the same seed gives the same rows, whichever task makes them.
  *
- * <p>Order {@code i} has the sparse key TPC-H uses (8 of every 32 keys), 1 to 7 lines, and every field
- * drawn from a random stream seeded by {@code (seed, i)}; line {@code l} of it from a stream seeded by
- * {@code (seed, i, l)}, so an order's total price and status can be computed without its comments and
- * a line can be made on its own. Orders are cut into {@code partitions} contiguous blocks; lineitem
- * partition {@code p} holds line {@code l} of the orders of block {@code p - l + 1 (mod partitions)},
- * so the lines of one order lie in different partitions and a map-side partial aggregation by order
- * key saves little, as with a table not clustered by order key.
+ * <p>Order {@code i} has the sparse key TPC-H uses (8 of every 32 keys), 1 to 7 lines, and every
+ * field drawn from a random stream seeded by {@code (seed, i)}; line {@code l} of it from a stream
+ * seeded by {@code (seed, i, l)}, so an order's total price and status can be computed without its
+ * comments and a line can be made on its own. Orders are cut into {@code partitions} contiguous
+ * blocks; lineitem partition {@code p} holds line {@code l} of the orders of block {@code p - l + 1
+ * (mod partitions)}, so the lines of one order lie in different partitions and a map-side partial
+ * aggregation by order key saves little, as with a table not clustered by order key.
  */
 final class TpchGenerator implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -16,9 +16,9 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The generated tables as Parquet, laid out as {@link TableLayout} says. They are written once
- * (before any measured run) and read by every run, so that row generation, which is the same for both
- * modes and no shuffle at all, stays out of the measured time; reading Parquet stays in, as in any
- * real TPC-H run.
+ * (before any measured run) and read by every run, so that row generation, which is the same for
+ * both modes and no shuffle at all, stays out of the measured time; reading Parquet stays in, as in
+ * any real TPC-H run.
  */
 final class TpchTables {
   private static final DataType MONEY = DataTypes.createDecimalType(12, 2);
