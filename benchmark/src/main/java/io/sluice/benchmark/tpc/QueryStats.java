@@ -18,7 +18,8 @@ import java.util.Set;
 /** The figures of one query in one mode over all rounds: medians, spreads and sums. */
 record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, long minMs,
     long maxMs, double shuffleWriteBytes, double shuffleReadBytes, double cpuMs, double taskGcMs,
-    double jvmGcMs, long failedTasks, long retriedTasks, long stageRetries, int errors,
+    double jvmGcMs, double jvmCpuMs, long failedTasks, long retriedTasks, long stageRetries,
+    int errors,
     Set<String> answers, Set<String> notes, List<String> stagesOfMedianRound,
     long serverPeakDirectBytes, long serverPeakPushBytes, long serverPeakHeapBytes,
     double serverGcMs, double serverCpuMs, double serverFlushedBytes, long pushRejections) {
@@ -31,6 +32,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     List<Long> cpu = new ArrayList<>();
     List<Long> taskGc = new ArrayList<>();
     List<Long> jvmGc = new ArrayList<>();
+    List<Long> jvmCpu = new ArrayList<>();
     List<Long> serverGc = new ArrayList<>();
     List<Long> serverCpu = new ArrayList<>();
     List<Long> flushed = new ArrayList<>();
@@ -51,6 +53,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
       cpu.add(stageSum(l, "cpuMs"));
       taskGc.add(stageSum(l, "gcMs"));
       jvmGc.add(num(l, "jvmGcMs"));
+      jvmCpu.add(num(l, "jvmCpuMs"));
       failed += stageSum(l, "failedTasks");
       retried += stageSum(l, "retriedTasks");
       stageRetries += list(l, "stages").stream().filter(s -> num(s, "attempt") > 0).count();
@@ -84,8 +87,8 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     return new QueryStats(query, mode, walls, med,
         walls.stream().mapToLong(Long::longValue).min().orElse(0),
         walls.stream().mapToLong(Long::longValue).max().orElse(0),
-        median(write), median(read), median(cpu), median(taskGc), median(jvmGc), failed, retried,
-        stageRetries, errors, answers, notes, stages, peakDirect, peakPush, peakHeap,
+        median(write), median(read), median(cpu), median(taskGc), median(jvmGc), median(jvmCpu),
+        failed, retried, stageRetries, errors, answers, notes, stages, peakDirect, peakPush, peakHeap,
         serverGc.isEmpty() ? 0 : median(serverGc), serverCpu.isEmpty() ? 0 : median(serverCpu),
         flushed.isEmpty() ? 0 : median(flushed), rejections);
   }
@@ -107,6 +110,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     m.put("taskCpuMs", cpuMs);
     m.put("taskGcMs", taskGcMs);
     m.put("jvmGcMs", jvmGcMs);
+    m.put("jvmCpuMs", jvmCpuMs);
     m.put("failedTasks", failedTasks);
     m.put("retriedTasks", retriedTasks);
     m.put("stageRetries", stageRetries);

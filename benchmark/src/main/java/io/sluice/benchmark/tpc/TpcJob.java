@@ -100,6 +100,7 @@ public final class TpcJob {
         sc.setLocalProperty(QueryMetricsListener.QUERY_PROPERTY, q.spec().label());
         sc.setJobGroup(q.spec().label(), q.spec().description(), false);
         long gcBefore = gcMillis();
+        long cpuBefore = cpuNanos();
         long startMs = System.currentTimeMillis();
         long start = System.nanoTime();
         try {
@@ -120,6 +121,7 @@ public final class TpcJob {
         line.put("startMs", startMs);
         line.put("endMs", System.currentTimeMillis());
         line.put("jvmGcMs", gcMillis() - gcBefore);
+        line.put("jvmCpuMs", (cpuNanos() - cpuBefore) / 1_000_000);
         drain(sc);
         List<Map<String, Object>> stages = new ArrayList<>();
         listener.take(q.spec().label()).forEach(s -> stages.add(s.toMap()));
@@ -149,6 +151,15 @@ public final class TpcJob {
       total += Math.max(0, gc.getCollectionTime());
     }
     return total;
+  }
+
+  /**
+   * CPU time of this whole JVM: in local mode also the driver and the shuffle client's network
+   * threads, which task metrics do not count.
+   */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static String stackTrace(Throwable t) {

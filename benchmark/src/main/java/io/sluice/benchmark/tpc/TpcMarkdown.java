@@ -25,8 +25,9 @@ final class TpcMarkdown {
     if (s.compares()) {
       md.append(" sluice / builtin |");
     }
-    md.append(" Shuffle written | Shuffle read | Task CPU (s) | Task GC (s) |\n|---|");
-    md.append("---:|".repeat(modes.size() + (s.compares() ? 1 : 0) + 4)).append('\n');
+    md.append(" Shuffle written | Shuffle read | Task CPU (s) | Spark JVM CPU (s) | Task GC (s) |"
+        + "\n|---|");
+    md.append("---:|".repeat(modes.size() + (s.compares() ? 1 : 0) + 5)).append('\n');
     for (String q : s.queries) {
       md.append("| ").append(q).append(" |");
       for (Mode m : modes) {
@@ -40,6 +41,7 @@ final class TpcMarkdown {
       md.append(' ').append(perMode(s, q, st -> bytes(st.shuffleWriteBytes()))).append(" |");
       md.append(' ').append(perMode(s, q, st -> bytes(st.shuffleReadBytes()))).append(" |");
       md.append(' ').append(perMode(s, q, st -> seconds(st.cpuMs()))).append(" |");
+      md.append(' ').append(perMode(s, q, st -> seconds(st.jvmCpuMs()))).append(" |");
       md.append(' ').append(perMode(s, q, st -> seconds(st.taskGcMs()))).append(" |\n");
     }
     md.append("| **total** |");
@@ -53,11 +55,13 @@ final class TpcMarkdown {
     for (int i = 0; i < modes.size(); i++) {
       md.append(i > 0 ? " / " : "").append(bytes(s.totalShuffleWriteBytes(modes.get(i))));
     }
-    md.append(" | | | |\n\n");
+    md.append(" | | | | |\n\n");
     md.append("Times are medians over the rounds, with the range in brackets. Where a cell has "
         + "two figures they are ").append(String.join(" / ", modes.stream().map(Mode::label)
             .toList())).append(". Shuffle bytes are Spark's task metrics (compressed bytes); task "
-        + "CPU and GC are summed over the query's tasks.\n\n");
+        + "CPU and GC are summed over the query's tasks; Spark JVM CPU is the whole driver JVM's "
+        + "CPU time during the query (in local mode it runs the tasks, and it also counts threads "
+        + "that task metrics miss, such as the shuffle client's network threads).\n\n");
 
     md.append("Stage times of the median round (s, in the order the stages ran):\n\n| Query |");
     for (Mode m : modes) {
