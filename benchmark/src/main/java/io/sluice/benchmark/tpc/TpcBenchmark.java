@@ -76,7 +76,8 @@ public final class TpcBenchmark {
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
         cluster.start();
-        poller = new ServerMetricsPoller(cluster.serverMetricsPorts(), Duration.ofMillis(250));
+        poller = new ServerMetricsPoller(cluster.serverMetricsPorts(),
+            Duration.ofMillis(s.scrapeMs));
       }
       for (int round = 1; round <= s.rounds; round++) {
         for (Mode mode : s.modes) {
@@ -200,6 +201,7 @@ public final class TpcBenchmark {
     e.put("driverMemory", s.driverMemory);
     e.put("sparkConf", s.commonSparkConf());
     e.put("sluiceConf", s.sluiceConf);
+    e.put("scrapeMs", s.scrapeMs);
     e.put("serverSizing", Map.of("bufferCapacity", s.serverSizing.bufferCapacity(),
         "readBufferCapacity", s.serverSizing.readBufferCapacity(),
         "heap", s.serverSizing.heap()));
@@ -229,7 +231,8 @@ public final class TpcBenchmark {
           .append(s.serverSizing.bufferCapacity()).append(", read.buffer.capacity ")
           .append(s.serverSizing.readBufferCapacity()).append(", heap ")
           .append(s.serverSizing.heap())
-          .append("), running through the whole invocation and scraped every 250 ms.");
+          .append("), running through the whole invocation, their /metrics read every ")
+          .append(s.scrapeMs).append(" ms.");
       if (!s.sluiceConf.isEmpty()) {
         sb.append(" Client settings: ").append(s.sluiceConf).append('.');
       }

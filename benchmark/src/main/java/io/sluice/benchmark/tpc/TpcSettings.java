@@ -25,6 +25,7 @@ import java.util.stream.Stream;
  * --server-buffer SIZE  each server's buffer.capacity (default 1g)
  * --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)
  * --server-heap SIZE    each server's heap (default 512m)
+ * --scrape-ms N         how often the servers' /metrics are read (default 1000)
  * --conf k=v            an extra Spark setting for every mode (repeatable)
  * --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)
  * --output DIR          results JSON, logs, events (default benchmark/target/tpc)
@@ -46,6 +47,7 @@ final class TpcSettings {
   final String driverMemory;
   final String executorMemory;
   final SluiceCluster.ServerSizing serverSizing;
+  final long scrapeMs;
   final Map<String, String> extraConf;
   final Map<String, String> sluiceConf;
   final Path output;
@@ -72,6 +74,10 @@ final class TpcSettings {
     executorMemory = o.getOrDefault("executor-memory", "2g");
     serverSizing = new SluiceCluster.ServerSizing(o.getOrDefault("server-buffer", "1g"),
         o.getOrDefault("server-read-buffer", "256m"), o.getOrDefault("server-heap", "512m"));
+    scrapeMs = Long.parseLong(o.getOrDefault("scrape-ms", "1000"));
+    if (scrapeMs < 50) {
+      throw new IllegalArgumentException("--scrape-ms must be at least 50");
+    }
     this.extraConf = extraConf;
     this.sluiceConf = sluiceConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
