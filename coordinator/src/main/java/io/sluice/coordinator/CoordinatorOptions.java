@@ -110,6 +110,16 @@ public final class CoordinatorOptions implements ConfigOptionSet {
               + "servers' heartbeats report them held, or for this long at most.")
           .build();
 
+  public static final ConfigOption<Duration> REFRESH_INTERVAL =
+      ConfigOption.duration("coordinator.assignment.refresh.interval")
+          .defaultValue("1s")
+          .min(0)
+          .doc("Load figures from heartbeats reach assignments within this long: the list of "
+              + "candidate servers is rebuilt at most this often for them (in the background, off the "
+              + "request path). Servers joining, leaving or changing state, and exclusions, apply at "
+              + "once. 0 rebuilds it for every new figure.")
+          .build();
+
   public static final ConfigOption<String> EXCLUDE_FILE =
       ConfigOption.string("coordinator.exclude.file")
           .noDefault()
@@ -127,7 +137,7 @@ public final class CoordinatorOptions implements ConfigOptionSet {
   private static final List<ConfigOption<?>> ALL = List.of(
       ID, BIND_HOST, PORT, HTTP_PORT, SERVER_HEARTBEAT_TIMEOUT, APP_EXPIRY, MAX_APPS_PER_USER,
       MAX_SERVERS_PER_SHUFFLE, MAX_PARTITIONS, MAX_REPLICAS, LOAD_HALF_PARTITIONS, PENDING_EXPIRY,
-      EXCLUDE_FILE, EXCLUDE_FILE_CHECK_INTERVAL);
+      REFRESH_INTERVAL, EXCLUDE_FILE, EXCLUDE_FILE_CHECK_INTERVAL);
 
   @Override
   public String title() {

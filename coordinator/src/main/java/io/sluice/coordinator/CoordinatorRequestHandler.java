@@ -19,7 +19,7 @@ import io.sluice.coordinator.assignment.ShuffleAssigner;
 import io.sluice.coordinator.metrics.CoordinatorMetrics;
 import io.sluice.coordinator.metrics.CoordinatorMetrics.RequestKind;
 import io.sluice.coordinator.registry.ServerRegistry;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,12 +38,12 @@ final class CoordinatorRequestHandler implements RequestHandler {
   private final ShuffleAssigner assigner;
   private final AssignmentLimits limits;
   private final CoordinatorMetrics metrics;
-  private final Executor assignmentExecutor;
+  private final ExecutorService assignmentExecutor;
   private final LogRateLimiter warnings = new LogRateLimiter(10_000);
 
   CoordinatorRequestHandler(ServerRegistry servers, ApplicationRegistry apps,
       ShuffleAssigner assigner, AssignmentLimits limits, CoordinatorMetrics metrics,
-      Executor assignmentExecutor) {
+      ExecutorService assignmentExecutor) {
     this.servers = servers;
     this.apps = apps;
     this.assigner = assigner;
@@ -62,8 +62,14 @@ final class CoordinatorRequestHandler implements RequestHandler {
       try {
         assignmentExecutor.execute(() -> assign(channel, assignment, startNanos));
       } catch (RejectedExecutionException e) {
-        respondAssignmentError(channel, assignment, StatusCode.SHUTTING_DOWN,
-            "the coordinator is stopping; ask another one", startNanos);
+        if (assignmentExecutor.isShutdown()) {
+          respondAssignmentError(channel, assignment, StatusCode.SHUTTING_DOWN,
+              "the coordinator is stopping; ask another one", startNanos);
+        } else {
+          respondAssignmentError(channel, assignment, StatusCode.BUSY,
+              "too many assignment requests are waiting; ask another coordinator or retry",
+              startNanos);
+        }
       }
     } else if (request instanceof RegisterApplicationRequest register) {
       answer(channel, request, RequestKind.REGISTER_APP,

@@ -24,9 +24,11 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +40,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class CoordinatorServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorServer.class);
-  /** How often silent servers and applications are swept out of the registries. */
+  /** How often, at most, silent servers and applications are swept out of the registries. */
   private static final long MAX_SWEEP_INTERVAL_MILLIS = 1000;
+  private static final long MIN_SWEEP_INTERVAL_MILLIS = 100;
+  /** Assignment requests waiting for the assigner beyond which new ones are answered BUSY. */
+  static final int MAX_QUEUED_ASSIGNMENTS = 1024;
 
   private final String id;
   private final ExclusionList exclusions = new ExclusionList();
@@ -59,18 +64,21 @@ public final class CoordinatorServer implements Closeable {
         exclusions);
     this.apps = new ApplicationRegistry(clock, conf.get(CoordinatorOptions.APP_EXPIRY),
         conf.get(CoordinatorOptions.MAX_APPS_PER_USER));
-    long pendingExpiryMillis = conf.get(CoordinatorOptions.PENDING_EXPIRY).toMillis();
     this.assigner = new ShuffleAssigner(servers,
         conf.get(CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE),
-        conf.get(CoordinatorOptions.LOAD_HALF_PARTITIONS), pendingExpiryMillis);
+        conf.get(CoordinatorOptions.LOAD_HALF_PARTITIONS),
+        conf.get(CoordinatorOptions.PENDING_EXPIRY).toMillis(),
+        conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis());
     this.metrics = new CoordinatorMetrics(servers, apps, exclusions);
     this.exclusionFile = conf.getOptional(CoordinatorOptions.EXCLUDE_FILE)
         .map(file -> new ExclusionFileWatcher(Path.of(file), exclusions))
         .orElse(null);
     this.maintenance = Executors.newSingleThreadScheduledExecutor(
         daemonThreads("sluice-coordinator-maintenance"));
-    this.assignmentExecutor = Executors.newSingleThreadExecutor(
-        daemonThreads("sluice-coordinator-assigner"));
+    // One thread (assignments are computed one at a time anyway) and a bounded queue: a flood of
+    // requests is answered BUSY, and the client tries the next coordinator, instead of piling up.
+    this.assignmentExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(MAX_QUEUED_ASSIGNMENTS), daemonThreads("sluice-coordinator-assigner"));
     String host = conf.get(CoordinatorOptions.BIND_HOST);
     int port = conf.get(CoordinatorOptions.PORT);
     this.id = conf.getOptional(CoordinatorOptions.ID).orElseGet(() -> localHostName(host) + ":" + port);
@@ -87,13 +95,9 @@ public final class CoordinatorServer implements Closeable {
           servers, apps, assigner, limits, metrics, assignmentExecutor));
       int httpPort = conf.get(CoordinatorOptions.HTTP_PORT);
       if (httpPort >= 0) {
-        StatusPage status = new StatusPage(id, servers, apps, pendingExpiryMillis);
+        StatusPage status = new StatusPage(id, servers, apps, assigner);
         this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build);
-        AdminHandler admin = new AdminHandler(servers);
-        for (String path : List.of(AdminHandler.EXCLUDE, AdminHandler.INCLUDE,
-            AdminHandler.DECOMMISSION)) {
-          httpServer.addHandler(path, admin);
-        }
+        httpServer.addHandler(AdminHandler.PREFIX, new AdminHandler(servers));
       }
     } catch (IOException e) {
       close();
@@ -104,7 +108,8 @@ public final class CoordinatorServer implements Closeable {
       close();
       throw e;
     }
-    long sweepMillis = Math.min(MAX_SWEEP_INTERVAL_MILLIS, Math.max(10, servers.timeoutMillis() / 4));
+    long sweepMillis = Math.max(MIN_SWEEP_INTERVAL_MILLIS, Math.min(Math.min(MAX_SWEEP_INTERVAL_MILLIS,
+        servers.timeoutMillis() / 4), conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis()));
     maintenance.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
     if (exclusionFile != null) {
       long checkMillis = conf.get(CoordinatorOptions.EXCLUDE_FILE_CHECK_INTERVAL).toMillis();
@@ -153,12 +158,16 @@ public final class CoordinatorServer implements Closeable {
     return assigner;
   }
 
-  /** Drops servers and applications that have been silent for their timeouts. */
+  /**
+   * Drops servers and applications that have been silent for their timeouts, and brings the
+   * assigner's candidate list up to date.
+   */
   public void sweep() {
     try {
       List<ServerRecord> dropped = servers.expireStale();
       metrics.serversDropped(dropped.size());
       metrics.appsExpired(apps.expire().size());
+      assigner.refresh();
     } catch (RuntimeException e) {
       LOG.error("Coordinator maintenance failed; will retry", e);
     }

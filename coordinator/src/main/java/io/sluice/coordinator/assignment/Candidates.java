@@ -1,37 +1,41 @@
 package io.sluice.coordinator.assignment;
 
-import io.sluice.coordinator.registry.ServerRecord;
-
 /**
- * The servers that qualify for one request, with what the choice needs: their weight (free push memory
- * discounted by partitions held and pending), id (to break ties the same way on every coordinator)
- * and host. Indexes are positions in these arrays.
+ * The servers of a snapshot that qualify for one request, with their weight: free push memory divided
+ * by {@code 1 + partitions / loadHalfPartitions}, partitions held and pending counted. Indexes are
+ * snapshot indexes; a server that does not qualify (it lacks a requested tag) has a negative weight.
  */
 final class Candidates {
-  final ServerRecord[] records;
-  final String[] ids;
+  final CandidateSnapshot snapshot;
   final double[] weights;
-  final int[] hosts;
-  final int hostCount;
   final int size;
 
-  Candidates(ServerRecord[] records, String[] ids, double[] weights, int[] hosts, int hostCount,
-      int size) {
-    this.records = records;
-    this.ids = ids;
+  Candidates(CandidateSnapshot snapshot, double[] weights, int size) {
+    this.snapshot = snapshot;
     this.weights = weights;
-    this.hosts = hosts;
-    this.hostCount = hostCount;
     this.size = size;
   }
 
-  /** Whether candidate {@code a} is preferred to {@code b}: heavier, or as heavy with a smaller id. */
+  /** Number of snapshot servers, qualifying or not. */
+  int length() {
+    return snapshot.size();
+  }
+
+  boolean qualifies(int i) {
+    return weights[i] >= 0;
+  }
+
+  /** Whether {@code a} is preferred to {@code b}: heavier, or as heavy with a smaller id. */
   boolean better(int a, int b) {
     int c = Double.compare(weights[a], weights[b]);
-    return c != 0 ? c > 0 : ids[a].compareTo(ids[b]) < 0;
+    return c != 0 ? c > 0 : snapshot.ids[a].compareTo(snapshot.ids[b]) < 0;
   }
 
   int compare(int a, int b) {
     return a == b ? 0 : better(a, b) ? -1 : 1;
+  }
+
+  int host(int i) {
+    return snapshot.hosts[i];
   }
 }

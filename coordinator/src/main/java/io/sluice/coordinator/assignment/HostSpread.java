@@ -14,11 +14,12 @@ final class HostSpread {
    * the missing hosts. Returns the (possibly new) choice, best first.
    */
   static int[] ensureHosts(Candidates candidates, int[] chosen, int copies) {
-    boolean[] covered = new boolean[candidates.hostCount];
-    int[] perHost = new int[candidates.hostCount];
+    int hostCount = candidates.snapshot.hostCount;
+    boolean[] covered = new boolean[hostCount];
+    int[] perHost = new int[hostCount];
     int hosts = 0;
     for (int index : chosen) {
-      int host = candidates.hosts[index];
+      int host = candidates.host(index);
       if (!covered[host]) {
         covered[host] = true;
         hosts++;
@@ -28,10 +29,13 @@ final class HostSpread {
     if (hosts >= copies) {
       return chosen;
     }
-    int[] bestOnHost = new int[candidates.hostCount];
+    int[] bestOnHost = new int[hostCount];
     Arrays.fill(bestOnHost, -1);
-    for (int i = 0; i < candidates.size; i++) {
-      int host = candidates.hosts[i];
+    for (int i = 0; i < candidates.length(); i++) {
+      if (!candidates.qualifies(i)) {
+        continue;
+      }
+      int host = candidates.host(i);
       if (!covered[host] && (bestOnHost[host] < 0 || candidates.better(i, bestOnHost[host]))) {
         bestOnHost[host] = i;
       }
@@ -51,7 +55,7 @@ final class HostSpread {
     int next = 0;
     int needed = copies - hosts;
     for (int slot = result.length - 1; slot >= 0 && next < newcomers.length && needed > 0; slot--) {
-      int host = candidates.hosts[result[slot]];
+      int host = candidates.host(result[slot]);
       if (perHost[host] > 1) {
         perHost[host]--;
         result[slot] = newcomers[next++];

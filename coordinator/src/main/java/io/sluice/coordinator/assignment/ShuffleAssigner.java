@@ -2,12 +2,9 @@ package io.sluice.coordinator.assignment;
 
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.message.ServerState;
-import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.RequestRefusedException;
 import io.sluice.coordinator.registry.ServerCondition;
-import io.sluice.coordinator.registry.ServerRecord;
 import io.sluice.coordinator.registry.ServerRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,33 +24,41 @@ import java.util.Map;
  *       their weights, each partition's copies on different hosts ({@link CopyLayout}).
  * </ol>
  *
- * <p>The result depends only on the registry's content and the pending partitions, never on arrival
- * order or hashing, so two coordinators that heard the same heartbeats answer alike. Requests are
- * served one at a time: each one's choice is load for the next.
+ * <p>The candidates come from a {@link CandidateSnapshot}, rebuilt at once when eligibility changes
+ * and at most every {@code coordinator.assignment.refresh.interval} for load figures; {@link #refresh}
+ * rebuilds it off the request path. A request scans flat arrays and sorts only the few servers it
+ * keeps. The result depends only on the snapshot's content and the pending partitions, never on
+ * arrival order or hashing, so two coordinators that heard the same heartbeats answer alike. Requests
+ * are served one at a time: each one's choice is load for the next.
  */
 public final class ShuffleAssigner {
   private final ServerRegistry registry;
   private final int maxServersPerShuffle;
   private final double loadHalfPartitions;
-  private final long pendingExpiryMillis;
+  private final long refreshMillis;
+  private final PendingLoad pending;
   private CandidateSnapshot snapshot;
+  private double[] weights = new double[0];
 
   /**
    * @param maxServersPerShuffle {@code coordinator.assignment.max.servers.per.shuffle}
    * @param loadHalfPartitions {@code coordinator.assignment.load.half.partitions}
    * @param pendingExpiryMillis {@code coordinator.assignment.pending.expiry}
+   * @param refreshMillis {@code coordinator.assignment.refresh.interval}
    */
   public ShuffleAssigner(ServerRegistry registry, int maxServersPerShuffle, int loadHalfPartitions,
-      long pendingExpiryMillis) {
-    if (maxServersPerShuffle < 1 || loadHalfPartitions < 1 || pendingExpiryMillis < 0) {
+      long pendingExpiryMillis, long refreshMillis) {
+    if (maxServersPerShuffle < 1 || loadHalfPartitions < 1 || pendingExpiryMillis < 0
+        || refreshMillis < 0) {
       throw new IllegalArgumentException("invalid assignment settings: maxServersPerShuffle="
           + maxServersPerShuffle + ", loadHalfPartitions=" + loadHalfPartitions
-          + ", pendingExpiryMillis=" + pendingExpiryMillis);
+          + ", pendingExpiryMillis=" + pendingExpiryMillis + ", refreshMillis=" + refreshMillis);
     }
     this.registry = registry;
     this.maxServersPerShuffle = maxServersPerShuffle;
     this.loadHalfPartitions = loadHalfPartitions;
-    this.pendingExpiryMillis = pendingExpiryMillis;
+    this.refreshMillis = refreshMillis;
+    this.pending = new PendingLoad(pendingExpiryMillis);
   }
 
   /**
@@ -68,10 +73,12 @@ public final class ShuffleAssigner {
           + ", " + copies);
     }
     long now = registry.clock().millis();
-    if (snapshot == null || !snapshot.isCurrent(registry, now)) {
-      snapshot = CandidateSnapshot.build(registry, now);
+    if (snapshot == null || !snapshot.isCurrent(registry, now, refreshMillis)) {
+      install(CandidateSnapshot.build(registry, now), now);
+    } else {
+      expirePending(now);
     }
-    Candidates candidates = candidates(snapshot, tags, now);
+    Candidates candidates = candidates(tags);
     if (candidates.size < copies) {
       throw notEnoughServers(candidates.size, copies, tags);
     }
@@ -79,43 +86,88 @@ public final class ShuffleAssigner {
     if (copies > 1) {
       chosen = HostSpread.ensureHosts(candidates, chosen, copies);
     }
-    double[] weights = new double[chosen.length];
+    double[] chosenWeights = new double[chosen.length];
     int[] hostOf = new int[chosen.length];
     for (int i = 0; i < chosen.length; i++) {
-      weights[i] = candidates.weights[chosen[i]];
-      hostOf[i] = candidates.hosts[chosen[i]];
+      chosenWeights[i] = candidates.weights[chosen[i]];
+      hostOf[i] = candidates.host(chosen[i]);
     }
-    int[][] layout = CopyLayout.build(partitions, copies, weights, hostOf);
-    return answer(candidates, chosen, layout, now);
+    int[][] layout = CopyLayout.build(partitions, copies, chosenWeights, hostOf);
+    return answer(chosen, layout, now);
   }
 
-  private Candidates candidates(CandidateSnapshot snap, List<String> tags, long now) {
-    int n = snap.servers.length;
-    ServerRecord[] records = new ServerRecord[n];
-    String[] ids = new String[n];
-    double[] weights = new double[n];
-    int[] hosts = new int[n];
+  /**
+   * Rebuilds the candidate snapshot if it is out of date, scanning the registry outside the lock so
+   * that requests wait only for the swap. The coordinator's maintenance thread calls it, so that
+   * requests seldom pay for a rebuild.
+   */
+  public void refresh() {
+    long now = registry.clock().millis();
+    CandidateSnapshot current;
+    synchronized (this) {
+      current = snapshot;
+    }
+    if (current != null && current.isCurrent(registry, now, refreshMillis)) {
+      return;
+    }
+    CandidateSnapshot fresh = CandidateSnapshot.build(registry, now);
+    synchronized (this) {
+      if (snapshot == current) {
+        install(fresh, now);
+      }
+    }
+  }
+
+  /** Partitions assigned here and not yet reported, per server id (servers with none left out). */
+  public synchronized Map<String, Long> pendingPartitions() {
+    expirePending(registry.clock().millis());
+    return pending.totals();
+  }
+
+  private Candidates candidates(List<String> tags) {
+    CandidateSnapshot snap = snapshot;
+    int n = snap.size();
+    if (weights.length < n) {
+      weights = new double[n];
+    }
     int size = 0;
     for (int i = 0; i < n; i++) {
-      ServerRecord record = snap.servers[i];
-      ServerStatus status = record.status();
-      // A heartbeat may have changed the state since the snapshot; the next request rebuilds it.
-      if (status.state() != ServerState.ACTIVE
-          || (!tags.isEmpty() && !status.tags().containsAll(tags))) {
+      if (!tags.isEmpty() && !snap.tags.get(i).containsAll(tags)) {
+        weights[i] = -1;
         continue;
       }
-      long free = Math.max(0, status.pushBufferCapacity() - status.pushBufferUsed());
-      long load = status.partitionsHeld() + record.pendingPartitions(now, pendingExpiryMillis);
-      records[size] = record;
-      ids[size] = record.id();
-      weights[size] = free / (1.0 + load / loadHalfPartitions);
-      hosts[size] = snap.hosts[i];
+      weights[i] = snap.free[i] / (1.0 + (snap.held[i] + snap.pending[i]) / loadHalfPartitions);
       size++;
     }
-    return new Candidates(records, ids, weights, hosts, snap.hostCount, size);
+    return new Candidates(snap, weights, size);
   }
 
-  private Assignment answer(Candidates candidates, int[] chosen, int[][] layout, long now) {
+  /** Makes {@code fresh} current, with the pending partitions its load figures do not show. */
+  private void install(CandidateSnapshot fresh, long now) {
+    // The fresh arrays start without pending partitions; they are filled from what remains.
+    pending.expire(now, (id, partitions) -> { });
+    snapshot = fresh;
+    for (String id : List.copyOf(pending.serverIds())) {
+      int i = fresh.indexOf(id);
+      if (i >= 0) {
+        pending.reported(id, fresh.held[i]);
+        fresh.pending[i] = pending.of(id);
+      }
+    }
+  }
+
+  private void expirePending(long now) {
+    CandidateSnapshot snap = snapshot;
+    pending.expire(now, (id, partitions) -> {
+      int i = snap == null ? -1 : snap.indexOf(id);
+      if (i >= 0) {
+        snap.pending[i] -= partitions;
+      }
+    });
+  }
+
+  private Assignment answer(int[] chosen, int[][] layout, long now) {
+    CandidateSnapshot snap = snapshot;
     int[] copiesAt = new int[chosen.length];
     for (int[] positions : layout) {
       for (int position : positions) {
@@ -128,10 +180,11 @@ public final class ShuffleAssigner {
       if (copiesAt[position] == 0) {
         continue;
       }
-      ServerRecord record = candidates.records[chosen[position]];
+      int server = chosen[position];
       indexOfPosition[position] = servers.size();
-      servers.add(record.address());
-      record.addPending(now, copiesAt[position]);
+      servers.add(snap.records[server].address());
+      pending.add(snap.ids[server], snap.held[server], now, copiesAt[position]);
+      snap.pending[server] += copiesAt[position];
     }
     for (int[] positions : layout) {
       for (int c = 0; c < positions.length; c++) {

@@ -12,25 +12,22 @@ final class TopCandidates {
 
   /** Indexes of the best {@code min(limit, size)} candidates, best first. */
   static int[] select(Candidates candidates, int limit) {
-    int n = candidates.size;
-    int[] kept;
-    if (n <= limit) {
-      kept = new int[n];
-      for (int i = 0; i < n; i++) {
-        kept[i] = i;
+    int n = candidates.length();
+    int keep = Math.min(limit, candidates.size);
+    int[] kept = new int[keep];
+    int size = 0;
+    for (int i = 0; i < n; i++) {
+      if (!candidates.qualifies(i)) {
+        continue;
       }
-    } else {
-      // A min-heap on preference: the root is the worst candidate kept so far.
-      kept = new int[limit];
-      for (int i = 0; i < limit; i++) {
-        kept[i] = i;
-        siftUp(candidates, kept, i);
-      }
-      for (int i = limit; i < n; i++) {
-        if (candidates.better(i, kept[0])) {
-          kept[0] = i;
-          siftDown(candidates, kept, 0, limit);
-        }
+      if (size < keep) {
+        // A min-heap on preference: the root is the worst candidate kept so far.
+        kept[size] = i;
+        siftUp(candidates, kept, size++);
+      } else if (candidates.weights[i] >= candidates.weights[kept[0]]
+          && candidates.better(i, kept[0])) {
+        kept[0] = i;
+        siftDown(candidates, kept, 0, keep);
       }
     }
     return sorted(candidates, kept);

@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * (no new work; forgotten once the server leaves the registry).
  */
 public final class AdminHandler implements HttpHandler {
+  /** Every path under it reaches this handler, so that a mistyped action gets a clear 404. */
+  public static final String PREFIX = "/admin/";
   public static final String EXCLUDE = "/admin/exclude";
   public static final String INCLUDE = "/admin/include";
   public static final String DECOMMISSION = "/admin/decommission";

@@ -3,6 +3,7 @@ package io.sluice.coordinator.http;
 import io.sluice.common.protocol.message.DiskStatus;
 import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.coordinator.app.ApplicationRegistry;
+import io.sluice.coordinator.assignment.ShuffleAssigner;
 import io.sluice.coordinator.exclusion.ExclusionReason;
 import io.sluice.coordinator.registry.ServerCondition;
 import io.sluice.coordinator.registry.ServerRecord;
@@ -22,15 +23,15 @@ public final class StatusPage {
   private final String coordinatorId;
   private final ServerRegistry servers;
   private final ApplicationRegistry apps;
-  private final long pendingExpiryMillis;
+  private final ShuffleAssigner assigner;
   private final long startedMillis;
 
   public StatusPage(String coordinatorId, ServerRegistry servers, ApplicationRegistry apps,
-      long pendingExpiryMillis) {
+      ShuffleAssigner assigner) {
     this.coordinatorId = coordinatorId;
     this.servers = servers;
     this.apps = apps;
-    this.pendingExpiryMillis = pendingExpiryMillis;
+    this.assigner = assigner;
     this.startedMillis = servers.clock().millis();
   }
 
@@ -48,9 +49,10 @@ public final class StatusPage {
     page.put("serverCounts", counts);
     List<ServerRecord> records = new ArrayList<>(servers.servers());
     records.sort(Comparator.comparing(ServerRecord::id));
+    Map<String, Long> pending = assigner.pendingPartitions();
     List<Map<String, Object>> list = new ArrayList<>(records.size());
     for (ServerRecord record : records) {
-      list.add(server(record, now));
+      list.add(server(record, pending.getOrDefault(record.id(), 0L), now));
     }
     page.put("servers", list);
     Map<String, Object> excluded = new LinkedHashMap<>();
@@ -65,7 +67,7 @@ public final class StatusPage {
     return page;
   }
 
-  private Map<String, Object> server(ServerRecord record, long now) {
+  private Map<String, Object> server(ServerRecord record, long pending, long now) {
     ServerStatus s = record.status();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", record.id());
@@ -80,7 +82,7 @@ public final class StatusPage {
     m.put("readBufferUsed", s.readBufferUsed());
     m.put("readBufferCapacity", s.readBufferCapacity());
     m.put("partitionsHeld", s.partitionsHeld());
-    m.put("partitionsPending", record.pendingPartitions(now, pendingExpiryMillis));
+    m.put("partitionsPending", pending);
     List<Map<String, Object>> disks = new ArrayList<>();
     for (DiskStatus d : s.disks()) {
       Map<String, Object> disk = new LinkedHashMap<>();

@@ -6,14 +6,12 @@ import io.sluice.common.protocol.message.ServerStatus;
 
 /**
  * One registered server: its latest heartbeat and when it arrived (by the coordinator's clock, never
- * the server's), and the partitions assigned to it that its heartbeats do not show yet. The record of
- * a server id lives as long as the server stays in the registry; its report is replaced by each
- * heartbeat.
+ * the server's). The record of a server id lives as long as the server stays in the registry; its
+ * report is replaced by each heartbeat.
  */
 public final class ServerRecord {
   private final String id;
   private final long registeredMillis;
-  private final PendingPartitions pending = new PendingPartitions();
   private volatile Report report;
 
   ServerRecord(ServerStatus status, long nowMillis) {
@@ -50,16 +48,6 @@ public final class ServerRecord {
     return report.hasHealthyDisk;
   }
 
-  /** Partitions assigned here and not yet seen in heartbeats, at {@code nowMillis}. */
-  public long pendingPartitions(long nowMillis, long expiryMillis) {
-    return pending.current(nowMillis, expiryMillis);
-  }
-
-  /** Counts {@code partitions} just assigned here as load until heartbeats report them. */
-  public void addPending(long nowMillis, int partitions) {
-    pending.add(nowMillis, partitions);
-  }
-
   /**
    * Takes a new heartbeat; returns the previous status. Callers serialize updates of one record
    * (heartbeats of a server may arrive on several connections at once).
@@ -67,10 +55,6 @@ public final class ServerRecord {
   ServerStatus update(ServerStatus status, long nowMillis) {
     ServerStatus previous = report.status;
     report = new Report(status, nowMillis);
-    long newlyHeld = (long) status.partitionsHeld() - previous.partitionsHeld();
-    if (newlyHeld > 0) {
-      pending.reported(newlyHeld);
-    }
     return previous;
   }
 

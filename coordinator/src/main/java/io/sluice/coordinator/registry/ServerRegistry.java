@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * heartbeats arrive on every event loop at once.
  *
  * <p>{@link #version()} grows whenever something that decides eligibility changes (a server joins or
- * leaves, its state, disk health, address or tags change), not on load figures, so that cached
- * candidate lists are rebuilt only when they must be.
+ * leaves, its state, disk health, address or tags change); {@link #loadVersion()} with every accepted
+ * heartbeat. Cached candidate lists rebuild at once on the first and now and then on the second.
  */
 public final class ServerRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(ServerRegistry.class);
@@ -38,6 +38,7 @@ public final class ServerRegistry {
   private final ExclusionList exclusions;
   private final ConcurrentHashMap<String, ServerRecord> servers = new ConcurrentHashMap<>();
   private final AtomicLong version = new AtomicLong();
+  private final AtomicLong loadVersion = new AtomicLong();
 
   public ServerRegistry(Clock clock, Duration heartbeatTimeout, ExclusionList exclusions) {
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -63,6 +64,7 @@ public final class ServerRegistry {
       record = servers.putIfAbsent(status.serverId(), fresh);
       if (record == null) {
         version.incrementAndGet();
+        loadVersion.incrementAndGet();
         LOG.info("Server {} joined: {}:{}, state {}, push memory {} MiB, tags {}",
             status.serverId(), status.host(), status.dataPort(), status.state(),
             status.pushBufferCapacity() >> 20, status.tags());
@@ -81,6 +83,7 @@ public final class ServerRegistry {
       }
       boolean wasHealthy = record.hasHealthyDisk();
       record.update(status, now);
+      loadVersion.incrementAndGet();
       if (moved || previous.state() != status.state() || wasHealthy != record.hasHealthyDisk()
           || !previous.tags().equals(status.tags())) {
         version.incrementAndGet();
@@ -163,6 +166,11 @@ public final class ServerRegistry {
 
   public long version() {
     return version.get();
+  }
+
+  /** Grows with every accepted heartbeat. */
+  public long loadVersion() {
+    return loadVersion.get();
   }
 
   public ExclusionList exclusions() {

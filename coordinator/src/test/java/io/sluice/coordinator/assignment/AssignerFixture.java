@@ -24,7 +24,8 @@ final class AssignerFixture {
   }
 
   AssignerFixture(int maxServersPerShuffle, int loadHalfPartitions) {
-    assigner = new ShuffleAssigner(registry, maxServersPerShuffle, loadHalfPartitions, 60_000);
+    // Refresh interval 0: every request sees the latest heartbeats, as a test expects.
+    assigner = new ShuffleAssigner(registry, maxServersPerShuffle, loadHalfPartitions, 60_000, 0);
   }
 
   void heartbeat(ServerStatus... statuses) {

@@ -165,10 +165,30 @@ class BalanceTest {
     // s1 and s2 report their 50 partitions each: they weigh what s3 and s4 (50 pending) do.
     f.heartbeat(TestServers.builder("s1", "host-s1").free(4 * GIB).partitionsHeld(50).build(),
         TestServers.builder("s2", "host-s2").free(4 * GIB).partitionsHeld(50).build());
-    long now = f.clock.millis();
-    assertEquals(0, f.registry.get("s1").pendingPartitions(now, 60_000));
-    assertEquals(50, f.registry.get("s3").pendingPartitions(now, 60_000));
-    assertEquals(Set.of("s1", "s2"), ids(f.assign(100, 1)));
+    Set<String> third = ids(f.assign(100, 1));
+    assertEquals(Set.of("s1", "s2"), third);
+    // The third shuffle's 50 each are pending on s1 and s2 now; s3 and s4 still have 50 pending.
+    assertEquals(Map.of("s1", 50L, "s2", 50L, "s3", 50L, "s4", 50L),
+        f.assigner.pendingPartitions());
+
+    // Pending partitions expire when heartbeats never report them.
+    f.clock.advance(java.time.Duration.ofSeconds(60));
+    assertEquals(Map.of(), f.assigner.pendingPartitions());
+  }
+
+  @Test
+  void expiredPendingPartitionsStopCountingAcrossARebuild() {
+    AssignerFixture f = new AssignerFixture(1, 100);
+    f.heartbeat(status("s1", "host-1", 8 * GIB), status("s2", "host-2", 4 * GIB));
+    assertEquals(Set.of("s1"), ids(f.assign(100, 1)));
+
+    // s1's pending partitions expire unreported while its memory fills; the heartbeats rebuild the
+    // candidate list. s1 must count as holding nothing pending, not less than nothing.
+    f.clock.advance(java.time.Duration.ofSeconds(60));
+    f.heartbeat(status("s1", "host-1", 2 * GIB), status("s2", "host-2", 4 * GIB));
+
+    assertEquals(Set.of("s2"), ids(f.assign(10, 1)));
+    assertEquals(Map.of("s2", 10L), f.assigner.pendingPartitions());
   }
 
   @Test
