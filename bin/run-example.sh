@@ -91,6 +91,7 @@ APP_JAR="$(sluice_benchmark_jar)"
 
 echo "== Running the example Spark job through Sluice"
 "$JAVA" -Xmx1g "${SPARK_JAVA_OPENS[@]}" \
+  -Dlog4j2.configurationFile="$HOME_DIR/conf/spark-log4j2.properties" \
   -cp "$SPARK_HOME/jars/*:$SHADED" org.apache.spark.deploy.SparkSubmit \
   --master "local[2]" \
   --conf spark.ui.enabled=false \
