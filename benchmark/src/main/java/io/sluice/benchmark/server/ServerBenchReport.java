@@ -353,7 +353,8 @@ final class ServerBenchReport {
         .append("by the method on top of the stack, and by the innermost Sluice method on the ")
         .append("stack. Threads in native code, mostly system calls, are sampled every 20 ms ")
         .append("(`jdk.NativeMethodSample`; waits for events left out). GC threads are not ")
-        .append("sampled.\n\n");
+        .append("sampled. JFR takes a few Java threads and one native thread per period, so ")
+        .append("shares compare within a table, not between the Java and the native ones.\n\n");
     profile(md, "Ingest", results.ingestProfile);
     profile(md, "Read", results.readProfile);
   }
