@@ -8,6 +8,8 @@
 set -euo pipefail
 HOME_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HOME_DIR"
+# shellcheck source=bin/sluice-spark-env.sh
+. "$HOME_DIR/bin/sluice-spark-env.sh"
 
 if ! ls client-spark/target/sluice-client-spark-*-shaded.jar >/dev/null 2>&1 \
     || [ ! -d benchmark/target/spark-home/jars ] || [ ! -d server/target/lib ] \
@@ -84,21 +86,12 @@ pushed() {
   echo "$total"
 }
 
-SHADED="$(ls "$HOME_DIR"/client-spark/target/sluice-client-spark-*-shaded.jar | head -n 1)"
-APP_JAR="$(ls "$HOME_DIR"/benchmark/target/sluice-benchmark-*.jar | grep -v -- '-tests' | head -n 1)"
-export SPARK_HOME="$HOME_DIR/benchmark/target/spark-home" SPARK_SCALA_VERSION=2.12
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+SHADED="$(sluice_shaded_jar)"
+APP_JAR="$(sluice_benchmark_jar)"
 
 echo "== Running the example Spark job through Sluice"
-# Spark on Java 17 needs these opens (the same list as the parent POM's test argLine).
-"$JAVA" -Xmx1g \
-  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED \
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
-  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
-  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED \
-  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \
-  --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED \
-  --add-opens=java.base/sun.util.calendar=ALL-UNNAMED \
+"$JAVA" -Xmx1g "${SPARK_JAVA_OPENS[@]}" \
+  -Dlog4j2.configurationFile="$HOME_DIR/conf/spark-log4j2.properties" \
   -cp "$SPARK_HOME/jars/*:$SHADED" org.apache.spark.deploy.SparkSubmit \
   --master "local[2]" \
   --conf spark.ui.enabled=false \

@@ -10,6 +10,7 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import scala.Tuple2;
 
 /**
@@ -19,6 +20,7 @@ import scala.Tuple2;
 class LocalClusterTest {
 
   @Test
+  @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
   void executorsInSeparateJvmsShuffleThroughSluice() throws Exception {
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
       String classPath = Artifacts.shadedClientJar() + ":" + Artifacts.testClasses();

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +25,7 @@ class SparkSubmitTest {
   @TempDir Path dir;
 
   @Test
+  @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
   void exampleJobRunsThroughSluiceFromTheScripts() throws Exception {
     int base = freeRange();
     Daemons.Result run = Daemons.run(dir, Map.of(

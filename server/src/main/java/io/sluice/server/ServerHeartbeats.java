@@ -2,9 +2,8 @@ package io.sluice.server;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.config.SluiceConf;
-import io.sluice.common.protocol.message.ServerHeartbeatRequest;
-import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.transport.TransportClient;
+import io.sluice.common.coordinator.CoordinatorAddress;
+import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
@@ -25,26 +24,27 @@ final class ServerHeartbeats implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ServerHeartbeats.class);
 
   private final ShuffleServer server;
-  private final List<String> coordinators;
   private final List<String> tags;
   private final TransportClientFactory clients;
+  private final CoordinatorClient coordinators;
   private final ScheduledExecutorService timer;
 
   ServerHeartbeats(ShuffleServer server, SluiceConf conf, TransportConf transportConf) {
     this.server = server;
-    this.coordinators = conf.get(ServerOptions.COORDINATORS);
     this.tags = conf.get(ServerOptions.TAGS);
-    for (String c : coordinators) {
-      HostPort.parse(c, ServerOptions.COORDINATORS.key());
-    }
-    if (coordinators.isEmpty()) {
+    List<String> listed = conf.get(ServerOptions.COORDINATORS);
+    if (listed.isEmpty()) {
       this.clients = null;
+      this.coordinators = null;
       this.timer = null;
       LOG.info("No coordinators configured (server.coordinators): running stand-alone");
       return;
     }
+    List<CoordinatorAddress> addresses =
+        CoordinatorAddress.parseList(listed, ServerOptions.COORDINATORS.key());
     this.clients = new TransportContext(transportConf, "server-heartbeats",
         PooledByteBufAllocator.DEFAULT).createClientFactory();
+    this.coordinators = new CoordinatorClient(clients, addresses, transportConf.requestTimeout());
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sluice-heartbeat");
       t.setDaemon(true);
@@ -55,23 +55,10 @@ final class ServerHeartbeats implements Closeable {
   }
 
   private void beat() {
-    for (String c : coordinators) {
-      HostPort hp = HostPort.parse(c, ServerOptions.COORDINATORS.key());
-      try {
-        TransportClient client = clients.getClient(hp.host(), hp.port());
-        client.request(new ServerHeartbeatRequest(TransportClient.nextRequestId(),
-                ServerStatusReport.heartbeat(server, tags)), StatusResponse.class)
-            .whenComplete((r, e) -> {
-              if (e != null) {
-                LOG.warn("Heartbeat to coordinator {} failed: {}", c, e.toString());
-              }
-            });
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (Exception e) {
-        LOG.warn("Cannot reach coordinator {}: {}", c, e.toString());
-      }
+    try {
+      coordinators.sendHeartbeat(ServerStatusReport.heartbeat(server, tags));
+    } catch (RuntimeException e) {
+      LOG.warn("Could not build or send a heartbeat: {}", e.toString());
     }
   }
 
@@ -79,6 +66,7 @@ final class ServerHeartbeats implements Closeable {
   public void close() {
     if (timer != null) {
       timer.shutdownNow();
+      coordinators.close();
       clients.close();
     }
   }

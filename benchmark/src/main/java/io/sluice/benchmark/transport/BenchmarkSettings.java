@@ -1,7 +1,7 @@
 package io.sluice.benchmark.transport;
 
+import io.sluice.benchmark.Flags;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,67 +37,23 @@ record BenchmarkSettings(int seconds, int warmupSeconds, int rounds, List<Intege
     Path output = Path.of("docs", "benchmarks.md");
     boolean iperf = true;
     String command = "TransportBenchmark " + String.join(" ", args);
-    for (int i = 0; i < args.length; i++) {
-      String flag = args[i];
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      String flag = flags.next();
       switch (flag) {
-        case "--seconds" -> seconds = positive(flag, value(args, ++i, flag));
-        case "--warmup" -> warmup = nonNegative(flag, value(args, ++i, flag));
-        case "--rounds" -> rounds = positive(flag, value(args, ++i, flag));
-        case "--connections" -> connections = connectionList(value(args, ++i, flag));
+        case "--seconds" -> seconds = flags.positive(flag);
+        case "--warmup" -> warmup = flags.nonNegative(flag);
+        case "--rounds" -> rounds = flags.positive(flag);
+        case "--connections" -> connections = flags.positiveList(flag, 128);
         case "--output" -> {
-          String path = value(args, ++i, flag);
+          String path = flags.value(flag);
           output = path.equals("-") ? null : Path.of(path);
         }
         case "--no-iperf" -> iperf = false;
-        case "--command" -> command = value(args, ++i, flag);
-        default -> throw new IllegalArgumentException("unknown flag '" + flag + "'\n" + USAGE);
+        case "--command" -> command = flags.value(flag);
+        default -> throw flags.unknown(flag);
       }
     }
     return new BenchmarkSettings(seconds, warmup, rounds, connections, output, iperf, command);
-  }
-
-  private static String value(String[] args, int i, String flag) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(flag + " needs a value\n" + USAGE);
-    }
-    return args[i];
-  }
-
-  private static int positive(String flag, String text) {
-    int n = number(flag, text);
-    if (n < 1) {
-      throw new IllegalArgumentException(flag + " must be at least 1, got " + text);
-    }
-    return n;
-  }
-
-  private static int nonNegative(String flag, String text) {
-    int n = number(flag, text);
-    if (n < 0) {
-      throw new IllegalArgumentException(flag + " must not be negative, got " + text);
-    }
-    return n;
-  }
-
-  private static int number(String flag, String text) {
-    try {
-      return Integer.parseInt(text.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + " takes a whole number, got '" + text + "'");
-    }
-  }
-
-  private static List<Integer> connectionList(String text) {
-    List<Integer> counts = new ArrayList<>();
-    for (String part : text.split(",")) {
-      int n = positive("--connections", part);
-      if (n > 128) {
-        throw new IllegalArgumentException("--connections takes counts up to 128, got " + n);
-      }
-      if (!counts.contains(n)) {
-        counts.add(n);
-      }
-    }
-    return List.copyOf(counts);
   }
 }

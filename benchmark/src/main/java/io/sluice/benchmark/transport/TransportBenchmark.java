@@ -2,6 +2,7 @@ package io.sluice.benchmark.transport;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Iperf3;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;

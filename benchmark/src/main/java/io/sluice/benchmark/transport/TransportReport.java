@@ -1,5 +1,6 @@
 package io.sluice.benchmark.transport;
 
+import io.sluice.benchmark.Series;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;

@@ -11,30 +11,40 @@ import java.util.function.Supplier;
 
 /**
  * Retries what can succeed on retry: a server that answered with a retriable status (memory full,
- * busy, stopping) or did not answer in time. A refused or broken connection is a fact, not a reason
- * to wait: it fails at once.
+ * busy, stopping), with exponential back-off. A request that got no answer within
+ * {@code transport.request.timeout} is tried once more, not for as long as a status allows: a server
+ * that is silent twice is sick, and the task fails so that Spark can act. A refused or broken
+ * connection is a fact, not a reason to wait: it fails at once.
  */
 public final class Retries {
   private static final long MAX_WAIT_MILLIS = 2_000;
 
   private Retries() {}
 
-  public static boolean isRetriable(Throwable t) {
-    Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    return (cause instanceof RemoteException r && r.isRetriable())
-        || cause instanceof RequestTimeoutException;
+  /** A status the server marked retriable. */
+  public static boolean isRetriableStatus(Throwable t) {
+    return unwrap(t) instanceof RemoteException r && r.isRetriable();
+  }
+
+  public static boolean isTimeout(Throwable t) {
+    return unwrap(t) instanceof RequestTimeoutException;
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
   /** Runs {@code attempt} until it succeeds, fails for good, or {@code retries} are used up. */
   public static <T> CompletableFuture<T> withRetries(Supplier<CompletableFuture<T>> attempt,
       int retries, Duration firstWait, ScheduledExecutorService timer) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    run(attempt, retries, firstWait.toMillis(), timer, result);
+    run(attempt, retries, true, firstWait.toMillis(), timer, result);
     return result;
   }
 
   private static <T> void run(Supplier<CompletableFuture<T>> attempt, int retriesLeft,
-      long waitMillis, ScheduledExecutorService timer, CompletableFuture<T> result) {
+      boolean mayTimeOut, long waitMillis, ScheduledExecutorService timer,
+      CompletableFuture<T> result) {
     CompletableFuture<T> f;
     try {
       f = attempt.get();
@@ -45,13 +55,14 @@ public final class Retries {
     f.whenComplete((value, error) -> {
       if (error == null) {
         result.complete(value);
-      } else if (retriesLeft > 0 && isRetriable(error)) {
-        timer.schedule(() -> run(attempt, retriesLeft - 1,
+      } else if (retriesLeft > 0 && isRetriableStatus(error)) {
+        timer.schedule(() -> run(attempt, retriesLeft - 1, mayTimeOut,
             Math.min(MAX_WAIT_MILLIS, waitMillis * 2), timer, result), waitMillis,
             TimeUnit.MILLISECONDS);
+      } else if (mayTimeOut && isTimeout(error)) {
+        run(attempt, retriesLeft, false, waitMillis, timer, result);
       } else {
-        result.completeExceptionally(error instanceof CompletionException && error.getCause() != null
-            ? error.getCause() : error);
+        result.completeExceptionally(unwrap(error));
       }
     });
   }

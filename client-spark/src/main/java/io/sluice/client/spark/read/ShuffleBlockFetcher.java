@@ -18,8 +18,7 @@ import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
-import io.sluice.common.transport.RemoteException;
-import io.sluice.common.transport.RequestTimeoutException;
+import io.sluice.client.spark.Retries;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -389,7 +388,10 @@ final class ShuffleBlockFetcher implements BlockSource, AutoCloseable {
     Throwable cause = error instanceof CompletionException && error.getCause() != null
         ? error.getCause()
         : error;
-    if (isRetriable(cause) && call.retries < settings.maxRetries()) {
+    // A retriable status is retried with back-off; a timeout once (see Retries).
+    boolean retry = Retries.isRetriableStatus(cause) ? call.retries < settings.maxRetries()
+        : Retries.isTimeout(cause) && call.timeouts++ == 0;
+    if (retry) {
       long wait = settings.backoffMillis(call.retries++);
       LOG.debug("Reading {} of partition {} from {} failed ({}); retry {} in {} ms", call.what,
           call.partition.id(), call.partition.source.server(), cause.toString(), call.retries,
@@ -408,12 +410,6 @@ final class ShuffleBlockFetcher implements BlockSource, AutoCloseable {
     }
     fail(call.partition, new IOException("reading " + call.what + " failed"
         + (call.retries > 0 ? " after " + call.retries + " retries" : "") + ": " + cause, cause));
-  }
-
-  private static boolean isRetriable(Throwable cause) {
-    return cause instanceof RemoteException remote
-        ? remote.isRetriable()
-        : cause instanceof RequestTimeoutException;
   }
 
   private void fail(Partition p, IOException e) {
@@ -505,6 +501,7 @@ final class ShuffleBlockFetcher implements BlockSource, AutoCloseable {
     final Class<R> type;
     final AnswerHandler<R> handler;
     int retries;
+    int timeouts;
 
     Call(Partition partition, String what, Supplier<RequestMessage> request, Class<R> type,
         AnswerHandler<R> handler) {

@@ -1,4 +1,4 @@
-package io.sluice.benchmark.transport;
+package io.sluice.benchmark;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Runs iperf3 over loopback, a one-shot server and a client, and reads the received bit rate. */
-final class Iperf3 {
+public final class Iperf3 {
   private static final String HOST = "127.0.0.1";
   private static final Pattern BITS_PER_SECOND =
       Pattern.compile("\"bits_per_second\"\\s*:\\s*([0-9.eE+-]+)");
@@ -29,7 +29,7 @@ final class Iperf3 {
   }
 
   /** iperf3 from the PATH, if it is there. */
-  static Optional<Iperf3> locate() {
+  public static Optional<Iperf3> locate() {
     String path = System.getenv("PATH");
     if (path == null) {
       return Optional.empty();
@@ -44,7 +44,7 @@ final class Iperf3 {
   }
 
   /** The first line of {@code iperf3 --version}. */
-  String version() throws IOException, InterruptedException {
+  public String version() throws IOException, InterruptedException {
     Process p = new ProcessBuilder(executable, "--version").redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     p.waitFor(10, TimeUnit.SECONDS);
@@ -55,7 +55,7 @@ final class Iperf3 {
    * Streams TCP from a client to a server on 127.0.0.1 and returns the bits per second the server
    * received over all streams ({@code end.sum_received}), the first {@code omitSeconds} left out.
    */
-  double receivedBitsPerSecond(int streams, int seconds, int omitSeconds)
+  public double receivedBitsPerSecond(int streams, int seconds, int omitSeconds)
       throws IOException, InterruptedException {
     int port = freePort();
     Process server = new ProcessBuilder(executable, "-s", "-1", "--forceflush", "-p",
@@ -85,7 +85,7 @@ final class Iperf3 {
   }
 
   /** {@code end.sum_received.bits_per_second} of iperf3's JSON output. */
-  static double parseReceivedBitsPerSecond(String json) throws IOException {
+  public static double parseReceivedBitsPerSecond(String json) throws IOException {
     // Only the final summary has this key; intervals have "sum".
     int sum = json.indexOf("\"sum_received\"");
     if (sum < 0) {

@@ -1,32 +1,32 @@
-package io.sluice.benchmark.transport;
+package io.sluice.benchmark;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
 /** The values one measurement took over the rounds. */
-final class Series {
+public final class Series {
   private final List<Double> values = new ArrayList<>();
 
-  void add(double value) {
+  public void add(double value) {
     values.add(value);
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return values.isEmpty();
   }
 
-  double median() {
+  public double median() {
     List<Double> sorted = sorted();
     int n = sorted.size();
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
-  double min() {
+  public double min() {
     return sorted().get(0);
   }
 
-  double max() {
+  public double max() {
     return sorted().get(values.size() - 1);
   }
 

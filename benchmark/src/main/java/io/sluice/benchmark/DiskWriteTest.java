@@ -1,0 +1,79 @@
+package io.sluice.benchmark;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Sequential write rates as {@code dd} measures them, 1 MiB writes of zeros to a file in a given
+ * directory: to the device ({@code oflag=direct}, past the page cache; where the file system refuses
+ * direct I/O, as tmpfs does, through the cache and ending with {@code conv=fdatasync}), or into the
+ * page cache (plain writes, no sync: what a process that never syncs sees).
+ */
+public final class DiskWriteTest {
+  private static final Pattern COPIED =
+      Pattern.compile("(\\d+) bytes .*copied, ([0-9.]+) s");
+
+  /** One measurement: bytes per second, and the dd command that gave it. */
+  public record Result(double bytesPerSecond, String command) {}
+
+  private DiskWriteTest() {}
+
+  /** Writes to the device, past the page cache. */
+  public static Result device(Path directory, int mebibytes)
+      throws IOException, InterruptedException {
+    Path file = directory.resolve("dd-write-test");
+    try {
+      try {
+        return dd(file, mebibytes, "oflag=direct");
+      } catch (IOException direct) {
+        return dd(file, mebibytes, "conv=fdatasync");
+      }
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  /** Writes into the page cache without waiting for the device. */
+  public static Result pageCache(Path directory, int mebibytes)
+      throws IOException, InterruptedException {
+    Path file = directory.resolve("dd-write-test");
+    try {
+      return dd(file, mebibytes, "");
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  private static Result dd(Path file, int mebibytes, String mode)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("dd", "if=/dev/zero",
+        "of=" + file.toAbsolutePath(), "bs=1M", "count=" + mebibytes));
+    if (!mode.isEmpty()) {
+      command.add(mode);
+    }
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    // dd's summary line must use '.' decimals and English words for the pattern above.
+    builder.environment().put("LC_ALL", "C");
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(10, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new IOException(String.join(" ", command) + " did not finish");
+    }
+    Matcher m = COPIED.matcher(output);
+    if (process.exitValue() != 0 || !m.find()) {
+      throw new IOException(String.join(" ", command) + " failed:\n" + output);
+    }
+    double seconds = Double.parseDouble(m.group(2));
+    String shown = ("dd if=/dev/zero of=<data dir>/dd-write-test bs=1M count=" + mebibytes + " "
+        + mode).strip();
+    return new Result(Long.parseLong(m.group(1)) / seconds, shown);
+  }
+}

@@ -1,0 +1,491 @@
+package io.sluice.benchmark.server;
+
+import io.sluice.benchmark.Series;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/** Renders the results as the {@code server} section of {@code docs/benchmarks.md}, with targets. */
+final class ServerBenchReport {
+  static final double INGEST_TARGET_RATIO = 0.70;
+  static final double GC_TARGET_SHARE = 0.01;
+
+  private final ServerBenchSettings settings;
+  private final ServerBenchResults results;
+
+  ServerBenchReport(ServerBenchSettings settings, ServerBenchResults results) {
+    this.settings = settings;
+    this.results = results;
+  }
+
+  /** The contract's checks all held: peaks within budget, nothing lost, the server alive. */
+  static boolean contractHeld(ServerBenchResults results) {
+    RunResult c = results.contract;
+    ServerBenchResults.ServerSetup s = results.contractServer;
+    return c.peaks().pushHeld() <= s.bufferCapacity()
+        && c.peaks().directTotal() <= s.directMemoryLimit()
+        && c.intact() && results.contractServerAlive;
+  }
+
+  String markdown() {
+    StringBuilder md = new StringBuilder();
+    setup(md);
+    if (!results.runs.isEmpty()) {
+      limits(md);
+      rates(md);
+      resources(md);
+    }
+    if (results.contract != null) {
+      contract(md);
+    }
+    targets(md);
+    if (!results.runs.isEmpty()) {
+      whereTimeGoes(md);
+    }
+    return md.toString();
+  }
+
+  private void setup(StringBuilder md) {
+    md.append("A real server, started with `bin/start-server.sh` in a JVM of its own (its heap, ")
+        .append("direct memory limit and GC flags are the script's, from `ServerJvmOptions`), ")
+        .append("standing alone on 127.0.0.1 with one local directory on the repository's disk. ")
+        .append("Clients run in the benchmark JVM (`")
+        .append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
+        .append("`), one connection and one thread each. Each client is a map task: it pushes ")
+        .append("its share in ").append(mibText(PushClient.FRAME_BYTES)).append(" frames of ")
+        .append(PushClient.MIN_BLOCK_BYTES >> 10).append("-")
+        .append(PushClient.MAX_BLOCK_BYTES >> 10)
+        .append(" KiB blocks of random bytes, each with its CRC32C, to ")
+        .append(ShuffleRun.PARTITIONS).append(" partitions, with at most ")
+        .append(mibText(PushClient.IN_FLIGHT_BYTES))
+        .append(" unanswered; a frame refused with NO_BUFFER is sent again after an exponential ")
+        .append("back-off of ").append(PushClient.FIRST_BACKOFF_MICROS / 1000).append("-")
+        .append(PushClient.MAX_BACKOFF_MICROS / 1000).append(" ms (with jitter); then it ")
+        .append("commits its block ids. Once the server has flushed what it flushes, as many ")
+        .append("readers as there were clients read every partition back as a reducer does ")
+        .append("(committed ids, then memory in ")
+        .append(mibText(PartitionReader.MEMORY_PAGE_BYTES))
+        .append(" pages, then the index and the data in ranges of whole blocks up to ")
+        .append(mibText(PartitionReader.RANGE_BYTES)).append(", ")
+        .append(PartitionReader.RANGES_IN_FLIGHT).append(" ranges in flight) and check every ")
+        .append("block's length, partition and CRC32C against what was acknowledged. The server's ")
+        .append("`/metrics` are sampled every ").append(settings.sampleMillis())
+        .append(" ms for peaks; a peak between two samples is not seen.\n\n");
+    if (results.throughputServer != null) {
+      ServerBenchResults.ServerSetup s = results.throughputServer;
+      md.append("Throughput runs: ").append(settings.runMib()).append(" MiB pushed per run, ")
+          .append(settings.rounds()).append(settings.rounds() == 1 ? " round" : " rounds")
+          .append(" of client counts ").append(join(settings.clients()))
+          .append(", each round after its own iperf3 and dd measurements; one server for all of ")
+          .append("them, warmed up with ").append(settings.warmupMib())
+          .append(" MiB first; each run's shuffle is deleted after it. Medians over the rounds, ")
+          .append("ranges in brackets. Server configuration: `")
+          .append(String.join("`, `", s.conf())).append("` (other keys at their defaults); ")
+          .append("server JVM: `").append(jvmOptions(s.commandLine())).append("`.");
+      if (s.recording() != null) {
+        md.append(" The server ran with a flight recorder (`settings=profile`), kept at `")
+            .append(relative(s.recording())).append("`.");
+      }
+      md.append("\n\n");
+    }
+  }
+
+  private void limits(StringBuilder md) {
+    md.append("| Machine limit, same invocation | Median | Range |\n|---|---:|---:|\n");
+    if (!results.loopbackBytesPerSecond.isEmpty()) {
+      md.append("| Loopback TCP, `iperf3 -c 127.0.0.1 -t ").append(settings.iperfSeconds())
+          .append(" -O 1`, one stream (").append(results.iperfVersion).append(") | ")
+          .append(rate(results.loopbackBytesPerSecond.median())).append(" | ")
+          .append(range(results.loopbackBytesPerSecond)).append(" |\n");
+    }
+    md.append("| Disk sequential write, `").append(results.ddCommand).append("` | ")
+        .append(rate(results.diskBytesPerSecond.median())).append(" | ")
+        .append(range(results.diskBytesPerSecond)).append(" |\n");
+    md.append("| Page cache write (no sync; for reference, not a target), `")
+        .append(results.ddPageCacheCommand).append("` | ")
+        .append(rate(results.pageCacheBytesPerSecond.median())).append(" | ")
+        .append(range(results.pageCacheBytesPerSecond)).append(" |\n\n");
+  }
+
+  private void rates(StringBuilder md) {
+    md.append("| Clients | Acknowledged | Ingest with flush | / min(loopback, disk) | Flushed "
+        + "/ pushed | Read back | Read from memory | NO_BUFFER answers (resent; most for one "
+        + "frame; longest wait of a frame) | Pool filled with blocks while refusing |\n");
+    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      List<RunResult> runs = e.getValue();
+      Series flushed = series(runs, RunResult::flushedBytesPerSecond);
+      md.append("| ").append(e.getKey())
+          .append(" | ").append(rateWithRange(series(runs, RunResult::ackBytesPerSecond)))
+          .append(" | ").append(rateWithRange(flushed))
+          .append(" | ").append(percent(flushed.median() / limit()))
+          .append(" | ").append(percent(median(runs,
+              r -> r.flushedBytes() / (double) r.ackedBytes())))
+          .append(" | ").append(rateWithRange(series(runs, RunResult::readBytesPerSecond)))
+          .append(" | ").append(percent(median(runs,
+              r -> r.readMemoryBytes() / (double) (r.readMemoryBytes() + r.readDiskBytes()))))
+          .append(" | ").append(count(median(runs, RunResult::retries))).append(" (")
+          .append(mibText(median(runs, RunResult::retriedBytes))).append("; ")
+          .append(count(max(runs, RunResult::mostRefusals))).append("; ")
+          .append(String.format(Locale.ROOT, "%.1f s",
+              max(runs, RunResult::longestFrameWaitSeconds))).append(")")
+          .append(" | ").append(fill(runs)).append(" |\n");
+    }
+    md.append("\n*Acknowledged*: bytes acknowledged / time from the first push to the last ")
+        .append("acknowledgement. *Ingest with flush*: bytes the server wrote to its files / time ")
+        .append("from the first push until its last flush ended; what it did not flush stayed in ")
+        .append("memory by design (below the flush watermarks, under the per-partition ")
+        .append("threshold) and was read from there. *Read back*: verified bytes / time from the ")
+        .append("first to the last read; reads of files just written are served from the page ")
+        .append("cache, not the disk. The server writes without fsync, so its flushes also end in ")
+        .append("the page cache, which the kernel writes back on its own, while dd's ")
+        .append("`oflag=direct` ")
+        .append("goes to the device: the ratio compares the server's handing of data to the ")
+        .append("kernel with the device's rate. *NO_BUFFER answers*: medians; each one sent its ")
+        .append(mibText(PushClient.FRAME_BYTES)).append(" frame again after a back-off; the ")
+        .append("most refusals of one frame, and the longest a frame waited from its first ")
+        .append("sending to its acknowledgement, are the highest over the rounds; the Spark ")
+        .append("client backs off longer (50 ms doubling to 2 s) and gives up on a push after 20 ")
+        .append("refusals (`spark.sluice.push.retries`), about 30 s. *Pool filled with ")
+        .append("blocks while refusing*: in the samples after which the server had refused more ")
+        .append("pushes, the median of the blocks' bytes (`sluice_server_push_memory_allocated_")
+        .append("bytes`) over what the pool held from the system, chunk by chunk ")
+        .append("(`sluice_server_push_memory_held_bytes`), with the share of samples that saw ")
+        .append("refusals; the rest was free space inside chunks that still held other ")
+        .append("blocks.\n\n");
+  }
+
+  private static String fill(List<RunResult> runs) {
+    Series fill = new Series();
+    long refusing = 0;
+    long samples = 0;
+    for (RunResult r : runs) {
+      refusing += r.refusals().refusing();
+      samples += r.refusals().samples();
+      if (!Double.isNaN(r.refusals().medianFill())) {
+        fill.add(r.refusals().medianFill());
+      }
+    }
+    if (fill.isEmpty()) {
+      return "never refused";
+    }
+    return percent(fill.median()) + " (" + percent(refusing / (double) Math.max(1, samples))
+        + " of samples)";
+  }
+
+  private void resources(StringBuilder md) {
+    ServerBenchResults.ServerSetup s = results.throughputServer;
+    md.append("| Clients | Peak push pool (of ").append(mibText(s.bufferCapacity()))
+        .append(") | Peak network pool | Peak direct, all (of ")
+        .append(mibText(s.directMemoryLimit()))
+        .append(") | Peak RSS | Server GC, share of wall time (collections) | Server CPU, "
+            + "ingest / read | Server CPU seconds per GiB, ingest / read | Client JVM CPU, "
+            + "ingest / read | Machine CPU, ingest / read |\n");
+    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      List<RunResult> runs = e.getValue();
+      md.append("| ").append(e.getKey())
+          .append(" | ").append(mibText(max(runs, r -> r.peaks().pushHeld())))
+          .append(" | ").append(mibText(max(runs, r -> r.peaks().network())))
+          .append(" | ").append(mibText(max(runs, r -> r.peaks().directTotal())))
+          .append(" | ").append(mibText(max(runs, r -> r.peaks().resident())))
+          .append(" | ").append(percent2(median(runs, RunResult::gcShare)))
+          .append(" (max ").append(percent2(max(runs, RunResult::gcShare))).append("; ")
+          .append(count(median(runs, RunResult::gcCount))).append(")")
+          .append(" | ").append(cores(median(runs, RunResult::serverCoresIngest))).append(" / ")
+          .append(cores(median(runs, RunResult::serverCoresRead)))
+          .append(" | ").append(cores(median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes()))))
+          .append(" / ").append(cores(median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()))))
+          .append(" | ").append(cores(median(runs, RunResult::benchmarkCoresIngest)))
+          .append(" / ").append(cores(median(runs, RunResult::benchmarkCoresRead)))
+          .append(" | ").append(cores(median(runs, RunResult::machineCoresIngest)))
+          .append(" / ").append(cores(median(runs, RunResult::machineCoresRead)))
+          .append(" |\n");
+    }
+    md.append("\nPeaks are the highest over the rounds; the rest are medians. *Peak direct, all*: ")
+        .append("Netty's direct memory in the server (push pool, network pool, read slices) plus ")
+        .append("the JDK's own direct buffers, in one sample. CPU in cores (")
+        .append(Runtime.getRuntime().availableProcessors()).append(" on this machine): the ")
+        .append("server's from its `process_cpu_seconds_total`, the clients' from this JVM, the ")
+        .append("machine's from `/proc/stat` (everything running, the two JVMs and any other ")
+        .append("load).\n\n");
+  }
+
+  private void contract(StringBuilder md) {
+    RunResult c = results.contract;
+    ServerBenchResults.ServerSetup s = results.contractServer;
+    double oversubscription = c.ackedBytes() / (double) s.bufferCapacity();
+    md.append("### Memory contract under oversubscription\n\n")
+        .append(c.clients()).append(" clients push ").append(mibText(c.ackedBytes()))
+        .append(" in total, as fast as they can, into a server whose `buffer.capacity` is ")
+        .append(mibText(s.bufferCapacity()))
+        .append(String.format(Locale.ROOT, " (%.0fx)", oversubscription))
+        .append(" and `read.buffer.capacity` ").append(mibText(s.readCapacity()))
+        .append("; its `-XX:MaxDirectMemorySize` is their sum plus `ServerJvmOptions.")
+        .append("NETWORK_OVERHEAD_BYTES`, ").append(mibText(s.directMemoryLimit()))
+        .append(". Then ").append(c.clients()).append(" readers read it all back. ")
+        .append(c.peaks().samples()).append(" samples of `/metrics`, every ")
+        .append(c.sampleMillis()).append(" ms; the push pool's gauge is refreshed by the ")
+        .append("server's flush planner, every 50 ms.\n\n");
+    md.append("| Check | Measured | Limit | Held |\n|---|---:|---:|---|\n");
+    md.append("| Peak push pool, chunks held (`sluice_server_push_memory_held_bytes`) | ")
+        .append(mibText(c.peaks().pushHeld())).append(" | ").append(mibText(s.bufferCapacity()))
+        .append(" | ").append(yes(c.peaks().pushHeld() <= s.bufferCapacity())).append(" |\n");
+    md.append("| Peak server direct memory, Netty (`sluice_server_netty_direct_memory_bytes`) + ")
+        .append("JDK direct buffers | ").append(mibText(c.peaks().directTotal())).append(" (")
+        .append(mibText(c.peaks().nettyDirect())).append(" + ")
+        .append(mibText(c.peaks().jdkDirect())).append(" at their peaks) | ")
+        .append(mibText(s.directMemoryLimit())).append(" | ")
+        .append(yes(c.peaks().directTotal() <= s.directMemoryLimit())).append(" |\n");
+    md.append("| Peak network pool (`sluice_server_network_memory_bytes`) | ")
+        .append(mibText(c.peaks().network())).append(" | ")
+        .append(mibText(s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
+        .append(" (the overhead allowance) | ")
+        .append(yes(c.peaks().network()
+            <= s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
+        .append(" |\n");
+    md.append("| Blocks acknowledged, then read back intact exactly once | ")
+        .append(count(c.read().blocks())).append(" of ").append(count(c.ackedBlocks()))
+        .append(" (").append(count(c.read().problems())).append(" problems) | | ")
+        .append(yes(c.intact())).append(" |\n");
+    md.append("| Server's accepted bytes = acknowledged bytes | ")
+        .append(count(c.serverPushedBytes())).append(" = ").append(count(c.ackedBytes()))
+        .append(" | | ").append(yes(c.serverPushedBytes() == c.ackedBytes())).append(" |\n");
+    md.append("| Server still running after the run | ")
+        .append(results.contractServerAlive ? "yes" : "no").append(" | | ")
+        .append(yes(results.contractServerAlive)).append(" |\n\n");
+    md.append(String.format(Locale.ROOT, "Back-pressure: %s NO_BUFFER answers, %s sent again, "
+            + "at most %d for one frame, %.1f s the longest a frame waited; while refusing, "
+            + "blocks filled a median %s of what the pool held. "
+            + "Acknowledged at %s, ingest with flush %s, read back at %s; server GC %s of the "
+            + "wall time.",
+        count(c.retries()), mibText(c.retriedBytes()), c.mostRefusals(),
+        c.longestFrameWaitSeconds(),
+        Double.isNaN(c.refusals().medianFill()) ? "n/a" : percent(c.refusals().medianFill()),
+        rate(c.ackBytesPerSecond()),
+        rate(c.flushedBytesPerSecond()), rate(c.readBytesPerSecond()), percent2(c.gcShare())));
+    if (!c.read().firstProblems().isEmpty()) {
+      md.append(" First problems: ").append(String.join("; ", c.read().firstProblems()))
+          .append('.');
+    }
+    md.append("\n\n");
+  }
+
+  private void targets(StringBuilder md) {
+    md.append("### Targets\n\n");
+    if (!results.runs.isEmpty()) {
+      md.append("- Ingest with flush at least ").append(percent(INGEST_TARGET_RATIO))
+          .append(" of min(loopback, disk) = ").append(rate(limit()))
+          .append(limitSource()).append(":\n");
+      for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+        double flushed = median(e.getValue(), RunResult::flushedBytesPerSecond);
+        double ratio = flushed / limit();
+        md.append("  - ").append(e.getKey()).append(e.getKey() == 1 ? " client: " : " clients: ");
+        if (ratio >= INGEST_TARGET_RATIO) {
+          md.append("**met**, ").append(percent(ratio)).append(" (").append(rate(flushed))
+              .append(").\n");
+        } else {
+          md.append("**missed**, ").append(percent(ratio)).append(" (").append(rate(flushed))
+              .append("): ").append(String.format(Locale.ROOT, "%.0f",
+                  (INGEST_TARGET_RATIO - ratio) * 100))
+              .append(" points short, ").append(rate(INGEST_TARGET_RATIO * limit() - flushed))
+              .append(" more needed.\n");
+        }
+      }
+      md.append("- Server GC time below ").append(percent(GC_TARGET_SHARE))
+          .append(" of wall time (worst run of each client count):\n");
+      for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+        double worst = max(e.getValue(), RunResult::gcShare);
+        md.append("  - ").append(e.getKey()).append(e.getKey() == 1 ? " client: " : " clients: ")
+            .append(worst < GC_TARGET_SHARE ? "**met**, " : "**missed**, ")
+            .append(percent2(worst)).append(".\n");
+      }
+      boolean intact = results.runs.values().stream().flatMap(List::stream)
+          .allMatch(RunResult::intact);
+      md.append("- Every acknowledged block of every throughput run read back intact: ")
+          .append(intact ? "**yes**" : "**no**").append(".\n");
+    }
+    if (results.contract != null) {
+      ServerBenchResults.ServerSetup s = results.contractServer;
+      md.append("- Memory contract (").append(mibText(results.contract.ackedBytes()))
+          .append(" into ").append(mibText(s.bufferCapacity())).append(", ")
+          .append(results.contract.clients()).append(" clients): ")
+          .append(contractHeld(results) ? "**held**" : "**broken**")
+          .append(": peak direct memory ").append(mibText(results.contract.peaks().directTotal()))
+          .append(" of ").append(mibText(s.directMemoryLimit())).append(", every block intact: ")
+          .append(results.contract.intact() ? "yes" : "no").append(".\n");
+    }
+    md.append('\n');
+  }
+
+  private void whereTimeGoes(StringBuilder md) {
+    md.append("### Where the time goes\n\n");
+    RunResult largest = results.runs.get(results.profiledClients) == null ? null
+        : results.runs.get(results.profiledClients).get(0);
+    if (largest != null) {
+      List<RunResult> runs = results.runs.get(results.profiledClients);
+      double server = median(runs, RunResult::serverCoresIngest);
+      double client = median(runs, RunResult::benchmarkCoresIngest);
+      double machine = median(runs, RunResult::machineCoresIngest);
+      double resent = median(runs, r -> r.retriedBytes() / (double) r.ackedBytes());
+      md.append(String.format(Locale.ROOT, "During ingest with %d clients the machine's %d cores "
+              + "were %.0f%% busy: the server used %.2f cores, the clients (generating blocks, "
+              + "CRC32C, the client transport) %.2f, anything else %.2f. The server spent %.2f "
+              + "CPU seconds per GiB taken and flushed; refused frames sent again added %.0f%% to "
+              + "the bytes it had to receive. Its flushes are writes into the page cache (no "
+              + "fsync), which ran at %s (%s MiB/s) for dd in the same rounds.\n\n",
+          results.profiledClients, Runtime.getRuntime().availableProcessors(),
+          100 * machine / Runtime.getRuntime().availableProcessors(), server, client,
+          Math.max(0, machine - server - client),
+          median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes())), resent * 100,
+          rate(results.pageCacheBytesPerSecond.median()),
+          range(results.pageCacheBytesPerSecond)));
+    }
+    if (results.ingestProfile == null) {
+      md.append("No flight recording was taken (`--no-profile`).\n");
+      return;
+    }
+    md.append("The server's flight recording (`settings=profile`) in the ingest and the read ")
+        .append("phases of the ").append(results.profiledClients).append("-client runs. Threads ")
+        .append("running Java code are sampled every 10 ms (`jdk.ExecutionSample`): by thread, ")
+        .append("by the method on top of the stack, and by the innermost Sluice method on the ")
+        .append("stack. Threads in native code, mostly system calls, are sampled every 20 ms ")
+        .append("(`jdk.NativeMethodSample`; waits for events left out). GC threads are not ")
+        .append("sampled. JFR takes a few Java threads and one native thread per period, so ")
+        .append("shares compare within a table, not between the Java and the native ones.\n\n");
+    profile(md, "Ingest", results.ingestProfile);
+    profile(md, "Read", results.readProfile);
+  }
+
+  private static void profile(StringBuilder md, String phase, JfrProfile.Summary p) {
+    md.append("| ").append(phase).append(String.format(Locale.ROOT,
+            ", %,d Java samples: thread | Share | Top frame | Share | Innermost Sluice frame "
+                + "| Share |%n", p.samples()))
+        .append("|---|---:|---|---:|---|---:|\n");
+    int rows = Math.max(p.threads().size(), Math.max(p.topFrames().size(),
+        p.sluiceFrames().size()));
+    for (int i = 0; i < rows; i++) {
+      md.append("| ").append(cell(p.threads(), i, p.samples()))
+          .append(" | ").append(cell(p.topFrames(), i, p.samples()))
+          .append(" | ").append(cell(p.sluiceFrames(), i, p.samples())).append(" |\n");
+    }
+    md.append("\n| ").append(phase).append(String.format(Locale.ROOT,
+        ", %,d native samples: thread and native method | Share |%n", p.nativeSamples()))
+        .append("|---|---:|\n");
+    for (int i = 0; i < p.nativeCalls().size(); i++) {
+      md.append("| ").append(cell(p.nativeCalls(), i, p.nativeSamples())).append(" |\n");
+    }
+    md.append("\n");
+  }
+
+  private static String cell(List<JfrProfile.Count> counts, int i, long total) {
+    if (i >= counts.size()) {
+      return " | ";
+    }
+    JfrProfile.Count c = counts.get(i);
+    return "`" + c.name() + "` | " + percent(c.samples() / (double) total);
+  }
+
+  // ---- figures ----
+
+  /** min(loopback, disk) of the medians; the disk alone when iperf3 was not run. */
+  private double limit() {
+    double disk = results.diskBytesPerSecond.median();
+    return results.loopbackBytesPerSecond.isEmpty()
+        ? disk : Math.min(disk, results.loopbackBytesPerSecond.median());
+  }
+
+  private String limitSource() {
+    if (results.loopbackBytesPerSecond.isEmpty()) {
+      return " (the disk's; iperf3 not run)";
+    }
+    return results.diskBytesPerSecond.median() <= results.loopbackBytesPerSecond.median()
+        ? " (the disk's)" : " (loopback's)";
+  }
+
+  private static Series series(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
+    Series s = new Series();
+    runs.forEach(r -> s.add(f.applyAsDouble(r)));
+    return s;
+  }
+
+  private static double median(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
+    return series(runs, f).median();
+  }
+
+  private static double max(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
+    return series(runs, f).max();
+  }
+
+  private static double gib(double bytes) {
+    return bytes / (1L << 30);
+  }
+
+  private static String rate(double bytesPerSecond) {
+    return String.format(Locale.ROOT, "%,.0f MiB/s", bytesPerSecond / (1 << 20));
+  }
+
+  private static String rateWithRange(Series s) {
+    return rate(s.median()) + " (" + range(s) + ")";
+  }
+
+  private static String range(Series s) {
+    return String.format(Locale.ROOT, "%,.0f-%,.0f", s.min() / (1 << 20), s.max() / (1 << 20));
+  }
+
+  private static String mibText(double bytes) {
+    return String.format(Locale.ROOT, "%,.0f MiB", bytes / (1 << 20));
+  }
+
+  private static String percent(double ratio) {
+    return String.format(Locale.ROOT, "%.0f%%", ratio * 100);
+  }
+
+  private static String percent2(double ratio) {
+    return String.format(Locale.ROOT, "%.2f%%", ratio * 100);
+  }
+
+  private static String cores(double cores) {
+    return Double.isNaN(cores) ? "n/a" : String.format(Locale.ROOT, "%.2f", cores);
+  }
+
+  private static String count(double value) {
+    return String.format(Locale.ROOT, "%,.0f", value);
+  }
+
+  private static String yes(boolean held) {
+    return held ? "**yes**" : "**no**";
+  }
+
+  private static String join(List<Integer> values) {
+    return String.join(", ", values.stream().map(String::valueOf).toList());
+  }
+
+  /** The JVM options of a command line: what lies between the executable and the main class. */
+  private static String jvmOptions(String commandLine) {
+    String[] parts = commandLine.split(" ");
+    StringBuilder options = new StringBuilder();
+    for (int i = 1; i < parts.length; i++) {
+      if (parts[i].equals("-cp") || parts[i].equals("-classpath")) {
+        i++;
+        continue;
+      }
+      if (!parts[i].startsWith("-")) {
+        break;
+      }
+      if (parts[i].startsWith("-Dlog4j2.configurationFile") || parts[i].startsWith("-Dsluice.log")
+          || parts[i].startsWith("-XX:StartFlightRecording")) {
+        continue;
+      }
+      options.append(options.length() == 0 ? "" : " ").append(parts[i]);
+    }
+    return options.toString();
+  }
+
+  private static String relative(String path) {
+    String cwd = java.nio.file.Path.of("").toAbsolutePath() + "/";
+    return path.startsWith(cwd) ? path.substring(cwd.length()) : path;
+  }
+}

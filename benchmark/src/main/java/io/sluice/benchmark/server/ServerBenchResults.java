@@ -1,0 +1,47 @@
+package io.sluice.benchmark.server;
+
+import io.sluice.benchmark.Series;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Everything one invocation measured. */
+final class ServerBenchResults {
+  /** iperf3's single-stream loopback rate, bytes per second, per round. */
+  final Series loopbackBytesPerSecond = new Series();
+  /** dd's sequential write rate in the servers' data directory, bytes per second, per round. */
+  final Series diskBytesPerSecond = new Series();
+  /** dd's sequential write rate into the page cache (no sync), bytes per second, per round. */
+  final Series pageCacheBytesPerSecond = new Series();
+  String iperfVersion;
+  String ddCommand;
+  String ddPageCacheCommand;
+
+  /** The throughput runs, by client count, one per round. */
+  final Map<Integer, List<RunResult>> runs = new TreeMap<>();
+  ServerSetup throughputServer;
+  /** The throughput server's profile during the ingest and the read phases of the largest runs. */
+  JfrProfile.Summary ingestProfile;
+  JfrProfile.Summary readProfile;
+  int profiledClients;
+
+  RunResult contract;
+  ServerSetup contractServer;
+  boolean contractServerAlive;
+
+  void add(RunResult run) {
+    runs.computeIfAbsent(run.clients(), c -> new ArrayList<>()).add(run);
+  }
+
+  /**
+   * How a server was set up.
+   *
+   * @param conf the settings of its configuration file
+   * @param commandLine its JVM's command line
+   * @param directMemoryLimit its {@code -XX:MaxDirectMemorySize}
+   * @param recording where its flight recording is, or null
+   */
+  record ServerSetup(List<String> conf, String commandLine, long bufferCapacity,
+      long readCapacity, long directMemoryLimit, String recording) {}
+}

@@ -1,0 +1,269 @@
+package io.sluice.benchmark.server;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.DiskWriteTest;
+import io.sluice.benchmark.Iperf3;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.common.protocol.message.RegisterApplicationRequest;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.protocol.message.UnregisterApplicationRequest;
+import io.sluice.common.transport.NettyTransports;
+import io.sluice.common.transport.TransportClient;
+import io.sluice.common.transport.TransportClientFactory;
+import io.sluice.common.transport.TransportConf;
+import io.sluice.common.transport.TransportContext;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.stream.Stream;
+
+/**
+ * Shuffle server benchmark: a real server started with {@code bin/start-server.sh} in a JVM of its own,
+ * clients in this JVM pushing over loopback with 1, 4 and 16 clients while the server flushes to
+ * disk, then reading everything back and verifying it; the machine's limits (iperf3 over loopback, dd
+ * to the data disk) measured in the same invocation; and the memory contract under 32x
+ * oversubscription. Prints a table and rewrites the {@code server} section of
+ * {@code docs/benchmarks.md}. Run it with {@code bin/bench-server.sh}.
+ */
+public final class ServerBenchmark {
+  private static final String APP_ID = "server-benchmark";
+  private static final long THROUGHPUT_READ_CAPACITY = 256L << 20;
+  private static final long CONTRACT_READ_CAPACITY = 64L << 20;
+  private static final int PAYLOAD_BYTES = (32 << 20) + PushClient.MAX_BLOCK_BYTES;
+  private static final int PROFILE_ROWS = 8;
+
+  private final ServerBenchSettings settings;
+  private final Iperf3 iperf;
+  private final Path workDir;
+  private final ServerBenchResults results = new ServerBenchResults();
+  private int nextShuffleId;
+
+  private ServerBenchmark(ServerBenchSettings settings, Iperf3 iperf) {
+    this.settings = settings;
+    this.iperf = iperf;
+    this.workDir = settings.workDir().toAbsolutePath();
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (List.of(args).contains("--help")) {
+      System.out.println(ServerBenchSettings.USAGE);
+      return;
+    }
+    ServerBenchSettings settings;
+    try {
+      settings = ServerBenchSettings.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Iperf3 iperf = null;
+    if (settings.iperf()) {
+      iperf = Iperf3.locate().orElse(null);
+      if (iperf == null) {
+        System.err.println("iperf3 is not on the PATH: install it (apt-get install iperf3) or pass "
+            + "--no-iperf");
+        System.exit(2);
+        return;
+      }
+    }
+    new ServerBenchmark(settings, iperf).run();
+  }
+
+  private void run() throws Exception {
+    Files.createDirectories(workDir);
+    cleanWorkDir();
+    if (iperf != null) {
+      results.iperfVersion = iperf.version();
+    }
+    PooledByteBufAllocator allocator =
+        NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
+    TransportContext context = new TransportContext(new TransportConf(SluiceConf.empty()),
+        "server-benchmark", allocator);
+    ScheduledExecutorService retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "bench-push-retry");
+      t.setDaemon(true);
+      return t;
+    });
+    try (TransportClientFactory connections = context.createClientFactory();
+        RandomPayload payload = new RandomPayload(PAYLOAD_BYTES, 42)) {
+      if (settings.throughput()) {
+        throughputRuns(connections, payload, retryTimer);
+      }
+      if (settings.contract()) {
+        contractRun(connections, payload, retryTimer);
+      }
+    } finally {
+      retryTimer.shutdownNow();
+    }
+    String body = new ServerBenchReport(settings, results).markdown();
+    System.out.println();
+    System.out.println(body);
+    if (settings.output() != null) {
+      BenchmarkReport.writeSection(settings.output(), "server", "Shuffle server benchmark",
+          settings.command(), body);
+      System.out.println("Wrote the 'server' section of " + settings.output());
+    }
+    boolean contractFailed = results.contract != null && !ServerBenchReport.contractHeld(results);
+    boolean lost = results.runs.values().stream().flatMap(List::stream)
+        .anyMatch(r -> !r.intact());
+    if (contractFailed || lost) {
+      System.err.println("FAILED: " + (lost ? "a throughput run lost or corrupted blocks; " : "")
+          + (contractFailed ? "the memory contract did not hold" : ""));
+      System.exit(1);
+    }
+  }
+
+  private void throughputRuns(TransportClientFactory connections, RandomPayload payload,
+      ScheduledExecutorService retryTimer) throws Exception {
+    Path recording = settings.profile() ? workDir.resolve("throughput-server.jfr") : null;
+    List<JfrProfile.Window> ingestWindows = new ArrayList<>();
+    List<JfrProfile.Window> readWindows = new ArrayList<>();
+    int largest = settings.clients().stream().max(Integer::compare).orElseThrow();
+    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "throughput",
+        (long) settings.bufferMib() << 20, THROUGHPUT_READ_CAPACITY, recording)) {
+      log("started the throughput " + server + ", buffer.capacity " + settings.bufferMib()
+          + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
+      results.throughputServer = setup(server);
+      ShuffleRun runs = shuffleRun(server, connections, payload, retryTimer);
+      if (settings.warmupMib() > 0) {
+        RunResult warmup = runs.run(nextShuffleId++, Math.min(4, largest),
+            (long) settings.warmupMib() << 20);
+        log("warm-up: " + summary(warmup));
+      }
+      for (int round = 1; round <= settings.rounds(); round++) {
+        measureLimits(round, server.dataDir());
+        for (int clients : settings.clients()) {
+          RunResult run = runs.run(nextShuffleId++, clients, (long) settings.runMib() << 20);
+          results.add(run);
+          log(String.format(Locale.ROOT, "round %d, %2d client(s): %s", round, clients,
+              summary(run)));
+          if (clients == largest) {
+            ingestWindows.add(run.windows().get(0));
+            readWindows.add(run.windows().get(1));
+          }
+        }
+      }
+      unregisterApp(connections, server);
+    }
+    if (recording != null && Files.exists(recording)) {
+      results.profiledClients = largest;
+      results.ingestProfile = JfrProfile.summarize(recording, ingestWindows, PROFILE_ROWS);
+      results.readProfile = JfrProfile.summarize(recording, readWindows, PROFILE_ROWS);
+    }
+  }
+
+  private void contractRun(TransportClientFactory connections, RandomPayload payload,
+      ScheduledExecutorService retryTimer) throws Exception {
+    Path recording = settings.profile() ? workDir.resolve("contract-server.jfr") : null;
+    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "contract",
+        (long) settings.contractBufferMib() << 20, CONTRACT_READ_CAPACITY, recording)) {
+      log("started the contract " + server + ", buffer.capacity " + settings.contractBufferMib()
+          + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
+      results.contractServer = setup(server);
+      RunResult run = shuffleRun(server, connections, payload, retryTimer)
+          .run(nextShuffleId++, settings.contractClients(), (long) settings.contractMib() << 20);
+      results.contract = run;
+      results.contractServerAlive = server.isAlive();
+      log("contract, " + settings.contractClients() + " clients: " + summary(run)
+          + String.format(Locale.ROOT, ", peak push pool %s, peak direct %s of %s",
+              mib(run.peaks().pushHeld()), mib(run.peaks().directTotal()),
+              mib(server.directMemoryLimit())));
+      unregisterApp(connections, server);
+    }
+  }
+
+  private ShuffleRun shuffleRun(ServerProcess server, TransportClientFactory connections,
+      RandomPayload payload, ScheduledExecutorService retryTimer) throws Exception {
+    try (TransportClient admin =
+        connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
+      Requests.await(admin.request(new RegisterApplicationRequest(TransportClient.nextRequestId(),
+          APP_ID, System.getProperty("user.name", "benchmark")), StatusResponse.class));
+    }
+    return new ShuffleRun(server, connections, payload, retryTimer, APP_ID,
+        settings.sampleMillis());
+  }
+
+  private static void unregisterApp(TransportClientFactory connections, ServerProcess server)
+      throws Exception {
+    try (TransportClient admin =
+        connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
+      Requests.await(admin.request(new UnregisterApplicationRequest(
+          TransportClient.nextRequestId(), APP_ID), StatusResponse.class));
+    }
+  }
+
+  private void measureLimits(int round, Path dataDir) throws IOException, InterruptedException {
+    if (iperf != null) {
+      double bits = iperf.receivedBitsPerSecond(1, settings.iperfSeconds(), 1);
+      results.loopbackBytesPerSecond.add(bits / 8);
+      log(String.format(Locale.ROOT, "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s", round,
+          bits / 8 / (1 << 20)));
+    }
+    DiskWriteTest.Result disk = DiskWriteTest.device(dataDir, settings.ddMib());
+    results.diskBytesPerSecond.add(disk.bytesPerSecond());
+    results.ddCommand = disk.command();
+    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s", round, disk.command(),
+        disk.bytesPerSecond() / (1 << 20)));
+    DiskWriteTest.Result cache = DiskWriteTest.pageCache(dataDir, settings.ddMib());
+    results.pageCacheBytesPerSecond.add(cache.bytesPerSecond());
+    results.ddPageCacheCommand = cache.command();
+    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s", round, cache.command(),
+        cache.bytesPerSecond() / (1 << 20)));
+  }
+
+  private static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {
+    return new ServerBenchResults.ServerSetup(server.confLines(), server.commandLine(),
+        server.bufferCapacity(), server.readCapacity(), server.directMemoryLimit(),
+        server.recording().map(Path::toString).orElse(null));
+  }
+
+  private static String summary(RunResult r) {
+    return String.format(Locale.ROOT,
+        "%s acked at %,.0f MiB/s, flushed %s at %,.0f MiB/s, read %,.0f MiB/s, %,d NO_BUFFER "
+            + "(at most %d for one frame, longest wait %.1f s; %s), server GC %.2f%%, %s",
+        mib(r.ackedBytes()), r.ackBytesPerSecond() / (1 << 20), mib(r.flushedBytes()),
+        r.flushedBytesPerSecond() / (1 << 20), r.readBytesPerSecond() / (1 << 20), r.retries(),
+        r.mostRefusals(), r.longestFrameWaitSeconds(),
+        Double.isNaN(r.refusals().medianFill()) ? "never refused" : String.format(Locale.ROOT,
+            "pool %.0f%% filled while refusing", r.refusals().medianFill() * 100),
+        r.gcShare() * 100, r.intact() ? "all blocks intact"
+            : r.read().problems() + " problems: " + r.read().firstProblems());
+  }
+
+  private static String mib(double bytes) {
+    return String.format(Locale.ROOT, "%,.0f MiB", bytes / (1 << 20));
+  }
+
+  private static void log(String line) {
+    System.out.println(line);
+  }
+
+  /** Removes what an earlier invocation left (data of a run that failed, logs, recordings). */
+  private void cleanWorkDir() throws IOException {
+    for (String name : List.of("throughput", "contract")) {
+      deleteRecursively(workDir.resolve(name + "-data"));
+      Files.deleteIfExists(workDir.resolve(name + ".conf"));
+      Files.deleteIfExists(workDir.resolve(name + "-server.jfr"));
+    }
+    deleteRecursively(workDir.resolve("logs"));
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

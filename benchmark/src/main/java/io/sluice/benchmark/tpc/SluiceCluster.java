@@ -1,0 +1,163 @@
+package io.sluice.benchmark.tpc;
+
+import io.sluice.coordinator.CoordinatorOptions;
+import io.sluice.server.ServerOptions;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A coordinator and shuffle servers on this machine, started and stopped with the shipped
+ * {@code bin/} scripts (as an operator would), with configuration files written under a work
+ * directory and ports chosen free. Extra JVM options reach the daemons through the scripts'
+ * {@code SLUICE_JAVA_OPTS}, e.g. a JFR recording.
+ */
+final class SluiceCluster implements AutoCloseable {
+  private final Path home;
+  private final Path dir;
+  private final Map<String, String> env;
+  private final int coordinatorPort;
+  private final int coordinatorHttpPort;
+  private final List<Path> serverConfs = new ArrayList<>();
+  private final List<Integer> serverHttpPorts = new ArrayList<>();
+  private final Path coordinatorConf;
+  private final Set<Integer> ports = new HashSet<>();
+  private boolean started;
+
+  /** Settings of each server: memory for pushed data and for reads, and the server heap. */
+  record ServerSizing(String bufferCapacity, String readBufferCapacity, String heap) {}
+
+  SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing) throws IOException {
+    this.home = home;
+    this.dir = dir;
+    Files.createDirectories(dir);
+    this.env = Map.of("SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+        "SLUICE_PID_DIR", dir.resolve("run").toString(),
+        "SLUICE_SERVER_HEAP", sizing.heap(),
+        "SLUICE_COORDINATOR_HEAP", "256m");
+    coordinatorPort = freePort();
+    coordinatorHttpPort = freePort();
+    coordinatorConf = dir.resolve("coordinator.conf");
+    write(coordinatorConf, List.of(
+        entry(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1"),
+        entry(CoordinatorOptions.PORT.key(), coordinatorPort),
+        entry(CoordinatorOptions.HTTP_PORT.key(), coordinatorHttpPort)));
+    for (int i = 1; i <= servers; i++) {
+      int httpPort = freePort();
+      Path conf = dir.resolve("server-" + i + ".conf");
+      write(conf, List.of(
+          entry(ServerOptions.BIND_HOST.key(), "127.0.0.1"),
+          entry(ServerOptions.PORT.key(), freePort()),
+          entry(ServerOptions.HTTP_PORT.key(), httpPort),
+          entry(ServerOptions.COORDINATORS.key(), coordinatorAddress()),
+          entry(ServerOptions.HEARTBEAT_INTERVAL.key(), "1s"),
+          entry(ServerOptions.LOCAL_DIRS.key(), dir.resolve("data-" + i)),
+          entry(ServerOptions.DISK_MIN_FREE.key(), "1g"),
+          entry(ServerOptions.BUFFER_CAPACITY.key(), sizing.bufferCapacity()),
+          entry(ServerOptions.READ_BUFFER_CAPACITY.key(), sizing.readBufferCapacity())));
+      serverConfs.add(conf);
+      serverHttpPorts.add(httpPort);
+    }
+  }
+
+  String coordinatorAddress() {
+    return "127.0.0.1:" + coordinatorPort;
+  }
+
+  List<Integer> serverMetricsPorts() {
+    return List.copyOf(serverHttpPorts);
+  }
+
+  List<Path> configurationFiles() {
+    List<Path> all = new ArrayList<>(List.of(coordinatorConf));
+    all.addAll(serverConfs);
+    return all;
+  }
+
+  /** Starts everything and waits until the coordinator counts every server as active. */
+  void start() throws IOException, InterruptedException {
+    started = true;
+    script("bin/start-coordinator.sh", coordinatorConf);
+    for (Path conf : serverConfs) {
+      script("bin/start-server.sh", conf);
+    }
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try {
+        String status = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + coordinatorHttpPort + "/status"))
+                .timeout(Duration.ofSeconds(2)).build(),
+            HttpResponse.BodyHandlers.ofString()).body();
+        if (status.split("\"condition\":\"active\"", -1).length - 1 >= serverConfs.size()) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new IOException("the coordinator did not see " + serverConfs.size()
+        + " active servers within 60 s; logs in " + dir.resolve("logs"));
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    if (!started) {
+      return;
+    }
+    started = false;
+    for (Path conf : serverConfs) {
+      script("bin/stop-server.sh", conf);
+    }
+    script("bin/stop-coordinator.sh", coordinatorConf);
+  }
+
+  private void script(String script, Path conf) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(home.resolve(script).toString(), conf.toString())
+        .directory(home.toFile()).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(script + " did not finish in 60 s");
+    }
+    if (p.exitValue() != 0) {
+      throw new IOException(script + " " + conf + " failed (" + p.exitValue() + "): " + out);
+    }
+    System.out.println(out);
+  }
+
+  private static String entry(String key, Object value) {
+    return key + " " + value;
+  }
+
+  private static void write(Path file, List<String> lines) throws IOException {
+    Files.write(file, lines, StandardCharsets.UTF_8);
+  }
+
+  /** A free port not handed out before by this cluster. */
+  private int freePort() throws IOException {
+    while (true) {
+      try (ServerSocket s = new ServerSocket(0)) {
+        if (ports.add(s.getLocalPort())) {
+          return s.getLocalPort();
+        }
+      }
+    }
+  }
+}

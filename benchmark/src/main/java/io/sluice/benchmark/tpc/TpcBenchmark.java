@@ -1,0 +1,260 @@
+package io.sluice.benchmark.tpc;
+
+import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.common.metrics.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The TPC-style shuffle benchmark: Sluice against Spark's built-in sort shuffle in one invocation.
+ * Generates the tables once, starts a coordinator and two servers with the shipped scripts when the
+ * sluice mode runs, then for each round submits {@link TpcJob} once per mode in alternation (A B A
+ * B), each in a fresh JVM, while polling the servers' {@code /metrics}. Writes every raw figure as
+ * JSON, the {@code tpc} section of docs/benchmarks.md and a PNG chart (options:
+ * {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
+ */
+public final class TpcBenchmark {
+  /**
+   * The sluice mode's shuffle manager. Its {@code spark.sluice.*} keys below are written out as in
+   * docs/client.md: this module does not depend on client-spark, whose option class holds them.
+   */
+  private static final String SLUICE_MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
+
+  private TpcBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    TpcSettings s = TpcSettings.parse(args);
+    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path out = s.output;
+    Path logs = out.resolve("logs-" + stamp);
+    Files.createDirectories(logs);
+    List<String> queries = QuerySpec.select(s.queries).stream().map(QuerySpec::label).toList();
+
+    Path tables = TableLayout.directory(s.data, s.scale, s.seed);
+    long generationMs = 0;
+    if (!TableLayout.complete(tables)) {
+      System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
+      long t0 = System.nanoTime();
+      SparkRun gen = SparkRun.of(s, Mode.BUILTIN, Map.of(), List.of("--generate", "--data",
+          s.data.toString(), "--scale", String.valueOf(s.scale), "--seed", String.valueOf(s.seed)),
+          logs.resolve("generate.log"));
+      if (gen.run(Map.of()) != 0 || !TableLayout.complete(tables)) {
+        throw new IllegalStateException("generating the tables failed; see "
+            + logs.resolve("generate.log"));
+      }
+      generationMs = (System.nanoTime() - t0) / 1_000_000;
+    } else {
+      System.out.println("== Using the tables in " + tables);
+    }
+
+    List<RunRecord> runs = new ArrayList<>();
+    SluiceCluster cluster = null;
+    ServerMetricsPoller poller = null;
+    Thread cleanup = null;
+    try {
+      if (s.modes.contains(Mode.SLUICE)) {
+        System.out.println("== Starting a coordinator and two shuffle servers");
+        cluster = new SluiceCluster(s.home, out.resolve("cluster"), 2, s.serverSizing);
+        SluiceCluster started = cluster;
+        cleanup = new Thread(() -> {
+          try {
+            started.close();
+          } catch (Exception e) {
+            System.err.println("stopping the cluster: " + e);
+          }
+        });
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        cluster.start();
+        poller = new ServerMetricsPoller(cluster.serverMetricsPorts(),
+            Duration.ofMillis(s.scrapeMs));
+      }
+      for (int round = 1; round <= s.rounds; round++) {
+        for (Mode mode : s.modes) {
+          System.out.println("== Round " + round + "/" + s.rounds + ": " + mode.label());
+          runs.add(runOnce(s, mode, round, cluster, poller, logs));
+        }
+      }
+    } finally {
+      if (poller != null) {
+        poller.close();
+      }
+      if (cluster != null) {
+        System.out.println("== Stopping the cluster");
+        cluster.close();
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      }
+    }
+
+    TpcSummary summary = new TpcSummary(queries, s.modes, runs);
+    Map<String, Object> environment = environment(s, tables, generationMs);
+    Map<String, Object> results = new LinkedHashMap<>();
+    results.put("benchmark", "tpc");
+    results.put("timestamp", stamp);
+    results.put("command", s.command);
+    results.put("environment", environment);
+    results.put("summary", summary.toMap());
+    List<Object> rawRuns = new ArrayList<>();
+    runs.forEach(r -> rawRuns.add(r.toMap()));
+    results.put("runs", rawRuns);
+    Path json = out.resolve("results-" + stamp + ".json");
+    Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
+    System.out.println("== Results: " + json);
+
+    String title = "TPC-style queries at SF " + ScaleFactor.format(s.scale) + ", " + s.master;
+    String chartLink = null;
+    String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
+    if (s.chart != null) {
+      TpcChart.write(summary, title + ": median wall time", s.chart);
+      System.out.println("== Chart: " + s.chart);
+      // The raw figures go beside the chart too, so that a committed report keeps them.
+      String stem = s.chart.getFileName().toString().replaceFirst("\\.[^.]*$", "");
+      Path kept = s.chart.resolveSibling(stem + ".json");
+      Files.copy(json, kept, StandardCopyOption.REPLACE_EXISTING);
+      if (s.markdown != null) {
+        Path docs = s.markdown.toAbsolutePath().getParent();
+        chartLink = docs.relativize(s.chart.toAbsolutePath()).toString();
+        jsonLink = docs.relativize(kept.toAbsolutePath()).toString();
+      }
+    }
+    String body = TpcMarkdown.body(summary, setup(s, environment, runs), chartLink);
+    if (s.markdown != null) {
+      BenchmarkReport.writeSection(s.markdown, "tpc",
+          "TPC-style shuffle benchmark: Sluice against Spark's sort shuffle", s.command,
+          body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
+              + "works and the configuration for a real cluster: [tpc-benchmark.md]"
+              + "(tpc-benchmark.md).\n");
+      System.out.println("== Report: section 'tpc' of " + s.markdown);
+    }
+    System.out.println();
+    System.out.println(body);
+    System.exit(summary.answersAgree() ? 0 : 1);
+  }
+
+  private static RunRecord runOnce(TpcSettings s, Mode mode, int round, SluiceCluster cluster,
+      ServerMetricsPoller poller, Path logs) throws IOException, InterruptedException {
+    Map<String, String> conf = new LinkedHashMap<>();
+    if (mode == Mode.SLUICE) {
+      String jar = s.shadedClientJar().toString();
+      conf.put("spark.driver.extraClassPath", jar);
+      conf.put("spark.executor.extraClassPath", jar);
+      conf.put("spark.shuffle.manager", SLUICE_MANAGER);
+      conf.put("spark.sluice.coordinators", cluster.coordinatorAddress());
+      conf.put("spark.sluice.fallback.enabled", "false");
+      conf.putAll(s.sluiceConf);
+    }
+    Path events = logs.resolve("round-" + round + "-" + mode.label() + ".jsonl");
+    Path log = logs.resolve("round-" + round + "-" + mode.label() + ".log");
+    SparkRun run = SparkRun.of(s, mode, conf, List.of("--data", s.data.toString(), "--scale",
+        String.valueOf(s.scale), "--seed", String.valueOf(s.seed), "--queries", s.queries,
+        "--events", events.toString()), log);
+    long start = System.currentTimeMillis();
+    int exit = run.run(Map.of());
+    long end = System.currentTimeMillis();
+    List<Map<String, Object>> lines = new ArrayList<>();
+    if (Files.exists(events)) {
+      for (String line : Files.readAllLines(events, StandardCharsets.UTF_8)) {
+        if (line.isBlank()) {
+          continue;
+        }
+        Map<String, Object> q = JsonReader.parseObject(line);
+        if (poller != null && mode == Mode.SLUICE) {
+          q.put("servers", poller.window(Figures.num(q, "startMs"), Figures.num(q, "endMs")));
+        }
+        lines.add(q);
+      }
+    }
+    if (exit != 0) {
+      System.out.println("  exited with " + exit + "; see " + log);
+    }
+    return new RunRecord(round, mode, exit, start, end, log.toString(), lines,
+        poller != null && mode == Mode.SLUICE ? poller.window(start, end) : null);
+  }
+
+  private static Map<String, Object> environment(TpcSettings s, Path tables, long generationMs)
+      throws IOException {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("machine", BenchmarkReport.machine(s.home.resolve("docs")));
+    e.put("java", System.getProperty("java.version"));
+    e.put("spark", sparkVersion(s));
+    e.put("sluice", s.benchmarkJar().getFileName().toString()
+        .replace("sluice-benchmark-", "").replace(".jar", ""));
+    e.put("scale", s.scale);
+    e.put("seed", s.seed);
+    e.put("orders", TableLayout.orderCount(s.scale));
+    e.put("tables", tables.toString());
+    e.put("tableBytes", directoryBytes(tables));
+    e.put("generationMs", generationMs);
+    e.put("rounds", s.rounds);
+    e.put("modes", s.modes.stream().map(Mode::label).toList());
+    e.put("master", s.master);
+    e.put("driverMemory", s.driverMemory);
+    e.put("sparkConf", s.commonSparkConf());
+    e.put("sluiceConf", s.sluiceConf);
+    e.put("scrapeMs", s.scrapeMs);
+    e.put("serverSizing", Map.of("bufferCapacity", s.serverSizing.bufferCapacity(),
+        "readBufferCapacity", s.serverSizing.readBufferCapacity(),
+        "heap", s.serverSizing.heap()));
+    e.put("sparkJavaOptions", s.sparkJavaOptions().stream()
+        .filter(o -> !o.startsWith("--add-opens")).toList());
+    return e;
+  }
+
+  private static String setup(TpcSettings s, Map<String, Object> env, List<RunRecord> runs) {
+    long orders = (Long) env.get("orders");
+    StringBuilder sb = new StringBuilder();
+    sb.append("Scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
+        .append(String.format("%,d", orders)).append(" orders, about ")
+        .append(String.format("%,d", orders * 4)).append(" lineitem rows; ")
+        .append(Figures.bytes((Long) env.get("tableBytes")))
+        .append(" of Parquet, generated once and read by every run), seed ").append(s.seed)
+        .append(". Spark ").append(env.get("spark")).append(" with `--master ").append(s.master)
+        .append("`, driver heap ").append(s.driverMemory)
+        .append(", Kryo, AQE on, broadcast joins off, Spark's default codec (lz4) for both modes. ")
+        .append(s.rounds).append(" round(s); each round runs ")
+        .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
+        .append(", each a fresh SparkSubmit JVM, so both modes see the same machine noise.");
+    if (s.modes.contains(Mode.SLUICE)) {
+      sb.append(" Sluice ").append(env.get("sluice"))
+          .append(": a coordinator and two shuffle servers on this machine, started by the "
+              + "harness with bin/start-coordinator.sh and bin/start-server.sh (buffer.capacity ")
+          .append(s.serverSizing.bufferCapacity()).append(", read.buffer.capacity ")
+          .append(s.serverSizing.readBufferCapacity()).append(", heap ")
+          .append(s.serverSizing.heap())
+          .append("), running through the whole invocation, their /metrics read every ")
+          .append(s.scrapeMs).append(" ms.");
+      if (!s.sluiceConf.isEmpty()) {
+        sb.append(" Client settings: ").append(s.sluiceConf).append('.');
+      }
+    }
+    long total = runs.stream().mapToLong(RunRecord::wallMs).sum();
+    sb.append(" The invocation's SparkSubmit runs took ").append(Figures.seconds(total))
+        .append(" s in all.");
+    return sb.toString();
+  }
+
+  private static String sparkVersion(TpcSettings s) throws IOException {
+    try (Stream<Path> jars = Files.list(s.sparkHome().resolve("jars"))) {
+      return jars.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("spark-core_")).findFirst()
+          .map(n -> n.replaceAll("^spark-core_[0-9.]+-", "").replace(".jar", ""))
+          .orElse("unknown");
+    }
+  }
+
+  private static long directoryBytes(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    }
+  }
+}

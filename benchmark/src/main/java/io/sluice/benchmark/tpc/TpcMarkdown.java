@@ -1,0 +1,145 @@
+package io.sluice.benchmark.tpc;
+
+import static io.sluice.benchmark.tpc.Figures.bytes;
+import static io.sluice.benchmark.tpc.Figures.ratio;
+import static io.sluice.benchmark.tpc.Figures.seconds;
+
+import java.util.List;
+
+/** The body of the {@code tpc} section of docs/benchmarks.md. */
+final class TpcMarkdown {
+  private TpcMarkdown() {}
+
+  /** {@code setup}: a paragraph on what ran; {@code chartLink}: relative path or null. */
+  static String body(TpcSummary s, String setup, String chartLink) {
+    StringBuilder md = new StringBuilder();
+    md.append(setup.strip()).append("\n\n");
+    if (chartLink != null) {
+      md.append("![Median wall time per query and mode](").append(chartLink).append(")\n\n");
+    }
+    List<Mode> modes = s.modes;
+    md.append("| Query |");
+    for (Mode m : modes) {
+      md.append(' ').append(m.label()).append(" (s) |");
+    }
+    if (s.compares()) {
+      md.append(" sluice / builtin |");
+    }
+    md.append(" Shuffle written | Shuffle read | Task CPU (s) | Spark JVM CPU (s) | Task GC (s) |"
+        + "\n|---|");
+    md.append("---:|".repeat(modes.size() + (s.compares() ? 1 : 0) + 5)).append('\n');
+    for (String q : s.queries) {
+      md.append("| ").append(q).append(" |");
+      for (Mode m : modes) {
+        QueryStats st = s.get(q, m);
+        md.append(' ').append(seconds(st.medianMs())).append(" (").append(seconds(st.minMs()))
+            .append('-').append(seconds(st.maxMs())).append(") |");
+      }
+      if (s.compares()) {
+        md.append(' ').append(ratio(s.ratio(q))).append(" |");
+      }
+      md.append(' ').append(perMode(s, q, st -> bytes(st.shuffleWriteBytes()))).append(" |");
+      md.append(' ').append(perMode(s, q, st -> bytes(st.shuffleReadBytes()))).append(" |");
+      md.append(' ').append(perMode(s, q, st -> seconds(st.cpuMs()))).append(" |");
+      md.append(' ').append(perMode(s, q, st -> seconds(st.jvmCpuMs()))).append(" |");
+      md.append(' ').append(perMode(s, q, st -> seconds(st.taskGcMs()))).append(" |\n");
+    }
+    md.append("| **total** |");
+    for (Mode m : modes) {
+      md.append(" **").append(seconds(s.totalMs(m))).append("** |");
+    }
+    if (s.compares()) {
+      md.append(" **").append(ratio(s.totalRatio())).append("** |");
+    }
+    md.append(' ');
+    for (int i = 0; i < modes.size(); i++) {
+      md.append(i > 0 ? " / " : "").append(bytes(s.totalShuffleWriteBytes(modes.get(i))));
+    }
+    md.append(" | | | | |\n\n");
+    md.append("Times are medians over the rounds, with the range in brackets. Where a cell has "
+        + "two figures they are ").append(String.join(" / ", modes.stream().map(Mode::label)
+            .toList())).append(". Shuffle bytes are Spark's task metrics (compressed bytes); task "
+        + "CPU and GC are summed over the query's tasks; Spark JVM CPU is the whole driver JVM's "
+        + "CPU time during the query (in local mode it runs the tasks, and it also counts threads "
+        + "that task metrics miss, such as the shuffle client's network threads).\n\n");
+
+    md.append("Stage times of the median round (s, in the order the stages ran):\n\n| Query |");
+    for (Mode m : modes) {
+      md.append(' ').append(m.label()).append(" |");
+    }
+    md.append("\n|---|").append("---|".repeat(modes.size())).append('\n');
+    for (String q : s.queries) {
+      md.append("| ").append(q).append(" |");
+      for (Mode m : modes) {
+        md.append(' ').append(String.join(" + ", s.get(q, m).stagesOfMedianRound())).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
+
+    if (modes.contains(Mode.SLUICE)) {
+      md.append("Sluice's servers during each query (peaks: the larger of the two servers, highest "
+          + "over the rounds; GC, CPU and bytes flushed: both servers added, median over the "
+          + "rounds):\n\n| Query | Peak direct memory | Peak push memory | Peak heap | Server GC "
+          + "(ms) | Server CPU (s) | Flushed to disk | Push rejections |\n"
+          + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      for (String q : s.queries) {
+        QueryStats st = s.get(q, Mode.SLUICE);
+        md.append("| ").append(q).append(" | ").append(bytes(st.serverPeakDirectBytes()))
+            .append(" | ").append(bytes(st.serverPeakPushBytes())).append(" | ")
+            .append(bytes(st.serverPeakHeapBytes())).append(" | ")
+            .append(Math.round(st.serverGcMs())).append(" | ").append(seconds(st.serverCpuMs()))
+            .append(" | ").append(bytes(st.serverFlushedBytes())).append(" | ")
+            .append(st.pushRejections()).append(" |\n");
+      }
+      md.append('\n');
+    }
+
+    md.append("Answers: ");
+    if (s.answersAgree()) {
+      md.append("every query gave the same row count and checksum in every round and mode.\n");
+    } else {
+      md.append("**disagreements or failures**:\n\n");
+      s.mismatches.forEach(x -> md.append("- ").append(x).append('\n'));
+      s.failedRuns.forEach(x -> md.append("- ").append(x).append('\n'));
+    }
+    for (String q : s.queries) {
+      for (Mode m : modes) {
+        QueryStats st = s.get(q, m);
+        if (!st.notes().isEmpty() && m == modes.get(modes.size() - 1)) {
+          md.append("- ").append(q).append(": ").append(String.join("; ", st.notes()))
+              .append('\n');
+        }
+      }
+    }
+    md.append('\n');
+    List<String> targets = s.targets();
+    if (!targets.isEmpty()) {
+      md.append("Targets (this machine, one invocation):\n\n");
+      targets.forEach(t -> md.append("- ").append(t).append('\n'));
+      md.append('\n');
+    }
+    md.append("Queries:\n\n");
+    for (QuerySpec q : QuerySpec.values()) {
+      if (s.queries.contains(q.label())) {
+        md.append("- `").append(q.label()).append("`: ").append(q.description()).append('\n');
+      }
+    }
+    return md.toString();
+  }
+
+  private interface Cell {
+    String of(QueryStats s);
+  }
+
+  private static String perMode(TpcSummary s, String q, Cell cell) {
+    StringBuilder sb = new StringBuilder();
+    for (Mode m : s.modes) {
+      if (sb.length() > 0) {
+        sb.append(" / ");
+      }
+      sb.append(cell.of(s.get(q, m)));
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,194 @@
+package io.sluice.benchmark.tpc;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The harness's command line, with the defaults of {@code bin/sluice-bench}:
+ *
+ * <pre>
+ * --scale SF|smoke      TPC-H scale factor (default 1); smoke = 0.01
+ * --rounds N            rounds of A B (default 2)
+ * --modes a,b           default builtin,sluice
+ * --queries q1,q2|all   default all
+ * --seed N              data generator seed (default 1)
+ * --master URL          default local[2]
+ * --driver-memory SIZE  driver JVM heap (default 4g)
+ * --executor-memory SIZE  executors' memory for non-local masters (default 2g)
+ * --server-buffer SIZE  each server's buffer.capacity (default 1g)
+ * --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)
+ * --server-heap SIZE    each server's heap (default 512m)
+ * --scrape-ms N         how often the servers' /metrics are read (default 1000)
+ * --conf k=v            an extra Spark setting for every mode (repeatable)
+ * --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)
+ * --output DIR          results JSON, logs, events (default benchmark/target/tpc)
+ * --data DIR            generated tables, kept between runs (default benchmark/target/tpc-data)
+ * --markdown FILE|-     section 'tpc' rewritten (default docs/benchmarks.md; - for none)
+ * --chart FILE|-        PNG chart (default docs/benchmarks/tpc.png; - for none)
+ * --home DIR            the Sluice checkout (set by bin/sluice-bench)
+ * --command TEXT        the command line to record in the report (set by bin/sluice-bench)
+ * </pre>
+ */
+final class TpcSettings {
+  final Path home;
+  final double scale;
+  final int rounds;
+  final List<Mode> modes;
+  final String queries;
+  final long seed;
+  final String master;
+  final String driverMemory;
+  final String executorMemory;
+  final SluiceCluster.ServerSizing serverSizing;
+  final long scrapeMs;
+  final Map<String, String> extraConf;
+  final Map<String, String> sluiceConf;
+  final Path output;
+  final Path data;
+  final Path markdown;
+  final Path chart;
+  final String command;
+
+  private TpcSettings(Map<String, String> o, Map<String, String> extraConf,
+      Map<String, String> sluiceConf) {
+    home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
+    scale = ScaleFactor.parse(o.getOrDefault("scale", "1"));
+    rounds = Integer.parseInt(o.getOrDefault("rounds", "2"));
+    if (rounds < 1) {
+      throw new IllegalArgumentException("--rounds must be at least 1");
+    }
+    modes = Arrays.stream(o.getOrDefault("modes", "builtin,sluice").split(","))
+        .map(Mode::parse).distinct().toList();
+    queries = o.getOrDefault("queries", "all");
+    QuerySpec.select(queries);
+    seed = Long.parseLong(o.getOrDefault("seed", "1"));
+    master = o.getOrDefault("master", "local[2]");
+    driverMemory = o.getOrDefault("driver-memory", "4g");
+    executorMemory = o.getOrDefault("executor-memory", "2g");
+    serverSizing = new SluiceCluster.ServerSizing(o.getOrDefault("server-buffer", "1g"),
+        o.getOrDefault("server-read-buffer", "256m"), o.getOrDefault("server-heap", "512m"));
+    scrapeMs = Long.parseLong(o.getOrDefault("scrape-ms", "1000"));
+    if (scrapeMs < 50) {
+      throw new IllegalArgumentException("--scrape-ms must be at least 50");
+    }
+    this.extraConf = extraConf;
+    this.sluiceConf = sluiceConf;
+    output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
+    data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
+    markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks.md"));
+    chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/tpc.png"));
+    command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
+  }
+
+  private Path optionalPath(String value) {
+    return value.equals("-") ? null : home.resolve(value);
+  }
+
+  static TpcSettings parse(String[] args) {
+    Map<String, String> o = new LinkedHashMap<>();
+    Map<String, String> extra = new LinkedHashMap<>();
+    Map<String, String> sluice = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (!a.startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("expected --option value, got '" + a + "'");
+      }
+      String value = args[++i];
+      switch (a) {
+        case "--conf" -> put(extra, value);
+        case "--sluice-conf" -> put(sluice, value);
+        default -> o.put(a.substring(2), value);
+      }
+    }
+    return new TpcSettings(o, extra, sluice);
+  }
+
+  private static void put(Map<String, String> conf, String kv) {
+    int eq = kv.indexOf('=');
+    if (eq <= 0) {
+      throw new IllegalArgumentException("expected key=value, got '" + kv + "'");
+    }
+    conf.put(kv.substring(0, eq), kv.substring(eq + 1));
+  }
+
+  String java() {
+    String javaHome = System.getProperty("java.home");
+    return Path.of(javaHome, "bin", "java").toString();
+  }
+
+  String driverMemory() {
+    return driverMemory;
+  }
+
+  String master() {
+    return master;
+  }
+
+  Path sparkHome() {
+    return home.resolve("benchmark/target/spark-home");
+  }
+
+  /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */
+  List<String> sparkJavaOptions() {
+    List<String> opts = new ArrayList<>();
+    for (String env : List.of("SLUICE_SPARK_JAVA_OPTS", "SLUICE_BENCH_SPARK_JAVA_OPTS")) {
+      String v = System.getenv(env);
+      if (v != null && !v.isBlank()) {
+        opts.addAll(Arrays.asList(v.trim().split("\\s+")));
+      }
+    }
+    return opts;
+  }
+
+  Path benchmarkJar() {
+    return jar(home.resolve("benchmark/target"), "sluice-benchmark-");
+  }
+
+  Path shadedClientJar() {
+    Path dir = home.resolve("client-spark/target");
+    try (Stream<Path> files = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
+      return files.filter(f -> f.getFileName().toString().endsWith("-shaded.jar")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("no shaded client jar in " + dir
+              + "; build with mvn -B -DskipTests package"));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Path jar(Path dir, String prefix) {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> {
+        String n = f.getFileName().toString();
+        return n.startsWith(prefix) && n.endsWith(".jar") && !n.endsWith("-tests.jar");
+      }).findFirst().orElseThrow(() -> new IllegalStateException("no " + prefix + "*.jar in "
+          + dir));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Spark settings of every mode. */
+  Map<String, String> commonSparkConf() {
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put("spark.ui.enabled", "false");
+    if (master.startsWith("local")) {
+      c.put("spark.driver.host", "127.0.0.1");
+    } else {
+      c.put("spark.executor.memory", executorMemory);
+    }
+    c.put("spark.local.dir", output.resolve("spark-local").toString());
+    c.put("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
+    c.put("spark.sql.adaptive.enabled", "true");
+    c.put("spark.sql.autoBroadcastJoinThreshold", "-1");
+    c.put("spark.shuffle.push.enabled", "false");
+    c.putAll(extraConf);
+    return c;
+  }
+}

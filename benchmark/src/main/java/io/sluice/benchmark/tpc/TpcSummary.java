@@ -1,0 +1,164 @@
+package io.sluice.benchmark.tpc;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the rounds add up to: per query and mode the {@link QueryStats}, the Sluice / built-in
+ * ratios, whether every answer agreed, and the issue's targets, each met or missed by how much.
+ */
+final class TpcSummary {
+  static final double TOTAL_RATIO_TARGET = 1.10;
+  static final double QUERY_RATIO_TARGET = 1.30;
+  static final double SERVER_GC_SHARE_TARGET = 0.01;
+
+  final List<String> queries;
+  final List<Mode> modes;
+  final Map<String, Map<Mode, QueryStats>> stats = new LinkedHashMap<>();
+  final List<String> mismatches = new ArrayList<>();
+  final List<String> failedRuns = new ArrayList<>();
+  final double serverGcShare;
+
+  TpcSummary(List<String> queries, List<Mode> modes, List<RunRecord> runs) {
+    this.queries = queries;
+    this.modes = modes;
+    for (String q : queries) {
+      Map<Mode, QueryStats> byMode = new LinkedHashMap<>();
+      Set<String> answers = new LinkedHashSet<>();
+      for (Mode m : modes) {
+        List<Map<String, Object>> lines = new ArrayList<>();
+        for (RunRecord r : runs) {
+          if (r.mode() == m) {
+            r.queries().stream().filter(l -> q.equals(l.get("query"))).forEach(lines::add);
+          }
+        }
+        QueryStats s = QueryStats.of(q, m, lines);
+        byMode.put(m, s);
+        answers.addAll(s.answers());
+      }
+      if (answers.size() != 1) {
+        mismatches.add(q + ": " + answers);
+      }
+      stats.put(q, byMode);
+    }
+    double worstGc = 0;
+    for (RunRecord r : runs) {
+      if (r.exitCode() != 0) {
+        failedRuns.add("round " + r.round() + " " + r.mode().label() + " exited with "
+            + r.exitCode() + " (log " + r.log() + ")");
+      }
+      if (r.servers() != null && r.wallMs() > 0) {
+        for (Map<String, Object> s : r.servers()) {
+          worstGc = Math.max(worstGc, (double) Figures.num(s, "gcMs") / r.wallMs());
+        }
+      }
+    }
+    serverGcShare = worstGc;
+  }
+
+  QueryStats get(String query, Mode mode) {
+    return stats.get(query).get(mode);
+  }
+
+  boolean compares() {
+    return modes.contains(Mode.BUILTIN) && modes.contains(Mode.SLUICE);
+  }
+
+  /** Sluice's median over the built-in shuffle's median for one query. */
+  double ratio(String query) {
+    return get(query, Mode.SLUICE).medianMs() / get(query, Mode.BUILTIN).medianMs();
+  }
+
+  double totalMs(Mode mode) {
+    return queries.stream().mapToDouble(q -> get(q, mode).medianMs()).sum();
+  }
+
+  double totalShuffleWriteBytes(Mode mode) {
+    return queries.stream().mapToDouble(q -> get(q, mode).shuffleWriteBytes()).sum();
+  }
+
+  double totalRatio() {
+    return totalMs(Mode.SLUICE) / totalMs(Mode.BUILTIN);
+  }
+
+  String worstQuery() {
+    return queries.stream().max((a, b) -> Double.compare(ratio(a), ratio(b))).orElse("");
+  }
+
+  long failedOrRetriedTasks() {
+    long n = 0;
+    for (Map<Mode, QueryStats> byMode : stats.values()) {
+      for (QueryStats s : byMode.values()) {
+        n += s.failedTasks() + s.retriedTasks() + s.stageRetries();
+      }
+    }
+    return n;
+  }
+
+  boolean answersAgree() {
+    return mismatches.isEmpty() && failedRuns.isEmpty();
+  }
+
+  /** The targets, each as a line of text saying met or missed and by how much. */
+  List<String> targets() {
+    List<String> t = new ArrayList<>();
+    if (!compares()) {
+      return t;
+    }
+    double total = totalRatio();
+    t.add(String.format("Sluice's total time at most %.2fx the built-in shuffle's: %s, %s",
+        TOTAL_RATIO_TARGET, total <= TOTAL_RATIO_TARGET ? "**met**" : "**missed**",
+        Figures.ratio(total) + (total <= TOTAL_RATIO_TARGET ? ""
+            : String.format(" (%.0f%% over the target)", (total / TOTAL_RATIO_TARGET - 1) * 100))));
+    String worst = worstQuery();
+    double w = ratio(worst);
+    t.add(String.format("No query slower than %.1fx: %s, slowest is %s at %s%s", QUERY_RATIO_TARGET,
+        w <= QUERY_RATIO_TARGET ? "**met**" : "**missed**", worst, Figures.ratio(w),
+        w <= QUERY_RATIO_TARGET ? ""
+            : String.format(" (%.0f%% over the target)", (w / QUERY_RATIO_TARGET - 1) * 100)));
+    long bad = failedOrRetriedTasks();
+    t.add("Zero failed or retried tasks (and stage attempts): "
+        + (bad == 0 ? "**met**" : "**missed**, " + bad));
+    t.add(String.format("Server GC under %.0f%% of wall time: %s, worst server in a run %.2f%%",
+        SERVER_GC_SHARE_TARGET * 100, serverGcShare < SERVER_GC_SHARE_TARGET ? "**met**"
+            : "**missed**", serverGcShare * 100));
+    return t;
+  }
+
+  Map<String, Object> toMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    List<Object> perQuery = new ArrayList<>();
+    for (String q : queries) {
+      Map<String, Object> e = new LinkedHashMap<>();
+      e.put("query", q);
+      for (Mode mode : modes) {
+        e.put(mode.label(), get(q, mode).toMap());
+      }
+      if (compares()) {
+        e.put("ratio", ratio(q));
+      }
+      perQuery.add(e);
+    }
+    m.put("queries", perQuery);
+    Map<String, Object> totals = new LinkedHashMap<>();
+    for (Mode mode : modes) {
+      totals.put(mode.label() + "MedianMs", totalMs(mode));
+      totals.put(mode.label() + "ShuffleWriteBytes", totalShuffleWriteBytes(mode));
+    }
+    if (compares()) {
+      totals.put("ratio", totalRatio());
+    }
+    m.put("totals", totals);
+    m.put("answersAgree", answersAgree());
+    m.put("mismatches", mismatches);
+    m.put("failedRuns", failedRuns);
+    m.put("failedOrRetriedTasks", failedOrRetriedTasks());
+    m.put("worstServerGcShare", serverGcShare);
+    m.put("targets", targets());
+    return m;
+  }
+}
