@@ -27,7 +27,6 @@ public final class SluiceClientContext {
   private final PooledByteBufAllocator allocator;
   private final TransportClientFactory clients;
   private final ScheduledExecutorService scheduler;
-  private final CodecKind codecKind;
   private final CompressionCodec codec;
 
   private SluiceClientContext(SluiceConf conf, CodecKind codecKind, int zstdLevel, String id) {
@@ -41,7 +40,6 @@ public final class SluiceClientContext {
       t.setDaemon(true);
       return t;
     });
-    this.codecKind = codecKind;
     this.codec = CompressionCodecs.create(codecKind, zstdLevel);
   }
 
@@ -97,10 +95,6 @@ public final class SluiceClientContext {
 
   public CompressionCodec codec() {
     return codec;
-  }
-
-  public CodecKind codecKind() {
-    return codecKind;
   }
 
   public BlockIdLayout layout() {
