@@ -8,6 +8,7 @@
 #   SLUICE_PID_DIR     where daemons keep their pid files (default: $SLUICE_HOME/run)
 #   SLUICE_SERVER_HEAP, SLUICE_COORDINATOR_HEAP   heap sizes (defaults 512m and 1g)
 #   SLUICE_JAVA_OPTS   extra JVM options for every daemon
+#   SLUICE_STOP_TIMEOUT seconds stop waits before SIGKILL (default 45; a server drains first)
 
 set -euo pipefail
 
@@ -87,7 +88,9 @@ sluice_stop() {
   fi
   pid="$(cat "$pid_file")"
   kill "$pid"
-  for _ in $(seq 1 50); do
+  # A server drains first (server.drain.timeout, 30 s by default): wait a little longer than that.
+  local timeout="${SLUICE_STOP_TIMEOUT:-45}"
+  for _ in $(seq 1 $((timeout * 5))); do
     if ! kill -0 "$pid" 2>/dev/null; then
       rm -f "$pid_file"
       echo "sluice: stopped $kind $name"
@@ -95,7 +98,7 @@ sluice_stop() {
     fi
     sleep 0.2
   done
-  echo "sluice: $kind $name did not stop within 10 s; killing it" >&2
+  echo "sluice: $kind $name did not stop within $timeout s (SLUICE_STOP_TIMEOUT); killing it" >&2
   kill -9 "$pid" 2>/dev/null || true
   rm -f "$pid_file"
 }

@@ -1,11 +1,15 @@
 package io.sluice.benchmark;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Reads a benchmark's command line, flag by flag: {@link #next()} gives the next flag and the typed
- * readers take its value. Every error names the flag and ends with the benchmark's usage text.
+ * readers take its value. Every error names the flag and ends with the benchmark's usage text. The
+ * one command-line parser of every benchmark and of the TPC job.
  */
 public final class Flags {
   private final String[] args;
@@ -15,6 +19,24 @@ public final class Flags {
   public Flags(String[] args, String usage) {
     this.args = args.clone();
     this.usage = usage;
+  }
+
+  /**
+   * The settings {@code parse} makes of the command line; prints the usage and exits with 0 on
+   * {@code --help}, and prints the error and exits with 2 when the command line is wrong.
+   */
+  public static <T> T parseOrExit(String[] args, String usage, Function<String[], T> parse) {
+    if (List.of(args).contains("--help")) {
+      System.out.println(usage);
+      System.exit(0);
+    }
+    try {
+      return parse.apply(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      throw e;
+    }
   }
 
   public boolean hasNext() {
@@ -32,6 +54,33 @@ public final class Flags {
       throw error(flag + " needs a value");
     }
     return args[position++];
+  }
+
+  /** A path, or null for {@code -} (as in {@code --output -}: print only). */
+  public Path pathOrNone(String flag) {
+    String text = value(flag);
+    return text.equals("-") ? null : Path.of(text);
+  }
+
+  /** A {@code key=value} value, put into {@code into}. */
+  public void keyValue(String flag, Map<String, String> into) {
+    String text = value(flag);
+    int eq = text.indexOf('=');
+    if (eq <= 0) {
+      throw error(flag + " takes key=value, got '" + text + "'");
+    }
+    into.put(text.substring(0, eq), text.substring(eq + 1));
+  }
+
+  /**
+   * The value of a flag named in {@code names} (without its leading {@code --}), put into
+   * {@code into} under that name; the unknown-flag error for any other.
+   */
+  public void named(String flag, List<String> names, Map<String, String> into) {
+    if (!flag.startsWith("--") || !names.contains(flag.substring(2))) {
+      throw unknown(flag);
+    }
+    into.put(flag.substring(2), value(flag));
   }
 
   /** A whole number of at least 1. */

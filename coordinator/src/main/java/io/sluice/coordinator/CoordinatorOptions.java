@@ -1,8 +1,8 @@
 package io.sluice.coordinator;
 
-import io.sluice.common.block.BlockIdLayout;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
+import io.sluice.common.protocol.ProtocolOptions;
 import java.time.Duration;
 import java.util.List;
 
@@ -77,11 +77,9 @@ public final class CoordinatorOptions implements ConfigOptionSet {
       ConfigOption.integer("coordinator.assignment.max.partitions")
           .defaultValue("1048576")
           .min(1)
-          .max(BlockIdLayout.DEFAULT.maxPartitions())
           .doc("Largest number of partitions one assignment may ask for; larger requests are refused "
-              + "with INVALID_REQUEST. Block ids allow at most "
-              + BlockIdLayout.DEFAULT.maxPartitions() + "; the answer must also fit "
-              + "`transport.max.frame.size`.")
+              + "with INVALID_REQUEST. The answer must also fit `"
+              + ProtocolOptions.MAX_FRAME_SIZE.key() + "`.")
           .build();
 
   public static final ConfigOption<Integer> MAX_REPLICAS =
@@ -131,7 +129,7 @@ public final class CoordinatorOptions implements ConfigOptionSet {
       ConfigOption.duration("coordinator.exclude.file.check.interval")
           .defaultValue("10s")
           .min(100)
-          .doc("How often the coordinator checks `coordinator.exclude.file` for changes.")
+          .doc("How often the coordinator checks `" + EXCLUDE_FILE.key() + "` for changes.")
           .build();
 
   private static final List<ConfigOption<?>> ALL = List.of(

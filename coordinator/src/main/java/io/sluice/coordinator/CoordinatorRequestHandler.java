@@ -19,6 +19,7 @@ import io.sluice.coordinator.assignment.ShuffleAssigner;
 import io.sluice.coordinator.metrics.CoordinatorMetrics;
 import io.sluice.coordinator.metrics.CoordinatorMetrics.RequestKind;
 import io.sluice.coordinator.registry.ServerRegistry;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -114,7 +115,7 @@ final class CoordinatorRequestHandler implements RequestHandler {
       limits.check(request);
       apps.heartbeat(request.appId());
       Assignment assignment = assigner.assign(request.numPartitions(), request.replicaCount(),
-          request.tags());
+          request.tags(), Set.copyOf(request.excludedServerIds()));
       response = AssignmentResponse.ok(request.requestId(), assignment.servers(),
           assignment.partitionServers());
       limits.checkAnswer(request.numPartitions(), response.encodedLength());
@@ -139,6 +140,6 @@ final class CoordinatorRequestHandler implements RequestHandler {
       StatusCode status, String message, long startNanos) {
     metrics.assignmentFailed(System.nanoTime() - startNanos);
     metrics.requestAnswered(RequestKind.ASSIGNMENT, status);
-    channel.respond(AssignmentResponse.error(request.requestId(), status, message));
+    channel.respond(StatusResponse.error(request.requestId(), status, message));
   }
 }

@@ -52,7 +52,7 @@ class CoordinatorServerTest {
         TestServers.status("s3", "host-3", 2 * GIB));
     client.registerApplication("app-1", "alice");
 
-    AssignmentResponse answer = client.getAssignment("app-1", 0, 100, 2, List.of());
+    AssignmentResponse answer = client.getAssignment("app-1", 0, 100, 2, List.of(), List.of());
 
     assertEquals(StatusCode.OK, answer.status());
     assertEquals(100, answer.partitionCount());
@@ -69,7 +69,7 @@ class CoordinatorServerTest {
     heartbeat(TestServers.status("s1", "host-1", GIB));
 
     RemoteException e = assertThrows(RemoteException.class,
-        () -> client.getAssignment("ghost", 0, 10, 1, List.of()));
+        () -> client.getAssignment("ghost", 0, 10, 1, List.of(), List.of()));
 
     assertEquals(StatusCode.UNKNOWN_APPLICATION, e.status());
     assertEquals(StatusCode.UNKNOWN_APPLICATION,
@@ -80,18 +80,18 @@ class CoordinatorServerTest {
   void badAssignmentRequestsAreInvalidAndNoServersIsNotEnoughServers() throws Exception {
     client.registerApplication("app-1", "alice");
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, assertThrows(RemoteException.class,
-        () -> client.getAssignment("app-1", 0, 10, 1, List.of())).status());
+        () -> client.getAssignment("app-1", 0, 10, 1, List.of(), List.of())).status());
 
     heartbeat(TestServers.status("s1", "host-1", GIB));
     for (int partitions : new int[] {0, -7, 16_777_217, Integer.MAX_VALUE}) {
       RemoteException e = assertThrows(RemoteException.class,
-          () -> client.getAssignment("app-1", 0, partitions, 1, List.of()));
+          () -> client.getAssignment("app-1", 0, partitions, 1, List.of(), List.of()));
       assertEquals(StatusCode.INVALID_REQUEST, e.status(), partitions + " partitions");
     }
     assertEquals(StatusCode.INVALID_REQUEST, assertThrows(RemoteException.class,
-        () -> client.getAssignment("app-1", 0, 10, 0, List.of())).status());
+        () -> client.getAssignment("app-1", 0, 10, 0, List.of(), List.of())).status());
     // The coordinator is still fine.
-    assertEquals(10, client.getAssignment("app-1", 0, 10, 1, List.of()).partitionCount());
+    assertEquals(10, client.getAssignment("app-1", 0, 10, 1, List.of(), List.of()).partitionCount());
   }
 
   @Test
@@ -112,7 +112,7 @@ class CoordinatorServerTest {
     TransportClient raw = factory.getClient("127.0.0.1", coordinator.port());
 
     ExecutionException e = assertThrows(ExecutionException.class, () -> raw.request(
-        new RegisterShuffleRequest(TransportClient.nextRequestId(), "app", 0, 4, new int[0]),
+        new RegisterShuffleRequest(TransportClient.nextRequestId(), "app", 0, 4),
         StatusResponse.class).get(5, TimeUnit.SECONDS));
 
     assertEquals(StatusCode.INVALID_REQUEST, ((RemoteException) e.getCause()).status());
@@ -136,7 +136,7 @@ class CoordinatorServerTest {
   void metricsAndStatusDescribeServersAndAssignments() throws Exception {
     heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB));
     client.registerApplication("app-1", "alice");
-    client.getAssignment("app-1", 3, 50, 1, List.of());
+    client.getAssignment("app-1", 3, 50, 1, List.of(), List.of());
 
     HttpResponse<String> metrics = CoordinatorTestSupport.get(coordinator.httpPort(), "/metrics");
     assertEquals(200, metrics.statusCode());
@@ -168,14 +168,14 @@ class CoordinatorServerTest {
     HttpResponse<String> excluded = CoordinatorTestSupport.post(http, "/admin/exclude?server=s1");
     assertEquals(200, excluded.statusCode(), excluded.body());
     assertTrue(excluded.body().contains("\"exclusion\":\"admin\""), excluded.body());
-    assertEquals(Set.of("s2"), used(client.getAssignment("app-1", 0, 20, 1, List.of())));
+    assertEquals(Set.of("s2"), used(client.getAssignment("app-1", 0, 20, 1, List.of(), List.of())));
 
     assertEquals(200, CoordinatorTestSupport.post(http, "/admin/include?server=s1").statusCode());
-    assertEquals(Set.of("s1", "s2"), used(client.getAssignment("app-1", 1, 20, 1, List.of())));
+    assertEquals(Set.of("s1", "s2"), used(client.getAssignment("app-1", 1, 20, 1, List.of(), List.of())));
 
     HttpResponse<String> drain = CoordinatorTestSupport.post(http, "/admin/decommission?server=s2");
     assertEquals(200, drain.statusCode(), drain.body());
-    assertEquals(Set.of("s1"), used(client.getAssignment("app-1", 2, 20, 1, List.of())));
+    assertEquals(Set.of("s1"), used(client.getAssignment("app-1", 2, 20, 1, List.of(), List.of())));
     assertTrue(CoordinatorTestSupport.get(http, "/status").body()
         .contains("\"condition\":\"decommissioning\""));
 

@@ -49,8 +49,8 @@ class TwoCoordinatorsTest {
     onlyFirst.registerApplication("app-1", "alice");
     onlySecond.registerApplication("app-1", "alice");
 
-    AssignmentResponse a = onlyFirst.getAssignment("app-1", 0, 500, 2, List.of());
-    AssignmentResponse b = onlySecond.getAssignment("app-1", 0, 500, 2, List.of());
+    AssignmentResponse a = onlyFirst.getAssignment("app-1", 0, 500, 2, List.of(), List.of());
+    AssignmentResponse b = onlySecond.getAssignment("app-1", 0, 500, 2, List.of(), List.of());
 
     assertEquals(a.servers(), b.servers());
     for (int p = 0; p < 500; p++) {
@@ -63,12 +63,12 @@ class TwoCoordinatorsTest {
     CoordinatorClient both = client(first, second);
     both.registerApplication("app-1", "alice");
     assertTrue(first.applications().isRegistered("app-1"));
-    assertEquals(100, both.getAssignment("app-1", 0, 100, 1, List.of()).partitionCount());
+    assertEquals(100, both.getAssignment("app-1", 0, 100, 1, List.of(), List.of()).partitionCount());
 
     first.close();
 
     // The second coordinator never heard of app-1: the client registers it there, then asks again.
-    AssignmentResponse answer = both.getAssignment("app-1", 1, 100, 2, List.of());
+    AssignmentResponse answer = both.getAssignment("app-1", 1, 100, 2, List.of(), List.of());
     assertEquals(100, answer.partitionCount());
     assertTrue(second.applications().isRegistered("app-1"));
     both.appHeartbeat("app-1");

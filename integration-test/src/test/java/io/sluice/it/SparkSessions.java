@@ -23,8 +23,12 @@ final class SparkSessions {
   }
 
   static SparkConf withSluice(SparkConf conf, MiniCluster cluster) {
+    return withSluice(conf, cluster.coordinatorAddress());
+  }
+
+  static SparkConf withSluice(SparkConf conf, String coordinators) {
     return conf.set("spark.shuffle.manager", MANAGER)
-        .set("spark.sluice.coordinators", cluster.coordinatorAddress())
+        .set("spark.sluice.coordinators", coordinators)
         .set("spark.sluice.fallback.enabled", "false");
   }
 

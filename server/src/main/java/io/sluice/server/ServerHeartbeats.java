@@ -37,7 +37,8 @@ final class ServerHeartbeats implements Closeable {
       this.clients = null;
       this.coordinators = null;
       this.timer = null;
-      LOG.info("No coordinators configured (server.coordinators): running stand-alone");
+      LOG.info("No coordinators configured ({}): running stand-alone",
+          ServerOptions.COORDINATORS.key());
       return;
     }
     List<CoordinatorAddress> addresses =

@@ -4,6 +4,7 @@ import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.transport.TransportOptions;
 import java.time.Duration;
 import java.util.List;
 
@@ -86,7 +87,8 @@ public final class ServerOptions implements ConfigOptionSet {
           .defaultValue("0.75")
           .min(0.1)
           .max(0.95)
-          .doc("Fraction of `buffer.capacity` at which flushing starts (largest partitions first).")
+          .doc("Fraction of `" + BUFFER_CAPACITY.key() + "` at which flushing starts (largest "
+              + "partitions first).")
           .build();
 
   public static final ConfigOption<Double> FLUSH_LOW_WATERMARK =
@@ -94,7 +96,7 @@ public final class ServerOptions implements ConfigOptionSet {
           .defaultValue("0.5")
           .min(0.0)
           .max(0.9)
-          .doc("Fraction of `buffer.capacity` down to which a flush round drains.")
+          .doc("Fraction of `" + BUFFER_CAPACITY.key() + "` down to which a flush round drains.")
           .build();
 
   public static final ConfigOption<Long> PARTITION_FLUSH_THRESHOLD =
@@ -134,10 +136,29 @@ public final class ServerOptions implements ConfigOptionSet {
           .doc("An application that sends no heartbeat for this long is removed with all its data.")
           .build();
 
+  public static final ConfigOption<Duration> REPLICATION_TIMEOUT =
+      ConfigOption.duration("replication.timeout")
+          .defaultValue("30s")
+          .min(100)
+          .doc("How long a server waits for the next server of a replica chain to acknowledge a "
+              + "forwarded push before it answers the client REPLICA_UNAVAILABLE (the client then "
+              + "moves the partitions). Keep it below the clients' `"
+              + TransportOptions.REQUEST_TIMEOUT.key() + "`.")
+          .build();
+
+  public static final ConfigOption<Duration> DRAIN_TIMEOUT =
+      ConfigOption.duration("server.drain.timeout")
+          .defaultValue("30s")
+          .doc("When asked to stop (SIGTERM, `bin/stop-server.sh`), how long the server keeps "
+              + "serving reads and commits of the data it holds, while refusing new data, before "
+              + "it exits; it exits earlier once every application has ended. 0 stops at once.")
+          .build();
+
   private static final List<ConfigOption<?>> ALL = List.of(
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
-      PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, APP_EXPIRY);
+      PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, APP_EXPIRY,
+      REPLICATION_TIMEOUT, DRAIN_TIMEOUT);
 
   @Override
   public String title() {
@@ -146,8 +167,8 @@ public final class ServerOptions implements ConfigOptionSet {
 
   @Override
   public String description() {
-    return "Read by `bin/start-server.sh`, which also sizes the JVM's direct memory from "
-        + "`buffer.capacity` + `read.buffer.capacity`.";
+    return "Read by `bin/start-server.sh`, which also sizes the JVM's direct memory from `"
+        + BUFFER_CAPACITY.key() + "` + `" + READ_BUFFER_CAPACITY.key() + "`.";
   }
 
   @Override

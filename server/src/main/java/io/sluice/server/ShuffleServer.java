@@ -1,11 +1,11 @@
 package io.sluice.server;
 
 import io.netty.buffer.PooledByteBufAllocator;
-import io.sluice.common.block.BlockIdLayout;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.metrics.StatusHttpServer;
 import io.sluice.common.protocol.message.ServerState;
 import io.sluice.common.transport.NettyTransports;
+import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
 import io.sluice.common.transport.TransportServer;
@@ -14,6 +14,7 @@ import io.sluice.server.handler.ShuffleRequestHandler;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.memory.ReadBudget;
 import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.replication.ReplicaForwarder;
 import io.sluice.server.shuffle.PartitionFlusher;
 import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.storage.DiskManager;
@@ -49,6 +50,8 @@ public final class ShuffleServer implements Closeable {
   private final ExecutorService control;
   private final ScheduledExecutorService housekeeping;
   private final TransportServer transport;
+  /** Connections to other servers, for forwarding pushes along replica chains. */
+  private final TransportClientFactory peers;
   private final StatusHttpServer http;
   private final String serverId;
   private final String advertisedHost;
@@ -62,7 +65,8 @@ public final class ShuffleServer implements Closeable {
   /** @param io how storage opens files (tests inject failures here) */
   public ShuffleServer(SluiceConf conf, FileIo io) throws IOException {
     this.conf = conf;
-    this.pushPool = new PushBufferPool(conf.get(ServerOptions.BUFFER_CAPACITY));
+    this.pushPool = new PushBufferPool(conf.get(ServerOptions.BUFFER_CAPACITY),
+        conf.get(ServerOptions.FLUSH_HIGH_WATERMARK), conf.get(ServerOptions.FLUSH_LOW_WATERMARK));
     this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
     this.networkAllocator = NettyTransports.pooledAllocator(
         Math.max(1, Runtime.getRuntime().availableProcessors()));
@@ -71,11 +75,10 @@ public final class ShuffleServer implements Closeable {
         conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io);
     this.store = new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
-        disks, pushPool::free, System::nanoTime, BlockIdLayout.DEFAULT.maxPartitions());
+        disks, pushPool::free, System::nanoTime);
     this.flushManager = new FlushManager(store, disks, pushPool,
-        new PartitionFlusher(pushPool, metrics),
-        conf.get(ServerOptions.FLUSH_HIGH_WATERMARK), conf.get(ServerOptions.FLUSH_LOW_WATERMARK),
-        conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD), metrics);
+        new PartitionFlusher(pushPool, metrics), conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
+        metrics);
     this.control = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         daemonThreads("sluice-control"));
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(daemonThreads("sluice-expiry"));
@@ -85,10 +88,14 @@ public final class ShuffleServer implements Closeable {
     this.advertisedHost = conf.getOptional(ServerOptions.ADVERTISED_HOST)
         .orElseGet(() -> InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
             ? bindHost : canonicalHostName());
-    ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
-        flushManager, metrics, control);
     // The id is known once the port is bound; the handshake reports it from then on.
     String configuredId = conf.getOptional(ServerOptions.SERVER_ID).orElse(null);
+    this.peers = new TransportContext(transportConf,
+        configuredId == null ? "sluice-server" : configuredId, networkAllocator)
+        .createClientFactory();
+    ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
+        flushManager, new ReplicaForwarder(peers, networkAllocator,
+            conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control);
     this.transport = new TransportContext(transportConf,
         configuredId == null ? "sluice-server" : configuredId, networkAllocator)
         .createServer(bindHost, conf.get(ServerOptions.PORT), handler);
@@ -109,9 +116,9 @@ public final class ShuffleServer implements Closeable {
       }
     }, sweep, sweep, TimeUnit.MILLISECONDS);
     this.heartbeats = new ServerHeartbeats(this, conf, transportConf);
-    LOG.info("Shuffle server {} serving on port {} (buffer.capacity {} bytes, "
-        + "read.buffer.capacity {} bytes, {} local dirs)", serverId, transport.port(),
-        pushPool.capacity(), readBudget.capacity(), dirs.size());
+    LOG.info("Shuffle server {} serving on port {} ({} {} bytes, {} {} bytes, {} local dirs)",
+        serverId, transport.port(), ServerOptions.BUFFER_CAPACITY.key(), pushPool.capacity(),
+        ServerOptions.READ_BUFFER_CAPACITY.key(), readBudget.capacity(), dirs.size());
   }
 
   public String serverId() {
@@ -165,11 +172,12 @@ public final class ShuffleServer implements Closeable {
   }
 
   private void registerGauges() {
-    metrics.gauge("sluice_server_push_memory_capacity_bytes", "buffer.capacity",
+    metrics.gauge("sluice_server_push_memory_capacity_bytes", ServerOptions.BUFFER_CAPACITY.key(),
         pushPool::capacity);
     metrics.gauge("sluice_server_read_memory_used_bytes", "Memory of in-memory data being served",
         readBudget::usedBytes);
-    metrics.gauge("sluice_server_read_memory_capacity_bytes", "read.buffer.capacity",
+    metrics.gauge("sluice_server_read_memory_capacity_bytes",
+        ServerOptions.READ_BUFFER_CAPACITY.key(),
         readBudget::capacity);
     metrics.gauge("sluice_server_network_memory_bytes",
         "Direct memory of the network pool (receive buffers, response headers)",
@@ -186,6 +194,31 @@ public final class ShuffleServer implements Closeable {
         () -> disks.disks().stream().mapToLong(d -> d.totalBytes() - d.usableBytes()).sum());
   }
 
+  /**
+   * Stops taking data and waits, at most {@code timeout}, until every application holding data here
+   * has ended: heart-beats report DECOMMISSIONING so that coordinators assign nothing new, pushes and
+   * new shuffles are refused SHUTTING_DOWN so that writers move their partitions, and reads and
+   * commits go on. Readers of what it held afterwards read the replicas.
+   *
+   * @return whether every application ended in time
+   */
+  public boolean drain(Duration timeout) throws InterruptedException {
+    state = ServerState.DECOMMISSIONING;
+    store.startDraining();
+    LOG.info("Shuffle server {} is draining ({} applications hold data; waiting at most {}, {})",
+        serverId, store.applications().size(), timeout, ServerOptions.DRAIN_TIMEOUT.key());
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!store.applications().isEmpty()) {
+      if (System.nanoTime() >= deadline) {
+        LOG.info("Drain of {} timed out with {} applications left", serverId,
+            store.applications().size());
+        return false;
+      }
+      Thread.sleep(100);
+    }
+    return true;
+  }
+
   @Override
   public void close() {
     state = ServerState.DECOMMISSIONING;
@@ -194,6 +227,7 @@ public final class ShuffleServer implements Closeable {
       http.close();
     }
     transport.close();
+    peers.close();
     housekeeping.shutdownNow();
     control.shutdown();
     flushManager.close();

@@ -28,8 +28,14 @@ public final class ShuffleServerMain {
     ShuffleServer server = new ShuffleServer(conf);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
-      stopped.countDown();
+      try {
+        server.drain(conf.get(ServerOptions.DRAIN_TIMEOUT));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        server.close();
+        stopped.countDown();
+      }
     }, "sluice-shutdown"));
     stopped.await();
   }

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.message.BlockDescriptor;
-import io.sluice.common.transport.RemoteException;
+import io.sluice.common.shuffle.BlockKey;
 import io.sluice.server.storage.FaultyFileIo;
 import io.sluice.server.storage.LocalDisk;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -33,14 +33,14 @@ class DiskFailureTest {
         .failWritesAfter(dir.resolve("d1"), 100_000, "No space left on device");
     ShuffleServer server = new ShuffleServer(TestServers.conf(dir,
         Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")), io);
-    try (ServerTestClient client = new ServerTestClient("127.0.0.1", server.port())) {
+    try (ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 8);
-      Map<Long, byte[]> acked = new HashMap<>();
+      Map<Integer, Map<BlockKey, byte[]>> acked = new HashMap<>();
       Random random = new Random(3);
-      long id = 0;
+      long attempt = 0;
       for (int round = 0; round < 20; round++) {
-        id = pushRound(client, random, id, acked);
+        pushRound(client, random, attempt++, acked);
       }
       waitUntil(() -> server.disks().disks().stream().anyMatch(d -> !d.isHealthy()), "a disk fails");
       LocalDisk broken = server.disks().disks().stream().filter(d -> !d.isHealthy())
@@ -54,14 +54,19 @@ class DiskFailureTest {
       io.failOpen(dir.resolve("d2"), "Input/output error");
       io.failWritesAfter(dir.resolve("d2"), 0, "Input/output error");
       boolean refused = false;
-      for (int round = 0; round < 200 && !refused; round++) {
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (!refused && System.nanoTime() < deadline) {
+        double pushed = server.metrics().pushedBytes();
         try {
-          id = pushRound(client, random, id, acked);
-        } catch (RemoteException e) {
-          assertEquals(StatusCode.STORAGE_UNAVAILABLE, e.status(), e.getMessage());
+          pushRound(client, random, attempt++, acked);
+          // Paced so that flushes (and their failures) keep up with the pushes.
+          waitUntil(() -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0), "flushes to run");
+        } catch (IOException e) {
+          assertEquals(StatusCode.STORAGE_UNAVAILABLE, ServerTestClient.statusOf(e),
+              e.toString());
+          assertEquals(pushed, server.metrics().pushedBytes(), "a refused push keeps nothing");
           refused = true;
         }
-        Thread.sleep(20);
       }
       assertTrue(refused, "pushes must be refused once no disk can take data");
       assertFalse(server.disks().disks().stream().anyMatch(LocalDisk::isHealthy));
@@ -72,26 +77,31 @@ class DiskFailureTest {
     }
   }
 
-  private static long pushRound(ServerTestClient client, Random random, long id,
-      Map<Long, byte[]> acked) throws Exception {
+  /** One map attempt that writes one block to a random partition, through the push client. */
+  private static void pushRound(ServerTestClient client, Random random, long attempt,
+      Map<Integer, Map<BlockKey, byte[]>> acked) throws Exception {
     int partition = random.nextInt(8);
     byte[] data = new byte[20_000 + random.nextInt(20_000)];
     random.nextBytes(data);
-    client.push(APP, 0, List.of(new BlockDescriptor(partition, id, 7, data.length, data.length,
-        0)), new byte[][] {data});
-    acked.put(id, data);
-    return id + 1;
+    Map<Integer, List<BlockKey>> keys = client.writeMapOutput(APP, 0, 8, (int) attempt, attempt,
+        Map.of(partition, List.of(data)));
+    acked.computeIfAbsent(partition, p -> new HashMap<>()).put(keys.get(partition).get(0), data);
   }
 
-  private static void assertAllReadBack(ServerTestClient client, Map<Long, byte[]> acked)
-      throws Exception {
-    Map<Long, byte[]> got = new HashMap<>();
+  /**
+   * Reads every partition, counting the attempts whose pushes to it were acknowledged: exactly the
+   * acknowledged blocks come back.
+   */
+  private static void assertAllReadBack(ServerTestClient client,
+      Map<Integer, Map<BlockKey, byte[]>> acked) throws Exception {
     for (int p = 0; p < 8; p++) {
-      got.putAll(client.readPartition(APP, 0, p));
-    }
-    assertEquals(acked.keySet(), got.keySet());
-    for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
-      assertArrayEquals(e.getValue(), got.get(e.getKey()), "block " + e.getKey());
+      Map<BlockKey, byte[]> expected = acked.getOrDefault(p, Map.of());
+      Map<BlockKey, byte[]> got = client.readPartition(APP, 0, p,
+          ServerTestClient.attemptsOf(expected.keySet()));
+      assertEquals(expected.keySet(), got.keySet(), "partition " + p);
+      for (Map.Entry<BlockKey, byte[]> e : expected.entrySet()) {
+        assertArrayEquals(e.getValue(), got.get(e.getKey()), "block " + e.getKey());
+      }
     }
   }
 

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.checksum.Crc32c;
-import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.shuffle.BlockKey;
+import io.sluice.common.shuffle.push.MapOutputPusher;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,28 +57,33 @@ class MemoryContractTest {
       }
     }, "memory-sampler");
     sampler.start();
-    Map<Long, Integer> expectedCrc = new ConcurrentHashMap<>();
-    Map<Long, Integer> partitionOf = new ConcurrentHashMap<>();
+    // Partition -> block -> CRC32C of every acknowledged block.
+    Map<Integer, Map<BlockKey, Integer>> expectedCrc = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-    long retries;
-    try (ServerTestClient admin = new ServerTestClient("127.0.0.1", server.port())) {
+    try (ServerTestClient admin = new ServerTestClient(server)) {
       admin.registerApp(APP);
       admin.registerShuffle(APP, 0, PARTITIONS);
-      List<Future<Long>> pushers = new ArrayList<>();
+      List<Future<?>> pushers = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         int clientId = c;
-        pushers.add(pool.submit(() -> push(server, clientId, expectedCrc, partitionOf)));
+        pushers.add(pool.submit(() -> {
+          push(server, clientId, expectedCrc);
+          return null;
+        }));
       }
-      retries = 0;
-      for (Future<Long> f : pushers) {
-        retries += f.get(10, TimeUnit.MINUTES);
+      for (Future<?> f : pushers) {
+        f.get(10, TimeUnit.MINUTES);
       }
       sampling.set(false);
       sampler.join();
 
+      Double refused = server.metrics().registry().getSampleValue(
+          "sluice_server_push_rejections_total", new String[] {"reason"},
+          new String[] {StatusCode.NO_BUFFER.name()});
+      long retries = refused == null ? 0 : refused.longValue();
       long limit = BUFFER_CAPACITY + READ_CAPACITY + ServerJvmOptions.NETWORK_OVERHEAD_BYTES;
       System.out.printf("pushed %d MiB through a %d MiB budget; peak push pool %d MiB, peak "
-          + "server direct memory %d MiB (limit %d MiB); %d NO_BUFFER retries%n",
+          + "server direct memory %d MiB (limit %d MiB); %d pushes answered NO_BUFFER%n",
           TOTAL_BYTES >> 20, BUFFER_CAPACITY >> 20, peakPush.get() >> 20, peak.get() >> 20,
           limit >> 20, retries);
       assertTrue(peakPush.get() <= BUFFER_CAPACITY,
@@ -85,16 +92,20 @@ class MemoryContractTest {
       assertTrue(retries > 0, "a 12x oversubscription must have met back-pressure");
 
       int blocksSeen = 0;
+      int blocksExpected = 0;
       for (int p = 0; p < PARTITIONS; p++) {
-        Map<Long, byte[]> got = admin.readPartition(APP, 0, p);
-        for (Map.Entry<Long, byte[]> e : got.entrySet()) {
-          assertEquals(expectedCrc.get(e.getKey()), Crc32c.of(e.getValue()),
+        Map<BlockKey, Integer> expected = expectedCrc.getOrDefault(p, Map.of());
+        Map<BlockKey, byte[]> got = admin.readPartition(APP, 0, p,
+            ServerTestClient.attemptsOf(expected.keySet()));
+        assertEquals(expected.keySet(), got.keySet(), "partition " + p);
+        for (Map.Entry<BlockKey, byte[]> e : got.entrySet()) {
+          assertEquals(expected.get(e.getKey()), Crc32c.of(e.getValue()),
               "block " + e.getKey() + " corrupted");
-          assertEquals(p, partitionOf.get(e.getKey()));
         }
         blocksSeen += got.size();
+        blocksExpected += expected.size();
       }
-      assertEquals(expectedCrc.size(), blocksSeen, "every acknowledged block reads back once");
+      assertEquals(blocksExpected, blocksSeen, "every acknowledged block reads back once");
     } finally {
       sampling.set(false);
       pool.shutdownNow();
@@ -102,35 +113,34 @@ class MemoryContractTest {
     }
   }
 
-  /** Pushes this client's share in ~1 MiB frames of 16-256 KiB blocks; returns NO_BUFFER retries. */
-  private static long push(ShuffleServer server, int clientId, Map<Long, Integer> expectedCrc,
-      Map<Long, Integer> partitionOf) throws Exception {
+  /**
+   * Pushes this client's share, as one map attempt (its id is the client's), in ~1 MiB pushes of
+   * 16-256 KiB blocks through the shared push client, which retries NO_BUFFER answers; commits.
+   */
+  private static void push(ShuffleServer server, int clientId,
+      Map<Integer, Map<BlockKey, Integer>> expectedCrc) throws Exception {
     Random random = new Random(clientId);
     long share = TOTAL_BYTES / CLIENTS;
     long sent = 0;
-    long nextId = (long) clientId << 40;
-    try (ServerTestClient client = new ServerTestClient("127.0.0.1", server.port())) {
-      while (sent < share) {
-        List<BlockDescriptor> blocks = new ArrayList<>();
-        List<byte[]> data = new ArrayList<>();
-        int frame = 0;
-        while (frame < (1 << 20)) {
+    try (ServerTestClient client = new ServerTestClient(server)) {
+      MapOutputPusher pusher = client.pusher(APP, 0, PARTITIONS, clientId);
+      try {
+        while (sent < share) {
           int size = 16 * 1024 + random.nextInt(240 * 1024);
           byte[] bytes = new byte[size];
           random.nextBytes(bytes);
           int partition = random.nextInt(PARTITIONS);
-          long id = nextId++;
-          int crc = Crc32c.of(bytes);
-          blocks.add(new BlockDescriptor(partition, id, clientId, size, size, crc));
-          data.add(bytes);
-          expectedCrc.put(id, crc);
-          partitionOf.put(id, partition);
-          frame += size;
+          BlockKey key = ServerTestClient.add(pusher, clientId, partition, bytes);
+          expectedCrc.computeIfAbsent(partition, p -> new ConcurrentHashMap<>())
+              .put(key, Crc32c.of(bytes));
+          sent += size;
         }
-        client.push(APP, 0, blocks, data.toArray(new byte[0][]));
-        sent += frame;
+        pusher.finish();
+      } catch (Exception | Error e) {
+        pusher.abort();
+        throw e;
       }
-      return client.noBufferRetries.get();
+      pusher.commit(clientId);
     }
   }
 }

@@ -1,194 +1,274 @@
 package io.sluice.server;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.ResponseMessage;
+import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
-import io.sluice.common.protocol.message.CommitMapOutputRequest;
-import io.sluice.common.protocol.message.FetchDataRequest;
-import io.sluice.common.protocol.message.FetchDataResponse;
-import io.sluice.common.protocol.message.FetchIndexRequest;
-import io.sluice.common.protocol.message.FetchIndexResponse;
-import io.sluice.common.protocol.message.FetchMemoryDataRequest;
-import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
-import io.sluice.common.protocol.message.PartitionBlockIds;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
+import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.protocol.message.UnregisterShuffleRequest;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
+import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.BlockKey;
+import io.sluice.common.shuffle.push.FixedLocations;
+import io.sluice.common.shuffle.push.MapOutputPusher;
+import io.sluice.common.shuffle.push.PushSettings;
+import io.sluice.common.shuffle.read.FetchSettings;
+import io.sluice.common.shuffle.read.FetchedBlock;
+import io.sluice.common.shuffle.read.PartitionReader;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
-import io.sluice.server.storage.IndexEntry;
 import java.io.Closeable;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
-/** A plain, synchronous client of one shuffle server, for tests: push, commit and read back. */
+/**
+ * A test client of shuffle servers. Pushing, committing and reading go through the shuffle-protocol
+ * layer every client uses, {@link MapOutputPusher} (with {@link FixedLocations}) and
+ * {@link PartitionReader}; the raw helpers send one request and return its answer (or throw its
+ * status as a {@link RemoteException}), for tests that must see what the server answers to one
+ * specific request.
+ */
 final class ServerTestClient implements Closeable {
-  final TransportClientFactory factory;
-  private final String host;
-  private final int port;
-  final AtomicLong noBufferRetries = new AtomicLong();
+  /** Patient enough for a heavily oversubscribed server: retriable statuses are retried on. */
+  static final Backoff BACKOFF = new Backoff(Duration.ofMillis(1), Duration.ofMillis(20), 100_000);
+  /** ~1 MiB pushes, at most one in flight per map attempt. */
+  static final PushSettings PUSH = new PushSettings(1 << 20, 1 << 20, BACKOFF, 0);
+  private static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-  ServerTestClient(String host, int port) {
-    this.factory = new TransportContext(new TransportConf(SluiceConf.empty()), "test-client",
+  final TransportClientFactory factory;
+  private final TransportConf transportConf;
+  private final ScheduledExecutorService timer;
+  /** The server this client talks to unless told otherwise. */
+  private final ServerAddress server;
+
+  ServerTestClient(ShuffleServer server) {
+    this(address(server));
+  }
+
+  ServerTestClient(ServerAddress server) {
+    this.transportConf = new TransportConf(SluiceConf.empty());
+    this.factory = new TransportContext(transportConf, "test-client",
         PooledByteBufAllocator.DEFAULT).createClientFactory();
-    this.host = host;
-    this.port = port;
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "test-client-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    this.server = server;
+  }
+
+  /** Where clients reach {@code server}. */
+  static ServerAddress address(ShuffleServer server) {
+    return new ServerAddress(server.serverId(), "127.0.0.1", server.port());
+  }
+
+  /** Every one of {@code numPartitions} partitions at the chain {@code servers}, epoch 0. */
+  static List<PartitionLocation> locations(int numPartitions, ServerAddress... servers) {
+    return Collections.nCopies(numPartitions, new PartitionLocation(0, List.of(servers)));
+  }
+
+  ServerAddress server() {
+    return server;
   }
 
   TransportClient client() throws Exception {
-    return factory.getClient(host, port);
+    return factory.getClient(server.host(), server.port());
   }
 
-  void registerApp(String appId) throws Exception {
-    ok(client().request(new RegisterApplicationRequest(TransportClient.nextRequestId(), appId,
-        "tester"), StatusResponse.class));
+  // ---- through the shuffle-protocol layer ----
+
+  /** A pusher of one map attempt writing every partition to this client's server. */
+  MapOutputPusher pusher(String appId, int shuffleId, int numPartitions, long taskAttemptId) {
+    return pusher(appId, shuffleId, locations(numPartitions, server), taskAttemptId, PUSH);
   }
 
-  void registerShuffle(String appId, int shuffleId, int partitions) throws Exception {
-    ok(client().request(new RegisterShuffleRequest(TransportClient.nextRequestId(), appId,
-        shuffleId, partitions, new int[0]), StatusResponse.class));
+  /** A pusher of one map attempt writing each partition to its fixed location. */
+  MapOutputPusher pusher(String appId, int shuffleId, List<PartitionLocation> locations,
+      long taskAttemptId, PushSettings settings) {
+    return new MapOutputPusher(factory, PooledByteBufAllocator.DEFAULT, timer, settings,
+        new FixedLocations(locations), appId, shuffleId, locations.size(), taskAttemptId);
   }
 
-  /** Pushes blocks (one frame), retrying while the server answers NO_BUFFER. */
-  void push(String appId, int shuffleId, List<BlockDescriptor> blocks, byte[][] data)
-      throws Exception {
-    while (true) {
-      ByteBuf body = Unpooled.directBuffer();
-      for (byte[] d : data) {
-        body.writeBytes(d);
-      }
-      try {
-        ok(client().request(new PushDataRequest(TransportClient.nextRequestId(), appId, shuffleId,
-            PushDataRequest.NO_TICKET, List.of(), blocks, new NettyManagedBuffer(body)),
-            StatusResponse.class));
-        return;
-      } catch (RemoteException e) {
-        if (e.status() != StatusCode.NO_BUFFER) {
-          throw e;
-        }
-        noBufferRetries.incrementAndGet();
-        Thread.sleep(5);
-      }
-    }
-  }
-
-  void commit(String appId, int shuffleId, int mapIndex, long attempt,
-      Map<Integer, long[]> blockIds) throws Exception {
-    List<PartitionBlockIds> parts = new ArrayList<>();
-    blockIds.forEach((p, ids) -> parts.add(new PartitionBlockIds(p, ids)));
-    ok(client().request(new CommitMapOutputRequest(TransportClient.nextRequestId(), appId,
-        shuffleId, mapIndex, attempt, parts), StatusResponse.class));
-  }
-
-  long[] committed(String appId, int shuffleId, int partition, long[] attempts) throws Exception {
-    GetShuffleResultResponse r = await(client().request(new GetShuffleResultRequest(
-        TransportClient.nextRequestId(), appId, shuffleId, partition, attempts),
-        GetShuffleResultResponse.class));
-    return r.blockIds();
-  }
-
-  void unregisterShuffle(String appId, int shuffleId) throws Exception {
-    ok(client().request(new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId,
-        shuffleId), StatusResponse.class));
-  }
-
-  void unregisterApp(String appId) throws Exception {
-    ok(client().request(new UnregisterApplicationRequest(TransportClient.nextRequestId(), appId),
-        StatusResponse.class));
+  /** Queues one block; the pusher assigns its sequence and CRC32C. Returns its key. */
+  static BlockKey add(MapOutputPusher pusher, long taskAttemptId, int partition, byte[] bytes)
+      throws IOException {
+    int sequence = pusher.blockCount(partition);
+    pusher.add(partition, Unpooled.wrappedBuffer(bytes), bytes.length);
+    return new BlockKey(taskAttemptId, sequence);
   }
 
   /**
-   * Reads a partition the way a reducer must: memory first, then the index and the data on disk,
-   * dropping duplicates by block id. Returns block id -> bytes in the order first seen.
+   * Writes one map attempt's output through this client's server: pushes the blocks of each
+   * partition in order, waits for every acknowledgement and commits. Returns each block's key per
+   * partition, in the order given.
    */
-  Map<Long, byte[]> readPartition(String appId, int shuffleId, int partition) throws Exception {
-    Map<Long, byte[]> blocks = new LinkedHashMap<>();
-    long after = FetchMemoryDataRequest.FROM_START;
-    boolean more = true;
-    while (more) {
-      FetchMemoryDataResponse r = await(client().request(new FetchMemoryDataRequest(
-          TransportClient.nextRequestId(), appId, shuffleId, partition, after, 1 << 20),
-          FetchMemoryDataResponse.class));
-      try (InputStream in = r.body().createInputStream()) {
-        for (BlockDescriptor b : r.blocks()) {
-          blocks.putIfAbsent(b.blockId(), in.readNBytes(b.length()));
+  Map<Integer, List<BlockKey>> writeMapOutput(String appId, int shuffleId, int numPartitions,
+      int mapIndex, long taskAttemptId, Map<Integer, List<byte[]>> blocks) throws Exception {
+    return writeMapOutput(appId, shuffleId, locations(numPartitions, server), mapIndex,
+        taskAttemptId, blocks);
+  }
+
+  /** As {@link #writeMapOutput(String, int, int, int, long, Map)}, to fixed locations. */
+  Map<Integer, List<BlockKey>> writeMapOutput(String appId, int shuffleId,
+      List<PartitionLocation> locations, int mapIndex, long taskAttemptId,
+      Map<Integer, List<byte[]>> blocks) throws Exception {
+    MapOutputPusher pusher = pusher(appId, shuffleId, locations, taskAttemptId, PUSH);
+    Map<Integer, List<BlockKey>> keys = new LinkedHashMap<>();
+    try {
+      for (Map.Entry<Integer, List<byte[]>> e : blocks.entrySet()) {
+        for (byte[] bytes : e.getValue()) {
+          keys.computeIfAbsent(e.getKey(), p -> new ArrayList<>())
+              .add(add(pusher, taskAttemptId, e.getKey(), bytes));
         }
-      } finally {
-        ReferenceCountUtil.release(r);
       }
-      more = r.hasMore();
-      after = r.lastSequence();
+      pusher.finish();
+    } catch (Exception | Error e) {
+      pusher.abort();
+      throw e;
     }
-    FetchIndexResponse index = await(client().request(new FetchIndexRequest(
-        TransportClient.nextRequestId(), appId, shuffleId, partition),
-        FetchIndexResponse.class));
-    List<IndexEntry> entries = new ArrayList<>();
-    try (InputStream in = index.body().createInputStream()) {
-      ByteBuffer buf = ByteBuffer.wrap(in.readAllBytes());
-      while (buf.remaining() >= IndexEntry.SIZE) {
-        entries.add(IndexEntry.readFrom(buf));
+    pusher.commit(mapIndex);
+    return keys;
+  }
+
+  /** The distinct map attempts of {@code blocks}: what a reader counts for them. */
+  static long[] attemptsOf(Collection<BlockKey> blocks) {
+    return blocks.stream().mapToLong(BlockKey::taskAttemptId).distinct().sorted().toArray();
+  }
+
+  /** Reads a partition of the given attempts from this client's server; see {@link #read}. */
+  Map<BlockKey, byte[]> readPartition(String appId, int shuffleId, int partition,
+      long... taskAttemptIds) throws Exception {
+    return read(appId, shuffleId, partition, List.of(new PartitionLocation(0, List.of(server))),
+        taskAttemptIds);
+  }
+
+  /**
+   * Reads one partition through {@link PartitionReader}: every block the counted attempts committed
+   * at the locations, each once, CRC32C-checked. Returns the blocks' bytes by key, in the order
+   * received; a block delivered twice fails the test.
+   *
+   * @throws io.sluice.common.shuffle.read.PartitionFetchException if the partition cannot be read
+   *     completely
+   */
+  Map<BlockKey, byte[]> read(String appId, int shuffleId, int partition,
+      List<PartitionLocation> locations, long... taskAttemptIds) throws Exception {
+    FetchSettings settings = FetchSettings.of(64L << 20, 1L << 20, transportConf.maxFrameSize(),
+        BACKOFF);
+    Map<BlockKey, byte[]> blocks = new LinkedHashMap<>();
+    long deadline = System.nanoTime() + READ_TIMEOUT_NANOS;
+    try (PartitionReader reader = new PartitionReader(appId, shuffleId,
+        List.of(new PartitionReader.PartitionSource(partition, locations, taskAttemptIds)),
+        settings, factory, PooledByteBufAllocator.DEFAULT, timer)) {
+      reader.start();
+      FetchedBlock block;
+      while ((block = reader.take(() -> {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("reading partition " + partition + " took over 60 s");
+        }
+      })) != null) {
+        try {
+          if (block.partition() != partition) {
+            throw new AssertionError(block + " delivered for partition " + partition);
+          }
+          BlockKey key = new BlockKey(block.taskAttemptId(), block.sequence());
+          byte[] previous = blocks.put(key, ByteBufUtil.getBytes(block.data()));
+          if (previous != null) {
+            throw new AssertionError(block + " delivered twice");
+          }
+        } finally {
+          reader.consumed(block);
+        }
       }
-    } finally {
-      ReferenceCountUtil.release(index);
-    }
-    for (IndexEntry e : entries) {
-      if (blocks.containsKey(e.blockId())) {
-        continue;
-      }
-      blocks.put(e.blockId(), readData(appId, shuffleId, partition, e.offset(), e.length()));
     }
     return blocks;
   }
 
-  private byte[] readData(String appId, int shuffleId, int partition, long offset, int length)
-      throws Exception {
-    byte[] out = new byte[length];
-    int done = 0;
-    while (done < length) {
-      FetchDataResponse r = client().request(new FetchDataRequest(TransportClient.nextRequestId(),
-          appId, shuffleId, partition, offset + done, length - done), FetchDataResponse.class)
-          .get(30, TimeUnit.SECONDS);
-      try (InputStream in = r.body().createInputStream()) {
-        byte[] got = in.readAllBytes();
-        System.arraycopy(got, 0, out, done, got.length);
-        done += got.length;
-        if (got.length == 0) {
-          throw new IllegalStateException("empty data read at " + (offset + done));
-        }
-      } finally {
-        ReferenceCountUtil.release(r);
-      }
-    }
-    return out;
+  // ---- raw single requests ----
+
+  void registerApp(String appId) throws Exception {
+    send(new RegisterApplicationRequest(TransportClient.nextRequestId(), appId, "tester"),
+        StatusResponse.class);
   }
 
-  private static void ok(java.util.concurrent.CompletableFuture<StatusResponse> f)
+  void registerShuffle(String appId, int shuffleId, int partitions) throws Exception {
+    send(new RegisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId, partitions),
+        StatusResponse.class);
+  }
+
+  void unregisterShuffle(String appId, int shuffleId) throws Exception {
+    send(new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId),
+        StatusResponse.class);
+  }
+
+  void unregisterApp(String appId) throws Exception {
+    send(new UnregisterApplicationRequest(TransportClient.nextRequestId(), appId),
+        StatusResponse.class);
+  }
+
+  /**
+   * One push request of {@code blocks} (their bytes back to back in {@code data}), answered once and
+   * not retried: a refusal is thrown as a {@link RemoteException} with the server's status.
+   */
+  void pushRaw(String appId, int shuffleId, List<ReplicaChain> chains,
+      List<BlockDescriptor> blocks, byte[]... data) throws Exception {
+    ByteBuf body = Unpooled.directBuffer();
+    for (byte[] d : data) {
+      body.writeBytes(d);
+    }
+    PushDataRequest push;
+    try {
+      push = new PushDataRequest(TransportClient.nextRequestId(), appId, shuffleId, chains, blocks,
+          new NettyManagedBuffer(body));
+    } catch (RuntimeException e) {
+      body.release();
+      throw e;
+    }
+    send(push, StatusResponse.class);
+  }
+
+  /** The block count each attempt committed to the partition, -1 where none. */
+  int[] committedCounts(String appId, int shuffleId, int partition, long... attempts)
       throws Exception {
-    await(f);
+    return send(new GetShuffleResultRequest(TransportClient.nextRequestId(), appId, shuffleId,
+        partition, attempts), GetShuffleResultResponse.class).blockCounts();
+  }
+
+  /** Sends one request to this client's server and waits for its answer; the caller owns it. */
+  <R extends ResponseMessage> R send(RequestMessage request, Class<R> type) throws Exception {
+    return await(client().request(request, type));
   }
 
   /** The future's value, with the cause of a failure thrown as itself. */
-  static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+  static <T> T await(CompletableFuture<T> f) throws Exception {
     try {
       return f.get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -199,8 +279,24 @@ final class ServerTestClient implements Closeable {
     }
   }
 
+  /** The status of the first {@link RemoteException} in {@code t}'s cause chain, or null. */
+  static StatusCode statusOf(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof RemoteException r) {
+        return r.status();
+      }
+    }
+    return null;
+  }
+
+  /** Releases a message that may hold a body. */
+  static void release(Object message) {
+    ReferenceCountUtil.release(message);
+  }
+
   @Override
   public void close() {
     factory.close();
+    timer.shutdownNow();
   }
 }

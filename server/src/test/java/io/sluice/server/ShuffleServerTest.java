@@ -6,9 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.message.FetchDataRequest;
+import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexRequest;
+import io.sluice.common.protocol.message.FetchIndexResponse;
+import io.sluice.common.protocol.message.GetShuffleResultResponse;
+import io.sluice.common.shuffle.BlockKey;
+import io.sluice.common.shuffle.read.PartitionFetchException;
 import io.sluice.common.transport.RemoteException;
+import io.sluice.common.transport.TransportClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,9 +27,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,7 +50,7 @@ class ShuffleServerTest {
     server = new ShuffleServer(TestServers.conf(dir, Map.of(
         ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "256k",
         ServerOptions.APP_EXPIRY.key(), "2s")));
-    client = new ServerTestClient("127.0.0.1", server.port());
+    client = new ServerTestClient(server);
     client.registerApp(APP);
   }
 
@@ -54,27 +65,28 @@ class ShuffleServerTest {
     int partitions = 24;
     client.registerShuffle(APP, 0, partitions);
     Random random = new Random(42);
-    Map<Integer, Map<Long, byte[]>> expected = new HashMap<>();
-    long blockId = 0;
-    for (int map = 0; map < 8; map++) {
-      List<BlockDescriptor> blocks = new ArrayList<>();
-      List<byte[]> data = new ArrayList<>();
-      Map<Integer, List<Long>> ids = new HashMap<>();
+    Map<Integer, Map<BlockKey, byte[]>> expected = new HashMap<>();
+    for (int m = 0; m < 8; m++) {
+      int map = m;
+      Map<Integer, List<byte[]>> output = new LinkedHashMap<>();
       for (int p = 0; p < partitions; p++) {
-        // Partitions 0-7 get big blocks and pass the flush threshold; the rest stay in memory.
-        int size = p < 8 ? 40_000 + random.nextInt(20_000) : random.nextInt(3_000);
-        byte[] bytes = new byte[size];
-        random.nextBytes(bytes);
-        long id = blockId++;
-        blocks.add(new BlockDescriptor(p, id, 1000 + map, size, size * 2, 0));
-        data.add(bytes);
-        expected.computeIfAbsent(p, k -> new HashMap<>()).put(id, bytes);
-        ids.computeIfAbsent(p, k -> new ArrayList<>()).add(id);
+        // Partitions 0-7 get big blocks and pass the flush threshold; the rest stay in memory,
+        // in one to three blocks per map attempt.
+        int blocks = p < 8 ? 1 : 1 + random.nextInt(3);
+        for (int b = 0; b < blocks; b++) {
+          byte[] bytes = new byte[p < 8 ? 40_000 + random.nextInt(20_000) : random.nextInt(3_000)];
+          random.nextBytes(bytes);
+          output.computeIfAbsent(p, k -> new ArrayList<>()).add(bytes);
+        }
       }
-      client.push(APP, 0, blocks, data.toArray(new byte[0][]));
-      Map<Integer, long[]> commit = new HashMap<>();
-      ids.forEach((p, l) -> commit.put(p, l.stream().mapToLong(Long::longValue).toArray()));
-      client.commit(APP, 0, map, 1000 + map, commit);
+      Map<Integer, List<BlockKey>> keys =
+          client.writeMapOutput(APP, 0, partitions, map, 1000 + map, output);
+      keys.forEach((p, list) -> {
+        for (int i = 0; i < list.size(); i++) {
+          assertEquals(new BlockKey(1000 + map, i), list.get(i), "sequences count from 0");
+          expected.computeIfAbsent(p, k -> new HashMap<>()).put(list.get(i), output.get(p).get(i));
+        }
+      });
     }
     awaitFlushes();
     long onDisk = 0;
@@ -87,24 +99,31 @@ class ShuffleServerTest {
 
     long[] attempts = {1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007};
     for (int p = 0; p < partitions; p++) {
-      Map<Long, byte[]> got = client.readPartition(APP, 0, p);
+      Map<BlockKey, byte[]> got = client.readPartition(APP, 0, p, attempts);
       assertEquals(expected.get(p).keySet(), got.keySet(), "partition " + p);
-      for (Map.Entry<Long, byte[]> e : expected.get(p).entrySet()) {
+      for (Map.Entry<BlockKey, byte[]> e : expected.get(p).entrySet()) {
         assertArrayEquals(e.getValue(), got.get(e.getKey()), "block " + e.getKey());
       }
-      assertEquals(expected.get(p).keySet().stream().sorted().toList(),
-          java.util.Arrays.stream(client.committed(APP, 0, p, attempts)).boxed().sorted().toList());
+      int[] counts = client.committedCounts(APP, 0, p, attempts);
+      for (int i = 0; i < attempts.length; i++) {
+        long attempt = attempts[i];
+        assertEquals(expected.get(p).keySet().stream().filter(k -> k.taskAttemptId() == attempt)
+            .count(), counts[i], "partition " + p + ", attempt " + attempt);
+      }
     }
-    // Only the attempts asked for count.
-    assertEquals(1, client.committed(APP, 0, 3, new long[] {1005}).length);
+    // Only the attempts asked for count, in the order asked; one that never committed gets -1.
+    assertArrayEquals(new int[] {1, GetShuffleResultResponse.NOT_COMMITTED, 1},
+        client.committedCounts(APP, 0, 3, 1005, 999, 1000));
+    // Reading fewer attempts keeps only theirs.
+    assertEquals(Set.of(new BlockKey(1002, 0)),
+        client.readPartition(APP, 0, 5, 1002).keySet());
   }
 
   @Test
   void unregisterShuffleDeletesItsFilesAtOnce() throws Exception {
     client.registerShuffle(APP, 1, 2);
     byte[] big = new byte[300_000];
-    client.push(APP, 1, List.of(new BlockDescriptor(0, 1, 1, big.length, big.length, 0)),
-        new byte[][] {big});
+    client.writeMapOutput(APP, 1, 2, 0, 1, Map.of(0, List.of(big)));
     awaitFlushes();
     awaitDataFiles();
     client.unregisterShuffle(APP, 1);
@@ -116,8 +135,7 @@ class ShuffleServerTest {
   void expiredApplicationIsRemovedWithItsFiles() throws Exception {
     client.registerShuffle(APP, 2, 2);
     byte[] big = new byte[300_000];
-    client.push(APP, 2, List.of(new BlockDescriptor(1, 1, 1, big.length, big.length, 0)),
-        new byte[][] {big});
+    client.writeMapOutput(APP, 2, 2, 0, 1, Map.of(1, List.of(big)));
     awaitFlushes();
     awaitDataFiles();
     long deadline = System.nanoTime() + 20_000_000_000L;
@@ -134,8 +152,9 @@ class ShuffleServerTest {
     RemoteException unknownApp = assertThrows(RemoteException.class,
         () -> client.registerShuffle("no-such-app", 0, 4));
     assertEquals(StatusCode.UNKNOWN_APPLICATION, unknownApp.status());
-    RemoteException outOfRange = assertThrows(RemoteException.class, () -> client.push(APP, 3,
-        List.of(new BlockDescriptor(4, 1, 1, 1, 1, 0)), new byte[][] {{1}}));
+    byte[] one = {1};
+    RemoteException outOfRange = assertThrows(RemoteException.class, () -> client.pushRaw(APP, 3,
+        List.of(), List.of(new BlockDescriptor(4, 1, 0, 1, 1, Crc32c.of(one))), one));
     assertEquals(StatusCode.INVALID_REQUEST, outOfRange.status());
     RemoteException pathLike = assertThrows(RemoteException.class,
         () -> client.registerApp("../../etc"));
@@ -144,17 +163,51 @@ class ShuffleServerTest {
         () -> client.registerApp("a/b"));
     assertEquals(StatusCode.INVALID_REQUEST, slash.status());
     RemoteException unknownShuffle = assertThrows(RemoteException.class,
-        () -> client.readPartition(APP, 99, 0));
+        () -> client.committedCounts(APP, 99, 0, 1));
     assertEquals(StatusCode.UNKNOWN_SHUFFLE, unknownShuffle.status());
-    RemoteException negativeOffset = assertThrows(RemoteException.class, () -> ServerTestClient
-        .await(client.client().request(new io.sluice.common.protocol.message.FetchDataRequest(
-            io.sluice.common.transport.TransportClient.nextRequestId(), APP, 3, 0, -5, 10),
-            io.sluice.common.protocol.message.FetchDataResponse.class))
-        .release());
+    // The reader cannot find the commit it counts on, and says why.
+    PartitionFetchException unreadable = assertThrows(PartitionFetchException.class,
+        () -> client.readPartition(APP, 99, 0, 1));
+    assertTrue(unreadable.getMessage().contains("UNKNOWN_SHUFFLE"), unreadable.getMessage());
+    RemoteException negativeOffset = assertThrows(RemoteException.class, () -> client.send(
+        new FetchDataRequest(TransportClient.nextRequestId(), APP, 3, 0, -5, 10),
+        FetchDataResponse.class).release());
     assertEquals(StatusCode.INVALID_REQUEST, negativeOffset.status());
     assertTrue(dataFiles().isEmpty());
+    assertEquals(0, server.pushPool().allocatedBytes(), "a refused push keeps nothing");
     // The connection and the server keep serving.
     client.registerShuffle(APP, 4, 1);
+  }
+
+  @Test
+  void readingAPartitionWhoseFilesVanishedAnswersDataNotFound() throws Exception {
+    client.registerShuffle(APP, 5, 1);
+    byte[] big = new byte[300_000];
+    new Random(5).nextBytes(big);
+    client.writeMapOutput(APP, 5, 1, 0, 1, Map.of(0, List.of(big)));
+    awaitFlushes();
+    awaitDataFiles();
+    var files = server.store().shuffle(APP, 5).existingPartition(0).files();
+    assertEquals(big.length, files.dataLength());
+    // Deleted under the server (an operator, a cleaner, a disk replaced): the server still lists
+    // the blocks but cannot read them.
+    for (Path f : dataFiles()) {
+      Files.delete(f);
+    }
+    RemoteException index = assertThrows(RemoteException.class, () -> client.send(
+        new FetchIndexRequest(TransportClient.nextRequestId(), APP, 5, 0),
+        FetchIndexResponse.class).release());
+    assertEquals(StatusCode.DATA_NOT_FOUND, index.status(), index.getMessage());
+    RemoteException data = assertThrows(RemoteException.class, () -> client.send(
+        new FetchDataRequest(TransportClient.nextRequestId(), APP, 5, 0, 0, big.length),
+        FetchDataResponse.class).release());
+    assertEquals(StatusCode.DATA_NOT_FOUND, data.status(), data.getMessage());
+    // The reader fails the partition rather than returning less than was committed.
+    PartitionFetchException e = assertThrows(PartitionFetchException.class,
+        () -> client.readPartition(APP, 5, 0, 1));
+    assertTrue(e.getMessage().contains("DATA_NOT_FOUND"), e.getMessage());
+    // The connection and the server keep serving.
+    client.registerShuffle(APP, 6, 1);
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.sluice.benchmark.coordinator;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Flags;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How fast the coordinator assigns and how much CPU heartbeats cost, with 5,000 registered servers:
@@ -58,32 +60,32 @@ public final class AssignmentBenchmark {
     this.heartbeatSeconds = heartbeatSeconds;
   }
 
+  private static final String USAGE = String.join("\n",
+      "Usage: AssignmentBenchmark [flags]",
+      "  --seconds N     seconds of heartbeats from every server (default 10)",
+      "  --output PATH   Markdown file whose 'coordinator' section is rewritten",
+      "                  (default docs/benchmarks.md; '-' prints only)",
+      "  --command TEXT  the command line to state in the report");
+
   public static void main(String[] args) throws Exception {
+    Flags.parseOrExit(args, USAGE, AssignmentBenchmark::parse).run();
+  }
+
+  private static AssignmentBenchmark parse(String[] args) {
     Path output = Path.of("docs/benchmarks.md");
     String command = "bin/bench-coordinator.sh";
     int seconds = 10;
-    for (int i = 0; i < args.length; i++) {
-      String value = i + 1 < args.length ? args[i + 1] : null;
-      switch (args[i]) {
-        case "--output" -> output = "-".equals(value) ? null : Path.of(required(args[i], value));
-        case "--command" -> command = required(args[i], value);
-        case "--seconds" -> seconds = Integer.parseInt(required(args[i], value));
-        default -> {
-          System.err.println("usage: AssignmentBenchmark [--output docs/benchmarks.md | --output -]"
-              + " [--seconds 10] [--command text]");
-          System.exit(2);
-        }
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      String flag = flags.next();
+      switch (flag) {
+        case "--output" -> output = flags.pathOrNone(flag);
+        case "--command" -> command = flags.value(flag);
+        case "--seconds" -> seconds = flags.positive(flag);
+        default -> throw flags.unknown(flag);
       }
-      i++;
     }
-    new AssignmentBenchmark(output, command, seconds).run();
-  }
-
-  private static String required(String flag, String value) {
-    if (value == null) {
-      throw new IllegalArgumentException(flag + " needs a value");
-    }
-    return value;
+    return new AssignmentBenchmark(output, command, seconds);
   }
 
   private void run() throws Exception {
@@ -109,10 +111,10 @@ public final class AssignmentBenchmark {
     // Every request shape first, so that the JIT has compiled all paths before any timing.
     for (int round = 0; round < 3; round++) {
       for (int i = 0; i < 2_000; i++) {
-        assigner.assign(1_000, 1 + i % 2, List.of());
+        assigner.assign(1_000, 1 + i % 2, List.of(), Set.of());
       }
       for (int i = 0; i < 200; i++) {
-        assigner.assign(10_000, 1 + i % 2, List.of());
+        assigner.assign(10_000, 1 + i % 2, List.of(), Set.of());
       }
     }
     double loadAverage = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -201,7 +203,7 @@ public final class AssignmentBenchmark {
       if (before != null) {
         before.run();
       }
-      assigner.assign(partitions, copies, List.of());
+      assigner.assign(partitions, copies, List.of(), Set.of());
     }
     long[] nanos = new long[requests];
     long timed = 0;
@@ -210,7 +212,7 @@ public final class AssignmentBenchmark {
         before.run();
       }
       long start = System.nanoTime();
-      assigner.assign(partitions, copies, List.of());
+      assigner.assign(partitions, copies, List.of(), Set.of());
       nanos[i] = System.nanoTime() - start;
       timed += nanos[i];
     }
@@ -279,13 +281,13 @@ public final class AssignmentBenchmark {
       client.registerApplication("benchmark-app", "bench");
       int requests = 2_000;
       for (int i = 0; i < requests; i++) {
-        client.getAssignment("benchmark-app", i, 1_000, 1, List.of());
+        client.getAssignment("benchmark-app", i, 1_000, 1, List.of(), List.of());
       }
       long[] nanos = new long[requests];
       long start = System.nanoTime();
       for (int i = 0; i < requests; i++) {
         long t = System.nanoTime();
-        client.getAssignment("benchmark-app", requests + i, 1_000, 1, List.of());
+        client.getAssignment("benchmark-app", requests + i, 1_000, 1, List.of(), List.of());
         nanos[i] = System.nanoTime() - t;
       }
       LatencyStats assignments = LatencyStats.of(nanos, System.nanoTime() - start);

@@ -1,14 +1,16 @@
 package io.sluice.benchmark.server;
 
+import io.sluice.benchmark.MetricsPoller;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
  * What one run measured: {@code clients} map tasks pushed into one shuffle, committed, and then as
  * many readers read it all back. Times are seconds from the first push.
  *
- * @param mostRefusals the most times one frame was refused before the server took it
- * @param longestFrameWaitSeconds the longest time from a frame's first sending to its
- *     acknowledgement
+ * @param noBufferRefusals pushes the server refused with NO_BUFFER during ingest (its
+ *     {@code sluice_server_push_rejections_total{reason="NO_BUFFER"}}); each was sent again
  * @param ackSeconds until every push was acknowledged
  * @param flushedSeconds until the server had written what it flushes (the last flush's end, to the
  *     sampling interval)
@@ -26,10 +28,7 @@ record RunResult(
     int clients,
     long ackedBytes,
     long ackedBlocks,
-    long retries,
-    long retriedBytes,
-    int mostRefusals,
-    double longestFrameWaitSeconds,
+    long noBufferRefusals,
     double ackSeconds,
     double flushedSeconds,
     double ingestEndSeconds,
@@ -47,18 +46,62 @@ record RunResult(
     long readMemoryBytes,
     long readDiskBytes,
     ReadSummary read,
-    MetricsPoller.Peaks peaks,
-    MetricsPoller.Refusals refusals,
+    Peaks peaks,
+    Refusals refusals,
     int sampleMillis,
     List<JfrProfile.Window> windows) {
 
-  /** What the readers verified. */
-  record ReadSummary(long blocks, long bytes, long fromMemory, long fromDisk, long duplicates,
-      long busyRetries, long problems, List<String> firstProblems) {
-    static ReadSummary of(ReadTally tally) {
-      return new ReadSummary(tally.verifiedBlocks.sum(), tally.verifiedBytes.sum(),
-          tally.fromMemory.sum(), tally.fromDisk.sum(), tally.duplicates.sum(),
-          tally.busyRetries.sum(), tally.problemCount(), tally.firstProblems());
+  /** What the readers got that {@link ReadCheck} found intact, and what it found wrong. */
+  record ReadSummary(long blocks, long bytes, long problems, List<String> firstProblems) {}
+
+  /**
+   * The highest values sampled. {@code directTotal} is Netty's direct memory (push pool, network
+   * pool, read slices) plus the JDK's own direct buffers, as one sample saw them together.
+   */
+  record Peaks(long samples, double pushHeld, double pushAllocated, double network,
+      double nettyDirect, double jdkDirect, double directTotal, double readUsed, double resident,
+      double flushQueue) {
+
+    static Peaks of(List<MetricsPoller.Sample> samples) {
+      double[] max = new double[9];
+      for (MetricsPoller.Sample s : samples) {
+        double netty = s.get(MetricsPoller.NETTY_DIRECT);
+        double jdk = s.get(MetricsPoller.JDK_DIRECT);
+        double[] v = {s.get(MetricsPoller.PUSH_HELD), s.get(MetricsPoller.PUSH_ALLOCATED),
+            s.get(MetricsPoller.NETWORK), netty, jdk, netty + jdk,
+            s.get(MetricsPoller.READ_USED), s.get(MetricsPoller.RESIDENT),
+            s.get(MetricsPoller.FLUSH_QUEUE)};
+        for (int i = 0; i < max.length; i++) {
+          max[i] = Math.max(max[i], v[i]);
+        }
+      }
+      return new Peaks(samples.size(), max[0], max[1], max[2], max[3], max[4], max[5], max[6],
+          max[7], max[8]);
+    }
+  }
+
+  /**
+   * How full the push pool's chunks were with blocks while it refused pushes: for each sample after
+   * which the server had answered more NO_BUFFER, the blocks' bytes over the chunks' bytes.
+   *
+   * @param samples samples taken
+   * @param refusing samples after which more pushes had been refused
+   * @param medianFill the median share of the pool's held memory that blocks filled at those
+   */
+  record Refusals(long samples, long refusing, double medianFill) {
+
+    static Refusals of(List<MetricsPoller.Sample> samples) {
+      List<Double> fill = new ArrayList<>();
+      for (int i = 1; i < samples.size(); i++) {
+        MetricsPoller.Sample s = samples.get(i);
+        double held = s.get(MetricsPoller.PUSH_HELD);
+        if (s.since(samples.get(i - 1), MetricsPoller.NO_BUFFER) > 0 && held > 0) {
+          fill.add(s.get(MetricsPoller.PUSH_ALLOCATED) / held);
+        }
+      }
+      Collections.sort(fill);
+      return new Refusals(samples.size(), fill.size(),
+          fill.isEmpty() ? Double.NaN : fill.get(fill.size() / 2));
     }
   }
 

@@ -1,5 +1,11 @@
 package io.sluice.benchmark.server;
 
+import static io.sluice.benchmark.Format.count;
+import static io.sluice.benchmark.Format.mib;
+import static io.sluice.benchmark.Format.percent;
+import static io.sluice.benchmark.Format.percent2;
+import static io.sluice.benchmark.Format.rate;
+
 import io.sluice.benchmark.Series;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -53,24 +59,24 @@ final class ServerBenchReport {
         .append("standing alone on 127.0.0.1 with one local directory on the repository's disk. ")
         .append("Clients run in the benchmark JVM (`")
         .append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
-        .append("`), one connection and one thread each. Each client is a map task: it pushes ")
-        .append("its share in ").append(mibText(PushClient.FRAME_BYTES)).append(" frames of ")
-        .append(PushClient.MIN_BLOCK_BYTES >> 10).append("-")
-        .append(PushClient.MAX_BLOCK_BYTES >> 10)
-        .append(" KiB blocks of random bytes, each with its CRC32C, to ")
-        .append(ShuffleRun.PARTITIONS).append(" partitions, with at most ")
-        .append(mibText(PushClient.IN_FLIGHT_BYTES))
-        .append(" unanswered; a frame refused with NO_BUFFER is sent again after an exponential ")
-        .append("back-off of ").append(PushClient.FIRST_BACKOFF_MICROS / 1000).append("-")
-        .append(PushClient.MAX_BACKOFF_MICROS / 1000).append(" ms (with jitter); then it ")
-        .append("commits its block ids. Once the server has flushed what it flushes, as many ")
-        .append("readers as there were clients read every partition back as a reducer does ")
-        .append("(committed ids, then memory in ")
-        .append(mibText(PartitionReader.MEMORY_PAGE_BYTES))
-        .append(" pages, then the index and the data in ranges of whole blocks up to ")
-        .append(mibText(PartitionReader.RANGE_BYTES)).append(", ")
-        .append(PartitionReader.RANGES_IN_FLIGHT).append(" ranges in flight) and check every ")
-        .append("block's length, partition and CRC32C against what was acknowledged. The server's ")
+        .append("`), each a map task with a connection and a thread of its own that pushes ")
+        .append("and reads through the production client of `io.sluice.common.shuffle`. It ")
+        .append("pushes its share as ").append(RandomPayload.MIN_BLOCK_BYTES >> 10).append("-")
+        .append(RandomPayload.MAX_BLOCK_BYTES >> 10)
+        .append(" KiB blocks of random bytes to ").append(ShuffleRun.PARTITIONS)
+        .append(" partitions through `MapOutputPusher` (pushes of ")
+        .append(mib(ShuffleRun.PUSH.batchSize())).append(", at most ")
+        .append(mib(ShuffleRun.PUSH.maxBytesBuffered()))
+        .append(" held; a push refused with NO_BUFFER is sent again after a back-off of ")
+        .append(ShuffleRun.PUSH.backoff().firstWait().toMillis()).append("-")
+        .append(ShuffleRun.PUSH.backoff().maxWait().toMillis())
+        .append(" ms), then commits its block counts. Once the server has flushed what it ")
+        .append("flushes, as many readers as there were clients read every partition back ")
+        .append("through `PartitionReader` (requests up to ")
+        .append(mib(ShuffleRun.FETCH_REQUEST)).append(", ")
+        .append(mib(ShuffleRun.FETCH_IN_FLIGHT)).append(" in flight), which checks each ")
+        .append("block's CRC32C and every committed count; the benchmark checks besides that ")
+        .append("each block holds the bytes pushed under its identity, once. The server's ")
         .append("`/metrics` are sampled every ").append(settings.sampleMillis())
         .append(" ms for peaks; a peak between two samples is not seen.\n\n");
     if (results.throughputServer != null) {
@@ -111,8 +117,8 @@ final class ServerBenchReport {
 
   private void rates(StringBuilder md) {
     md.append("| Clients | Acknowledged | Ingest with flush | / min(loopback, disk) | Flushed "
-        + "/ pushed | Read back | Read from memory | NO_BUFFER answers (resent; most for one "
-        + "frame; longest wait of a frame) | Pool filled with blocks while refusing |\n");
+        + "/ pushed | Read back | Read from memory | NO_BUFFER answers | Pool filled with "
+        + "blocks while refusing |\n");
     md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
@@ -126,11 +132,7 @@ final class ServerBenchReport {
           .append(" | ").append(rateWithRange(series(runs, RunResult::readBytesPerSecond)))
           .append(" | ").append(percent(median(runs,
               r -> r.readMemoryBytes() / (double) (r.readMemoryBytes() + r.readDiskBytes()))))
-          .append(" | ").append(count(median(runs, RunResult::retries))).append(" (")
-          .append(mibText(median(runs, RunResult::retriedBytes))).append("; ")
-          .append(count(max(runs, RunResult::mostRefusals))).append("; ")
-          .append(String.format(Locale.ROOT, "%.1f s",
-              max(runs, RunResult::longestFrameWaitSeconds))).append(")")
+          .append(" | ").append(count(median(runs, RunResult::noBufferRefusals)))
           .append(" | ").append(fill(runs)).append(" |\n");
     }
     md.append("\n*Acknowledged*: bytes acknowledged / time from the first push to the last ")
@@ -143,12 +145,10 @@ final class ServerBenchReport {
         .append("the page cache, which the kernel writes back on its own, while dd's ")
         .append("`oflag=direct` ")
         .append("goes to the device: the ratio compares the server's handing of data to the ")
-        .append("kernel with the device's rate. *NO_BUFFER answers*: medians; each one sent its ")
-        .append(mibText(PushClient.FRAME_BYTES)).append(" frame again after a back-off; the ")
-        .append("most refusals of one frame, and the longest a frame waited from its first ")
-        .append("sending to its acknowledgement, are the highest over the rounds; the Spark ")
-        .append("client backs off longer (50 ms doubling to 2 s) and gives up on a push after 20 ")
-        .append("refusals (`spark.sluice.push.retries`), about 30 s. *Pool filled with ")
+        .append("kernel with the device's rate. *NO_BUFFER answers*: the median of the server's ")
+        .append("`sluice_server_push_rejections_total{reason=\"NO_BUFFER\"}` over the ingest; ")
+        .append("each refused push was sent again after a back-off (the Spark client's default ")
+        .append("back-off is longer: 50 ms doubling to 2 s, 20 retries). *Pool filled with ")
         .append("blocks while refusing*: in the samples after which the server had refused more ")
         .append("pushes, the median of the blocks' bytes (`sluice_server_push_memory_allocated_")
         .append("bytes`) over what the pool held from the system, chunk by chunk ")
@@ -177,9 +177,9 @@ final class ServerBenchReport {
 
   private void resources(StringBuilder md) {
     ServerBenchResults.ServerSetup s = results.throughputServer;
-    md.append("| Clients | Peak push pool (of ").append(mibText(s.bufferCapacity()))
+    md.append("| Clients | Peak push pool (of ").append(mib(s.bufferCapacity()))
         .append(") | Peak network pool | Peak direct, all (of ")
-        .append(mibText(s.directMemoryLimit()))
+        .append(mib(s.directMemoryLimit()))
         .append(") | Peak RSS | Server GC, share of wall time (collections) | Server CPU, "
             + "ingest / read | Server CPU seconds per GiB, ingest / read | Client JVM CPU, "
             + "ingest / read | Machine CPU, ingest / read |\n");
@@ -187,10 +187,10 @@ final class ServerBenchReport {
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
       md.append("| ").append(e.getKey())
-          .append(" | ").append(mibText(max(runs, r -> r.peaks().pushHeld())))
-          .append(" | ").append(mibText(max(runs, r -> r.peaks().network())))
-          .append(" | ").append(mibText(max(runs, r -> r.peaks().directTotal())))
-          .append(" | ").append(mibText(max(runs, r -> r.peaks().resident())))
+          .append(" | ").append(mib(max(runs, r -> r.peaks().pushHeld())))
+          .append(" | ").append(mib(max(runs, r -> r.peaks().network())))
+          .append(" | ").append(mib(max(runs, r -> r.peaks().directTotal())))
+          .append(" | ").append(mib(max(runs, r -> r.peaks().resident())))
           .append(" | ").append(percent2(median(runs, RunResult::gcShare)))
           .append(" (max ").append(percent2(max(runs, RunResult::gcShare))).append("; ")
           .append(count(median(runs, RunResult::gcCount))).append(")")
@@ -218,30 +218,30 @@ final class ServerBenchReport {
     ServerBenchResults.ServerSetup s = results.contractServer;
     double oversubscription = c.ackedBytes() / (double) s.bufferCapacity();
     md.append("### Memory contract under oversubscription\n\n")
-        .append(c.clients()).append(" clients push ").append(mibText(c.ackedBytes()))
+        .append(c.clients()).append(" clients push ").append(mib(c.ackedBytes()))
         .append(" in total, as fast as they can, into a server whose `buffer.capacity` is ")
-        .append(mibText(s.bufferCapacity()))
+        .append(mib(s.bufferCapacity()))
         .append(String.format(Locale.ROOT, " (%.0fx)", oversubscription))
-        .append(" and `read.buffer.capacity` ").append(mibText(s.readCapacity()))
+        .append(" and `read.buffer.capacity` ").append(mib(s.readCapacity()))
         .append("; its `-XX:MaxDirectMemorySize` is their sum plus `ServerJvmOptions.")
-        .append("NETWORK_OVERHEAD_BYTES`, ").append(mibText(s.directMemoryLimit()))
+        .append("NETWORK_OVERHEAD_BYTES`, ").append(mib(s.directMemoryLimit()))
         .append(". Then ").append(c.clients()).append(" readers read it all back. ")
         .append(c.peaks().samples()).append(" samples of `/metrics`, every ")
         .append(c.sampleMillis()).append(" ms; the push pool's gauge is refreshed by the ")
         .append("server's flush planner, every 50 ms.\n\n");
     md.append("| Check | Measured | Limit | Held |\n|---|---:|---:|---|\n");
     md.append("| Peak push pool, chunks held (`sluice_server_push_memory_held_bytes`) | ")
-        .append(mibText(c.peaks().pushHeld())).append(" | ").append(mibText(s.bufferCapacity()))
+        .append(mib(c.peaks().pushHeld())).append(" | ").append(mib(s.bufferCapacity()))
         .append(" | ").append(yes(c.peaks().pushHeld() <= s.bufferCapacity())).append(" |\n");
     md.append("| Peak server direct memory, Netty (`sluice_server_netty_direct_memory_bytes`) + ")
-        .append("JDK direct buffers | ").append(mibText(c.peaks().directTotal())).append(" (")
-        .append(mibText(c.peaks().nettyDirect())).append(" + ")
-        .append(mibText(c.peaks().jdkDirect())).append(" at their peaks) | ")
-        .append(mibText(s.directMemoryLimit())).append(" | ")
+        .append("JDK direct buffers | ").append(mib(c.peaks().directTotal())).append(" (")
+        .append(mib(c.peaks().nettyDirect())).append(" + ")
+        .append(mib(c.peaks().jdkDirect())).append(" at their peaks) | ")
+        .append(mib(s.directMemoryLimit())).append(" | ")
         .append(yes(c.peaks().directTotal() <= s.directMemoryLimit())).append(" |\n");
     md.append("| Peak network pool (`sluice_server_network_memory_bytes`) | ")
-        .append(mibText(c.peaks().network())).append(" | ")
-        .append(mibText(s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
+        .append(mib(c.peaks().network())).append(" | ")
+        .append(mib(s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
         .append(" (the overhead allowance) | ")
         .append(yes(c.peaks().network()
             <= s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
@@ -256,13 +256,11 @@ final class ServerBenchReport {
     md.append("| Server still running after the run | ")
         .append(results.contractServerAlive ? "yes" : "no").append(" | | ")
         .append(yes(results.contractServerAlive)).append(" |\n\n");
-    md.append(String.format(Locale.ROOT, "Back-pressure: %s NO_BUFFER answers, %s sent again, "
-            + "at most %d for one frame, %.1f s the longest a frame waited; while refusing, "
+    md.append(String.format(Locale.ROOT, "Back-pressure: %s NO_BUFFER answers; while refusing, "
             + "blocks filled a median %s of what the pool held. "
             + "Acknowledged at %s, ingest with flush %s, read back at %s; server GC %s of the "
             + "wall time.",
-        count(c.retries()), mibText(c.retriedBytes()), c.mostRefusals(),
-        c.longestFrameWaitSeconds(),
+        count(c.noBufferRefusals()),
         Double.isNaN(c.refusals().medianFill()) ? "n/a" : percent(c.refusals().medianFill()),
         rate(c.ackBytesPerSecond()),
         rate(c.flushedBytesPerSecond()), rate(c.readBytesPerSecond()), percent2(c.gcShare())));
@@ -309,12 +307,12 @@ final class ServerBenchReport {
     }
     if (results.contract != null) {
       ServerBenchResults.ServerSetup s = results.contractServer;
-      md.append("- Memory contract (").append(mibText(results.contract.ackedBytes()))
-          .append(" into ").append(mibText(s.bufferCapacity())).append(", ")
+      md.append("- Memory contract (").append(mib(results.contract.ackedBytes()))
+          .append(" into ").append(mib(s.bufferCapacity())).append(", ")
           .append(results.contract.clients()).append(" clients): ")
           .append(contractHeld(results) ? "**held**" : "**broken**")
-          .append(": peak direct memory ").append(mibText(results.contract.peaks().directTotal()))
-          .append(" of ").append(mibText(s.directMemoryLimit())).append(", every block intact: ")
+          .append(": peak direct memory ").append(mib(results.contract.peaks().directTotal()))
+          .append(" of ").append(mib(s.directMemoryLimit())).append(", every block intact: ")
           .append(results.contract.intact() ? "yes" : "no").append(".\n");
     }
     md.append('\n');
@@ -329,17 +327,17 @@ final class ServerBenchReport {
       double server = median(runs, RunResult::serverCoresIngest);
       double client = median(runs, RunResult::benchmarkCoresIngest);
       double machine = median(runs, RunResult::machineCoresIngest);
-      double resent = median(runs, r -> r.retriedBytes() / (double) r.ackedBytes());
       md.append(String.format(Locale.ROOT, "During ingest with %d clients the machine's %d cores "
               + "were %.0f%% busy: the server used %.2f cores, the clients (generating blocks, "
               + "CRC32C, the client transport) %.2f, anything else %.2f. The server spent %.2f "
-              + "CPU seconds per GiB taken and flushed; refused frames sent again added %.0f%% to "
-              + "the bytes it had to receive. Its flushes are writes into the page cache (no "
-              + "fsync), which ran at %s (%s MiB/s) for dd in the same rounds.\n\n",
+              + "CPU seconds per GiB taken and flushed, and answered %s NO_BUFFER. Its flushes are "
+              + "writes into the page cache (no fsync), which ran at %s (%s MiB/s) for dd in the "
+              + "same rounds.\n\n",
           results.profiledClients, Runtime.getRuntime().availableProcessors(),
           100 * machine / Runtime.getRuntime().availableProcessors(), server, client,
           Math.max(0, machine - server - client),
-          median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes())), resent * 100,
+          median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes())),
+          count(median(runs, RunResult::noBufferRefusals)),
           rate(results.pageCacheBytesPerSecond.median()),
           range(results.pageCacheBytesPerSecond)));
     }
@@ -423,9 +421,6 @@ final class ServerBenchReport {
     return bytes / (1L << 30);
   }
 
-  private static String rate(double bytesPerSecond) {
-    return String.format(Locale.ROOT, "%,.0f MiB/s", bytesPerSecond / (1 << 20));
-  }
 
   private static String rateWithRange(Series s) {
     return rate(s.median()) + " (" + range(s) + ")";
@@ -435,25 +430,13 @@ final class ServerBenchReport {
     return String.format(Locale.ROOT, "%,.0f-%,.0f", s.min() / (1 << 20), s.max() / (1 << 20));
   }
 
-  private static String mibText(double bytes) {
-    return String.format(Locale.ROOT, "%,.0f MiB", bytes / (1 << 20));
-  }
 
-  private static String percent(double ratio) {
-    return String.format(Locale.ROOT, "%.0f%%", ratio * 100);
-  }
 
-  private static String percent2(double ratio) {
-    return String.format(Locale.ROOT, "%.2f%%", ratio * 100);
-  }
 
   private static String cores(double cores) {
     return Double.isNaN(cores) ? "n/a" : String.format(Locale.ROOT, "%.2f", cores);
   }
 
-  private static String count(double value) {
-    return String.format(Locale.ROOT, "%,.0f", value);
-  }
 
   private static String yes(boolean held) {
     return held ? "**yes**" : "**no**";

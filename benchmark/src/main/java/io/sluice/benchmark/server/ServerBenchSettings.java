@@ -99,10 +99,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
         case "--no-profile" -> profile = false;
         case "--home" -> home = Path.of(flags.value(flag));
         case "--work-dir" -> workDir = Path.of(flags.value(flag));
-        case "--output" -> {
-          String path = flags.value(flag);
-          output = path.equals("-") ? null : Path.of(path);
-        }
+        case "--output" -> output = flags.pathOrNone(flag);
         case "--command" -> command = flags.value(flag);
         default -> throw flags.unknown(flag);
       }

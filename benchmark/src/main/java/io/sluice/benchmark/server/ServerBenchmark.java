@@ -1,8 +1,11 @@
 package io.sluice.benchmark.server;
 
+import static io.sluice.benchmark.Format.mib;
+
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DiskWriteTest;
+import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
@@ -13,6 +16,7 @@ import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
+import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +40,7 @@ public final class ServerBenchmark {
   private static final String APP_ID = "server-benchmark";
   private static final long THROUGHPUT_READ_CAPACITY = 256L << 20;
   private static final long CONTRACT_READ_CAPACITY = 64L << 20;
-  private static final int PAYLOAD_BYTES = (32 << 20) + PushClient.MAX_BLOCK_BYTES;
+  private static final int PAYLOAD_BYTES = (32 << 20) + RandomPayload.MAX_BLOCK_BYTES;
   private static final int PROFILE_ROWS = 8;
 
   private final ServerBenchSettings settings;
@@ -52,18 +56,8 @@ public final class ServerBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    if (List.of(args).contains("--help")) {
-      System.out.println(ServerBenchSettings.USAGE);
-      return;
-    }
-    ServerBenchSettings settings;
-    try {
-      settings = ServerBenchSettings.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
+    ServerBenchSettings settings =
+        Flags.parseOrExit(args, ServerBenchSettings.USAGE, ServerBenchSettings::parse);
     Iperf3 iperf = null;
     if (settings.iperf()) {
       iperf = Iperf3.locate().orElse(null);
@@ -85,8 +79,11 @@ public final class ServerBenchmark {
     }
     PooledByteBufAllocator allocator =
         NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
-    TransportContext context = new TransportContext(new TransportConf(SluiceConf.empty()),
-        "server-benchmark", allocator);
+    // ShuffleRun gives each client a pool of its own from this context: one connection, one
+    // event loop.
+    TransportContext context = new TransportContext(new TransportConf(SluiceConf.empty()
+        .with(TransportOptions.CLIENT_THREADS, "1")
+        .with(TransportOptions.CONNECTIONS_PER_PEER, "1")), "server-benchmark", allocator);
     ScheduledExecutorService retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "bench-push-retry");
       t.setDaemon(true);
@@ -95,10 +92,10 @@ public final class ServerBenchmark {
     try (TransportClientFactory connections = context.createClientFactory();
         RandomPayload payload = new RandomPayload(PAYLOAD_BYTES, 42)) {
       if (settings.throughput()) {
-        throughputRuns(connections, payload, retryTimer);
+        throughputRuns(connections, context, payload, retryTimer);
       }
       if (settings.contract()) {
-        contractRun(connections, payload, retryTimer);
+        contractRun(connections, context, payload, retryTimer);
       }
     } finally {
       retryTimer.shutdownNow();
@@ -121,8 +118,8 @@ public final class ServerBenchmark {
     }
   }
 
-  private void throughputRuns(TransportClientFactory connections, RandomPayload payload,
-      ScheduledExecutorService retryTimer) throws Exception {
+  private void throughputRuns(TransportClientFactory connections, TransportContext context,
+      RandomPayload payload, ScheduledExecutorService retryTimer) throws Exception {
     Path recording = settings.profile() ? workDir.resolve("throughput-server.jfr") : null;
     List<JfrProfile.Window> ingestWindows = new ArrayList<>();
     List<JfrProfile.Window> readWindows = new ArrayList<>();
@@ -132,7 +129,7 @@ public final class ServerBenchmark {
       log("started the throughput " + server + ", buffer.capacity " + settings.bufferMib()
           + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
       results.throughputServer = setup(server);
-      ShuffleRun runs = shuffleRun(server, connections, payload, retryTimer);
+      ShuffleRun runs = shuffleRun(server, connections, context, payload, retryTimer);
       if (settings.warmupMib() > 0) {
         RunResult warmup = runs.run(nextShuffleId++, Math.min(4, largest),
             (long) settings.warmupMib() << 20);
@@ -160,15 +157,15 @@ public final class ServerBenchmark {
     }
   }
 
-  private void contractRun(TransportClientFactory connections, RandomPayload payload,
-      ScheduledExecutorService retryTimer) throws Exception {
+  private void contractRun(TransportClientFactory connections, TransportContext context,
+      RandomPayload payload, ScheduledExecutorService retryTimer) throws Exception {
     Path recording = settings.profile() ? workDir.resolve("contract-server.jfr") : null;
     try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "contract",
         (long) settings.contractBufferMib() << 20, CONTRACT_READ_CAPACITY, recording)) {
       log("started the contract " + server + ", buffer.capacity " + settings.contractBufferMib()
           + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
       results.contractServer = setup(server);
-      RunResult run = shuffleRun(server, connections, payload, retryTimer)
+      RunResult run = shuffleRun(server, connections, context, payload, retryTimer)
           .run(nextShuffleId++, settings.contractClients(), (long) settings.contractMib() << 20);
       results.contract = run;
       results.contractServerAlive = server.isAlive();
@@ -181,21 +178,22 @@ public final class ServerBenchmark {
   }
 
   private ShuffleRun shuffleRun(ServerProcess server, TransportClientFactory connections,
-      RandomPayload payload, ScheduledExecutorService retryTimer) throws Exception {
+      TransportContext context, RandomPayload payload, ScheduledExecutorService retryTimer)
+      throws Exception {
     try (TransportClient admin =
         connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
-      Requests.await(admin.request(new RegisterApplicationRequest(TransportClient.nextRequestId(),
-          APP_ID, System.getProperty("user.name", "benchmark")), StatusResponse.class));
+      ShuffleRun.await(admin.request(new RegisterApplicationRequest(
+          TransportClient.nextRequestId(), APP_ID, System.getProperty("user.name", "benchmark")),
+          StatusResponse.class));
     }
-    return new ShuffleRun(server, connections, payload, retryTimer, APP_ID,
-        settings.sampleMillis());
+    return new ShuffleRun(server, context, payload, retryTimer, APP_ID, settings.sampleMillis());
   }
 
   private static void unregisterApp(TransportClientFactory connections, ServerProcess server)
       throws Exception {
     try (TransportClient admin =
         connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
-      Requests.await(admin.request(new UnregisterApplicationRequest(
+      ShuffleRun.await(admin.request(new UnregisterApplicationRequest(
           TransportClient.nextRequestId(), APP_ID), StatusResponse.class));
     }
   }
@@ -228,18 +226,14 @@ public final class ServerBenchmark {
   private static String summary(RunResult r) {
     return String.format(Locale.ROOT,
         "%s acked at %,.0f MiB/s, flushed %s at %,.0f MiB/s, read %,.0f MiB/s, %,d NO_BUFFER "
-            + "(at most %d for one frame, longest wait %.1f s; %s), server GC %.2f%%, %s",
+            + "(%s), server GC %.2f%%, %s",
         mib(r.ackedBytes()), r.ackBytesPerSecond() / (1 << 20), mib(r.flushedBytes()),
-        r.flushedBytesPerSecond() / (1 << 20), r.readBytesPerSecond() / (1 << 20), r.retries(),
-        r.mostRefusals(), r.longestFrameWaitSeconds(),
-        Double.isNaN(r.refusals().medianFill()) ? "never refused" : String.format(Locale.ROOT,
-            "pool %.0f%% filled while refusing", r.refusals().medianFill() * 100),
+        r.flushedBytesPerSecond() / (1 << 20), r.readBytesPerSecond() / (1 << 20),
+        r.noBufferRefusals(), Double.isNaN(r.refusals().medianFill()) ? "never refused"
+            : String.format(Locale.ROOT, "pool %.0f%% filled while refusing",
+                r.refusals().medianFill() * 100),
         r.gcShare() * 100, r.intact() ? "all blocks intact"
             : r.read().problems() + " problems: " + r.read().firstProblems());
-  }
-
-  private static String mib(double bytes) {
-    return String.format(Locale.ROOT, "%,.0f MiB", bytes / (1 << 20));
   }
 
   private static void log(String line) {

@@ -1,13 +1,13 @@
 package io.sluice.benchmark.server;
 
+import io.sluice.benchmark.Daemons;
+import io.sluice.benchmark.MetricsPoller;
 import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.server.ServerJvmOptions;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A shuffle server in a JVM of its own, started and stopped with {@code bin/start-server.sh} and
@@ -68,8 +67,8 @@ final class ServerProcess implements AutoCloseable {
     Path dataDir = Files.createDirectories(workDir.resolve(name + "-data"));
     Path logDir = Files.createDirectories(workDir.resolve("logs"));
     Path pidDir = Files.createDirectories(workDir.resolve("run"));
-    int port = freePort();
-    int httpPort = freePort();
+    int port = Daemons.freePort();
+    int httpPort = Daemons.freePort();
     Path conf = workDir.resolve(name + ".conf");
     List<String> lines = List.of(
         "# Written by the server benchmark; started with bin/start-server.sh.",
@@ -89,7 +88,7 @@ final class ServerProcess implements AutoCloseable {
         "SLUICE_LOG_DIR", logDir.toAbsolutePath().toString(),
         "SLUICE_JAVA_OPTS", recording == null ? "" : "-XX:StartFlightRecording=filename="
             + recording.toAbsolutePath() + ",settings=profile,dumponexit=true");
-    script(home, "start-server.sh", conf, env);
+    Daemons.script(home, "start-server.sh", conf, env);
     Path pidFile = pidDir.resolve("server-" + name + ".pid");
     long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
     ServerProcess server = new ServerProcess(home, conf, dataDir,
@@ -143,15 +142,16 @@ final class ServerProcess implements AutoCloseable {
   /** Stops the server; its flight recording, if any, is written by then. */
   @Override
   public void close() throws IOException, InterruptedException {
-    script(home, "stop-server.sh", conf, env);
+    Daemons.script(home, "stop-server.sh", conf, env);
   }
 
   private void awaitServing() throws IOException, InterruptedException {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    MetricsPoller probe = new MetricsPoller(httpPort, 100);
+    MetricsPoller probe = new MetricsPoller(List.of(httpPort), List.of(MetricsPoller.PUSHED),
+        Duration.ofMillis(100));
     while (true) {
       try {
-        probe.scrape();
+        probe.scrape(0);
         return;
       } catch (IOException e) {
         if (!isAlive()) {
@@ -168,22 +168,6 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private static void script(Path home, String script, Path conf, Map<String, String> env)
-      throws IOException, InterruptedException {
-    ProcessBuilder builder = new ProcessBuilder(home.resolve("bin").resolve(script).toString(),
-        conf.toAbsolutePath().toString()).redirectErrorStream(true);
-    builder.environment().putAll(env);
-    Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new IOException("bin/" + script + " did not finish:\n" + output);
-    }
-    if (process.exitValue() != 0) {
-      throw new IOException("bin/" + script + " failed (exit " + process.exitValue() + "):\n"
-          + output);
-    }
-  }
 
   private static String tail(Path file) {
     try {
@@ -194,11 +178,6 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-      return socket.getLocalPort();
-    }
-  }
 
   @Override
   public String toString() {

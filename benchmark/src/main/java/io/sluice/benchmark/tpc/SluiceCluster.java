@@ -1,9 +1,9 @@
 package io.sluice.benchmark.tpc;
 
+import io.sluice.benchmark.Daemons;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,9 +90,9 @@ final class SluiceCluster implements AutoCloseable {
   /** Starts everything and waits until the coordinator counts every server as active. */
   void start() throws IOException, InterruptedException {
     started = true;
-    script("bin/start-coordinator.sh", coordinatorConf);
+    script("start-coordinator.sh", coordinatorConf);
     for (Path conf : serverConfs) {
-      script("bin/start-server.sh", conf);
+      script("start-server.sh", conf);
     }
     HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -121,25 +121,13 @@ final class SluiceCluster implements AutoCloseable {
     }
     started = false;
     for (Path conf : serverConfs) {
-      script("bin/stop-server.sh", conf);
+      script("stop-server.sh", conf);
     }
-    script("bin/stop-coordinator.sh", coordinatorConf);
+    script("stop-coordinator.sh", coordinatorConf);
   }
 
   private void script(String script, Path conf) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(home.resolve(script).toString(), conf.toString())
-        .directory(home.toFile()).redirectErrorStream(true);
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(script + " did not finish in 60 s");
-    }
-    if (p.exitValue() != 0) {
-      throw new IOException(script + " " + conf + " failed (" + p.exitValue() + "): " + out);
-    }
-    System.out.println(out);
+    System.out.println(Daemons.script(home, script, conf, env));
   }
 
   private static String entry(String key, Object value) {
@@ -153,10 +141,9 @@ final class SluiceCluster implements AutoCloseable {
   /** A free port not handed out before by this cluster. */
   private int freePort() throws IOException {
     while (true) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        if (ports.add(s.getLocalPort())) {
-          return s.getLocalPort();
-        }
+      int port = Daemons.freePort();
+      if (ports.add(port)) {
+        return port;
       }
     }
   }

@@ -1,6 +1,10 @@
 package io.sluice.benchmark.tpc;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.MetricsPoller;
 import io.sluice.common.metrics.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,11 +34,24 @@ public final class TpcBenchmark {
    * docs/client.md: this module does not depend on client-spark, whose option class holds them.
    */
   private static final String SLUICE_MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
+  /** Gauges whose peaks, and counters whose increases, are reported per server and query. */
+  private static final List<Map.Entry<String, String>> PEAKS = List.of(
+      Map.entry("peakDirectMemoryBytes", MetricsPoller.NETTY_DIRECT),
+      Map.entry("peakPushMemoryBytes", MetricsPoller.PUSH_HELD),
+      Map.entry("peakHeapBytes", MetricsPoller.HEAP));
+  private static final List<Map.Entry<String, String>> INCREASES = List.of(
+      Map.entry("gcMs", MetricsPoller.GC_SECONDS),
+      Map.entry("cpuMs", MetricsPoller.CPU_SECONDS),
+      Map.entry("flushedBytes", MetricsPoller.FLUSHED),
+      Map.entry("pushedBytes", MetricsPoller.PUSHED),
+      Map.entry("readBytes", MetricsPoller.READ),
+      Map.entry("pushRejections", MetricsPoller.REJECTIONS));
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private TpcBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    TpcSettings s = TpcSettings.parse(args);
+    TpcSettings s = Flags.parseOrExit(args, TpcSettings.USAGE, TpcSettings::parse);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path out = s.output;
     Path logs = out.resolve("logs-" + stamp);
@@ -60,7 +77,7 @@ public final class TpcBenchmark {
 
     List<RunRecord> runs = new ArrayList<>();
     SluiceCluster cluster = null;
-    ServerMetricsPoller poller = null;
+    MetricsPoller poller = null;
     Thread cleanup = null;
     try {
       if (s.modes.contains(Mode.SLUICE)) {
@@ -76,8 +93,11 @@ public final class TpcBenchmark {
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
         cluster.start();
-        poller = new ServerMetricsPoller(cluster.serverMetricsPorts(),
-            Duration.ofMillis(s.scrapeMs));
+        List<String> keys = new ArrayList<>();
+        PEAKS.forEach(e -> keys.add(e.getValue()));
+        INCREASES.forEach(e -> keys.add(e.getValue()));
+        poller = new MetricsPoller(cluster.serverMetricsPorts(), keys,
+            Duration.ofMillis(s.scrapeMs)).start();
       }
       for (int round = 1; round <= s.rounds; round++) {
         for (Mode mode : s.modes) {
@@ -142,7 +162,7 @@ public final class TpcBenchmark {
   }
 
   private static RunRecord runOnce(TpcSettings s, Mode mode, int round, SluiceCluster cluster,
-      ServerMetricsPoller poller, Path logs) throws IOException, InterruptedException {
+      MetricsPoller poller, Path logs) throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     if (mode == Mode.SLUICE) {
       String jar = s.shadedClientJar().toString();
@@ -167,9 +187,9 @@ public final class TpcBenchmark {
         if (line.isBlank()) {
           continue;
         }
-        Map<String, Object> q = JsonReader.parseObject(line);
+        Map<String, Object> q = JSON.readValue(line, new TypeReference<>() { });
         if (poller != null && mode == Mode.SLUICE) {
-          q.put("servers", poller.window(Figures.num(q, "startMs"), Figures.num(q, "endMs")));
+          q.put("servers", servers(poller, Figures.num(q, "startMs"), Figures.num(q, "endMs")));
         }
         lines.add(q);
       }
@@ -178,7 +198,50 @@ public final class TpcBenchmark {
       System.out.println("  exited with " + exit + "; see " + log);
     }
     return new RunRecord(round, mode, exit, start, end, log.toString(), lines,
-        poller != null && mode == Mode.SLUICE ? poller.window(start, end) : null);
+        poller != null && mode == Mode.SLUICE ? servers(poller, start, end) : null);
+  }
+
+  /**
+   * What each server did between two instants: the peak of each gauge over the samples inside,
+   * and the increase of each counter from the last sample at or before {@code fromMs} to the first
+   * at or after {@code toMs}, in milliseconds for the seconds counters.
+   */
+  private static List<Map<String, Object>> servers(MetricsPoller poller, long fromMs, long toMs) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (int i = 0; i < poller.servers(); i++) {
+      List<MetricsPoller.Sample> samples = poller.samples(i);
+      MetricsPoller.Sample before = null;
+      MetricsPoller.Sample after = samples.isEmpty() ? null : samples.get(samples.size() - 1);
+      List<MetricsPoller.Sample> inside = new ArrayList<>();
+      for (MetricsPoller.Sample s : samples) {
+        before = s.epochMs() <= fromMs ? s : before;
+        if (s.epochMs() >= fromMs && s.epochMs() <= toMs) {
+          inside.add(s);
+        }
+      }
+      for (MetricsPoller.Sample s : samples) {
+        if (s.epochMs() >= toMs) {
+          after = s;
+          break;
+        }
+      }
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("server", i + 1);
+      m.put("samples", inside.size());
+      for (Map.Entry<String, String> e : PEAKS) {
+        m.put(e.getKey(), (long) inside.stream().mapToDouble(s -> s.get(e.getValue())).max()
+            .orElse(0));
+      }
+      for (Map.Entry<String, String> e : INCREASES) {
+        double end = after == null ? 0 : after.get(e.getValue());
+        double increase = Math.max(0, end - (before == null || after == null ? 0
+            : before.get(e.getValue())));
+        m.put(e.getKey(), e.getKey().endsWith("Ms") ? Math.round(increase * 1000)
+            : (long) increase);
+      }
+      out.add(m);
+    }
+    return out;
   }
 
   private static Map<String, Object> environment(TpcSettings s, Path tables, long generationMs)

@@ -1,6 +1,7 @@
 package io.sluice.benchmark.tpc;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.benchmark.Flags;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -25,24 +26,24 @@ import org.apache.spark.sql.SparkSession;
  * one after the other and appends one JSON line per query to the events file: wall time, answer,
  * and the task metrics of its stages.
  *
- * <pre>
- * TpcJob --data DIR --scale SF [--seed N] [--generate]
- *        [--queries aggregate,join,...] [--events FILE] [--rdd-partitions N]
- * </pre>
  */
 public final class TpcJob {
+  private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--seed N] [--generate]"
+      + " [--queries aggregate,join,...] [--events FILE] [--rdd-partitions N]";
+
   private TpcJob() {}
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new LinkedHashMap<>();
     boolean generate = false;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--generate")) {
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      String flag = flags.next();
+      if (flag.equals("--generate")) {
         generate = true;
-      } else if (args[i].startsWith("--") && i + 1 < args.length) {
-        opts.put(args[i].substring(2), args[++i]);
       } else {
-        throw new IllegalArgumentException("unexpected argument " + args[i]);
+        flags.named(flag, List.of("data", "scale", "seed", "queries", "events", "rdd-partitions"),
+            opts);
       }
     }
     double scale = ScaleFactor.parse(required(opts, "scale"));

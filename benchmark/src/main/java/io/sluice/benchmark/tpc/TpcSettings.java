@@ -1,5 +1,6 @@
 package io.sluice.benchmark.tpc;
 
+import io.sluice.benchmark.Flags;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,33 +11,35 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-/**
- * The harness's command line, with the defaults of {@code bin/sluice-bench}:
- *
- * <pre>
- * --scale SF|smoke      TPC-H scale factor (default 1); smoke = 0.01
- * --rounds N            rounds of A B (default 2)
- * --modes a,b           default builtin,sluice
- * --queries q1,q2|all   default all
- * --seed N              data generator seed (default 1)
- * --master URL          default local[2]
- * --driver-memory SIZE  driver JVM heap (default 4g)
- * --executor-memory SIZE  executors' memory for non-local masters (default 2g)
- * --server-buffer SIZE  each server's buffer.capacity (default 1g)
- * --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)
- * --server-heap SIZE    each server's heap (default 512m)
- * --scrape-ms N         how often the servers' /metrics are read (default 1000)
- * --conf k=v            an extra Spark setting for every mode (repeatable)
- * --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)
- * --output DIR          results JSON, logs, events (default benchmark/target/tpc)
- * --data DIR            generated tables, kept between runs (default benchmark/target/tpc-data)
- * --markdown FILE|-     section 'tpc' rewritten (default docs/benchmarks.md; - for none)
- * --chart FILE|-        PNG chart (default docs/benchmarks/tpc.png; - for none)
- * --home DIR            the Sluice checkout (set by bin/sluice-bench)
- * --command TEXT        the command line to record in the report (set by bin/sluice-bench)
- * </pre>
- */
+/** The harness's command line, with the defaults of {@code bin/sluice-bench}. */
 final class TpcSettings {
+  static final String USAGE = String.join("\n",
+      "Usage: bin/sluice-bench [flags]",
+      "  --scale SF|smoke      TPC-H scale factor (default 1); smoke = 0.01",
+      "  --rounds N            rounds of A B (default 2)",
+      "  --modes a,b           default builtin,sluice",
+      "  --queries q1,q2|all   default all",
+      "  --seed N              data generator seed (default 1)",
+      "  --master URL          default local[2]",
+      "  --driver-memory SIZE  driver JVM heap (default 4g)",
+      "  --executor-memory SIZE  executors' memory for non-local masters (default 2g)",
+      "  --server-buffer SIZE  each server's buffer.capacity (default 1g)",
+      "  --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)",
+      "  --server-heap SIZE    each server's heap (default 512m)",
+      "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
+      "  --conf k=v            an extra Spark setting for every mode (repeatable)",
+      "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
+      "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
+      "  --data DIR            generated tables, kept between runs",
+      "                        (default benchmark/target/tpc-data)",
+      "  --markdown FILE|-     section 'tpc' rewritten (default docs/benchmarks.md; - for none)",
+      "  --chart FILE|-        PNG chart (default docs/benchmarks/tpc.png; - for none)",
+      "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
+      "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
+  private static final List<String> OPTIONS = List.of("scale", "rounds", "modes", "queries",
+      "seed", "master", "driver-memory", "executor-memory", "server-buffer", "server-read-buffer",
+      "server-heap", "scrape-ms", "output", "data", "markdown", "chart", "home", "command");
+
   final Path home;
   final double scale;
   final int rounds;
@@ -95,27 +98,16 @@ final class TpcSettings {
     Map<String, String> o = new LinkedHashMap<>();
     Map<String, String> extra = new LinkedHashMap<>();
     Map<String, String> sluice = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (!a.startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("expected --option value, got '" + a + "'");
-      }
-      String value = args[++i];
-      switch (a) {
-        case "--conf" -> put(extra, value);
-        case "--sluice-conf" -> put(sluice, value);
-        default -> o.put(a.substring(2), value);
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      String flag = flags.next();
+      switch (flag) {
+        case "--conf" -> flags.keyValue(flag, extra);
+        case "--sluice-conf" -> flags.keyValue(flag, sluice);
+        default -> flags.named(flag, OPTIONS, o);
       }
     }
     return new TpcSettings(o, extra, sluice);
-  }
-
-  private static void put(Map<String, String> conf, String kv) {
-    int eq = kv.indexOf('=');
-    if (eq <= 0) {
-      throw new IllegalArgumentException("expected key=value, got '" + kv + "'");
-    }
-    conf.put(kv.substring(0, eq), kv.substring(eq + 1));
   }
 
   String java() {

@@ -45,10 +45,7 @@ record BenchmarkSettings(int seconds, int warmupSeconds, int rounds, List<Intege
         case "--warmup" -> warmup = flags.nonNegative(flag);
         case "--rounds" -> rounds = flags.positive(flag);
         case "--connections" -> connections = flags.positiveList(flag, 128);
-        case "--output" -> {
-          String path = flags.value(flag);
-          output = path.equals("-") ? null : Path.of(path);
-        }
+        case "--output" -> output = flags.pathOrNone(flag);
         case "--no-iperf" -> iperf = false;
         case "--command" -> command = flags.value(flag);
         default -> throw flags.unknown(flag);

@@ -18,7 +18,8 @@ final class PackedWorkload implements PushWorkload {
   private final int messagesPerFrame;
   private final int window;
   private final int crc;
-  private long nextBlockId;
+  /** Wraps to 0 past Integer.MAX_VALUE: the sink keeps no blocks. */
+  private int nextSequence;
 
   PackedWorkload(ByteBufAllocator allocator, int messageBytes, int messagesPerFrame, int window) {
     this.allocator = allocator;
@@ -35,12 +36,12 @@ final class PackedWorkload implements PushWorkload {
     BlockDescriptor[] blocks = new BlockDescriptor[messagesPerFrame];
     for (int i = 0; i < messagesPerFrame; i++) {
       body.writeBytes(message);
-      blocks[i] = new BlockDescriptor(Payload.PARTITION, nextBlockId++, Payload.TASK_ATTEMPT,
-          message.length, message.length, crc);
+      blocks[i] = new BlockDescriptor(Payload.PARTITION, Payload.TASK_ATTEMPT,
+          nextSequence++ & Integer.MAX_VALUE, message.length, message.length, crc);
     }
     // The request takes over the body's only reference; the channel releases it once written.
-    return new PushDataRequest(requestId, Payload.APP_ID, Payload.SHUFFLE_ID,
-        PushDataRequest.NO_TICKET, List.of(), List.of(blocks), new NettyManagedBuffer(body));
+    return new PushDataRequest(requestId, Payload.APP_ID, Payload.SHUFFLE_ID, List.of(),
+        List.of(blocks), new NettyManagedBuffer(body));
   }
 
   @Override

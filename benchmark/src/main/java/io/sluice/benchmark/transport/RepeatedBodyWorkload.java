@@ -15,7 +15,8 @@ final class RepeatedBodyWorkload implements PushWorkload {
   private final ByteBuf template;
   private final int window;
   private final int crc;
-  private long nextBlockId;
+  /** Wraps to 0 past Integer.MAX_VALUE: the sink keeps no blocks. */
+  private int nextSequence;
 
   /**
    * @param blockBytes size of each request's single block
@@ -31,13 +32,12 @@ final class RepeatedBodyWorkload implements PushWorkload {
   @Override
   public PushDataRequest next(long requestId) {
     int length = template.readableBytes();
-    BlockDescriptor block = new BlockDescriptor(Payload.PARTITION, nextBlockId++,
-        Payload.TASK_ATTEMPT, length, length, crc);
+    BlockDescriptor block = new BlockDescriptor(Payload.PARTITION, Payload.TASK_ATTEMPT,
+        nextSequence++ & Integer.MAX_VALUE, length, length, crc);
     // The duplicate holds its own reference to the template; the request takes it over and the
     // channel releases it once the bytes are written.
-    return new PushDataRequest(requestId, Payload.APP_ID, Payload.SHUFFLE_ID,
-        PushDataRequest.NO_TICKET, List.of(), List.of(block),
-        new NettyManagedBuffer(template.retainedDuplicate()));
+    return new PushDataRequest(requestId, Payload.APP_ID, Payload.SHUFFLE_ID, List.of(),
+        List.of(block), new NettyManagedBuffer(template.retainedDuplicate()));
   }
 
   @Override

@@ -1,7 +1,10 @@
 package io.sluice.benchmark.transport;
 
+import static io.sluice.benchmark.Format.gbit;
+
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.NettyTransports;
@@ -36,14 +39,8 @@ public final class TransportBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    BenchmarkSettings settings;
-    try {
-      settings = BenchmarkSettings.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
+    BenchmarkSettings settings =
+        Flags.parseOrExit(args, BenchmarkSettings.USAGE, BenchmarkSettings::parse);
     Iperf3 iperf = null;
     if (settings.iperf()) {
       iperf = Iperf3.locate().orElse(null);
@@ -111,9 +108,6 @@ public final class TransportBenchmark {
     System.out.printf(Locale.ROOT, "round %d  %-45s %s%n", round, what, figure);
   }
 
-  private static String gbit(double bitsPerSecond) {
-    return String.format(Locale.ROOT, "%.1f Gbit/s", bitsPerSecond / 1e9);
-  }
 
   private static String messages(PushRun.Rate rate) {
     return String.format(Locale.ROOT, "%,.0f msg/s", rate.blocksPerSecond());

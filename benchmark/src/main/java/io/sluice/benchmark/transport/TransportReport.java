@@ -1,5 +1,10 @@
 package io.sluice.benchmark.transport;
 
+import static io.sluice.benchmark.Format.count;
+import static io.sluice.benchmark.Format.gbit;
+import static io.sluice.benchmark.Format.percent;
+import static io.sluice.benchmark.Format.rate;
+
 import io.sluice.benchmark.Series;
 import java.util.Locale;
 import java.util.Map;
@@ -59,7 +64,7 @@ final class TransportReport {
       Series iperf = results.iperfBitsPerSecond.get(connections);
       md.append("| Bulk push, 1 MiB bodies, ").append(Workloads.BULK_WINDOW)
           .append(" requests (16 MiB) in flight per connection | ").append(connections)
-          .append(" | ").append(mibPerSecond(bulk.median())).append(" = ")
+          .append(" | ").append(rate(bulk.median())).append(" = ")
           .append(gbit(bulk.median() * 8)).append(" (").append(gbitRange(bulk, 8)).append(")")
           .append(" | ").append(iperf == null ? "not run"
               : gbit(iperf.median()) + " (" + gbitRange(iperf, 1) + ")")
@@ -147,13 +152,7 @@ final class TransportReport {
         + percent(1 - rate / BATCHED_TARGET_MESSAGES) + ") short.";
   }
 
-  private static String mibPerSecond(double bytesPerSecond) {
-    return String.format(Locale.ROOT, "%,.0f MiB/s", bytesPerSecond / (1 << 20));
-  }
 
-  private static String gbit(double bitsPerSecond) {
-    return String.format(Locale.ROOT, "%.1f Gbit/s", bitsPerSecond / 1e9);
-  }
 
   private static String gbitRange(Series series, double factor) {
     return String.format(Locale.ROOT, "%.1f-%.1f", series.min() * factor / 1e9,
@@ -166,13 +165,5 @@ final class TransportReport {
     }
     return count(series.median()) + " msg/s (" + count(series.min()) + "-" + count(series.max())
         + ")";
-  }
-
-  private static String count(double value) {
-    return String.format(Locale.ROOT, "%,.0f", value);
-  }
-
-  private static String percent(double ratio) {
-    return String.format(Locale.ROOT, "%.0f%%", ratio * 100);
   }
 }

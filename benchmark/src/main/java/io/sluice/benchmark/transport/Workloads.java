@@ -9,7 +9,7 @@ final class Workloads {
   static final int BULK_WINDOW = 16;
   static final int MESSAGE_BYTES = 100;
   static final int UNBATCHED_WINDOW = 1024;
-  /** About 400 KiB of messages (and 128 KiB of block descriptors) per frame. */
+  /** About 400 KiB of messages (and 112 KiB of 28-byte block descriptors) per frame. */
   static final int MESSAGES_PER_FRAME = 4096;
   static final int BATCHED_WINDOW = 16;
 

@@ -1,15 +1,20 @@
 package io.sluice.client.spark;
 
 import io.netty.buffer.PooledByteBufAllocator;
-import io.sluice.common.block.BlockIdLayout;
 import io.sluice.common.codec.CodecKind;
 import io.sluice.common.codec.CompressionCodec;
 import io.sluice.common.codec.CompressionCodecs;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.push.PushSettings;
+import io.sluice.common.shuffle.read.FetchSettings;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.spark.SparkConf;
@@ -28,6 +33,9 @@ public final class SluiceClientContext {
   private final TransportClientFactory clients;
   private final ScheduledExecutorService scheduler;
   private final CompressionCodec codec;
+  private final PushSettings pushSettings;
+  private final FetchSettings fetchSettings;
+  private final Map<Integer, DriverLocator> locators = new ConcurrentHashMap<>();
 
   private SluiceClientContext(SluiceConf conf, CodecKind codecKind, int zstdLevel, String id) {
     this.conf = conf;
@@ -41,6 +49,16 @@ public final class SluiceClientContext {
       return t;
     });
     this.codec = CompressionCodecs.create(codecKind, zstdLevel);
+    Duration wait = conf.get(SluiceClientOptions.RETRY_WAIT);
+    Duration maxWait = wait.compareTo(Backoff.DEFAULT_MAX_WAIT) > 0 ? wait : Backoff.DEFAULT_MAX_WAIT;
+    long batch = conf.get(SluiceClientOptions.PUSH_BATCH_SIZE);
+    this.pushSettings = new PushSettings(batch,
+        Math.max(batch, conf.get(SluiceClientOptions.PUSH_MAX_IN_FLIGHT)),
+        new Backoff(wait, maxWait, conf.get(SluiceClientOptions.PUSH_RETRIES)),
+        conf.get(SluiceClientOptions.PUSH_MAX_RELOCATIONS));
+    this.fetchSettings = FetchSettings.of(conf.get(SluiceClientOptions.FETCH_MAX_IN_FLIGHT),
+        conf.get(SluiceClientOptions.FETCH_MAX_REQUEST), new TransportConf(conf).maxFrameSize(),
+        new Backoff(wait, maxWait, conf.get(SluiceClientOptions.FETCH_RETRIES)));
   }
 
   /** The JVM's context, created on first use; pair every call with {@link #release()}. */
@@ -97,7 +115,23 @@ public final class SluiceClientContext {
     return codec;
   }
 
-  public BlockIdLayout layout() {
-    return BlockIdLayout.DEFAULT;
+  /** How map tasks push, from the client's settings. */
+  public PushSettings pushSettings() {
+    return pushSettings;
+  }
+
+  /** How reduce tasks fetch, from the client's settings. */
+  public FetchSettings fetchSettings() {
+    return fetchSettings;
+  }
+
+  /** This JVM's view of a shuffle's locations, shared by its tasks. */
+  DriverLocator locator(SluiceShuffleHandle<?, ?, ?> handle) {
+    return locators.computeIfAbsent(handle.shuffleId(), id -> new DriverLocator(handle, clients));
+  }
+
+  /** Forgets a shuffle Spark unregistered. */
+  void forget(int shuffleId) {
+    locators.remove(shuffleId);
   }
 }

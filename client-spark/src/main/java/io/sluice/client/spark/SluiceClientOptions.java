@@ -40,8 +40,17 @@ public final class SluiceClientOptions implements ConfigOptionSet {
       ConfigOption.bytes("spark.sluice.push.max.in.flight")
           .defaultValue("32m")
           .min(256 * 1024L)
-          .doc("Bytes one map task may have pushed but not yet acknowledged; the task waits when it "
-              + "would pass this.")
+          .doc("Bytes of compressed blocks one map task holds, batched for a server or pushed and "
+              + "not yet acknowledged, however many servers it writes to; the task waits when it "
+              + "would pass this. At least `" + PUSH_BATCH_SIZE.key() + "`.")
+          .build();
+
+  // Declared before the options whose docs name its key.
+  public static final ConfigOption<Duration> RETRY_WAIT =
+      ConfigOption.duration("spark.sluice.retry.wait")
+          .defaultValue("50ms")
+          .min(1)
+          .doc("First back-off of a retriable failure; it doubles on each retry, up to 2 s.")
           .build();
 
   public static final ConfigOption<Integer> PUSH_RETRIES =
@@ -49,14 +58,25 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .defaultValue("20")
           .min(0)
           .doc("Retries of a push the server refused with a retriable status (memory full, busy), "
-              + "with exponential back-off from `spark.sluice.retry.wait`.")
+              + "with exponential back-off from `" + RETRY_WAIT.key() + "`.")
           .build();
 
-  public static final ConfigOption<Duration> RETRY_WAIT =
-      ConfigOption.duration("spark.sluice.retry.wait")
-          .defaultValue("50ms")
-          .min(1)
-          .doc("First back-off of a retriable failure; it doubles on each retry, up to 2 s.")
+  public static final ConfigOption<Integer> PUSH_MAX_RELOCATIONS =
+      ConfigOption.integer("spark.sluice.push.max.relocations")
+          .defaultValue("4")
+          .min(0)
+          .doc("How many times the blocks of one push may move to a new location after the old one "
+              + "failed (server lost, restarted, draining, replica unreachable) before the task "
+              + "fails.")
+          .build();
+
+  public static final ConfigOption<Integer> FETCH_RETRIES =
+      ConfigOption.integer("spark.sluice.fetch.retries")
+          .defaultValue("10")
+          .min(0)
+          .doc("Retries of a read the server refused with a retriable status (read memory busy), "
+              + "with exponential back-off from `" + RETRY_WAIT.key() + "`. A server that fails "
+              + "otherwise is not retried: the reader moves to the partition's replica.")
           .build();
 
   public static final ConfigOption<String> CODEC =
@@ -100,13 +120,43 @@ public final class SluiceClientOptions implements ConfigOptionSet {
       ConfigOption.integer("spark.sluice.replicas")
           .defaultValue("1")
           .min(1)
-          .max(1)
-          .doc("Copies of each partition. Only 1 is supported in this release.")
+          .max(3)
+          .doc("Copies of each partition, each on a different server (and host, where there are "
+              + "enough). With 2 or more, a map task pushes each block once, to the partition's "
+              + "primary, which forwards it along the chain and acknowledges only when every copy "
+              + "holds it; losing a server then re-runs no stage. The coordinator caps it at "
+              + "`coordinator.assignment.max.replicas`.")
+          .build();
+
+  public static final ConfigOption<List<String>> SERVER_TAGS =
+      ConfigOption.list("spark.sluice.server.tags")
+          .defaultValue("")
+          .doc("Only servers carrying all these tags (`server.tags`) take the application's "
+              + "shuffles; empty for any server.")
+          .build();
+
+  public static final ConfigOption<Integer> DRIVER_PORT =
+      ConfigOption.integer("spark.sluice.driver.port")
+          .defaultValue("0")
+          .min(0)
+          .max(65535)
+          .doc("Port of the driver's Sluice endpoint, which executors ask for partition locations; "
+              + "0 picks a free port. It listens on `spark.driver.bindAddress` and is reached at "
+              + "`spark.driver.host`.")
+          .build();
+
+  public static final ConfigOption<Duration> CALL_TIMEOUT =
+      ConfigOption.duration("spark.sluice.call.timeout")
+          .defaultValue("30s")
+          .min(100)
+          .doc("How long the driver waits for a coordinator or server to answer a control call "
+              + "(registration, heart-beat, relocation, deletion).")
           .build();
 
   private static final List<ConfigOption<?>> ALL = List.of(COORDINATORS, BLOCK_SIZE,
-      PUSH_BATCH_SIZE, PUSH_MAX_IN_FLIGHT, PUSH_RETRIES, RETRY_WAIT, CODEC, FETCH_MAX_IN_FLIGHT,
-      FETCH_MAX_REQUEST, FALLBACK, HEARTBEAT_INTERVAL, REPLICAS);
+      PUSH_BATCH_SIZE, PUSH_MAX_IN_FLIGHT, PUSH_RETRIES, PUSH_MAX_RELOCATIONS, FETCH_RETRIES,
+      RETRY_WAIT, CODEC, FETCH_MAX_IN_FLIGHT, FETCH_MAX_REQUEST, FALLBACK, HEARTBEAT_INTERVAL,
+      REPLICAS, SERVER_TAGS, DRIVER_PORT, CALL_TIMEOUT);
 
   @Override
   public String title() {

@@ -3,25 +3,41 @@ package io.sluice.client.spark;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.shuffle.BaseShuffleHandle;
 
-/** A shuffle that runs through Sluice: the dependency plus where its partitions live. */
+/**
+ * A shuffle that runs through Sluice: the dependency, its first locations, and where the driver's
+ * endpoint listens (for new locations and for every location a partition had).
+ */
 public final class SluiceShuffleHandle<K, V, C> extends BaseShuffleHandle<K, V, C> {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   private final String appId;
-  private final ShuffleAssignment assignment;
+  private final ShuffleLocations locations;
+  private final String driverHost;
+  private final int driverPort;
 
   SluiceShuffleHandle(int shuffleId, ShuffleDependency<K, V, C> dependency, String appId,
-      ShuffleAssignment assignment) {
+      ShuffleLocations locations, String driverHost, int driverPort) {
     super(shuffleId, dependency);
     this.appId = appId;
-    this.assignment = assignment;
+    this.locations = locations;
+    this.driverHost = driverHost;
+    this.driverPort = driverPort;
   }
 
   public String appId() {
     return appId;
   }
 
-  public ShuffleAssignment assignment() {
-    return assignment;
+  /** The locations the shuffle started with (epoch 0). */
+  public ShuffleLocations locations() {
+    return locations;
+  }
+
+  public String driverHost() {
+    return driverHost;
+  }
+
+  public int driverPort() {
+    return driverPort;
   }
 }

@@ -2,7 +2,9 @@ package io.sluice.client.spark;
 
 import io.sluice.client.spark.read.SluiceShuffleReader;
 import io.sluice.client.spark.write.SluiceShuffleWriter;
+import io.sluice.client.spark.driver.SluiceDriver;
 import java.io.IOException;
+import java.net.InetAddress;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.SparkConf;
 import org.apache.spark.TaskContext;
@@ -37,6 +39,9 @@ public class SluiceShuffleManager extends SortShuffleManager {
     this.conf = conf;
     this.isDriver = isDriver;
     this.client = SluiceClientContext.acquire(conf);
+    if (isDriver) {
+      SluiceShuffleDataIO.installIfMissing(conf);
+    }
   }
 
   @Override
@@ -44,8 +49,10 @@ public class SluiceShuffleManager extends SortShuffleManager {
       ShuffleDependency<K, V, C> dependency) {
     int numPartitions = dependency.partitioner().numPartitions();
     try {
-      ShuffleAssignment assignment = driver().registerShuffle(shuffleId, numPartitions);
-      return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), assignment);
+      SluiceDriver d = driver();
+      ShuffleLocations locations = d.registerShuffle(shuffleId, numPartitions);
+      return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
+          d.endpointHost(), d.endpointPort());
     } catch (IOException | RuntimeException e) {
       if (!client.conf().get(SluiceClientOptions.FALLBACK)) {
         throw new IllegalStateException("Sluice cannot take shuffle " + shuffleId + " and "
@@ -66,7 +73,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
       TaskContext context, ShuffleWriteMetricsReporter metrics) {
     if (handle instanceof SluiceShuffleHandle<?, ?, ?> sluice) {
       return new SluiceShuffleWriter<>((SluiceShuffleHandle<K, V, Object>) sluice, mapId, context,
-          metrics, client);
+          metrics, client, client.locator(sluice));
     }
     return super.getWriter(handle, mapId, context, metrics);
   }
@@ -78,7 +85,8 @@ public class SluiceShuffleManager extends SortShuffleManager {
       ShuffleReadMetricsReporter metrics) {
     if (handle instanceof SluiceShuffleHandle<?, ?, ?> sluice) {
       return new SluiceShuffleReader<>((SluiceShuffleHandle<K, ?, C>) sluice, startMapIndex,
-          endMapIndex, startPartition, endPartition, context, metrics, client);
+          endMapIndex, startPartition, endPartition, context, metrics, client,
+          client.locator(sluice));
     }
     return super.getReader(handle, startMapIndex, endMapIndex, startPartition, endPartition,
         context, metrics);
@@ -86,6 +94,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
 
   @Override
   public boolean unregisterShuffle(int shuffleId) {
+    client.forget(shuffleId);
     synchronized (this) {
       if (driver != null) {
         driver.unregisterShuffle(shuffleId);
@@ -112,8 +121,10 @@ public class SluiceShuffleManager extends SortShuffleManager {
       throw new IllegalStateException("shuffles are registered on the driver");
     }
     if (driver == null) {
+      String host = conf.get("spark.driver.host", InetAddress.getLoopbackAddress().getHostAddress());
       driver = new SluiceDriver(client, conf.getAppId(),
-          System.getProperty("user.name", "unknown"));
+          System.getProperty("user.name", "unknown"), conf.get("spark.driver.bindAddress", host),
+          host);
     }
     return driver;
   }

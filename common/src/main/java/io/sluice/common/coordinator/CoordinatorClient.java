@@ -44,10 +44,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #sendHeartbeat} goes to every coordinator, asynchronously; a coordinator that is down
  *       or slow delays nobody, and failures never surface as exceptions.
- *   <li>The other requests go to the coordinators in list order: a connection failure, a timeout or a
- *       retriable status moves on to the next; any other refusal is the answer and is thrown at once.
- *       A coordinator that does not know the application (it restarted, or the client failed over to
- *       it) gets the registration again, then the request.
+ *   <li>The other requests go to the coordinators in list order: a connection failure, a timeout, a
+ *       retriable status or SHUTTING_DOWN moves on to the next; any other refusal is the answer and
+ *       is thrown at once. A coordinator that does not know the application (it restarted, or the
+ *       client failed over to it) gets the registration again, then the request.
  * </ul>
  *
  * <p>Thread-safe. The blocking methods must not be called on a Netty event loop. The client does not
@@ -108,16 +108,19 @@ public final class CoordinatorClient implements Closeable {
   }
 
   /**
-   * Asks for the servers of a new shuffle's partitions.
+   * Asks for the servers of a new shuffle's partitions, or of partitions that need a new location
+   * (then {@code excludedServerIds} names servers found unusable).
    *
    * @throws RemoteException with NOT_ENOUGH_SERVERS, INVALID_REQUEST, REFUSED, ... as the coordinator
    *     answered
    * @throws IOException when no coordinator could be reached or answered in time
    */
   public AssignmentResponse getAssignment(String appId, int shuffleId, int numPartitions,
-      int replicaCount, List<String> tags) throws IOException, InterruptedException {
+      int replicaCount, List<String> tags, List<String> excludedServerIds)
+      throws IOException, InterruptedException {
     return call("assignment of shuffle " + shuffleId + " of " + appId, appId,
-        id -> new GetAssignmentRequest(id, appId, shuffleId, numPartitions, replicaCount, tags),
+        id -> new GetAssignmentRequest(id, appId, shuffleId, numPartitions, replicaCount, tags,
+            excludedServerIds),
         AssignmentResponse.class);
   }
 
@@ -176,7 +179,9 @@ public final class CoordinatorClient implements Closeable {
           return ask(coordinator, request, responseType);
         }
       } catch (RemoteException e) {
-        if (!e.isRetriable()) {
+        // A stopping coordinator says "ask another one"; SHUTTING_DOWN is not retriable (protocol
+        // 2) because retrying the same peer is pointless, but moving on is what it asks for.
+        if (!e.isRetriable() && e.status() != StatusCode.SHUTTING_DOWN) {
           throw e;
         }
         last = e;

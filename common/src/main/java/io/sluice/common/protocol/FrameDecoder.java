@@ -110,7 +110,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   }
 
   private void rejectLength(ChannelHandlerContext ctx, int length) {
-    boolean hasRequestId = pendingBytes >= LENGTH_FIELD_SIZE + TYPE_AND_REQUEST_ID_SIZE;
+    // A frame that is too large begins with its own type and request id; a frame length below 1
+    // means the bytes after it are not this frame's (they may be the next one's).
+    boolean hasRequestId =
+        length >= 1 && pendingBytes >= LENGTH_FIELD_SIZE + TYPE_AND_REQUEST_ID_SIZE;
     long requestId =
         hasRequestId ? getLong(LENGTH_FIELD_SIZE + 1) : ProtocolException.UNKNOWN_REQUEST_ID;
     discardAll();

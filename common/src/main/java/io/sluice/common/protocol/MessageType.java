@@ -11,15 +11,16 @@ import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
+import io.sluice.common.protocol.message.GetLocationsRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.HandshakeResponse;
+import io.sluice.common.protocol.message.LocationsResponse;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
-import io.sluice.common.protocol.message.RequireBufferRequest;
-import io.sluice.common.protocol.message.RequireBufferResponse;
+import io.sluice.common.protocol.message.RelocateRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
@@ -44,8 +45,7 @@ public enum MessageType {
   UNREGISTER_SHUFFLE_REQUEST(
       14, UnregisterShuffleRequest.class, true, UnregisterShuffleRequest::decode),
 
-  REQUIRE_BUFFER_REQUEST(20, RequireBufferRequest.class, true, RequireBufferRequest::decode),
-  REQUIRE_BUFFER_RESPONSE(21, RequireBufferResponse.class, false, RequireBufferResponse::decode),
+  // 20 and 21 were RequireBufferRequest and RequireBufferResponse (protocol 1): retired.
   PUSH_DATA_REQUEST(22, PushDataRequest.class, true, PushDataRequest::decode),
   COMMIT_MAP_OUTPUT_REQUEST(23, CommitMapOutputRequest.class, true, CommitMapOutputRequest::decode),
   GET_SHUFFLE_RESULT_REQUEST(
@@ -62,7 +62,11 @@ public enum MessageType {
 
   SERVER_HEARTBEAT_REQUEST(40, ServerHeartbeatRequest.class, true, ServerHeartbeatRequest::decode),
   GET_ASSIGNMENT_REQUEST(41, GetAssignmentRequest.class, true, GetAssignmentRequest::decode),
-  ASSIGNMENT_RESPONSE(42, AssignmentResponse.class, false, AssignmentResponse::decode);
+  ASSIGNMENT_RESPONSE(42, AssignmentResponse.class, false, AssignmentResponse::decode),
+
+  RELOCATE_REQUEST(50, RelocateRequest.class, true, RelocateRequest::decode),
+  GET_LOCATIONS_REQUEST(51, GetLocationsRequest.class, true, GetLocationsRequest::decode),
+  LOCATIONS_RESPONSE(52, LocationsResponse.class, false, LocationsResponse::decode);
 
   private static final MessageType[] BY_BYTE = new MessageType[256];
 

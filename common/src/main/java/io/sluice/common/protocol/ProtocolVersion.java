@@ -1,8 +1,31 @@
 package io.sluice.common.protocol;
 
-/** The wire protocol version both peers exchange in the handshake. Bump on any incompatible change. */
+/**
+ * The wire protocol's versions. A peer speaks every version from {@link #MIN_SUPPORTED} to
+ * {@link #CURRENT}; at the handshake the client offers its range and the server picks the highest
+ * version both speak, so that servers can be upgraded one at a time under running applications as
+ * long as adjacent releases share a version. Bump {@link #CURRENT} on any incompatible change and
+ * keep {@link #MIN_SUPPORTED} at the previous version for one release.
+ *
+ * <p>Version 2 is the first release with a version range; version 1 was a pre-release protocol that
+ * no supported peer speaks.
+ */
 public final class ProtocolVersion {
-  public static final int CURRENT = 1;
+  public static final int CURRENT = 2;
+  public static final int MIN_SUPPORTED = 2;
 
   private ProtocolVersion() {}
+
+  /**
+   * The version two peers speak: the highest in both ranges, or -1 when the ranges do not overlap.
+   */
+  public static int negotiate(int peerMin, int peerMax) {
+    int version = Math.min(peerMax, CURRENT);
+    return version >= Math.max(peerMin, MIN_SUPPORTED) ? version : -1;
+  }
+
+  /** The range as docs and messages show it, e.g. {@code 2..3}. */
+  public static String describeRange(int min, int max) {
+    return min == max ? String.valueOf(min) : min + ".." + max;
+  }
 }

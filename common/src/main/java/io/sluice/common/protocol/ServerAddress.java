@@ -1,6 +1,7 @@
 package io.sluice.common.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.io.Serializable;
 
 /**
  * Where a shuffle server can be reached: {@code string serverId | string host | int32 port}.
@@ -9,7 +10,7 @@ import io.netty.buffer.ByteBuf;
  * @param host host name or address that clients connect to
  * @param port data port, 0..65535
  */
-public record ServerAddress(String serverId, String host, int port) {
+public record ServerAddress(String serverId, String host, int port) implements Serializable {
   /** Smallest encoded size (two empty strings and a port): bounds counts read from the wire. */
   public static final int MIN_ENCODED_LENGTH = 2 + 2 + 4;
 

@@ -12,8 +12,11 @@ public enum StatusCode {
   INVALID_REQUEST(2, false),
   /** The server's push memory is full right now; retry after a back-off. */
   NO_BUFFER(3, true),
-  /** The server is stopping; retry against the same or another server. */
-  SHUTTING_DOWN(4, true),
+  /**
+   * The server is stopping or draining and takes no new data; a writer asks for another location, a
+   * reader reads a replica.
+   */
+  SHUTTING_DOWN(4, false),
   UNKNOWN_APPLICATION(5, false),
   UNKNOWN_SHUFFLE(6, false),
   /** The peers speak different protocol versions; the message names both. */
@@ -35,7 +38,12 @@ public enum StatusCode {
   /** A message other than a handshake arrived before the handshake completed. */
   HANDSHAKE_REQUIRED(15, false),
   /** The request was refused by an administrative limit (excluded server, per-user app limit). */
-  REFUSED(16, false);
+  REFUSED(16, false),
+  /**
+   * The server that received a push could not forward it to the next server of a replica chain;
+   * nothing of the push was kept. The client asks for a new location for those partitions.
+   */
+  REPLICA_UNAVAILABLE(17, false);
 
   private static final StatusCode[] BY_CODE = new StatusCode[32];
 

@@ -76,21 +76,20 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     HandshakeRequest hello = (HandshakeRequest) request;
-    if (hello.protocolVersion() != ProtocolVersion.CURRENT) {
-      failed = true;
-      String reason = "client " + hello.clientId() + " speaks protocol version "
-          + hello.protocolVersion() + ", this server speaks " + ProtocolVersion.CURRENT
-          + "; run client and server of the same Sluice release";
-      LOG.warn("Refused connection from {}: {}", channel.remoteAddress(), reason);
-      channel.channel()
-          .writeAndFlush(HandshakeResponse.error(hello.requestId(), StatusCode.VERSION_MISMATCH,
-              reason))
-          .addListener(ChannelFutureListener.CLOSE);
+    int version = ProtocolVersion.negotiate(hello.minVersion(), hello.maxVersion());
+    if (version < 0) {
+      rejectAndClose(hello.requestId(), StatusCode.VERSION_MISMATCH, "client "
+          + hello.clientId() + " speaks protocol versions "
+          + ProtocolVersion.describeRange(hello.minVersion(), hello.maxVersion())
+          + ", this server speaks " + ProtocolVersion.describeRange(
+              ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)
+          + "; upgrade the older side to a release that shares a version with the other");
       return;
     }
     handshakeDone = true;
     channel.clientId(hello.clientId());
-    channel.respond(HandshakeResponse.ok(hello.requestId(), ProtocolVersion.CURRENT, serverId));
+    channel.protocolVersion(version);
+    channel.respond(HandshakeResponse.ok(hello.requestId(), version, serverId));
     handler.channelActive(channel);
   }
 

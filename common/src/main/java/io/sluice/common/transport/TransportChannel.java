@@ -14,6 +14,7 @@ public final class TransportChannel {
 
   private final Channel channel;
   private volatile String clientId = "";
+  private volatile int protocolVersion;
 
   TransportChannel(Channel channel) {
     this.channel = channel;
@@ -45,6 +46,15 @@ public final class TransportChannel {
 
   void clientId(String id) {
     this.clientId = id;
+  }
+
+  /** The protocol version agreed at the handshake; 0 before it. */
+  public int protocolVersion() {
+    return protocolVersion;
+  }
+
+  void protocolVersion(int version) {
+    this.protocolVersion = version;
   }
 
   /** The Netty channel, for flow control (auto-read) and event-loop access. */

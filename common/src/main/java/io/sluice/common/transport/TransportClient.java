@@ -51,19 +51,22 @@ public final class TransportClient implements Closeable {
       RequestMessage request, Class<R> responseType) {
     long id = request.requestId();
     Pending<R> p = new Pending<>(responseType, new CompletableFuture<>());
+    // The timeout exists before the request is published: a connection that breaks meanwhile
+    // fails every published request at once (failAll), on its event loop, and cancels its timeout.
+    p.timeout = channel.eventLoop().schedule(() -> {
+      if (pending.remove(id, p)) {
+        p.future.completeExceptionally(new RequestTimeoutException("no answer from "
+            + channel.remoteAddress() + " to " + request.type() + " " + id + " within "
+            + timeoutMillis + " ms (" + TransportOptions.REQUEST_TIMEOUT.key() + ")"));
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
     if (pending.putIfAbsent(id, p) != null) {
+      p.timeout.cancel(false);
       ReferenceCountUtil.release(request);
       p.future.completeExceptionally(
           new IllegalArgumentException("request id " + id + " is already outstanding"));
       return p.future;
     }
-    p.timeout = channel.eventLoop().schedule(() -> {
-      if (pending.remove(id, p)) {
-        p.future.completeExceptionally(new RequestTimeoutException("no answer from "
-            + channel.remoteAddress() + " to " + request.type() + " " + id + " within "
-            + timeoutMillis + " ms (transport.request.timeout)"));
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
     channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess() && pending.remove(id, p)) {
         p.timeout.cancel(false);

@@ -1,24 +1,25 @@
 package io.sluice.common.transport;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.HandshakeResponse;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,18 +63,24 @@ public final class TransportClientFactory implements Closeable {
    * opened (at most {@code transport.connect.timeout}).
    */
   public TransportClient getClient(String host, int port) throws IOException, InterruptedException {
+    return await(getClientAsync(host, port), host, port);
+  }
+
+  /**
+   * A pooled, handshaken connection to {@code host:port}, without blocking: completes at once with
+   * a live pooled connection, or when a new one has connected and finished its handshake (or
+   * failed, with an {@link IOException}, within {@code transport.connect.timeout}). Concurrent
+   * callers that pick the same slot share one connection attempt. Safe on an event loop.
+   */
+  public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
     Slots slots = pools.computeIfAbsent(host + ":" + port, k -> new Slots(conf.connectionsPerPeer()));
     int i = ThreadLocalRandom.current().nextInt(slots.clients.length);
-    TransportClient cached = slots.clients[i];
-    if (cached != null && cached.isActive()) {
-      return cached;
-    }
-    synchronized (slots.locks[i]) {
-      cached = slots.clients[i];
-      if (cached != null && cached.isActive()) {
-        return cached;
+    synchronized (slots) {
+      CompletableFuture<TransportClient> current = slots.clients[i];
+      if (current != null && (!current.isDone() || isLive(current))) {
+        return current;
       }
-      TransportClient fresh = createUnpooledClient(host, port);
+      CompletableFuture<TransportClient> fresh = connect(host, port);
       slots.clients[i] = fresh;
       return fresh;
     }
@@ -82,7 +89,29 @@ public final class TransportClientFactory implements Closeable {
   /** A new connection outside the pool; the caller closes it. */
   public TransportClient createUnpooledClient(String host, int port)
       throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + conf.connectTimeout().toNanos();
+    return await(connect(host, port), host, port);
+  }
+
+  private static boolean isLive(CompletableFuture<TransportClient> f) {
+    return !f.isCompletedExceptionally() && f.getNow(null).isActive();
+  }
+
+  private static TransportClient await(CompletableFuture<TransportClient> f, String host, int port)
+      throws IOException, InterruptedException {
+    try {
+      return f.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof IOException io
+          ? io
+          : new IOException("cannot connect to " + host + ":" + port, cause);
+    }
+  }
+
+  /** Connects and hands shakes; fails with an IOException on any error or after the timeout. */
+  private CompletableFuture<TransportClient> connect(String host, int port) {
+    CompletableFuture<TransportClient> result = new CompletableFuture<>();
+    long timeoutMillis = conf.connectTimeout().toMillis();
     Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
@@ -90,49 +119,52 @@ public final class TransportClientFactory implements Closeable {
       }
     });
     ChannelFuture connect = b.connect(new InetSocketAddress(host, port));
-    if (!connect.await(conf.connectTimeout().toMillis())) {
-      connect.channel().close();
-      throw new IOException("timed out connecting to " + host + ":" + port + " after "
-          + conf.connectTimeout().toMillis() + " ms (transport.connect.timeout)");
-    }
-    if (!connect.isSuccess()) {
-      throw new IOException("cannot connect to " + host + ":" + port + ": " + connect.cause(),
-          connect.cause());
-    }
-    Channel channel = connect.channel();
-    TransportClient client = channel.attr(CLIENT).get();
-    try {
-      long remainingMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-      HandshakeResponse hello = client
-          .request(new HandshakeRequest(TransportClient.nextRequestId(), ProtocolVersion.CURRENT,
-              context.localId()), HandshakeResponse.class)
-          .get(remainingMillis, TimeUnit.MILLISECONDS);
-      client.serverId(hello.serverId());
-      LOG.debug("Connected to {}:{} (server {})", host, port, hello.serverId());
-      return client;
-    } catch (ExecutionException e) {
-      channel.close();
-      Throwable cause = e.getCause();
-      throw cause instanceof IOException
-          ? (IOException) cause
-          : new IOException("handshake with " + host + ":" + port + " failed", cause);
-    } catch (TimeoutException e) {
-      channel.close();
-      throw new IOException("no handshake answer from " + host + ":" + port + " within "
-          + conf.connectTimeout().toMillis() + " ms (transport.connect.timeout)");
-    } catch (InterruptedException e) {
-      channel.close();
-      throw e;
-    }
+    ScheduledFuture<?> deadline = workerGroup.schedule(() -> {
+      if (result.completeExceptionally(new IOException("timed out connecting to " + host + ":"
+          + port + " after " + timeoutMillis + " ms ("
+          + TransportOptions.CONNECT_TIMEOUT.key() + ")"))) {
+        connect.channel().close();
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
+    result.whenComplete((c, e) -> deadline.cancel(false));
+    connect.addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess()) {
+        result.completeExceptionally(new IOException(
+            "cannot connect to " + host + ":" + port + ": " + f.cause(), f.cause()));
+        return;
+      }
+      TransportClient client = f.channel().attr(CLIENT).get();
+      client.request(new HandshakeRequest(TransportClient.nextRequestId(),
+              ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, context.localId()),
+              HandshakeResponse.class)
+          .whenComplete((hello, error) -> {
+            if (error != null) {
+              f.channel().close();
+              result.completeExceptionally(error instanceof IOException
+                  ? error
+                  : new IOException("handshake with " + host + ":" + port + " failed", error));
+            } else {
+              client.serverId(hello.serverId());
+              LOG.debug("Connected to {}:{} (server {}, protocol {})", host, port,
+                  hello.serverId(), hello.protocolVersion());
+              if (!result.complete(client)) {
+                f.channel().close();
+              }
+            }
+          });
+    });
+    return result;
   }
 
   /** Number of open pooled connections, over all addresses. */
   public int activeConnections() {
     int n = 0;
     for (Slots s : pools.values()) {
-      for (TransportClient c : s.clients) {
-        if (c != null && c.isActive()) {
-          n++;
+      synchronized (s) {
+        for (CompletableFuture<TransportClient> c : s.clients) {
+          if (c != null && c.isDone() && isLive(c)) {
+            n++;
+          }
         }
       }
     }
@@ -142,9 +174,11 @@ public final class TransportClientFactory implements Closeable {
   @Override
   public void close() {
     for (Slots s : pools.values()) {
-      for (TransportClient c : s.clients) {
-        if (c != null) {
-          c.close();
+      synchronized (s) {
+        for (CompletableFuture<TransportClient> c : s.clients) {
+          if (c != null) {
+            c.thenAccept(TransportClient::close);
+          }
         }
       }
     }
@@ -152,16 +186,13 @@ public final class TransportClientFactory implements Closeable {
     workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
+  /** One address's connections, or connection attempts under way; guarded by the instance. */
   private static final class Slots {
-    final TransportClient[] clients;
-    final Object[] locks;
+    final CompletableFuture<TransportClient>[] clients;
 
+    @SuppressWarnings("unchecked")
     Slots(int n) {
-      clients = new TransportClient[n];
-      locks = new Object[n];
-      for (int i = 0; i < n; i++) {
-        locks[i] = new Object();
-      }
+      clients = new CompletableFuture[n];
     }
   }
 }

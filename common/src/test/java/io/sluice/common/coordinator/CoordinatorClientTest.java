@@ -76,16 +76,34 @@ class CoordinatorClientTest {
   }
 
   @Test
-  void requestsFailOverPastUnreachableAndRetriablyBusyCoordinators() throws Exception {
+  void requestsFailOverPastUnreachableStoppingAndBusyCoordinators() throws Exception {
+    // SHUTTING_DOWN is no longer a retriable status (protocol 2), but a stopping coordinator still
+    // tells the client to ask another one.
     Scripted stopping = new Scripted(Map.of("GetAssignmentRequest", StatusCode.SHUTTING_DOWN));
+    Scripted busy = new Scripted(Map.of("GetAssignmentRequest", StatusCode.BUSY));
     Scripted good = new Scripted(Map.of());
-    CoordinatorClient client = client(deadAddress(), start(stopping), start(good));
+    CoordinatorClient client = client(deadAddress(), start(stopping), start(busy), start(good));
 
-    AssignmentResponse answer = client.getAssignment("app", 0, 2, 1, List.of());
+    AssignmentResponse answer = client.getAssignment("app", 0, 2, 1, List.of(), List.of());
 
     assertEquals(2, answer.partitionCount());
     assertEquals(1, stopping.received.size());
+    assertEquals(1, busy.received.size());
     assertEquals(1, good.received.size());
+  }
+
+  @Test
+  void theExcludedServersReachTheCoordinator() throws Exception {
+    Scripted good = new Scripted(Map.of());
+    CoordinatorClient client = client(start(good));
+
+    client.getAssignment("app", 3, 2, 2, List.of("ssd"), List.of("server-x", "server-y"));
+
+    GetAssignmentRequest request = good.assignments.get(0);
+    assertEquals(3, request.shuffleId());
+    assertEquals(2, request.replicaCount());
+    assertEquals(List.of("ssd"), request.tags());
+    assertEquals(List.of("server-x", "server-y"), request.excludedServerIds());
   }
 
   @Test
@@ -95,7 +113,7 @@ class CoordinatorClientTest {
     CoordinatorClient client = client(start(refusing), start(never));
 
     RemoteException e = assertThrows(RemoteException.class,
-        () -> client.getAssignment("app", 0, 2, 1, List.of()));
+        () -> client.getAssignment("app", 0, 2, 1, List.of(), List.of()));
 
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, e.status());
     assertEquals(List.of(), never.received);
@@ -109,7 +127,7 @@ class CoordinatorClientTest {
     client.registerApplication("app", "alice");
     forgetful.registered.clear();
 
-    assertEquals(2, client.getAssignment("app", 0, 2, 1, List.of()).partitionCount());
+    assertEquals(2, client.getAssignment("app", 0, 2, 1, List.of(), List.of()).partitionCount());
 
     assertEquals(List.of("RegisterApplicationRequest", "GetAssignmentRequest",
         "RegisterApplicationRequest", "GetAssignmentRequest"), forgetful.received);
@@ -174,6 +192,7 @@ class CoordinatorClientTest {
   private static final class Scripted implements RequestHandler {
     final Map<String, StatusCode> refusals;
     final List<String> received = new CopyOnWriteArrayList<>();
+    final List<GetAssignmentRequest> assignments = new CopyOnWriteArrayList<>();
     final Set<String> registered = ConcurrentHashMap.newKeySet();
     volatile boolean requireRegistration;
     volatile boolean silent;
@@ -186,6 +205,9 @@ class CoordinatorClientTest {
     public void handle(TransportChannel channel, RequestMessage request) {
       String name = request.getClass().getSimpleName();
       received.add(name);
+      if (request instanceof GetAssignmentRequest assignment) {
+        assignments.add(assignment);
+      }
       ReferenceCountUtil.release(request);
       if (silent) {
         return;

@@ -11,6 +11,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.common.protocol.WireTestSupport.Recorder;
+import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.ServerState;
@@ -36,7 +37,7 @@ class MalformedFrameTest {
   void frameOverTheMaximumIsRejectedWithItsRequestIdAndTheLimitsKey() {
     byte[] wire = frame(MessageType.HANDSHAKE_REQUEST, out -> {
       out.writeLong(ID);
-      out.writeInt(1);
+      out.writeInt(2).writeInt(2);
       writeString(out, "x".repeat(MAX_FRAME));
     });
 
@@ -63,10 +64,11 @@ class MalformedFrameTest {
   }
 
   @Test
-  void lengthOfZeroOrNegativeIsMalformed() {
+  void lengthOfZeroOrNegativeIsMalformedWithoutARequestId() {
+    // The bytes after a length below 1 are not that frame's: they are not read as its request id.
     for (int length : new int[] {0, -1, Integer.MIN_VALUE}) {
       byte[] wire = raw(out -> out.writeInt(length).writeByte(1).writeLong(ID).writeInt(1));
-      expectError(wire, StatusCode.MALFORMED_FRAME, ID);
+      expectError(wire, StatusCode.MALFORMED_FRAME, null);
       expectError(raw(out -> out.writeInt(length)), StatusCode.MALFORMED_FRAME, null);
     }
   }
@@ -176,7 +178,7 @@ class MalformedFrameTest {
 
   @Test
   void truncatedHeaderIsMalformed() {
-    byte[] full = WireTestSupport.encode(new HandshakeRequest(ID, 1, "client-1"), false);
+    byte[] full = WireTestSupport.encode(new HandshakeRequest(ID, 2, 2, "client-1"), false);
     for (int cut = 1; cut < full.length - 4; cut++) {
       byte[] wire = new byte[4 + cut];
       System.arraycopy(full, 4, wire, 4, cut);
@@ -231,7 +233,7 @@ class MalformedFrameTest {
     byte[] wire = frame(MessageType.FETCH_MEMORY_DATA_RESPONSE, out -> {
       responseHeader(out);
       out.writeByte(2);
-      out.writeInt(0);
+      out.writeLong(0).writeInt(0);
     });
     expectError(wire, StatusCode.MALFORMED_FRAME, ID);
   }
@@ -239,18 +241,43 @@ class MalformedFrameTest {
   @Test
   void countsLargerThanTheFrameAreMalformed() {
     for (int count : new int[] {-1, 2, 1_000_000, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
-      byte[] longs = frame(MessageType.GET_SHUFFLE_RESULT_RESPONSE, out -> {
-        responseHeader(out);
+      byte[] longs = frame(MessageType.GET_SHUFFLE_RESULT_REQUEST, out -> {
+        out.writeLong(ID);
+        writeString(out, "app");
+        out.writeInt(1).writeInt(7);
         out.writeInt(count).writeLong(1);
       });
       expectError(longs, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] ints = frame(MessageType.REGISTER_SHUFFLE_REQUEST, out -> {
-        out.writeLong(ID);
-        writeString(out, "app");
-        out.writeInt(1).writeInt(10).writeInt(count).writeInt(1);
+      byte[] ints = frame(MessageType.GET_SHUFFLE_RESULT_RESPONSE, out -> {
+        responseHeader(out);
+        out.writeInt(count).writeInt(1);
       });
       expectError(ints, StatusCode.MALFORMED_FRAME, ID);
+
+      byte[] commits = frame(MessageType.COMMIT_MAP_OUTPUT_REQUEST, out -> {
+        out.writeLong(ID);
+        writeString(out, "app");
+        out.writeInt(1).writeInt(0).writeLong(5);
+        out.writeInt(count).writeInt(0).writeInt(1);
+      });
+      expectError(commits, StatusCode.MALFORMED_FRAME, ID);
+
+      byte[] attempts = frame(MessageType.FETCH_MEMORY_DATA_REQUEST, out -> {
+        out.writeLong(ID);
+        writeString(out, "app");
+        out.writeInt(1).writeInt(7).writeLong(-1).writeInt(4096);
+        out.writeInt(count).writeLong(1);
+      });
+      expectError(attempts, StatusCode.MALFORMED_FRAME, ID);
+
+      byte[] locations = frame(MessageType.LOCATIONS_RESPONSE, out -> {
+        responseHeader(out);
+        out.writeInt(1);
+        MessageFixtures.SERVER_A.encode(out);
+        out.writeInt(count).writeInt(0).writeInt(0).writeShort(1).writeInt(0);
+      });
+      expectError(locations, StatusCode.MALFORMED_FRAME, ID);
 
       byte[] servers = frame(MessageType.ASSIGNMENT_RESPONSE, out -> {
         responseHeader(out);
@@ -263,7 +290,7 @@ class MalformedFrameTest {
       byte[] blocks = frame(MessageType.PUSH_DATA_REQUEST, out -> {
         pushHeader(out, 0);
         out.writeInt(count);
-        out.writeZero(32);
+        out.writeZero(BlockDescriptor.ENCODED_LENGTH);
       });
       expectError(blocks, StatusCode.MALFORMED_FRAME, ID);
     }
@@ -282,15 +309,15 @@ class MalformedFrameTest {
       byte[] wire = frame(MessageType.PUSH_DATA_REQUEST, out -> {
         pushHeader(out, 0);
         out.writeInt(1);
-        out.writeInt(0).writeLong(1).writeLong(2).writeInt(100).writeInt(100).writeInt(0);
+        descriptor(out, 0, 100);
         out.writeZero(bodySize);
       });
       expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     }
     byte[] memory = frame(MessageType.FETCH_MEMORY_DATA_RESPONSE, out -> {
       responseHeader(out);
-      out.writeByte(0).writeInt(1);
-      out.writeInt(0).writeLong(1).writeLong(2).writeInt(10).writeInt(10).writeInt(0);
+      out.writeByte(0).writeLong(3).writeInt(1);
+      descriptor(out, 0, 10);
       out.writeZero(11);
     });
     expectError(memory, StatusCode.MALFORMED_FRAME, ID);
@@ -301,16 +328,41 @@ class MalformedFrameTest {
     byte[] wire = frame(MessageType.PUSH_DATA_REQUEST, out -> {
       pushHeader(out, 0);
       out.writeInt(2);
-      out.writeInt(0).writeLong(1).writeLong(2).writeInt(-5).writeInt(0).writeInt(0);
-      out.writeInt(0).writeLong(2).writeLong(2).writeInt(10).writeInt(0).writeInt(0);
+      descriptor(out, 0, -5);
+      descriptor(out, 1, 10);
       out.writeZero(5);
     });
     expectError(wire, StatusCode.MALFORMED_FRAME, ID);
   }
 
   @Test
+  void negativeBlockSequenceIsMalformed() {
+    byte[] wire = frame(MessageType.PUSH_DATA_REQUEST, out -> {
+      pushHeader(out, 0);
+      out.writeInt(1);
+      descriptor(out, -1, 10);
+      out.writeZero(10);
+    });
+    ProtocolException e = expectError(wire, StatusCode.MALFORMED_FRAME, ID);
+    assertTrue(e.getMessage().contains("sequence -1"), e.getMessage());
+  }
+
+  @Test
+  void aCommittedBlockCountBelowOneIsMalformed() {
+    for (int blockCount : new int[] {0, -1}) {
+      byte[] wire = frame(MessageType.COMMIT_MAP_OUTPUT_REQUEST, out -> {
+        out.writeLong(ID);
+        writeString(out, "app");
+        out.writeInt(1).writeInt(0).writeLong(5);
+        out.writeInt(1).writeInt(3).writeInt(blockCount);
+      });
+      expectError(wire, StatusCode.MALFORMED_FRAME, ID);
+    }
+  }
+
+  @Test
   void trailingBytesAfterAMessageWithoutBodyAreMalformed() {
-    byte[] valid = WireTestSupport.encode(new HandshakeRequest(ID, 1, "c"), false);
+    byte[] valid = WireTestSupport.encode(new HandshakeRequest(ID, 2, 2, "c"), false);
     for (int extra : new int[] {1, 3, 100}) {
       byte[] wire = new byte[valid.length + extra];
       System.arraycopy(valid, 0, wire, 0, valid.length);
@@ -394,14 +446,17 @@ class MalformedFrameTest {
   }
 
   /**
-   * Whether the decoder could read the request id: always for a message-level error, and for a bad
-   * frame length only when the read that completed the length field also held type and request id
-   * (the length is rejected as soon as it arrives).
+   * Whether the decoder could read the request id: always for a message-level error, never for a
+   * length below 1, and for a frame too large only when the read that completed the length field
+   * also held type and request id (the length is rejected as soon as it arrives).
    */
   private static boolean requestIdReadable(byte[] wire, int[] ends) {
     int length = Unpooled.wrappedBuffer(wire).getInt(0);
     if (length >= 1 && length <= MAX_FRAME) {
       return true;
+    }
+    if (length < 1) {
+      return false;
     }
     for (int received : ends) {
       if (received >= 4) {
@@ -443,10 +498,16 @@ class MalformedFrameTest {
     writeString(out, "");
   }
 
+  /** Request id, app id, shuffle id and the number of replica chains that follow. */
   private static void pushHeader(ByteBuf out, int chainCount) {
     out.writeLong(ID);
     writeString(out, "app");
-    out.writeInt(1).writeLong(0).writeInt(chainCount);
+    out.writeInt(1).writeInt(chainCount);
+  }
+
+  /** A block descriptor of partition 0 and map attempt 2. */
+  private static void descriptor(ByteBuf out, int sequence, int length) {
+    out.writeInt(0).writeLong(2).writeInt(sequence).writeInt(length).writeInt(length).writeInt(0);
   }
 
   private static ServerHeartbeatRequest heartbeat() {

@@ -16,17 +16,17 @@ import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
+import io.sluice.common.protocol.message.GetLocationsRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.HandshakeResponse;
-import io.sluice.common.protocol.message.PartitionBlockIds;
+import io.sluice.common.protocol.message.LocationsResponse;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
+import io.sluice.common.protocol.message.RelocateRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
-import io.sluice.common.protocol.message.RequireBufferRequest;
-import io.sluice.common.protocol.message.RequireBufferResponse;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.ServerState;
 import io.sluice.common.protocol.message.ServerStatus;
@@ -52,42 +52,37 @@ final class MessageFixtures {
 
   static List<Message> all(Random random) {
     List<Message> messages = new ArrayList<>();
-    messages.add(new HandshakeRequest(1, ProtocolVersion.CURRENT, "executor-7 on worker-3"));
+    messages.add(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT,
+        "executor-7 on worker-3"));
     messages.add(HandshakeResponse.ok(2, ProtocolVersion.CURRENT, "server-a"));
-    messages.add(new HandshakeResponse(Long.MIN_VALUE, StatusCode.VERSION_MISMATCH,
-        "client speaks 2, server speaks 1", 1, "server-a"));
-    messages.add(HandshakeResponse.error(3, StatusCode.INTERNAL_ERROR, "boom \u2603"));
+    messages.add(new HandshakeRequest(3, 7, 9, ""));
+    messages.add(StatusResponse.error(Long.MIN_VALUE, StatusCode.VERSION_MISMATCH,
+        "client speaks 7..9, server speaks 2 \u2603"));
     messages.add(StatusResponse.ok(4));
     messages.add(StatusResponse.error(Long.MAX_VALUE, StatusCode.NO_BUFFER, "push memory full"));
     messages.add(new RegisterApplicationRequest(5, APP, "ålice"));
     messages.add(new AppHeartbeatRequest(6, APP));
     messages.add(new UnregisterApplicationRequest(7, ""));
-    messages.add(new RegisterShuffleRequest(8, APP, 3, 200, new int[] {0, 7, 199}));
-    messages.add(new RegisterShuffleRequest(9, APP, Integer.MAX_VALUE, 0, new int[0]));
+    messages.add(new RegisterShuffleRequest(8, APP, 3, 200));
+    messages.add(new RegisterShuffleRequest(9, APP, Integer.MAX_VALUE, 0));
     messages.add(new UnregisterShuffleRequest(10, APP, 3));
-    messages.add(new RequireBufferRequest(11, APP, 3, 4 << 20));
-    messages.add(RequireBufferResponse.ok(12, 0x1234_5678_9abcL));
-    messages.add(RequireBufferResponse.error(13, StatusCode.NO_BUFFER, "retry later"));
     messages.add(pushData(random, 14, 3));
     messages.add(pushData(random, 15, 0));
-    messages.add(new CommitMapOutputRequest(16, APP, 3, 17, 9_000_000_001L, List.of(
-        new PartitionBlockIds(0, new long[] {1, 2, 3}),
-        new PartitionBlockIds(5, new long[0]),
-        new PartitionBlockIds(199, new long[] {Long.MIN_VALUE, -1, Long.MAX_VALUE}))));
-    messages.add(new CommitMapOutputRequest(17, APP, 3, 0, 0, List.of()));
+    messages.add(new CommitMapOutputRequest(16, APP, 3, 17, 9_000_000_001L,
+        new int[] {0, 5, 199}, new int[] {3, 1, Integer.MAX_VALUE}));
+    messages.add(new CommitMapOutputRequest(17, APP, 3, 0, 0, new int[0], new int[0]));
     messages.add(new GetShuffleResultRequest(18, APP, 3, 7, new long[] {100, 101, 205}));
-    messages.add(GetShuffleResultResponse.ok(19, randomLongs(random, 300)));
-    messages.add(GetShuffleResultResponse.error(20, StatusCode.UNKNOWN_SHUFFLE, "no shuffle 3"));
+    messages.add(new GetShuffleResultResponse(19, new int[] {4, -1, 1 << 30}));
+    messages.add(new GetShuffleResultResponse(20, new int[0]));
     messages.add(new FetchIndexRequest(21, APP, 3, 7));
     messages.add(FetchIndexResponse.ok(22, 1L << 40, randomBody(random, 40 * 12)));
-    messages.add(FetchIndexResponse.error(23, StatusCode.DATA_NOT_FOUND, "expired"));
     messages.add(new FetchDataRequest(24, APP, 3, 7, 1L << 33, 8 << 20));
     messages.add(FetchDataResponse.ok(25, randomBody(random, 5000)));
-    messages.add(FetchDataResponse.error(26, StatusCode.STORAGE_UNAVAILABLE, "disk gone"));
-    messages.add(
-        new FetchMemoryDataRequest(27, APP, 3, 7, FetchMemoryDataRequest.FROM_START, 1 << 20));
+    messages.add(new FetchMemoryDataRequest(27, APP, 3, 7, FetchMemoryDataRequest.FROM_START,
+        1 << 20, new long[0]));
+    messages.add(new FetchMemoryDataRequest(23, APP, 3, 7, 99, 4096,
+        new long[] {Long.MIN_VALUE, 5, Long.MAX_VALUE}));
     messages.add(fetchMemoryData(random, 28));
-    messages.add(FetchMemoryDataResponse.error(29, StatusCode.SHUTTING_DOWN, "stopping"));
     messages.add(new ServerHeartbeatRequest(30, new ServerStatus("server-a", "10.0.0.1", 9097, 9098,
         ServerState.DECOMMISSIONING, "0.1.0", 1L << 30, 4L << 30, 12345, 1L << 30, 812,
         List.of(new DiskStatus("/mnt/ssd0", 1L << 40, 1L << 39, true),
@@ -95,11 +90,20 @@ final class MessageFixtures {
         List.of("ssd", "rack-1"), 1_718_000_000_123L)));
     messages.add(new ServerHeartbeatRequest(31, new ServerStatus("s", "h", 0, 0, ServerState.ACTIVE,
         "", 0, 0, 0, 0, 0, List.of(), List.of(), 0)));
-    messages.add(new GetAssignmentRequest(32, APP, 3, 200, 2, List.of("ssd")));
-    messages.add(new GetAssignmentRequest(33, APP, 4, 1, 1, List.of()));
+    messages.add(new GetAssignmentRequest(32, APP, 3, 200, 2, List.of("ssd"), List.of()));
+    messages.add(new GetAssignmentRequest(33, APP, 4, 1, 1, List.of(), List.of("server-b", "")));
     messages.add(AssignmentResponse.ok(34, List.of(SERVER_A, SERVER_B, SERVER_C),
         new int[][] {{0, 1}, {1, 2}, {2, 0}, {}, {1}}));
-    messages.add(AssignmentResponse.error(35, StatusCode.NOT_ENOUGH_SERVERS, "1 of 2 servers"));
+    messages.add(new RelocateRequest(35, APP, 3, new int[] {0, 7}, new int[] {0, 2},
+        "server-a", "connection refused"));
+    messages.add(new RelocateRequest(36, APP, 3, new int[0], new int[0], "", ""));
+    messages.add(new GetLocationsRequest(37, APP, 3, 0, Integer.MAX_VALUE));
+    messages.add(new LocationsResponse(38, List.of(
+        new LocationsResponse.Entry(7, new PartitionLocation(0, List.of(SERVER_A, SERVER_B))),
+        new LocationsResponse.Entry(7, new PartitionLocation(1, List.of(SERVER_C, SERVER_A))),
+        new LocationsResponse.Entry(9, new PartitionLocation(Integer.MAX_VALUE,
+            List.of(SERVER_B))))));
+    messages.add(new LocationsResponse(39, List.of()));
     return messages;
   }
 
@@ -108,20 +112,20 @@ final class MessageFixtures {
     int total = 0;
     for (int i = 0; i < blockCount; i++) {
       int length = 1 + random.nextInt(3000);
-      blocks.add(new BlockDescriptor(i % 2, 1000L + i, 77L, length, length * 3, random.nextInt()));
+      blocks.add(new BlockDescriptor(i % 2, 77L, 1000 + i, length, length * 3, random.nextInt()));
       total += length;
     }
     List<ReplicaChain> chains = blockCount == 0 ? List.of()
         : List.of(new ReplicaChain(0, List.of(SERVER_B)), new ReplicaChain(1, List.of()));
-    return new PushDataRequest(requestId, APP, 3, requestId * 10, chains, blocks,
+    return new PushDataRequest(requestId, APP, 3, chains, blocks,
         randomBody(random, total));
   }
 
   static FetchMemoryDataResponse fetchMemoryData(Random random, long requestId) {
     List<BlockDescriptor> blocks = List.of(
-        new BlockDescriptor(7, 5, 6, 100, 250, 0xCAFE),
-        new BlockDescriptor(7, 9, 6, 0, 0, 0),
-        new BlockDescriptor(7, 12, 8, 2048, 9000, -1));
+        new BlockDescriptor(7, 6, 5, 100, 250, 0xCAFE),
+        new BlockDescriptor(7, 6, 9, 0, 0, 0),
+        new BlockDescriptor(7, Long.MIN_VALUE, Integer.MAX_VALUE, 2048, 9000, -1));
     return FetchMemoryDataResponse.ok(requestId, true, 41L, blocks, randomBody(random, 2148));
   }
 
@@ -133,11 +137,4 @@ final class MessageFixtures {
     return new NettyManagedBuffer(buf);
   }
 
-  private static long[] randomLongs(Random random, int count) {
-    long[] values = new long[count];
-    for (int i = 0; i < count; i++) {
-      values[i] = random.nextLong();
-    }
-    return values;
-  }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
@@ -15,8 +16,14 @@ import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.WireTestSupport.Recorder;
 import io.sluice.common.protocol.message.FetchDataResponse;
 import io.sluice.common.protocol.message.FetchIndexResponse;
+import io.sluice.common.protocol.message.FetchMemoryDataResponse;
+import io.sluice.common.protocol.message.GetShuffleResultResponse;
+import io.sluice.common.protocol.message.HandshakeResponse;
+import io.sluice.common.protocol.message.StatusResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -143,13 +150,29 @@ class MessageRoundTripTest {
   }
 
   @Test
-  void errorResponsesWithBodiesHaveEmptyBodies() {
-    FetchDataResponse error = FetchDataResponse.error(1, StatusCode.DATA_NOT_FOUND, "gone");
-    assertEquals(0, error.body().size());
-    assertTrue(error.status() != StatusCode.OK);
+  void errorsOfRequestsAnsweredWithABodyAreBodilessStatusResponses() {
+    // Protocol 2: a failed fetch is answered with a StatusResponse, never an empty-bodied error form
+    // of the specific response, which offers only ok(...).
+    for (Class<?> bodyResponse : List.of(FetchDataResponse.class, FetchIndexResponse.class,
+        FetchMemoryDataResponse.class, HandshakeResponse.class, GetShuffleResultResponse.class)) {
+      for (Method m : bodyResponse.getMethods()) {
+        assertFalse(Modifier.isStatic(m.getModifiers()) && m.getName().equals("error"),
+            bodyResponse.getSimpleName() + " still has an error factory: " + m);
+      }
+    }
+    StatusResponse error = StatusResponse.error(1, StatusCode.DATA_NOT_FOUND, "gone");
+    assertNull(error.body());
     byte[] wire = WireTestSupport.encode(error, false);
-    Encoded encoded = new Encoded(error, new byte[0], wire);
+    Encoded encoded = new Encoded(error, null, wire);
     assertDecodesTo(List.of(encoded), wire, new Random(1), 3);
+  }
+
+  @Test
+  void anEmptyBodyRoundTrips() {
+    FetchDataResponse empty = FetchDataResponse.ok(2, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
+    byte[] wire = WireTestSupport.encode(empty, false);
+    Encoded encoded = new Encoded(empty, new byte[0], wire);
+    assertDecodesTo(List.of(encoded), wire, new Random(2), 3);
   }
 
   private static List<Encoded> encodeAll(Random random, boolean tls) {

@@ -64,6 +64,16 @@ class MessageTypeTest {
   }
 
   @Test
+  void retiredTypeBytesStayUnusedAndTheDriverMessagesHaveTheirs() {
+    // 20 and 21 were RequireBufferRequest and RequireBufferResponse in protocol 1.
+    assertNull(MessageType.fromByte((byte) 20));
+    assertNull(MessageType.fromByte((byte) 21));
+    assertEquals(50, MessageType.RELOCATE_REQUEST.id());
+    assertEquals(51, MessageType.GET_LOCATIONS_REQUEST.id());
+    assertEquals(52, MessageType.LOCATIONS_RESPONSE.id());
+  }
+
+  @Test
   void errorFactoriesRefuseStatusOk() {
     assertThrows(IllegalArgumentException.class,
         () -> StatusResponse.error(1, StatusCode.OK, ""));

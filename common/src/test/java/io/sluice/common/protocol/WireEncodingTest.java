@@ -64,9 +64,9 @@ class WireEncodingTest {
   @Test
   void identifiersTooLongForTheWireAreRejectedAtConstruction() {
     String tooLong = "é".repeat(WireEncoding.MAX_STRING_BYTES / 2 + 1);
-    assertThrows(IllegalArgumentException.class, () -> new HandshakeRequest(1, 1, tooLong));
-    assertThrows(NullPointerException.class, () -> new HandshakeRequest(1, 1, null));
-    new HandshakeRequest(1, 1, "x".repeat(WireEncoding.MAX_STRING_BYTES));
+    assertThrows(IllegalArgumentException.class, () -> new HandshakeRequest(1, 2, 2, tooLong));
+    assertThrows(NullPointerException.class, () -> new HandshakeRequest(1, 2, 2, null));
+    new HandshakeRequest(1, 2, 2, "x".repeat(WireEncoding.MAX_STRING_BYTES));
   }
 
   @Test
@@ -145,7 +145,10 @@ class WireEncodingTest {
     for (StatusCode status : StatusCode.values()) {
       assertEquals(status, StatusCode.fromCode(status.code()));
     }
-    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 17));
+    assertEquals(StatusCode.REPLICA_UNAVAILABLE, StatusCode.fromCode((byte) 17));
+    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 18));
+    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 31));
+    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 32));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) -128));
   }
 

@@ -1,13 +1,16 @@
 package io.sluice.common.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.protocol.Message;
 import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.HandshakeRequest;
+import io.sluice.common.protocol.message.HandshakeResponse;
 import io.sluice.common.protocol.message.StatusResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -60,8 +63,9 @@ class BadInputTest {
 
   @Test
   void negativeLengthIsRejected() throws Exception {
+    // The bytes after a negative length are not taken for the frame's request id.
     assertRejected(RawFrames.header(-5, MessageType.PUSH_DATA_REQUEST.id(), 43),
-        StatusCode.MALFORMED_FRAME, 43);
+        StatusCode.MALFORMED_FRAME, -1);
   }
 
   @Test
@@ -101,16 +105,61 @@ class BadInputTest {
   }
 
   @Test
-  void otherProtocolVersionGetsAClearError() throws Exception {
+  void aNewerClientGetsAClearErrorNamingBothRanges() throws Exception {
+    int future = ProtocolVersion.CURRENT + 1;
     try (Socket socket = socket()) {
       socket.getOutputStream().write(RawFrames.encode(
-          new HandshakeRequest(48, ProtocolVersion.CURRENT + 1, "future-client")));
+          new HandshakeRequest(48, future, future + 2, "future-client")));
       RawFrames.Answer answer = RawFrames.readAnswer(socket);
+      assertEquals(MessageType.STATUS_RESPONSE.id(), answer.type());
       assertEquals(StatusCode.VERSION_MISMATCH.code(), answer.status());
-      assertTrue(answer.message().contains("protocol version " + (ProtocolVersion.CURRENT + 1)),
+      assertEquals(48, answer.requestId());
+      assertTrue(answer.message().contains("speaks protocol versions "
+          + ProtocolVersion.describeRange(future, future + 2)), answer.message());
+      assertTrue(answer.message().contains("this server speaks " + serverRange()),
           answer.message());
       assertTrue(RawFrames.closedByPeer(socket));
     }
+  }
+
+  @Test
+  void aClientOfferingOnlyVersionOneIsAnsweredVersionMismatchAndClosed() throws Exception {
+    try (Socket socket = socket()) {
+      socket.getOutputStream().write(RawFrames.encode(new HandshakeRequest(49, 1, 1, "old")));
+      // The answer is a StatusResponse (no HandshakeResponse) that a version-1 client can decode.
+      Message answer = RawFrames.readMessage(socket);
+      StatusResponse status = assertInstanceOf(StatusResponse.class, answer);
+      assertEquals(StatusCode.VERSION_MISMATCH, status.status());
+      assertEquals(49, status.requestId());
+      assertTrue(status.errorMessage().contains("client old speaks protocol versions 1,"),
+          status.errorMessage());
+      assertTrue(status.errorMessage().contains("this server speaks " + serverRange()),
+          status.errorMessage());
+      assertTrue(RawFrames.closedByPeer(socket), "the connection is closed after the answer");
+    }
+  }
+
+  @Test
+  void anOverlappingRangeIsAnsweredWithTheHighestSharedVersion() throws Exception {
+    try (Socket socket = socket()) {
+      socket.getOutputStream().write(RawFrames.encode(
+          new HandshakeRequest(50, 1, ProtocolVersion.CURRENT + 5, "wide-client")));
+      HandshakeResponse hello =
+          assertInstanceOf(HandshakeResponse.class, RawFrames.readMessage(socket));
+      assertEquals(StatusCode.OK, hello.status());
+      assertEquals(50, hello.requestId());
+      assertEquals(ProtocolVersion.CURRENT, hello.protocolVersion());
+      assertEquals("server", hello.serverId());
+      // The connection stays usable.
+      socket.getOutputStream().write(RawFrames.encode(new AppHeartbeatRequest(51, "app")));
+      RawFrames.Answer answer = RawFrames.readAnswer(socket);
+      assertEquals(StatusCode.OK.code(), answer.status());
+      assertEquals(51, answer.requestId());
+    }
+  }
+
+  private static String serverRange() {
+    return ProtocolVersion.describeRange(ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT);
   }
 
   @Test
@@ -152,7 +201,8 @@ class BadInputTest {
       OutputStream out = socket.getOutputStream();
       ByteArrayOutputStream hello = new ByteArrayOutputStream();
       hello.write(RawFrames.encode(
-          new HandshakeRequest(1, ProtocolVersion.CURRENT, "bad-client")));
+          new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT,
+              "bad-client")));
       out.write(hello.toByteArray());
       RawFrames.Answer handshake = RawFrames.readAnswer(socket);
       assertEquals(StatusCode.OK.code(), handshake.status());

@@ -10,8 +10,7 @@ final class PushRequests {
 
   /** A push of one block of partition 0 whose bytes are {@code body}; takes over {@code body}. */
   static PushDataRequest singleBlock(long requestId, ManagedBuffer body) {
-    BlockDescriptor block = new BlockDescriptor(0, 1L, 1L, (int) body.size(), (int) body.size(), 0);
-    return new PushDataRequest(requestId, "app", 0, PushDataRequest.NO_TICKET, List.of(),
-        List.of(block), body);
+    BlockDescriptor block = new BlockDescriptor(0, 1L, 1, (int) body.size(), (int) body.size(), 0);
+    return new PushDataRequest(requestId, "app", 0, List.of(), List.of(block), body);
   }
 }

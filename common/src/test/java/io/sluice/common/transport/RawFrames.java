@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.common.protocol.Message;
 import io.sluice.common.protocol.MessageEncoder;
+import io.sluice.common.protocol.MessageType;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -55,6 +56,24 @@ final class RawFrames {
     int msgLen = b.readUnsignedShort();
     String message = b.readCharSequence(msgLen, StandardCharsets.UTF_8).toString();
     return new Answer(type, requestId, status, message);
+  }
+
+  /** The next frame off the wire, decoded; the caller releases it if it has a body. */
+  static Message readMessage(Socket socket) throws IOException {
+    DataInputStream in = new DataInputStream(socket.getInputStream());
+    int length = in.readInt();
+    byte[] frame = new byte[length];
+    in.readFully(frame);
+    ByteBuf b = Unpooled.wrappedBuffer(frame);
+    try {
+      MessageType type = MessageType.fromByte(b.readByte());
+      if (type == null) {
+        throw new IOException("unknown message type byte " + frame[0]);
+      }
+      return type.decode(b);
+    } finally {
+      b.release();
+    }
   }
 
   /** True when the peer closes the connection (EOF) within the socket's timeout. */

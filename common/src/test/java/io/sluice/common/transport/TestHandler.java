@@ -3,7 +3,6 @@ package io.sluice.common.transport;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.protocol.RequestMessage;
-import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
@@ -35,11 +34,11 @@ final class TestHandler implements RequestHandler {
     }
     if (request instanceof FetchDataRequest) {
       FetchDataRequest fetch = (FetchDataRequest) request;
-      channel.respond(new FetchDataResponse(fetch.requestId(), StatusCode.OK, "",
+      channel.respond(FetchDataResponse.ok(fetch.requestId(),
           new FileSegmentManagedBuffer(dataFile, fetch.offset(), fetch.length())));
       return;
     }
     ReferenceCountUtil.release(request);
-    channel.respond(new StatusResponse(request.requestId(), StatusCode.OK, ""));
+    channel.respond(StatusResponse.ok(request.requestId()));
   }
 }

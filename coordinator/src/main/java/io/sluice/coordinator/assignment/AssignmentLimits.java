@@ -1,6 +1,5 @@
 package io.sluice.coordinator.assignment;
 
-import io.sluice.common.block.BlockIdLayout;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.ProtocolOptions;
@@ -41,11 +40,6 @@ public final class AssignmentLimits {
     int partitions = request.numPartitions();
     if (partitions < 1) {
       throw invalid("a shuffle needs at least 1 partition, the request asks for " + partitions);
-    }
-    int layoutLimit = BlockIdLayout.DEFAULT.maxPartitions();
-    if (partitions > layoutLimit) {
-      throw invalid(partitions + " partitions is beyond the block id layout's limit of "
-          + layoutLimit + " partitions per shuffle");
     }
     if (partitions > maxPartitions) {
       throw invalid(partitions + " partitions is more than this coordinator assigns at once ("

@@ -7,6 +7,7 @@ import io.sluice.coordinator.RequestRefusedException;
 import io.sluice.coordinator.registry.ServerCondition;
 import io.sluice.coordinator.registry.ServerRegistry;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -63,11 +64,13 @@ public final class ShuffleAssigner {
 
   /**
    * Assigns {@code partitions} partitions with {@code copies} copies each (1 = no replica) to servers
-   * carrying every tag of {@code tags}. The numbers must have passed {@link AssignmentLimits}.
+   * carrying every tag of {@code tags}, none of {@code excluded}. The numbers must have passed
+   * {@link AssignmentLimits}.
    *
    * @throws RequestRefusedException NOT_ENOUGH_SERVERS when fewer than {@code copies} servers qualify
    */
-  public synchronized Assignment assign(int partitions, int copies, List<String> tags) {
+  public synchronized Assignment assign(int partitions, int copies, List<String> tags,
+      Collection<String> excluded) {
     if (partitions < 1 || copies < 1) {
       throw new IllegalArgumentException("partitions and copies must be positive: " + partitions
           + ", " + copies);
@@ -78,7 +81,7 @@ public final class ShuffleAssigner {
     } else {
       expirePending(now);
     }
-    Candidates candidates = candidates(tags);
+    Candidates candidates = candidates(tags, excluded);
     if (candidates.size < copies) {
       throw notEnoughServers(candidates.size, copies, tags);
     }
@@ -124,7 +127,7 @@ public final class ShuffleAssigner {
     return pending.totals();
   }
 
-  private Candidates candidates(List<String> tags) {
+  private Candidates candidates(List<String> tags, Collection<String> excluded) {
     CandidateSnapshot snap = snapshot;
     int n = snap.size();
     if (weights.length < n) {
@@ -132,7 +135,8 @@ public final class ShuffleAssigner {
     }
     int size = 0;
     for (int i = 0; i < n; i++) {
-      if (!tags.isEmpty() && !snap.tags.get(i).containsAll(tags)) {
+      if (!tags.isEmpty() && !snap.tags.get(i).containsAll(tags)
+          || !excluded.isEmpty() && excluded.contains(snap.ids[i])) {
         weights[i] = -1;
         continue;
       }

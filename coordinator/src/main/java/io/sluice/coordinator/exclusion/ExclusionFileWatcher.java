@@ -1,5 +1,6 @@
 package io.sluice.coordinator.exclusion;
 
+import io.sluice.coordinator.CoordinatorOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,8 +45,8 @@ public final class ExclusionFileWatcher {
     } catch (NoSuchFileException e) {
       stamp = FileStamp.MISSING;
     } catch (IOException e) {
-      LOG.warn("Cannot read exclusion file {} (coordinator.exclude.file): {}; keeping its previous "
-          + "entries", file, e.toString());
+      LOG.warn("Cannot read exclusion file {} (" + CoordinatorOptions.EXCLUDE_FILE.key()
+          + "): {}; keeping its previous entries", file, e.toString());
       return false;
     }
     if (stamp.equals(lastSeen)) {

@@ -35,7 +35,7 @@ final class AssignerFixture {
   }
 
   Assignment assign(int partitions, int copies) {
-    return assigner.assign(partitions, copies, List.of());
+    return assigner.assign(partitions, copies, List.of(), java.util.Set.of());
   }
 
   /** Copies (all levels) per server id. */

@@ -21,8 +21,8 @@ class AssignmentLimitsTest {
       "0          | 1 | at least 1 partition",
       "-1         | 1 | at least 1 partition",
       "-2147483648| 1 | at least 1 partition",
-      "16777217   | 1 | beyond the block id layout's limit of 16777216",
-      "2147483647 | 1 | beyond the block id layout's limit of 16777216",
+      "16777217   | 1 | coordinator.assignment.max.partitions",
+      "2147483647 | 1 | coordinator.assignment.max.partitions",
       "1048577    | 1 | coordinator.assignment.max.partitions",
       "10         | 0 | replica count 0 is not in 1..3",
       "10         | -1| replica count -1 is not in 1..3",
@@ -62,6 +62,6 @@ class AssignmentLimitsTest {
 
   private static GetAssignmentRequest request(String app, int shuffle, int partitions, int copies,
       List<String> tags) {
-    return new GetAssignmentRequest(1, app, shuffle, partitions, copies, tags);
+    return new GetAssignmentRequest(1, app, shuffle, partitions, copies, tags, List.of());
   }
 }

@@ -255,10 +255,10 @@ class BalanceTest {
         TestServers.builder("ssd2", "h2").free(GIB).tags("ssd").build(),
         TestServers.builder("hdd1", "h3").free(8 * GIB).tags("hdd").build());
 
-    Assignment assignment = f.assigner.assign(10, 1, List.of("ssd"));
+    Assignment assignment = f.assigner.assign(10, 1, List.of("ssd"), Set.of());
 
     assertEquals(Set.of("ssd1", "ssd2"), ids(assignment));
-    assertEquals(Set.of("ssd1"), ids(f.assigner.assign(10, 1, List.of("ssd", "rack1"))));
+    assertEquals(Set.of("ssd1"), ids(f.assigner.assign(10, 1, List.of("ssd", "rack1"), Set.of())));
   }
 
   @Test

@@ -161,7 +161,7 @@ class LivenessTest {
     f.heartbeat(TestServers.builder("a", "h1").free(GIB).tags("hdd").build());
 
     RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> f.assigner.assign(10, 1, List.of("ssd")));
+        () -> f.assigner.assign(10, 1, List.of("ssd"), Set.of()));
 
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, e.status());
     assertTrue(e.getMessage().contains("with tags [ssd]"), e.getMessage());

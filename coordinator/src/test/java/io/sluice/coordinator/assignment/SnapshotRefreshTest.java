@@ -69,6 +69,7 @@ class SnapshotRefreshTest {
   }
 
   private Map<String, Integer> primaries(int partitions) {
-    return AssignerFixture.primariesById(assigner.assign(partitions, 1, List.of()));
+    return AssignerFixture.primariesById(
+        assigner.assign(partitions, 1, List.of(), java.util.Set.of()));
   }
 }

@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Decides what to flush and when. A partition past {@code buffer.partition.flush.threshold} is
- * flushed on its own; when the push pool passes the high watermark, a round queues the largest
- * partitions until what stays in memory is under the low watermark. Each partition has at most one
+ * flushed on its own; when the push pool says flushing must start ({@link PushBufferPool}'s
+ * watermarks), a round queues the largest partitions until the bytes the pool asks for are on their
+ * way to disk. Each partition has at most one
  * flush queued or running; flushes run on the threads of the disk they write to.
  */
 public final class FlushManager implements Closeable {
@@ -32,8 +33,6 @@ public final class FlushManager implements Closeable {
   private final DiskManager disks;
   private final PushBufferPool pool;
   private final PartitionFlusher flusher;
-  private final long highBytes;
-  private final long lowBytes;
   private final long partitionThreshold;
   private final ServerMetrics metrics;
   private final ScheduledExecutorService planner;
@@ -42,14 +41,11 @@ public final class FlushManager implements Closeable {
   private volatile boolean storageAvailable = true;
 
   public FlushManager(ShuffleStore store, DiskManager disks, PushBufferPool pool,
-      PartitionFlusher flusher, double highWatermark, double lowWatermark, long partitionThreshold,
-      ServerMetrics metrics) {
+      PartitionFlusher flusher, long partitionThreshold, ServerMetrics metrics) {
     this.store = store;
     this.disks = disks;
     this.pool = pool;
     this.flusher = flusher;
-    this.highBytes = (long) (pool.capacity() * highWatermark);
-    this.lowBytes = (long) (pool.capacity() * lowWatermark);
     this.partitionThreshold = partitionThreshold;
     this.metrics = metrics;
     this.planner = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -66,7 +62,7 @@ public final class FlushManager implements Closeable {
     if (partition.unflushedBytes() >= partitionThreshold) {
       queue(partition);
     }
-    if (pool.allocatedBytes() >= highBytes) {
+    if (pool.needsFlush()) {
       requestRound();
     }
   }
@@ -92,9 +88,9 @@ public final class FlushManager implements Closeable {
     roundRequested.set(false);
     try {
       storageAvailable = disks.pick() != null;
-      long used = pool.usedBytes();
-      metrics.pushMemoryUsed(used, pool.allocatedBytes());
-      if (used < highBytes) {
+      metrics.pushMemoryUsed(pool.usedBytes(), pool.allocatedBytes());
+      long toFlush = pool.bytesToFlush();
+      if (toFlush == 0) {
         return;
       }
       List<PartitionState> candidates = new ArrayList<>();
@@ -115,13 +111,12 @@ public final class FlushManager implements Closeable {
         order[i] = i;
       }
       java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
-      long remaining = pool.allocatedBytes();
       for (Integer i : order) {
-        if (remaining <= lowBytes) {
+        if (toFlush <= 0) {
           break;
         }
         if (queue(candidates.get(i))) {
-          remaining -= sizes[i];
+          toFlush -= sizes[i];
         }
       }
     } catch (RuntimeException e) {

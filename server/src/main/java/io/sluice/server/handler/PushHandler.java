@@ -5,65 +5,137 @@ import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.PushDataRequest;
+import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.shuffle.Retries;
 import io.sluice.common.transport.TransportChannel;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.flush.FlushManager;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.replication.ReplicaForwarder;
 import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Takes a push: copies each block once, out of the network's receive buffers, into an exact-size
- * buffer of the push pool, and acknowledges only when every block of the frame is held. When the pool
- * cannot take the whole frame nothing is kept and the client gets the retriable NO_BUFFER answer;
- * when no disk can take data, STORAGE_UNAVAILABLE. Runs on the event loop: a memory copy is all it
- * does.
+ * buffer of the push pool. When the pool cannot take the whole frame nothing is kept and the client
+ * gets the retriable NO_BUFFER answer; when no disk can take data, STORAGE_UNAVAILABLE. Partitions
+ * that carry a replica chain are forwarded to the chain's next server from those copies, and the
+ * blocks are kept and acknowledged only once every next server acknowledged: what this server
+ * acknowledges, every server of the chain holds. Runs on the event loop: a memory copy is all it
+ * does before answering or forwarding.
  */
 final class PushHandler {
   private final ShuffleStore store;
   private final PushBufferPool pool;
   private final FlushManager flushManager;
+  private final ReplicaForwarder forwarder;
   private final ServerMetrics metrics;
 
   PushHandler(ShuffleStore store, PushBufferPool pool, FlushManager flushManager,
-      ServerMetrics metrics) {
+      ReplicaForwarder forwarder, ServerMetrics metrics) {
     this.store = store;
     this.pool = pool;
     this.flushManager = flushManager;
+    this.forwarder = forwarder;
     this.metrics = metrics;
   }
 
   /** Owns {@code push} and releases it on every path. */
   void handle(TransportChannel channel, PushDataRequest push) {
+    ByteBuf[] copies;
+    ShuffleState shuffle;
     try {
-      channel.respond(store(push));
+      shuffle = admit(push);
+      copies = copy(push);
     } catch (RequestRejectedException e) {
-      metrics.pushRejected(e.status().name());
-      channel.respond(StatusResponse.error(push.requestId(), e.status(), e.getMessage()));
+      refused(channel, push.requestId(), e);
+      return;
     } finally {
       push.release();
     }
+    List<ReplicaChain> chains = push.replicaChains();
+    if (chains.isEmpty()) {
+      keep(shuffle, push.blocks(), copies);
+      channel.respond(StatusResponse.ok(push.requestId()));
+      return;
+    }
+    forwarder.forward(push.appId(), push.shuffleId(), chains, push.blocks(), copies)
+        .whenComplete((ok, error) -> {
+          if (error == null) {
+            keep(shuffle, push.blocks(), copies);
+            metrics.replicated(forwardedBytes(chains, push.blocks()));
+            channel.respond(StatusResponse.ok(push.requestId()));
+          } else {
+            for (ByteBuf copy : copies) {
+              pool.free(copy);
+            }
+            Throwable cause = Retries.unwrap(error);
+            refused(channel, push.requestId(), cause instanceof RequestRejectedException r ? r
+                : new RequestRejectedException(StatusCode.REPLICA_UNAVAILABLE,
+                    "forwarding to a replica failed: " + cause));
+          }
+        });
   }
 
-  private StatusResponse store(PushDataRequest push) {
-    ShuffleState shuffle = store.shuffle(push.appId(), push.shuffleId());
-    List<BlockDescriptor> blocks = push.blocks();
+  /** Bytes of the blocks whose partition has a chain: those the forwarder sent on. */
+  private static long forwardedBytes(List<ReplicaChain> chains, List<BlockDescriptor> blocks) {
+    Set<Integer> chained = new HashSet<>();
+    for (ReplicaChain chain : chains) {
+      if (!chain.replicas().isEmpty()) {
+        chained.add(chain.partitionId());
+      }
+    }
+    long bytes = 0;
     for (BlockDescriptor b : blocks) {
+      if (chained.contains(b.partitionId())) {
+        bytes += b.length();
+      }
+    }
+    return bytes;
+  }
+
+  private void refused(TransportChannel channel, long requestId, RequestRejectedException e) {
+    metrics.pushRejected(e.status().name());
+    channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
+  }
+
+  /** Checks the push against its shuffle and the server's state; returns the shuffle. */
+  private ShuffleState admit(PushDataRequest push) {
+    store.checkTakingData();
+    ShuffleState shuffle = store.shuffle(push.appId(), push.shuffleId());
+    for (BlockDescriptor b : push.blocks()) {
       ShuffleStore.checkPartition(shuffle, b.partitionId());
+    }
+    for (ReplicaChain chain : push.replicaChains()) {
+      ShuffleStore.checkPartition(shuffle, chain.partitionId());
     }
     if (!flushManager.storageAvailable()) {
       throw new RequestRejectedException(StatusCode.STORAGE_UNAVAILABLE,
-          "no local directory of this server can take data (all full or failing; see local.dirs "
-              + "and disk.min.free)");
+          "no local directory of this server can take data (all full or failing; see "
+              + ServerOptions.LOCAL_DIRS.key() + " and " + ServerOptions.DISK_MIN_FREE.key() + ")");
     }
+    long size = push.body().size();
+    if (!pool.canEverHold(size)) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a push of " + size
+          + " bytes can never fit this server's push memory of " + pool.capacity()
+          + " bytes (" + ServerOptions.BUFFER_CAPACITY.key() + "); push smaller batches");
+    }
+    return shuffle;
+  }
+
+  /** One exact-size pool buffer per block, all or none. */
+  private ByteBuf[] copy(PushDataRequest push) {
+    List<BlockDescriptor> blocks = push.blocks();
     ByteBuf body = ((NettyManagedBuffer) push.body()).byteBuf();
     ByteBuf[] copies = new ByteBuf[blocks.size()];
     int offset = body.readerIndex();
-    long bytes = 0;
     for (int i = 0; i < copies.length; i++) {
       int length = blocks.get(i).length();
       ByteBuf copy = pool.tryAllocate(length);
@@ -73,23 +145,29 @@ final class PushHandler {
         }
         flushManager.requestRound();
         throw new RequestRejectedException(StatusCode.NO_BUFFER, "push memory is full ("
-            + pool.usedBytes() + " of " + pool.capacity() + " bytes, buffer.capacity); retry later");
+            + pool.usedBytes() + " of " + pool.capacity() + " bytes, "
+            + ServerOptions.BUFFER_CAPACITY.key() + "); retry later");
       }
       copies[i] = copy.writeBytes(body, offset, length);
       offset += length;
-      bytes += length;
     }
+    return copies;
+  }
+
+  /** Hands the copies to their partitions, which own them from now on. */
+  private void keep(ShuffleState shuffle, List<BlockDescriptor> blocks, ByteBuf[] copies) {
+    long bytes = 0;
     for (int i = 0; i < copies.length; i++) {
       BlockDescriptor b = blocks.get(i);
       PartitionState partition = shuffle.partition(b.partitionId());
-      if (partition.add(b, copies[i])) {
+      if (partition != null && partition.add(b, copies[i])) {
         flushManager.afterPush(partition);
       } else {
         // The shuffle was deleted while this push was in flight: nothing will read it.
         pool.free(copies[i]);
       }
+      bytes += b.length();
     }
     metrics.pushed(bytes, copies.length);
-    return StatusResponse.ok(push.requestId());
   }
 }

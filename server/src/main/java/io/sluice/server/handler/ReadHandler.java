@@ -12,6 +12,7 @@ import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.transport.TransportChannel;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.ReadBudget;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.shuffle.PartitionState;
@@ -20,6 +21,7 @@ import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.storage.PartitionFiles;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -38,7 +40,7 @@ final class ReadHandler {
     this.metrics = metrics;
   }
 
-  void fetchIndex(TransportChannel channel, FetchIndexRequest req) throws IOException {
+  void fetchIndex(TransportChannel channel, FetchIndexRequest req) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (files == null) {
       channel.respond(FetchIndexResponse.ok(req.requestId(), 0,
@@ -47,12 +49,17 @@ final class ReadHandler {
     }
     // Read the length before the index: entries appended meanwhile point at data already counted.
     long dataLength = files.dataLength();
-    ManagedBuffer index = files.index();
+    ManagedBuffer index;
+    try {
+      index = files.index();
+    } catch (IOException e) {
+      throw dataNotFound(req.partitionId(), e);
+    }
     metrics.read("index", index.size());
     channel.respond(FetchIndexResponse.ok(req.requestId(), dataLength, index));
   }
 
-  void fetchData(TransportChannel channel, FetchDataRequest req) throws IOException {
+  void fetchData(TransportChannel channel, FetchDataRequest req) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (req.offset() < 0 || req.length() < 0 || files == null
         || req.offset() > files.dataLength() - req.length()) {
@@ -60,7 +67,12 @@ final class ReadHandler {
           + ", +" + req.length() + ") is outside partition " + req.partitionId() + "'s "
           + (files == null ? 0 : files.dataLength()) + " bytes on disk");
     }
-    ManagedBuffer data = files.data(req.offset(), req.length());
+    ManagedBuffer data;
+    try {
+      data = files.data(req.offset(), req.length());
+    } catch (IOException e) {
+      throw dataNotFound(req.partitionId(), e);
+    }
     metrics.read("disk", data.size());
     channel.respond(FetchDataResponse.ok(req.requestId(), data));
   }
@@ -78,19 +90,27 @@ final class ReadHandler {
           List.of(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
+    long[] attempts = req.taskAttemptIds().clone();
+    Arrays.sort(attempts);
     PartitionState.MemoryRead read =
-        partition.readMemory(req.afterSequence(), req.maxBytes(), alloc);
+        partition.readMemory(req.afterSequence(), req.maxBytes(), attempts, alloc);
     long size = read.data().readableBytes();
     if (!readBudget.tryReserve(size)) {
       read.data().release();
       throw new RequestRejectedException(StatusCode.BUSY, "read memory is in use ("
           + readBudget.usedBytes() + " of " + readBudget.capacity()
-          + " bytes, read.buffer.capacity); retry later");
+          + " bytes, " + ServerOptions.READ_BUFFER_CAPACITY.key() + "); retry later");
     }
     metrics.read("memory", size);
     channel.respond(FetchMemoryDataResponse.ok(req.requestId(), read.hasMore(),
         read.lastSequence(), read.blocks(), new NettyManagedBuffer(read.data())))
         .addListener(f -> readBudget.release(size));
+  }
+
+  /** The partition's files cannot be read (a failed disk, files removed under the server). */
+  private static RequestRejectedException dataNotFound(int partitionId, IOException e) {
+    return new RequestRejectedException(StatusCode.DATA_NOT_FOUND,
+        "partition " + partitionId + "'s files cannot be read: " + e.getMessage());
   }
 
   private PartitionFiles files(String appId, int shuffleId, int partitionId) {

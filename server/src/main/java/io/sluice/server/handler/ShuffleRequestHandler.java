@@ -10,12 +10,9 @@ import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
-import io.sluice.common.protocol.message.PartitionBlockIds;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
-import io.sluice.common.protocol.message.RequireBufferRequest;
-import io.sluice.common.protocol.message.RequireBufferResponse;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
@@ -25,10 +22,12 @@ import io.sluice.server.flush.FlushManager;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.memory.ReadBudget;
 import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.replication.ReplicaForwarder;
 import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
+import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -42,16 +41,15 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleRequestHandler.class);
 
   private final ShuffleStore store;
-  private final PushBufferPool pool;
   private final PushHandler push;
   private final ReadHandler read;
   private final ExecutorService control;
 
   public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
-      FlushManager flushManager, ServerMetrics metrics, ExecutorService control) {
+      FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
+      ExecutorService control) {
     this.store = store;
-    this.pool = pool;
-    this.push = new PushHandler(store, pool, flushManager, metrics);
+    this.push = new PushHandler(store, pool, flushManager, forwarder, metrics);
     this.read = new ReadHandler(store, readBudget, metrics);
     this.control = control;
   }
@@ -86,8 +84,6 @@ public final class ShuffleRequestHandler implements RequestHandler {
     } else if (request instanceof RegisterShuffleRequest r) {
       store.registerShuffle(r.appId(), r.shuffleId(), r.numPartitions());
       channel.respond(StatusResponse.ok(id));
-    } else if (request instanceof RequireBufferRequest r) {
-      requireBuffer(channel, r);
     } else if (request instanceof FetchMemoryDataRequest r) {
       read.fetchMemory(channel, r, channel.channel().alloc());
     } else if (request instanceof FetchIndexRequest r) {
@@ -104,10 +100,10 @@ public final class ShuffleRequestHandler implements RequestHandler {
         ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
         ShuffleStore.checkPartition(shuffle, r.partitionId());
         PartitionState partition = shuffle.existingPartition(r.partitionId());
-        long[] ids = partition == null
-            ? new long[0]
-            : partition.committedBlockIds(r.taskAttemptIds());
-        channel.respond(GetShuffleResultResponse.ok(id, ids));
+        int[] counts = partition == null
+            ? notCommitted(r.taskAttemptIds().length)
+            : partition.committedCounts(r.taskAttemptIds());
+        channel.respond(new GetShuffleResultResponse(id, counts));
       });
     } else if (request instanceof UnregisterShuffleRequest r) {
       offload(channel, id, () -> {
@@ -126,31 +122,24 @@ public final class ShuffleRequestHandler implements RequestHandler {
     }
   }
 
-  /**
-   * Pre-allocation check: answers NO_BUFFER while the push pool could not take {@code bytes}, so a
-   * client can back off before sending data. The answer reserves nothing (ticket 0): the push itself
-   * is admitted or refused on arrival.
-   */
-  private void requireBuffer(TransportChannel channel, RequireBufferRequest r) {
-    store.shuffle(r.appId(), r.shuffleId());
-    if (r.bytes() < 0) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "negative size " + r.bytes());
-    }
-    if (pool.usedBytes() + r.bytes() > pool.capacity()) {
-      throw new RequestRejectedException(StatusCode.NO_BUFFER,
-          "push memory is full (buffer.capacity); retry later");
-    }
-    channel.respond(RequireBufferResponse.ok(r.requestId(), 0L));
-  }
-
   private void commit(CommitMapOutputRequest r) {
     ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
-    for (PartitionBlockIds p : r.partitions()) {
-      ShuffleStore.checkPartition(shuffle, p.partitionId());
+    int[] partitions = r.partitionIds();
+    for (int p : partitions) {
+      ShuffleStore.checkPartition(shuffle, p);
     }
-    for (PartitionBlockIds p : r.partitions()) {
-      shuffle.partition(p.partitionId()).commit(r.taskAttemptId(), p.blockIds());
+    for (int i = 0; i < partitions.length; i++) {
+      PartitionState partition = shuffle.partition(partitions[i]);
+      if (partition != null) {
+        partition.commit(r.taskAttemptId(), r.blockCounts()[i]);
+      }
     }
+  }
+
+  private static int[] notCommitted(int n) {
+    int[] counts = new int[n];
+    Arrays.fill(counts, GetShuffleResultResponse.NOT_COMMITTED);
+    return counts;
   }
 
   private void offload(TransportChannel channel, long requestId, Runnable work) {

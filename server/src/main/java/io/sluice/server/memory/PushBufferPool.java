@@ -1,109 +1,177 @@
 package io.sluice.server.memory;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocatorMetric;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * The off-heap pool that holds pushed blocks until they are flushed, bounded by
- * {@code buffer.capacity}.
+ * {@code buffer.capacity}, and the one owner of the push admission rule: which pushes the server
+ * takes ({@link #tryAllocate}), when flushing must start ({@link #needsFlush()}) and how much of the
+ * held data a flush round must write ({@link #bytesToFlush()}).
  *
- * <p>Memory is accounted the way it is actually held: at the level of the pool's chunks (plus
- * unpooled "huge" allocations), as reported by Netty's own allocator metric, not by the bytes of the
- * blocks. A block is copied once, out of the network's receive buffers, into an exact-size buffer
- * of this pool, so a block never pins a receive buffer (or its chunk) shared with other data.
+ * <p>The pool manages its own memory in {@link Slab}s: blocks smaller than an eighth of a slab are
+ * placed back to back in the open 1 MiB slab, larger ones that do not fit it get memory of their own,
+ * exactly their size. Memory is accounted as it is actually held from the operating system: a slab
+ * counts in full from its allocation until its last block is freed and its last memory read released
+ * ({@link #usedBytes()}), so admission never lets the pool's direct memory pass its capacity. Nothing
+ * is kept once it holds no block: an empty pool holds no memory and admits again (a general-purpose
+ * pooled allocator keeps chunks and pages of small size classes that hold nothing, which the rule
+ * would count as full). A block is copied once, out of the network's receive buffers, into its place
+ * here, so a block never pins a receive buffer shared with other data.
  *
- * <p>The pool has one arena and no thread-local caches, so a freed block returns to its chunk at
- * once and empty chunks are given back. An allocation is admitted only if it fits even when it needs
- * a whole new chunk: an upper bound of the chunk count decides while the pool is far from full, the
- * exact count (a walk over the chunks) near the limit. Allocation is serialised, which costs little
- * next to the copy it precedes.
+ * <p>Allocation is a bump of the open slab's offset under this pool's lock, which also guards the
+ * slab's return when the last block leaves; {@link #free} is safe from any thread.
  */
 public final class PushBufferPool {
   /**
-   * Chunks of 2^7 pages, 1 MiB with Netty's 8 KiB pages, rather than its default 4 MiB. Blocks of
-   * many partitions share a chunk, and a chunk goes back only when every block in it is flushed, so
-   * the pool can be full at chunk level while much of it is free space between other partitions'
-   * blocks; a smaller chunk holds fewer partitions' blocks and empties sooner. In bin/bench-server.sh
-   * runs (4 GiB of 64-256 KiB blocks, 64 partitions, 512 MiB pool, 4 and 16 clients) blocks filled
-   * 75-84% of what the pool held while it refused pushes with 1 MiB chunks against 53-68% with 4 MiB,
-   * it refused 0-1,700 pushes per run against 1,100-9,400, and the server spent 1.6 rather than 2.4
-   * CPU seconds per GiB with 16 clients. Finding a free run costs more with more chunks, but less
-   * than the refused frames sent again. Blocks larger than a chunk are allocated exactly, alone.
+   * Slabs of 1 MiB. Blocks of many partitions share a slab, and a slab goes back only when every
+   * block in it is flushed, so the pool can be full of slabs while much of it is space freed between
+   * other partitions' blocks; a smaller slab empties sooner, a larger one costs fewer allocations.
    */
-  private static final int CHUNK_ORDER = 7;
+  static final int SLAB_SIZE = 1 << 20;
+  /**
+   * A block from this size up that does not fit the open slab gets memory of its own instead of a
+   * new slab, so a slab's unused tail is always smaller than this.
+   */
+  static final int OWN_MEMORY_THRESHOLD = SLAB_SIZE / 8;
 
-  private final PooledByteBufAllocator allocator;
-  private final PooledByteBufAllocatorMetric metric;
   private final long capacity;
-  private final long chunkSize;
-  /** Bytes of runs handed out and not yet freed: a lower bound of what the chunks hold. */
-  private final AtomicLong runBytes = new AtomicLong();
-  /** Upper bound of {@link #usedBytes()}, maintained under this pool's lock. */
-  private long heldUpperBound;
+  private final long highBytes;
+  private final long lowBytes;
+  /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
+  private final AtomicLong heldBytes = new AtomicLong();
+  /** Bytes of the blocks handed out and not yet freed: a lower bound of {@link #heldBytes}. */
+  private final AtomicLong blockBytes = new AtomicLong();
+  private final LongConsumer released = bytes -> heldBytes.addAndGet(-bytes);
+  /** The slab small blocks go to; the pool holds one reference to it. Guarded by this. */
+  private Slab open;
 
-  public PushBufferPool(long capacity) {
+  /**
+   * @param highWatermark fraction of the capacity held at which flushing starts
+   *     ({@code buffer.flush.high.watermark})
+   * @param lowWatermark fraction of the capacity a flush round drains pushed data down to
+   *     ({@code buffer.flush.low.watermark})
+   */
+  public PushBufferPool(long capacity, double highWatermark, double lowWatermark) {
+    if (capacity <= 0 || !(lowWatermark >= 0 && lowWatermark < highWatermark
+        && highWatermark <= 1)) {
+      throw new IllegalArgumentException("invalid push pool: capacity " + capacity
+          + ", watermarks " + lowWatermark + " / " + highWatermark);
+    }
     this.capacity = capacity;
-    this.allocator = new PooledByteBufAllocator(
-        true, 0, 1, PooledByteBufAllocator.defaultPageSize(), CHUNK_ORDER, 0, 0, false);
-    this.metric = allocator.metric();
-    this.chunkSize = metric.chunkSize();
+    this.highBytes = (long) (capacity * highWatermark);
+    this.lowBytes = (long) (capacity * lowWatermark);
   }
 
   /**
-   * An exact-size buffer of {@code length} bytes, or {@code null} when the pool cannot take it without
-   * passing {@code buffer.capacity}. The caller owns the buffer and must hand it to
+   * An empty buffer with room for exactly {@code length} bytes, or {@code null} when the pool cannot
+   * take it without passing {@code buffer.capacity}. The caller owns the buffer and must hand it to
    * {@link #free(ByteBuf)} exactly once.
    */
   public synchronized ByteBuf tryAllocate(int length) {
-    long worstCaseGrowth = length >= chunkSize ? length : chunkSize;
-    if (heldUpperBound + worstCaseGrowth > capacity) {
-      // Frees may have lowered what the chunks hold: count them.
-      heldUpperBound = metric.usedDirectMemory();
-      if (heldUpperBound + worstCaseGrowth > capacity) {
-        return null;
+    if (length < 0) {
+      throw new IllegalArgumentException("negative length " + length);
+    }
+    if (open != null) {
+      open.rewindIfUnused();
+      if (open.fits(length)) {
+        return taken(open.take(length), length);
       }
     }
-    // Unbounded max capacity so that maxFastWritableBytes() reveals the run actually reserved.
-    ByteBuf buf = allocator.directBuffer(length);
-    // An allocation adds at most one chunk (or its own size when huge); frees only lower the
-    // truth, so this stays an upper bound of what the pool holds without walking its chunks.
-    heldUpperBound += worstCaseGrowth;
-    runBytes.addAndGet(heldBy(buf));
-    return buf;
+    if (length >= OWN_MEMORY_THRESHOLD) {
+      if (!reserve(length)) {
+        return null;
+      }
+      // The block is the slab: its one reference is the block's.
+      return taken(new Slab(length, released), length);
+    }
+    if (!reserve(SLAB_SIZE)) {
+      return null;
+    }
+    if (open != null) {
+      // Its blocks keep it alive; the pool lets go of its own reference.
+      open.release();
+    }
+    open = new Slab(SLAB_SIZE, released);
+    return taken(open.take(length), length);
   }
 
   /**
-   * Returns a buffer obtained from {@link #tryAllocate}. Safe from any thread. The block leaves this
-   * budget now even if a memory read still holds a slice of it: that read is charged to the read
-   * budget, and the pool's chunk count shows the memory until the read releases it.
+   * Returns a buffer obtained from {@link #tryAllocate}. Safe from any thread. The block leaves the
+   * pool's count of blocks now; its memory stays counted as held until no memory read holds a slice
+   * of it (such a read is charged to the read budget too) and no other block shares its slab.
    */
   public void free(ByteBuf buf) {
-    runBytes.addAndGet(-heldBy(buf));
-    buf.release();
+    blockBytes.addAndGet(-buf.capacity());
+    synchronized (this) {
+      buf.release();
+      if (open != null && open.refCnt() == 1) {
+        // Nothing but the pool holds the open slab: give its memory back.
+        open.release();
+        open = null;
+      }
+    }
   }
 
-  /** Memory the pool holds from the operating system, chunk-granular. */
+  /**
+   * Whether a push of {@code bytes} could be admitted at all, with the pool empty: a larger one can
+   * never succeed and is refused for good, not with a retriable status.
+   */
+  public boolean canEverHold(long bytes) {
+    return bytes <= capacity;
+  }
+
+  /** Whether the pool holds enough that flushing must start: at or above the high watermark. */
+  public boolean needsFlush() {
+    return usedBytes() >= highBytes;
+  }
+
+  /**
+   * Bytes of pushed data a flush round must write now so that what the pool holds falls to the low
+   * watermark; 0 while the pool is under the high watermark. When slabs are held mostly by freed
+   * space around a few blocks, the round writes more blocks than the watermarks alone ask for, up to
+   * all of them, since only freeing those few blocks gives their slabs back.
+   */
+  public long bytesToFlush() {
+    if (!needsFlush()) {
+      return 0;
+    }
+    long blocks = allocatedBytes();
+    long aboveLow = Math.max(blocks - lowBytes, usedBytes() - lowBytes);
+    return Math.max(0, Math.min(blocks, aboveLow));
+  }
+
+  /** Memory the pool holds from the operating system: its live slabs. */
   public long usedBytes() {
-    return metric.usedDirectMemory();
+    return heldBytes.get();
   }
 
-  /** Memory of the buffers handed out, at the granularity of the pool's runs. */
+  /** Bytes of the blocks handed out and not yet freed. */
   public long allocatedBytes() {
-    return runBytes.get();
+    return blockBytes.get();
   }
 
   public long capacity() {
     return capacity;
   }
 
-  public long chunkSize() {
-    return chunkSize;
+  public long slabSize() {
+    return SLAB_SIZE;
   }
 
-  /** The size class a pooled buffer occupies: its capacity rounded up by the pool. */
-  private static long heldBy(ByteBuf buf) {
-    return (long) buf.writerIndex() + buf.maxFastWritableBytes();
+  /** Reserves {@code bytes} of the capacity for a new slab; callers hold this pool's lock. */
+  private boolean reserve(long bytes) {
+    // Concurrent frees only lower the count, so checking and then adding cannot pass the capacity.
+    if (heldBytes.get() + bytes > capacity) {
+      return false;
+    }
+    heldBytes.addAndGet(bytes);
+    return true;
+  }
+
+  private ByteBuf taken(ByteBuf block, int length) {
+    blockBytes.addAndGet(length);
+    return block;
   }
 }

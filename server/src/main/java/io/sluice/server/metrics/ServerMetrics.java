@@ -24,6 +24,9 @@ public final class ServerMetrics {
       "Bytes of blocks accepted from pushes").register(registry);
   private final Counter blocksPushed = Counter.build("sluice_server_pushed_blocks_total",
       "Blocks accepted from pushes").register(registry);
+  private final Counter bytesReplicated = Counter.build("sluice_server_replicated_bytes_total",
+      "Bytes of pushed blocks this server forwarded to the next server of a replica chain")
+      .register(registry);
   private final Counter pushRejections = Counter.build("sluice_server_push_rejections_total",
       "Pushes refused, by reason").labelNames("reason").register(registry);
   private final Counter bytesRead = Counter.build("sluice_server_read_bytes_total",
@@ -38,10 +41,10 @@ public final class ServerMetrics {
   private final Gauge flushQueue = Gauge.build("sluice_server_flush_queue",
       "Partition flushes queued or running").register(registry);
   private final Gauge pushMemoryHeld = Gauge.build("sluice_server_push_memory_held_bytes",
-      "Direct memory held by the push pool (chunk-level)").register(registry);
+      "Direct memory held by the push pool (its slabs)").register(registry);
   private final Gauge pushMemoryAllocated = Gauge.build(
       "sluice_server_push_memory_allocated_bytes",
-      "Direct memory of the blocks held in the push pool").register(registry);
+      "Bytes of the blocks held in the push pool").register(registry);
 
   public ServerMetrics() {
     new StandardExports().register(registry);
@@ -68,6 +71,10 @@ public final class ServerMetrics {
   public void pushed(long bytes, int blocks) {
     bytesPushed.inc(bytes);
     blocksPushed.inc(blocks);
+  }
+
+  public void replicated(long bytes) {
+    bytesReplicated.inc(bytes);
   }
 
   public void pushRejected(String reason) {

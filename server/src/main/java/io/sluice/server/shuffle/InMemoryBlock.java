@@ -7,20 +7,21 @@ import io.sluice.server.storage.FlushableBlock;
 /**
  * A pushed block held in the push pool. {@code data} is an exact-size buffer from the
  * {@code PushBufferPool}; the partition that holds the block owns it and frees it once the block is on
- * disk (or its shuffle is deleted). {@code sequence} numbers blocks in arrival order within a
- * partition, so that paged memory reads never skip a block.
+ * disk (or its shuffle is deleted). {@code arrival} numbers blocks in arrival order within a
+ * partition (the "sequence" that memory reads page by), so that paged memory reads never skip a
+ * block.
  */
-public record InMemoryBlock(BlockDescriptor descriptor, ByteBuf data, long sequence)
+public record InMemoryBlock(BlockDescriptor descriptor, ByteBuf data, long arrival)
     implements FlushableBlock {
-
-  @Override
-  public long blockId() {
-    return descriptor.blockId();
-  }
 
   @Override
   public long taskAttemptId() {
     return descriptor.taskAttemptId();
+  }
+
+  @Override
+  public int sequence() {
+    return descriptor.sequence();
   }
 
   @Override

@@ -6,22 +6,20 @@ import io.netty.buffer.CompositeByteBuf;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.server.storage.PartitionFiles;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.roaringbitmap.longlong.Roaring64Bitmap;
 
 /**
  * One partition of one shuffle on this server: the blocks still in memory, its files on disk, and
- * the block ids each map attempt committed.
+ * how many blocks each map attempt committed.
  *
  * <p>A block moves from {@code unflushed} to {@code flushing} when a flush takes it, and leaves
  * memory only after storage has made it readable from disk. Memory reads see both lists, so a
  * reader that reads memory first and then the index sees every block at least once; it drops
- * duplicates by block id.
+ * duplicates by (taskAttemptId, sequence).
  */
 public final class PartitionState {
   private final int partitionId;
@@ -37,7 +35,7 @@ public final class PartitionState {
   private boolean flushQueued;
   private boolean deleted;
   private PartitionFiles files;
-  private final Map<Long, Roaring64Bitmap> committed = new HashMap<>();
+  private final CommittedCounts committed = new CommittedCounts();
 
   PartitionState(int partitionId, Supplier<PartitionFiles> filesFactory) {
     this.partitionId = partitionId;
@@ -151,10 +149,12 @@ public final class PartitionState {
 
   /**
    * Up to {@code maxBytes} of in-memory blocks with a sequence after {@code afterSequence}, as
-   * retained slices (at least one block even if larger). The caller owns {@link MemoryRead#data()}.
+   * retained slices (at least one block even if larger), only of the given map attempts (sorted;
+   * empty for all). The caller owns {@link MemoryRead#data()}. The read's last sequence is that of
+   * the last block looked at, returned or not, so that paging moves past blocks left out.
    */
   public synchronized MemoryRead readMemory(long afterSequence, long maxBytes,
-      ByteBufAllocator alloc) {
+      long[] sortedAttempts, ByteBufAllocator alloc) {
     List<BlockDescriptor> descriptors = new ArrayList<>();
     CompositeByteBuf data = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
     long bytes = 0;
@@ -162,7 +162,12 @@ public final class PartitionState {
     boolean more = false;
     for (List<InMemoryBlock> list : List.of(flushing, unflushed)) {
       for (InMemoryBlock b : list) {
-        if (b.sequence() <= afterSequence) {
+        if (b.arrival() <= afterSequence) {
+          continue;
+        }
+        if (sortedAttempts.length > 0
+            && Arrays.binarySearch(sortedAttempts, b.taskAttemptId()) < 0) {
+          last = b.arrival();
           continue;
         }
         if (!descriptors.isEmpty() && bytes + b.length() > maxBytes) {
@@ -172,7 +177,7 @@ public final class PartitionState {
         descriptors.add(b.descriptor());
         data.addComponent(true, b.data().retainedSlice(0, b.length()));
         bytes += b.length();
-        last = b.sequence();
+        last = b.arrival();
       }
       if (more) {
         break;
@@ -181,24 +186,21 @@ public final class PartitionState {
     return new MemoryRead(descriptors, data, last, more);
   }
 
-  /** Records the block ids one map attempt wrote to this partition. Slow: not on an event loop. */
-  public synchronized void commit(long taskAttemptId, long[] blockIds) {
-    Roaring64Bitmap ids = committed.computeIfAbsent(taskAttemptId, k -> new Roaring64Bitmap());
-    for (long id : blockIds) {
-      ids.addLong(id);
+  /** Records how many blocks one map attempt wrote to this partition. */
+  public synchronized void commit(long taskAttemptId, int blockCount) {
+    if (!deleted) {
+      committed.put(taskAttemptId, blockCount);
     }
   }
 
-  /** The union of the block ids committed by the given map attempts. */
-  public synchronized long[] committedBlockIds(long[] taskAttemptIds) {
-    Roaring64Bitmap union = new Roaring64Bitmap();
-    for (long attempt : taskAttemptIds) {
-      Roaring64Bitmap ids = committed.get(attempt);
-      if (ids != null) {
-        union.or(ids);
-      }
-    }
-    return union.toArray();
+  /** The block count each of {@code taskAttemptIds} committed here, -1 where none. */
+  public synchronized int[] committedCounts(long[] taskAttemptIds) {
+    return committed.countsOf(taskAttemptIds);
+  }
+
+  /** Heap held by this partition's commit records. */
+  public synchronized long commitHeapBytes() {
+    return committed.heapBytes();
   }
 
   /**
@@ -215,7 +217,6 @@ public final class PartitionState {
       toFree = unflushed;
       unflushed = new ArrayList<>();
       unflushedBytes = 0;
-      committed.clear();
     }
     for (InMemoryBlock b : toFree) {
       free.accept(b.data());

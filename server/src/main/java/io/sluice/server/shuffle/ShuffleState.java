@@ -13,6 +13,8 @@ public final class ShuffleState {
   private final int numPartitions;
   private final PartitionFilesFactory filesFactory;
   private final ConcurrentHashMap<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+  /** Set once, under this object's lock, so that no partition is created after deletion began. */
+  private boolean deleted;
 
   /** Creates the files of a partition on first flush. */
   public interface PartitionFilesFactory {
@@ -38,10 +40,22 @@ public final class ShuffleState {
     return numPartitions;
   }
 
-  /** The partition, created if needed; the id must already be checked against numPartitions. */
+  /**
+   * The partition, created if needed; the id must already be checked against numPartitions. Null
+   * once the shuffle is being deleted: a push that raced the deletion has nowhere to go.
+   */
   public PartitionState partition(int partitionId) {
-    return partitions.computeIfAbsent(partitionId,
-        id -> new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id)));
+    PartitionState existing = partitions.get(partitionId);
+    if (existing != null) {
+      return existing;
+    }
+    synchronized (this) {
+      if (deleted) {
+        return null;
+      }
+      return partitions.computeIfAbsent(partitionId,
+          id -> new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id)));
+    }
   }
 
   /** The partition if it holds anything. */
@@ -54,6 +68,9 @@ public final class ShuffleState {
   }
 
   void delete(Consumer<ByteBuf> free) {
+    synchronized (this) {
+      deleted = true;
+    }
     for (PartitionState p : partitions.values()) {
       p.delete(free);
     }

@@ -2,12 +2,14 @@ package io.sluice.server.shuffle;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.SafeNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -22,29 +24,43 @@ public final class ShuffleStore {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleStore.class);
 
   private final ConcurrentHashMap<String, AppState> apps = new ConcurrentHashMap<>();
+  /**
+   * Applications whose data is being deleted. An application registered again meanwhile would
+   * write under the directory that deletion removes, so registration waits (retriably) until it ends.
+   */
+  private final Set<String> deleting = ConcurrentHashMap.newKeySet();
   private final ShuffleState.PartitionFilesFactory filesFactory;
   private final DiskManager disks;
   private final Consumer<ByteBuf> free;
   private final LongSupplier nanoClock;
-  private final int maxPartitions;
+  private volatile boolean draining;
 
   /**
    * @param free returns a block's buffer to the push pool
-   * @param maxPartitions the block id layout's partition limit
    */
   public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
-      Consumer<ByteBuf> free, LongSupplier nanoClock, int maxPartitions) {
+      Consumer<ByteBuf> free, LongSupplier nanoClock) {
     this.filesFactory = filesFactory;
     this.disks = disks;
     this.free = free;
     this.nanoClock = nanoClock;
-    this.maxPartitions = maxPartitions;
   }
 
-  /** Registers (or refreshes) an application. Idempotent. */
+  /**
+   * Registers (or refreshes) an application. Idempotent. Refused with the retriable BUSY while the
+   * data of an earlier registration of the same id is still being deleted.
+   */
   public AppState registerApplication(String appId, String user) {
     checkAppId(appId);
-    AppState app = apps.computeIfAbsent(appId, id -> {
+    // compute() runs atomically with unregisterApplication's removal of the same id.
+    AppState app = apps.compute(appId, (id, existing) -> {
+      if (existing != null) {
+        return existing;
+      }
+      if (deleting.contains(id)) {
+        throw new RequestRejectedException(StatusCode.BUSY, "the data of an earlier "
+            + "registration of application " + id + " is still being deleted; retry");
+      }
       LOG.info("Registered application {} of user {}", id, user);
       return new AppState(id, user, nanoClock.getAsLong());
     });
@@ -56,16 +72,37 @@ public final class ShuffleStore {
     app(appId).heartbeat(nanoClock.getAsLong());
   }
 
+  /**
+   * From now on the server takes no new shuffles and no pushed data (both answered SHUTTING_DOWN,
+   * so that writers move to other servers); what it holds stays readable and committable.
+   */
+  public void startDraining() {
+    draining = true;
+  }
+
+  public boolean isDraining() {
+    return draining;
+  }
+
+  /** Refuses data while draining. */
+  public void checkTakingData() {
+    if (draining) {
+      throw new RequestRejectedException(StatusCode.SHUTTING_DOWN,
+          "this server is draining before it stops and takes no new data; use another location");
+    }
+  }
+
   /** Registers a shuffle; idempotent when the partition count agrees. */
   public ShuffleState registerShuffle(String appId, int shuffleId, int numPartitions) {
     AppState app = app(appId);
+    checkTakingData();
     if (shuffleId < 0) {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
           "negative shuffle id " + shuffleId);
     }
-    if (numPartitions <= 0 || numPartitions > maxPartitions) {
+    if (numPartitions <= 0) {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "shuffle " + shuffleId
-          + " has " + numPartitions + " partitions; a shuffle has 1 to " + maxPartitions);
+          + " has " + numPartitions + " partitions; a shuffle has at least one");
     }
     ShuffleState shuffle = app.shuffleMap().computeIfAbsent(shuffleId,
         id -> new ShuffleState(appId, id, numPartitions, filesFactory));
@@ -77,9 +114,15 @@ public final class ShuffleStore {
     return shuffle;
   }
 
-  /** The shuffle, or a rejection naming what is unknown. */
+  /**
+   * The shuffle, or a rejection naming what is unknown. Any request that names a shuffle keeps its
+   * application alive, so that an application whose heartbeats are late but whose tasks still push
+   * or read is never expired.
+   */
   public ShuffleState shuffle(String appId, int shuffleId) {
-    ShuffleState shuffle = app(appId).shuffle(shuffleId);
+    AppState app = app(appId);
+    app.heartbeat(nanoClock.getAsLong());
+    ShuffleState shuffle = app.shuffle(shuffleId);
     if (shuffle == null) {
       throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE,
           "shuffle " + shuffleId + " of application " + appId + " is not registered here");
@@ -112,13 +155,24 @@ public final class ShuffleStore {
 
   /** Deletes an application with all its data. Blocking: not on an event loop. */
   public void unregisterApplication(String appId) {
-    AppState app = apps.remove(appId);
-    if (app != null) {
+    AppState[] removed = new AppState[1];
+    apps.computeIfPresent(appId, (id, app) -> {
+      deleting.add(id);
+      removed[0] = app;
+      return null;
+    });
+    AppState app = removed[0];
+    if (app == null) {
+      return;
+    }
+    try {
       for (ShuffleState s : app.shuffles()) {
         s.delete(free);
       }
       disks.deleteApplication(appId);
       LOG.info("Deleted application {}", appId);
+    } finally {
+      deleting.remove(appId);
     }
   }
 
@@ -132,8 +186,8 @@ public final class ShuffleStore {
       }
     }
     for (String id : expired) {
-      LOG.info("Application {} sent no heartbeat for {} (app.expiry); deleting its data", id,
-          expiry);
+      LOG.info("Application {} sent no heartbeat for {} ({}); deleting its data", id, expiry,
+          ServerOptions.APP_EXPIRY.key());
       unregisterApplication(id);
     }
     return expired;
@@ -157,8 +211,8 @@ public final class ShuffleStore {
     AppState app = apps.get(appId);
     if (app == null) {
       throw new RequestRejectedException(StatusCode.UNKNOWN_APPLICATION,
-          "application " + appId + " is not registered here (expired after app.expiry without "
-              + "heartbeats, or never registered)");
+          "application " + appId + " is not registered here (expired after "
+              + ServerOptions.APP_EXPIRY.key() + " without heartbeats, or never registered)");
     }
     return app;
   }

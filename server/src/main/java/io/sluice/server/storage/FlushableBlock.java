@@ -13,9 +13,10 @@ public interface FlushableBlock {
   /** The block's bytes as pushed (compressed), readable bytes only. */
   ByteBuf data();
 
-  long blockId();
-
   long taskAttemptId();
+
+  /** The block's number among the blocks its map attempt wrote to the partition. */
+  int sequence();
 
   /** Length of the block's bytes before compression. */
   int uncompressedLength();

@@ -6,10 +6,12 @@ import io.netty.buffer.Unpooled;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.shuffle.IndexEntry;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -139,6 +141,7 @@ public final class PartitionFiles {
     }
     if (generations.size() == 1) {
       Generation only = generations.get(0);
+      checkReadable(only.indexFile(), only.indexLength());
       return new FileSegmentManagedBuffer(only.indexFile(), 0, only.indexLength());
     }
     return readIndexes(generations, allocator);
@@ -165,6 +168,7 @@ public final class PartitionFiles {
       Generation g = generations.get(i);
       if (offset < g.end() || i == generations.size() - 1) {
         long segment = Math.min(length, g.end() - offset);
+        checkReadable(g.dataFile(), offset - g.start() + segment);
         return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
       }
     }
@@ -275,8 +279,8 @@ public final class PartitionFiles {
     long offset = firstOffset;
     for (FlushableBlock block : blocks) {
       int length = block.data().readableBytes();
-      new IndexEntry(offset, length, block.uncompressedLength(), block.crc32c(), block.blockId(),
-          block.taskAttemptId()).writeTo(entries);
+      new IndexEntry(offset, length, block.uncompressedLength(), block.crc32c(),
+          block.taskAttemptId(), block.sequence()).writeTo(entries);
       offset += length;
     }
     return entries.flip();
@@ -315,11 +319,14 @@ public final class PartitionFiles {
   }
 
   /**
-   * True if opening a file failed because the shuffle's directory vanished from a disk that is still
-   * there: the shuffle was deleted while this flush ran, which says nothing about the disk.
+   * True if creating the shuffle's directory or opening a file failed because that directory vanished
+   * from a disk that is still there: the shuffle was deleted while this flush ran, which says nothing
+   * about the disk. A deletion racing {@code Files.createDirectories} surfaces as
+   * FileAlreadyExistsException (the directory existed when it tried to create it, and was gone when
+   * it checked).
    */
   private static boolean shuffleDirDeleted(Generation g, IOException e) {
-    return e instanceof NoSuchFileException
+    return (e instanceof NoSuchFileException || e instanceof FileAlreadyExistsException)
         && Files.isDirectory(g.disk().root())
         && !Files.exists(g.dataFile().getParent());
   }
@@ -339,6 +346,18 @@ public final class PartitionFiles {
   }
 
   // ---- reading ----
+
+  /**
+   * Checks that {@code file} still holds its first {@code end} bytes. A file segment is opened only
+   * when it is sent, after the answer's header went out, where a file deleted or truncated under the
+   * server could only break the connection; checked here, the reader gets DATA_NOT_FOUND instead.
+   */
+  private static void checkReadable(Path file, long end) throws IOException {
+    long size = Files.size(file);
+    if (size < end) {
+      throw new EOFException(file + " holds " + size + " bytes; " + end + " were written");
+    }
+  }
 
   private ManagedBuffer readIndexes(List<Generation> generations, ByteBufAllocator allocator)
       throws IOException {

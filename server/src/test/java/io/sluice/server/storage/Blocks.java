@@ -11,6 +11,7 @@ import io.netty.channel.DefaultFileRegion;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.shuffle.IndexEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,9 +22,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-/** Blocks with contents derived from their ids, and ways to read stored data back. */
+/**
+ * Blocks with contents derived from a test's number for them, and ways to read stored data back.
+ * Block number {@code n} is block {@link #sequenceOf sequence} {@code n % 10} of map attempt
+ * {@code n / 10}, so that its (taskAttemptId, sequence) identity gives the number back.
+ */
 final class Blocks {
   private Blocks() {}
+
+  /** The map attempt that wrote block number {@code blockId}. */
+  static long attemptOf(long blockId) {
+    return blockId / 10;
+  }
+
+  /** Block number {@code blockId}'s sequence among its attempt's blocks. */
+  static int sequenceOf(long blockId) {
+    return (int) (blockId % 10);
+  }
+
+  /** The test's number of the block an index entry describes. */
+  static long idOf(IndexEntry entry) {
+    return entry.taskAttemptId() * 10 + entry.sequence();
+  }
 
   /** The bytes of block {@code blockId}: a length and contents that follow from the id alone. */
   static byte[] contents(long blockId) {
@@ -42,8 +62,8 @@ final class Blocks {
     for (int i = 0; i < count; i++) {
       long id = firstId + i;
       byte[] bytes = contents(id);
-      blocks.add(new TestBlock(buffer(bytes, i % 3), id, id / 10, bytes.length * 3,
-          Crc32c.of(bytes)));
+      blocks.add(new TestBlock(buffer(bytes, i % 3), attemptOf(id), sequenceOf(id),
+          bytes.length * 3, Crc32c.of(bytes)));
     }
     return blocks;
   }
@@ -152,8 +172,8 @@ final class Blocks {
       IndexEntry entry = entries.get(i);
       long id = firstId + i;
       byte[] bytes = contents(id);
-      assertEquals(new IndexEntry(offset, bytes.length, bytes.length * 3, Crc32c.of(bytes), id,
-          id / 10), entry, "entry " + i);
+      assertEquals(new IndexEntry(offset, bytes.length, bytes.length * 3, Crc32c.of(bytes),
+          attemptOf(id), sequenceOf(id)), entry, "entry " + i);
       assertArrayEquals(bytes, readStream(partition.data(entry.offset(), entry.length())),
           "bytes of block " + id);
       offset += bytes.length;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.shuffle.IndexEntry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
+import io.sluice.common.shuffle.IndexEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -173,7 +174,7 @@ class PartitionFilesTest {
             }
             if (!entries.isEmpty()) {
               IndexEntry last = entries.get(entries.size() - 1);
-              assertArrayEquals(Blocks.contents(last.blockId()),
+              assertArrayEquals(Blocks.contents(Blocks.idOf(last)),
                   Blocks.readStream(partition.data(last.offset(), last.length())));
               checkedBlocks.incrementAndGet();
             }

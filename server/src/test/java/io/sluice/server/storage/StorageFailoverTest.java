@@ -13,6 +13,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.shuffle.IndexEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

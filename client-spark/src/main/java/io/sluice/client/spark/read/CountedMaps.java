@@ -1,5 +1,7 @@
 package io.sluice.client.spark.read;
 
+import io.sluice.client.spark.MapOutputLocation;
+import io.sluice.common.shuffle.read.PartitionFetchException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +13,6 @@ import org.apache.spark.storage.BlockManagerId;
  * The map outputs a reduce task reads, as Spark's map output tracker lists them: for each
  * partition, the map attempts whose output counts (the attempt each MapStatus records) and wrote
  * bytes to it. Speculative and failed attempts are absent, so their blocks are dropped on read.
- * Also names, for a partition that cannot be read, the map output Spark must compute again.
  */
 final class CountedMaps {
 
@@ -47,30 +48,17 @@ final class CountedMaps {
   }
 
   /**
-   * The exception that makes Spark compute a partition's map output again. It names the map output
-   * of {@code taskAttemptId} when that attempt counts for the partition, else the partition's first
-   * counted map output.
+   * The exception that makes Spark compute the shuffle's whole map output again: it names the
+   * shuffle's synthetic location and no single map (see {@link MapOutputLocation}), so that one
+   * lost partition costs one re-run of the map stage.
    */
-  FetchFailedException fetchFailed(
-      int partition, long taskAttemptId, String message, Throwable cause) {
-    List<MapOutput> outputs = outputs(partition);
-    if (outputs.isEmpty()) {
-      throw new IllegalArgumentException("partition " + partition + " of shuffle " + shuffleId
-          + " has no counted map output; cannot report: " + message, cause);
-    }
-    MapOutput blamed = outputs.get(0);
-    for (MapOutput o : outputs) {
-      if (o.taskAttemptId() == taskAttemptId) {
-        blamed = o;
-        break;
-      }
-    }
-    return SparkReadCalls.fetchFailed(blamed.location(), shuffleId, blamed.taskAttemptId(),
-        blamed.mapIndex(), partition, message, cause);
+  FetchFailedException fetchFailed(int partition, String message, Throwable cause) {
+    return SparkReadCalls.fetchFailed(MapOutputLocation.of(shuffleId), shuffleId, -1L, -1,
+        partition, message, cause);
   }
 
   FetchFailedException fetchFailed(PartitionFetchException e) {
-    return fetchFailed(e.partition(), e.taskAttemptId(), e.getMessage(), e);
+    return fetchFailed(e.partition(), e.getMessage(), e);
   }
 
   private List<MapOutput> outputs(int partition) {

@@ -3,6 +3,10 @@ package io.sluice.client.spark.read;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.sluice.common.codec.CorruptBlockException;
+import io.sluice.common.shuffle.read.BlockDecoder;
+import io.sluice.common.shuffle.read.BlockSource;
+import io.sluice.common.shuffle.read.FetchedBlock;
+import io.sluice.common.shuffle.read.PartitionFetchException;
 import java.io.IOException;
 import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
@@ -15,8 +19,8 @@ import scala.collection.Iterator;
 import scala.collection.Iterator$;
 
 /**
- * The records of every fetched block, block after block, on the task's thread: verifies and
- * decompresses each block, deserializes it with one stream (the writer closed one serialize stream
+ * The records of every fetched block, block after block, on the task's thread: decompresses each
+ * block (the reader checked its CRC32C), deserializes it with one stream (the writer closed one serialize stream
  * per block), and reports Spark's shuffle read metrics. A partition that cannot be read, or a block
  * whose CRC or compression is wrong, surfaces here as Spark's {@code FetchFailedException}.
  *
@@ -116,7 +120,7 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
     try {
       bytes = decoder.decode(block);
     } catch (CorruptBlockException e) {
-      throw Unchecked.rethrow(maps.fetchFailed(block.partition(), block.taskAttemptId(),
+      throw Unchecked.rethrow(maps.fetchFailed(block.partition(),
           "corrupt shuffle block: " + e.getMessage(), e));
     } finally {
       source.consumed(block);

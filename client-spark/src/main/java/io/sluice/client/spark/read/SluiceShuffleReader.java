@@ -1,13 +1,16 @@
 package io.sluice.client.spark.read;
 
-import io.sluice.client.spark.ShuffleAssignment;
+import io.sluice.client.spark.DriverLocator;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceShuffleHandle;
-import io.sluice.client.spark.read.ShuffleBlockFetcher.PartitionSource;
-import io.sluice.common.transport.TransportClient;
+import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.shuffle.read.BlockDecoder;
+import io.sluice.common.shuffle.read.PartitionReader;
+import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.Aggregator;
 import org.apache.spark.InterruptibleIterator;
 import org.apache.spark.ShuffleDependency;
@@ -27,10 +30,11 @@ import scala.math.Ordering;
  * sorting as Spark's built-in reader does.
  *
  * <p>The map attempts that count are those of Spark's map output tracker; blocks of any other
- * attempt are dropped. Blocks are fetched ahead in the background ({@link ShuffleBlockFetcher});
- * a partition that cannot be read completely and correctly fails the task with a
- * {@code FetchFailedException} that names a map output of that partition, so that Spark computes
- * it again.
+ * attempt are dropped. Blocks are fetched ahead in the background by the shuffle protocol's
+ * {@link PartitionReader}, from every location each partition had, falling back to replicas; a
+ * partition that cannot be read completely and correctly fails the task with a
+ * {@code FetchFailedException} for the whole shuffle (see {@link CountedMaps#fetchFailed}), so that
+ * Spark runs the map stage once more.
  *
  * <p>The metrics reporter is the temporary one Spark's callers pass; it is merged into the task's
  * metrics after the last record or when the task ends, whichever comes first.
@@ -44,11 +48,12 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final TaskContext context;
   private final ShuffleReadMetricsReporter metrics;
   private final SluiceClientContext client;
+  private final DriverLocator locator;
 
   /** Ranges are half-open; {@code endMapIndex} may be {@code Integer.MAX_VALUE} for all maps. */
   public SluiceShuffleReader(SluiceShuffleHandle<K, ?, C> handle, int startMapIndex,
       int endMapIndex, int startPartition, int endPartition, TaskContext context,
-      ShuffleReadMetricsReporter metrics, SluiceClientContext client) {
+      ShuffleReadMetricsReporter metrics, SluiceClientContext client, DriverLocator locator) {
     this.handle = handle;
     this.startMapIndex = startMapIndex;
     this.endMapIndex = endMapIndex;
@@ -57,6 +62,7 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
     this.context = context;
     this.metrics = metrics;
     this.client = client;
+    this.locator = locator;
   }
 
   @Override
@@ -64,63 +70,59 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
     ShuffleDependency<K, ?, C> dependency = handle.dependency();
     CountedMaps maps = SparkReadCalls.countedMaps(
         handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition);
-    ShuffleBlockFetcher fetcher = new ShuffleBlockFetcher(handle.appId(), handle.shuffleId(),
-        sources(maps), FetchSettings.from(client.conf()), client.layout(), client.allocator(),
+    PartitionReader reader = new PartitionReader(handle.appId(), handle.shuffleId(),
+        sources(maps), client.fetchSettings(), client.clients(), client.allocator(),
         client.scheduler());
-    RecordIterator records = new RecordIterator(fetcher,
+    RecordIterator records = new RecordIterator(reader,
         new BlockDecoder(client.codec(), client.allocator()),
         dependency.serializer().newInstance(), metrics, maps, context::killTaskIfInterrupted,
         () -> {
-          fetcher.close();
+          reader.close();
           SparkReadCalls.mergeReadMetrics(context);
         });
     context.addTaskCompletionListener((TaskCompletionListener) done -> {
       try {
         records.close();
       } finally {
-        fetcher.close();
+        reader.close();
         SparkReadCalls.mergeReadMetrics(done);
       }
     });
-    fetcher.start();
+    reader.start();
     return aggregateAndSort(dependency, new InterruptibleIterator<>(context, records));
   }
 
-  /** Where each needed partition is read from; connects to each server once, on this thread. */
+  /**
+   * Where each needed partition is read from: every location it had, as the driver knows them. The
+   * driver is asked only when a partition has bytes to read.
+   */
   private List<PartitionSource> sources(CountedMaps maps) {
-    ShuffleAssignment assignment = handle.assignment();
-    TransportClient[] connections = new TransportClient[assignment.serverCount()];
+    int[] partitions = maps.partitions();
     List<PartitionSource> sources = new ArrayList<>();
-    for (int partition : maps.partitions()) {
-      if (partition >= assignment.numPartitions()) {
-        throw new IllegalStateException("partition " + partition + " of shuffle "
-            + handle.shuffleId() + " is not in its assignment of "
-            + assignment.numPartitions() + " partitions");
-      }
-      int server = assignment.serverOf(partition);
-      if (connections[server] == null) {
-        connections[server] = connect(maps, partition, assignment, server);
-      }
-      sources.add(new PartitionSource(partition, connections[server],
-          assignment.describe(server), maps.attempts(partition)));
+    if (partitions.length == 0) {
+      return sources;
     }
-    return sources;
-  }
-
-  /** A server that cannot be reached fails the fetch at once: a refused connection is a fact. */
-  private TransportClient connect(
-      CountedMaps maps, int partition, ShuffleAssignment assignment, int server) {
+    int numPartitions = handle.locations().numPartitions();
+    int last = partitions[partitions.length - 1];
+    if (last >= numPartitions) {
+      throw new IllegalStateException("partition " + last + " of shuffle " + handle.shuffleId()
+          + " is not among its " + numPartitions + " partitions");
+    }
+    Map<Integer, List<PartitionLocation>> locations;
     try {
-      return client.clients().getClient(assignment.host(server), assignment.port(server));
+      locations = locator.allLocations(partitions[0], last + 1);
     } catch (IOException e) {
-      throw Unchecked.rethrow(maps.fetchFailed(partition, -1, "cannot connect to server "
-          + assignment.describe(server) + ", which holds partition " + partition
-          + " of shuffle " + handle.shuffleId() + ": " + e.getMessage(), e));
+      throw Unchecked.rethrow(maps.fetchFailed(partitions[0], e.getMessage(), e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       context.killTaskIfInterrupted();
       throw Unchecked.rethrow(e);
     }
+    for (int partition : partitions) {
+      sources.add(new PartitionSource(partition, locations.get(partition),
+          maps.attempts(partition)));
+    }
+    return sources;
   }
 
   /** Spark's reduce side, as its BlockStoreShuffleReader composes it. */

@@ -2,19 +2,18 @@ package io.sluice.client.spark.write;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.client.spark.MapOutputLocation;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceClientOptions;
 import io.sluice.client.spark.SluiceShuffleHandle;
 import io.sluice.client.spark.SparkCompat;
-import io.sluice.common.block.BlockIdAllocator;
-import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.codec.CompressionCodec;
-import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.shuffle.push.MapOutputPusher;
+import io.sluice.common.shuffle.push.PartitionLocator;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import org.apache.spark.Partitioner;
 import org.apache.spark.ShuffleDependency;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.scheduler.MapStatus;
 import org.apache.spark.serializer.Serializer;
@@ -26,8 +25,9 @@ import scala.collection.Iterator;
 
 /**
  * A map task's writer: partitions (and, when the dependency asks, combines) records, serializes them
- * into per-partition blocks, compresses and checksums each block, pushes them in batches, commits the
- * block ids once all are acknowledged, and reports each partition's true size to Spark.
+ * into per-partition blocks, compresses each block and hands it to the shuffle protocol's
+ * {@link MapOutputPusher}, which pushes, relocates and commits; then reports each partition's size
+ * to Spark at the shuffle's synthetic {@link MapOutputLocation}.
  */
 public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final SluiceShuffleHandle<K, V, C> handle;
@@ -37,13 +37,12 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final ShuffleWriteMetricsReporter metrics;
   private final SluiceClientContext client;
   private final long[] partitionLengths;
-  private final BlockIdAllocator blockIds;
-  private final BlockPusher pusher;
+  private final MapOutputPusher pusher;
   private final PartitionBuffers buffers;
   private MapStatus mapStatus;
 
   public SluiceShuffleWriter(SluiceShuffleHandle<K, V, C> handle, long mapId, TaskContext context,
-      ShuffleWriteMetricsReporter metrics, SluiceClientContext client) {
+      ShuffleWriteMetricsReporter metrics, SluiceClientContext client, PartitionLocator locator) {
     this.handle = handle;
     this.dependency = handle.dependency();
     this.mapId = mapId;
@@ -52,8 +51,9 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     this.client = client;
     int numPartitions = dependency.partitioner().numPartitions();
     this.partitionLengths = new long[numPartitions];
-    this.blockIds = new BlockIdAllocator(client.layout(), numPartitions, context.taskAttemptId());
-    this.pusher = new BlockPusher(client, handle.assignment(), handle.appId(), handle.shuffleId());
+    this.pusher = new MapOutputPusher(client.clients(), client.allocator(), client.scheduler(),
+        client.pushSettings(), locator, handle.appId(), handle.shuffleId(), numPartitions,
+        context.taskAttemptId());
     Serializer serializer = dependency.serializer();
     this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
         serializer.newInstance(), serializer.supportsRelocationOfSerializedObjects(),
@@ -84,19 +84,18 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     pusher.finish();
     long commitStart = System.nanoTime();
     try {
-      MapOutputCommitter.commit(client, handle.assignment(), handle.appId(), handle.shuffleId(),
-          context.partitionId(), context.taskAttemptId(), blockCounts());
+      pusher.commit(context.partitionId());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while committing");
     }
     // Write time is the time the task could not go on: waiting for acknowledgements and commits.
     metrics.incWriteTime(pusher.waitNanos() + System.nanoTime() - commitStart);
-    mapStatus = SparkCompat.mapStatus(SparkEnv.get().blockManager().shuffleServerId(),
-        partitionLengths, mapId);
+    mapStatus = SparkCompat.mapStatus(MapOutputLocation.of(handle.shuffleId()), partitionLengths,
+        mapId);
   }
 
-  /** Compresses one block, checksums it and hands it to the pusher. */
+  /** Compresses one block and hands it to the pusher. */
   private void encodeAndPush(int partition, byte[] bytes, int length) throws IOException {
     CompressionCodec codec = client.codec();
     ByteBuf compressed = client.allocator().directBuffer(codec.maxCompressedLength(length));
@@ -107,19 +106,9 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
       throw e;
     }
     int size = compressed.readableBytes();
-    BlockDescriptor block = new BlockDescriptor(partition, blockIds.next(partition),
-        context.taskAttemptId(), size, length, Crc32c.of(compressed));
     partitionLengths[partition] += size;
     metrics.incBytesWritten(size);
-    pusher.add(block, compressed);
-  }
-
-  private int[] blockCounts() {
-    int[] counts = new int[partitionLengths.length];
-    for (int p = 0; p < counts.length; p++) {
-      counts[p] = blockIds.blockCount(p);
-    }
-    return counts;
+    pusher.add(partition, compressed, length);
   }
 
   @Override

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.sluice.client.spark.MapOutputLocation;
+import io.sluice.common.shuffle.read.PartitionFetchException;
 import java.io.IOException;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.shuffle.FetchFailedException;
@@ -35,28 +37,28 @@ class CountedMapsTest {
   }
 
   @Test
-  void aFetchFailureNamesTheMapOutputOfTheAttemptAtFault() {
+  void aFetchFailureNamesTheShufflesSyntheticLocationAndNoMap() {
     IOException cause = new IOException("boom");
-    FetchFailedException e = maps().fetchFailed(4, 612, "block 88 is missing", cause);
+    FetchFailedException e = maps().fetchFailed(4, "block 88 is missing", cause);
 
     FetchFailed reason = (FetchFailed) e.toTaskFailedReason();
-    assertEquals(EXEC_2, reason.bmAddress());
+    // Spark then unregisters every map output "on" that location: the whole shuffle, once.
+    assertEquals(MapOutputLocation.of(9), reason.bmAddress());
+    assertEquals("sluice-shuffle-9", reason.bmAddress().executorId());
     assertEquals(9, reason.shuffleId());
-    assertEquals(612, reason.mapId());
-    assertEquals(1, reason.mapIndex());
+    assertEquals(-1, reason.mapId());
+    assertEquals(-1, reason.mapIndex());
     assertEquals(4, reason.reduceId());
     assertEquals("block 88 is missing", e.getMessage());
     assertSame(cause, e.getCause());
   }
 
   @Test
-  void withoutAnAttemptAtFaultItNamesThePartitionsFirstMapOutput() {
-    FetchFailed reason = (FetchFailed) maps()
-        .fetchFailed(new PartitionFetchException(4, -1, "server lost", null))
-        .toTaskFailedReason();
-    assertEquals(EXEC_1, reason.bmAddress());
-    assertEquals(500, reason.mapId());
-    assertEquals(0, reason.mapIndex());
+  void aPartitionFetchExceptionBecomesTheSameFailure() {
+    PartitionFetchException cause = new PartitionFetchException(4, "server lost", null);
+    FetchFailed reason = (FetchFailed) maps().fetchFailed(cause).toTaskFailedReason();
+    assertEquals(MapOutputLocation.of(9), reason.bmAddress());
+    assertEquals(-1, reason.mapIndex());
     assertEquals(4, reason.reduceId());
   }
 }

@@ -18,7 +18,6 @@ import java.util.Objects;
  * order). Listing servers once keeps the answer small for shuffles with many partitions.
  */
 public final class AssignmentResponse implements ResponseMessage {
-  private static final int[][] NO_PARTITIONS = new int[0][];
 
   private final ResponseHeader header;
   private final List<ServerAddress> servers;
@@ -31,7 +30,7 @@ public final class AssignmentResponse implements ResponseMessage {
    * @throws IllegalArgumentException if an index is out of range or a partition has more than 65535
    *     servers
    */
-  public AssignmentResponse(long requestId, StatusCode status, String errorMessage,
+  private AssignmentResponse(long requestId, StatusCode status, String errorMessage,
       List<ServerAddress> servers, int[][] partitionServers) {
     this(new ResponseHeader(requestId, status, errorMessage), List.copyOf(servers),
         partitionServers);
@@ -56,12 +55,6 @@ public final class AssignmentResponse implements ResponseMessage {
   public static AssignmentResponse ok(
       long requestId, List<ServerAddress> servers, int[][] partitionServers) {
     return new AssignmentResponse(requestId, StatusCode.OK, "", servers, partitionServers);
-  }
-
-  /** An error answer: no servers, no partitions. */
-  public static AssignmentResponse error(long requestId, StatusCode status, String message) {
-    return new AssignmentResponse(
-        ResponseHeader.error(requestId, status, message), List.of(), NO_PARTITIONS);
   }
 
   @Override

@@ -7,36 +7,40 @@ import java.util.List;
 
 /**
  * One block in a body that carries several blocks back to back ({@link PushDataRequest},
- * {@link FetchMemoryDataResponse}): {@code int32 partitionId | int64 blockId | int64 taskAttemptId |
- * int32 length | int32 uncompressedLength | int32 crc32c}, 32 bytes.
+ * {@link FetchMemoryDataResponse}): {@code int32 partitionId | int64 taskAttemptId | int32 sequence |
+ * int32 length | int32 uncompressedLength | int32 crc32c}, 28 bytes.
+ *
+ * <p>A block is identified by (partitionId, taskAttemptId, sequence): the blocks one map attempt
+ * writes to one partition are numbered 0, 1, 2, ... and its commit says how many there are.
  *
  * @param partitionId the partition the block belongs to
- * @param blockId opaque block id, unique within a shuffle
  * @param taskAttemptId the map task attempt that wrote the block
+ * @param sequence the block's number among the blocks that attempt wrote to the partition
  * @param length bytes of the block in the body (compressed size)
  * @param uncompressedLength bytes after decompression
  * @param crc32c CRC32C of the block's {@code length} bytes as sent
  */
 public record BlockDescriptor(
     int partitionId,
-    long blockId,
     long taskAttemptId,
+    int sequence,
     int length,
     int uncompressedLength,
     int crc32c) {
 
-  public static final int ENCODED_LENGTH = 4 + 8 + 8 + 4 + 4 + 4;
+  public static final int ENCODED_LENGTH = 4 + 8 + 4 + 4 + 4 + 4;
 
   public BlockDescriptor {
-    if (length < 0) {
-      throw new IllegalArgumentException("negative block length " + length);
+    if (length < 0 || sequence < 0) {
+      throw new IllegalArgumentException(
+          "negative block length " + length + " or sequence " + sequence);
     }
   }
 
   public void encode(ByteBuf out) {
     out.writeInt(partitionId);
-    out.writeLong(blockId);
     out.writeLong(taskAttemptId);
+    out.writeInt(sequence);
     out.writeInt(length);
     out.writeInt(uncompressedLength);
     out.writeInt(crc32c);
@@ -44,16 +48,17 @@ public record BlockDescriptor(
 
   public static BlockDescriptor decode(ByteBuf in) {
     int partitionId = in.readInt();
-    long blockId = in.readLong();
     long taskAttemptId = in.readLong();
+    int sequence = in.readInt();
     int length = in.readInt();
     int uncompressedLength = in.readInt();
     int crc32c = in.readInt();
-    if (length < 0) {
-      throw new CorruptFrameException("negative length " + length + " of block " + blockId);
+    if (length < 0 || sequence < 0) {
+      throw new CorruptFrameException("negative length " + length + " or sequence " + sequence
+          + " of a block of map attempt " + taskAttemptId);
     }
     return new BlockDescriptor(
-        partitionId, blockId, taskAttemptId, length, uncompressedLength, crc32c);
+        partitionId, taskAttemptId, sequence, length, uncompressedLength, crc32c);
   }
 
   /** Sum of the blocks' lengths: the size the body carrying them must have. */

@@ -1,33 +1,55 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.CorruptFrameException;
 import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Sent when a map task attempt ends: the ids of the blocks it wrote, per partition, so that readers
- * can tell complete output from the leftovers of failed or speculative attempts. Answered by a
- * {@link StatusResponse}.
+ * Sent when a map task attempt has written everything and every push was acknowledged: how many
+ * blocks it wrote to each partition this server holds. Its blocks of a partition are numbered
+ * {@code 0 .. blockCount - 1}, so the count is all a reader needs to tell the attempt's complete
+ * output from a failed or speculative attempt's leftovers. Encoded as {@code int32 count} followed
+ * by {@code count x (int32 partitionId | int32 blockCount)}. Answered by a {@link StatusResponse}.
  */
 public final class CommitMapOutputRequest implements RequestMessage {
+  private static final int ENTRY_LENGTH = 8;
+
   private final long requestId;
   private final String appId;
   private final int shuffleId;
   private final int mapIndex;
   private final long taskAttemptId;
-  private final List<PartitionBlockIds> partitions;
+  private final int[] partitionIds;
+  private final int[] blockCounts;
 
+  /**
+   * Takes the arrays as they are (no copy): the caller must not modify them afterwards.
+   *
+   * @throws IllegalArgumentException if the arrays differ in length or a count is below 1
+   */
   public CommitMapOutputRequest(long requestId, String appId, int shuffleId, int mapIndex,
-      long taskAttemptId, List<PartitionBlockIds> partitions) {
+      long taskAttemptId, int[] partitionIds, int[] blockCounts) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.mapIndex = mapIndex;
     this.taskAttemptId = taskAttemptId;
-    this.partitions = List.copyOf(partitions);
+    this.partitionIds = Objects.requireNonNull(partitionIds, "partitionIds");
+    this.blockCounts = Objects.requireNonNull(blockCounts, "blockCounts");
+    if (partitionIds.length != blockCounts.length) {
+      throw new IllegalArgumentException(partitionIds.length + " partitions but "
+          + blockCounts.length + " block counts");
+    }
+    for (int count : blockCounts) {
+      if (count < 1) {
+        throw new IllegalArgumentException("a committed partition has at least one block, got "
+            + count);
+      }
+    }
   }
 
   @Override
@@ -56,18 +78,20 @@ public final class CommitMapOutputRequest implements RequestMessage {
     return taskAttemptId;
   }
 
-  /** The block ids the attempt wrote, one entry per partition it wrote to. */
-  public List<PartitionBlockIds> partitions() {
-    return partitions;
+  /** The partitions the attempt wrote to; shared with this message, do not modify. */
+  public int[] partitionIds() {
+    return partitionIds;
+  }
+
+  /** Blocks written to each of {@link #partitionIds()}; shared with this message, do not modify. */
+  public int[] blockCounts() {
+    return blockCounts;
   }
 
   @Override
   public int encodedLength() {
-    int length = 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 + 4;
-    for (PartitionBlockIds partition : partitions) {
-      length += partition.encodedLength();
-    }
-    return length;
+    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 + 4
+        + ENTRY_LENGTH * partitionIds.length;
   }
 
   @Override
@@ -77,9 +101,10 @@ public final class CommitMapOutputRequest implements RequestMessage {
     out.writeInt(shuffleId);
     out.writeInt(mapIndex);
     out.writeLong(taskAttemptId);
-    out.writeInt(partitions.size());
-    for (PartitionBlockIds partition : partitions) {
-      partition.encode(out);
+    out.writeInt(partitionIds.length);
+    for (int i = 0; i < partitionIds.length; i++) {
+      out.writeInt(partitionIds[i]);
+      out.writeInt(blockCounts[i]);
     }
   }
 
@@ -89,13 +114,19 @@ public final class CommitMapOutputRequest implements RequestMessage {
     int shuffleId = in.readInt();
     int mapIndex = in.readInt();
     long taskAttemptId = in.readLong();
-    int count = WireEncoding.readCount(in, PartitionBlockIds.MIN_ENCODED_LENGTH, "partition");
-    PartitionBlockIds[] partitions = new PartitionBlockIds[count];
+    int count = WireEncoding.readCount(in, ENTRY_LENGTH, "partition");
+    int[] partitionIds = new int[count];
+    int[] blockCounts = new int[count];
     for (int i = 0; i < count; i++) {
-      partitions[i] = PartitionBlockIds.decode(in);
+      partitionIds[i] = in.readInt();
+      blockCounts[i] = in.readInt();
+      if (blockCounts[i] < 1) {
+        throw new CorruptFrameException("block count " + blockCounts[i] + " for partition "
+            + partitionIds[i] + "; a committed partition has at least one block");
+      }
     }
     return new CommitMapOutputRequest(
-        requestId, appId, shuffleId, mapIndex, taskAttemptId, List.of(partitions));
+        requestId, appId, shuffleId, mapIndex, taskAttemptId, partitionIds, blockCounts);
   }
 
   @Override
@@ -106,18 +137,20 @@ public final class CommitMapOutputRequest implements RequestMessage {
         && shuffleId == other.shuffleId
         && mapIndex == other.mapIndex
         && taskAttemptId == other.taskAttemptId
-        && partitions.equals(other.partitions);
+        && Arrays.equals(partitionIds, other.partitionIds)
+        && Arrays.equals(blockCounts, other.blockCounts);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(requestId, appId, shuffleId, mapIndex, taskAttemptId, partitions);
+    return 31 * (31 * Objects.hash(requestId, appId, shuffleId, mapIndex, taskAttemptId)
+        + Arrays.hashCode(partitionIds)) + Arrays.hashCode(blockCounts);
   }
 
   @Override
   public String toString() {
     return "CommitMapOutputRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
         + shuffleId + ", mapIndex=" + mapIndex + ", taskAttemptId=" + taskAttemptId
-        + ", partitions=" + partitions.size() + "]";
+        + ", partitions=" + partitionIds.length + "]";
   }
 }

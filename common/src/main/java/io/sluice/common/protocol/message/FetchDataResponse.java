@@ -1,7 +1,6 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.AbstractBodyMessage;
@@ -20,7 +19,7 @@ public final class FetchDataResponse extends AbstractBodyMessage implements Resp
   private final ResponseHeader header;
 
   /** Takes over the caller's reference to {@code body}. */
-  public FetchDataResponse(
+  private FetchDataResponse(
       long requestId, StatusCode status, String errorMessage, ManagedBuffer body) {
     this(new ResponseHeader(requestId, status, errorMessage), body);
   }
@@ -33,12 +32,6 @@ public final class FetchDataResponse extends AbstractBodyMessage implements Resp
   /** Takes over the caller's reference to {@code data}. */
   public static FetchDataResponse ok(long requestId, ManagedBuffer data) {
     return new FetchDataResponse(requestId, StatusCode.OK, "", data);
-  }
-
-  /** An error answer with an empty body. */
-  public static FetchDataResponse error(long requestId, StatusCode status, String message) {
-    return new FetchDataResponse(ResponseHeader.error(requestId, status, message),
-        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.AbstractBodyMessage;
@@ -22,7 +21,7 @@ public final class FetchIndexResponse extends AbstractBodyMessage implements Res
   private final long dataFileLength;
 
   /** Takes over the caller's reference to {@code body}. */
-  public FetchIndexResponse(long requestId, StatusCode status, String errorMessage,
+  private FetchIndexResponse(long requestId, StatusCode status, String errorMessage,
       long dataFileLength, ManagedBuffer body) {
     this(new ResponseHeader(requestId, status, errorMessage), dataFileLength, body);
   }
@@ -37,12 +36,6 @@ public final class FetchIndexResponse extends AbstractBodyMessage implements Res
   public static FetchIndexResponse ok(
       long requestId, long dataFileLength, ManagedBuffer indexBytes) {
     return new FetchIndexResponse(requestId, StatusCode.OK, "", dataFileLength, indexBytes);
-  }
-
-  /** An error answer: data file length 0 and an empty body. */
-  public static FetchIndexResponse error(long requestId, StatusCode status, String message) {
-    return new FetchIndexResponse(ResponseHeader.error(requestId, status, message), 0L,
-        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
   }
 
   @Override

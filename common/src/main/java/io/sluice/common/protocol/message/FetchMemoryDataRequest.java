@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -11,8 +12,10 @@ import java.util.Objects;
  * in the order they arrived. The server numbers a partition's blocks in arrival order; the reader
  * pages through them by that sequence number, repeating with the response's
  * {@link FetchMemoryDataResponse#lastSequence()} while it says there is more. Paging by sequence
- * rather than by block id means a block flushed between two pages is never skipped: it is either in a
- * later page or on disk.
+ * rather than by block means a block flushed between two pages is never skipped: it is either in a
+ * later page or on disk. Only blocks of the listed map attempts are returned (an empty list returns
+ * every attempt's), so that a reader of a map range (AQE's skew splits and local reads) moves only
+ * the bytes it needs.
  */
 public final class FetchMemoryDataRequest implements RequestMessage {
   /** {@link #afterSequence()} asking for the blocks from the first one on. */
@@ -24,15 +27,18 @@ public final class FetchMemoryDataRequest implements RequestMessage {
   private final int partitionId;
   private final long afterSequence;
   private final int maxBytes;
+  private final long[] taskAttemptIds;
 
+  /** Takes {@code taskAttemptIds} as is (no copy): the caller must not modify it afterwards. */
   public FetchMemoryDataRequest(long requestId, String appId, int shuffleId, int partitionId,
-      long afterSequence, int maxBytes) {
+      long afterSequence, int maxBytes, long[] taskAttemptIds) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.partitionId = partitionId;
     this.afterSequence = afterSequence;
     this.maxBytes = maxBytes;
+    this.taskAttemptIds = Objects.requireNonNull(taskAttemptIds, "taskAttemptIds");
   }
 
   @Override
@@ -67,9 +73,15 @@ public final class FetchMemoryDataRequest implements RequestMessage {
     return maxBytes;
   }
 
+  /** The map attempts whose blocks to return, empty for all; shared, do not modify. */
+  public long[] taskAttemptIds() {
+    return taskAttemptIds;
+  }
+
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 + 4;
+    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 + 4
+        + WireEncoding.longArrayLength(taskAttemptIds);
   }
 
   @Override
@@ -80,6 +92,7 @@ public final class FetchMemoryDataRequest implements RequestMessage {
     out.writeInt(partitionId);
     out.writeLong(afterSequence);
     out.writeInt(maxBytes);
+    WireEncoding.writeLongArray(out, taskAttemptIds);
   }
 
   public static FetchMemoryDataRequest decode(ByteBuf in) {
@@ -89,8 +102,9 @@ public final class FetchMemoryDataRequest implements RequestMessage {
     int partitionId = in.readInt();
     long afterSequence = in.readLong();
     int maxBytes = in.readInt();
+    long[] taskAttemptIds = WireEncoding.readLongArray(in);
     return new FetchMemoryDataRequest(
-        requestId, appId, shuffleId, partitionId, afterSequence, maxBytes);
+        requestId, appId, shuffleId, partitionId, afterSequence, maxBytes, taskAttemptIds);
   }
 
   @Override
@@ -101,18 +115,20 @@ public final class FetchMemoryDataRequest implements RequestMessage {
         && shuffleId == other.shuffleId
         && partitionId == other.partitionId
         && afterSequence == other.afterSequence
-        && maxBytes == other.maxBytes;
+        && maxBytes == other.maxBytes
+        && Arrays.equals(taskAttemptIds, other.taskAttemptIds);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(requestId, appId, shuffleId, partitionId, afterSequence, maxBytes);
+    return 31 * Objects.hash(requestId, appId, shuffleId, partitionId, afterSequence, maxBytes)
+        + Arrays.hashCode(taskAttemptIds);
   }
 
   @Override
   public String toString() {
     return "FetchMemoryDataRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
         + shuffleId + ", partitionId=" + partitionId + ", afterSequence=" + afterSequence
-        + ", maxBytes=" + maxBytes + "]";
+        + ", maxBytes=" + maxBytes + ", taskAttemptIds=" + taskAttemptIds.length + "]";
   }
 }

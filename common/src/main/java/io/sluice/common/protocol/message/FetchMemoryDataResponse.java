@@ -1,7 +1,6 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.AbstractBodyMessage;
@@ -32,7 +31,7 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
    *
    * @throws IllegalArgumentException if the blocks' lengths do not add up to the body's size
    */
-  public FetchMemoryDataResponse(long requestId, StatusCode status, String errorMessage,
+  private FetchMemoryDataResponse(long requestId, StatusCode status, String errorMessage,
       boolean hasMore, long lastSequence, List<BlockDescriptor> blocks, ManagedBuffer body) {
     this(new ResponseHeader(requestId, status, errorMessage), hasMore, lastSequence, blocks, body);
   }
@@ -54,12 +53,6 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
       ManagedBuffer body) {
     return new FetchMemoryDataResponse(requestId, StatusCode.OK, "", hasMore, lastSequence, blocks,
         body);
-  }
-
-  /** An error answer: no blocks, no more, an empty body. */
-  public static FetchMemoryDataResponse error(long requestId, StatusCode status, String message) {
-    return new FetchMemoryDataResponse(ResponseHeader.error(requestId, status, message), false,
-        FetchMemoryDataRequest.FROM_START, List.of(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
   }
 
   @Override

@@ -18,15 +18,18 @@ public final class GetAssignmentRequest implements RequestMessage {
   private final int numPartitions;
   private final int replicaCount;
   private final List<String> tags;
+  private final List<String> excludedServerIds;
 
   public GetAssignmentRequest(long requestId, String appId, int shuffleId, int numPartitions,
-      int replicaCount, List<String> tags) {
+      int replicaCount, List<String> tags, List<String> excludedServerIds) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.numPartitions = numPartitions;
     this.replicaCount = replicaCount;
     this.tags = WireEncoding.checkStringList("tags", tags);
+    this.excludedServerIds =
+        WireEncoding.checkStringList("excludedServerIds", excludedServerIds);
   }
 
   @Override
@@ -61,9 +64,18 @@ public final class GetAssignmentRequest implements RequestMessage {
     return tags;
   }
 
+  /**
+   * Servers that must not be named, whatever their state (the client found them unreachable);
+   * empty for none.
+   */
+  public List<String> excludedServerIds() {
+    return excludedServerIds;
+  }
+
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 4 + WireEncoding.stringListLength(tags);
+    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 4 + WireEncoding.stringListLength(tags)
+        + WireEncoding.stringListLength(excludedServerIds);
   }
 
   @Override
@@ -74,6 +86,7 @@ public final class GetAssignmentRequest implements RequestMessage {
     out.writeInt(numPartitions);
     out.writeInt(replicaCount);
     WireEncoding.writeStringList(out, tags);
+    WireEncoding.writeStringList(out, excludedServerIds);
   }
 
   public static GetAssignmentRequest decode(ByteBuf in) {
@@ -83,7 +96,9 @@ public final class GetAssignmentRequest implements RequestMessage {
     int numPartitions = in.readInt();
     int replicaCount = in.readInt();
     List<String> tags = WireEncoding.readStringList(in);
-    return new GetAssignmentRequest(requestId, appId, shuffleId, numPartitions, replicaCount, tags);
+    List<String> excluded = WireEncoding.readStringList(in);
+    return new GetAssignmentRequest(
+        requestId, appId, shuffleId, numPartitions, replicaCount, tags, excluded);
   }
 
   @Override
@@ -94,18 +109,20 @@ public final class GetAssignmentRequest implements RequestMessage {
         && shuffleId == other.shuffleId
         && numPartitions == other.numPartitions
         && replicaCount == other.replicaCount
-        && tags.equals(other.tags);
+        && tags.equals(other.tags)
+        && excludedServerIds.equals(other.excludedServerIds);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(requestId, appId, shuffleId, numPartitions, replicaCount, tags);
+    return Objects.hash(
+        requestId, appId, shuffleId, numPartitions, replicaCount, tags, excludedServerIds);
   }
 
   @Override
   public String toString() {
     return "GetAssignmentRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
         + shuffleId + ", numPartitions=" + numPartitions + ", replicaCount=" + replicaCount
-        + ", tags=" + tags + "]";
+        + ", tags=" + tags + ", excludedServerIds=" + excludedServerIds + "]";
   }
 }

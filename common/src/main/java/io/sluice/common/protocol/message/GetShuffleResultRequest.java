@@ -8,8 +8,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * A reader asks which blocks of a partition belong to the map attempts it counts as finished.
- * Answered by a {@link GetShuffleResultResponse}.
+ * A reader asks how many blocks each of the map attempts it counts committed to a partition on this
+ * server. Answered by a {@link GetShuffleResultResponse}.
  */
 public final class GetShuffleResultRequest implements RequestMessage {
   private final long requestId;

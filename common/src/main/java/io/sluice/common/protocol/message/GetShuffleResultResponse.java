@@ -8,31 +8,26 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Arrays;
 import java.util.Objects;
 
-/** Answer to a {@link GetShuffleResultRequest}: the ids of the blocks the reader must read. */
+/**
+ * Answer to a {@link GetShuffleResultRequest}: for each map attempt of the request, in the same
+ * order, the number of blocks it committed to the partition on this server, or
+ * {@link #NOT_COMMITTED} when this server holds no commit of that attempt for the partition.
+ */
 public final class GetShuffleResultResponse implements ResponseMessage {
-  private static final long[] NO_IDS = new long[0];
+  /** The count of an attempt that committed nothing to the partition here. */
+  public static final int NOT_COMMITTED = -1;
 
   private final ResponseHeader header;
-  private final long[] blockIds;
+  private final int[] blockCounts;
 
-  /** Takes {@code blockIds} as is (no copy): the caller must not modify it afterwards. */
-  public GetShuffleResultResponse(
-      long requestId, StatusCode status, String errorMessage, long[] blockIds) {
-    this(new ResponseHeader(requestId, status, errorMessage), blockIds);
+  /** Takes {@code blockCounts} as is (no copy): the caller must not modify it afterwards. */
+  public GetShuffleResultResponse(long requestId, int[] blockCounts) {
+    this(new ResponseHeader(requestId, StatusCode.OK, ""), blockCounts);
   }
 
-  private GetShuffleResultResponse(ResponseHeader header, long[] blockIds) {
+  private GetShuffleResultResponse(ResponseHeader header, int[] blockCounts) {
     this.header = header;
-    this.blockIds = Objects.requireNonNull(blockIds, "blockIds");
-  }
-
-  public static GetShuffleResultResponse ok(long requestId, long[] blockIds) {
-    return new GetShuffleResultResponse(requestId, StatusCode.OK, "", blockIds);
-  }
-
-  /** An error answer: no block ids. */
-  public static GetShuffleResultResponse error(long requestId, StatusCode status, String message) {
-    return new GetShuffleResultResponse(ResponseHeader.error(requestId, status, message), NO_IDS);
+    this.blockCounts = Objects.requireNonNull(blockCounts, "blockCounts");
   }
 
   @Override
@@ -55,42 +50,43 @@ public final class GetShuffleResultResponse implements ResponseMessage {
     return header.errorMessage();
   }
 
-  /** The block ids; the array is shared with this message, do not modify it. */
-  public long[] blockIds() {
-    return blockIds;
+  /** Block counts parallel to the request's attempts; shared with this message, do not modify. */
+  public int[] blockCounts() {
+    return blockCounts;
   }
 
   @Override
   public int encodedLength() {
-    return header.encodedLength() + WireEncoding.longArrayLength(blockIds);
+    return header.encodedLength() + WireEncoding.intArrayLength(blockCounts);
   }
 
   @Override
   public void encode(ByteBuf out) {
     header.encode(out);
-    WireEncoding.writeLongArray(out, blockIds);
+    WireEncoding.writeIntArray(out, blockCounts);
   }
 
   public static GetShuffleResultResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
-    long[] blockIds = WireEncoding.readLongArray(in);
-    return new GetShuffleResultResponse(header, blockIds);
+    int[] blockCounts = WireEncoding.readIntArray(in);
+    return new GetShuffleResultResponse(header, blockCounts);
   }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof GetShuffleResultResponse other
         && header.equals(other.header)
-        && Arrays.equals(blockIds, other.blockIds);
+        && Arrays.equals(blockCounts, other.blockCounts);
   }
 
   @Override
   public int hashCode() {
-    return 31 * header.hashCode() + Arrays.hashCode(blockIds);
+    return 31 * header.hashCode() + Arrays.hashCode(blockCounts);
   }
 
   @Override
   public String toString() {
-    return "GetShuffleResultResponse[" + header.describe() + ", blockIds=" + blockIds.length + "]";
+    return "GetShuffleResultResponse[" + header.describe() + ", blockCounts=" + blockCounts.length
+        + "]";
   }
 }

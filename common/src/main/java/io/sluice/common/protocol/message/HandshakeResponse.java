@@ -8,16 +8,17 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /**
- * Answer to a {@link HandshakeRequest}: the server's protocol version and id. With
- * {@link StatusCode#VERSION_MISMATCH} the error message names both versions and
- * {@link #protocolVersion()} still carries the server's.
+ * Answer to a {@link HandshakeRequest} the server accepts: the protocol version both peers speak on
+ * this connection (the client's, which the server supports) and the server's id. A client whose
+ * version the server does not support gets a {@link StatusResponse} with
+ * {@link StatusCode#VERSION_MISMATCH} naming both, and the connection is closed.
  */
 public final class HandshakeResponse implements ResponseMessage {
   private final ResponseHeader header;
   private final int protocolVersion;
   private final String serverId;
 
-  public HandshakeResponse(
+  private HandshakeResponse(
       long requestId, StatusCode status, String errorMessage, int protocolVersion, String serverId) {
     this(new ResponseHeader(requestId, status, errorMessage), protocolVersion, serverId);
   }
@@ -30,11 +31,6 @@ public final class HandshakeResponse implements ResponseMessage {
 
   public static HandshakeResponse ok(long requestId, int protocolVersion, String serverId) {
     return new HandshakeResponse(requestId, StatusCode.OK, "", protocolVersion, serverId);
-  }
-
-  /** An error answer: protocol version 0, empty server id. */
-  public static HandshakeResponse error(long requestId, StatusCode status, String message) {
-    return new HandshakeResponse(ResponseHeader.error(requestId, status, message), 0, "");
   }
 
   @Override

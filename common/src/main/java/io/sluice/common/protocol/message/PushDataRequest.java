@@ -14,18 +14,15 @@ import java.util.Objects;
  * A batch of blocks of one shuffle, possibly of several partitions. The body is the blocks' bytes
  * back to back, in the order of {@link #blocks()}. For each partition in the batch,
  * {@link #replicaChains()} says where the receiver forwards it (chain replication: the client pushes
- * once, the primary forwards). Answered by a {@link StatusResponse} once every copy holds the blocks.
+ * once, the primary forwards to the first replica with the rest of the chain, and so on). Answered by
+ * a {@link StatusResponse} once every server of every chain holds the blocks.
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
  */
 public final class PushDataRequest extends AbstractBodyMessage implements RequestMessage {
-  /** {@link #ticketId()} of a push sent without a reservation. */
-  public static final long NO_TICKET = 0L;
-
   private final long requestId;
   private final String appId;
   private final int shuffleId;
-  private final long ticketId;
   private final List<ReplicaChain> replicaChains;
   private final List<BlockDescriptor> blocks;
 
@@ -35,13 +32,12 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
    *
    * @throws IllegalArgumentException if the blocks' lengths do not add up to the body's size
    */
-  public PushDataRequest(long requestId, String appId, int shuffleId, long ticketId,
+  public PushDataRequest(long requestId, String appId, int shuffleId,
       List<ReplicaChain> replicaChains, List<BlockDescriptor> blocks, ManagedBuffer body) {
     super(Objects.requireNonNull(body, "body"));
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
-    this.ticketId = ticketId;
     this.replicaChains = List.copyOf(replicaChains);
     this.blocks = List.copyOf(blocks);
     BlockDescriptor.checkBodySize(this.blocks, body.size());
@@ -65,12 +61,7 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
     return shuffleId;
   }
 
-  /** The reservation from a {@link RequireBufferResponse}, or {@link #NO_TICKET}. */
-  public long ticketId() {
-    return ticketId;
-  }
-
-  /** One entry per partition in the batch that has replicas to forward to. */
+  /** At most one entry per partition of the batch that has replicas to forward to. */
   public List<ReplicaChain> replicaChains() {
     return replicaChains;
   }
@@ -82,7 +73,7 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
 
   @Override
   public int encodedLength() {
-    int length = 8 + WireEncoding.stringLength(appId) + 4 + 8 + 4;
+    int length = 8 + WireEncoding.stringLength(appId) + 4 + 4;
     for (ReplicaChain chain : replicaChains) {
       length += chain.encodedLength();
     }
@@ -94,7 +85,6 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
     out.writeLong(requestId);
     WireEncoding.writeString(out, appId);
     out.writeInt(shuffleId);
-    out.writeLong(ticketId);
     out.writeInt(replicaChains.size());
     for (ReplicaChain chain : replicaChains) {
       chain.encode(out);
@@ -111,7 +101,6 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
     long requestId = in.readLong();
     String appId = WireEncoding.readString(in);
     int shuffleId = in.readInt();
-    long ticketId = in.readLong();
     int chainCount = WireEncoding.readCount(in, ReplicaChain.MIN_ENCODED_LENGTH, "replica chain");
     ReplicaChain[] chains = new ReplicaChain[chainCount];
     for (int i = 0; i < chainCount; i++) {
@@ -122,7 +111,7 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
     ManagedBuffer body = new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes()));
     try {
       return new PushDataRequest(
-          requestId, appId, shuffleId, ticketId, List.of(chains), blocks, body);
+          requestId, appId, shuffleId, List.of(chains), blocks, body);
     } catch (RuntimeException e) {
       body.release();
       throw e;
@@ -135,20 +124,19 @@ public final class PushDataRequest extends AbstractBodyMessage implements Reques
         && requestId == other.requestId
         && appId.equals(other.appId)
         && shuffleId == other.shuffleId
-        && ticketId == other.ticketId
         && replicaChains.equals(other.replicaChains)
         && blocks.equals(other.blocks);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(requestId, appId, shuffleId, ticketId, replicaChains, blocks);
+    return Objects.hash(requestId, appId, shuffleId, replicaChains, blocks);
   }
 
   @Override
   public String toString() {
     return "PushDataRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", ticketId=" + ticketId + ", replicaChains=" + replicaChains.size()
+        + shuffleId + ", replicaChains=" + replicaChains.size()
         + ", blocks=" + blocks.size() + ", bodySize=" + body().size() + "]";
   }
 }

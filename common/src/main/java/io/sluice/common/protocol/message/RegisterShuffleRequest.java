@@ -4,28 +4,23 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Tells a server which partitions of a shuffle it holds, before any data is pushed. Answered by a
- * {@link StatusResponse}.
+ * Tells a server that a shuffle exists and how many partitions it has, before any of its data is
+ * pushed there (as a primary or a replica). Idempotent. Answered by a {@link StatusResponse}.
  */
 public final class RegisterShuffleRequest implements RequestMessage {
   private final long requestId;
   private final String appId;
   private final int shuffleId;
   private final int numPartitions;
-  private final int[] partitionIds;
 
-  /** Takes {@code partitionIds} as is (no copy): the caller must not modify it afterwards. */
-  public RegisterShuffleRequest(
-      long requestId, String appId, int shuffleId, int numPartitions, int[] partitionIds) {
+  public RegisterShuffleRequest(long requestId, String appId, int shuffleId, int numPartitions) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.numPartitions = numPartitions;
-    this.partitionIds = Objects.requireNonNull(partitionIds, "partitionIds");
   }
 
   @Override
@@ -51,14 +46,9 @@ public final class RegisterShuffleRequest implements RequestMessage {
     return numPartitions;
   }
 
-  /** The partitions this server holds; the array is shared with this message, do not modify it. */
-  public int[] partitionIds() {
-    return partitionIds;
-  }
-
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + WireEncoding.intArrayLength(partitionIds);
+    return 8 + WireEncoding.stringLength(appId) + 4 + 4;
   }
 
   @Override
@@ -67,7 +57,6 @@ public final class RegisterShuffleRequest implements RequestMessage {
     WireEncoding.writeString(out, appId);
     out.writeInt(shuffleId);
     out.writeInt(numPartitions);
-    WireEncoding.writeIntArray(out, partitionIds);
   }
 
   public static RegisterShuffleRequest decode(ByteBuf in) {
@@ -75,8 +64,7 @@ public final class RegisterShuffleRequest implements RequestMessage {
     String appId = WireEncoding.readString(in);
     int shuffleId = in.readInt();
     int numPartitions = in.readInt();
-    int[] partitionIds = WireEncoding.readIntArray(in);
-    return new RegisterShuffleRequest(requestId, appId, shuffleId, numPartitions, partitionIds);
+    return new RegisterShuffleRequest(requestId, appId, shuffleId, numPartitions);
   }
 
   @Override
@@ -85,20 +73,17 @@ public final class RegisterShuffleRequest implements RequestMessage {
         && requestId == other.requestId
         && appId.equals(other.appId)
         && shuffleId == other.shuffleId
-        && numPartitions == other.numPartitions
-        && Arrays.equals(partitionIds, other.partitionIds);
+        && numPartitions == other.numPartitions;
   }
 
   @Override
   public int hashCode() {
-    return 31 * Objects.hash(requestId, appId, shuffleId, numPartitions)
-        + Arrays.hashCode(partitionIds);
+    return Objects.hash(requestId, appId, shuffleId, numPartitions);
   }
 
   @Override
   public String toString() {
     return "RegisterShuffleRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", numPartitions=" + numPartitions + ", partitionIds=" + partitionIds.length
-        + "]";
+        + shuffleId + ", numPartitions=" + numPartitions + "]";
   }
 }

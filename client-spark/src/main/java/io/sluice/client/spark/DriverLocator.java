@@ -1,0 +1,96 @@
+package io.sluice.client.spark;
+
+import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.protocol.message.GetLocationsRequest;
+import io.sluice.common.protocol.message.LocationsResponse;
+import io.sluice.common.protocol.message.RelocateRequest;
+import io.sluice.common.shuffle.Retries;
+import io.sluice.common.shuffle.push.PartitionLocator;
+import io.sluice.common.transport.TransportClient;
+import io.sluice.common.transport.TransportClientFactory;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * An executor's view of one shuffle's locations, shared by the JVM's tasks: the shuffle's first
+ * locations from its handle, updated with what the driver answers. Writers ask the driver for new
+ * locations through it ({@link #relocate}); readers ask for every location partitions had
+ * ({@link #allLocations}). Thread-safe.
+ */
+public final class DriverLocator implements PartitionLocator {
+  private final SluiceShuffleHandle<?, ?, ?> handle;
+  private final TransportClientFactory clients;
+  /** Locations learnt from the driver; null where the handle's epoch-0 location still holds. */
+  private final AtomicReferenceArray<PartitionLocation> current;
+
+  DriverLocator(SluiceShuffleHandle<?, ?, ?> handle, TransportClientFactory clients) {
+    this.handle = handle;
+    this.clients = clients;
+    this.current = new AtomicReferenceArray<>(handle.locations().numPartitions());
+  }
+
+  @Override
+  public PartitionLocation location(int partition) {
+    PartitionLocation known = current.get(partition);
+    return known != null ? known : handle.locations().location(partition);
+  }
+
+  @Override
+  public CompletableFuture<Map<Integer, PartitionLocation>> relocate(int[] partitions,
+      int[] epochs, String failedServerId, String reason) {
+    return driver().thenCompose(c -> c.request(new RelocateRequest(
+            TransportClient.nextRequestId(), handle.appId(), handle.shuffleId(), partitions, epochs,
+            failedServerId == null ? "" : failedServerId, reason), LocationsResponse.class))
+        .thenApply(answer -> {
+          Map<Integer, PartitionLocation> moved = new HashMap<>();
+          for (LocationsResponse.Entry e : answer.entries()) {
+            learn(e.partitionId(), e.location());
+            moved.put(e.partitionId(), location(e.partitionId()));
+          }
+          return moved;
+        });
+  }
+
+  /**
+   * Every location of each partition in {@code [start, end)}, oldest first, as the driver knows
+   * them now.
+   */
+  public Map<Integer, List<PartitionLocation>> allLocations(int start, int end)
+      throws IOException, InterruptedException {
+    LocationsResponse answer;
+    try {
+      answer = driver().thenCompose(c -> c.request(new GetLocationsRequest(
+          TransportClient.nextRequestId(), handle.appId(), handle.shuffleId(), start, end),
+          LocationsResponse.class)).get();
+    } catch (ExecutionException e) {
+      Throwable cause = Retries.unwrap(e);
+      throw new IOException("cannot ask the driver (" + handle.driverHost() + ":"
+          + handle.driverPort() + ") where shuffle " + handle.shuffleId() + " lives: "
+          + cause.getMessage(), cause);
+    }
+    Map<Integer, List<PartitionLocation>> all = new HashMap<>();
+    for (LocationsResponse.Entry e : answer.entries()) {
+      all.computeIfAbsent(e.partitionId(), p -> new ArrayList<>()).add(e.location());
+      learn(e.partitionId(), e.location());
+    }
+    for (int p = start; p < end; p++) {
+      all.computeIfAbsent(p, q -> List.of(handle.locations().location(q)));
+    }
+    return all;
+  }
+
+  private void learn(int partition, PartitionLocation location) {
+    current.accumulateAndGet(partition, location,
+        (old, fresh) -> old == null || fresh.epoch() > old.epoch() ? fresh : old);
+  }
+
+  private CompletableFuture<TransportClient> driver() {
+    return clients.getClientAsync(handle.driverHost(), handle.driverPort());
+  }
+}

@@ -1,0 +1,136 @@
+package io.sluice.client.spark.driver;
+
+import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.AppHeartbeatRequest;
+import io.sluice.common.protocol.message.RegisterApplicationRequest;
+import io.sluice.common.protocol.message.RegisterShuffleRequest;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.protocol.message.UnregisterApplicationRequest;
+import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.TransportClient;
+import io.sluice.common.transport.TransportClientFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver's requests to shuffle servers: registering the application and a shuffle on the
+ * servers that will hold it, heart-beats that keep the application alive there, and deletion. Every
+ * call is asynchronous with a bounded wait, so that no slow or silent server delays the others. A
+ * server that answers a heartbeat with UNKNOWN_APPLICATION restarted: the application is
+ * registered there again, so that the server can be given new partitions.
+ */
+final class ServerRegistrar {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerRegistrar.class);
+
+  private final TransportClientFactory clients;
+  private final String appId;
+  private final String user;
+  private final Duration timeout;
+  private final Set<ServerAddress> known = ConcurrentHashMap.newKeySet();
+
+  /** @param timeout how long one server may take to answer one of these calls */
+  ServerRegistrar(TransportClientFactory clients, String appId, String user, Duration timeout) {
+    this.clients = clients;
+    this.appId = appId;
+    this.user = user;
+    this.timeout = timeout;
+  }
+
+  /** Registers the application and then the shuffle on every server; fails if any server does. */
+  CompletableFuture<Void> register(Collection<ServerAddress> servers, int shuffleId,
+      int numPartitions) {
+    List<CompletableFuture<StatusResponse>> all = new ArrayList<>();
+    registerEach(servers, shuffleId, numPartitions).forEach((server, registered) ->
+        all.add(registered.exceptionally(e -> {
+          throw new IllegalStateException("cannot register shuffle " + shuffleId + " on "
+              + server + ": " + Retries.unwrap(e).getMessage(), Retries.unwrap(e));
+        })));
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+  }
+
+  /**
+   * Registers the application and then the shuffle on every server; the outcome per server, each
+   * bounded by the call timeout.
+   */
+  Map<ServerAddress, CompletableFuture<StatusResponse>> registerEach(
+      Collection<ServerAddress> servers, int shuffleId, int numPartitions) {
+    Map<ServerAddress, CompletableFuture<StatusResponse>> outcomes = new LinkedHashMap<>();
+    for (ServerAddress server : servers) {
+      known.add(server);
+      outcomes.put(server, call(server, new RegisterApplicationRequest(
+          TransportClient.nextRequestId(), appId, user)).thenCompose(ok -> call(server,
+              new RegisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId,
+                  numPartitions))));
+    }
+    return outcomes;
+  }
+
+  /** Tells every server that held data of the application that it lives; never waits. */
+  void heartbeat() {
+    for (ServerAddress server : known) {
+      call(server, new AppHeartbeatRequest(TransportClient.nextRequestId(), appId))
+          .whenComplete((ok, error) -> {
+            if (error == null) {
+              return;
+            }
+            if (Retries.hasStatus(error, StatusCode.UNKNOWN_APPLICATION)) {
+              LOG.info("Server {} no longer knows {} (it restarted); registering it again",
+                  server, appId);
+              call(server, new RegisterApplicationRequest(TransportClient.nextRequestId(), appId,
+                  user));
+            } else {
+              LOG.debug("Heartbeat to {} failed: {}", server, Retries.unwrap(error).toString());
+            }
+          });
+    }
+  }
+
+  /** Deletes a shuffle's data on the servers; does not wait. */
+  void unregisterShuffle(Collection<ServerAddress> servers, int shuffleId) {
+    for (ServerAddress server : servers) {
+      call(server, new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId))
+          .whenComplete((ok, e) -> {
+            if (e != null) {
+              LOG.warn("Could not unregister shuffle {} on {}: {}", shuffleId, server,
+                  Retries.unwrap(e).toString());
+            }
+          });
+    }
+  }
+
+  /** Deletes the application on every server, waiting at most the call timeout. */
+  void unregisterApplication() {
+    List<CompletableFuture<StatusResponse>> all = new ArrayList<>();
+    for (ServerAddress server : known) {
+      all.add(call(server, new UnregisterApplicationRequest(TransportClient.nextRequestId(),
+          appId)));
+    }
+    try {
+      CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.debug("Unregistering {} did not complete everywhere: {}", appId, e.toString());
+    }
+  }
+
+  private CompletableFuture<StatusResponse> call(ServerAddress server,
+      io.sluice.common.protocol.RequestMessage request) {
+    return clients.getClientAsync(server.host(), server.port())
+        .thenCompose(c -> c.request(request, StatusResponse.class))
+        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,153 @@
+package io.sluice.client.spark.driver;
+
+import io.sluice.client.spark.ShuffleLocations;
+import io.sluice.client.spark.SluiceClientContext;
+import io.sluice.client.spark.SluiceClientOptions;
+import io.sluice.common.coordinator.CoordinatorAddress;
+import io.sluice.common.coordinator.CoordinatorClient;
+import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.transport.TransportConf;
+import io.sluice.common.transport.TransportContext;
+import io.sluice.common.transport.TransportServer;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver's side of Sluice: registers the application and each shuffle with the coordinator and
+ * the assigned servers, owns every partition's locations ({@link ShuffleBook}) and serves them to
+ * executors on its endpoint, moves partitions whose location failed ({@link Relocator}), keeps the
+ * application alive with heart-beats that never wait on a slow peer, and frees shuffles and the
+ * application on the servers when Spark is done with them.
+ */
+public final class SluiceDriver implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceDriver.class);
+
+  private final SluiceClientContext client;
+  private final String appId;
+  private final CoordinatorClient coordinators;
+  private final ServerRegistrar servers;
+  private final Map<Integer, ShuffleBook> books = new ConcurrentHashMap<>();
+  private final ExecutorService relocations;
+  private final ScheduledExecutorService coordinatorBeats;
+  private final TransportServer endpoint;
+  private final String endpointHost;
+  private final ScheduledFuture<?> serverBeats;
+  private final Duration callTimeout;
+
+  /**
+   * @param bindHost the address the endpoint listens on
+   * @param advertisedHost the host executors reach the endpoint at
+   */
+  public SluiceDriver(SluiceClientContext client, String appId, String user, String bindHost,
+      String advertisedHost) throws IOException, InterruptedException {
+    this.client = client;
+    this.appId = appId;
+    this.endpointHost = advertisedHost;
+    List<String> list = client.conf().getOptional(SluiceClientOptions.COORDINATORS)
+        .filter(l -> !l.isEmpty())
+        .orElseThrow(() -> new IllegalArgumentException("Sluice needs '"
+            + SluiceClientOptions.COORDINATORS.key() + "' (host:port of the coordinators)"));
+    TransportConf transport = new TransportConf(client.conf());
+    this.callTimeout = client.conf().get(SluiceClientOptions.CALL_TIMEOUT);
+    this.coordinators = new CoordinatorClient(client.clients(),
+        CoordinatorAddress.parseList(list, SluiceClientOptions.COORDINATORS.key()), callTimeout);
+    coordinators.registerApplication(appId, user);
+    this.servers = new ServerRegistrar(client.clients(), appId, user, callTimeout);
+    this.relocations = Executors.newSingleThreadExecutor(daemon("sluice-driver-relocations"));
+    Relocator relocator = new Relocator(appId, coordinators, servers,
+        client.conf().get(SluiceClientOptions.REPLICAS),
+        client.conf().get(SluiceClientOptions.SERVER_TAGS), callTimeout, System::nanoTime);
+    this.endpoint = new TransportContext(transport, "sluice-driver-" + appId, client.allocator())
+        .createServer(bindHost, client.conf().get(SluiceClientOptions.DRIVER_PORT),
+            new DriverEndpoint(appId, books::get, relocator, relocations));
+    long interval = client.conf().get(SluiceClientOptions.HEARTBEAT_INTERVAL).toMillis();
+    // The coordinators' client blocks while it fails over; it gets its own thread so that it never
+    // delays the servers' heart-beats, which are asynchronous.
+    this.coordinatorBeats = Executors.newSingleThreadScheduledExecutor(
+        daemon("sluice-driver-heartbeat"));
+    coordinatorBeats.scheduleWithFixedDelay(this::heartbeatCoordinators, interval, interval,
+        TimeUnit.MILLISECONDS);
+    this.serverBeats = client.scheduler().scheduleWithFixedDelay(servers::heartbeat, interval,
+        interval, TimeUnit.MILLISECONDS);
+    LOG.info("Sluice driver endpoint of {} listens on {}:{}", appId, advertisedHost,
+        endpoint.port());
+  }
+
+  public String endpointHost() {
+    return endpointHost;
+  }
+
+  public int endpointPort() {
+    return endpoint.port();
+  }
+
+  /** Asks the coordinator for servers and registers the shuffle with each of them. */
+  public ShuffleLocations registerShuffle(int shuffleId, int numPartitions)
+      throws IOException, InterruptedException {
+    AssignmentResponse response = coordinators.getAssignment(appId, shuffleId, numPartitions,
+        client.conf().get(SluiceClientOptions.REPLICAS),
+        client.conf().get(SluiceClientOptions.SERVER_TAGS), List.of());
+    ShuffleLocations locations = ShuffleLocations.of(response);
+    try {
+      servers.register(locations.servers(), shuffleId, numPartitions)
+          .get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("cannot register shuffle " + shuffleId + " with its servers: "
+          + e.getMessage(), e);
+    }
+    books.put(shuffleId, new ShuffleBook(shuffleId, locations));
+    return locations;
+  }
+
+  /** Deletes a shuffle's data on every server that held some, without waiting. */
+  public void unregisterShuffle(int shuffleId) {
+    ShuffleBook book = books.remove(shuffleId);
+    if (book != null) {
+      servers.unregisterShuffle(book.allServers(), shuffleId);
+    }
+  }
+
+  private void heartbeatCoordinators() {
+    try {
+      coordinators.appHeartbeat(appId);
+    } catch (Exception e) {
+      LOG.warn("Application heartbeat to the coordinators failed: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    serverBeats.cancel(false);
+    coordinatorBeats.shutdownNow();
+    relocations.shutdownNow();
+    endpoint.close();
+    servers.unregisterApplication();
+    try {
+      coordinators.unregisterApplication(appId);
+    } catch (Exception e) {
+      LOG.warn("Could not unregister {} with the coordinators: {}", appId, e.toString());
+    }
+    coordinators.close();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

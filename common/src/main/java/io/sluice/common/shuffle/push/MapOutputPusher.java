@@ -1,0 +1,489 @@
+package io.sluice.common.shuffle.push;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.message.CommitMapOutputRequest;
+import io.sluice.common.protocol.message.PushDataRequest;
+import io.sluice.common.protocol.message.ReplicaChain;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.RemoteException;
+import io.sluice.common.transport.RequestTimeoutException;
+import io.sluice.common.transport.TransportClient;
+import io.sluice.common.transport.TransportClientFactory;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one push client of the shuffle protocol: pushes one map attempt's blocks and commits them.
+ * The Spark writer, the benchmarks and the tests all push through it.
+ *
+ * <p>Each block gets the next sequence number of its partition and its CRC32C, and joins the batch
+ * bound for its partition's primary server; a batch is pushed when it reaches
+ * {@link PushSettings#batchSize()}, asynchronously. The attempt holds at most
+ * {@link PushSettings#maxBytesBuffered()} of blocks, batched or pushed and not yet acknowledged,
+ * however many servers it writes to: when it would pass that, the largest batch goes out, and when
+ * nothing is left to send the caller waits for acknowledgements. A map task therefore waits only for
+ * room and, at the end, in {@link #finish()}.
+ *
+ * <p>A push answered NO_BUFFER or BUSY is sent again to the same server after a back-off. A push
+ * whose location cannot take it (refused or broken connection, no answer twice, a server that
+ * restarted, is draining or could not reach its replica) is not retried there: the pusher asks its
+ * {@link PartitionLocator} for new locations and sends the same blocks there. Anything else fails the
+ * attempt at its next call.
+ *
+ * <p>{@link #commit(int)} then tells every server of every location that took blocks of a partition
+ * how many blocks the attempt wrote to it.
+ *
+ * <p>Threads: {@link #add}, {@link #finish}, {@link #commit} and {@link #abort} belong to the
+ * attempt's thread; acknowledgements arrive on event loops. State is guarded by this object.
+ * Buffers: the pusher owns every block handed to {@link #add} and releases it once acknowledged, or
+ * when the attempt fails or aborts.
+ */
+public final class MapOutputPusher {
+  private static final Logger LOG = LoggerFactory.getLogger(MapOutputPusher.class);
+
+  private final TransportClientFactory clients;
+  private final ByteBufAllocator allocator;
+  private final ScheduledExecutorService timer;
+  private final PushSettings settings;
+  private final PartitionLocator locator;
+  private final String appId;
+  private final int shuffleId;
+  private final long taskAttemptId;
+  private final int[] blockCounts;
+  /** The first location of each partition that acknowledged blocks; later ones in moreLocations. */
+  private final PartitionLocation[] usedLocations;
+  private final Map<Integer, Set<PartitionLocation>> moreLocations = new HashMap<>();
+
+  // Guarded by this.
+  private final Map<String, Batch> batches = new LinkedHashMap<>();
+  private long buffered;
+  private int outstanding;
+  private Throwable failure;
+  private long waitNanos;
+
+  public MapOutputPusher(TransportClientFactory clients, ByteBufAllocator allocator,
+      ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
+      int shuffleId, int numPartitions, long taskAttemptId) {
+    this.clients = clients;
+    this.allocator = allocator;
+    this.timer = timer;
+    this.settings = settings;
+    this.locator = locator;
+    this.appId = appId;
+    this.shuffleId = shuffleId;
+    this.taskAttemptId = taskAttemptId;
+    this.blockCounts = new int[numPartitions];
+    this.usedLocations = new PartitionLocation[numPartitions];
+  }
+
+  /**
+   * Queues one block of {@code partition}: its compressed bytes and their uncompressed length. Takes
+   * ownership of {@code data} on every path. Waits while the attempt holds too many bytes.
+   *
+   * @throws IOException if an earlier push failed for good, or when interrupted while waiting
+   */
+  public void add(int partition, ByteBuf data, int uncompressedLength) throws IOException {
+    int size = data.readableBytes();
+    BlockDescriptor block;
+    try {
+      block = new BlockDescriptor(partition, taskAttemptId, blockCounts[partition], size,
+          uncompressedLength, Crc32c.of(data));
+    } catch (RuntimeException e) {
+      data.release();
+      throw e;
+    }
+    synchronized (this) {
+      try {
+        awaitRoom(size);
+        checkFailure();
+      } catch (IOException | RuntimeException e) {
+        data.release();
+        throw e;
+      }
+      blockCounts[partition]++;
+      buffered += size;
+      PartitionLocation location = locator.location(partition);
+      Batch batch = batches.computeIfAbsent(location.primary().serverId(),
+          id -> new Batch(location.primary()));
+      batch.add(block, data, location);
+      if (batch.bytes >= settings.batchSize()) {
+        send(batch);
+      }
+    }
+  }
+
+  /** Sends what is queued and waits until every block is acknowledged. */
+  public void finish() throws IOException {
+    synchronized (this) {
+      for (Batch batch : List.copyOf(batches.values())) {
+        send(batch);
+      }
+      long start = System.nanoTime();
+      try {
+        while (outstanding > 0 && failure == null) {
+          wait();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for pushes to be acknowledged");
+      } finally {
+        waitNanos += System.nanoTime() - start;
+      }
+      checkFailure();
+    }
+  }
+
+  /**
+   * Reports the attempt's blocks to every server of every location that took some: for each
+   * partition written, the number of blocks. Call after {@link #finish()}. A reader takes the counts
+   * from the first server of a location's chain that answers it, so every server that can still be
+   * read must hold the commit: one may miss it only when it is gone for readers too (its connection
+   * fails, or it restarted or is stopping and so holds nothing of the shuffle), and then another
+   * server of the chain must have taken it. A server that stayed silent or refused the commit
+   * otherwise fails it, and Spark runs the task again.
+   *
+   * @throws IOException if a server that may still be read did not take the commit, or no server of
+   *     some location took it
+   */
+  public void commit(int mapIndex) throws IOException, InterruptedException {
+    Map<ServerAddress, List<Integer>> partitionsByServer = new LinkedHashMap<>();
+    for (int p = 0; p < blockCounts.length; p++) {
+      if (blockCounts[p] == 0) {
+        continue;
+      }
+      for (PartitionLocation location : locationsOf(p)) {
+        for (ServerAddress server : location.servers()) {
+          partitionsByServer.computeIfAbsent(server, s -> new ArrayList<>()).add(p);
+        }
+      }
+    }
+    Map<ServerAddress, CompletableFuture<StatusResponse>> commits = new LinkedHashMap<>();
+    for (Map.Entry<ServerAddress, List<Integer>> e : partitionsByServer.entrySet()) {
+      ServerAddress server = e.getKey();
+      int[] partitions = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+      int[] counts = new int[partitions.length];
+      for (int i = 0; i < partitions.length; i++) {
+        counts[i] = blockCounts[partitions[i]];
+      }
+      commits.put(server, Retries.withRetries(() -> clients.getClientAsync(server.host(),
+          server.port()).thenCompose(c -> c.request(new CommitMapOutputRequest(
+              TransportClient.nextRequestId(), appId, shuffleId, mapIndex, taskAttemptId,
+              partitions, counts), StatusResponse.class)), settings.backoff(), timer));
+    }
+    Map<String, String> failed = new HashMap<>();
+    for (Map.Entry<ServerAddress, CompletableFuture<StatusResponse>> e : commits.entrySet()) {
+      try {
+        e.getValue().get();
+      } catch (ExecutionException ex) {
+        failed.put(e.getKey().serverId(), Retries.unwrap(ex).getMessage());
+      }
+    }
+    if (failed.isEmpty()) {
+      return;
+    }
+    LOG.warn("Commit of map attempt {} of shuffle {} failed on {}", taskAttemptId, shuffleId,
+        failed);
+    for (Map.Entry<ServerAddress, CompletableFuture<StatusResponse>> e : commits.entrySet()) {
+      Throwable cause = failedWith(e.getValue());
+      if (cause != null && !isGoneForReaders(cause)) {
+        throw new IOException("commit of map " + mapIndex + " (attempt " + taskAttemptId
+            + ") of shuffle " + shuffleId + " failed on " + e.getKey().serverId()
+            + ", which readers may still read: " + cause.getMessage(), cause);
+      }
+    }
+    for (int p = 0; p < blockCounts.length; p++) {
+      if (blockCounts[p] == 0) {
+        continue;
+      }
+      for (PartitionLocation location : locationsOf(p)) {
+        if (location.servers().stream().allMatch(s -> failed.containsKey(s.serverId()))) {
+          throw new IOException("commit of map " + mapIndex + " (attempt " + taskAttemptId
+              + ") of shuffle " + shuffleId + " failed: no server of partition " + p
+              + "'s location " + location + " took it: " + failed);
+        }
+      }
+    }
+  }
+
+  /** Releases queued blocks after a failure; pushes in flight release theirs when they end. */
+  public synchronized void abort() {
+    if (failure == null) {
+      failure = new IOException("the map attempt was aborted");
+    }
+    for (Batch batch : batches.values()) {
+      buffered -= batch.bytes;
+      batch.release();
+    }
+    batches.clear();
+    notifyAll();
+  }
+
+  /** Blocks the attempt wrote to {@code partition} so far. */
+  public int blockCount(int partition) {
+    return blockCounts[partition];
+  }
+
+  /** Nanoseconds the attempt's thread spent waiting for room or acknowledgements. */
+  public synchronized long waitNanos() {
+    return waitNanos;
+  }
+
+  /** Bytes of blocks held now, batched or in flight. */
+  public synchronized long bufferedBytes() {
+    return buffered;
+  }
+
+  // ---- under this object's lock ----
+
+  private void awaitRoom(int size) throws IOException {
+    long start = System.nanoTime();
+    try {
+      while (buffered > 0 && buffered + size > settings.maxBytesBuffered() && failure == null) {
+        Batch largest = null;
+        for (Batch b : batches.values()) {
+          if (largest == null || b.bytes > largest.bytes) {
+            largest = b;
+          }
+        }
+        if (largest != null) {
+          send(largest);
+        } else {
+          wait();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for pushes to be acknowledged");
+    } finally {
+      waitNanos += System.nanoTime() - start;
+    }
+  }
+
+  private void send(Batch batch) {
+    batches.remove(batch.primary.serverId());
+    outstanding++;
+    push(batch, 0);
+  }
+
+  private void push(Batch batch, int relocations) {
+    ServerAddress primary = batch.primary;
+    List<ReplicaChain> chains = batch.chains();
+    List<BlockDescriptor> blocks = List.copyOf(batch.blocks);
+    CompletableFuture<StatusResponse> pushed = Retries.withRetries(
+        () -> clients.getClientAsync(primary.host(), primary.port())
+            // Every attempt sends its own views of the blocks; the batch keeps its references.
+            .thenCompose(c -> c.request(new PushDataRequest(TransportClient.nextRequestId(), appId,
+                shuffleId, chains, blocks, new NettyManagedBuffer(batch.body(allocator))),
+                StatusResponse.class)),
+        settings.backoff(), timer);
+    pushed.whenComplete((ok, error) -> onPushed(batch, relocations, error));
+  }
+
+  private synchronized void onPushed(Batch batch, int relocations, Throwable error) {
+    if (error == null) {
+      for (Map.Entry<Integer, PartitionLocation> e : batch.locations.entrySet()) {
+        markUsed(e.getKey(), e.getValue());
+      }
+      done(batch);
+      return;
+    }
+    Throwable cause = Retries.unwrap(error);
+    if (failure != null || !isLocationFailure(cause) || relocations >= settings.maxRelocations()) {
+      fail(cause instanceof IOException io ? io : new IOException(cause.toString(), cause),
+          batch);
+      return;
+    }
+    int[] partitions = batch.locations.keySet().stream().mapToInt(Integer::intValue).toArray();
+    int[] epochs = new int[partitions.length];
+    for (int i = 0; i < partitions.length; i++) {
+      epochs[i] = batch.locations.get(partitions[i]).epoch();
+    }
+    // A replica that could not be reached is named only in the primary's message.
+    String failedServer = Retries.hasStatus(cause, StatusCode.REPLICA_UNAVAILABLE)
+        ? null : batch.primary.serverId();
+    LOG.info("Push of shuffle {} to {} failed ({}); moving {} partitions", shuffleId,
+        batch.primary, cause.getMessage(), partitions.length);
+    CompletableFuture<Map<Integer, PartitionLocation>> moved;
+    try {
+      moved = locator.relocate(partitions, epochs, failedServer, cause.getMessage());
+    } catch (RuntimeException e) {
+      moved = CompletableFuture.failedFuture(e);
+    }
+    moved.whenComplete((locations, relocateError) -> onRelocated(batch, relocations, cause,
+        locations, relocateError));
+  }
+
+  private synchronized void onRelocated(Batch failed, int relocations, Throwable pushError,
+      Map<Integer, PartitionLocation> locations, Throwable error) {
+    if (failure != null || error != null) {
+      IOException e = new IOException("push of shuffle " + shuffleId + " to " + failed.primary
+          + " failed (" + pushError.getMessage() + ") and no new location could be had"
+          + (error == null ? "" : ": " + Retries.unwrap(error).getMessage()), pushError);
+      fail(e, failed);
+      return;
+    }
+    Map<String, Batch> moved = new LinkedHashMap<>();
+    for (int i = 0; i < failed.blocks.size(); i++) {
+      BlockDescriptor block = failed.blocks.get(i);
+      PartitionLocation location = locations.getOrDefault(block.partitionId(),
+          locator.location(block.partitionId()));
+      moved.computeIfAbsent(location.primary().serverId(), id -> new Batch(location.primary()))
+          .add(block, failed.data.get(i), location);
+    }
+    failed.data.clear();
+    outstanding--;
+    for (Batch batch : moved.values()) {
+      outstanding++;
+      push(batch, relocations + 1);
+    }
+  }
+
+  private void done(Batch batch) {
+    buffered -= batch.bytes;
+    batch.release();
+    outstanding--;
+    notifyAll();
+  }
+
+  private void fail(IOException cause, Batch batch) {
+    if (failure == null) {
+      failure = cause;
+    }
+    done(batch);
+  }
+
+  private void checkFailure() throws IOException {
+    if (failure != null) {
+      throw failure instanceof IOException io
+          ? new IOException("push of shuffle " + shuffleId + " failed: " + io.getMessage(), io)
+          : new IOException("push of shuffle " + shuffleId + " failed", failure);
+    }
+  }
+
+  private void markUsed(int partition, PartitionLocation location) {
+    PartitionLocation first = usedLocations[partition];
+    if (first == null) {
+      usedLocations[partition] = location;
+    } else if (!first.equals(location)) {
+      moreLocations.computeIfAbsent(partition, p -> new LinkedHashSet<>()).add(location);
+    }
+  }
+
+  private synchronized List<PartitionLocation> locationsOf(int partition) {
+    List<PartitionLocation> all = new ArrayList<>();
+    if (usedLocations[partition] != null) {
+      all.add(usedLocations[partition]);
+    }
+    all.addAll(moreLocations.getOrDefault(partition, Set.of()));
+    return all;
+  }
+
+  /** The failure of a completed future, or null if it succeeded. */
+  private static Throwable failedWith(CompletableFuture<?> done) {
+    try {
+      done.join();
+      return null;
+    } catch (CompletionException | CancellationException e) {
+      return Retries.unwrap(e);
+    }
+  }
+
+  /**
+   * Whether a failed request shows the server cannot be read any more: its connection failed (not
+   * merely timed out), or it no longer knows the shuffle (it restarted) or is stopping.
+   */
+  static boolean isGoneForReaders(Throwable cause) {
+    if (cause instanceof RemoteException remote) {
+      return switch (remote.status()) {
+        case SHUTTING_DOWN, UNKNOWN_APPLICATION, UNKNOWN_SHUFFLE -> true;
+        default -> false;
+      };
+    }
+    return cause instanceof IOException && !(cause instanceof RequestTimeoutException);
+  }
+
+  /**
+   * Whether a push failed because its location cannot take blocks now, so that the blocks belong
+   * elsewhere: the connection failed or stayed silent, or the server no longer knows the shuffle, is
+   * draining, has no disk, or could not forward to its replica.
+   */
+  static boolean isLocationFailure(Throwable cause) {
+    if (cause instanceof RemoteException remote) {
+      return switch (remote.status()) {
+        case SHUTTING_DOWN, UNKNOWN_APPLICATION, UNKNOWN_SHUFFLE, STORAGE_UNAVAILABLE,
+            REPLICA_UNAVAILABLE, INTERNAL_ERROR -> true;
+        default -> false;
+      };
+    }
+    return cause instanceof IOException;
+  }
+
+  /** Blocks bound for one primary server, with the location each partition was routed with. */
+  private static final class Batch {
+    final ServerAddress primary;
+    final List<BlockDescriptor> blocks = new ArrayList<>();
+    final List<ByteBuf> data = new ArrayList<>();
+    final Map<Integer, PartitionLocation> locations = new LinkedHashMap<>();
+    long bytes;
+
+    Batch(ServerAddress primary) {
+      this.primary = primary;
+    }
+
+    void add(BlockDescriptor block, ByteBuf bytes, PartitionLocation location) {
+      blocks.add(block);
+      data.add(bytes);
+      locations.put(block.partitionId(), location);
+      this.bytes += block.length();
+    }
+
+    List<ReplicaChain> chains() {
+      List<ReplicaChain> chains = new ArrayList<>();
+      for (Map.Entry<Integer, PartitionLocation> e : locations.entrySet()) {
+        if (!e.getValue().replicas().isEmpty()) {
+          chains.add(new ReplicaChain(e.getKey(), e.getValue().replicas()));
+        }
+      }
+      return chains;
+    }
+
+    /** A new body over the blocks' bytes: retained duplicates, owned by the returned buffer. */
+    CompositeByteBuf body(ByteBufAllocator allocator) {
+      CompositeByteBuf body = allocator.compositeDirectBuffer(Integer.MAX_VALUE);
+      for (ByteBuf b : data) {
+        body.addComponent(true, b.retainedDuplicate());
+      }
+      return body;
+    }
+
+    void release() {
+      for (ByteBuf b : data) {
+        b.release();
+      }
+      data.clear();
+    }
+  }
+}

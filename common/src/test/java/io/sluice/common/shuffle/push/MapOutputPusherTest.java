@@ -1,0 +1,715 @@
+package io.sluice.common.shuffle.push;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.message.CommitMapOutputRequest;
+import io.sluice.common.protocol.message.PushDataRequest;
+import io.sluice.common.protocol.message.ReplicaChain;
+import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.read.FakeShuffleServer;
+import io.sluice.common.shuffle.read.FakeShuffleServer.Block;
+import io.sluice.common.shuffle.read.FetchSettings;
+import io.sluice.common.shuffle.read.FetchedBlock;
+import io.sluice.common.shuffle.read.PartitionReader;
+import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
+import io.sluice.common.transport.TransportClientFactory;
+import io.sluice.common.transport.TransportConf;
+import io.sluice.common.transport.TransportContext;
+import io.sluice.common.transport.TransportOptions;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The push client against fake servers on real sockets, through the real transport client:
+ * numbering and batching, the memory bound, retries, relocation and commit.
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class MapOutputPusherTest {
+  private static final String APP = "app-push";
+  private static final int SHUFFLE = 7;
+  private static final long ATTEMPT = 9_000_000_001L;
+  private static final Backoff QUICK = new Backoff(Duration.ofMillis(1), Duration.ofMillis(5), 3);
+
+  private static TransportClientFactory clients;
+  private static ScheduledExecutorService timer;
+  private final List<FakeShuffleServer> servers = new ArrayList<>();
+  private final List<MapOutputPusher> pushers = new ArrayList<>();
+
+  @BeforeAll
+  static void startClient() {
+    // Held pushes must not time out: a timed-out push is sent again.
+    SluiceConf conf = SluiceConf.empty().with(TransportOptions.REQUEST_TIMEOUT, "60s")
+        .with(TransportOptions.CONNECT_TIMEOUT, "5s");
+    clients = new TransportContext(new TransportConf(conf), "pusher-test",
+        PooledByteBufAllocator.DEFAULT).createClientFactory();
+    timer = Executors.newSingleThreadScheduledExecutor();
+  }
+
+  @AfterAll
+  static void stopClient() {
+    clients.close();
+    timer.shutdownNow();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    for (FakeShuffleServer s : servers) {
+      s.releaseHeldPushes();
+    }
+    for (MapOutputPusher p : pushers) {
+      p.abort();
+      await(() -> p.bufferedBytes() == 0, "the aborted pusher to let go of its blocks");
+    }
+    servers.forEach(FakeShuffleServer::close);
+  }
+
+  // ---- numbering and batching ----
+
+  @Test
+  void numbersEachPartitionsBlocksFromZeroAndComputesTheirCrc() throws Exception {
+    FakeShuffleServer s = newServer();
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s).at(1, 0, s).at(2, 0, s);
+    MapOutputPusher pusher = pusher(settings(4_000, 1 << 20, QUICK), locator, 3);
+    Map<Integer, List<byte[]>> added = new HashMap<>();
+    int[] order = {0, 1, 0, 0, 1, 0, 0, 1};
+    for (int p : order) {
+      added.computeIfAbsent(p, k -> new ArrayList<>()).add(add(pusher, p, 700));
+    }
+    pusher.finish();
+
+    assertEquals(5, pusher.blockCount(0));
+    assertEquals(3, pusher.blockCount(1));
+    assertEquals(0, pusher.blockCount(2));
+    for (int p : new int[] {0, 1}) {
+      List<Block> stored = sortedBySequence(s.memory(p));
+      assertEquals(added.get(p).size(), stored.size());
+      for (int i = 0; i < stored.size(); i++) {
+        Block b = stored.get(i);
+        assertEquals(i, b.sequence());
+        assertEquals(ATTEMPT, b.taskAttemptId());
+        assertArrayEquals(added.get(p).get(i), b.bytes());
+        assertEquals(Crc32c.of(added.get(p).get(i)), b.crc(), "CRC32C of the bytes as sent");
+      }
+    }
+    for (PushDataRequest push : s.received(PushDataRequest.class)) {
+      assertEquals(APP, push.appId());
+      assertEquals(SHUFFLE, push.shuffleId());
+      for (BlockDescriptor d : push.blocks()) {
+        assertEquals(3 * d.length(), d.uncompressedLength());
+      }
+    }
+    assertTrue(s.memory(2).isEmpty());
+  }
+
+  @Test
+  void packsEachPrimarysBlocksIntoBatchesOfAboutTheBatchSize() throws Exception {
+    FakeShuffleServer s1 = newServer();
+    FakeShuffleServer s2 = newServer();
+    // Partitions 0 and 2 on s1, 1 on s2.
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s1).at(1, 0, s2).at(2, 0, s1);
+    MapOutputPusher pusher = pusher(settings(10_000, 1 << 20, QUICK), locator, 3);
+    for (int i = 0; i < 25; i++) {
+      add(pusher, 0, 600);
+      add(pusher, 1, 1000);
+      add(pusher, 2, 400);
+    }
+    pusher.finish();
+
+    // s1 takes 1000 bytes per round: batches of 10 000 bytes, then the rest at finish.
+    assertEquals(List.of(10_000L, 10_000L, 5_000L), bodySizes(s1));
+    assertEquals(List.of(10_000L, 10_000L, 5_000L), bodySizes(s2));
+    for (PushDataRequest push : s1.received(PushDataRequest.class)) {
+      assertTrue(push.blocks().stream().allMatch(b -> b.partitionId() != 1), "only s1's blocks");
+    }
+    assertEquals(50, s1.memory(0).size() + s1.memory(2).size());
+    assertEquals(25, s2.memory(1).size());
+  }
+
+  @Test
+  void aBatchMayPassTheBatchSizeByOneBlockOnly() throws Exception {
+    FakeShuffleServer s = newServer();
+    MapOutputPusher pusher = pusher(settings(10_000, 1 << 20, QUICK),
+        new RecordingLocator().at(0, 0, s), 1);
+    for (int i = 0; i < 40; i++) {
+      add(pusher, 0, 1 + ThreadLocalRandom.current().nextInt(3_000));
+    }
+    pusher.finish();
+
+    int shortBatches = 0;
+    for (PushDataRequest push : s.received(PushDataRequest.class)) {
+      List<BlockDescriptor> blocks = push.blocks();
+      long total = BlockDescriptor.totalLength(blocks);
+      long withoutLast = total - blocks.get(blocks.size() - 1).length();
+      assertTrue(withoutLast < 10_000, "a batch goes out as soon as it reaches the batch size");
+      if (total < 10_000) {
+        shortBatches++;
+      }
+    }
+    assertTrue(shortBatches <= 1, "only the batch left at finish() goes out short: " + shortBatches);
+    assertEquals(40, s.memory(0).size());
+  }
+
+  // ---- the memory bound ----
+
+  @Test
+  void neverHoldsMoreThanMaxBytesBufferedHoweverManyPrimaries() throws Exception {
+    int primaries = 8;
+    int partitions = 2 * primaries;
+    long maxBuffered = 48_000;
+    RecordingLocator locator = new RecordingLocator();
+    List<FakeShuffleServer> held = new ArrayList<>();
+    for (int i = 0; i < primaries; i++) {
+      FakeShuffleServer s = newServer().holdPushes(true);
+      held.add(s);
+      locator.at(i, 0, s).at(i + primaries, 0, s);
+    }
+    // Eight batches of up to 16 KB would hold 128 KB; the attempt may hold 48 KB.
+    MapOutputPusher pusher = pusher(settings(16_000, maxBuffered, QUICK), locator, partitions);
+    int blocks = 400;
+    AtomicLong maxSeen = new AtomicLong();
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    Thread producer = new Thread(() -> {
+      try {
+        for (int i = 0; i < blocks; i++) {
+          add(pusher, i % partitions, 1_000);
+          maxSeen.accumulateAndGet(pusher.bufferedBytes(), Math::max);
+        }
+        pusher.finish();
+      } catch (Throwable t) {
+        failed.set(t);
+      }
+    }, "producer");
+    producer.start();
+
+    int rounds = 0;
+    while (producer.isAlive()) {
+      // Wait until the producer waits for acknowledgements of pushes that arrived (or is done),
+      // then acknowledge them.
+      await(() -> !producer.isAlive() || (producer.getState() == Thread.State.WAITING
+          && held.stream().anyMatch(s -> s.heldPushes() > 0)), "the producer to wait");
+      long heldNow = 0;
+      for (FakeShuffleServer s : held) {
+        heldNow += s.heldBytes();
+      }
+      assertTrue(heldNow <= maxBuffered, heldNow + " bytes pushed and unacknowledged");
+      assertTrue(pusher.bufferedBytes() <= maxBuffered);
+      int released = 0;
+      for (FakeShuffleServer s : held) {
+        released += s.releaseHeldPushes();
+      }
+      if (released > 0) {
+        rounds++;
+      }
+    }
+    producer.join();
+
+    assertNull(failed.get(), () -> "producer failed: " + failed.get());
+    assertTrue(maxSeen.get() <= maxBuffered, "held " + maxSeen.get() + " bytes at most");
+    assertTrue(rounds >= 400_000 / maxBuffered, "the attempt had to wait for acknowledgements: "
+        + rounds + " rounds");
+    int stored = 0;
+    for (int p = 0; p < partitions; p++) {
+      assertEquals(blocks / partitions, pusher.blockCount(p));
+      stored += held.get(p % primaries).memory(p).size();
+    }
+    assertEquals(blocks, stored);
+    assertEquals(0, pusher.bufferedBytes());
+  }
+
+  // ---- retries ----
+
+  @Test
+  void noBufferIsRetriedWithBackOff() throws Exception {
+    FakeShuffleServer s = newServer();
+    s.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, 3);
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s);
+    Backoff backoff = new Backoff(Duration.ofMillis(40), Duration.ofSeconds(1), 5);
+    MapOutputPusher pusher = pusher(settings(1_000, 1 << 20, backoff), locator, 1);
+    byte[] bytes = add(pusher, 0, 500);
+    pusher.finish();
+
+    List<Long> arrivals = s.pushArrivals();
+    assertEquals(4, arrivals.size());
+    for (int retry = 0; retry < 3; retry++) {
+      long gapMillis = (arrivals.get(retry + 1) - arrivals.get(retry)) / 1_000_000;
+      assertTrue(gapMillis >= backoff.delayMillis(retry),
+          "retry " + retry + " came " + gapMillis + " ms after the refusal");
+    }
+    assertEquals(1, s.memory(0).size());
+    assertArrayEquals(bytes, s.memory(0).get(0).bytes());
+    assertTrue(locator.calls.isEmpty(), "a full server is not a failed location");
+  }
+
+  @Test
+  void noBufferBeyondTheRetriesFailsTheAttemptWithoutRelocating() throws Exception {
+    FakeShuffleServer s = newServer();
+    s.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, 10);
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s);
+    MapOutputPusher pusher = pusher(settings(1_000, 1 << 20,
+        new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), 2)), locator, 1);
+    add(pusher, 0, 500);
+
+    IOException e = assertThrows(IOException.class, pusher::finish);
+    assertTrue(e.getMessage().contains("NO_BUFFER"), e.getMessage());
+    assertEquals(3, s.pushArrivals().size());
+    assertTrue(locator.calls.isEmpty());
+    assertEquals(0, pusher.bufferedBytes());
+  }
+
+  // ---- relocation ----
+
+  @Test
+  void aRefusedConnectionRelocatesTheBatchOnceAndPushesTheSameBlocksThere() throws Exception {
+    ServerAddress dead = deadAddress();
+    FakeShuffleServer moved = newServer();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(dead)))
+        .at(1, new PartitionLocation(0, List.of(dead)))
+        .at(2, new PartitionLocation(3, List.of(dead)))
+        .movesTo(0, 1, moved).movesTo(1, 1, moved).movesTo(2, 4, moved);
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 3);
+    Map<Integer, List<byte[]>> added = new HashMap<>();
+    for (int i = 0; i < 9; i++) {
+      added.computeIfAbsent(i % 3, k -> new ArrayList<>()).add(add(pusher, i % 3, 300));
+    }
+    pusher.finish();
+    pusher.commit(5);
+
+    assertEquals(1, locator.calls.size());
+    Relocation call = locator.calls.get(0);
+    assertEquals(Map.of(0, 0, 1, 0, 2, 3), call.epochs());
+    assertEquals(dead.serverId(), call.failedServerId());
+    assertTrue(call.reason().contains("cannot connect"), call.reason());
+    for (int p = 0; p < 3; p++) {
+      List<Block> stored = sortedBySequence(moved.memory(p));
+      assertEquals(3, stored.size());
+      for (int i = 0; i < 3; i++) {
+        assertEquals(i, stored.get(i).sequence());
+        assertArrayEquals(added.get(p).get(i), stored.get(i).bytes());
+        assertEquals(Crc32c.of(added.get(p).get(i)), stored.get(i).crc());
+      }
+      assertEquals(3, moved.committedCount(p, ATTEMPT));
+    }
+  }
+
+  @Test
+  void eachFailedBatchIsRelocatedOnceWithItsOwnPartitions() throws Exception {
+    ServerAddress dead1 = deadAddress();
+    ServerAddress dead2 = deadAddress();
+    FakeShuffleServer moved = newServer();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(2, List.of(dead1)))
+        .at(1, new PartitionLocation(0, List.of(dead2)))
+        .movesTo(0, 3, moved).movesTo(1, 1, moved);
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
+    add(pusher, 0, 100);
+    add(pusher, 1, 100);
+    add(pusher, 0, 100);
+    pusher.finish();
+
+    Map<String, Map<Integer, Integer>> byServer = new HashMap<>();
+    for (Relocation call : locator.calls) {
+      assertNull(byServer.put(call.failedServerId(), call.epochs()), "one call per batch");
+    }
+    assertEquals(Map.of(dead1.serverId(), Map.of(0, 2), dead2.serverId(), Map.of(1, 0)),
+        byServer);
+    assertEquals(2, moved.memory(0).size());
+    assertEquals(1, moved.memory(1).size());
+  }
+
+  @Test
+  void replicaUnavailableRelocatesWithoutBlamingThePrimary() throws Exception {
+    FakeShuffleServer primary = newServer();
+    FakeShuffleServer lostReplica = newServer();
+    FakeShuffleServer newReplica = newServer();
+    primary.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(primary.address(), lostReplica.address())))
+        .movesTo(0, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 1);
+    byte[] b0 = add(pusher, 0, 300);
+    byte[] b1 = add(pusher, 0, 300);
+    pusher.finish();
+    pusher.commit(0);
+
+    assertEquals(1, locator.calls.size());
+    assertNull(locator.calls.get(0).failedServerId(), "the replica is named only in the message");
+    assertEquals(Map.of(0, 0), locator.calls.get(0).epochs());
+    List<PushDataRequest> pushes = primary.received(PushDataRequest.class);
+    assertEquals(2, pushes.size());
+    assertEquals(List.of(new ReplicaChain(0, List.of(lostReplica.address()))),
+        pushes.get(0).replicaChains());
+    assertEquals(List.of(new ReplicaChain(0, List.of(newReplica.address()))),
+        pushes.get(1).replicaChains());
+    assertEquals(pushes.get(0).blocks(), pushes.get(1).blocks(), "the same blocks again");
+    List<Block> stored = sortedBySequence(primary.memory(0));
+    assertEquals(2, stored.size());
+    assertArrayEquals(b0, stored.get(0).bytes());
+    assertArrayEquals(b1, stored.get(1).bytes());
+    // Only the location that took the blocks is committed: the new chain, not the old one.
+    assertEquals(2, primary.committedCount(0, ATTEMPT));
+    assertEquals(2, newReplica.committedCount(0, ATTEMPT));
+    assertNull(lostReplica.committedCount(0, ATTEMPT));
+  }
+
+  @Test
+  void aFailedRelocationFailsTheAttemptAtItsNextCall() throws Exception {
+    ServerAddress dead = deadAddress();
+    MapOutputPusher pusher = pusher(settings(100, 1 << 20, QUICK),
+        new FixedLocations(List.of(new PartitionLocation(0, List.of(dead)))), 1);
+    add(pusher, 0, 100); // a full batch: pushed at once, refused, not relocated
+    await(() -> pusher.bufferedBytes() == 0, "the failed push to be released");
+
+    ByteBuf next = PooledByteBufAllocator.DEFAULT.directBuffer(10).writeZero(10);
+    IOException e = assertThrows(IOException.class, () -> pusher.add(0, next, 30));
+    assertTrue(e.getMessage().contains("no new location could be had"), e.getMessage());
+    assertTrue(e.getMessage().contains(dead.serverId()), e.getMessage());
+    assertEquals(0, next.refCnt(), "a refused block is released");
+    assertThrows(IOException.class, pusher::finish);
+  }
+
+  @Test
+  void relocationsAreBounded() throws Exception {
+    ServerAddress dead1 = deadAddress();
+    ServerAddress dead2 = deadAddress();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(dead1)))
+        .movesTo(0, new PartitionLocation(1, List.of(dead2)));
+    MapOutputPusher pusher = pusher(new PushSettings(1 << 20, 1 << 20, QUICK, 1), locator, 1);
+    add(pusher, 0, 100);
+
+    assertThrows(IOException.class, pusher::finish);
+    assertEquals(1, locator.calls.size(), "one relocation allowed, then the attempt fails");
+  }
+
+  // ---- commit ----
+
+  @Test
+  void commitTellsEveryServerOfEveryLocationThatTookBlocksTheCounts() throws Exception {
+    FakeShuffleServer s1 = newServer();
+    FakeShuffleServer s2 = newServer();
+    FakeShuffleServer s3 = newServer();
+    FakeShuffleServer s4 = newServer();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
+        .at(1, new PartitionLocation(0, List.of(s2.address())))
+        .movesTo(0, new PartitionLocation(1, List.of(s3.address(), s4.address())));
+    // One block per batch, so that each push goes out as it is added.
+    MapOutputPusher pusher = pusher(settings(100, 1 << 20, QUICK), locator, 3);
+    byte[] first = add(pusher, 0, 100);
+    add(pusher, 1, 100);
+    await(() -> pusher.bufferedBytes() == 0, "the first pushes to be acknowledged");
+    s1.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
+    byte[] second = add(pusher, 0, 100); // refused by s1: moves partition 0 to s3 -> s4
+    add(pusher, 1, 100);
+    pusher.finish();
+    pusher.commit(12);
+
+    assertEquals(Map.of(0, 2), commits(s1));
+    assertEquals(Map.of(0, 2, 1, 2), commits(s2));
+    assertEquals(Map.of(0, 2), commits(s3));
+    assertEquals(Map.of(0, 2), commits(s4));
+    for (FakeShuffleServer s : List.of(s1, s2, s3, s4)) {
+      List<CommitMapOutputRequest> received = s.received(CommitMapOutputRequest.class);
+      assertEquals(1, received.size());
+      assertEquals(12, received.get(0).mapIndex());
+      assertEquals(ATTEMPT, received.get(0).taskAttemptId());
+      assertEquals(APP, received.get(0).appId());
+      assertEquals(SHUFFLE, received.get(0).shuffleId());
+    }
+
+    // A reader of both locations finds both blocks of partition 0, each once.
+    List<FetchedBlock> taken = new ArrayList<>();
+    try (PartitionReader reader = new PartitionReader(APP, SHUFFLE, List.of(new PartitionSource(0,
+        List.of(new PartitionLocation(0, List.of(s1.address(), s2.address())),
+            new PartitionLocation(1, List.of(s3.address(), s4.address()))),
+        new long[] {ATTEMPT})), new FetchSettings(1 << 20, 1 << 16, QUICK), clients,
+        PooledByteBufAllocator.DEFAULT, timer)) {
+      reader.start();
+      FetchedBlock b;
+      while ((b = reader.take(() -> {})) != null) {
+        taken.add(b);
+        byte[] expected = b.sequence() == 0 ? first : second;
+        assertArrayEquals(expected, ByteBufUtil.getBytes(b.data()));
+        reader.consumed(b);
+      }
+    }
+    assertEquals(List.of(0, 1), taken.stream().map(FetchedBlock::sequence).sorted().toList());
+  }
+
+  @Test
+  void commitSucceedsWhenTheServersThatMissedItAreGoneForReaders() throws Exception {
+    FakeShuffleServer s1 = newServer();
+    FakeShuffleServer s2 = newServer();
+    FakeShuffleServer s3 = newServer();
+    FakeShuffleServer s4 = newServer();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
+        .at(1, new PartitionLocation(0, List.of(s3.address(), s4.address())));
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
+    add(pusher, 0, 100);
+    add(pusher, 1, 100);
+    pusher.finish();
+    // s1 restarted (it knows the shuffle no more); s4 is dead.
+    s1.failNext(CommitMapOutputRequest.class, StatusCode.UNKNOWN_SHUFFLE, 1);
+    s4.close();
+
+    pusher.commit(0);
+
+    assertEquals(1, s2.committedCount(0, ATTEMPT));
+    assertEquals(1, s3.committedCount(1, ATTEMPT));
+    assertNull(s1.committedCount(0, ATTEMPT));
+  }
+
+  @Test
+  void commitFailsWhenAServerThatMayStillBeReadRefusedIt() throws Exception {
+    // A reader takes the counts from the first server of the chain that answers: if s1 serves
+    // reads without the commit, the attempt's blocks would be missing there.
+    FakeShuffleServer s1 = newServer();
+    FakeShuffleServer s2 = newServer();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())));
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 1);
+    add(pusher, 0, 100);
+    pusher.finish();
+    s1.failNext(CommitMapOutputRequest.class, StatusCode.INTERNAL_ERROR, 1);
+
+    IOException e = assertThrows(IOException.class, () -> pusher.commit(0));
+    assertTrue(e.getMessage().contains(s1.address().serverId())
+        && e.getMessage().contains("readers may still read"), e.getMessage());
+    assertEquals(1, s2.committedCount(0, ATTEMPT));
+  }
+
+  @Test
+  void commitFailsWhenNoServerOfALocationTookIt() throws Exception {
+    FakeShuffleServer s1 = newServer();
+    FakeShuffleServer s2 = newServer();
+    FakeShuffleServer s3 = newServer();
+    RecordingLocator locator = new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(s3.address())))
+        .at(1, new PartitionLocation(0, List.of(s1.address(), s2.address())));
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
+    add(pusher, 0, 100);
+    add(pusher, 1, 100);
+    pusher.finish();
+    s1.failNext(CommitMapOutputRequest.class, StatusCode.UNKNOWN_APPLICATION, 1);
+    s2.close();
+
+    IOException e = assertThrows(IOException.class, () -> pusher.commit(3));
+    assertTrue(e.getMessage().contains("no server of partition 1's location"), e.getMessage());
+    assertTrue(e.getMessage().contains(s1.address().serverId())
+        && e.getMessage().contains(s2.address().serverId()), e.getMessage());
+    assertEquals(1, s3.committedCount(0, ATTEMPT), "the other location took it");
+  }
+
+  @Test
+  void aCommitAnsweredBusyIsRetried() throws Exception {
+    FakeShuffleServer s = newServer();
+    s.failNext(CommitMapOutputRequest.class, StatusCode.BUSY, 2);
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK),
+        new RecordingLocator().at(0, 0, s), 1);
+    add(pusher, 0, 100);
+    pusher.finish();
+
+    pusher.commit(0);
+
+    assertEquals(3, s.received(CommitMapOutputRequest.class).size());
+    assertEquals(1, s.committedCount(0, ATTEMPT));
+  }
+
+  // ---- abort ----
+
+  @Test
+  void abortReleasesQueuedAndInFlightBlocks() throws Exception {
+    FakeShuffleServer s1 = newServer().holdPushes(true);
+    FakeShuffleServer s2 = newServer();
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s1).at(1, 0, s2);
+    MapOutputPusher pusher = pusher(settings(1_000, 1 << 20, QUICK), locator, 2);
+    for (int i = 0; i < 5; i++) {
+      add(pusher, 0, 500); // batches of two blocks go out to s1 and wait there
+    }
+    add(pusher, 1, 300); // queued for s2, never sent
+    await(() -> s1.heldPushes() == 2, "two pushes held by s1");
+
+    pusher.abort();
+    assertEquals(2_000, pusher.bufferedBytes(), "what is in flight is released when it ends");
+    ByteBuf late = PooledByteBufAllocator.DEFAULT.directBuffer(10).writeZero(10);
+    IOException e = assertThrows(IOException.class, () -> pusher.add(1, late, 10));
+    assertTrue(e.getMessage().contains("aborted"), e.getMessage());
+    assertEquals(0, late.refCnt());
+
+    s1.releaseHeldPushes();
+    await(() -> pusher.bufferedBytes() == 0, "in-flight pushes to end");
+    assertTrue(s2.received(PushDataRequest.class).isEmpty());
+    assertThrows(IOException.class, pusher::finish);
+  }
+
+  @Test
+  void abortDuringABackOffReleasesTheBatchWhenTheRetriesEnd() throws Exception {
+    FakeShuffleServer s = newServer();
+    s.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, 100);
+    MapOutputPusher pusher = pusher(settings(100, 1 << 20,
+        new Backoff(Duration.ofMillis(5), Duration.ofMillis(5), 20)), new RecordingLocator()
+        .at(0, 0, s), 1);
+    add(pusher, 0, 100);
+    await(() -> s.pushArrivals().size() >= 2, "a retry");
+
+    pusher.abort();
+    await(() -> pusher.bufferedBytes() == 0, "the retries to end");
+    assertTrue(s.memory(0).isEmpty());
+  }
+
+  // ---- helpers ----
+
+  record Relocation(Map<Integer, Integer> epochs, String failedServerId, String reason) {}
+
+  /** Locations set by the test; relocation hands out the next location set for a partition. */
+  static final class RecordingLocator implements PartitionLocator {
+    final Map<Integer, PartitionLocation> current = new ConcurrentHashMap<>();
+    final Map<Integer, PartitionLocation> next = new ConcurrentHashMap<>();
+    final List<Relocation> calls = new CopyOnWriteArrayList<>();
+
+    RecordingLocator at(int partition, PartitionLocation location) {
+      current.put(partition, location);
+      return this;
+    }
+
+    RecordingLocator at(int partition, int epoch, FakeShuffleServer server) {
+      return at(partition, new PartitionLocation(epoch, List.of(server.address())));
+    }
+
+    RecordingLocator movesTo(int partition, PartitionLocation location) {
+      next.put(partition, location);
+      return this;
+    }
+
+    RecordingLocator movesTo(int partition, int epoch, FakeShuffleServer server) {
+      return movesTo(partition, new PartitionLocation(epoch, List.of(server.address())));
+    }
+
+    @Override
+    public PartitionLocation location(int partition) {
+      return current.get(partition);
+    }
+
+    @Override
+    public CompletableFuture<Map<Integer, PartitionLocation>> relocate(int[] partitions,
+        int[] epochs, String failedServerId, String reason) {
+      Map<Integer, Integer> asked = new LinkedHashMap<>();
+      for (int i = 0; i < partitions.length; i++) {
+        asked.put(partitions[i], epochs[i]);
+      }
+      calls.add(new Relocation(asked, failedServerId, reason));
+      Map<Integer, PartitionLocation> moved = new HashMap<>();
+      for (int p : partitions) {
+        PartitionLocation location = next.remove(p);
+        if (location == null) {
+          return CompletableFuture.failedFuture(new IOException("no location for " + p));
+        }
+        current.put(p, location);
+        moved.put(p, location);
+      }
+      return CompletableFuture.completedFuture(moved);
+    }
+  }
+
+  private static PushSettings settings(long batchSize, long maxBuffered, Backoff backoff) {
+    return new PushSettings(batchSize, maxBuffered, backoff, 3);
+  }
+
+  private MapOutputPusher pusher(PushSettings settings, PartitionLocator locator,
+      int numPartitions) {
+    MapOutputPusher pusher = new MapOutputPusher(clients, PooledByteBufAllocator.DEFAULT, timer,
+        settings, locator, APP, SHUFFLE, numPartitions, ATTEMPT);
+    pushers.add(pusher);
+    return pusher;
+  }
+
+  /** Adds a block of random bytes (its uncompressed length three times its size); returns them. */
+  private static byte[] add(MapOutputPusher pusher, int partition, int size) throws IOException {
+    byte[] bytes = new byte[size];
+    ThreadLocalRandom.current().nextBytes(bytes);
+    pusher.add(partition, PooledByteBufAllocator.DEFAULT.directBuffer(size).writeBytes(bytes),
+        3 * size);
+    return bytes;
+  }
+
+  private FakeShuffleServer newServer() {
+    FakeShuffleServer s = new FakeShuffleServer();
+    servers.add(s);
+    return s;
+  }
+
+  private static List<Block> sortedBySequence(List<Block> blocks) {
+    return blocks.stream().sorted((a, b) -> Integer.compare(a.sequence(), b.sequence())).toList();
+  }
+
+  private static List<Long> bodySizes(FakeShuffleServer s) {
+    return s.received(PushDataRequest.class).stream()
+        .map(r -> BlockDescriptor.totalLength(r.blocks())).sorted((a, b) -> Long.compare(b, a))
+        .toList();
+  }
+
+  /** Partition -> block count of the commits {@code s} received. */
+  private static Map<Integer, Integer> commits(FakeShuffleServer s) {
+    Map<Integer, Integer> counts = new HashMap<>();
+    for (CommitMapOutputRequest r : s.received(CommitMapOutputRequest.class)) {
+      for (int i = 0; i < r.partitionIds().length; i++) {
+        assertNull(counts.put(r.partitionIds()[i], r.blockCounts()[i]),
+            "partition " + r.partitionIds()[i] + " listed twice");
+      }
+    }
+    return counts;
+  }
+
+  /** A loopback address nothing listens on (bound, then released). */
+  private static ServerAddress deadAddress() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return new ServerAddress("dead-" + socket.getLocalPort(), "127.0.0.1",
+          socket.getLocalPort());
+    }
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(1);
+    }
+  }
+}

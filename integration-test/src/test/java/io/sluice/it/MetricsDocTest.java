@@ -1,0 +1,347 @@
+package io.sluice.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code docs/metrics.md} lists exactly what the daemons export: starts a coordinator and a
+ * shuffle server in this JVM, scrapes their {@code /metrics}, and checks that every
+ * {@code sluice_*} metric of each is a row of its section with the exported type (and, where the
+ * scrape has samples, labels), that every row is exported, that every JVM metric falls in a family
+ * the page marks as that daemon's (and each family marked is exported), and that no page under
+ * {@code docs/} or the README names a {@code sluice_*} metric that is not exported.
+ */
+class MetricsDocTest {
+  private static final Pattern TYPE_LINE = Pattern.compile("^# TYPE (\\S+) (\\S+)$");
+  private static final Pattern SAMPLE_LINE =
+      Pattern.compile("^([A-Za-z_:][A-Za-z0-9_:]*)(?:\\{(.*)})? \\S+.*$");
+  private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)=\"");
+  private static final Pattern SLUICE_ROW = Pattern.compile(
+      "^\\|\\s*`(sluice_[a-z0-9_]+)`\\s*\\|\\s*(\\w+)\\s*\\|([^|]*)\\|");
+  private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
+  private static final Pattern SLUICE_NAME =
+      Pattern.compile("\\bsluice_(?:server|coordinator)_[a-z0-9_]+");
+  private static final Set<String> SUFFIXES = Set.of("_bucket", "_count", "_sum", "_created");
+
+  private static MiniCluster cluster;
+  private static Scrape server;
+  private static Scrape coordinator;
+  private static Page page;
+
+  @BeforeAll
+  static void scrapeBothDaemons() throws Exception {
+    cluster = new MiniCluster(1, Map.of());
+    server = Scrape.of(scrape(cluster.servers().get(0).httpPort()));
+    coordinator = Scrape.of(scrape(cluster.coordinator().httpPort()));
+    page = Page.read(ProjectRoot.get().resolve("docs").resolve("metrics.md"));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void everyServerMetricIsDocumentedAndEveryDocumentedOneExported() {
+    compare("Shuffle server", server, "sluice_server_");
+  }
+
+  @Test
+  void everyCoordinatorMetricIsDocumentedAndEveryDocumentedOneExported() {
+    compare("Coordinator", coordinator, "sluice_coordinator_");
+  }
+
+  @Test
+  void jvmMetricsFallInTheFamiliesDocumentedForEachDaemon() {
+    List<String> problems = new ArrayList<>();
+    checkJvmFamilies("server", server, page.jvmFamilies(0), problems);
+    checkJvmFamilies("coordinator", coordinator, page.jvmFamilies(1), problems);
+    report(problems);
+  }
+
+  @Test
+  void docsNameNoMetricThatIsNotExported() throws IOException {
+    Path root = ProjectRoot.get();
+    List<Path> files = new ArrayList<>();
+    files.add(root.resolve("README.md"));
+    try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+    }
+    List<String> problems = new ArrayList<>();
+    for (Path file : files) {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      for (int i = 0; i < lines.size(); i++) {
+        Matcher m = SLUICE_NAME.matcher(lines.get(i));
+        while (m.find()) {
+          if (!server.exports(m.group()) && !coordinator.exports(m.group())) {
+            problems.add(root.relativize(file) + ":" + (i + 1) + ": " + m.group()
+                + " is exported by neither daemon");
+          }
+        }
+      }
+    }
+    report(problems);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static void compare(String section, Scrape scrape, String prefix) {
+    Map<String, Row> rows = page.rows(section);
+    assertFalse(rows.isEmpty(), "docs/metrics.md has no metric rows under '## " + section + "'");
+    List<String> problems = new ArrayList<>();
+    Map<String, String> exported = scrape.metrics(prefix);
+    for (Map.Entry<String, String> e : exported.entrySet()) {
+      Row row = rows.get(e.getKey());
+      if (row == null) {
+        problems.add(e.getKey() + " (" + e.getValue() + ") is exported but not listed under '## "
+            + section + "'");
+        continue;
+      }
+      if (!row.type().equals(e.getValue())) {
+        problems.add(e.getKey() + " is listed as a " + row.type() + " but exported as a "
+            + e.getValue());
+      }
+      Set<String> labels = scrape.labels(e.getKey(), e.getValue());
+      if (labels != null && !labels.equals(row.labels())) {
+        problems.add(e.getKey() + " is listed with labels " + row.labels() + " but exported with "
+            + labels);
+      }
+    }
+    for (String listed : rows.keySet()) {
+      if (!exported.containsKey(listed)) {
+        problems.add(listed + " is listed under '## " + section + "' but not exported");
+      }
+    }
+    report(problems);
+  }
+
+  private static void checkJvmFamilies(String daemon, Scrape scrape, Map<String, Boolean> families,
+      List<String> problems) {
+    if (families.isEmpty()) {
+      problems.add("docs/metrics.md lists no JVM families for the " + daemon);
+      return;
+    }
+    Set<String> jvm = scrape.metrics("").keySet().stream()
+        .filter(name -> !name.startsWith("sluice_")).collect(Collectors.toCollection(TreeSet::new));
+    for (String name : jvm) {
+      List<String> matching = families.keySet().stream()
+          .filter(f -> glob(f).matcher(name).matches()).toList();
+      if (matching.stream().noneMatch(families::get)) {
+        problems.add(name + " is exported by the " + daemon + " but no JVM family marked 'yes' for "
+            + "it covers it" + (matching.isEmpty() ? "" : " (marked 'no': " + matching + ")"));
+      }
+    }
+    for (Map.Entry<String, Boolean> family : families.entrySet()) {
+      boolean found = jvm.stream().anyMatch(n -> glob(family.getKey()).matcher(n).matches());
+      if (family.getValue() && !found) {
+        problems.add(family.getKey() + " is marked as exported by the " + daemon + " but is not");
+      }
+    }
+  }
+
+  private static Pattern glob(String family) {
+    return Pattern.compile(Stream.of(family.split("\\*", -1)).map(Pattern::quote)
+        .collect(Collectors.joining("[A-Za-z0-9_]*")));
+  }
+
+  private static void report(List<String> problems) {
+    if (!problems.isEmpty()) {
+      fail("docs/metrics.md and /metrics disagree:\n  " + String.join("\n  ", problems));
+    }
+  }
+
+  private static String scrape(int httpPort) throws Exception {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+            .timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, response.statusCode(), response.body());
+    return response.body();
+  }
+
+  /** One daemon's /metrics in the text format 0.0.4. */
+  record Scrape(Map<String, String> types, Map<String, Set<String>> sampleLabels) {
+
+    static Scrape of(String text) {
+      Map<String, String> types = new TreeMap<>();
+      Map<String, Set<String>> samples = new TreeMap<>();
+      for (String line : text.split("\n")) {
+        Matcher type = TYPE_LINE.matcher(line);
+        if (type.matches()) {
+          types.put(type.group(1), type.group(2));
+          continue;
+        }
+        if (line.startsWith("#") || line.isBlank()) {
+          continue;
+        }
+        Matcher sample = SAMPLE_LINE.matcher(line);
+        if (sample.matches()) {
+          Set<String> labels = samples.computeIfAbsent(sample.group(1), k -> new TreeSet<>());
+          if (sample.group(2) != null) {
+            Matcher label = LABEL_NAME.matcher(sample.group(2));
+            while (label.find()) {
+              labels.add(label.group(1));
+            }
+          }
+        }
+      }
+      return new Scrape(types, samples);
+    }
+
+    /**
+     * The metrics whose names start with {@code prefix}, with their types, leaving out the
+     * {@code _created} gauges the client library adds next to counters, summaries and histograms.
+     */
+    Map<String, String> metrics(String prefix) {
+      Map<String, String> metrics = new TreeMap<>();
+      for (Map.Entry<String, String> e : types.entrySet()) {
+        if (e.getKey().startsWith(prefix) && !isCreatedCompanion(e.getKey())) {
+          metrics.put(e.getKey(), e.getValue());
+        }
+      }
+      return metrics;
+    }
+
+    private boolean isCreatedCompanion(String name) {
+      if (!name.endsWith("_created")) {
+        return false;
+      }
+      String base = name.substring(0, name.length() - "_created".length());
+      return "counter".equals(types.get(base + "_total")) || "summary".equals(types.get(base))
+          || "histogram".equals(types.get(base));
+    }
+
+    /** The label names of a metric's samples (not le or quantile), or null when it has none yet. */
+    Set<String> labels(String name, String type) {
+      Set<String> names = new TreeSet<>();
+      boolean any = false;
+      List<String> series = switch (type) {
+        case "histogram" -> List.of(name + "_bucket", name + "_count", name + "_sum");
+        case "summary" -> List.of(name, name + "_count", name + "_sum");
+        default -> List.of(name);
+      };
+      for (String s : series) {
+        Set<String> labels = sampleLabels.get(s);
+        if (labels != null) {
+          any = true;
+          names.addAll(labels);
+        }
+      }
+      names.remove("le");
+      names.remove("quantile");
+      return any ? names : null;
+    }
+
+    /** Whether {@code name} is a metric, a series of one or a _created companion. */
+    boolean exports(String name) {
+      if (types.containsKey(name) || sampleLabels.containsKey(name)) {
+        return true;
+      }
+      for (String suffix : SUFFIXES) {
+        if (name.endsWith(suffix)) {
+          String base = name.substring(0, name.length() - suffix.length());
+          if (types.containsKey(base) || types.containsKey(base + "_total")) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+  }
+
+  /** A row of a metrics table: type and label names. */
+  record Row(String type, Set<String> labels) {}
+
+  /** docs/metrics.md, split into its '## ' sections. */
+  record Page(Map<String, List<String>> sections) {
+
+    static Page read(Path file) throws IOException {
+      Map<String, List<String>> sections = new LinkedHashMap<>();
+      List<String> current = new ArrayList<>();
+      sections.put("", current);
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        if (line.startsWith("## ")) {
+          current = new ArrayList<>();
+          sections.put(line.substring(3).strip(), current);
+        } else {
+          current.add(line);
+        }
+      }
+      return new Page(sections);
+    }
+
+    /** The sluice_* rows of a section: name to type and labels. */
+    Map<String, Row> rows(String section) {
+      Map<String, Row> rows = new TreeMap<>();
+      for (String line : sections.getOrDefault(section, List.of())) {
+        Matcher m = SLUICE_ROW.matcher(line);
+        if (m.find()) {
+          Set<String> labels = new TreeSet<>();
+          Matcher label = BACKTICKED.matcher(m.group(3));
+          while (label.find()) {
+            labels.add(label.group(1));
+          }
+          if (rows.put(m.group(1), new Row(m.group(2), labels)) != null) {
+            fail("docs/metrics.md lists " + m.group(1) + " twice under '## " + section + "'");
+          }
+        }
+      }
+      return rows;
+    }
+
+    /**
+     * The JVM families of the '## JVM and process' table (first cell, one or more backticked
+     * patterns), with whether the daemon's column ({@code 0} server, {@code 1} coordinator) says
+     * "yes".
+     */
+    Map<String, Boolean> jvmFamilies(int daemon) {
+      Map<String, Boolean> families = new TreeMap<>();
+      for (String line : sections.getOrDefault("JVM and process", List.of())) {
+        if (!line.startsWith("|") || line.startsWith("|---")) {
+          continue;
+        }
+        String[] cells = line.split("\\|", -1);
+        // "", metrics, exporter, server, coordinator, meaning, ""
+        if (cells.length < 6) {
+          continue;
+        }
+        String flag = cells[3 + daemon].strip();
+        if (!flag.equals("yes") && !flag.equals("no")) {
+          continue;
+        }
+        Matcher family = BACKTICKED.matcher(cells[1]);
+        while (family.find()) {
+          families.put(family.group(1), flag.equals("yes"));
+        }
+      }
+      return families;
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package io.sluice.it;
+
+import io.sluice.common.config.ConfigDocGenerator;
+import io.sluice.common.config.ConfigLoader;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.coordinator.CoordinatorOptions;
+import io.sluice.coordinator.CoordinatorServer;
+import io.sluice.server.ServerOptions;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A coordinator in this JVM and shuffle servers in JVMs of their own, each on a fixed loopback port
+ * picked at start, so that a test can kill a server with SIGKILL ({@code kill -9}) and start it
+ * again on the same port. Servers log to files under the cluster's directory; {@link #close()}
+ * fails if a server that was not killed reported a leaked buffer (they run with paranoid leak
+ * detection).
+ */
+final class ProcessCluster implements Closeable {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private final Path root;
+  private final CoordinatorServer coordinator;
+  private final List<Server> servers = new ArrayList<>();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  /** One server process: its id, ports and configuration, and the process when running. */
+  private static final class Server {
+    final String id;
+    final int port;
+    final int httpPort;
+    final Path conf;
+    final Path log;
+    Process process;
+
+    Server(String id, int port, int httpPort, Path conf, Path log) {
+      this.id = id;
+      this.port = port;
+      this.httpPort = httpPort;
+      this.conf = conf;
+      this.log = log;
+    }
+  }
+
+  ProcessCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
+    this.root = Files.createTempDirectory("sluice-processes");
+    Map<String, String> c = new HashMap<>();
+    c.put(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1");
+    c.put(CoordinatorOptions.PORT.key(), "0");
+    c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
+    c.put(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key(), "2s");
+    this.coordinator = CoordinatorServer.start(ConfigLoader.fromMap(c,
+        ConfigDocGenerator.discover().stream()
+            .filter(set -> !set.title().startsWith("Spark client")).toList()));
+    try {
+      for (int i = 0; i < numServers; i++) {
+        String id = "server-" + i;
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put(ServerOptions.SERVER_ID.key(), id);
+        s.put(ServerOptions.BIND_HOST.key(), "127.0.0.1");
+        s.put(ServerOptions.ADVERTISED_HOST.key(), "127.0.0.1");
+        int port = Daemons.freePort();
+        int httpPort = Daemons.freePort();
+        s.put(ServerOptions.PORT.key(), String.valueOf(port));
+        s.put(ServerOptions.HTTP_PORT.key(), String.valueOf(httpPort));
+        s.put(ServerOptions.LOCAL_DIRS.key(), root.resolve(id + "-data").toString());
+        s.put(ServerOptions.DISK_MIN_FREE.key(), "0");
+        s.put(ServerOptions.BUFFER_CAPACITY.key(), "64m");
+        s.put(ServerOptions.READ_BUFFER_CAPACITY.key(), "32m");
+        s.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "2m");
+        s.put(ServerOptions.COORDINATORS.key(), "127.0.0.1:" + coordinator.port());
+        s.put(ServerOptions.HEARTBEAT_INTERVAL.key(), "200ms");
+        s.put(ServerOptions.DRAIN_TIMEOUT.key(), "2s");
+        s.putAll(serverOverrides);
+        Path conf = root.resolve(id + ".conf");
+        Files.writeString(conf, s.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue())
+            .collect(Collectors.joining("\n", "", "\n")));
+        Server server = new Server(id, port, httpPort, conf, root.resolve(id + ".log"));
+        servers.add(server);
+        start(i);
+      }
+      awaitLive(numServers);
+    } catch (Exception e) {
+      close();
+      throw e;
+    }
+  }
+
+  String coordinatorAddress() {
+    return "127.0.0.1:" + coordinator.port();
+  }
+
+  CoordinatorServer coordinator() {
+    return coordinator;
+  }
+
+  String serverId(int i) {
+    return servers.get(i).id;
+  }
+
+  /**
+   * Starts server {@code i} (again), on its own port, and waits until it serves and the coordinator
+   * has heard from this process, so that the next shuffle can be assigned to it.
+   */
+  void start(int i) throws Exception {
+    Server s = servers.get(i);
+    long startedMillis = coordinator.servers().clock().millis();
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>(List.of(java,
+        "-cp", System.getProperty("java.class.path"),
+        "-Xmx256m",
+        "-XX:MaxDirectMemorySize=" + (384L << 20),
+        "-XX:+ExitOnOutOfMemoryError",
+        "-Dio.netty.leakDetection.level=paranoid",
+        "-Dio.netty.tryReflectionSetAccessible=true",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+        "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
+        "-Dsluice.log.file=" + s.log,
+        "io.sluice.server.ShuffleServerMain", s.conf.toString()));
+    s.process = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(s.id + ".out").toFile()))
+        .start();
+    Daemons.awaitPort(s.port, s.log);
+    await(() -> coordinator.servers().servers().stream().anyMatch(r -> r.id().equals(s.id)
+        && r.lastHeartbeatMillis() >= startedMillis), s.id + " heart-beating to the coordinator");
+  }
+
+  /** Kills server {@code i} with SIGKILL and waits until the process is gone. */
+  void kill(int i) throws InterruptedException {
+    Process p = servers.get(i).process;
+    p.destroyForcibly();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException(serverId(i) + " did not die");
+    }
+  }
+
+  /**
+   * Stops server {@code i} as {@code bin/stop-server.sh} does (SIGTERM): it drains for
+   * {@code server.drain.timeout} (2 s here), then exits.
+   */
+  void stop(int i) throws InterruptedException {
+    Process p = servers.get(i).process;
+    p.destroy();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      throw new IllegalStateException(serverId(i) + " did not stop after SIGTERM");
+    }
+  }
+
+  /** Waits until the coordinator counts {@code n} live servers. */
+  void awaitLive(int n) throws Exception {
+    await(() -> coordinator.servers().size() == n, n + " live servers");
+  }
+
+  /** A counter or gauge of server {@code i}'s {@code /metrics}, summed over label values. */
+  double metric(int i, String name) throws IOException, InterruptedException {
+    String body = http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + servers.get(i).httpPort + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    double sum = 0;
+    for (String line : body.split("\n")) {
+      if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
+  /** Bytes that the running servers took from pushes (clients and replication alike). */
+  double pushedBytes() throws IOException, InterruptedException {
+    double sum = 0;
+    for (int i = 0; i < servers.size(); i++) {
+      if (servers.get(i).process.isAlive()) {
+        sum += metric(i, "sluice_server_pushed_bytes_total");
+      }
+    }
+    return sum;
+  }
+
+  static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    List<String> leaks = new ArrayList<>();
+    for (Server s : servers) {
+      if (s.process != null && s.process.isAlive()) {
+        // SIGTERM: the server closes itself (and leak detection has its chance to report).
+        s.process.destroy();
+        try {
+          if (!s.process.waitFor(30, TimeUnit.SECONDS)) {
+            s.process.destroyForcibly();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (Files.exists(s.log) && Files.readString(s.log).contains("LEAK:")) {
+        leaks.add(s.id + " (" + s.log + ")");
+      }
+    }
+    coordinator.close();
+    if (leaks.isEmpty()) {
+      try (Stream<Path> files = Files.walk(root)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    } else {
+      throw new AssertionError("buffer leaks reported by " + leaks);
+    }
+  }
+}

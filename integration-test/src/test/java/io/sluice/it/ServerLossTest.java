@@ -1,0 +1,215 @@
+package io.sluice.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import scala.Tuple2;
+
+/**
+ * A shuffle server killed with SIGKILL while a job runs, with and without replication: the answer
+ * always equals the built-in shuffle's, and Spark's listener shows the cost: no stage re-run with
+ * two copies of each partition, exactly one re-run of the map stage with one. Three server
+ * processes and a coordinator are shared by the class; a killed server is started again (on the
+ * same port) before the next test.
+ */
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+class ServerLossTest {
+  private static final int MAPS = 16;
+  private static final int REDUCES = 8;
+  private static final int RECORDS_PER_MAP = 40_000;
+  /** The map stage's id: the job's first stage. */
+  private static final int MAP_STAGE = 0;
+
+  private static ProcessCluster cluster;
+  private static List<Tuple2<Integer, long[]>> expected;
+  private final List<Integer> killed = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = new ProcessCluster(3, Map.of());
+    expected = job(SparkSessions.base("local[2]", "reference"), new JobObserver());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    cluster.close();
+  }
+
+  @AfterEach
+  void restartKilledServers() throws Exception {
+    for (int i : killed) {
+      cluster.start(i);
+    }
+  }
+
+  /**
+   * Per reduce partition: its index, record count, and sums of keys and values, collected on the
+   * reduce side so that every shuffled record counts.
+   */
+  private static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer) {
+    SparkSession spark = SparkSessions.start(conf, Map.of());
+    spark.sparkContext().addSparkListener(observer);
+    try {
+      JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      List<Integer> maps = new ArrayList<>();
+      for (int i = 0; i < MAPS; i++) {
+        maps.add(i);
+      }
+      List<Tuple2<Integer, long[]>> result = new ArrayList<>(sc.parallelize(maps, MAPS)
+          .mapPartitionsToPair(it -> {
+            int map = it.next();
+            List<Tuple2<Long, Long>> out = new ArrayList<>(RECORDS_PER_MAP);
+            for (long i = 0; i < RECORDS_PER_MAP; i++) {
+              long key = map * 1_000_003L + i * 7919;
+              out.add(new Tuple2<>(key, key * 31 + map));
+            }
+            return out.iterator();
+          })
+          .partitionBy(new HashPartitioner(REDUCES))
+          .mapPartitionsWithIndex((index, it) -> {
+            long[] sums = new long[3];
+            while (it.hasNext()) {
+              Tuple2<Long, Long> r = it.next();
+              sums[0]++;
+              sums[1] += r._1();
+              sums[2] += r._2();
+            }
+            return List.of(new Tuple2<>(index, sums)).iterator();
+          }, true)
+          .collect());
+      result.sort((a, b) -> Integer.compare(a._1(), b._1()));
+      return result;
+    } finally {
+      spark.stop();
+    }
+  }
+
+  private JobObserver runKilling(int replicas, Predicate<JobObserver.TaskEvent> when) {
+    return runDisturbed(replicas, when, victim -> cluster.kill(victim));
+  }
+
+  /** A fault applied to one server process. */
+  @FunctionalInterface
+  private interface Fault {
+    void apply(int server) throws Exception;
+  }
+
+  private JobObserver runDisturbed(int replicas, Predicate<JobObserver.TaskEvent> when,
+      Fault fault) {
+    int victim = 1;
+    AtomicInteger faults = new AtomicInteger();
+    JobObserver observer = new JobObserver().onceWhen(when, () -> {
+      try {
+        fault.apply(victim);
+        faults.incrementAndGet();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    killed.add(victim);
+    List<Tuple2<Integer, long[]>> answer = job(conf(replicas), observer);
+    assertEquals(1, faults.get(), "the server was disturbed while the job ran");
+    assertAnswer(answer);
+    return observer;
+  }
+
+  private static SparkConf conf(int replicas) {
+    return SparkSessions.withSluice(
+        SparkSessions.base("local[2,4]", "server-loss-" + replicas), cluster.coordinatorAddress())
+        .set("spark.sluice.replicas", String.valueOf(replicas))
+        .set("spark.sluice.block.size", "32k")
+        .set("spark.sluice.push.batch.size", "128k");
+  }
+
+  private static void assertAnswer(List<Tuple2<Integer, long[]>> answer) {
+    assertEquals(expected.size(), answer.size());
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(expected.get(i)._1(), answer.get(i)._1());
+      assertEquals(List.of(expected.get(i)._2()[0], expected.get(i)._2()[1],
+              expected.get(i)._2()[2]),
+          List.of(answer.get(i)._2()[0], answer.get(i)._2()[1], answer.get(i)._2()[2]),
+          "partition " + i);
+    }
+  }
+
+  /** After a few map tasks finished, while others still push. */
+  private static Predicate<JobObserver.TaskEvent> midMap() {
+    AtomicInteger ended = new AtomicInteger();
+    return e -> e.stageId() == MAP_STAGE && e.end() && ended.incrementAndGet() == 4;
+  }
+
+  /** After the first reduce task finished, while others still read. */
+  private static Predicate<JobObserver.TaskEvent> midReduce() {
+    return e -> e.stageId() != MAP_STAGE && e.end() && e.success();
+  }
+
+  private static void assertNoStageRan(JobObserver observer, int times) {
+    observer.submissions().forEach((stage, n) ->
+        assertEquals(times, n, "submissions of stage " + stage + "; task failures: "
+            + observer.failures()));
+  }
+
+  @Test
+  void withTwoCopiesAKillDuringTheMapStageRerunsNoStage() {
+    JobObserver observer = runKilling(2, midMap());
+    assertNoStageRan(observer, 1);
+  }
+
+  @Test
+  void withTwoCopiesAKillDuringTheReduceStageRerunsNoStage() {
+    JobObserver observer = runKilling(2, midReduce());
+    assertNoStageRan(observer, 1);
+  }
+
+  @Test
+  void withOneCopyAKillDuringTheMapStageRerunsTheMapStageOnce() {
+    JobObserver observer = runKilling(1, midMap());
+    assertEquals(2, observer.submissions().get(MAP_STAGE),
+        "map stage submissions; task failures: " + observer.failures());
+  }
+
+  @Test
+  void withTwoCopiesAServerRestartedOnItsPortMidMapRerunsNoStageAndComesBackIntoUse()
+      throws Exception {
+    JobObserver observer = runDisturbed(2, midMap(), victim -> {
+      cluster.kill(victim);
+      cluster.start(victim);
+    });
+    assertNoStageRan(observer, 1);
+    killed.clear();
+    // The application of the next job is new to the restarted server; its data goes there again.
+    double before = cluster.metric(1, "sluice_server_pushed_bytes_total");
+    assertAnswer(job(conf(2), new JobObserver()));
+    assertTrue(cluster.metric(1, "sluice_server_pushed_bytes_total") > before,
+        "the restarted server takes data again");
+  }
+
+  @Test
+  void withTwoCopiesADrainingServerStopsMidMapWithoutAStageRerun() {
+    JobObserver observer = runDisturbed(2, midMap(), victim -> cluster.stop(victim));
+    assertNoStageRan(observer, 1);
+  }
+
+  @Test
+  void withOneCopyAKillDuringTheReduceStageRerunsTheMapStageOnce() {
+    JobObserver observer = runKilling(1, midReduce());
+    assertEquals(2, observer.submissions().get(MAP_STAGE),
+        "map stage submissions; task failures: " + observer.failures());
+    assertTrue(observer.failures().stream().anyMatch(f -> f.contains("FetchFailed")),
+        "the reduce stage saw the loss: " + observer.failures());
+  }
+}

@@ -1,0 +1,177 @@
+package io.sluice.server.flush;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.server.memory.PushBufferPool;
+import io.sluice.server.metrics.ServerMetrics;
+import io.sluice.server.shuffle.PartitionFlusher;
+import io.sluice.server.shuffle.PartitionState;
+import io.sluice.server.shuffle.ShuffleState;
+import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.storage.DiskManager;
+import io.sluice.server.storage.FileIo;
+import io.sluice.server.storage.PartitionFiles;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the flush planner picks: when the push pool asks for a flush, the largest partitions, in
+ * order, until the bytes the pool asks for are covered, and nothing more; a partition past its
+ * threshold on its own.
+ */
+class FlushManagerTest {
+  private static final long MIB = 1L << 20;
+  private static final String APP = "app-flush-planning";
+
+  @TempDir Path dir;
+  private DiskManager disks;
+  private ShuffleStore store;
+  private ServerMetrics metrics;
+  private FlushManager flushManager;
+  private PushBufferPool pool;
+
+  @BeforeEach
+  void setUp() {
+    disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
+    metrics = new ServerMetrics();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (flushManager != null) {
+      flushManager.close();
+    }
+    disks.close();
+    for (var app : List.copyOf(store.applications())) {
+      store.unregisterApplication(app.appId());
+    }
+    assertEquals(0, pool.allocatedBytes(), "every block went back to the pool");
+  }
+
+  private void createStore(PushBufferPool pushPool) {
+    this.pool = pushPool;
+    store = new ShuffleStore(
+        (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
+            partition), disks, pushPool::free, System::nanoTime);
+    store.registerApplication(APP, "tester");
+    store.registerApplication(APP + "-2", "tester");
+  }
+
+  private FlushManager startFlushManager(long partitionThreshold) {
+    flushManager = new FlushManager(store, disks, pool, new PartitionFlusher(pool, metrics),
+        partitionThreshold, metrics);
+    return flushManager;
+  }
+
+  /** Adds {@code mebibytes} blocks of one chunk each (so that chunk usage equals block bytes). */
+  private PartitionState fill(String app, int shuffleId, int partitionId, int mebibytes) {
+    ShuffleState shuffle = store.registerShuffle(app, shuffleId, 8);
+    PartitionState partition = shuffle.partition(partitionId);
+    for (int i = 0; i < mebibytes; i++) {
+      ByteBuf buf = pool.tryAllocate((int) MIB);
+      assertNotNull(buf, "the pool takes block " + i);
+      buf.writeZero((int) MIB);
+      assertTrue(partition.add(new BlockDescriptor(partitionId, 1, i, (int) MIB, (int) MIB, 0),
+          buf));
+    }
+    return partition;
+  }
+
+  @Test
+  void aRoundFlushesTheLargestPartitionsUntilTheBytesAskedForAreCovered() throws Exception {
+    // High watermark 16 MiB, low 8 MiB.
+    createStore(new PushBufferPool(32 * MIB, 0.5, 0.25));
+    PartitionState a = fill(APP, 0, 0, 8);
+    PartitionState b = fill(APP + "-2", 0, 3, 5);
+    PartitionState c = fill(APP, 1, 1, 3);
+    PartitionState d = fill(APP, 0, 2, 2);
+    PartitionState e = fill(APP + "-2", 0, 4, 1);
+    assertEquals(19 * MIB, pool.usedBytes());
+    // The pool asks for 19 - 8 = 11 MiB: the 8 MiB partition and then the 5 MiB one cover it.
+    assertEquals(11 * MIB, pool.bytesToFlush());
+
+    startFlushManager(Long.MAX_VALUE);
+    waitUntil(() -> a.memoryBytes() == 0 && b.memoryBytes() == 0, "a and b flushed");
+    waitUntil(() -> flushManager.queuedFlushes() == 0, "flushes to end");
+    assertEquals(8 * MIB, a.files().dataLength());
+    assertEquals(5 * MIB, b.files().dataLength());
+    assertEquals(6 * MIB, pool.allocatedBytes());
+    assertEquals(6 * MIB, pool.usedBytes());
+    awaitNextRound();
+    for (PartitionState kept : List.of(c, d, e)) {
+      assertNull(kept.files(), "partition " + kept.partitionId() + " was not flushed");
+    }
+    assertEquals(3 * MIB, c.unflushedBytes());
+    assertEquals(2 * MIB, d.unflushedBytes());
+    assertEquals(1 * MIB, e.unflushedBytes());
+  }
+
+  @Test
+  void nothingIsFlushedUnderTheHighWatermark() throws Exception {
+    createStore(new PushBufferPool(32 * MIB, 0.5, 0.25));
+    PartitionState a = fill(APP, 0, 0, 10);
+    PartitionState b = fill(APP, 0, 1, 5);
+    assertEquals(0, pool.bytesToFlush());
+    startFlushManager(Long.MAX_VALUE);
+    awaitNextRound();
+    awaitNextRound();
+    assertNull(a.files());
+    assertNull(b.files());
+    assertEquals(15 * MIB, pool.allocatedBytes());
+  }
+
+  @Test
+  void aPartitionPastItsThresholdIsFlushedOnItsOwn() throws Exception {
+    // Far from the high watermark: only the threshold can start a flush.
+    createStore(new PushBufferPool(64 * MIB, 0.9, 0.5));
+    startFlushManager(3 * MIB);
+    PartitionState big = fill(APP, 0, 0, 3);
+    PartitionState small = fill(APP, 0, 1, 2);
+    flushManager.afterPush(small);
+    flushManager.afterPush(big);
+    waitUntil(() -> big.memoryBytes() == 0, "the partition past its threshold is flushed");
+    waitUntil(() -> flushManager.queuedFlushes() == 0, "flushes to end");
+    assertEquals(3 * MIB, big.files().dataLength());
+    awaitNextRound();
+    assertNull(small.files(), "a partition under its threshold stays in memory");
+    assertEquals(2 * MIB, pool.allocatedBytes());
+    assertEquals(0, pool.bytesToFlush());
+  }
+
+  /**
+   * Waits until a whole planning round ran from start to end after this call, and the flushes it
+   * queued ended. A round starts by publishing the pool's usage; rounds run one at a time, so once
+   * a second round started after the first, the first is over.
+   */
+  private void awaitNextRound() throws InterruptedException {
+    for (int i = 0; i < 2; i++) {
+      metrics.pushMemoryUsed(-1, -1);
+      waitUntil(() -> {
+        Double held = metrics.registry().getSampleValue("sluice_server_push_memory_held_bytes");
+        return held != null && held >= 0;
+      }, "a planning round");
+    }
+    waitUntil(() -> flushManager.queuedFlushes() == 0, "the round's flushes to end");
+  }
+
+  private static void waitUntil(BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package io.sluice.server.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The push pool's admission rule, its flush triggers, and frees from any thread. */
+class PushBufferPoolTest {
+  private static final long MIB = 1L << 20;
+
+  @Test
+  void rejectsInvalidConfigurations() {
+    assertThrows(IllegalArgumentException.class, () -> new PushBufferPool(0, 0.75, 0.5));
+    assertThrows(IllegalArgumentException.class, () -> new PushBufferPool(MIB, 0.5, 0.5));
+    assertThrows(IllegalArgumentException.class, () -> new PushBufferPool(MIB, 0.5, 0.75));
+    assertThrows(IllegalArgumentException.class, () -> new PushBufferPool(MIB, 1.1, 0.5));
+    assertThrows(IllegalArgumentException.class, () -> new PushBufferPool(MIB, 0.75, -0.1));
+  }
+
+  @Test
+  void slabsAreOneMebibyte() {
+    assertEquals(MIB, new PushBufferPool(16 * MIB, 0.75, 0.5).slabSize());
+  }
+
+  @Test
+  void admissionNeverLetsHeldMemoryPassCapacity() {
+    long capacity = 16 * MIB;
+    PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5);
+    Random random = new Random(11);
+    List<ByteBuf> held = new ArrayList<>();
+    int admitted = 0;
+    int refused = 0;
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        if (!held.isEmpty() && random.nextInt(held.size() > 40 ? 2 : 4) == 0) {
+          pool.free(held.remove(random.nextInt(held.size())));
+        } else {
+          // Mostly blocks of a few pages, some larger than a slab.
+          int length = random.nextInt(50) == 0
+              ? (int) MIB + random.nextInt((int) MIB)
+              : 1 + random.nextInt(300 * 1024);
+          ByteBuf buf = pool.tryAllocate(length);
+          if (buf == null) {
+            refused++;
+            // Refused only when the allocation could need more than what is left: a new slab, or
+            // memory of its own for a large block.
+            long worstCase = length >= pool.slabSize() / 8 ? length : pool.slabSize();
+            assertTrue(pool.usedBytes() + worstCase > capacity, "refused " + length
+                + " bytes with " + pool.usedBytes() + " of " + capacity + " held");
+          } else {
+            admitted++;
+            assertEquals(length, buf.capacity(), "an exact-size buffer");
+            assertTrue(buf.isDirect());
+            buf.writeZero(length);
+            held.add(buf);
+          }
+        }
+        assertTrue(pool.usedBytes() <= capacity,
+            "the pool holds " + pool.usedBytes() + " > " + capacity);
+        assertTrue(pool.allocatedBytes() <= pool.usedBytes(),
+            "blocks " + pool.allocatedBytes() + " > slabs " + pool.usedBytes());
+      }
+      assertTrue(admitted > 1000 && refused > 0, admitted + " admitted, " + refused + " refused");
+    } finally {
+      held.forEach(pool::free);
+    }
+    assertEquals(0, pool.allocatedBytes());
+    assertEquals(0, pool.usedBytes(), "an empty pool holds no memory");
+  }
+
+  @Test
+  void concurrentAdmissionNeverPassesCapacity() throws Exception {
+    long capacity = 16 * MIB;
+    PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5);
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong peak = new AtomicLong();
+    Thread sampler = new Thread(() -> {
+      while (running.get()) {
+        peak.accumulateAndGet(pool.usedBytes(), Math::max);
+        Thread.yield();
+      }
+    });
+    sampler.start();
+    ExecutorService threads = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Integer>> workers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int seed = t;
+        workers.add(threads.submit(() -> {
+          Random random = new Random(seed);
+          ArrayDeque<ByteBuf> mine = new ArrayDeque<>();
+          int admitted = 0;
+          try {
+            for (int i = 0; i < 5_000; i++) {
+              ByteBuf buf = pool.tryAllocate(1 + random.nextInt(256 * 1024));
+              if (buf != null) {
+                admitted++;
+                mine.add(buf);
+                assertTrue(pool.usedBytes() <= capacity);
+              }
+              if (mine.size() > 12 || (buf == null && !mine.isEmpty())) {
+                pool.free(mine.poll());
+              }
+            }
+          } finally {
+            mine.forEach(pool::free);
+          }
+          return admitted;
+        }));
+      }
+      for (Future<Integer> f : workers) {
+        assertTrue(f.get(60, TimeUnit.SECONDS) > 0);
+      }
+    } finally {
+      running.set(false);
+      sampler.join();
+      threads.shutdownNow();
+    }
+    assertTrue(peak.get() <= capacity, "peak " + peak.get());
+    assertEquals(0, pool.allocatedBytes());
+  }
+
+  @Test
+  void canEverHoldOnlyWhatFitsTheCapacity() {
+    PushBufferPool pool = new PushBufferPool(16 * MIB, 0.75, 0.5);
+    assertTrue(pool.canEverHold(0));
+    assertTrue(pool.canEverHold(1));
+    assertTrue(pool.canEverHold(16 * MIB));
+    assertFalse(pool.canEverHold(16 * MIB + 1));
+    // Independent of what the pool holds now.
+    ByteBuf held = pool.tryAllocate((int) (15 * MIB));
+    assertNotNull(held);
+    try {
+      assertTrue(pool.canEverHold(16 * MIB));
+      assertNull(pool.tryAllocate((int) (2 * MIB)), "but it cannot hold it now");
+    } finally {
+      pool.free(held);
+    }
+  }
+
+  @Test
+  void flushTriggersFollowTheWatermarks() {
+    // High watermark 8 MiB, low 4 MiB. Blocks of one slab each, so that held memory and block
+    // bytes agree exactly.
+    PushBufferPool pool = new PushBufferPool(16 * MIB, 0.5, 0.25);
+    List<ByteBuf> held = new ArrayList<>();
+    try {
+      assertFalse(pool.needsFlush());
+      assertEquals(0, pool.bytesToFlush());
+      for (int i = 0; i < 7; i++) {
+        held.add(pool.tryAllocate((int) MIB));
+      }
+      assertEquals(7 * MIB, pool.usedBytes());
+      assertEquals(7 * MIB, pool.allocatedBytes());
+      assertFalse(pool.needsFlush(), "under the high watermark");
+      assertEquals(0, pool.bytesToFlush());
+      held.add(pool.tryAllocate((int) MIB));
+      assertTrue(pool.needsFlush(), "at the high watermark");
+      assertEquals(4 * MIB, pool.bytesToFlush(), "down to the low watermark");
+      held.add(pool.tryAllocate((int) MIB));
+      held.add(pool.tryAllocate((int) MIB));
+      assertEquals(6 * MIB, pool.bytesToFlush());
+      pool.free(held.remove(0));
+      pool.free(held.remove(0));
+      pool.free(held.remove(0));
+      assertEquals(7 * MIB, pool.usedBytes());
+      assertFalse(pool.needsFlush(), "back under the high watermark");
+      assertEquals(0, pool.bytesToFlush());
+    } finally {
+      held.forEach(pool::free);
+    }
+  }
+
+  @Test
+  void slabsHeldByFewBlocksMakeARoundFlushThoseBlocks() {
+    // Small blocks spread over many slabs: a slab goes back only when all its blocks are freed.
+    PushBufferPool pool = new PushBufferPool(16 * MIB, 0.5, 0.25);
+    List<ByteBuf> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 16 * 9; i++) {
+        held.add(pool.tryAllocate(64 * 1024));
+      }
+      assertEquals(9 * MIB, pool.usedBytes());
+      assertEquals(9 * MIB, pool.allocatedBytes());
+      assertEquals(5 * MIB, pool.bytesToFlush());
+      // Free three of every four blocks: every slab stays, a quarter full.
+      List<ByteBuf> kept = new ArrayList<>();
+      for (int i = 0; i < held.size(); i++) {
+        if (i % 4 == 0) {
+          kept.add(held.get(i));
+        } else {
+          pool.free(held.get(i));
+        }
+      }
+      held = kept;
+      assertEquals(9 * MIB, pool.usedBytes(), "slabs: nothing given back");
+      assertEquals(9 * MIB / 4, pool.allocatedBytes());
+      assertTrue(pool.needsFlush(), "flushing starts on what the slabs hold");
+      assertEquals(9 * MIB / 4, pool.bytesToFlush(),
+          "only flushing every block left gives the slabs back");
+      // Flushing the blocks of the first four slabs gives those slabs back.
+      for (ByteBuf b : held.subList(0, 16)) {
+        pool.free(b);
+      }
+      held = new ArrayList<>(held.subList(16, held.size()));
+      assertEquals(5 * MIB, pool.usedBytes());
+      assertFalse(pool.needsFlush());
+      assertEquals(0, pool.bytesToFlush());
+    } finally {
+      held.forEach(pool::free);
+    }
+    assertEquals(0, pool.usedBytes());
+  }
+
+  @Test
+  void buffersMayBeFreedFromOtherThreads() throws Exception {
+    PushBufferPool pool = new PushBufferPool(32 * MIB, 0.75, 0.5);
+    BlockingQueue<ByteBuf> handOver = new ArrayBlockingQueue<>(64);
+    ByteBuf end = io.netty.buffer.Unpooled.EMPTY_BUFFER;
+    ExecutorService freers = Executors.newFixedThreadPool(3);
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < 3; t++) {
+      done.add(freers.submit(() -> {
+        ByteBuf buf;
+        while ((buf = handOver.take()) != end) {
+          pool.free(buf);
+        }
+        return null;
+      }));
+    }
+    try {
+      Random random = new Random(5);
+      for (int i = 0; i < 20_000; i++) {
+        ByteBuf buf;
+        while ((buf = pool.tryAllocate(1 + random.nextInt(128 * 1024))) == null) {
+          Thread.onSpinWait();
+        }
+        handOver.put(buf.writeZero(buf.capacity()));
+      }
+      for (int t = 0; t < 3; t++) {
+        handOver.put(end);
+      }
+      for (Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      freers.shutdownNow();
+    }
+    assertEquals(0, pool.allocatedBytes(), "every free was counted, whichever thread made it");
+    assertTrue(pool.usedBytes() <= 32 * MIB);
+  }
+
+  @Test
+  void slabsAreGivenBackWhenEmpty() throws Exception {
+    PushBufferPool pool = new PushBufferPool(16 * MIB, 0.75, 0.5);
+    List<ByteBuf> held = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      held.add(pool.tryAllocate(512 * 1024));
+    }
+    assertEquals(6 * MIB, pool.usedBytes());
+    // Freed from another thread, as flushes do.
+    Thread freer = new Thread(() -> held.forEach(pool::free));
+    freer.start();
+    freer.join();
+    assertEquals(0, pool.allocatedBytes());
+    assertEquals(0, pool.usedBytes());
+  }
+
+  /**
+   * A workload of random small blocks, all freed at the end, leaves nothing held: the pool admits
+   * again. (A general-purpose pooled allocator kept chunks and pages of small size classes that held
+   * no block, and the admission rule, counting them, refused every push of an empty pool.)
+   */
+  @Test
+  void anEmptyPoolAdmitsAgain() {
+    long capacity = 16 * MIB;
+    PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5);
+    Random random = new Random(1);
+    List<ByteBuf> held = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      if (!held.isEmpty() && random.nextInt(3) == 0) {
+        pool.free(held.remove(random.nextInt(held.size())));
+      } else {
+        // Small blocks, as the tail blocks of many partitions are.
+        ByteBuf buf = pool.tryAllocate(1 + random.nextInt(32 * 1024));
+        if (buf != null) {
+          held.add(buf);
+        }
+      }
+    }
+    held.forEach(pool::free);
+    assertEquals(0, pool.allocatedBytes());
+    assertEquals(0, pool.usedBytes());
+    ByteBuf buf = pool.tryAllocate(64 * 1024);
+    try {
+      assertNotNull(buf, "an empty pool (holding " + pool.usedBytes() + " of " + capacity
+          + " bytes in slabs) refuses a 64 KiB block");
+    } finally {
+      if (buf != null) {
+        pool.free(buf);
+      }
+    }
+  }
+}
