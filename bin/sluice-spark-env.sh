@@ -30,3 +30,11 @@ sluice_benchmark_jar() {
   ls "$SLUICE_HOME"/benchmark/target/sluice-benchmark-*.jar 2>/dev/null | grep -v -- '-tests' \
     | head -n 1 || true
 }
+
+# True when a jar is missing or a source or POM under the given paths is newer than the jar.
+sluice_stale() {
+  local jar="$1"
+  shift
+  [ -z "$jar" ] || [ -n "$(find "$@" -path '*/target' -prune -o \( -name pom.xml -o \
+    -path '*/src/main/*' \) -type f -newer "$jar" -print -quit)" ]
+}

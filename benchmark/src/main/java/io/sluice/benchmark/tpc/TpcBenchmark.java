@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
+import io.sluice.benchmark.SluiceCluster;
+import io.sluice.benchmark.SparkRun;
 import io.sluice.common.metrics.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -63,7 +65,7 @@ public final class TpcBenchmark {
     if (!TableLayout.complete(tables)) {
       System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
       long t0 = System.nanoTime();
-      SparkRun gen = SparkRun.of(s, Mode.BUILTIN, Map.of(), List.of("--generate", "--data",
+      SparkRun gen = submit(s, Mode.BUILTIN, Map.of(), List.of("--generate", "--data",
           s.data.toString(), "--scale", String.valueOf(s.scale), "--seed", String.valueOf(s.seed)),
           logs.resolve("generate.log"));
       if (gen.run(Map.of()) != 0 || !TableLayout.complete(tables)) {
@@ -161,11 +163,21 @@ public final class TpcBenchmark {
     System.exit(summary.answersAgree() ? 0 : 1);
   }
 
+  /** A SparkSubmit of {@link TpcJob} in {@code mode}, with every mode's settings and its own. */
+  private static SparkRun submit(TpcSettings s, Mode mode, Map<String, String> modeConf,
+      List<String> jobArgs, Path log) {
+    Map<String, String> conf = new LinkedHashMap<>(s.commonSparkConf());
+    conf.putAll(modeConf);
+    return SparkRun.of(s.install(), s.driverMemory(), s.master(), mode.usesClientJar(), conf,
+        TpcJob.class.getName(), jobArgs, log,
+        line -> line.startsWith("Query ") || line.startsWith("Generated "));
+  }
+
   private static RunRecord runOnce(TpcSettings s, Mode mode, int round, SluiceCluster cluster,
       MetricsPoller poller, Path logs) throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     if (mode == Mode.SLUICE) {
-      String jar = s.shadedClientJar().toString();
+      String jar = s.install().shadedClientJar().toString();
       conf.put("spark.driver.extraClassPath", jar);
       conf.put("spark.executor.extraClassPath", jar);
       conf.put("spark.shuffle.manager", SLUICE_MANAGER);
@@ -175,7 +187,7 @@ public final class TpcBenchmark {
     }
     Path events = logs.resolve("round-" + round + "-" + mode.label() + ".jsonl");
     Path log = logs.resolve("round-" + round + "-" + mode.label() + ".log");
-    SparkRun run = SparkRun.of(s, mode, conf, List.of("--data", s.data.toString(), "--scale",
+    SparkRun run = submit(s, mode, conf, List.of("--data", s.data.toString(), "--scale",
         String.valueOf(s.scale), "--seed", String.valueOf(s.seed), "--queries", s.queries,
         "--events", events.toString()), log);
     long start = System.currentTimeMillis();
@@ -250,7 +262,7 @@ public final class TpcBenchmark {
     e.put("machine", BenchmarkReport.machine(s.home.resolve("docs")));
     e.put("java", System.getProperty("java.version"));
     e.put("spark", sparkVersion(s));
-    e.put("sluice", s.benchmarkJar().getFileName().toString()
+    e.put("sluice", s.install().benchmarkJar().getFileName().toString()
         .replace("sluice-benchmark-", "").replace(".jar", ""));
     e.put("scale", s.scale);
     e.put("seed", s.seed);
@@ -268,7 +280,7 @@ public final class TpcBenchmark {
     e.put("serverSizing", Map.of("bufferCapacity", s.serverSizing.bufferCapacity(),
         "readBufferCapacity", s.serverSizing.readBufferCapacity(),
         "heap", s.serverSizing.heap()));
-    e.put("sparkJavaOptions", s.sparkJavaOptions().stream()
+    e.put("sparkJavaOptions", s.install().sparkJavaOptions().stream()
         .filter(o -> !o.startsWith("--add-opens")).toList());
     return e;
   }
@@ -307,7 +319,7 @@ public final class TpcBenchmark {
   }
 
   private static String sparkVersion(TpcSettings s) throws IOException {
-    try (Stream<Path> jars = Files.list(s.sparkHome().resolve("jars"))) {
+    try (Stream<Path> jars = Files.list(s.install().sparkHome().resolve("jars"))) {
       return jars.map(p -> p.getFileName().toString())
           .filter(n -> n.startsWith("spark-core_")).findFirst()
           .map(n -> n.replaceAll("^spark-core_[0-9.]+-", "").replace(".jar", ""))

@@ -1,15 +1,13 @@
 package io.sluice.benchmark.tpc;
 
 import io.sluice.benchmark.Flags;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.sluice.benchmark.SluiceCluster;
+import io.sluice.benchmark.SparkInstall;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /** The harness's command line, with the defaults of {@code bin/sluice-bench}. */
 final class TpcSettings {
@@ -110,11 +108,6 @@ final class TpcSettings {
     return new TpcSettings(o, extra, sluice);
   }
 
-  String java() {
-    String javaHome = System.getProperty("java.home");
-    return Path.of(javaHome, "bin", "java").toString();
-  }
-
   String driverMemory() {
     return driverMemory;
   }
@@ -123,47 +116,8 @@ final class TpcSettings {
     return master;
   }
 
-  Path sparkHome() {
-    return home.resolve("benchmark/target/spark-home");
-  }
-
-  /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */
-  List<String> sparkJavaOptions() {
-    List<String> opts = new ArrayList<>();
-    for (String env : List.of("SLUICE_SPARK_JAVA_OPTS", "SLUICE_BENCH_SPARK_JAVA_OPTS")) {
-      String v = System.getenv(env);
-      if (v != null && !v.isBlank()) {
-        opts.addAll(Arrays.asList(v.trim().split("\\s+")));
-      }
-    }
-    return opts;
-  }
-
-  Path benchmarkJar() {
-    return jar(home.resolve("benchmark/target"), "sluice-benchmark-");
-  }
-
-  Path shadedClientJar() {
-    Path dir = home.resolve("client-spark/target");
-    try (Stream<Path> files = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
-      return files.filter(f -> f.getFileName().toString().endsWith("-shaded.jar")).findFirst()
-          .orElseThrow(() -> new IllegalStateException("no shaded client jar in " + dir
-              + "; build with mvn -B -DskipTests package"));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static Path jar(Path dir, String prefix) {
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> {
-        String n = f.getFileName().toString();
-        return n.startsWith(prefix) && n.endsWith(".jar") && !n.endsWith("-tests.jar");
-      }).findFirst().orElseThrow(() -> new IllegalStateException("no " + prefix + "*.jar in "
-          + dir));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+  SparkInstall install() {
+    return new SparkInstall(home);
   }
 
   /** Spark settings of every mode. */

@@ -62,7 +62,7 @@ public final class FlushManager implements Closeable {
     if (partition.unflushedBytes() >= partitionThreshold) {
       queue(partition);
     }
-    if (pool.needsFlush()) {
+    if (pool.mayNeedFlush()) {
       requestRound();
     }
   }

@@ -1,6 +1,11 @@
 package io.sluice.server.memory;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PoolArenaMetric;
+import io.netty.buffer.PoolChunkListMetric;
+import io.netty.buffer.PoolChunkMetric;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocatorMetric;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -10,40 +15,54 @@ import java.util.function.LongConsumer;
  * takes ({@link #tryAllocate}), when flushing must start ({@link #needsFlush()}) and how much of the
  * held data a flush round must write ({@link #bytesToFlush()}).
  *
- * <p>The pool manages its own memory in {@link Slab}s: blocks smaller than an eighth of a slab are
- * placed back to back in the open 1 MiB slab, larger ones that do not fit it get memory of their own,
- * exactly their size. Memory is accounted as it is actually held from the operating system: a slab
- * counts in full from its allocation until its last block is freed and its last memory read released
- * ({@link #usedBytes()}), so admission never lets the pool's direct memory pass its capacity. Nothing
- * is kept once it holds no block: an empty pool holds no memory and admits again (a general-purpose
- * pooled allocator keeps chunks and pages of small size classes that hold nothing, which the rule
- * would count as full). A block is copied once, out of the network's receive buffers, into its place
- * here, so a block never pins a receive buffer shared with other data.
+ * <p>Memory is accounted the way it is actually held from the operating system, never by the bytes
+ * of the blocks. It comes from two places:
+ * <ul>
+ *   <li>Blocks of {@link #SMALL_BLOCK} bytes and more: a Netty {@code PooledByteBufAllocator} of the
+ *       pool's own (one arena, no thread caches, 1 MiB chunks), whose buddy allocation reuses the
+ *       space of flushed blocks and keeps its chunks mapped, so steady ingest costs no page faults.
+ *       Counted chunk by chunk, as Netty's metric reports it.
+ *   <li>Smaller blocks: {@link Slab}s of 1 MiB that the pool allocates and frees itself, blocks back
+ *       to back, a slab freed when its last block goes. Netty keeps an empty page of each of its
+ *       small size classes for reuse, and those pages pin chunks that then hold no block; counted as
+ *       held, they once made an empty pool refuse every push. Slabs keep nothing.
+ * </ul>
  *
- * <p>Allocation is a bump of the open slab's offset under this pool's lock, which also guards the
- * slab's return when the last block leaves; {@link #free} is safe from any thread.
+ * <p>An allocation is admitted only if it fits even when it needs a whole new chunk or slab: an
+ * upper bound of what the pool holds decides while the pool is far from full, the exact count (a
+ * walk over the chunks) near the limit, where an allocation is also admitted when a chunk is
+ * entirely free (Netty keeps chunks that never passed a quarter of use, and fills an empty one before
+ * it creates another). A block is copied once, out of the network's receive buffers, into its buffer
+ * here, so a block never pins a receive buffer shared with other data. Allocation is serialised,
+ * which costs little next to the copy it precedes.
  */
 public final class PushBufferPool {
   /**
-   * Slabs of 1 MiB. Blocks of many partitions share a slab, and a slab goes back only when every
-   * block in it is flushed, so the pool can be full of slabs while much of it is space freed between
-   * other partitions' blocks; a smaller slab empties sooner, a larger one costs fewer allocations.
+   * Chunks of 2^7 pages, 1 MiB with Netty's 8 KiB pages, rather than its default 4 MiB: a chunk goes
+   * back only when every block in it is flushed, and a smaller chunk holds fewer partitions' blocks
+   * and empties sooner (bin/bench-server.sh: blocks filled 75-84% of the pool while it refused pushes
+   * with 1 MiB chunks against 53-68% with 4 MiB, and far fewer pushes were refused).
    */
+  private static final int CHUNK_ORDER = 7;
+  /** Blocks smaller than this, Netty's small size classes, go to slabs. */
+  static final int SMALL_BLOCK = 32 * 1024;
   static final int SLAB_SIZE = 1 << 20;
-  /**
-   * A block from this size up that does not fit the open slab gets memory of its own instead of a
-   * new slab, so a slab's unused tail is always smaller than this.
-   */
-  static final int OWN_MEMORY_THRESHOLD = SLAB_SIZE / 8;
 
+  private final PooledByteBufAllocator allocator;
+  private final PooledByteBufAllocatorMetric metric;
   private final long capacity;
   private final long highBytes;
   private final long lowBytes;
-  /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
-  private final AtomicLong heldBytes = new AtomicLong();
-  /** Bytes of the blocks handed out and not yet freed: a lower bound of {@link #heldBytes}. */
+  private final long chunkSize;
+  /** Bytes of the blocks handed out and not yet freed, at the arena's size-class granularity. */
   private final AtomicLong blockBytes = new AtomicLong();
-  private final LongConsumer released = bytes -> heldBytes.addAndGet(-bytes);
+  /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
+  private final AtomicLong slabBytes = new AtomicLong();
+  private final LongConsumer slabFreed = bytes -> slabBytes.addAndGet(-bytes);
+  /** Upper bound of what the arena holds, maintained under this pool's lock. */
+  private long arenaUpperBound;
+  /** What the arena held at the last exact count, for {@link #mayNeedFlush()}. */
+  private volatile long countedArenaBytes;
   /** The slab small blocks go to; the pool holds one reference to it. Guarded by this. */
   private Slab open;
 
@@ -62,6 +81,10 @@ public final class PushBufferPool {
     this.capacity = capacity;
     this.highBytes = (long) (capacity * highWatermark);
     this.lowBytes = (long) (capacity * lowWatermark);
+    this.allocator = new PooledByteBufAllocator(
+        true, 0, 1, PooledByteBufAllocator.defaultPageSize(), CHUNK_ORDER, 0, 0, false);
+    this.metric = allocator.metric();
+    this.chunkSize = metric.chunkSize();
   }
 
   /**
@@ -73,44 +96,29 @@ public final class PushBufferPool {
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length);
     }
-    if (open != null) {
-      open.rewindIfUnused();
-      if (open.fits(length)) {
-        return taken(open.take(length), length);
-      }
-    }
-    if (length >= OWN_MEMORY_THRESHOLD) {
-      if (!reserve(length)) {
-        return null;
-      }
-      // The block is the slab: its one reference is the block's.
-      return taken(new Slab(length, released), length);
-    }
-    if (!reserve(SLAB_SIZE)) {
-      return null;
-    }
-    if (open != null) {
-      // Its blocks keep it alive; the pool lets go of its own reference.
-      open.release();
-    }
-    open = new Slab(SLAB_SIZE, released);
-    return taken(open.take(length), length);
+    return length < SMALL_BLOCK ? fromSlab(length) : fromArena(length);
   }
 
   /**
    * Returns a buffer obtained from {@link #tryAllocate}. Safe from any thread. The block leaves the
    * pool's count of blocks now; its memory stays counted as held until no memory read holds a slice
-   * of it (such a read is charged to the read budget too) and no other block shares its slab.
+   * of it (such a read is charged to the read budget too) and, for a small block, no other block
+   * shares its slab.
    */
   public void free(ByteBuf buf) {
-    blockBytes.addAndGet(-buf.capacity());
-    synchronized (this) {
-      buf.release();
-      if (open != null && open.refCnt() == 1) {
-        // Nothing but the pool holds the open slab: give its memory back.
-        open.release();
-        open = null;
+    if (buf.capacity() < SMALL_BLOCK) {
+      blockBytes.addAndGet(-buf.capacity());
+      synchronized (this) {
+        buf.release();
+        if (open != null && open.refCnt() == 1) {
+          // Nothing but the pool holds the open slab: give its memory back.
+          open.release();
+          open = null;
+        }
       }
+    } else {
+      blockBytes.addAndGet(-heldBy(buf));
+      buf.release();
     }
   }
 
@@ -128,10 +136,20 @@ public final class PushBufferPool {
   }
 
   /**
+   * {@link #needsFlush()} as of the last exact count (the flush planner counts every 50 ms, and
+   * allocation near the limit counts too), or as soon as the blocks alone pass the high watermark.
+   * Cheap enough to ask after every push on an event loop, where counting the arena's chunks (a
+   * walk under the arena's lock) once cost a quarter of the server's Java time.
+   */
+  public boolean mayNeedFlush() {
+    return Math.max(countedArenaBytes, blockBytes.get()) + slabBytes.get() >= highBytes;
+  }
+
+  /**
    * Bytes of pushed data a flush round must write now so that what the pool holds falls to the low
-   * watermark; 0 while the pool is under the high watermark. When slabs are held mostly by freed
-   * space around a few blocks, the round writes more blocks than the watermarks alone ask for, up to
-   * all of them, since only freeing those few blocks gives their slabs back.
+   * watermark; 0 while the pool is under the high watermark. When chunks or slabs are held mostly by
+   * free space around a few blocks, the round writes more blocks than the watermarks alone ask for,
+   * up to all of them, since only freeing those blocks gives that memory back.
    */
   public long bytesToFlush() {
     if (!needsFlush()) {
@@ -142,12 +160,19 @@ public final class PushBufferPool {
     return Math.max(0, Math.min(blocks, aboveLow));
   }
 
-  /** Memory the pool holds from the operating system: its live slabs. */
-  public long usedBytes() {
-    return heldBytes.get();
+  /**
+   * Memory the pool holds from the operating system: the arena's chunks and the live slabs. Counts
+   * the chunks (a walk under the arena's lock): not for every push. Under this pool's lock, so that
+   * no allocation moves memory between the two counts while they are read (frees only lower them):
+   * the sum is what the pool held at one moment.
+   */
+  public synchronized long usedBytes() {
+    long arena = metric.usedDirectMemory();
+    countedArenaBytes = arena;
+    return arena + slabBytes.get();
   }
 
-  /** Bytes of the blocks handed out and not yet freed. */
+  /** Bytes of the blocks handed out and not yet freed (large blocks rounded to their size class). */
   public long allocatedBytes() {
     return blockBytes.get();
   }
@@ -156,22 +181,72 @@ public final class PushBufferPool {
     return capacity;
   }
 
-  public long slabSize() {
-    return SLAB_SIZE;
+  public long chunkSize() {
+    return chunkSize;
   }
 
-  /** Reserves {@code bytes} of the capacity for a new slab; callers hold this pool's lock. */
-  private boolean reserve(long bytes) {
-    // Concurrent frees only lower the count, so checking and then adding cannot pass the capacity.
-    if (heldBytes.get() + bytes > capacity) {
-      return false;
+  private ByteBuf fromArena(int length) {
+    long worstCaseGrowth = length >= chunkSize ? length : chunkSize;
+    if (arenaUpperBound + slabBytes.get() + worstCaseGrowth > capacity) {
+      // Frees may have lowered what the chunks hold: count them.
+      arenaUpperBound = metric.usedDirectMemory();
+      countedArenaBytes = arenaUpperBound;
+      if (arenaUpperBound + slabBytes.get() + worstCaseGrowth > capacity
+          && !(length <= chunkSize && hasEmptyChunk())) {
+        return null;
+      }
     }
-    heldBytes.addAndGet(bytes);
-    return true;
+    // Unbounded max capacity so that maxFastWritableBytes() reveals the run actually reserved.
+    ByteBuf buf = allocator.directBuffer(length);
+    // An allocation adds at most one chunk (or its own size when huge); frees only lower the truth,
+    // so this stays an upper bound of what the arena holds without walking its chunks.
+    arenaUpperBound += worstCaseGrowth;
+    blockBytes.addAndGet(heldBy(buf));
+    return buf;
   }
 
-  private ByteBuf taken(ByteBuf block, int length) {
+  /** Whether one of the arena's chunks holds nothing: an allocation of a chunk or less goes there. */
+  private boolean hasEmptyChunk() {
+    for (PoolArenaMetric arena : metric.directArenas()) {
+      for (PoolChunkListMetric list : arena.chunkLists()) {
+        for (PoolChunkMetric chunk : list) {
+          if (chunk.freeBytes() == chunk.chunkSize()) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  private ByteBuf fromSlab(int length) {
+    if (open != null) {
+      open.rewindIfUnused();
+      if (open.fits(length)) {
+        blockBytes.addAndGet(length);
+        return open.take(length);
+      }
+    }
+    if (arenaUpperBound + slabBytes.get() + SLAB_SIZE > capacity) {
+      arenaUpperBound = metric.usedDirectMemory();
+      countedArenaBytes = arenaUpperBound;
+      if (arenaUpperBound + slabBytes.get() + SLAB_SIZE > capacity) {
+        return null;
+      }
+    }
+    // Concurrent frees only lower the count, so checking and then adding cannot pass the capacity.
+    slabBytes.addAndGet(SLAB_SIZE);
+    if (open != null) {
+      // Its blocks keep it alive; the pool lets go of its own reference.
+      open.release();
+    }
+    open = new Slab(SLAB_SIZE, slabFreed);
     blockBytes.addAndGet(length);
-    return block;
+    return open.take(length);
+  }
+
+  /** The size class a pooled buffer occupies: its capacity rounded up by the pool. */
+  private static long heldBy(ByteBuf buf) {
+    return (long) buf.writerIndex() + buf.maxFastWritableBytes();
   }
 }

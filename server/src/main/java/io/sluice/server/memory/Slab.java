@@ -11,9 +11,8 @@ import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
 
 /**
- * One piece of direct memory of the push pool, holding one or more blocks back to back. Every block
- * is a retained slice of it (or, for a block with memory of its own, the slab itself), so Netty's
- * reference count says when the memory can go: when the last block is freed and the last memory read
+ * One piece of direct memory of the push pool, holding small blocks back to back. Every block is a
+ * retained slice of it, so Netty's reference count says when the memory can go: when the last block is freed and the last memory read
  * of one has released its slice. The memory is then returned to the operating system at once and
  * {@code onFree} is told how many bytes left.
  *

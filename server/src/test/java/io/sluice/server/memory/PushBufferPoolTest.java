@@ -36,8 +36,9 @@ class PushBufferPoolTest {
   }
 
   @Test
-  void slabsAreOneMebibyte() {
-    assertEquals(MIB, new PushBufferPool(16 * MIB, 0.75, 0.5).slabSize());
+  void chunksAndSlabsAreOneMebibyte() {
+    assertEquals(MIB, new PushBufferPool(16 * MIB, 0.75, 0.5).chunkSize());
+    assertEquals(MIB, PushBufferPool.SLAB_SIZE);
   }
 
   @Test
@@ -53,16 +54,16 @@ class PushBufferPoolTest {
         if (!held.isEmpty() && random.nextInt(held.size() > 40 ? 2 : 4) == 0) {
           pool.free(held.remove(random.nextInt(held.size())));
         } else {
-          // Mostly blocks of a few pages, some larger than a slab.
+          // Mostly blocks of a few pages, some larger than a chunk.
           int length = random.nextInt(50) == 0
               ? (int) MIB + random.nextInt((int) MIB)
               : 1 + random.nextInt(300 * 1024);
           ByteBuf buf = pool.tryAllocate(length);
           if (buf == null) {
             refused++;
-            // Refused only when the allocation could need more than what is left: a new slab, or
-            // memory of its own for a large block.
-            long worstCase = length >= pool.slabSize() / 8 ? length : pool.slabSize();
+            // Refused only when the allocation could need more than what is left: a new chunk or
+            // slab, or a huge block's own size.
+            long worstCase = Math.max(length, pool.chunkSize());
             assertTrue(pool.usedBytes() + worstCase > capacity, "refused " + length
                 + " bytes with " + pool.usedBytes() + " of " + capacity + " held");
           } else {
@@ -76,14 +77,14 @@ class PushBufferPoolTest {
         assertTrue(pool.usedBytes() <= capacity,
             "the pool holds " + pool.usedBytes() + " > " + capacity);
         assertTrue(pool.allocatedBytes() <= pool.usedBytes(),
-            "blocks " + pool.allocatedBytes() + " > slabs " + pool.usedBytes());
+            "blocks " + pool.allocatedBytes() + " > held " + pool.usedBytes());
       }
       assertTrue(admitted > 1000 && refused > 0, admitted + " admitted, " + refused + " refused");
     } finally {
       held.forEach(pool::free);
     }
     assertEquals(0, pool.allocatedBytes());
-    assertEquals(0, pool.usedBytes(), "an empty pool holds no memory");
+    assertTrue(pool.usedBytes() <= capacity);
   }
 
   @Test
@@ -139,6 +140,60 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void smallBlocksShareSlabsThatGoBackWithTheirLastBlock() {
+    PushBufferPool pool = new PushBufferPool(16 * MIB, 0.75, 0.5);
+    List<ByteBuf> held = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      ByteBuf b = pool.tryAllocate(16 * 1024);
+      assertEquals(16 * 1024, b.capacity());
+      held.add(b.writeZero(16 * 1024));
+    }
+    assertEquals(MIB, pool.usedBytes(), "64 blocks of 16 KiB fill one slab");
+    ByteBuf next = pool.tryAllocate(100);
+    assertEquals(2 * MIB, pool.usedBytes(), "the next block opens a second slab");
+    held.forEach(pool::free);
+    assertEquals(MIB, pool.usedBytes(), "the full slab went back with its last block");
+    pool.free(next);
+    assertEquals(0, pool.usedBytes());
+    assertEquals(0, pool.allocatedBytes());
+  }
+
+  @Test
+  void anEmptyChunkTakesABlockEvenWhenTheCountSaysFull() {
+    // A chunk that never reached a quarter of use stays allocated when it empties. With a pool of
+    // one chunk, that chunk alone makes the count full, yet a block fits it without growing.
+    PushBufferPool pool = new PushBufferPool(MIB, 0.75, 0.5);
+    for (int i = 0; i < 10; i++) {
+      ByteBuf b = pool.tryAllocate(200 * 1024);
+      assertNotNull(b, "block " + i + " refused with " + pool.usedBytes() + " held, "
+          + pool.allocatedBytes() + " in blocks");
+      assertTrue(pool.usedBytes() <= MIB);
+      pool.free(b);
+      assertEquals(0, pool.allocatedBytes());
+    }
+    ByteBuf first = pool.tryAllocate(600 * 1024);
+    assertNotNull(first);
+    assertNull(pool.tryAllocate(600 * 1024), "a second block would need a second chunk");
+    pool.free(first);
+  }
+
+  @Test
+  void theCheapFlushCheckFollowsTheBlocksAndTheLastCount() {
+    PushBufferPool pool = new PushBufferPool(16 * MIB, 0.5, 0.25);
+    List<ByteBuf> held = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      held.add(pool.tryAllocate((int) MIB));
+    }
+    assertFalse(pool.mayNeedFlush());
+    held.add(pool.tryAllocate((int) MIB));
+    assertTrue(pool.mayNeedFlush(), "the blocks alone reach the high watermark");
+    held.forEach(pool::free);
+    held.clear();
+    pool.usedBytes();
+    assertFalse(pool.mayNeedFlush(), "once counted again, nothing is held");
+  }
+
+  @Test
   void canEverHoldOnlyWhatFitsTheCapacity() {
     PushBufferPool pool = new PushBufferPool(16 * MIB, 0.75, 0.5);
     assertTrue(pool.canEverHold(0));
@@ -158,7 +213,7 @@ class PushBufferPoolTest {
 
   @Test
   void flushTriggersFollowTheWatermarks() {
-    // High watermark 8 MiB, low 4 MiB. Blocks of one slab each, so that held memory and block
+    // High watermark 8 MiB, low 4 MiB. Blocks of one chunk each, so that held memory and block
     // bytes agree exactly.
     PushBufferPool pool = new PushBufferPool(16 * MIB, 0.5, 0.25);
     List<ByteBuf> held = new ArrayList<>();
@@ -190,8 +245,8 @@ class PushBufferPoolTest {
   }
 
   @Test
-  void slabsHeldByFewBlocksMakeARoundFlushThoseBlocks() {
-    // Small blocks spread over many slabs: a slab goes back only when all its blocks are freed.
+  void chunksHeldByFewBlocksMakeARoundFlushThoseBlocks() {
+    // Blocks spread over many chunks: a chunk goes back only when all its blocks are freed.
     PushBufferPool pool = new PushBufferPool(16 * MIB, 0.5, 0.25);
     List<ByteBuf> held = new ArrayList<>();
     try {
@@ -201,7 +256,7 @@ class PushBufferPoolTest {
       assertEquals(9 * MIB, pool.usedBytes());
       assertEquals(9 * MIB, pool.allocatedBytes());
       assertEquals(5 * MIB, pool.bytesToFlush());
-      // Free three of every four blocks: every slab stays, a quarter full.
+      // Free three of every four blocks: every chunk stays, a quarter full.
       List<ByteBuf> kept = new ArrayList<>();
       for (int i = 0; i < held.size(); i++) {
         if (i % 4 == 0) {
@@ -211,12 +266,12 @@ class PushBufferPoolTest {
         }
       }
       held = kept;
-      assertEquals(9 * MIB, pool.usedBytes(), "slabs: nothing given back");
+      assertEquals(9 * MIB, pool.usedBytes(), "chunks: nothing given back");
       assertEquals(9 * MIB / 4, pool.allocatedBytes());
-      assertTrue(pool.needsFlush(), "flushing starts on what the slabs hold");
+      assertTrue(pool.needsFlush(), "flushing starts on what the chunks hold");
       assertEquals(9 * MIB / 4, pool.bytesToFlush(),
-          "only flushing every block left gives the slabs back");
-      // Flushing the blocks of the first four slabs gives those slabs back.
+          "only flushing every block left gives the chunks back");
+      // Flushing the blocks of the first four chunks gives those chunks back.
       for (ByteBuf b : held.subList(0, 16)) {
         pool.free(b);
       }
@@ -269,7 +324,7 @@ class PushBufferPoolTest {
   }
 
   @Test
-  void slabsAreGivenBackWhenEmpty() throws Exception {
+  void chunksThatOnlyEverHeldWholeRunsAreGivenBackWhenEmpty() throws Exception {
     PushBufferPool pool = new PushBufferPool(16 * MIB, 0.75, 0.5);
     List<ByteBuf> held = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
@@ -285,9 +340,9 @@ class PushBufferPoolTest {
   }
 
   /**
-   * A workload of random small blocks, all freed at the end, leaves nothing held: the pool admits
-   * again. (A general-purpose pooled allocator kept chunks and pages of small size classes that held
-   * no block, and the admission rule, counting them, refused every push of an empty pool.)
+   * A workload of random small blocks, all freed at the end: the pool admits again. (Small blocks
+   * once came from the arena, whose kept pages of small size classes pinned every chunk, and the
+   * admission rule, counting them, refused every push of an empty pool.)
    */
   @Test
   void anEmptyPoolAdmitsAgain() {
@@ -308,11 +363,10 @@ class PushBufferPoolTest {
     }
     held.forEach(pool::free);
     assertEquals(0, pool.allocatedBytes());
-    assertEquals(0, pool.usedBytes());
     ByteBuf buf = pool.tryAllocate(64 * 1024);
     try {
       assertNotNull(buf, "an empty pool (holding " + pool.usedBytes() + " of " + capacity
-          + " bytes in slabs) refuses a 64 KiB block");
+          + " bytes) refuses a 64 KiB block");
     } finally {
       if (buf != null) {
         pool.free(buf);

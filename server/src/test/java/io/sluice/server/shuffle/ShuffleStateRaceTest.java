@@ -124,7 +124,9 @@ class ShuffleStateRaceTest {
     }
     disks.close();
     assertEquals(0, pool.allocatedBytes(), "seed " + seed + ": blocks left in the push pool");
-    assertEquals(0, pool.usedBytes(), "seed " + seed + ": memory left in the push pool");
+    // Not asserted: usedBytes() == 0. The arena keeps empty chunks for reuse (and admits into them;
+    // see PushBufferPoolTest.anEmptyChunkTakesABlockEvenWhenTheCountSaysFull).
+    assertTrue(pool.usedBytes() <= pool.capacity());
   }
 
   /**

@@ -1,6 +1,7 @@
-package io.sluice.benchmark.tpc;
+package io.sluice.benchmark;
 
-import io.sluice.benchmark.Daemons;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * A coordinator and shuffle servers on this machine, started and stopped with the shipped
@@ -25,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * directory and ports chosen free. Extra JVM options reach the daemons through the scripts'
  * {@code SLUICE_JAVA_OPTS}, e.g. a JFR recording.
  */
-final class SluiceCluster implements AutoCloseable {
+public final class SluiceCluster implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final Path home;
   private final Path dir;
   private final Map<String, String> env;
@@ -38,9 +42,9 @@ final class SluiceCluster implements AutoCloseable {
   private boolean started;
 
   /** Settings of each server: memory for pushed data and for reads, and the server heap. */
-  record ServerSizing(String bufferCapacity, String readBufferCapacity, String heap) {}
+  public record ServerSizing(String bufferCapacity, String readBufferCapacity, String heap) {}
 
-  SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing) throws IOException {
+  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing) throws IOException {
     this.home = home;
     this.dir = dir;
     Files.createDirectories(dir);
@@ -73,27 +77,56 @@ final class SluiceCluster implements AutoCloseable {
     }
   }
 
-  String coordinatorAddress() {
+  public String coordinatorAddress() {
     return "127.0.0.1:" + coordinatorPort;
   }
 
-  List<Integer> serverMetricsPorts() {
+  public List<Integer> serverMetricsPorts() {
     return List.copyOf(serverHttpPorts);
   }
 
-  List<Path> configurationFiles() {
+  public List<Path> configurationFiles() {
     List<Path> all = new ArrayList<>(List.of(coordinatorConf));
     all.addAll(serverConfs);
     return all;
   }
 
   /** Starts everything and waits until the coordinator counts every server as active. */
-  void start() throws IOException, InterruptedException {
+  public void start() throws IOException, InterruptedException {
     started = true;
     script("start-coordinator.sh", coordinatorConf);
     for (Path conf : serverConfs) {
       script("start-server.sh", conf);
     }
+    awaitCoordinator(status -> count(status, server -> "active".equals(
+        server.path("condition").asText())) >= serverConfs.size(),
+        serverConfs.size() + " active servers");
+  }
+
+  /** The process id of server {@code i} (from 0), as its start script recorded it. */
+  public long serverPid(int i) throws IOException {
+    String instance = serverConfs.get(i).getFileName().toString().replaceFirst("\\.[^.]*$", "");
+    return Long.parseLong(Files.readString(
+        dir.resolve("run").resolve("server-" + instance + ".pid"), StandardCharsets.UTF_8).trim());
+  }
+
+  /**
+   * Starts server {@code i} again with {@code bin/start-server.sh} (after a kill) and waits until
+   * the coordinator has a heartbeat of the new process and counts the server active.
+   */
+  public void restartServer(int i) throws IOException, InterruptedException {
+    long startedMillis = System.currentTimeMillis();
+    script("start-server.sh", serverConfs.get(i));
+    int httpPort = serverHttpPorts.get(i);
+    awaitCoordinator(status -> count(status, server -> server.path("httpPort").asInt() == httpPort
+        && "active".equals(server.path("condition").asText())
+        && server.path("lastHeartbeatAgeMillis").asLong()
+            < System.currentTimeMillis() - startedMillis) == 1,
+        "server " + (i + 1) + " heart-beating again");
+  }
+
+  private void awaitCoordinator(Predicate<JsonNode> condition, String what)
+      throws IOException, InterruptedException {
     HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
@@ -102,7 +135,7 @@ final class SluiceCluster implements AutoCloseable {
                 URI.create("http://127.0.0.1:" + coordinatorHttpPort + "/status"))
                 .timeout(Duration.ofSeconds(2)).build(),
             HttpResponse.BodyHandlers.ofString()).body();
-        if (status.split("\"condition\":\"active\"", -1).length - 1 >= serverConfs.size()) {
+        if (condition.test(JSON.readTree(status))) {
           return;
         }
       } catch (IOException e) {
@@ -110,8 +143,18 @@ final class SluiceCluster implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new IOException("the coordinator did not see " + serverConfs.size()
-        + " active servers within 60 s; logs in " + dir.resolve("logs"));
+    throw new IOException("the coordinator did not see " + what + " within 60 s; logs in "
+        + dir.resolve("logs"));
+  }
+
+  private static int count(JsonNode status, Predicate<JsonNode> which) {
+    int n = 0;
+    for (JsonNode server : status.path("servers")) {
+      if (which.test(server)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   @Override

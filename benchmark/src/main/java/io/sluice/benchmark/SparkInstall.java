@@ -1,0 +1,57 @@
+package io.sluice.benchmark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * What a {@code spark-submit} of a benchmark job needs from this checkout: the Java to run, the
+ * Spark home the build assembles ({@code benchmark/target/spark-home}), the benchmark jar (the
+ * application) and the shaded client jar users add to Spark.
+ */
+public record SparkInstall(Path home) {
+
+  public String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  public Path sparkHome() {
+    return home.resolve("benchmark/target/spark-home");
+  }
+
+  /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */
+  public List<String> sparkJavaOptions() {
+    List<String> opts = new ArrayList<>();
+    for (String env : List.of("SLUICE_SPARK_JAVA_OPTS", "SLUICE_BENCH_SPARK_JAVA_OPTS")) {
+      String v = System.getenv(env);
+      if (v != null && !v.isBlank()) {
+        opts.addAll(Arrays.asList(v.trim().split("\\s+")));
+      }
+    }
+    return opts;
+  }
+
+  public Path benchmarkJar() {
+    return jar(home.resolve("benchmark/target"), "sluice-benchmark-", ".jar");
+  }
+
+  public Path shadedClientJar() {
+    return jar(home.resolve("client-spark/target"), "", "-shaded.jar");
+  }
+
+  private static Path jar(Path dir, String prefix, String suffix) {
+    try (Stream<Path> files = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
+      return files.filter(f -> {
+        String n = f.getFileName().toString();
+        return n.startsWith(prefix) && n.endsWith(suffix) && !n.endsWith("-tests.jar");
+      }).findFirst().orElseThrow(() -> new IllegalStateException("no " + prefix + "*" + suffix
+          + " in " + dir + "; build with mvn -B -DskipTests package"));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,276 @@
+package io.sluice.benchmark.fault;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.Series;
+import io.sluice.benchmark.SluiceCluster;
+import io.sluice.benchmark.SparkInstall;
+import io.sluice.benchmark.SparkRun;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
+
+/**
+ * The fault benchmark: one Spark job through three shuffle servers, undisturbed and with one server
+ * killed (SIGKILL) during the map stage and during the reduce stage, with one and with two copies of
+ * every partition, over several interleaved rounds; the built-in shuffle's time on the same job in
+ * the same invocation for reference. Each killed server is started again before the next run.
+ * Reports each case as a ratio to the undisturbed run with the same copies, Spark's stage
+ * submissions and failed tasks, and whether every answer equals the built-in shuffle's; rewrites the
+ * 'fault' section of docs/benchmarks.md.
+ */
+public final class FaultBenchmark {
+  static final String USAGE = String.join("\n",
+      "Usage: bin/bench-fault.sh [flags]",
+      "  --rounds N             rounds of every case (default 3)",
+      "  --replicas LIST        copies per partition to measure (default 1,2)",
+      "  --maps N               map tasks (default 32)",
+      "  --reduces N            reduce partitions (default 16)",
+      "  --records N            records per map task, 100 bytes each (default 250000)",
+      "  --master URL           default local[2,4] (tasks may fail and retry, as on a cluster)",
+      "  --driver-memory SIZE   default 3g",
+      "  --output DIR           results and logs (default benchmark/target/fault)",
+      "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks.md)",
+      "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
+      "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
+  private static final List<String> OPTIONS = List.of("rounds", "replicas", "maps", "reduces",
+      "records", "master", "driver-memory", "output", "markdown", "home", "command");
+  private static final String MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
+  /** The server killed: the second of three. */
+  private static final int VICTIM = 1;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private FaultBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = new LinkedHashMap<>();
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      String flag = flags.next();
+      if (flag.equals("--replicas")) {
+        o.put("replicas", flags.value(flag));
+      } else {
+        flags.named(flag, OPTIONS, o);
+      }
+    }
+    Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
+    int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
+    List<Integer> replicas = new ArrayList<>();
+    for (String r : o.getOrDefault("replicas", "1,2").split(",")) {
+      replicas.add(Integer.parseInt(r.trim()));
+    }
+    Path out = home.resolve(o.getOrDefault("output", "benchmark/target/fault"));
+    Files.createDirectories(out.resolve("logs"));
+    Path results = out.resolve("results.jsonl");
+    Files.deleteIfExists(results);
+    Job job = new Job(new SparkInstall(home), o.getOrDefault("master", "local[2,4]"),
+        o.getOrDefault("driver-memory", "3g"), Integer.parseInt(o.getOrDefault("maps", "32")),
+        Integer.parseInt(o.getOrDefault("reduces", "16")),
+        Long.parseLong(o.getOrDefault("records", "250000")), out, results);
+
+    List<Outcome> outcomes = new ArrayList<>();
+    Outcome reference = job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0);
+    try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
+        new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
+      cluster.start();
+      System.out.println("== warm-up");
+      job.run("warmup", 0, FaultJob.Scenario.NONE, 1, cluster, 0);
+      for (int round = 1; round <= rounds; round++) {
+        for (int r : replicas) {
+          for (FaultJob.Scenario scenario : FaultJob.Scenario.values()) {
+            long pid = scenario == FaultJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
+            outcomes.add(job.run("sluice", round, scenario, r, cluster, pid));
+            if (pid != 0) {
+              cluster.restartServer(VICTIM);
+            }
+          }
+        }
+      }
+    }
+    String body = report(reference, outcomes, replicas, rounds, job);
+    System.out.println(body);
+    String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
+    if (!markdown.equals("-")) {
+      BenchmarkReport.writeSection(home.resolve(markdown), "fault",
+          "Fault benchmark: a server killed mid-map and mid-reduce, with one and two copies",
+          o.getOrDefault("command", "bin/bench-fault.sh"), body);
+      System.out.println("Wrote the 'fault' section of " + markdown);
+    }
+    boolean allRight = outcomes.stream().allMatch(x -> x.answer.equals(reference.answer)
+        && x.exit == 0);
+    System.exit(allRight ? 0 : 1);
+  }
+
+  /** One run's figures, from the job's result line. */
+  record Outcome(String mode, int round, FaultJob.Scenario scenario, int replicas, int exit,
+      double wallMs, double cpuMs, boolean killed, int mapStageSubmissions, int stageSubmissions,
+      int failedTasks, int fetchFailures, JsonNode answer) {}
+
+  /** How every run is submitted. */
+  private record Job(SparkInstall install, String master, String driverMemory, int maps,
+      int reduces, long records, Path out, Path results) {
+
+    Outcome run(String mode, int round, FaultJob.Scenario scenario, int replicas,
+        SluiceCluster cluster, long killPid) throws Exception {
+      Map<String, String> conf = new LinkedHashMap<>();
+      conf.put("spark.ui.enabled", "false");
+      conf.put("spark.driver.host", "127.0.0.1");
+      conf.put("spark.local.dir", out.resolve("spark-local").toString());
+      conf.put("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
+      conf.put("spark.shuffle.push.enabled", "false");
+      boolean sluice = cluster != null;
+      if (sluice) {
+        String jar = install.shadedClientJar().toString();
+        conf.put("spark.driver.extraClassPath", jar);
+        conf.put("spark.executor.extraClassPath", jar);
+        conf.put("spark.shuffle.manager", MANAGER);
+        conf.put("spark.sluice.coordinators", cluster.coordinatorAddress());
+        conf.put("spark.sluice.fallback.enabled", "false");
+        conf.put("spark.sluice.replicas", String.valueOf(replicas));
+      }
+      String name = mode + "-" + round + "-r" + replicas + "-" + scenario.label();
+      List<String> args = new ArrayList<>(List.of("--scenario", scenario.label(), "--maps",
+          String.valueOf(maps), "--reduces", String.valueOf(reduces), "--records",
+          String.valueOf(records), "--result", results.toString()));
+      if (killPid > 0) {
+        args.add("--kill-pid");
+        args.add(String.valueOf(killPid));
+      }
+      System.out.println("== " + name);
+      long before = lines();
+      int exit = SparkRun.of(install, driverMemory, master, sluice, conf,
+          FaultJob.class.getName(), args, out.resolve("logs").resolve(name + ".log"),
+          line -> line.startsWith("Fault run ")).run(Map.of());
+      List<String> all = Files.readAllLines(results, StandardCharsets.UTF_8);
+      if (exit != 0 || all.size() == before) {
+        System.out.println("  exited with " + exit + "; see " + out.resolve("logs"));
+        return new Outcome(mode, round, scenario, replicas, exit == 0 ? -1 : exit, 0, 0, false,
+            0, 0, 0, 0, JSON.nullNode());
+      }
+      JsonNode line = JSON.readTree(all.get(all.size() - 1));
+      JsonNode submissions = line.path("stageSubmissions");
+      int mapStage = Integer.MAX_VALUE;
+      int total = 0;
+      for (var it = submissions.fields(); it.hasNext(); ) {
+        var e = it.next();
+        mapStage = Math.min(mapStage, Integer.parseInt(e.getKey()));
+        total += e.getValue().asInt();
+      }
+      return new Outcome(mode, round, scenario, replicas, exit, line.path("wallMs").asDouble(),
+          line.path("cpuMs").asDouble(), line.path("killed").asBoolean(),
+          submissions.path(String.valueOf(mapStage)).asInt(), total,
+          line.path("failedTasks").asInt(), line.path("fetchFailures").asInt(),
+          line.path("answer"));
+    }
+
+    private long lines() throws IOException {
+      return Files.exists(results) ? Files.readAllLines(results).size() : 0;
+    }
+  }
+
+  private static String report(Outcome reference, List<Outcome> outcomes, List<Integer> replicas,
+      int rounds, Job job) {
+    StringBuilder b = new StringBuilder();
+    double mib = job.maps() * job.records() * 100.0 / (1 << 20);
+    b.append(String.format(Locale.ROOT, "One job: %d map tasks of %,d records (a long key and a "
+        + "92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose reduce tasks "
+        + "sum every record; `%s`, Kryo, each run a fresh `SparkSubmit` JVM with the shaded client "
+        + "jar. Three shuffle servers and a coordinator started with the `bin/` scripts "
+        + "(`buffer.capacity` 512 MiB, heap 512 MiB each). A kill is `SIGKILL` of the second "
+        + "server from Spark's listener, after a quarter of the map tasks ended (mid-map) or after "
+        + "the first reduce task ended (mid-reduce); the server is started again (same port, empty) "
+        + "before the next run. %d rounds, cases interleaved; medians, ranges in brackets. Job "
+        + "time is measured inside the driver, from the job's start until the context stopped; CPU "
+        + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
+        job.maps(), job.records(), mib, job.reduces(), job.master(), rounds));
+    b.append(String.format(Locale.ROOT, "Built-in shuffle, same job, same invocation: %,.1f s, "
+        + "%,.1f CPU-s (%s).%n%n", reference.wallMs / 1000, reference.cpuMs / 1000,
+        reference.exit == 0 ? "the reference answer" : "FAILED, exit " + reference.exit));
+    b.append("| Copies | Case | Job time | / undisturbed | / built-in | Spark CPU-s per GiB "
+        + "| Map stage submissions | All stage submissions | Failed tasks (fetch failures) "
+        + "| Answer = built-in |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    Map<Integer, Double> undisturbed = new LinkedHashMap<>();
+    List<String> targets = new ArrayList<>();
+    for (int r : replicas) {
+      for (FaultJob.Scenario scenario : FaultJob.Scenario.values()) {
+        List<Outcome> runs = outcomes.stream()
+            .filter(x -> x.replicas == r && x.scenario == scenario).toList();
+        Series time = series(runs, Outcome::wallMs);
+        Series cpu = series(runs, Outcome::cpuMs);
+        if (scenario == FaultJob.Scenario.NONE) {
+          undisturbed.put(r, time.median());
+        }
+        double ratio = time.median() / undisturbed.get(r);
+        boolean right = runs.stream().allMatch(x -> x.exit == 0
+            && x.answer.equals(reference.answer));
+        b.append(String.format(Locale.ROOT, "| %d | %s | %.1f s (%.1f-%.1f) | %.2fx | %.2fx | "
+            + "%.1f | %s | %s | %s | %s |%n", r, label(scenario), time.median() / 1000,
+            time.min() / 1000, time.max() / 1000, ratio, time.median() / reference.wallMs,
+            cpu.median() / 1000 / (mib / 1024), counts(runs, Outcome::mapStageSubmissions),
+            counts(runs, Outcome::stageSubmissions),
+            counts(runs, x -> x.failedTasks) + " (" + counts(runs, x -> x.fetchFailures) + ")",
+            right ? "yes, every run" : "**NO**"));
+        if (scenario != FaultJob.Scenario.NONE) {
+          targets.add(target(r, scenario, ratio, runs, right));
+        }
+      }
+    }
+    if (undisturbed.containsKey(1) && undisturbed.containsKey(2)) {
+      double cost = undisturbed.get(2) / undisturbed.get(1);
+      targets.add(String.format(Locale.ROOT, "- Replication costs at most 1.2x the unreplicated "
+          + "job: %s, %.2fx.", cost <= 1.2 ? "**met**" : "**missed**", cost));
+    }
+    b.append("\nCounts list every run's value. *Map stage submissions* 1 means the map stage ran "
+        + "once; 2 means Spark ran it again after a fetch failure.\n\n### Targets\n\n");
+    targets.forEach(t -> b.append(t).append('\n'));
+    return b.toString();
+  }
+
+  private static String target(int replicas, FaultJob.Scenario scenario, double ratio,
+      List<Outcome> runs, boolean right) {
+    int maxSubmissions = runs.stream().mapToInt(Outcome::mapStageSubmissions).max().orElse(0);
+    boolean killed = runs.stream().allMatch(Outcome::killed);
+    if (replicas >= 2) {
+      boolean met = ratio <= 1.3 && maxSubmissions == 1 && right && killed;
+      return String.format(Locale.ROOT, "- %d copies, kill %s: at most 1.3x and no stage re-run: "
+          + "%s, %.2fx, map stage submitted at most %d times.", replicas, label(scenario),
+          met ? "**met**" : "**missed**", ratio, maxSubmissions);
+    }
+    boolean met = ratio <= 2.0 && maxSubmissions <= 2 && right && killed;
+    return String.format(Locale.ROOT, "- 1 copy, kill %s: at most 2x and one re-run: %s, %.2fx, "
+        + "map stage submitted at most %d times.", label(scenario),
+        met ? "**met**" : "**missed**", ratio, maxSubmissions);
+  }
+
+  private static String label(FaultJob.Scenario scenario) {
+    return switch (scenario) {
+      case NONE -> "undisturbed";
+      case MAP -> "kill mid-map";
+      case REDUCE -> "kill mid-reduce";
+    };
+  }
+
+  private static Series series(List<Outcome> runs, ToDoubleFunction<Outcome> f) {
+    Series s = new Series();
+    runs.stream().filter(x -> x.exit == 0).forEach(x -> s.add(f.applyAsDouble(x)));
+    return s;
+  }
+
+  private static String counts(List<Outcome> runs,
+      ToIntFunction<Outcome> f) {
+    List<String> values = new ArrayList<>();
+    runs.forEach(x -> values.add(String.valueOf(f.applyAsInt(x))));
+    return String.join(", ", values);
+  }
+}

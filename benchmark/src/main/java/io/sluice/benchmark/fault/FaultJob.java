@@ -1,0 +1,219 @@
+package io.sluice.benchmark.fault;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.benchmark.Flags;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.Success$;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.SparkSession;
+import scala.Tuple2;
+
+/**
+ * The Spark application of the fault benchmark, submitted once per run by {@link FaultBenchmark}:
+ * one shuffle of {@code maps x records} records of a long key and a 92-byte value into
+ * {@code reduces} partitions, whose reduce side sums every record, so that each shuffled byte counts
+ * in the answer. With {@code --kill-pid}, the process is sent SIGKILL from Spark's listener at the
+ * chosen moment: after a quarter of the map tasks ended ({@code map}), or after the first reduce
+ * task ended ({@code reduce}). Appends one JSON line to {@code --result}: wall time, the JVM's CPU
+ * time, stage submissions, failed tasks and the answer.
+ */
+public final class FaultJob {
+  private static final String USAGE = "Usage: FaultJob --scenario none|map|reduce --maps N"
+      + " --reduces N --records N --result FILE [--kill-pid PID]";
+  private static final int VALUE_BYTES = 92;
+
+  private FaultJob() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = new LinkedHashMap<>();
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      flags.named(flags.next(), List.of("scenario", "maps", "reduces", "records", "result",
+          "kill-pid"), o);
+    }
+    Scenario scenario = Scenario.parse(o.getOrDefault("scenario", "none"));
+    int maps = Integer.parseInt(o.get("maps"));
+    int reduces = Integer.parseInt(o.get("reduces"));
+    long records = Long.parseLong(o.get("records"));
+    long killPid = Long.parseLong(o.getOrDefault("kill-pid", "0"));
+
+    SparkSession spark = SparkSession.builder().appName("sluice-fault-" + scenario.label())
+        .getOrCreate();
+    spark.sparkContext().setLogLevel("WARN");
+    Observer observer = new Observer(scenario, maps, killPid);
+    spark.sparkContext().addSparkListener(observer);
+    long cpuBefore = processCpuNanos();
+    long start = System.nanoTime();
+    List<Tuple2<Integer, long[]>> answer;
+    try {
+      answer = run(JavaSparkContext.fromSparkContext(spark.sparkContext()), maps, reduces,
+          records);
+    } finally {
+      spark.stop();
+    }
+    long wallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    long cpuMs = TimeUnit.NANOSECONDS.toMillis(processCpuNanos() - cpuBefore);
+
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("scenario", scenario.label());
+    line.put("wallMs", wallMs);
+    line.put("cpuMs", cpuMs);
+    line.put("killed", observer.killedAtNanos.get() > 0);
+    line.put("killedAtNanos", observer.killedAtNanos.get() > 0
+        ? TimeUnit.NANOSECONDS.toMillis(observer.killedAtNanos.get() - start) : -1);
+    line.put("stageSubmissions", observer.submissions);
+    line.put("failedTasks", observer.failedTasks.get());
+    line.put("fetchFailures", observer.fetchFailures.get());
+    List<List<Long>> sums = new ArrayList<>();
+    for (Tuple2<Integer, long[]> r : answer) {
+      sums.add(List.of((long) r._1(), r._2()[0], r._2()[1], r._2()[2]));
+    }
+    line.put("answer", sums);
+    Files.writeString(Path.of(o.get("result")),
+        new ObjectMapper().writeValueAsString(line) + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    System.out.println("Fault run " + scenario.label() + ": " + wallMs + " ms, stage submissions "
+        + observer.submissions + ", failed tasks " + observer.failedTasks.get());
+  }
+
+  /** Per reduce partition: its index, record count, sum of keys and sum of value checksums. */
+  private static List<Tuple2<Integer, long[]>> run(JavaSparkContext sc, int maps, int reduces,
+      long records) {
+    List<Integer> mapIds = new ArrayList<>();
+    for (int i = 0; i < maps; i++) {
+      mapIds.add(i);
+    }
+    List<Tuple2<Integer, long[]>> result = new ArrayList<>(sc.parallelize(mapIds, maps)
+        .mapPartitionsToPair(it -> {
+          int map = it.next();
+          return new java.util.Iterator<Tuple2<Long, byte[]>>() {
+            private long i;
+
+            @Override
+            public boolean hasNext() {
+              return i < records;
+            }
+
+            @Override
+            public Tuple2<Long, byte[]> next() {
+              long key = map * 1_000_000_007L + (i++) * 7919;
+              byte[] value = new byte[VALUE_BYTES];
+              long x = key * 0x9E3779B97F4A7C15L;
+              for (int b = 0; b < VALUE_BYTES; b++) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+                value[b] = (byte) x;
+              }
+              return new Tuple2<>(key, value);
+            }
+          };
+        })
+        .partitionBy(new HashPartitioner(reduces))
+        .mapPartitionsWithIndex((index, it) -> {
+          long[] sums = new long[3];
+          while (it.hasNext()) {
+            Tuple2<Long, byte[]> r = it.next();
+            sums[0]++;
+            sums[1] += r._1();
+            long h = 0;
+            for (byte b : r._2()) {
+              h = h * 31 + b;
+            }
+            sums[2] += h;
+          }
+          return List.of(new Tuple2<>(index, sums)).iterator();
+        }, true)
+        .collect());
+    result.sort((a, b) -> Integer.compare(a._1(), b._1()));
+    return result;
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** When to kill the server. */
+  enum Scenario {
+    NONE, MAP, REDUCE;
+
+    String label() {
+      return name().toLowerCase();
+    }
+
+    static Scenario parse(String s) {
+      return valueOf(s.trim().toUpperCase());
+    }
+  }
+
+  /** Counts stage submissions and failed tasks, and kills the victim at the scenario's moment. */
+  private static final class Observer extends SparkListener {
+    private final Scenario scenario;
+    private final int maps;
+    private final long killPid;
+    final Map<Integer, Integer> submissions = new ConcurrentHashMap<>();
+    final AtomicInteger failedTasks = new AtomicInteger();
+    final AtomicInteger fetchFailures = new AtomicInteger();
+    final AtomicLong killedAtNanos = new AtomicLong();
+    private final AtomicInteger mapTasksEnded = new AtomicInteger();
+    /** The first stage submitted is the map stage: the job's only shuffle map stage. */
+    private volatile int mapStage = -1;
+
+    Observer(Scenario scenario, int maps, long killPid) {
+      this.scenario = scenario;
+      this.maps = maps;
+      this.killPid = killPid;
+    }
+
+    @Override
+    public void onStageSubmitted(SparkListenerStageSubmitted event) {
+      int stage = event.stageInfo().stageId();
+      if (mapStage < 0) {
+        mapStage = stage;
+      }
+      submissions.merge(stage, 1, Integer::sum);
+    }
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd event) {
+      boolean success = event.reason() == Success$.MODULE$;
+      if (!success) {
+        failedTasks.incrementAndGet();
+        if (event.reason().toString().startsWith("FetchFailed")) {
+          fetchFailures.incrementAndGet();
+        }
+      }
+      if (killPid <= 0 || killedAtNanos.get() > 0 || !success) {
+        return;
+      }
+      boolean mapTask = event.stageId() == mapStage;
+      boolean now = scenario == Scenario.MAP && mapTask
+          && mapTasksEnded.incrementAndGet() == Math.max(1, maps / 4)
+          || scenario == Scenario.REDUCE && !mapTask;
+      if (now && killedAtNanos.compareAndSet(0, System.nanoTime())) {
+        // SIGKILL, as a crash: the server gets no chance to drain or say goodbye.
+        ProcessHandle.of(killPid).ifPresent(p -> {
+          p.destroyForcibly();
+          p.onExit().join();
+        });
+      }
+    }
+  }
+}

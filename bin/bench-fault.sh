@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The fault benchmark: one Spark job through three shuffle servers (started with bin/start-*.sh),
+# undisturbed and with one server killed with SIGKILL mid-map and mid-reduce, with 1 and 2 copies of
+# every partition, several interleaved rounds, and the built-in shuffle on the same job for
+# reference. Reports ratios to the undisturbed run, Spark's stage submissions and failed tasks, and
+# whether every answer equals the built-in shuffle's; rewrites the 'fault' section of
+# docs/benchmarks.md. Exits 1 when a run failed or an answer differs. Takes about ten minutes.
+#
+#   bin/bench-fault.sh [--rounds N] [--replicas 1,2] [--maps N] [--reduces N] [--records N]
+#                      [--master local[2,4]] [--driver-memory 3g]
+#                      [--output benchmark/target/fault] [--markdown docs/benchmarks.md|-]
+#
+# Builds the project first when a jar is missing or older than the sources. Figures are only worth
+# recording from a machine with nothing else running.
+set -euo pipefail
+
+SLUICE_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$SLUICE_HOME"
+# shellcheck source=bin/sluice-spark-env.sh
+. "$SLUICE_HOME/bin/sluice-spark-env.sh"
+
+
+if [ ! -d benchmark/target/lib ] || [ ! -d benchmark/target/spark-home/jars ] \
+    || [ ! -d server/target/lib ] || [ ! -d coordinator/target/lib ] \
+    || sluice_stale "$(sluice_benchmark_jar)" pom.xml common server coordinator benchmark \
+    || sluice_stale "$(sluice_shaded_jar)" pom.xml common client-spark; then
+  echo "== Building Sluice (mvn -B -DskipTests package)"
+  mvn -B -q -DskipTests package
+fi
+
+export SLUICE_SPARK_JAVA_OPTS="${SPARK_JAVA_OPENS[*]}"
+exec "$JAVA" -Xmx512m -Dlog4j2.level=warn \
+  -cp "$(sluice_benchmark_jar):benchmark/target/lib/*" \
+  io.sluice.benchmark.fault.FaultBenchmark --home "$SLUICE_HOME" \
+  --command "bin/bench-fault.sh${*:+ $*}" "$@"
