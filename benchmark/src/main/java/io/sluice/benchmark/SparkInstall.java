@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -41,6 +43,22 @@ public record SparkInstall(Path home) {
 
   public Path shadedClientJar() {
     return jar(home.resolve("client-spark/target"), "", "-shaded.jar");
+  }
+
+  /**
+   * The settings that run a job through Sluice with this checkout's shaded client: the jar on the
+   * driver's and executors' class path (a Spark 3.5 need: the manager is created before user jars
+   * load), the manager, the coordinators, and no silent fallback to the sort shuffle.
+   */
+  public Map<String, String> sluiceConf(String coordinators) {
+    String jar = shadedClientJar().toString();
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("spark.driver.extraClassPath", jar);
+    conf.put("spark.executor.extraClassPath", jar);
+    conf.put("spark.shuffle.manager", "io.sluice.client.spark.SluiceShuffleManager");
+    conf.put("spark.sluice.coordinators", coordinators);
+    conf.put("spark.sluice.fallback.enabled", "false");
+    return conf;
   }
 
   private static Path jar(Path dir, String prefix, String suffix) {

@@ -45,7 +45,6 @@ public final class FaultBenchmark {
       "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
   private static final List<String> OPTIONS = List.of("rounds", "replicas", "maps", "reduces",
       "records", "master", "driver-memory", "output", "markdown", "home", "command");
-  private static final String MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -56,12 +55,7 @@ public final class FaultBenchmark {
     Map<String, String> o = new LinkedHashMap<>();
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {
-      String flag = flags.next();
-      if (flag.equals("--replicas")) {
-        o.put("replicas", flags.value(flag));
-      } else {
-        flags.named(flag, OPTIONS, o);
-      }
+      flags.named(flags.next(), OPTIONS, o);
     }
     Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
@@ -130,12 +124,7 @@ public final class FaultBenchmark {
       conf.put("spark.shuffle.push.enabled", "false");
       boolean sluice = cluster != null;
       if (sluice) {
-        String jar = install.shadedClientJar().toString();
-        conf.put("spark.driver.extraClassPath", jar);
-        conf.put("spark.executor.extraClassPath", jar);
-        conf.put("spark.shuffle.manager", MANAGER);
-        conf.put("spark.sluice.coordinators", cluster.coordinatorAddress());
-        conf.put("spark.sluice.fallback.enabled", "false");
+        conf.putAll(install.sluiceConf(cluster.coordinatorAddress()));
         conf.put("spark.sluice.replicas", String.valueOf(replicas));
       }
       String name = mode + "-" + round + "-r" + replicas + "-" + scenario.label();
@@ -249,7 +238,7 @@ public final class FaultBenchmark {
     if (replicas >= 2) {
       boolean met = ratio <= 1.3 && maxSubmissions == 1 && right && killed;
       return String.format(Locale.ROOT, "- %d copies, %s: at most 1.3x and no stage re-run: "
-          + "%s, %.2fx, map stage submitted at most %d times.", replicas, label(scenario),
+          + "%s, %.2fx, map stage submitted at most %d time(s).", replicas, label(scenario),
           met ? "**met**" : "**missed**", ratio, maxSubmissions);
     }
     boolean met = ratio <= 2.0 && maxSubmissions <= 2 && right && killed;

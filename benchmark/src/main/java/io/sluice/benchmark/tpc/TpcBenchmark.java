@@ -35,7 +35,6 @@ public final class TpcBenchmark {
    * The sluice mode's shuffle manager. Its {@code spark.sluice.*} keys below are written out as in
    * docs/client.md: this module does not depend on client-spark, whose option class holds them.
    */
-  private static final String SLUICE_MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
   /** Gauges whose peaks, and counters whose increases, are reported per server and query. */
   private static final List<Map.Entry<String, String>> PEAKS = List.of(
       Map.entry("peakDirectMemoryBytes", MetricsPoller.NETTY_DIRECT),
@@ -177,12 +176,7 @@ public final class TpcBenchmark {
       MetricsPoller poller, Path logs) throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     if (mode == Mode.SLUICE) {
-      String jar = s.install().shadedClientJar().toString();
-      conf.put("spark.driver.extraClassPath", jar);
-      conf.put("spark.executor.extraClassPath", jar);
-      conf.put("spark.shuffle.manager", SLUICE_MANAGER);
-      conf.put("spark.sluice.coordinators", cluster.coordinatorAddress());
-      conf.put("spark.sluice.fallback.enabled", "false");
+      conf.putAll(s.install().sluiceConf(cluster.coordinatorAddress()));
       conf.putAll(s.sluiceConf);
     }
     Path events = logs.resolve("round-" + round + "-" + mode.label() + ".jsonl");

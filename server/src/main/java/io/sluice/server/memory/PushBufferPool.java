@@ -136,13 +136,13 @@ public final class PushBufferPool {
   }
 
   /**
-   * {@link #needsFlush()} as of the last exact count (the flush planner counts every 50 ms, and
-   * allocation near the limit counts too), or as soon as the blocks alone pass the high watermark.
-   * Cheap enough to ask after every push on an event loop, where counting the arena's chunks (a
-   * walk under the arena's lock) once cost a quarter of the server's Java time.
+   * {@link #needsFlush()} with the arena as of its last exact count (the flush planner counts every
+   * 50 ms, and allocation near the limit counts too), or as soon as the blocks alone pass the high
+   * watermark. Cheap enough to ask after every push on an event loop, where counting the arena's
+   * chunks (a walk under the arena's lock) once cost a quarter of the server's Java time.
    */
   public boolean mayNeedFlush() {
-    return Math.max(countedArenaBytes, blockBytes.get()) + slabBytes.get() >= highBytes;
+    return Math.max(countedArenaBytes + slabBytes.get(), blockBytes.get()) >= highBytes;
   }
 
   /**
