@@ -10,6 +10,7 @@ import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
+import io.sluice.common.transport.LogRateLimiter;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.coordinator.app.ApplicationRegistry;

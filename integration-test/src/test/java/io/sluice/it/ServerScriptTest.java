@@ -48,7 +48,9 @@ class ServerScriptTest {
       Daemons.awaitPort(httpPort, dir.resolve("logs/server-server-it.log.out"));
       String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
           .map(a -> String.join(" ", a)).orElse("");
-      long expectedDirect = (64L << 20) + (16L << 20) + (256L << 20);
+      // The two budgets plus the default network allowance: 1.5 x 128 MiB receive memory,
+      // 1,024 connections x 192 KiB, 32 MiB.
+      long expectedDirect = (64L << 20) + (16L << 20) + (192L << 20) + (192L << 20) + (32L << 20);
       assertTrue(cmdline.contains("-XX:MaxDirectMemorySize=" + expectedDirect), cmdline);
 
       HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(

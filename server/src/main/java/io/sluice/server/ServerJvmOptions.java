@@ -4,28 +4,43 @@ import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.transport.TransportOptions;
+import io.sluice.common.transport.TransportServer;
 import java.nio.file.Path;
 import java.util.Map;
 
 /**
  * Prints the JVM options {@code bin/start-server.sh} starts the server with, so that the script never
  * parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus a fixed
- * allowance for Netty's network pool, and the heap is small because shuffle bytes never live there.
+ * allowance for Netty's network pool derived from the transport's receive bounds, and the heap is
+ * small because shuffle bytes never live there.
  * Usage: {@code ServerJvmOptions <server.conf> <heap size>}.
  */
 public final class ServerJvmOptions {
   /**
-   * Direct memory beyond the two budgets: the network pool's receive buffers for frames in flight
-   * (they are copied into the push pool at once), response headers, and chunk granularity. See
-   * docs/architecture.md for how it was measured.
+   * Network pool memory that no connection holds: chunks its arenas keep partly used and the caches
+   * of its event-loop threads.
    */
-  public static final long NETWORK_OVERHEAD_BYTES = 256L << 20;
+  public static final long NETWORK_FIXED_BYTES = 32L << 20;
 
   private ServerJvmOptions() {}
 
   public static long maxDirectMemory(SluiceConf conf) {
     return conf.get(ServerOptions.BUFFER_CAPACITY) + conf.get(ServerOptions.READ_BUFFER_CAPACITY)
-        + NETWORK_OVERHEAD_BYTES;
+        + networkAllowance(conf);
+  }
+
+  /**
+   * The network pool's bound, whatever clients do: frames reserved from the receive budget, held in
+   * buffers that a connection merges once they are a third empty (hence 1.5 times), what each
+   * connection may hold beyond its reservation, and the pool's fixed overhead. See
+   * docs/architecture.md.
+   */
+  public static long networkAllowance(SluiceConf conf) {
+    long receive = conf.get(TransportOptions.RECEIVE_MEMORY);
+    return receive + receive / 2
+        + conf.get(TransportOptions.MAX_CONNECTIONS) * TransportServer.CONNECTION_OVERHEAD_BYTES
+        + NETWORK_FIXED_BYTES;
   }
 
   public static void main(String[] args) {

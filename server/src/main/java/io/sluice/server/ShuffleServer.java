@@ -5,9 +5,11 @@ import io.sluice.common.config.SluiceConf;
 import io.sluice.common.metrics.StatusHttpServer;
 import io.sluice.common.protocol.message.ServerState;
 import io.sluice.common.transport.NettyTransports;
+import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
+import io.sluice.common.transport.TransportOptions;
 import io.sluice.common.transport.TransportServer;
 import io.sluice.server.flush.FlushManager;
 import io.sluice.server.handler.ShuffleRequestHandler;
@@ -95,7 +97,8 @@ public final class ShuffleServer implements Closeable {
         .createClientFactory();
     ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
         flushManager, new ReplicaForwarder(peers, networkAllocator,
-            conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control);
+            conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
+        transportConf.maxFrameSize());
     this.transport = new TransportContext(transportConf,
         configuredId == null ? "sluice-server" : configuredId, networkAllocator)
         .createServer(bindHost, conf.get(ServerOptions.PORT), handler);
@@ -150,6 +153,16 @@ public final class ShuffleServer implements Closeable {
     return readBudget;
   }
 
+  /** The bound on frames being received on the shuffle port. */
+  public ReceiveBudget receiveBudget() {
+    return transport.receiveBudget();
+  }
+
+  /** Connections open on the shuffle port. */
+  public int connectionCount() {
+    return transport.connectionCount();
+  }
+
   public PooledByteBufAllocator networkAllocator() {
     return networkAllocator;
   }
@@ -185,6 +198,15 @@ public final class ShuffleServer implements Closeable {
     metrics.gauge("sluice_server_netty_direct_memory_bytes",
         "Direct memory Netty holds in this JVM, all pools",
         io.netty.util.internal.PlatformDependent::usedDirectMemory);
+    metrics.gauge("sluice_server_receive_reserved_bytes",
+        "Receive memory reserved by frames being received",
+        () -> transport.receiveBudget().reservedBytes());
+    metrics.gauge("sluice_server_receive_capacity_bytes", TransportOptions.RECEIVE_MEMORY.key(),
+        () -> transport.receiveBudget().capacity());
+    metrics.gauge("sluice_server_receive_waiting_connections",
+        "Connections not reading until their frame fits the receive memory",
+        () -> transport.receiveBudget().queuedCount());
+    metrics.gauge("sluice_server_connections", "Connections open", transport::connectionCount);
     metrics.gauge("sluice_server_partitions", "Partitions held", store::partitionCount);
     metrics.gauge("sluice_server_applications", "Applications registered",
         () -> store.applications().size());

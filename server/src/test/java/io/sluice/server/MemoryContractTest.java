@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.shuffle.push.MapOutputPusher;
@@ -40,10 +41,11 @@ class MemoryContractTest {
 
   @Test
   void directMemoryStaysWithinBudgetAndNothingIsLost() throws Exception {
-    ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
+    SluiceConf conf = TestServers.conf(dir, Map.of(
         ServerOptions.BUFFER_CAPACITY.key(), String.valueOf(BUFFER_CAPACITY),
         ServerOptions.READ_BUFFER_CAPACITY.key(), String.valueOf(READ_CAPACITY),
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "8m")));
+        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "8m"));
+    ShuffleServer server = new ShuffleServer(conf);
     AtomicBoolean sampling = new AtomicBoolean(true);
     AtomicLong peak = new AtomicLong();
     AtomicLong peakPush = new AtomicLong();
@@ -81,7 +83,7 @@ class MemoryContractTest {
           "sluice_server_push_rejections_total", new String[] {"reason"},
           new String[] {StatusCode.NO_BUFFER.name()});
       long retries = refused == null ? 0 : refused.longValue();
-      long limit = BUFFER_CAPACITY + READ_CAPACITY + ServerJvmOptions.NETWORK_OVERHEAD_BYTES;
+      long limit = BUFFER_CAPACITY + READ_CAPACITY + ServerJvmOptions.networkAllowance(conf);
       System.out.printf("pushed %d MiB through a %d MiB budget; peak push pool %d MiB, peak "
           + "server direct memory %d MiB (limit %d MiB); %d pushes answered NO_BUFFER%n",
           TOTAL_BYTES >> 20, BUFFER_CAPACITY >> 20, peakPush.get() >> 20, peak.get() >> 20,

@@ -4,7 +4,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.common.transport.LogRateLimiter;
+import io.sluice.common.transport.ReceiveBudget;
+import io.sluice.common.transport.TransportOptions;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cuts the inbound byte stream into frames ({@code int32 frameLength | frameLength bytes}) without
@@ -17,31 +26,76 @@ import java.util.ArrayDeque;
  * request id when the bytes after the length already hold it), releases everything held and
  * discards all further input: the stream cannot be resynchronised, the connection is to be closed.
  * Input is also discarded once the channel is closed. One instance per channel.
+ *
+ * <p>On a server the decoder also bounds what the connection holds ({@link ReceiveBudget}): it
+ * reserves each frame's length from the server's budget before reading the frame's body and gives
+ * it back once the next handler returned, which is when the frame was handled (a push is copied
+ * into the push pool by then); while its reservation is queued, or while the connection's answers
+ * are piling up unsent (the channel is not writable), it stops reading and hands no frame on. A
+ * frame not complete within the frame timeout closes the connection. Received buffers that hold
+ * much less than their capacity (a peer sending tiny segments) are merged into one, so that what a
+ * connection holds stays within 1.5 times its bytes plus {@link #MAX_UNMERGED_SLACK}.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
-  /**
-   * The configuration key that sets the maximum frame size, named in the error so the operator knows
-   * what to raise. The transport's option for the limit must use this key.
-   */
+  private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
+  private static final LogRateLimiter TIMEOUT_WARNINGS = new LogRateLimiter(10_000);
+
+  /** Capacity beyond 1.5 times the queued bytes that is tolerated before queued buffers merge. */
+  public static final int MAX_UNMERGED_SLACK = 64 * 1024;
 
   private static final int LENGTH_FIELD_SIZE = 4;
   /** Bytes after the length field that hold the type byte and a request id. */
   private static final int TYPE_AND_REQUEST_ID_SIZE = 1 + 8;
 
   private final int maxFrameSize;
+  /** The server's receive budget, or null on a client, whose reads are bounded by its requests. */
+  private final ReceiveBudget budget;
+  private final long frameTimeoutNanos;
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
   private long pendingBytes;
+  /** Sum of the capacities of the queued buffers: the memory they hold. */
+  private long pendingCapacity;
   /** Length of the frame whose length field was consumed, or -1 while waiting for a length field. */
   private int frameLength = -1;
+  /** Bytes of the budget this connection holds for the current frame: 0 or {@code frameLength}. */
+  private long frameReserved;
+  private long frameStartNanos;
+  /** Counts the frames this connection reserved; a frame timer closes only for its own frame. */
+  private long frameSequence;
+  /** The queued reservation for the current frame, or null. */
+  private Grant waitingGrant;
+  /** The last queued buffer when it was made by merging and the current frame's bytes go into it. */
+  private ByteBuf mergeTarget;
+  private ScheduledFuture<?> frameTimer;
   private boolean discarding;
   private boolean firedFrame;
 
-  /** @param maxFrameSize the largest acceptable {@code frameLength}, at least 1 */
+  /**
+   * A client's decoder: no budget, no timeout.
+   *
+   * @param maxFrameSize the largest acceptable {@code frameLength}, at least 1
+   */
   public FrameDecoder(int maxFrameSize) {
+    this(maxFrameSize, null, Duration.ZERO);
+  }
+
+  /**
+   * A server's decoder.
+   *
+   * @param budget       the server's receive budget, at least {@code maxFrameSize} large
+   * @param frameTimeout how long a frame may take from its reservation to its last byte
+   */
+  public FrameDecoder(int maxFrameSize, ReceiveBudget budget, Duration frameTimeout) {
     if (maxFrameSize < 1) {
       throw new IllegalArgumentException("maxFrameSize must be at least 1: " + maxFrameSize);
     }
+    if (budget != null && budget.capacity() < maxFrameSize) {
+      throw new IllegalArgumentException("a receive budget of " + budget.capacity()
+          + " bytes cannot hold a frame of " + maxFrameSize + " bytes");
+    }
     this.maxFrameSize = maxFrameSize;
+    this.budget = budget;
+    this.frameTimeoutNanos = frameTimeout.toNanos();
   }
 
   @Override
@@ -54,20 +108,30 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       buf.release();
       return;
     }
-    pending.addLast(buf);
-    pendingBytes += buf.readableBytes();
+    enqueue(ctx, buf);
     decodeFrames(ctx);
+    updateReading(ctx);
   }
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     // As ByteToMessageDecoder does: with auto-read off, a read that completed no frame gave the next
-    // handler nothing to react to, so ask for more bytes here or the connection stalls mid-frame.
-    if (!firedFrame && !discarding && !ctx.channel().config().isAutoRead()) {
+    // handler nothing to react to, so ask for more bytes here or the connection stalls mid-frame. On
+    // a server auto-read is this decoder's own: off means it paused reading on purpose.
+    if (budget == null && !firedFrame && !discarding && !ctx.channel().config().isAutoRead()) {
       ctx.read();
     }
     firedFrame = false;
     ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (budget != null && ctx.channel().isWritable()) {
+      decodeFrames(ctx);
+      updateReading(ctx);
+    }
+    ctx.fireChannelWritabilityChanged();
   }
 
   @Override
@@ -81,8 +145,49 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     discardAll();
   }
 
+  private void enqueue(ChannelHandlerContext ctx, ByteBuf buf) {
+    if (mergeTarget != null) {
+      int n = Math.min(buf.readableBytes(), mergeTarget.writableBytes());
+      mergeTarget.writeBytes(buf, n);
+      pendingBytes += n;
+      if (!buf.isReadable()) {
+        buf.release();
+        return;
+      }
+      mergeTarget = null;
+    }
+    pending.addLast(buf);
+    pendingBytes += buf.readableBytes();
+    pendingCapacity += buf.capacity();
+    if (budget != null && pendingCapacity > pendingBytes + pendingBytes / 2 + MAX_UNMERGED_SLACK) {
+      merge(ctx);
+    }
+  }
+
+  /**
+   * Copies the queued bytes into one buffer, sized for the rest of the current frame when they all
+   * belong to it (later bytes of the frame are then copied in as they arrive), and frees the rest.
+   */
+  private void merge(ChannelHandlerContext ctx) {
+    boolean withinFrame = frameReserved > 0 && pendingBytes <= frameLength;
+    int capacity = (int) (withinFrame ? frameLength : pendingBytes);
+    ByteBuf merged = ctx.alloc().directBuffer(capacity, capacity);
+    ByteBuf piece;
+    while ((piece = pending.pollFirst()) != null) {
+      merged.writeBytes(piece);
+      piece.release();
+    }
+    pending.addLast(merged);
+    pendingCapacity = merged.capacity();
+    mergeTarget = withinFrame && merged.isWritable() ? merged : null;
+  }
+
   private void decodeFrames(ChannelHandlerContext ctx) {
-    while (!discarding) {
+    while (!discarding && waitingGrant == null) {
+      if (budget != null && !ctx.channel().isWritable()) {
+        // Answers wait unsent: the peer does not read them. Hand nothing more on until it does.
+        return;
+      }
       if (frameLength < 0) {
         if (pendingBytes < LENGTH_FIELD_SIZE) {
           return;
@@ -94,6 +199,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
         skip(LENGTH_FIELD_SIZE);
         frameLength = length;
+        if (budget != null && !reserveFrame(ctx)) {
+          return;
+        }
       }
       if (pendingBytes < frameLength) {
         return;
@@ -102,10 +210,104 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       frameLength = -1;
       firedFrame = true;
       ctx.fireChannelRead(frame);
+      // The next handler returned: the frame was handled (or copied, or released) by now.
+      releaseReservation();
       if (!ctx.channel().isOpen()) {
         // A handler closed the connection (a protocol error, say): what follows is not to be served.
         discardAll();
       }
+    }
+  }
+
+  /** Reserves the current frame's length, or queues for it and returns false. */
+  private boolean reserveFrame(ChannelHandlerContext ctx) {
+    Grant grant = new Grant(ctx, frameLength);
+    if (budget.reserveOrQueue(frameLength, grant)) {
+      frameStarted();
+      return true;
+    }
+    waitingGrant = grant;
+    return false;
+  }
+
+  private void frameStarted() {
+    frameReserved = frameLength;
+    frameStartNanos = System.nanoTime();
+    frameSequence++;
+  }
+
+  private void releaseReservation() {
+    if (frameTimer != null) {
+      frameTimer.cancel(false);
+      frameTimer = null;
+    }
+    if (frameReserved > 0) {
+      long bytes = frameReserved;
+      frameReserved = 0;
+      budget.release(bytes);
+    }
+  }
+
+  /** Reads while no reservation is queued and answers are being taken; watches the frame's time. */
+  private void updateReading(ChannelHandlerContext ctx) {
+    if (budget == null || discarding) {
+      return;
+    }
+    boolean read = waitingGrant == null && ctx.channel().isWritable();
+    if (ctx.channel().config().isAutoRead() != read) {
+      ctx.channel().config().setAutoRead(read);
+    }
+    if (frameReserved > 0 && frameTimer == null) {
+      // Only a frame that did not arrive whole with the read that started it gets a timer.
+      long frame = frameSequence;
+      frameTimer = ctx.executor().schedule(() -> frameTimedOut(ctx, frame), frameTimeoutNanos,
+          TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void frameTimedOut(ChannelHandlerContext ctx, long frame) {
+    if (discarding || frameReserved == 0 || frameSequence != frame) {
+      return;
+    }
+    frameTimer = null;
+    long elapsed = System.nanoTime() - frameStartNanos;
+    if (TIMEOUT_WARNINGS.tryAcquire()) {
+      LOG.warn("Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
+          + "such closings are not logged for 10 s", ctx.channel().remoteAddress(), pendingBytes,
+          frameLength, TimeUnit.NANOSECONDS.toMillis(elapsed), TransportOptions.FRAME_TIMEOUT.key());
+    }
+    discardAll();
+    ctx.close();
+  }
+
+  /** A queued reservation; once granted it owns {@code bytes} of the budget. */
+  private final class Grant implements ReceiveBudget.Waiter {
+    private final ChannelHandlerContext ctx;
+    private final long bytes;
+
+    Grant(ChannelHandlerContext ctx, long bytes) {
+      this.ctx = ctx;
+      this.bytes = bytes;
+    }
+
+    @Override
+    public void granted() {
+      try {
+        ctx.executor().execute(this::onEventLoop);
+      } catch (RejectedExecutionException e) {
+        budget.release(bytes); // the event loop is gone: so is the connection
+      }
+    }
+
+    private void onEventLoop() {
+      if (waitingGrant != this) {
+        budget.release(bytes); // the connection was discarded while the grant was on its way
+        return;
+      }
+      waitingGrant = null;
+      frameStarted();
+      decodeFrames(ctx);
+      updateReading(ctx);
     }
   }
 
@@ -151,6 +353,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private ByteBuf takeFrom(ByteBuf piece, int n) {
     if (n == piece.readableBytes()) {
       pending.removeFirst();
+      pendingCapacity -= piece.capacity();
+      if (piece == mergeTarget) {
+        mergeTarget = null;
+      }
       return piece;
     }
     return piece.readRetainedSlice(n);
@@ -208,8 +414,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       int step = Math.min(remaining, piece.readableBytes());
       piece.skipBytes(step);
       remaining -= step;
-      if (!piece.isReadable()) {
-        pending.removeFirst().release();
+      if (!piece.isReadable() && piece != mergeTarget) {
+        pending.removeFirst();
+        pendingCapacity -= piece.capacity();
+        piece.release();
       }
     }
   }
@@ -222,6 +430,21 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       piece.release();
     }
     pendingBytes = 0;
+    pendingCapacity = 0;
+    mergeTarget = null;
     frameLength = -1;
+    if (frameTimer != null) {
+      frameTimer.cancel(false);
+      frameTimer = null;
+    }
+    if (budget != null) {
+      releaseReservation();
+      if (waitingGrant != null) {
+        // When it was granted already, its hand-over, queued on the event loop, finds that nobody
+        // waits for it any more and gives the bytes back.
+        budget.cancel(waitingGrant);
+        waitingGrant = null;
+      }
+    }
   }
 }

@@ -49,6 +49,18 @@ public final class TransportConf {
     return (int) (long) conf.get(TransportOptions.MAX_FRAME_SIZE);
   }
 
+  public long receiveMemory() {
+    return conf.get(TransportOptions.RECEIVE_MEMORY);
+  }
+
+  public int maxConnections() {
+    return conf.get(TransportOptions.MAX_CONNECTIONS);
+  }
+
+  public Duration frameTimeout() {
+    return conf.get(TransportOptions.FRAME_TIMEOUT);
+  }
+
   public int backlog() {
     return conf.get(TransportOptions.BACKLOG);
   }

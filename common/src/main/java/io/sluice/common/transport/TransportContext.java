@@ -63,7 +63,7 @@ public final class TransportContext {
     return new TransportClientFactory(this);
   }
 
-  void initServerPipeline(SocketChannel ch, RequestHandler handler) {
+  void initServerPipeline(SocketChannel ch, RequestHandler handler, ReceiveBudget budget) {
     ChannelPipeline p = ch.pipeline();
     if (serverTls != null) {
       p.addLast("tls", serverTls.newHandler(ch.alloc()));
@@ -71,7 +71,8 @@ public final class TransportContext {
     }
     TransportChannel channel = new TransportChannel(ch);
     p.addLast("encoder", encoder)
-        .addLast("frameDecoder", new FrameDecoder(conf.maxFrameSize()))
+        .addLast("frameDecoder",
+            new FrameDecoder(conf.maxFrameSize(), budget, conf.frameTimeout()))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())
         .addLast("handler", new ServerChannelHandler(channel, handler, localId));

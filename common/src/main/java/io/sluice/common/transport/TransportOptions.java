@@ -67,6 +67,35 @@ public final class TransportOptions implements ConfigOptionSet {
 
   public static final ConfigOption<Long> MAX_FRAME_SIZE = ProtocolOptions.MAX_FRAME_SIZE;
 
+  public static final ConfigOption<Long> RECEIVE_MEMORY =
+      ConfigOption.bytes("transport.receive.memory")
+          .defaultValue("128m")
+          .min(1024)
+          .doc("Servers and coordinators: the most memory that frames being received may reserve, "
+              + "all connections together. A connection reserves a frame's length before it reads "
+              + "the frame's body and stops reading while its frame does not fit; at least `"
+              + ProtocolOptions.MAX_FRAME_SIZE.key() + "`.")
+          .build();
+
+  public static final ConfigOption<Integer> MAX_CONNECTIONS =
+      ConfigOption.integer("transport.max.connections")
+          .defaultValue("1024")
+          .min(1)
+          .max(1_000_000)
+          .doc("Servers and coordinators: connections served at once; further ones are closed as "
+              + "they are accepted. Each connection may hold up to "
+              + (TransportServer.CONNECTION_OVERHEAD_BYTES >> 10) + " KiB beyond its frame's "
+              + "reservation, so this bounds memory too.")
+          .build();
+
+  public static final ConfigOption<Duration> FRAME_TIMEOUT =
+      ConfigOption.duration("transport.frame.timeout")
+          .defaultValue("60s")
+          .min(100)
+          .doc("Servers and coordinators: a frame must arrive whole within this time of its "
+              + "reservation, or its connection is closed and the reservation given back.")
+          .build();
+
   public static final ConfigOption<Integer> BACKLOG =
       ConfigOption.integer("transport.backlog")
           .defaultValue("1024")
@@ -114,7 +143,8 @@ public final class TransportOptions implements ConfigOptionSet {
 
   private static final List<ConfigOption<?>> ALL = List.of(
       IO_MODE, SERVER_THREADS, CLIENT_THREADS, CONNECTIONS_PER_PEER, CONNECT_TIMEOUT,
-      REQUEST_TIMEOUT, IDLE_TIMEOUT, MAX_FRAME_SIZE, BACKLOG, SEND_BUFFER, RECEIVE_BUFFER,
+      REQUEST_TIMEOUT, IDLE_TIMEOUT, MAX_FRAME_SIZE, RECEIVE_MEMORY, MAX_CONNECTIONS, FRAME_TIMEOUT,
+      BACKLOG, SEND_BUFFER, RECEIVE_BUFFER,
       TLS_ENABLED, TLS_CERT_CHAIN, TLS_PRIVATE_KEY, TLS_TRUST_CERTS);
 
   @Override
@@ -135,6 +165,11 @@ public final class TransportOptions implements ConfigOptionSet {
 
   @Override
   public void validate(SluiceConf conf) {
+    if (conf.get(RECEIVE_MEMORY) < conf.get(MAX_FRAME_SIZE)) {
+      throw new ConfigException("'" + RECEIVE_MEMORY.key() + "' (" + conf.get(RECEIVE_MEMORY)
+          + " bytes) must be at least '" + MAX_FRAME_SIZE.key() + "' (" + conf.get(MAX_FRAME_SIZE)
+          + " bytes): a frame is received only once its whole length is reserved.");
+    }
     if (conf.get(TLS_ENABLED)
         && conf.isSet(TLS_CERT_CHAIN) != conf.isSet(TLS_PRIVATE_KEY)) {
       throw new ConfigException("'" + TLS_CERT_CHAIN.key() + "' and '" + TLS_PRIVATE_KEY.key()

@@ -136,22 +136,28 @@ final class PushHandler {
     ByteBuf body = ((NettyManagedBuffer) push.body()).byteBuf();
     ByteBuf[] copies = new ByteBuf[blocks.size()];
     int offset = body.readerIndex();
-    for (int i = 0; i < copies.length; i++) {
-      int length = blocks.get(i).length();
-      ByteBuf copy = pool.tryAllocate(length);
-      if (copy == null) {
-        for (int j = 0; j < i; j++) {
-          pool.free(copies[j]);
+    int made = 0;
+    try {
+      for (; made < copies.length; made++) {
+        int length = blocks.get(made).length();
+        ByteBuf copy = pool.tryAllocate(length);
+        if (copy == null) {
+          flushManager.requestRound();
+          throw new RequestRejectedException(StatusCode.NO_BUFFER, "push memory is full ("
+              + pool.usedBytes() + " of " + pool.capacity() + " bytes, "
+              + ServerOptions.BUFFER_CAPACITY.key() + "); retry later");
         }
-        flushManager.requestRound();
-        throw new RequestRejectedException(StatusCode.NO_BUFFER, "push memory is full ("
-            + pool.usedBytes() + " of " + pool.capacity() + " bytes, "
-            + ServerOptions.BUFFER_CAPACITY.key() + "); retry later");
+        copies[made] = copy.writeBytes(body, offset, length);
+        offset += length;
       }
-      copies[i] = copy.writeBytes(body, offset, length);
-      offset += length;
+      return copies;
+    } catch (RuntimeException | Error e) {
+      // All or none, also when the allocator itself fails (out of direct memory).
+      for (int j = 0; j < made; j++) {
+        pool.free(copies[j]);
+      }
+      throw e;
     }
-    return copies;
   }
 
   /** Hands the copies to their partitions, which own them from now on. */

@@ -12,6 +12,7 @@ import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.transport.TransportChannel;
+import io.sluice.common.transport.TransportOptions;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.ReadBudget;
 import io.sluice.server.metrics.ServerMetrics;
@@ -28,17 +29,24 @@ import java.util.List;
  * Serves reads. Flushed data leaves as file segments (sendfile, or chunked under TLS) and holds no
  * memory; in-memory blocks leave as retained slices charged to the read budget until written. A
  * reader reads memory first and then the index, so every acknowledged block is seen at least once.
+ * No answer is larger than the maximum frame size, which clients use by default too: a memory read
+ * is cut to fit, and a data range or an index that cannot fit is refused for good.
  */
 final class ReadHandler {
   private final ShuffleStore store;
   private final ReadBudget readBudget;
   private final ServerMetrics metrics;
+  private final int maxFrameSize;
 
-  ReadHandler(ShuffleStore store, ReadBudget readBudget, ServerMetrics metrics) {
+  ReadHandler(ShuffleStore store, ReadBudget readBudget, ServerMetrics metrics, int maxFrameSize) {
     this.store = store;
     this.readBudget = readBudget;
     this.metrics = metrics;
+    this.maxFrameSize = maxFrameSize;
   }
+
+  /** Bytes of a frame beyond its message: the type byte. */
+  private static final int TYPE_BYTE = 1;
 
   void fetchIndex(TransportChannel channel, FetchIndexRequest req) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
@@ -55,8 +63,17 @@ final class ReadHandler {
     } catch (IOException e) {
       throw dataNotFound(req.partitionId(), e);
     }
+    FetchIndexResponse answer = FetchIndexResponse.ok(req.requestId(), dataLength, index);
+    long frame = TYPE_BYTE + answer.encodedLength() + index.size();
+    if (frame > maxFrameSize) {
+      answer.release();
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "the index of partition "
+          + req.partitionId() + " (" + index.size() + " bytes) does not fit one frame of "
+          + maxFrameSize + " bytes (" + TransportOptions.MAX_FRAME_SIZE.key()
+          + ", on this server and its readers)");
+    }
     metrics.read("index", index.size());
-    channel.respond(FetchIndexResponse.ok(req.requestId(), dataLength, index));
+    channel.respond(answer);
   }
 
   void fetchData(TransportChannel channel, FetchDataRequest req) {
@@ -66,6 +83,14 @@ final class ReadHandler {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "range [" + req.offset()
           + ", +" + req.length() + ") is outside partition " + req.partitionId() + "'s "
           + (files == null ? 0 : files.dataLength()) + " bytes on disk");
+    }
+    long header = TYPE_BYTE + FetchDataResponse.ok(req.requestId(),
+        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+    if (header + req.length() > maxFrameSize) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a range of "
+          + req.length() + " bytes does not fit one frame of " + maxFrameSize + " bytes ("
+          + TransportOptions.MAX_FRAME_SIZE.key() + "); ask for at most "
+          + (maxFrameSize - header) + " bytes per request");
     }
     ManagedBuffer data;
     try {
@@ -92,8 +117,10 @@ final class ReadHandler {
     }
     long[] attempts = req.taskAttemptIds().clone();
     Arrays.sort(attempts);
-    PartitionState.MemoryRead read =
-        partition.readMemory(req.afterSequence(), req.maxBytes(), attempts, alloc);
+    long header = TYPE_BYTE + FetchMemoryDataResponse.ok(req.requestId(), false, 0, List.of(),
+        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+    PartitionState.MemoryRead read = partition.readMemory(req.afterSequence(),
+        Math.min(req.maxBytes(), maxFrameSize - header), attempts, alloc);
     long size = read.data().readableBytes();
     if (!readBudget.tryReserve(size)) {
       read.data().release();

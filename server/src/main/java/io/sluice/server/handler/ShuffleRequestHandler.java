@@ -47,10 +47,10 @@ public final class ShuffleRequestHandler implements RequestHandler {
 
   public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
       FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
-      ExecutorService control) {
+      ExecutorService control, int maxFrameSize) {
     this.store = store;
     this.push = new PushHandler(store, pool, flushManager, forwarder, metrics);
-    this.read = new ReadHandler(store, readBudget, metrics);
+    this.read = new ReadHandler(store, readBudget, metrics, maxFrameSize);
     this.control = control;
   }
 

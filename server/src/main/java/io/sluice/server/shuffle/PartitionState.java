@@ -148,8 +148,8 @@ public final class PartitionState {
   }
 
   /**
-   * Up to {@code maxBytes} of in-memory blocks with a sequence after {@code afterSequence}, as
-   * retained slices (at least one block even if larger), only of the given map attempts (sorted;
+   * In-memory blocks with a sequence after {@code afterSequence} whose bytes and descriptors take
+   * up to {@code maxBytes} of an answer, as retained slices (at least one block even if larger), only of the given map attempts (sorted;
    * empty for all). The caller owns {@link MemoryRead#data()}. The read's last sequence is that of
    * the last block looked at, returned or not, so that paging moves past blocks left out.
    */
@@ -170,13 +170,14 @@ public final class PartitionState {
           last = b.arrival();
           continue;
         }
-        if (!descriptors.isEmpty() && bytes + b.length() > maxBytes) {
+        long cost = (long) BlockDescriptor.ENCODED_LENGTH + b.length();
+        if (!descriptors.isEmpty() && bytes + cost > maxBytes) {
           more = true;
           break;
         }
         descriptors.add(b.descriptor());
         data.addComponent(true, b.data().retainedSlice(0, b.length()));
-        bytes += b.length();
+        bytes += cost;
         last = b.arrival();
       }
       if (more) {

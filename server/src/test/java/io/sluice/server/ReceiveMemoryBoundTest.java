@@ -1,0 +1,296 @@
+package io.sluice.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.common.protocol.Message;
+import io.sluice.common.protocol.MessageEncoder;
+import io.sluice.common.protocol.ProtocolVersion;
+import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.message.HandshakeRequest;
+import io.sluice.common.protocol.message.PushDataRequest;
+import io.sluice.common.shuffle.BlockKey;
+import io.sluice.common.transport.TransportOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The network pool's bound under hostile clients, against a real server on loopback: hundreds of
+ * connections pipelining maximum-size pushes without reading a single answer, and connections that
+ * stop in the middle of a maximum-size frame. The server's receive buffers, sampled throughout,
+ * never pass the documented network allowance; a well-behaved client on its own connections gets
+ * its data through and back intact meanwhile; stalled connections are closed after the frame
+ * timeout and everything they reserved is given back.
+ */
+class ReceiveMemoryBoundTest {
+  private static final int MAX_FRAME = 4 << 20;
+  private static final int PIPELINERS = 400;
+  private static final int FRAMES_PER_PIPELINER = 2;
+  private static final int STALLERS = 16;
+  private static final Duration FRAME_TIMEOUT = Duration.ofSeconds(5);
+  private static final String APP = "app-well-behaved";
+
+  @TempDir Path dir;
+
+  @Test
+  void hostileConnectionsCannotTakeTheServerPastItsNetworkAllowance() throws Exception {
+    SluiceConf conf = TestServers.conf(dir, Map.of(
+        ServerOptions.BUFFER_CAPACITY.key(), "64m",
+        ServerOptions.READ_BUFFER_CAPACITY.key(), "16m",
+        TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME),
+        TransportOptions.RECEIVE_MEMORY.key(), "16m",
+        TransportOptions.MAX_CONNECTIONS.key(), String.valueOf(PIPELINERS + STALLERS + 16),
+        TransportOptions.FRAME_TIMEOUT.key(), FRAME_TIMEOUT.toMillis() + "ms"));
+    long allowance = ServerJvmOptions.networkAllowance(conf);
+    List<Socket> sockets = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    AtomicBoolean sampling = new AtomicBoolean(true);
+    AtomicLong peakNetwork = new AtomicLong();
+    AtomicLong peakReserved = new AtomicLong();
+    AtomicInteger stallersClosed = new AtomicInteger();
+    AtomicInteger pipelinersDone = new AtomicInteger();
+    AtomicInteger pipelinersFinished = new AtomicInteger();
+    try (ShuffleServer server = new ShuffleServer(conf)) {
+      Thread sampler = new Thread(() -> {
+        while (sampling.get()) {
+          peakNetwork.accumulateAndGet(
+              server.networkAllocator().metric().usedDirectMemory(), Math::max);
+          peakReserved.accumulateAndGet(
+              server.receiveBudget().reservedBytes(), Math::max);
+          Thread.onSpinWait();
+        }
+      }, "network-sampler");
+      sampler.start();
+
+      byte[] handshake = encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
+          ProtocolVersion.CURRENT, "hostile"));
+      // A push to an application nobody registered: the server takes the whole frame, then refuses.
+      byte[] push = encode(maximumPush());
+      for (int i = 0; i < PIPELINERS; i++) {
+        threads.add(start("pipeliner-" + i, () -> {
+          boolean wroteAll = false;
+          try (Socket s = connect(server, sockets)) {
+            OutputStream out = s.getOutputStream();
+            out.write(handshake);
+            for (int f = 0; f < FRAMES_PER_PIPELINER; f++) {
+              out.write(push); // never reads an answer
+            }
+            out.flush();
+            wroteAll = true;
+            pipelinersDone.incrementAndGet();
+            pipelinersFinished.incrementAndGet();
+            waitUntilClosed(s);
+          } finally {
+            // Also when the server closed it: on a loaded machine a thread of this test may not
+            // send its frame within the frame timeout.
+            if (!wroteAll) {
+              pipelinersFinished.incrementAndGet();
+            }
+          }
+        }));
+      }
+      for (int i = 0; i < STALLERS; i++) {
+        threads.add(start("staller-" + i, () -> {
+          try (Socket s = connect(server, sockets)) {
+            OutputStream out = s.getOutputStream();
+            out.write(handshake);
+            out.write(push, 0, push.length / 2); // and then nothing more
+            out.flush();
+            waitUntilClosed(s);
+            stallersClosed.incrementAndGet();
+          }
+        }));
+      }
+
+      // Meanwhile a well-behaved application writes and reads back its data.
+      Random random = new Random(7);
+      Map<Integer, List<byte[]>> blocks = Map.of(
+          0, List.of(randomBytes(random, 300_000), randomBytes(random, 700_000)),
+          1, List.of(randomBytes(random, 1_500_000)));
+      try (ServerTestClient good = new ServerTestClient(server)) {
+        good.registerApp(APP);
+        good.registerShuffle(APP, 0, 2);
+        Map<Integer, List<BlockKey>> keys = good.writeMapOutput(APP, 0, 2, 0, 1L, blocks);
+        for (int p = 0; p < 2; p++) {
+          Map<BlockKey, byte[]> read = good.readPartition(APP, 0, p, new long[] {1L});
+          assertEquals(Set.copyOf(keys.get(p)), read.keySet(), "partition " + p);
+          for (int b = 0; b < keys.get(p).size(); b++) {
+            assertArrayEquals(blocks.get(p).get(b), read.get(keys.get(p).get(b)));
+          }
+        }
+      }
+
+      waitFor(() -> stallersClosed.get() == STALLERS, Duration.ofMinutes(2),
+          () -> stallersClosed.get() + " of " + STALLERS + " stalled connections closed");
+      waitFor(() -> pipelinersFinished.get() == PIPELINERS,
+          Duration.ofMinutes(3),
+          () -> pipelinersDone.get() + " of " + PIPELINERS + " pipeliners wrote everything");
+      for (Socket s : sockets) {
+        s.close();
+      }
+      waitFor(() -> server.receiveBudget().reservedBytes() == 0
+              && server.receiveBudget().queuedCount() == 0, Duration.ofMinutes(1),
+          () -> server.receiveBudget().reservedBytes() + " bytes still reserved");
+      sampling.set(false);
+      sampler.join();
+
+      System.out.printf("%d pipelining (%d wrote every frame) and %d stalled connections: peak "
+              + "network pool %d MiB (allowance %d MiB), peak receive reservations %d MiB of %d "
+              + "MiB%n", PIPELINERS, pipelinersDone.get(), STALLERS, peakNetwork.get() >> 20,
+          allowance >> 20,
+          peakReserved.get() >> 20, server.receiveBudget().capacity() >> 20);
+      assertTrue(peakNetwork.get() <= allowance,
+          "network pool peaked at " + peakNetwork.get() + " > " + allowance);
+      assertTrue(peakReserved.get() <= server.receiveBudget().capacity());
+      assertTrue(peakReserved.get() >= 2L * MAX_FRAME, "the attack did reach the budget");
+    } finally {
+      sampling.set(false);
+      for (Socket s : sockets) {
+        s.close();
+      }
+      for (Thread t : threads) {
+        t.join(TimeUnit.SECONDS.toMillis(30));
+      }
+    }
+  }
+
+  @Test
+  void connectionsBeyondTheLimitAreClosedAsTheyAreAccepted() throws Exception {
+    SluiceConf conf = TestServers.conf(dir, Map.of(
+        TransportOptions.MAX_CONNECTIONS.key(), "3"));
+    List<Socket> sockets = new ArrayList<>();
+    try (ShuffleServer server = new ShuffleServer(conf)) {
+      byte[] handshake = encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
+          ProtocolVersion.CURRENT, "counted"));
+      for (int i = 0; i < 3; i++) {
+        Socket s = connect(server, sockets);
+        s.getOutputStream().write(handshake);
+        assertTrue(s.getInputStream().read() >= 0, "connection " + i + " is answered");
+      }
+      Socket fourth = connect(server, sockets);
+      fourth.setSoTimeout(30_000);
+      assertEquals(-1, readAll(fourth.getInputStream()), "the fourth connection is closed");
+
+      sockets.remove(0).close();
+      waitFor(() -> server.connectionCount() == 2, Duration.ofSeconds(30),
+          () -> server.connectionCount() + " connections counted");
+      Socket again = connect(server, sockets);
+      again.getOutputStream().write(handshake);
+      assertTrue(again.getInputStream().read() >= 0, "a freed place is taken again");
+    } finally {
+      for (Socket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
+  /** A push to an application nobody registered whose frame is exactly the maximum. */
+  private static PushDataRequest maximumPush() {
+    int lengthField = 4;
+    int header = encode(pushWithBody(0)).length - lengthField;
+    return pushWithBody(MAX_FRAME - header);
+  }
+
+  private static PushDataRequest pushWithBody(int body) {
+    return new PushDataRequest(2, "app-nobody-registered", 0, List.of(),
+        List.of(new BlockDescriptor(0, 1L, 0, body, body, 0)),
+        new NettyManagedBuffer(Unpooled.wrappedBuffer(new byte[body])));
+  }
+
+  /** The bytes a client puts on the wire for {@code message}: length field and frame. */
+  private static byte[] encode(Message message) {
+    EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
+    channel.writeOutbound(message);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    Object part;
+    while ((part = channel.readOutbound()) != null) {
+      ByteBuf buf = (ByteBuf) part;
+      bytes.writeBytes(ByteBufUtil.getBytes(buf));
+      buf.release();
+    }
+    channel.finishAndReleaseAll();
+    return bytes.toByteArray();
+  }
+
+  private static Socket connect(ShuffleServer server, List<Socket> sockets) throws IOException {
+    Socket s = new Socket("127.0.0.1", server.port());
+    sockets.add(s);
+    return s;
+  }
+
+  private static void waitUntilClosed(Socket s) {
+    try {
+      readAll(s.getInputStream());
+    } catch (IOException e) {
+      // reset or closed by this test: closed either way
+    }
+  }
+
+  /** Reads until the end of the stream; returns -1 then. */
+  private static int readAll(InputStream in) throws IOException {
+    byte[] sink = new byte[8192];
+    while (in.read(sink) >= 0) {
+      // an answer; keep reading until the server closes
+    }
+    return -1;
+  }
+
+  private interface Body {
+    void run() throws Exception;
+  }
+
+  private static Thread start(String name, Body body) {
+    Thread t = new Thread(() -> {
+      try {
+        body.run();
+      } catch (Exception e) {
+        // A connection the test closed at the end, or one the server closed: both expected.
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static byte[] randomBytes(Random random, int n) {
+    byte[] b = new byte[n];
+    random.nextBytes(b);
+    return b;
+  }
+
+  private static void waitFor(BooleanSupplier condition, Duration timeout,
+      java.util.function.Supplier<String> state) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + timeout + ": " + state.get());
+      }
+      Thread.sleep(20);
+    }
+  }
+}
