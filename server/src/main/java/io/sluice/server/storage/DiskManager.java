@@ -8,11 +8,20 @@ import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
@@ -27,8 +36,13 @@ import org.slf4j.LoggerFactory;
  * directory that was out only because it was full comes back once it has room again; one with I/O
  * errors stays out until the server restarts.
  *
- * <p>A restarted server knows no application, so the constructor deletes every application
- * directory left in its directories by an earlier run. It recognises them by their shape
+ * <p>Deleting a shuffle or an application is quick for its caller whatever its size: its directory
+ * is renamed on each disk into {@value #TRASH} (a name no application id can have) and the renamed
+ * tree is deleted by a thread of its own, so that no commit or registration waits behind a
+ * recursive delete, and the names are free for new data at once.
+ *
+ * <p>A restarted server knows no application, so the constructor deletes {@value #TRASH} and every
+ * application directory left in its directories by an earlier run. It recognises them by their shape
  * ({@code <appId>/<integer>/...}) and leaves anything else alone, so that a directory shared with
  * other files by mistake does not lose them.
  */
@@ -42,6 +56,15 @@ public final class DiskManager implements Closeable {
   private static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final String PROBE_FILE = ".sluice-write-probe";
   private static final int MAX_LOGGED_NAMES = 20;
+  /** Where deleted trees wait for the deleter: '+' is not allowed in application ids. */
+  static final String TRASH = "sluice+trash";
+
+  private final ExecutorService deleter = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "sluice-deleter");
+    t.setDaemon(true);
+    return t;
+  });
+  private final AtomicLong trashSequence = new AtomicLong();
 
   private final List<LocalDisk> disks;
   private final long minFreeBytes;
@@ -133,23 +156,66 @@ public final class DiskManager implements Closeable {
     return appDir(disk, appId).resolve(Integer.toString(checkShuffleId(shuffleId)));
   }
 
-  /** Deletes the shuffle's files on every disk; failures are logged. */
+  /** Deletes the shuffle's files on every disk, in the background; failures are logged. */
   public void deleteShuffle(String appId, int shuffleId) {
     SafeNames.checkAppId(appId);
     for (LocalDisk disk : disks) {
-      delete(shuffleDir(disk, appId, shuffleId));
+      discard(disk, shuffleDir(disk, appId, shuffleId));
     }
   }
 
-  /** Deletes all of the application's files on every disk; failures are logged. */
+  /** Deletes all of the application's files on every disk, in the background; failures are logged. */
   public void deleteApplication(String appId) {
     SafeNames.checkAppId(appId);
     for (LocalDisk disk : disks) {
-      delete(appDir(disk, appId));
+      discard(disk, appDir(disk, appId));
     }
   }
 
-  /** Lets queued flushes finish (for up to a minute in all), then stops the flush threads. */
+  /** Waits until every deletion asked for so far is done (or {@code timeout} passed). */
+  public boolean awaitDeletions(Duration timeout) throws InterruptedException {
+    try {
+      deleter.submit(() -> { }).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException | RejectedExecutionException e) {
+      return true;
+    }
+  }
+
+  /**
+   * Moves {@code dir} into the disk's trash at once and deletes it there in the background. When
+   * it cannot be moved, it is deleted in place before this returns: deleting it later could take
+   * files written meanwhile under the same name.
+   */
+  private void discard(LocalDisk disk, Path dir) {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Path trash = disk.root().resolve(TRASH);
+    Path target = trash.resolve(dir.getFileName() + "-" + trashSequence.incrementAndGet());
+    try {
+      Files.createDirectories(trash);
+      Files.move(dir, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException e) {
+      return; // deleted meanwhile
+    } catch (IOException | UnsupportedOperationException e) {
+      LOG.warn("Could not move {} into {} ({}); deleting it in place", dir, trash, e.toString());
+      delete(dir);
+      return;
+    }
+    try {
+      deleter.execute(() -> delete(target));
+    } catch (RejectedExecutionException e) {
+      delete(target); // closing: nothing else is going on
+    }
+  }
+
+  /**
+   * Lets queued flushes finish (for up to a minute in all), then stops the flush threads; deletions
+   * still queued are left to the next start, which empties the trash.
+   */
   @Override
   public void close() {
     synchronized (this) {
@@ -158,6 +224,7 @@ public final class DiskManager implements Closeable {
       }
       closed = true;
     }
+    deleter.shutdownNow();
     for (LocalDisk disk : disks) {
       disk.executorService().shutdown();
     }
@@ -248,6 +315,10 @@ public final class DiskManager implements Closeable {
   private static void deleteLeftovers(Path root) {
     if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
+    }
+    Path trash = root.resolve(TRASH);
+    if (Files.isDirectory(trash, LinkOption.NOFOLLOW_LINKS)) {
+      delete(trash);
     }
     List<String> deleted = new ArrayList<>();
     try (DirectoryStream<Path> children = Files.newDirectoryStream(root)) {

@@ -295,6 +295,28 @@ class DiskManagerTest {
       assertTrue(Files.exists(file), "other applications keep their files");
     }
     manager.deleteApplication("never-registered");
+    assertTrue(manager.awaitDeletions(java.time.Duration.ofMinutes(1)));
+    for (LocalDisk disk : manager.disks()) {
+      Path trash = disk.root().resolve(DiskManager.TRASH);
+      try (var left = Files.list(trash)) {
+        assertEquals(0, left.count(), "the trash is emptied in the background");
+      }
+    }
+  }
+
+  @Test
+  void theTrashCannotBeAnApplicationsDirectoryAndIsEmptiedAtStart() throws Exception {
+    assertFalse(SafeNames.isValidAppId(DiskManager.TRASH));
+    Path root = tmp.resolve("trash-at-start");
+    Path left = root.resolve(DiskManager.TRASH).resolve("app-1-7").resolve("0");
+    Files.createDirectories(left);
+    Files.writeString(left.resolve("0.data"), "left by a server that stopped mid-deletion");
+    DiskManager manager = new DiskManager(List.of(root), 0, 1, FileIo.DEFAULT);
+    try {
+      assertFalse(Files.exists(root.resolve(DiskManager.TRASH)));
+    } finally {
+      manager.close();
+    }
   }
 
   @Test

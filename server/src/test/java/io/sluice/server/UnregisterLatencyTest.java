@@ -1,0 +1,114 @@
+package io.sluice.server;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.common.protocol.message.CommitMapOutputRequest;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.transport.TransportClient;
+import io.sluice.server.storage.LocalDisk;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Deleting a large shuffle's files never holds up another application's commits: the unregister is
+ * answered as soon as the application's directories are moved aside, and the files are deleted in
+ * the background while commits keep being served.
+ */
+class UnregisterLatencyTest {
+  private static final int DIRS = 100;
+  private static final int FILES_PER_DIR = 200;
+
+  @TempDir Path dir;
+
+  @Test
+  void aLargeUnregisterDoesNotDelayOtherApplicationsCommits() throws Exception {
+    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of()));
+        ServerTestClient admin = new ServerTestClient(server);
+        ServerTestClient committer = new ServerTestClient(server)) {
+      admin.registerApp("app-large");
+      admin.registerShuffle("app-large", 0, 1);
+      // The files of a large shuffle, laid out where the server keeps that shuffle's files.
+      for (LocalDisk disk : server.disks().disks()) {
+        Path shuffle = server.disks().shuffleDir(disk, "app-large", 0);
+        for (int d = 0; d < DIRS; d++) {
+          Path sub = Files.createDirectories(shuffle.resolve("part-" + d));
+          for (int f = 0; f < FILES_PER_DIR; f++) {
+            Files.write(sub.resolve(f + ".data"), new byte[] {1});
+          }
+        }
+      }
+      admin.registerApp("app-busy");
+      admin.registerShuffle("app-busy", 0, 1);
+
+      AtomicBoolean committing = new AtomicBoolean(true);
+      AtomicLong slowestCommitNanos = new AtomicLong();
+      AtomicLong commits = new AtomicLong();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread commitLoop = new Thread(() -> {
+        long attempt = 0;
+        try {
+          while (committing.get()) {
+            long start = System.nanoTime();
+            committer.send(new CommitMapOutputRequest(TransportClient.nextRequestId(), "app-busy",
+                0, 0, attempt++, new int[] {0}, new int[] {1}), StatusResponse.class);
+            slowestCommitNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+            commits.incrementAndGet();
+          }
+        } catch (Throwable t) {
+          failure.set(t);
+        }
+      }, "commit-loop");
+      commitLoop.start();
+      waitFor(() -> commits.get() >= 10 || failure.get() != null, "commits to flow");
+      assertTrue(failure.get() == null, "commits failed: " + failure.get());
+
+      long start = System.nanoTime();
+      admin.unregisterApp("app-large");
+      long unregisterNanos = System.nanoTime() - start;
+      long commitsBefore = commits.get();
+      for (LocalDisk disk : server.disks().disks()) {
+        assertTrue(Files.isDirectory(disk.root().resolve("sluice+trash")),
+            "the files were moved aside to be deleted in the background");
+      }
+      assertTrue(server.disks().awaitDeletions(Duration.ofMinutes(2)), "deletion finished");
+      long deletionNanos = System.nanoTime() - start;
+      waitFor(() -> commits.get() > commitsBefore, "a commit after the deletion");
+      committing.set(false);
+      commitLoop.join(TimeUnit.MINUTES.toMillis(1));
+
+      System.out.printf("deleting %d files: unregister answered in %d ms, files gone after %d ms; "
+              + "%d commits of another application meanwhile, the slowest took %d ms%n",
+          DIRS * FILES_PER_DIR * server.disks().disks().size(),
+          TimeUnit.NANOSECONDS.toMillis(unregisterNanos),
+          TimeUnit.NANOSECONDS.toMillis(deletionNanos), commits.get() - commitsBefore,
+          TimeUnit.NANOSECONDS.toMillis(slowestCommitNanos.get()));
+      assertTrue(failure.get() == null, "commits failed: " + failure.get());
+      assertTrue(slowestCommitNanos.get() < TimeUnit.SECONDS.toNanos(1),
+          "a commit took " + TimeUnit.NANOSECONDS.toMillis(slowestCommitNanos.get()) + " ms");
+      assertTrue(unregisterNanos < TimeUnit.SECONDS.toNanos(1),
+          "the unregister took " + TimeUnit.NANOSECONDS.toMillis(unregisterNanos) + " ms");
+      for (LocalDisk disk : server.disks().disks()) {
+        assertTrue(!Files.exists(disk.root().resolve("app-large")), "moved aside and deleted");
+      }
+    }
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+}
