@@ -5,6 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.common.protocol.MessageEncoder;
+import io.sluice.common.protocol.message.HandshakeRequest;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -60,6 +66,23 @@ class ServerScriptTest {
       assertTrue(metrics.body().contains("sluice_server_push_memory_capacity_bytes 6.7108864E7"),
           metrics.body());
 
+      // A client id with a line break, in a handshake the server refuses and logs: the log shows
+      // it escaped on one line, and the metrics count the refusal.
+      refusedHandshake(port, "intruder\n2099-01-01 00:00:00,000 INFO  [main] Forged: line");
+      Path log = dir.resolve("logs/server-server-it.log");
+      long logDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.readString(log).contains("intruder") && System.nanoTime() < logDeadline) {
+        Thread.sleep(20);
+      }
+      String logged = Files.readString(log);
+      assertTrue(logged.contains("intruder\\n2099-01-01"), logged);
+      assertFalse(logged.lines().anyMatch(line -> line.startsWith("2099-01-01")), logged);
+      String afterRefusal = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(afterRefusal.contains(
+          "sluice_server_protocol_errors_total{status=\"VERSION_MISMATCH\",} 1.0"), afterRefusal);
+
       Daemons.Result again = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
       assertNotEquals(0, again.exitCode());
       assertTrue(again.output().contains("already running"), again.output());
@@ -73,6 +96,26 @@ class ServerScriptTest {
     }
     assertFalse(Daemons.alive(pid), "server process should be gone");
     assertFalse(Files.exists(pidFile));
+  }
+
+  /** Sends a handshake for protocol version 1 only and waits until the server closes. */
+  private static void refusedHandshake(int port, String clientId) throws Exception {
+    EmbeddedChannel encoder = new EmbeddedChannel(new MessageEncoder(false));
+    encoder.writeOutbound(new HandshakeRequest(1, 1, 1, clientId));
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(30_000);
+      ByteBuf frame;
+      while ((frame = encoder.readOutbound()) != null) {
+        socket.getOutputStream().write(ByteBufUtil.getBytes(frame));
+        frame.release();
+      }
+      byte[] sink = new byte[1024];
+      while (socket.getInputStream().read(sink) >= 0) {
+        // the VERSION_MISMATCH answer, then the end of the stream
+      }
+    } finally {
+      encoder.finishAndReleaseAll();
+    }
   }
 
   @Test

@@ -250,11 +250,18 @@ class ShuffleServerTest {
     assertFalse(dataFiles().isEmpty(), "the block should have been flushed");
   }
 
+  /**
+   * The partitions' data and index files where readers find them; a deleted tree waiting in the
+   * trash for the background deleter is not among them.
+   */
   private List<Path> dataFiles() throws IOException {
     List<Path> files = new ArrayList<>();
     for (String d : List.of("d1", "d2")) {
+      Path trash = dir.resolve(d).resolve("sluice+trash");
       try (Stream<Path> s = Files.walk(dir.resolve(d))) {
-        s.filter(Files::isRegularFile).forEach(files::add);
+        s.filter(f -> !f.startsWith(trash) && Files.isRegularFile(f))
+            .filter(f -> f.toString().endsWith(".data") || f.toString().endsWith(".index"))
+            .forEach(files::add);
       }
     }
     return files;

@@ -8,10 +8,11 @@ package io.sluice.common.protocol;
  * keep {@link #MIN_SUPPORTED} at the previous version for one release.
  *
  * <p>Version 2 is the first release with a version range; version 1 was a pre-release protocol that
- * no supported peer speaks.
+ * no supported peer speaks. Version 3 adds the {@link StatusCode#CORRUPT_BLOCK} status; a server
+ * answers a client speaking 2 with the stand-in that version knows.
  */
 public final class ProtocolVersion {
-  public static final int CURRENT = 2;
+  public static final int CURRENT = 3;
   public static final int MIN_SUPPORTED = 2;
 
   private ProtocolVersion() {}

@@ -3,6 +3,9 @@ package io.sluice.common.protocol;
 /**
  * Outcome of a request, one byte on the wire. Retriable codes mean the same request can succeed later
  * (the client backs off and retries); the others mean it cannot, and retrying only wastes time.
+ *
+ * <p>A code added by a protocol version is never sent to a peer that speaks an older one: it gets
+ * {@link #forVersion}'s stand-in, a code it knows with the same retry rule.
  */
 public enum StatusCode {
   OK(0, false),
@@ -43,7 +46,12 @@ public enum StatusCode {
    * The server that received a push could not forward it to the next server of a replica chain;
    * nothing of the push was kept. The client asks for a new location for those partitions.
    */
-  REPLICA_UNAVAILABLE(17, false);
+  REPLICA_UNAVAILABLE(17, false),
+  /**
+   * A pushed block's bytes do not match the CRC32C its descriptor carries; nothing of the push was
+   * kept. Protocol 3; a peer speaking 2 gets {@link #INVALID_REQUEST}.
+   */
+  CORRUPT_BLOCK(18, false, 3, 2);
 
   private static final StatusCode[] BY_CODE = new StatusCode[32];
 
@@ -58,10 +66,20 @@ public enum StatusCode {
 
   private final byte code;
   private final boolean retriable;
+  /** The protocol version that introduced the code. */
+  private final int since;
+  /** What a peer speaking a version before {@link #since} gets instead. */
+  private final byte standIn;
 
   StatusCode(int code, boolean retriable) {
+    this(code, retriable, ProtocolVersion.MIN_SUPPORTED, code);
+  }
+
+  StatusCode(int code, boolean retriable, int since, int standIn) {
     this.code = (byte) code;
     this.retriable = retriable;
+    this.since = since;
+    this.standIn = (byte) standIn;
   }
 
   public byte code() {
@@ -70,6 +88,11 @@ public enum StatusCode {
 
   public boolean isRetriable() {
     return retriable;
+  }
+
+  /** This code, or its stand-in when a peer speaking {@code version} does not know it. */
+  public StatusCode forVersion(int version) {
+    return version >= since ? this : fromCode(standIn);
   }
 
   /** Decodes a status byte; throws {@link CorruptFrameException} for a byte that names no status. */

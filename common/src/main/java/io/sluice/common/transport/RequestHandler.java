@@ -1,6 +1,7 @@
 package io.sluice.common.transport;
 
 import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.StatusCode;
 
 /**
  * Server-side logic behind a {@link TransportServer}. Called on the connection's event loop: anything
@@ -20,4 +21,10 @@ public interface RequestHandler {
 
   /** A connection closed; requests still being processed may answer into the void. */
   default void channelInactive(TransportChannel channel) {}
+
+  /**
+   * A connection broke the protocol and is being closed with {@code status} (a bad frame, no
+   * handshake, no shared version); for metrics. Called on the event loop.
+   */
+  default void protocolError(StatusCode status) {}
 }

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ServerChannelHandler.class);
+  /** One line per interval for all connections: a peer repeating a mistake cannot flood the log. */
+  private static final LogRateLimiter PROTOCOL_ERRORS = new LogRateLimiter(10_000);
 
   private final TransportChannel channel;
   private final RequestHandler handler;
@@ -132,7 +134,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     failed = true;
-    LOG.warn("Closing connection from {}: {} {}", channel.remoteAddress(), status, reason);
+    handler.protocolError(status);
+    if (PROTOCOL_ERRORS.tryAcquire()) {
+      LOG.warn("Closing connection from {}: {} {} (further protocol errors are counted in the "
+          + "metrics and not logged for 10 s)", channel.remoteAddress(), status, reason);
+    }
     channel.channel()
         .writeAndFlush(StatusResponse.error(requestId, status, reason))
         .addListener(ChannelFutureListener.CLOSE);

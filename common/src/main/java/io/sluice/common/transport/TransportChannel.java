@@ -4,6 +4,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.sluice.common.protocol.ResponseMessage;
+import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.StatusResponse;
 import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,16 +25,27 @@ public final class TransportChannel {
   /**
    * Sends a response; ownership of its body passes to the channel. Safe from any thread. A response
    * to a closed connection is dropped and its body released by Netty. The returned future completes
-   * when the response is written (or failed).
+   * when the response is written (or failed). A status the peer's protocol version does not know
+   * is sent as its stand-in.
    */
   public ChannelFuture respond(ResponseMessage response) {
-    return channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+    return channel.writeAndFlush(forPeer(response)).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess() && channel.isActive()) {
         LOG.warn("Failed to answer request {} to {}: {}", response.requestId(), remoteAddress(),
             f.cause().toString());
         channel.close();
       }
     });
+  }
+
+  private ResponseMessage forPeer(ResponseMessage response) {
+    if (response instanceof StatusResponse answer && protocolVersion > 0) {
+      StatusCode status = answer.status().forVersion(protocolVersion);
+      if (status != answer.status()) {
+        return StatusResponse.error(answer.requestId(), status, answer.errorMessage());
+      }
+    }
+    return response;
   }
 
   public SocketAddress remoteAddress() {

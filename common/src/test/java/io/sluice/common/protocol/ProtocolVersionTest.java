@@ -10,10 +10,21 @@ import org.junit.jupiter.api.Test;
 class ProtocolVersionTest {
 
   @Test
-  void thisReleaseSpeaksVersionTwoOnly() {
-    assertEquals(2, CURRENT);
+  void thisReleaseSpeaksVersionsTwoAndThree() {
+    assertEquals(3, CURRENT);
     assertEquals(2, MIN_SUPPORTED);
     assertTrue(MIN_SUPPORTED <= CURRENT);
+  }
+
+  @Test
+  void aStatusNewerThanThePeersVersionIsSentAsItsStandIn() {
+    assertEquals(StatusCode.CORRUPT_BLOCK, StatusCode.CORRUPT_BLOCK.forVersion(3));
+    assertEquals(StatusCode.INVALID_REQUEST, StatusCode.CORRUPT_BLOCK.forVersion(2));
+    for (StatusCode status : StatusCode.values()) {
+      StatusCode old = status.forVersion(MIN_SUPPORTED);
+      assertEquals(status.isRetriable(), old.isRetriable(), status + " keeps its retry rule");
+      assertEquals(old, old.forVersion(MIN_SUPPORTED), status + "'s stand-in is known to 2");
+    }
   }
 
   @Test

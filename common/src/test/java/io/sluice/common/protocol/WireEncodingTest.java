@@ -145,8 +145,8 @@ class WireEncodingTest {
     for (StatusCode status : StatusCode.values()) {
       assertEquals(status, StatusCode.fromCode(status.code()));
     }
-    assertEquals(StatusCode.REPLICA_UNAVAILABLE, StatusCode.fromCode((byte) 17));
-    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 18));
+    assertEquals(StatusCode.CORRUPT_BLOCK, StatusCode.fromCode((byte) 18));
+    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 19));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 31));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 32));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) -128));

@@ -2,6 +2,7 @@ package io.sluice.server.handler;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.PushDataRequest;
@@ -24,7 +25,8 @@ import java.util.Set;
 
 /**
  * Takes a push: copies each block once, out of the network's receive buffers, into an exact-size
- * buffer of the push pool. When the pool cannot take the whole frame nothing is kept and the client
+ * buffer of the push pool, and checks the copy against the block's CRC32C (a mismatch refuses the
+ * whole push with CORRUPT_BLOCK). When the pool cannot take the whole frame nothing is kept and the client
  * gets the retriable NO_BUFFER answer; when no disk can take data, STORAGE_UNAVAILABLE. Partitions
  * that carry a replica chain are forwarded to the chain's next server from those copies, and the
  * blocks are kept and acknowledged only once every next server acknowledged: what this server
@@ -136,10 +138,9 @@ final class PushHandler {
     ByteBuf body = ((NettyManagedBuffer) push.body()).byteBuf();
     ByteBuf[] copies = new ByteBuf[blocks.size()];
     int offset = body.readerIndex();
-    int made = 0;
     try {
-      for (; made < copies.length; made++) {
-        int length = blocks.get(made).length();
+      for (int i = 0; i < copies.length; i++) {
+        int length = blocks.get(i).length();
         ByteBuf copy = pool.tryAllocate(length);
         if (copy == null) {
           flushManager.requestRound();
@@ -147,16 +148,28 @@ final class PushHandler {
               + pool.usedBytes() + " of " + pool.capacity() + " bytes, "
               + ServerOptions.BUFFER_CAPACITY.key() + "); retry later");
         }
-        copies[made] = copy.writeBytes(body, offset, length);
+        copies[i] = copy.writeBytes(body, offset, length);
+        checkCrc(blocks.get(i), copy);
         offset += length;
       }
       return copies;
     } catch (RuntimeException | Error e) {
       // All or none, also when the allocator itself fails (out of direct memory).
-      for (int j = 0; j < made; j++) {
+      for (int j = 0; j < copies.length && copies[j] != null; j++) {
         pool.free(copies[j]);
       }
       throw e;
+    }
+  }
+
+  /** Nothing corrupt is stored: a block must match the CRC32C its writer computed. */
+  private static void checkCrc(BlockDescriptor block, ByteBuf copy) {
+    int crc = Crc32c.of(copy);
+    if (crc != block.crc32c()) {
+      throw new RequestRejectedException(StatusCode.CORRUPT_BLOCK, "block " + block.sequence()
+          + " of map attempt " + block.taskAttemptId() + " for partition " + block.partitionId()
+          + " arrived with CRC32C " + Integer.toHexString(crc) + ", its descriptor says "
+          + Integer.toHexString(block.crc32c()) + "; nothing of the push was kept");
     }
   }
 

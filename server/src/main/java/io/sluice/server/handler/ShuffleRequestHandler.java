@@ -44,6 +44,7 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private final PushHandler push;
   private final ReadHandler read;
   private final ExecutorService control;
+  private final ServerMetrics metrics;
 
   public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
       FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
@@ -52,6 +53,12 @@ public final class ShuffleRequestHandler implements RequestHandler {
     this.push = new PushHandler(store, pool, flushManager, forwarder, metrics);
     this.read = new ReadHandler(store, readBudget, metrics, maxFrameSize);
     this.control = control;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void protocolError(StatusCode status) {
+    metrics.protocolError(status.name());
   }
 
   @Override

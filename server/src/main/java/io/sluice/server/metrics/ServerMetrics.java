@@ -29,6 +29,9 @@ public final class ServerMetrics {
       .register(registry);
   private final Counter pushRejections = Counter.build("sluice_server_push_rejections_total",
       "Pushes refused, by reason").labelNames("reason").register(registry);
+  private final Counter protocolErrors = Counter.build("sluice_server_protocol_errors_total",
+      "Connections closed for breaking the protocol, by status").labelNames("status")
+      .register(registry);
   private final Counter bytesRead = Counter.build("sluice_server_read_bytes_total",
       "Bytes served to readers, by source").labelNames("source").register(registry);
   private final Counter bytesFlushed = Counter.build("sluice_server_flushed_bytes_total",
@@ -79,6 +82,10 @@ public final class ServerMetrics {
 
   public void pushRejected(String reason) {
     pushRejections.labels(reason).inc();
+  }
+
+  public void protocolError(String status) {
+    protocolErrors.labels(status).inc();
   }
 
   public void read(String source, long bytes) {

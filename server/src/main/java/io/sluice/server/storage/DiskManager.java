@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -42,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * recursive delete, and the names are free for new data at once.
  *
  * <p>A restarted server knows no application, so the constructor deletes {@value #TRASH} and every
- * application directory left in its directories by an earlier run. It recognises them by their shape
- * ({@code <appId>/<integer>/...}) and leaves anything else alone, so that a directory shared with
- * other files by mistake does not lose them.
+ * application directory left in its directories by an earlier run. It recognises them by the marker
+ * file {@value #APP_MARKER} that every application directory gets when it is created, and leaves
+ * anything else alone, so that a directory shared with other data by mistake does not lose any.
  */
 public final class DiskManager implements Closeable {
   /** The reason given for a disk that ran out of space. */
@@ -58,6 +59,8 @@ public final class DiskManager implements Closeable {
   private static final int MAX_LOGGED_NAMES = 20;
   /** Where deleted trees wait for the deleter: '+' is not allowed in application ids. */
   static final String TRASH = "sluice+trash";
+  /** Marks a directory this server created for an application, and so may delete. */
+  static final String APP_MARKER = ".sluice-application";
 
   private final ExecutorService deleter = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "sluice-deleter");
@@ -251,6 +254,21 @@ public final class DiskManager implements Closeable {
     return disk.root().resolve(SafeNames.checkAppId(appId));
   }
 
+  /**
+   * Creates the shuffle's directory on {@code disk}, and its application's directory with the marker
+   * that lets a later start delete it.
+   */
+  public void createShuffleDir(LocalDisk disk, String appId, int shuffleId) throws IOException {
+    Path app = appDir(disk, appId);
+    Files.createDirectories(app);
+    try {
+      Files.createFile(app.resolve(APP_MARKER));
+    } catch (FileAlreadyExistsException e) {
+      // another partition of the application got there first
+    }
+    Files.createDirectories(shuffleDir(disk, appId, shuffleId));
+  }
+
   private boolean hasRoom(long usable) {
     return usable > 0 && usable >= minFreeBytes;
   }
@@ -338,36 +356,11 @@ public final class DiskManager implements Closeable {
     }
   }
 
-  /** An application directory as this class lays it out: {@code <appId>/<shuffleId>/...}. */
+  /** An application directory this class created: it holds the marker, and is no link. */
   private static boolean isApplicationDir(Path dir) {
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
-        || !SafeNames.isValidAppId(dir.getFileName().toString())) {
-      return false;
-    }
-    try (DirectoryStream<Path> shuffles = Files.newDirectoryStream(dir)) {
-      for (Path shuffle : shuffles) {
-        if (!Files.isDirectory(shuffle, LinkOption.NOFOLLOW_LINKS)
-            || !isShuffleId(shuffle.getFileName().toString())) {
-          return false;
-        }
-      }
-      return true;
-    } catch (IOException | DirectoryIteratorException e) {
-      LOG.warn("Could not look into {}; left alone: {}", dir, e.toString());
-      return false;
-    }
-  }
-
-  private static boolean isShuffleId(String name) {
-    if (name.isEmpty() || name.length() > 10) {
-      return false;
-    }
-    for (int i = 0; i < name.length(); i++) {
-      if (name.charAt(i) < '0' || name.charAt(i) > '9') {
-        return false;
-      }
-    }
-    return Long.parseLong(name) <= Integer.MAX_VALUE;
+    return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+        && SafeNames.isValidAppId(dir.getFileName().toString())
+        && Files.isRegularFile(dir.resolve(APP_MARKER), LinkOption.NOFOLLOW_LINKS);
   }
 
   private static void delete(Path path) {

@@ -229,7 +229,7 @@ public final class PartitionFiles {
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
   private Generation write(Generation g, List<? extends FlushableBlock> blocks) throws IOException {
     if (g.dataLength() == 0) {
-      Files.createDirectories(g.dataFile().getParent());
+      disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
     try (FileChannel data = io.openForAppend(g.dataFile());
         FileChannel index = io.openForAppend(g.indexFile())) {

@@ -221,25 +221,47 @@ class DiskManagerTest {
     Files.writeString(root.resolve("app-1/0/0-0.data"), "old data");
     Files.createDirectories(root.resolve("app-2/3"));
     Files.createDirectories(root.resolve("app-3"));
+    for (String app : List.of("app-1", "app-2", "app-3")) {
+      Files.createFile(root.resolve(app).resolve(DiskManager.APP_MARKER));
+    }
+    // Shaped like an application's directory, but not made by a server: an operator's data.
+    Files.createDirectories(root.resolve("2024/11"));
+    Files.writeString(root.resolve("2024/11/report.csv"), "not ours");
     Files.writeString(root.resolve("notes.txt"), "not ours");
     Files.createDirectories(root.resolve("foreign"));
     Files.writeString(root.resolve("foreign/file.txt"), "not ours");
     Files.createDirectories(root.resolve("other/not-a-shuffle"));
     Path target = Files.createDirectories(dir("outside"));
     Files.writeString(target.resolve("keep.txt"), "outside");
-    Files.createDirectories(root.resolve("app-4"));
-    Files.createSymbolicLink(root.resolve("app-4/7"), target);
+    Files.writeString(target.resolve(DiskManager.APP_MARKER), "");
+    Files.createSymbolicLink(root.resolve("app-4"), target);
+    Files.createDirectories(root.resolve("app-5"));
+    Files.createSymbolicLink(root.resolve("app-5").resolve(DiskManager.APP_MARKER),
+        target.resolve(DiskManager.APP_MARKER));
 
     manager(0, FileIo.DEFAULT, root);
 
     for (String gone : List.of("app-1", "app-2", "app-3")) {
       assertFalse(Files.exists(root.resolve(gone)), gone + " deleted");
     }
+    assertTrue(Files.exists(root.resolve("2024/11/report.csv")), "no marker, not ours");
     assertTrue(Files.exists(root.resolve("notes.txt")));
     assertTrue(Files.exists(root.resolve("foreign/file.txt")));
     assertTrue(Files.exists(root.resolve("other/not-a-shuffle")));
-    assertTrue(Files.exists(root.resolve("app-4")), "a link is not the shape of a shuffle dir");
+    assertTrue(Files.exists(root.resolve("app-4")), "a link to a directory is never ours");
+    assertTrue(Files.exists(root.resolve("app-5")), "a linked marker is no marker");
     assertTrue(Files.exists(target.resolve("keep.txt")), "links are never followed");
+  }
+
+  @Test
+  void aWrittenPartitionsApplicationDirectoryCarriesTheMarker() throws Exception {
+    Path root = dir("marked");
+    DiskManager manager = manager(0, FileIo.DEFAULT, root);
+    LocalDisk disk = manager.disks().get(0);
+    manager.createShuffleDir(disk, "app-m", 3);
+    manager.createShuffleDir(disk, "app-m", 4);
+    assertTrue(Files.isRegularFile(root.resolve("app-m").resolve(DiskManager.APP_MARKER)));
+    assertTrue(Files.isDirectory(manager.shuffleDir(disk, "app-m", 4)));
   }
 
   @Test
