@@ -20,7 +20,7 @@ cd "$SLUICE_HOME"
 . "$SLUICE_HOME/bin/sluice-spark-env.sh"
 
 
-if [ ! -d benchmark/target/lib ] || [ ! -d benchmark/target/spark-home/jars ] \
+if [ ! -d benchmark/target/lib ] || [ ! -d examples/target/spark-home/jars ] \
     || [ ! -d server/target/lib ] || [ ! -d coordinator/target/lib ] \
     || sluice_stale "$(sluice_benchmark_jar)" pom.xml common server coordinator benchmark \
     || sluice_stale "$(sluice_shaded_jar)" pom.xml common client-spark; then

@@ -4,15 +4,15 @@
 # its result and how many bytes went through Sluice, and stops what it started.
 #
 # Builds the project first when needed (mvn -B -DskipTests package). Spark comes from Maven Central:
-# benchmark/target/spark-home/jars is assembled by the build.
+# examples/target/spark-home/jars is assembled by the build.
 set -euo pipefail
 HOME_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HOME_DIR"
 # shellcheck source=bin/sluice-spark-env.sh
 . "$HOME_DIR/bin/sluice-spark-env.sh"
 
-if ! ls client-spark/target/sluice-client-spark-*-shaded.jar >/dev/null 2>&1 \
-    || [ ! -d benchmark/target/spark-home/jars ] || [ ! -d server/target/lib ] \
+if [ -z "$(sluice_shaded_jar)" ] || [ -z "$(sluice_examples_jar)" ] \
+    || [ ! -d examples/target/spark-home/jars ] || [ ! -d server/target/lib ] \
     || [ ! -d coordinator/target/lib ]; then
   echo "== Building Sluice (mvn -B -DskipTests package)"
   mvn -B -q -DskipTests package
@@ -87,7 +87,7 @@ pushed() {
 }
 
 SHADED="$(sluice_shaded_jar)"
-APP_JAR="$(sluice_benchmark_jar)"
+APP_JAR="$(sluice_examples_jar)"
 
 echo "== Running the example Spark job through Sluice"
 "$JAVA" -Xmx1g "${SPARK_JAVA_OPENS[@]}" \

@@ -2,10 +2,10 @@
 # Sourced by bin/run-example.sh and bin/sluice-bench (not meant to be run by itself): where Spark and
 # the client jar are in a built checkout, and the JVM options Spark needs on Java 17.
 #
-# SPARK_HOME is benchmark/target/spark-home, whose jars/ the build assembles from Maven Central.
+# SPARK_HOME is examples/target/spark-home, whose jars/ the build assembles from Maven Central.
 
 SLUICE_HOME="${SLUICE_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-export SPARK_HOME="$SLUICE_HOME/benchmark/target/spark-home" SPARK_SCALA_VERSION=2.12
+export SPARK_HOME="$SLUICE_HOME/examples/target/spark-home" SPARK_SCALA_VERSION=2.12
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="java"; fi
 
 # Spark on Java 17 needs these opens (the same list as the parent POM's sluice.addOpens).
@@ -25,7 +25,12 @@ sluice_shaded_jar() {
   ls "$SLUICE_HOME"/client-spark/target/sluice-client-spark-*-shaded.jar 2>/dev/null | head -n 1 || true
 }
 
-# The benchmark module's jar, which holds the example and benchmark jobs (empty when not built).
+# The examples module's jar, which holds the README's example job (empty when not built).
+sluice_examples_jar() {
+  ls "$SLUICE_HOME"/examples/target/sluice-examples-*.jar 2>/dev/null | head -n 1 || true
+}
+
+# The benchmark module's jar, which holds the benchmark jobs (empty when not built).
 sluice_benchmark_jar() {
   ls "$SLUICE_HOME"/benchmark/target/sluice-benchmark-*.jar 2>/dev/null | grep -v -- '-tests' \
     | head -n 1 || true

@@ -5,14 +5,46 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** Daemons run as an operator runs them: through the shipped {@code bin/} scripts. */
 public final class Daemons {
-  private static final long SCRIPT_TIMEOUT_SECONDS = 60;
+  private static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(60);
 
   private Daemons() {}
+
+  /** A finished command: its exit code and its output (standard error included). */
+  public record Result(int exitCode, String output) {}
+
+  /**
+   * Runs {@code command} in {@code home} with {@code env} added to the environment, to completion.
+   *
+   * @throws IOException when it cannot start or takes longer than {@code timeout}
+   */
+  public static Result run(Path home, Map<String, String> env, Duration timeout,
+      String... command) throws IOException, InterruptedException {
+    ProcessBuilder builder = new ProcessBuilder(command).directory(home.toFile())
+        .redirectErrorStream(true);
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    // Read on another thread, so that a command that never ends cannot block this one past timeout.
+    CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+      try {
+        return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return "(output unreadable: " + e + ")";
+      }
+    });
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      throw new IOException(String.join(" ", command) + " did not finish within " + timeout);
+    }
+    return new Result(process.exitValue(), output.join());
+  }
 
   /**
    * Runs {@code <home>/bin/<script> <conf>} with {@code env} added to the environment and returns
@@ -22,20 +54,13 @@ public final class Daemons {
    */
   public static String script(Path home, String script, Path conf, Map<String, String> env)
       throws IOException, InterruptedException {
-    ProcessBuilder builder = new ProcessBuilder(home.resolve("bin").resolve(script).toString(),
-        conf.toAbsolutePath().toString()).directory(home.toFile()).redirectErrorStream(true);
-    builder.environment().putAll(env);
-    Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(SCRIPT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new IOException("bin/" + script + " did not finish:\n" + output);
+    Result result = run(home, env, SCRIPT_TIMEOUT,
+        home.resolve("bin").resolve(script).toString(), conf.toAbsolutePath().toString());
+    if (result.exitCode() != 0) {
+      throw new IOException("bin/" + script + " " + conf + " failed (exit " + result.exitCode()
+          + "):\n" + result.output());
     }
-    if (process.exitValue() != 0) {
-      throw new IOException("bin/" + script + " " + conf + " failed (exit " + process.exitValue()
-          + "):\n" + output);
-    }
-    return output.strip();
+    return result.output().strip();
   }
 
   /** A TCP port free on 127.0.0.1 now. */

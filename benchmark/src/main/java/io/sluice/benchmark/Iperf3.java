@@ -28,6 +28,23 @@ public final class Iperf3 {
     this.executable = executable;
   }
 
+  /**
+   * iperf3 for a benchmark's reference figures, or null when {@code wanted} is false; exits the JVM
+   * with a message saying how to install it when it is wanted but not on the PATH.
+   */
+  public static Iperf3 requiredOrExit(boolean wanted) {
+    if (!wanted) {
+      return null;
+    }
+    Optional<Iperf3> iperf = locate();
+    if (iperf.isEmpty()) {
+      System.err.println("iperf3 is not on the PATH: install it (apt-get install iperf3) or pass "
+          + "--no-iperf");
+      System.exit(2);
+    }
+    return iperf.get();
+  }
+
   /** iperf3 from the PATH, if it is there. */
   public static Optional<Iperf3> locate() {
     String path = System.getenv("PATH");

@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 
 /**
  * What a {@code spark-submit} of a benchmark job needs from this checkout: the Java to run, the
- * Spark home the build assembles ({@code benchmark/target/spark-home}), the benchmark jar (the
+ * Spark home the build assembles ({@code examples/target/spark-home}), the benchmark jar (the
  * application) and the shaded client jar users add to Spark.
  */
 public record SparkInstall(Path home) {
@@ -22,7 +22,7 @@ public record SparkInstall(Path home) {
   }
 
   public Path sparkHome() {
-    return home.resolve("benchmark/target/spark-home");
+    return home.resolve("examples/target/spark-home");
   }
 
   /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */

@@ -14,7 +14,7 @@ final class Artifacts {
   }
 
   static Path sparkHome() {
-    return ProjectRoot.get().resolve("benchmark/target/spark-home");
+    return ProjectRoot.get().resolve("examples/target/spark-home");
   }
 
   static Path testClasses() {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the shipped bin/ scripts in their own processes, as an operator would. */
@@ -22,12 +23,19 @@ final class Daemons {
         .redirectErrorStream(true);
     pb.environment().putAll(env);
     Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    // Read on another thread: a script whose daemon keeps its output open must still time out.
+    CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+      try {
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return "(output unreadable: " + e + ")";
+      }
+    });
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new IOException(String.join(" ", command) + " did not finish");
     }
-    return new Result(p.exitValue(), out);
+    return new Result(p.exitValue(), out.join());
   }
 
   record Result(int exitCode, String output) {}

@@ -1,18 +1,12 @@
 package io.sluice.it;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,27 +31,22 @@ import org.junit.jupiter.api.Test;
  * {@code docs/} or the README names a {@code sluice_*} metric that is not exported.
  */
 class MetricsDocTest {
-  private static final Pattern TYPE_LINE = Pattern.compile("^# TYPE (\\S+) (\\S+)$");
-  private static final Pattern SAMPLE_LINE =
-      Pattern.compile("^([A-Za-z_:][A-Za-z0-9_:]*)(?:\\{(.*)})? \\S+.*$");
-  private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)=\"");
   private static final Pattern SLUICE_ROW = Pattern.compile(
       "^\\|\\s*`(sluice_[a-z0-9_]+)`\\s*\\|\\s*(\\w+)\\s*\\|([^|]*)\\|");
   private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
   private static final Pattern SLUICE_NAME =
       Pattern.compile("\\bsluice_(?:server|coordinator)_[a-z0-9_]+");
-  private static final Set<String> SUFFIXES = Set.of("_bucket", "_count", "_sum", "_created");
 
   private static MiniCluster cluster;
-  private static Scrape server;
-  private static Scrape coordinator;
+  private static MetricsScrape server;
+  private static MetricsScrape coordinator;
   private static Page page;
 
   @BeforeAll
   static void scrapeBothDaemons() throws Exception {
     cluster = new MiniCluster(1, Map.of());
-    server = Scrape.of(scrape(cluster.servers().get(0).httpPort()));
-    coordinator = Scrape.of(scrape(cluster.coordinator().httpPort()));
+    server = MetricsScrape.fetch(cluster.servers().get(0).httpPort());
+    coordinator = MetricsScrape.fetch(cluster.coordinator().httpPort());
     page = Page.read(ProjectRoot.get().resolve("docs").resolve("metrics.md"));
   }
 
@@ -112,7 +101,7 @@ class MetricsDocTest {
 
   // ---------------------------------------------------------------------------------------------
 
-  private static void compare(String section, Scrape scrape, String prefix) {
+  private static void compare(String section, MetricsScrape scrape, String prefix) {
     Map<String, Row> rows = page.rows(section);
     assertFalse(rows.isEmpty(), "docs/metrics.md has no metric rows under '## " + section + "'");
     List<String> problems = new ArrayList<>();
@@ -142,7 +131,7 @@ class MetricsDocTest {
     report(problems);
   }
 
-  private static void checkJvmFamilies(String daemon, Scrape scrape, Map<String, Boolean> families,
+  private static void checkJvmFamilies(String daemon, MetricsScrape scrape, Map<String, Boolean> families,
       List<String> problems) {
     if (families.isEmpty()) {
       problems.add("docs/metrics.md lists no JVM families for the " + daemon);
@@ -177,104 +166,6 @@ class MetricsDocTest {
     }
   }
 
-  private static String scrape(int httpPort) throws Exception {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
-            .timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, response.statusCode(), response.body());
-    return response.body();
-  }
-
-  /** One daemon's /metrics in the text format 0.0.4. */
-  record Scrape(Map<String, String> types, Map<String, Set<String>> sampleLabels) {
-
-    static Scrape of(String text) {
-      Map<String, String> types = new TreeMap<>();
-      Map<String, Set<String>> samples = new TreeMap<>();
-      for (String line : text.split("\n")) {
-        Matcher type = TYPE_LINE.matcher(line);
-        if (type.matches()) {
-          types.put(type.group(1), type.group(2));
-          continue;
-        }
-        if (line.startsWith("#") || line.isBlank()) {
-          continue;
-        }
-        Matcher sample = SAMPLE_LINE.matcher(line);
-        if (sample.matches()) {
-          Set<String> labels = samples.computeIfAbsent(sample.group(1), k -> new TreeSet<>());
-          if (sample.group(2) != null) {
-            Matcher label = LABEL_NAME.matcher(sample.group(2));
-            while (label.find()) {
-              labels.add(label.group(1));
-            }
-          }
-        }
-      }
-      return new Scrape(types, samples);
-    }
-
-    /**
-     * The metrics whose names start with {@code prefix}, with their types, leaving out the
-     * {@code _created} gauges the client library adds next to counters, summaries and histograms.
-     */
-    Map<String, String> metrics(String prefix) {
-      Map<String, String> metrics = new TreeMap<>();
-      for (Map.Entry<String, String> e : types.entrySet()) {
-        if (e.getKey().startsWith(prefix) && !isCreatedCompanion(e.getKey())) {
-          metrics.put(e.getKey(), e.getValue());
-        }
-      }
-      return metrics;
-    }
-
-    private boolean isCreatedCompanion(String name) {
-      if (!name.endsWith("_created")) {
-        return false;
-      }
-      String base = name.substring(0, name.length() - "_created".length());
-      return "counter".equals(types.get(base + "_total")) || "summary".equals(types.get(base))
-          || "histogram".equals(types.get(base));
-    }
-
-    /** The label names of a metric's samples (not le or quantile), or null when it has none yet. */
-    Set<String> labels(String name, String type) {
-      Set<String> names = new TreeSet<>();
-      boolean any = false;
-      List<String> series = switch (type) {
-        case "histogram" -> List.of(name + "_bucket", name + "_count", name + "_sum");
-        case "summary" -> List.of(name, name + "_count", name + "_sum");
-        default -> List.of(name);
-      };
-      for (String s : series) {
-        Set<String> labels = sampleLabels.get(s);
-        if (labels != null) {
-          any = true;
-          names.addAll(labels);
-        }
-      }
-      names.remove("le");
-      names.remove("quantile");
-      return any ? names : null;
-    }
-
-    /** Whether {@code name} is a metric, a series of one or a _created companion. */
-    boolean exports(String name) {
-      if (types.containsKey(name) || sampleLabels.containsKey(name)) {
-        return true;
-      }
-      for (String suffix : SUFFIXES) {
-        if (name.endsWith(suffix)) {
-          String base = name.substring(0, name.length() - suffix.length());
-          if (types.containsKey(base) || types.containsKey(base + "_total")) {
-            return true;
-          }
-        }
-      }
-      return false;
-    }
-  }
 
   /** A row of a metrics table: type and label names. */
   record Row(String type, Set<String> labels) {}

@@ -8,10 +8,6 @@ import io.sluice.coordinator.CoordinatorServer;
 import io.sluice.server.ServerOptions;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,7 +35,6 @@ final class ProcessCluster implements Closeable {
   private final Path root;
   private final CoordinatorServer coordinator;
   private final List<Server> servers = new ArrayList<>();
-  private final HttpClient http = HttpClient.newHttpClient();
 
   /** One server process: its id, ports and configuration, and the process when running. */
   private static final class Server {
@@ -172,16 +167,7 @@ final class ProcessCluster implements Closeable {
 
   /** A counter or gauge of server {@code i}'s {@code /metrics}, summed over label values. */
   double metric(int i, String name) throws IOException, InterruptedException {
-    String body = http.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + servers.get(i).httpPort + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    double sum = 0;
-    for (String line : body.split("\n")) {
-      if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return sum;
+    return MetricsScrape.fetch(servers.get(i).httpPort).sum(name);
   }
 
   /** Bytes that the running servers took from pushes (clients and replication alike). */

@@ -58,17 +58,7 @@ public final class ServerBenchmark {
   public static void main(String[] args) throws Exception {
     ServerBenchSettings settings =
         Flags.parseOrExit(args, ServerBenchSettings.USAGE, ServerBenchSettings::parse);
-    Iperf3 iperf = null;
-    if (settings.iperf()) {
-      iperf = Iperf3.locate().orElse(null);
-      if (iperf == null) {
-        System.err.println("iperf3 is not on the PATH: install it (apt-get install iperf3) or pass "
-            + "--no-iperf");
-        System.exit(2);
-        return;
-      }
-    }
-    new ServerBenchmark(settings, iperf).run();
+    new ServerBenchmark(settings, Iperf3.requiredOrExit(settings.iperf())).run();
   }
 
   private void run() throws Exception {

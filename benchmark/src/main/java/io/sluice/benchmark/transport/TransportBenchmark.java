@@ -41,17 +41,7 @@ public final class TransportBenchmark {
   public static void main(String[] args) throws Exception {
     BenchmarkSettings settings =
         Flags.parseOrExit(args, BenchmarkSettings.USAGE, BenchmarkSettings::parse);
-    Iperf3 iperf = null;
-    if (settings.iperf()) {
-      iperf = Iperf3.locate().orElse(null);
-      if (iperf == null) {
-        System.err.println("iperf3 is not on the PATH: install it (apt-get install iperf3) or pass "
-            + "--no-iperf");
-        System.exit(2);
-        return;
-      }
-    }
-    new TransportBenchmark(settings, iperf).run();
+    new TransportBenchmark(settings, Iperf3.requiredOrExit(settings.iperf())).run();
   }
 
   private void run() throws Exception {

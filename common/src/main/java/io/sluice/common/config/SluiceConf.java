@@ -53,13 +53,13 @@ public final class SluiceConf {
     if (setting == null) {
       return option.hasDefault() ? Optional.of(option.defaultValue()) : Optional.empty();
     }
-    if (setting.option() == option) {
-      @SuppressWarnings("unchecked")
-      T value = (T) setting.value();
-      return Optional.of(value);
+    if (setting.option() != option) {
+      throw new IllegalArgumentException("'" + option.key() + "' is declared twice: the value was "
+          + "checked by another option object than the one read");
     }
-    // Another option object with the same key (a test's own declaration): read the text with this one.
-    return Optional.of(option.parse(setting.raw()));
+    @SuppressWarnings("unchecked")
+    T value = (T) setting.value();
+    return Optional.of(value);
   }
 
   /** Whether the configuration sets the option explicitly (to any value, the default included). */

@@ -104,11 +104,13 @@ class SluiceConfTest {
   }
 
   @Test
-  void anotherOptionObjectWithTheSameKeyReadsTheTextItself() {
+  void aKeyDeclaredByTwoOptionObjectsIsAnError() {
     SluiceConf conf = SluiceConf.of(Map.of("flush.threads", "8"), SERVER);
     ConfigOption<Long> asLong =
         ConfigOption.longValue(TestServerOptions.FLUSH_THREADS.key()).noDefault().doc("d").build();
-    assertEquals(8L, conf.get(asLong));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> conf.get(asLong));
+    assertTrue(e.getMessage().contains("'flush.threads' is declared twice"), e.getMessage());
   }
 
   @Test

@@ -1,10 +1,12 @@
-package io.sluice.it;
+package io.sluice.benchmark.tpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.benchmark.Daemons;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -26,7 +28,7 @@ class TpcSmokeTest {
   void smokeRunAgreesAcrossModesAndWritesTheReport() throws Exception {
     Path markdown = dir.resolve("benchmarks.md");
     Path chart = dir.resolve("tpc.png");
-    Daemons.Result run = Daemons.run(dir, Map.of(),
+    Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
         "bin/sluice-bench", "--scale", "smoke", "--rounds", "1",
         "--output", dir.resolve("out").toString(), "--data", dir.resolve("data").toString(),
         "--markdown", markdown.toString(), "--chart", chart.toString());
@@ -58,6 +60,11 @@ class TpcSmokeTest {
         section);
     assertTrue(section.contains("| skewjoin |"), section);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
+  }
+
+  /** The checkout's root, which the parent POM passes to every test JVM. */
+  private static Path projectRoot() {
+    return Path.of(System.getProperty("sluice.project.root")).toAbsolutePath();
   }
 
   private static int count(String text, String needle) {
