@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: starts a coordinator and two shuffle servers with the shipped scripts, runs a Spark job
-# (bin/run-example.sh [records] [keys]) through them with only the shaded client jar added, prints
-# its result and how many bytes went through Sluice, and stops what it started.
+# The main job: starts a coordinator and two shuffle servers with the shipped scripts, with
+# authentication on, runs a Spark job (bin/run-example.sh [records] [keys]) through them with only
+# the shaded client jar added, prints its result and how many bytes went through Sluice, and stops
+# what it started.
 #
 # Builds the project first when needed (mvn -B -DskipTests package). Spark comes from Maven Central:
 # examples/target/spark-home/jars is assembled by the build.
@@ -38,10 +39,17 @@ for p in "$COORDINATOR_PORT" $((COORDINATOR_PORT + 1)) $((COORDINATOR_PORT + 2))
   port_free "$p" || { echo "port $p is in use; set SLUICE_EXAMPLE_PORT to a free range" >&2; exit 1; }
 done
 
+# Authentication on, as a cluster should run: one cluster secret for the daemons and the driver,
+# readable by this user only (docs/security.md).
+SECRET="$WORK/cluster.secret"
+(umask 077 && head -c 32 /dev/urandom | base64 >"$SECRET")
+
 cat >"$WORK/coordinator.conf" <<CONF
 coordinator.bind.host 127.0.0.1
 coordinator.port $COORDINATOR_PORT
 coordinator.http.port $((COORDINATOR_PORT + 1))
+auth.enabled true
+auth.cluster.secret.file $SECRET
 CONF
 for i in 1 2; do
   cat >"$WORK/server-$i.conf" <<CONF
@@ -54,6 +62,8 @@ local.dirs $WORK/data-$i
 disk.min.free 0
 buffer.capacity 256m
 read.buffer.capacity 64m
+auth.enabled true
+auth.cluster.secret.file $SECRET
 CONF
 done
 
@@ -101,6 +111,8 @@ echo "== Running the example Spark job through Sluice"
   --conf spark.shuffle.manager=io.sluice.client.spark.SluiceShuffleManager \
   --conf spark.sluice.coordinators="127.0.0.1:$COORDINATOR_PORT" \
   --conf spark.sluice.fallback.enabled=false \
+  --conf spark.sluice.auth.enabled=true \
+  --conf spark.sluice.auth.cluster.secret.file="$SECRET" \
   --jars "$SHADED" \
   --class io.sluice.examples.ShuffleExample "$APP_JAR" "${1:-2000000}" "${2:-100000}" \
   2> >(grep -v -E '^\s*$|WARN NativeCodeLoader|Using Spark.s default log4j' >&2)

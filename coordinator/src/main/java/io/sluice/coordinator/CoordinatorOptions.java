@@ -17,8 +17,9 @@ public final class CoordinatorOptions implements ConfigOptionSet {
 
   public static final ConfigOption<String> BIND_HOST =
       ConfigOption.string("coordinator.bind.host")
-          .defaultValue("0.0.0.0")
-          .doc("Address the coordinator's port and HTTP port listen on.")
+          .defaultValue("127.0.0.1")
+          .doc("Address the coordinator's port and HTTP port listen on: loopback unless set (0.0.0.0 "
+              + "for every interface).")
           .build();
 
   public static final ConfigOption<Integer> PORT =
@@ -132,10 +133,19 @@ public final class CoordinatorOptions implements ConfigOptionSet {
           .doc("How often the coordinator checks `" + EXCLUDE_FILE.key() + "` for changes.")
           .build();
 
+  public static final ConfigOption<String> ADMIN_TOKEN_FILE =
+      ConfigOption.string("coordinator.admin.token.file")
+          .noDefault()
+          .doc("File holding the token (at least 32 characters, not readable by every user) that "
+              + "admin calls on the HTTP port must send as `Authorization: Bearer <token>`. When "
+              + "unset, admin calls are refused if `auth.enabled` is true and open to anyone who "
+              + "reaches the HTTP port otherwise.")
+          .build();
+
   private static final List<ConfigOption<?>> ALL = List.of(
       ID, BIND_HOST, PORT, HTTP_PORT, SERVER_HEARTBEAT_TIMEOUT, APP_EXPIRY, MAX_APPS_PER_USER,
       MAX_SERVERS_PER_SHUFFLE, MAX_PARTITIONS, MAX_REPLICAS, LOAD_HALF_PARTITIONS, PENDING_EXPIRY,
-      REFRESH_INTERVAL, EXCLUDE_FILE, EXCLUDE_FILE_CHECK_INTERVAL);
+      REFRESH_INTERVAL, EXCLUDE_FILE, EXCLUDE_FILE_CHECK_INTERVAL, ADMIN_TOKEN_FILE);
 
   @Override
   public String title() {

@@ -1,8 +1,13 @@
 package io.sluice.coordinator;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.auth.AuthOptions;
+import io.sluice.common.auth.Secret;
+import io.sluice.common.auth.SecretFile;
+import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.metrics.StatusHttpServer;
+import io.sluice.common.protocol.AuthRole;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
 import io.sluice.common.transport.TransportServer;
@@ -24,6 +29,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -91,13 +97,21 @@ public final class CoordinatorServer implements Closeable {
           PooledByteBufAllocator.DEFAULT);
       AssignmentLimits limits = new AssignmentLimits(conf.get(CoordinatorOptions.MAX_PARTITIONS),
           conf.get(CoordinatorOptions.MAX_REPLICAS), transportConf.maxFrameSize());
+      Secret clusterSecret = AuthOptions.clusterSecret(conf);
+      // Only cluster members (servers heart-beating, drivers) talk to a coordinator.
+      ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
+          : new ServerAuth(Set.of(AuthRole.CLUSTER), clusterSecret, app -> null);
       this.transportServer = context.createServer(host, port, new CoordinatorRequestHandler(
-          servers, apps, assigner, limits, metrics, assignmentExecutor));
+          servers, apps, assigner, limits, metrics, assignmentExecutor), auth);
       int httpPort = conf.get(CoordinatorOptions.HTTP_PORT);
       if (httpPort >= 0) {
         StatusPage status = new StatusPage(id, servers, apps, assigner);
         this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build);
-        httpServer.addHandler(AdminHandler.PREFIX, new AdminHandler(servers));
+        Secret adminToken = conf.getOptional(CoordinatorOptions.ADMIN_TOKEN_FILE)
+            .map(file -> SecretFile.read(file, CoordinatorOptions.ADMIN_TOKEN_FILE.key()))
+            .orElse(null);
+        httpServer.addHandler(AdminHandler.PREFIX,
+            new AdminHandler(servers, adminToken, clusterSecret != null));
       }
     } catch (IOException e) {
       close();

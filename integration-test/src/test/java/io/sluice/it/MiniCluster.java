@@ -26,11 +26,18 @@ final class MiniCluster implements Closeable {
   private final List<ShuffleServer> servers = new ArrayList<>();
 
   MiniCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
+    this(numServers, serverOverrides, Map.of());
+  }
+
+  /** @param daemonOverrides settings of the coordinator and every server (authentication) */
+  MiniCluster(int numServers, Map<String, String> serverOverrides,
+      Map<String, String> daemonOverrides) throws Exception {
     this.root = Files.createTempDirectory("sluice-minicluster");
     Map<String, String> c = new HashMap<>();
     c.put(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1");
     c.put(CoordinatorOptions.PORT.key(), "0");
     c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
+    c.putAll(daemonOverrides);
     this.coordinator = CoordinatorServer.start(conf(c));
     for (int i = 0; i < numServers; i++) {
       Map<String, String> s = new HashMap<>();
@@ -44,6 +51,7 @@ final class MiniCluster implements Closeable {
       s.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "4m");
       s.put(ServerOptions.COORDINATORS.key(), "127.0.0.1:" + coordinator.port());
       s.put(ServerOptions.HEARTBEAT_INTERVAL.key(), "200ms");
+      s.putAll(daemonOverrides);
       s.putAll(serverOverrides);
       servers.add(new ShuffleServer(conf(s)));
     }
@@ -59,6 +67,11 @@ final class MiniCluster implements Closeable {
   private static SluiceConf conf(Map<String, String> raw) {
     return ConfigLoader.fromMap(raw, ConfigDocGenerator.discover().stream()
         .filter(set -> !set.title().startsWith("Spark client")).toList());
+  }
+
+  /** The directory under which the servers keep their data. */
+  Path root() {
+    return root;
   }
 
   String coordinatorAddress() {

@@ -1,6 +1,7 @@
 package io.sluice.server;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.auth.Credentials;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
@@ -29,7 +30,9 @@ final class ServerHeartbeats implements Closeable {
   private final CoordinatorClient coordinators;
   private final ScheduledExecutorService timer;
 
-  ServerHeartbeats(ShuffleServer server, SluiceConf conf, TransportConf transportConf) {
+  /** @param credentials how the heartbeat connections authenticate at coordinators */
+  ServerHeartbeats(ShuffleServer server, SluiceConf conf, TransportConf transportConf,
+      Credentials credentials) {
     this.server = server;
     this.tags = conf.get(ServerOptions.TAGS);
     List<String> listed = conf.get(ServerOptions.COORDINATORS);
@@ -44,7 +47,7 @@ final class ServerHeartbeats implements Closeable {
     List<CoordinatorAddress> addresses =
         CoordinatorAddress.parseList(listed, ServerOptions.COORDINATORS.key());
     this.clients = new TransportContext(transportConf, "server-heartbeats",
-        PooledByteBufAllocator.DEFAULT).createClientFactory();
+        PooledByteBufAllocator.DEFAULT).createClientFactory(credentials);
     this.coordinators = new CoordinatorClient(clients, addresses, transportConf.requestTimeout());
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sluice-heartbeat");

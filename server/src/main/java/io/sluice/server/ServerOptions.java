@@ -19,8 +19,10 @@ public final class ServerOptions implements ConfigOptionSet {
 
   public static final ConfigOption<String> BIND_HOST =
       ConfigOption.string("server.bind.host")
-          .defaultValue("0.0.0.0")
-          .doc("Address the data port and HTTP port listen on.")
+          .defaultValue("127.0.0.1")
+          .doc("Address the data port and HTTP port listen on: loopback unless set, so that a "
+              + "server is reachable from other hosts only where the operator says so (0.0.0.0 for "
+              + "every interface).")
           .build();
 
   public static final ConfigOption<String> ADVERTISED_HOST =
@@ -136,6 +138,29 @@ public final class ServerOptions implements ConfigOptionSet {
           .doc("An application that sends no heartbeat for this long is removed with all its data.")
           .build();
 
+  public static final ConfigOption<Integer> MAX_APPLICATIONS =
+      ConfigOption.integer("app.max")
+          .defaultValue("10000")
+          .min(1)
+          .doc("Applications this server holds at once; one more is refused (REFUSED) until one "
+              + "ends or expires.")
+          .build();
+
+  public static final ConfigOption<Integer> MAX_APPLICATIONS_PER_USER =
+      ConfigOption.integer("app.max.per.user")
+          .defaultValue("1000")
+          .min(1)
+          .doc("Applications of one user (as its driver reports it) this server holds at once.")
+          .build();
+
+  public static final ConfigOption<Integer> MAX_SHUFFLES_PER_APPLICATION =
+      ConfigOption.integer("app.max.shuffles")
+          .defaultValue("10000")
+          .min(1)
+          .doc("Shuffles one application has registered on this server at once (Spark unregisters "
+              + "a shuffle when its data is no longer referenced).")
+          .build();
+
   public static final ConfigOption<Duration> REPLICATION_TIMEOUT =
       ConfigOption.duration("replication.timeout")
           .defaultValue("30s")
@@ -158,6 +183,7 @@ public final class ServerOptions implements ConfigOptionSet {
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, APP_EXPIRY,
+      MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
       REPLICATION_TIMEOUT, DRAIN_TIMEOUT);
 
   @Override

@@ -1,8 +1,13 @@
 package io.sluice.server;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.auth.AuthOptions;
+import io.sluice.common.auth.Credentials;
+import io.sluice.common.auth.Secret;
+import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.metrics.StatusHttpServer;
+import io.sluice.common.protocol.AuthRole;
 import io.sluice.common.protocol.message.ServerState;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.ReceiveBudget;
@@ -19,6 +24,7 @@ import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.replication.ReplicaForwarder;
 import io.sluice.server.shuffle.PartitionFlusher;
 import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
 import io.sluice.server.storage.PartitionFiles;
@@ -27,6 +33,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -77,7 +84,7 @@ public final class ShuffleServer implements Closeable {
         conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io);
     this.store = new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
-        disks, pushPool::free, System::nanoTime);
+        disks, pushPool::free, System::nanoTime, StoreLimits.of(conf));
     this.flushManager = new FlushManager(store, disks, pushPool,
         new PartitionFlusher(pushPool, metrics), conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
         metrics);
@@ -95,13 +102,18 @@ public final class ShuffleServer implements Closeable {
     this.peers = new TransportContext(transportConf,
         configuredId == null ? "sluice-server" : configuredId, networkAllocator)
         .createClientFactory();
+    Secret clusterSecret = AuthOptions.clusterSecret(conf);
     ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
-        flushManager, new ReplicaForwarder(peers, networkAllocator,
-            conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
+        flushManager, new ReplicaForwarder(peers, app -> forwardingCredentials(app, clusterSecret),
+            networkAllocator, conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
         transportConf.maxFrameSize());
+    // Executors prove their application's secret; drivers bring it, proving the cluster secret.
+    ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
+        : new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), clusterSecret,
+            store::appSecret);
     this.transport = new TransportContext(transportConf,
         configuredId == null ? "sluice-server" : configuredId, networkAllocator)
-        .createServer(bindHost, conf.get(ServerOptions.PORT), handler);
+        .createServer(bindHost, conf.get(ServerOptions.PORT), handler, auth);
     this.serverId = configuredId != null ? configuredId : advertisedHost + ":" + transport.port();
 
     registerGauges();
@@ -118,7 +130,8 @@ public final class ShuffleServer implements Closeable {
         LOG.error("Application expiry failed", e);
       }
     }, sweep, sweep, TimeUnit.MILLISECONDS);
-    this.heartbeats = new ServerHeartbeats(this, conf, transportConf);
+    this.heartbeats = new ServerHeartbeats(this, conf, transportConf,
+        clusterSecret == null ? Credentials.none() : Credentials.cluster(clusterSecret));
     LOG.info("Shuffle server {} serving on port {} ({} {} bytes, {} {} bytes, {} local dirs)",
         serverId, transport.port(), ServerOptions.BUFFER_CAPACITY.key(), pushPool.capacity(),
         ServerOptions.READ_BUFFER_CAPACITY.key(), readBudget.capacity(), dirs.size());
@@ -126,6 +139,15 @@ public final class ShuffleServer implements Closeable {
 
   public String serverId() {
     return serverId;
+  }
+
+  /**
+   * A forward to the next server of a chain authenticates as the application whose blocks it
+   * carries, with the secret this server holds for it.
+   */
+  private Credentials forwardingCredentials(String appId, Secret clusterSecret) {
+    Secret appSecret = clusterSecret == null ? null : store.appSecret(appId);
+    return appSecret == null ? Credentials.none() : Credentials.application(appId, appSecret);
   }
 
   public String advertisedHost() {

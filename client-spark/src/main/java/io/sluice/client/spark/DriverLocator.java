@@ -6,8 +6,8 @@ import io.sluice.common.protocol.message.LocationsResponse;
 import io.sluice.common.protocol.message.RelocateRequest;
 import io.sluice.common.shuffle.Retries;
 import io.sluice.common.shuffle.push.PartitionLocator;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
-import io.sluice.common.transport.TransportClientFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,11 +25,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class DriverLocator implements PartitionLocator {
   private final SluiceShuffleHandle<?, ?, ?> handle;
-  private final TransportClientFactory clients;
+  private final Connections clients;
   /** Locations learnt from the driver; null where the handle's epoch-0 location still holds. */
   private final AtomicReferenceArray<PartitionLocation> current;
 
-  DriverLocator(SluiceShuffleHandle<?, ?, ?> handle, TransportClientFactory clients) {
+  DriverLocator(SluiceShuffleHandle<?, ?, ?> handle, Connections clients) {
     this.handle = handle;
     this.clients = clients;
     this.current = new AtomicReferenceArray<>(handle.locations().numPartitions());

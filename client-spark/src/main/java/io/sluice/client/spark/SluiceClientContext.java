@@ -6,8 +6,10 @@ import io.sluice.common.codec.CompressionCodec;
 import io.sluice.common.codec.CompressionCodecs;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.BlockCipher;
 import io.sluice.common.shuffle.push.PushSettings;
 import io.sluice.common.shuffle.read.FetchSettings;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
@@ -18,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
+import scala.Option;
 
 /**
  * What every task of a JVM shares: one connection pool to the servers, one allocator, one timer for
@@ -25,6 +29,7 @@ import org.apache.spark.SparkConf;
  * closed when the last one stops.
  */
 public final class SluiceClientContext {
+  private static final String IO_ENCRYPTION = "spark.io.encryption.enabled";
   private static SluiceClientContext shared;
   private static int users;
 
@@ -36,9 +41,13 @@ public final class SluiceClientContext {
   private final PushSettings pushSettings;
   private final FetchSettings fetchSettings;
   private final Map<Integer, DriverLocator> locators = new ConcurrentHashMap<>();
+  private final boolean ioEncryption;
+  private volatile BlockCipher blockCipher;
 
-  private SluiceClientContext(SluiceConf conf, CodecKind codecKind, int zstdLevel, String id) {
+  private SluiceClientContext(SluiceConf conf, CodecKind codecKind, int zstdLevel, String id,
+      boolean ioEncryption) {
     this.conf = conf;
+    this.ioEncryption = ioEncryption;
     this.allocator = NettyTransports.pooledAllocator(
         Math.max(2, Runtime.getRuntime().availableProcessors()));
     this.clients = new TransportContext(new TransportConf(conf), id, allocator)
@@ -67,7 +76,8 @@ public final class SluiceClientContext {
       SluiceConf conf = SparkConfBridge.toSluiceConf(sparkConf);
       shared = new SluiceClientContext(conf, codecKind(conf, sparkConf),
           sparkConf.getInt("spark.io.compression.zstd.level", 1),
-          "spark-" + sparkConf.get("spark.executor.id", "driver"));
+          "spark-" + sparkConf.get("spark.executor.id", "driver"),
+          sparkConf.getBoolean(IO_ENCRYPTION, false));
     }
     users++;
     return shared;
@@ -125,9 +135,43 @@ public final class SluiceClientContext {
     return fetchSettings;
   }
 
+  /**
+   * The cipher of the application's blocks when Spark encrypts its I/O
+   * ({@code spark.io.encryption.enabled}): Sluice then encrypts every block with Spark's I/O key
+   * before it leaves the executor, so that servers never hold plaintext. Null otherwise.
+   */
+  public BlockCipher blockCipher() {
+    if (!ioEncryption) {
+      return null;
+    }
+    BlockCipher cipher = blockCipher;
+    if (cipher == null) {
+      // Spark hands the key to the driver and to every executor; SparkEnv holds it by the time
+      // tasks run.
+      Option<byte[]> key = SparkEnv.get().securityManager().getIOEncryptionKey();
+      if (key.isEmpty()) {
+        throw new IllegalStateException(IO_ENCRYPTION + " is true but Spark has no I/O "
+            + "encryption key in this JVM");
+      }
+      cipher = new BlockCipher(key.get());
+      blockCipher = cipher;
+    }
+    return cipher;
+  }
+
   /** This JVM's view of a shuffle's locations, shared by its tasks. */
   DriverLocator locator(SluiceShuffleHandle<?, ?, ?> handle) {
-    return locators.computeIfAbsent(handle.shuffleId(), id -> new DriverLocator(handle, clients));
+    return locators.computeIfAbsent(handle.shuffleId(),
+        id -> new DriverLocator(handle, connections(handle)));
+  }
+
+  /**
+   * The pooled connections a task of the handle's application uses: authenticated as the
+   * application when the cluster authenticates.
+   */
+  public Connections connections(SluiceShuffleHandle<?, ?, ?> handle) {
+    return handle.auth().enabled() ? clients.as(handle.auth().credentials(handle.appId()))
+        : clients;
   }
 
   /** Forgets a shuffle Spark unregistered. */

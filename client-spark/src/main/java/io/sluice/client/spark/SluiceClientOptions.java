@@ -1,7 +1,9 @@
 package io.sluice.client.spark;
 
+import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
+import io.sluice.common.config.SluiceConf;
 import java.time.Duration;
 import java.util.List;
 
@@ -153,10 +155,27 @@ public final class SluiceClientOptions implements ConfigOptionSet {
               + "(registration, heart-beat, relocation, deletion).")
           .build();
 
+  public static final ConfigOption<Boolean> AUTH_ENABLED =
+      ConfigOption.bool("spark.sluice.auth.enabled")
+          .defaultValue("false")
+          .doc("Authenticate with the Sluice cluster (its daemons run with `auth.enabled`): the "
+              + "driver proves the cluster secret and gives the servers a secret of this "
+              + "application, which executors prove and which confines them to its data. The "
+              + "application's secret is derived from Spark's own when `spark.authenticate` is "
+              + "on, and random otherwise (it then travels to executors in the shuffle handle).")
+          .build();
+
+  public static final ConfigOption<String> AUTH_CLUSTER_SECRET_FILE =
+      ConfigOption.string("spark.sluice.auth.cluster.secret.file")
+          .noDefault()
+          .doc("File holding the cluster secret, read by the driver only (executors never need "
+              + "it). Required when `spark.sluice.auth.enabled` is true.")
+          .build();
+
   private static final List<ConfigOption<?>> ALL = List.of(COORDINATORS, BLOCK_SIZE,
       PUSH_BATCH_SIZE, PUSH_MAX_IN_FLIGHT, PUSH_RETRIES, PUSH_MAX_RELOCATIONS, FETCH_RETRIES,
       RETRY_WAIT, CODEC, FETCH_MAX_IN_FLIGHT, FETCH_MAX_REQUEST, FALLBACK, HEARTBEAT_INTERVAL,
-      REPLICAS, SERVER_TAGS, DRIVER_PORT, CALL_TIMEOUT);
+      REPLICAS, SERVER_TAGS, DRIVER_PORT, CALL_TIMEOUT, AUTH_ENABLED, AUTH_CLUSTER_SECRET_FILE);
 
   @Override
   public String title() {
@@ -172,5 +191,14 @@ public final class SluiceClientOptions implements ConfigOptionSet {
   @Override
   public List<ConfigOption<?>> options() {
     return ALL;
+  }
+
+  @Override
+  public void validate(SluiceConf conf) {
+    if (conf.get(AUTH_ENABLED) && !conf.isSet(AUTH_CLUSTER_SECRET_FILE)) {
+      throw new ConfigException("'" + AUTH_ENABLED.key() + "' is true but '"
+          + AUTH_CLUSTER_SECRET_FILE.key() + "' is not set: name the file holding the cluster "
+          + "secret");
+    }
   }
 }

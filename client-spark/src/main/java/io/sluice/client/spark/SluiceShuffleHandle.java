@@ -8,20 +8,22 @@ import org.apache.spark.shuffle.BaseShuffleHandle;
  * endpoint listens (for new locations and for every location a partition had).
  */
 public final class SluiceShuffleHandle<K, V, C> extends BaseShuffleHandle<K, V, C> {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   private final String appId;
   private final ShuffleLocations locations;
   private final String driverHost;
   private final int driverPort;
+  private final ApplicationAuth auth;
 
   SluiceShuffleHandle(int shuffleId, ShuffleDependency<K, V, C> dependency, String appId,
-      ShuffleLocations locations, String driverHost, int driverPort) {
+      ShuffleLocations locations, String driverHost, int driverPort, ApplicationAuth auth) {
     super(shuffleId, dependency);
     this.appId = appId;
     this.locations = locations;
     this.driverHost = driverHost;
     this.driverPort = driverPort;
+    this.auth = auth;
   }
 
   public String appId() {
@@ -39,5 +41,10 @@ public final class SluiceShuffleHandle<K, V, C> extends BaseShuffleHandle<K, V, 
 
   public int driverPort() {
     return driverPort;
+  }
+
+  /** How executors authenticate for this application. */
+  public ApplicationAuth auth() {
+    return auth;
   }
 }

@@ -1,8 +1,8 @@
 package io.sluice.client.spark;
 
+import io.sluice.client.spark.driver.SluiceDriver;
 import io.sluice.client.spark.read.SluiceShuffleReader;
 import io.sluice.client.spark.write.SluiceShuffleWriter;
-import io.sluice.client.spark.driver.SluiceDriver;
 import java.io.IOException;
 import java.net.InetAddress;
 import org.apache.spark.ShuffleDependency;
@@ -52,7 +52,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
       SluiceDriver d = driver();
       ShuffleLocations locations = d.registerShuffle(shuffleId, numPartitions);
       return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
-          d.endpointHost(), d.endpointPort());
+          d.endpointHost(), d.endpointPort(), d.auth());
     } catch (IOException | RuntimeException e) {
       if (!client.conf().get(SluiceClientOptions.FALLBACK)) {
         throw new IllegalStateException("Sluice cannot take shuffle " + shuffleId + " and "

@@ -11,10 +11,10 @@ import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestTimeoutException;
 import io.sluice.common.transport.TransportClient;
-import io.sluice.common.transport.TransportClientFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
@@ -51,12 +51,12 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Thread-safe. The blocking methods must not be called on a Netty event loop. The client does not
- * own the {@link TransportClientFactory}; closing it stops only its own heartbeat threads.
+ * own its {@link Connections}; closing it stops only its own heartbeat threads.
  */
 public final class CoordinatorClient implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorClient.class);
 
-  private final TransportClientFactory factory;
+  private final Connections connections;
   private final List<CoordinatorAddress> coordinators;
   private final long timeoutMillis;
   private final Map<CoordinatorAddress, HeartbeatLane> lanes = new LinkedHashMap<>();
@@ -73,9 +73,9 @@ public final class CoordinatorClient implements Closeable {
    * @param coordinators in the order requests try them (see {@link CoordinatorAddress#parseList})
    * @param requestTimeout how long one coordinator may take to answer before the next is tried
    */
-  public CoordinatorClient(TransportClientFactory factory, List<CoordinatorAddress> coordinators,
+  public CoordinatorClient(Connections connections, List<CoordinatorAddress> coordinators,
       Duration requestTimeout) {
-    this.factory = Objects.requireNonNull(factory, "factory");
+    this.connections = Objects.requireNonNull(connections, "connections");
     if (coordinators.isEmpty()) {
       throw new IllegalArgumentException("a coordinator client needs at least one coordinator");
     }
@@ -148,7 +148,7 @@ public final class CoordinatorClient implements Closeable {
         StatusResponse.class);
   }
 
-  /** Stops the heartbeat threads; the transport factory stays open. */
+  /** Stops the heartbeat threads; the connections stay open. */
   @Override
   public void close() {
     connector.shutdownNow();
@@ -200,7 +200,7 @@ public final class CoordinatorClient implements Closeable {
   private <R extends ResponseMessage> R ask(CoordinatorAddress coordinator,
       LongFunction<RequestMessage> request, Class<R> responseType)
       throws IOException, InterruptedException {
-    TransportClient client = factory.getClient(coordinator.host(), coordinator.port());
+    TransportClient client = connections.getClient(coordinator.host(), coordinator.port());
     CompletableFuture<R> answer =
         client.request(request.apply(TransportClient.nextRequestId()), responseType);
     try {
@@ -260,7 +260,7 @@ public final class CoordinatorClient implements Closeable {
 
     private TransportClient connect() {
       try {
-        return factory.getClient(coordinator.host(), coordinator.port());
+        return connections.getClient(coordinator.host(), coordinator.port());
       } catch (IOException e) {
         throw new CompletionException(e);
       } catch (InterruptedException e) {

@@ -3,6 +3,10 @@ package io.sluice.common.protocol;
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AuthChallengeResponse;
+import io.sluice.common.protocol.message.AuthProofRequest;
+import io.sluice.common.protocol.message.AuthProofResponse;
+import io.sluice.common.protocol.message.AuthRequest;
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
@@ -35,6 +39,10 @@ public enum MessageType {
   HANDSHAKE_REQUEST(1, HandshakeRequest.class, true, HandshakeRequest::decode),
   HANDSHAKE_RESPONSE(2, HandshakeResponse.class, false, HandshakeResponse::decode),
   STATUS_RESPONSE(3, StatusResponse.class, false, StatusResponse::decode),
+  AUTH_REQUEST(4, AuthRequest.class, true, AuthRequest::decode),
+  AUTH_CHALLENGE_RESPONSE(5, AuthChallengeResponse.class, false, AuthChallengeResponse::decode),
+  AUTH_PROOF_REQUEST(6, AuthProofRequest.class, true, AuthProofRequest::decode),
+  AUTH_PROOF_RESPONSE(7, AuthProofResponse.class, false, AuthProofResponse::decode),
 
   REGISTER_APPLICATION_REQUEST(
       10, RegisterApplicationRequest.class, true, RegisterApplicationRequest::decode),

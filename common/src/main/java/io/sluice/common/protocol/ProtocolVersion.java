@@ -9,10 +9,11 @@ package io.sluice.common.protocol;
  *
  * <p>Version 2 is the first release with a version range; version 1 was a pre-release protocol that
  * no supported peer speaks. Version 3 adds the {@link StatusCode#CORRUPT_BLOCK} status; a server
- * answers a client speaking 2 with the stand-in that version knows.
+ * answers a client speaking 2 with the stand-in that version knows. Version 4 adds authentication
+ * (the {@code Auth*} messages and the UNAUTHENTICATED and ACCESS_DENIED statuses).
  */
 public final class ProtocolVersion {
-  public static final int CURRENT = 3;
+  public static final int CURRENT = 4;
   public static final int MIN_SUPPORTED = 2;
 
   private ProtocolVersion() {}

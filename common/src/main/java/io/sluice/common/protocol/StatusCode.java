@@ -51,7 +51,19 @@ public enum StatusCode {
    * A pushed block's bytes do not match the CRC32C its descriptor carries; nothing of the push was
    * kept. Protocol 3; a peer speaking 2 gets {@link #INVALID_REQUEST}.
    */
-  CORRUPT_BLOCK(18, false, 3, 2);
+  CORRUPT_BLOCK(18, false, 3, 2),
+  /**
+   * Authentication is required and missing, or failed (unknown role, wrong secret, a server that
+   * does not authenticate); the connection is closed. Protocol 4; older peers get
+   * {@link #REFUSED}.
+   */
+  UNAUTHENTICATED(19, false, 4, 16),
+  /**
+   * An authenticated connection asked for something its role may not do: another application's
+   * data, or a request its role is not served. The connection stays open for its own application.
+   * Protocol 4; older peers get {@link #REFUSED}.
+   */
+  ACCESS_DENIED(20, false, 4, 16);
 
   private static final StatusCode[] BY_CODE = new StatusCode[32];
 

@@ -201,6 +201,50 @@ public final class WireEncoding {
     return values;
   }
 
+  // ---- byte strings ----
+
+  /** Checks at construction that a fixed-size field has its size; returns it unchanged. */
+  public static byte[] checkFixedBytes(String field, byte[] value, int length) {
+    Objects.requireNonNull(value, field);
+    if (value.length != length) {
+      throw new IllegalArgumentException(field + " must be " + length + " bytes, not "
+          + value.length);
+    }
+    return value;
+  }
+
+  /** Reads a fixed-size field of {@code length} raw bytes. */
+  public static byte[] readFixedBytes(ByteBuf in, int length) {
+    byte[] value = new byte[length];
+    in.readBytes(value);
+    return value;
+  }
+
+  /** Checks at construction that a byte string fits a {@code uint16} length. */
+  public static byte[] checkShortBytes(String field, byte[] value) {
+    Objects.requireNonNull(value, field);
+    if (value.length > MAX_SHORT_COUNT) {
+      throw new IllegalArgumentException(field + " has " + value.length + " bytes, more than the "
+          + MAX_SHORT_COUNT + " the protocol can carry");
+    }
+    return value;
+  }
+
+  /** {@code uint16 length | bytes}. */
+  public static int shortBytesLength(byte[] value) {
+    return 2 + value.length;
+  }
+
+  public static void writeShortBytes(ByteBuf out, byte[] value) {
+    out.writeShort(value.length);
+    out.writeBytes(value);
+  }
+
+  public static byte[] readShortBytes(ByteBuf in) {
+    int length = readShortCount(in, 1, "byte");
+    return readFixedBytes(in, length);
+  }
+
   // ---- scalars ----
 
   public static void writeBoolean(ByteBuf out, boolean value) {

@@ -5,10 +5,16 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.sluice.common.auth.AuthOptions;
+import io.sluice.common.auth.Identity;
+import io.sluice.common.auth.ServerAuth;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.ProtocolException;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.AuthProofRequest;
+import io.sluice.common.protocol.message.AuthRequest;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.HandshakeResponse;
 import io.sluice.common.protocol.message.StatusResponse;
@@ -26,16 +32,24 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
   /** One line per interval for all connections: a peer repeating a mistake cannot flood the log. */
   private static final LogRateLimiter PROTOCOL_ERRORS = new LogRateLimiter(10_000);
 
+  /** Requests refused to an authenticated connection: one line per interval for all of them. */
+  private static final LogRateLimiter DENIALS = new LogRateLimiter(10_000);
+
   private final TransportChannel channel;
   private final RequestHandler handler;
   private final String serverId;
+  private final ServerAuth auth;
+  private final ConnectionAuth authentication;
   private boolean handshakeDone;
   private boolean failed;
 
-  ServerChannelHandler(TransportChannel channel, RequestHandler handler, String serverId) {
+  ServerChannelHandler(TransportChannel channel, RequestHandler handler, String serverId,
+      ServerAuth auth) {
     this.channel = channel;
     this.handler = handler;
     this.serverId = serverId;
+    this.auth = auth;
+    this.authentication = new ConnectionAuth(auth);
   }
 
   @Override
@@ -58,6 +72,24 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     if (request instanceof HandshakeRequest) {
       channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
           "handshake already done on this connection"));
+      return;
+    }
+    if (request instanceof AuthRequest || request instanceof AuthProofRequest) {
+      authenticate(request);
+      return;
+    }
+    Identity who = channel.identity();
+    if (auth.required() && who == null) {
+      ReferenceCountUtil.release(request);
+      rejectAndClose(request.requestId(), StatusCode.UNAUTHENTICATED, "this server requires "
+          + "authentication ('" + AuthOptions.ENABLED.key() + "'): authenticate after the "
+          + "handshake, before " + request.type());
+      return;
+    }
+    if (who != null && request instanceof ApplicationRequest scoped
+        && !who.mayActFor(scoped.appId())) {
+      ReferenceCountUtil.release(request);
+      deny(request, who, scoped.appId());
       return;
     }
     try {
@@ -93,6 +125,38 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     channel.protocolVersion(version);
     channel.respond(HandshakeResponse.ok(hello.requestId(), version, serverId));
     handler.channelActive(channel);
+  }
+
+  private void authenticate(RequestMessage request) {
+    if (channel.identity() != null) {
+      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
+          "this connection is already authenticated as " + channel.identity()));
+      return;
+    }
+    try {
+      if (request instanceof AuthRequest start) {
+        channel.respond(authentication.challenge(start));
+      } else {
+        Identity who = authentication.verify((AuthProofRequest) request);
+        channel.identity(who);
+        channel.respond(authentication.answer(request.requestId()));
+      }
+    } catch (ConnectionAuth.Failure e) {
+      rejectAndClose(request.requestId(), e.status(), e.getMessage());
+    }
+  }
+
+  /** A request outside the connection's application: refused, the connection stays usable. */
+  private void deny(RequestMessage request, Identity who, String appId) {
+    handler.protocolError(StatusCode.ACCESS_DENIED);
+    if (DENIALS.tryAcquire()) {
+      LOG.warn("Refused {} for application {} to {} ({}): it acts for {} only (further "
+          + "refusals are counted in the metrics and not logged for 10 s)", request.type(),
+          appId, channel.remoteAddress(), channel.clientId(), who);
+    }
+    channel.respond(StatusResponse.error(request.requestId(), StatusCode.ACCESS_DENIED,
+        "this connection authenticated as " + who + " and may not act for application "
+            + appId));
   }
 
   @Override

@@ -1,26 +1,36 @@
 package io.sluice.common.transport;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.sluice.common.config.ConfigException;
+import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.SluiceConf;
 import java.io.File;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
 
-/** Builds Netty TLS contexts from the transport's PEM file settings. */
+/**
+ * Builds Netty TLS contexts from the transport's PEM file settings: servers present their
+ * certificate (and with mutual TLS require one of clients); clients trust only the configured
+ * certificates, check the server's host name, and present theirs when configured.
+ */
 final class TlsContexts {
   private TlsContexts() {}
 
   static SslContext forServer(SluiceConf conf) {
-    String chain = conf.getOptional(TransportOptions.TLS_CERT_CHAIN).orElseThrow(() ->
-        new ConfigException("'" + TransportOptions.TLS_ENABLED.key() + "' is true but '"
-            + TransportOptions.TLS_CERT_CHAIN.key() + "' is not set"));
-    String key = conf.getOptional(TransportOptions.TLS_PRIVATE_KEY).orElseThrow(() ->
-        new ConfigException("'" + TransportOptions.TLS_ENABLED.key() + "' is true but '"
-            + TransportOptions.TLS_PRIVATE_KEY.key() + "' is not set"));
+    File chain = required(conf, TransportOptions.TLS_CERT_CHAIN);
+    File key = required(conf, TransportOptions.TLS_PRIVATE_KEY);
     try {
-      return SslContextBuilder.forServer(readable(chain, TransportOptions.TLS_CERT_CHAIN.key()),
-          readable(key, TransportOptions.TLS_PRIVATE_KEY.key())).build();
+      SslContextBuilder builder = SslContextBuilder.forServer(chain, key);
+      if (conf.get(TransportOptions.TLS_CLIENT_AUTH)) {
+        builder.clientAuth(ClientAuth.REQUIRE)
+            .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
+      }
+      return builder.build();
     } catch (SSLException | IllegalArgumentException e) {
       throw new ConfigException("cannot build a TLS server context from '" + chain + "' and '"
           + key + "': " + e.getMessage());
@@ -29,20 +39,39 @@ final class TlsContexts {
 
   static SslContext forClient(SluiceConf conf) {
     try {
-      SslContextBuilder builder = SslContextBuilder.forClient();
-      conf.getOptional(TransportOptions.TLS_TRUST_CERTS).ifPresent(path ->
-          builder.trustManager(readable(path, TransportOptions.TLS_TRUST_CERTS.key())));
+      SslContextBuilder builder = SslContextBuilder.forClient()
+          .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
+      if (conf.isSet(TransportOptions.TLS_CERT_CHAIN)) {
+        builder.keyManager(required(conf, TransportOptions.TLS_CERT_CHAIN),
+            required(conf, TransportOptions.TLS_PRIVATE_KEY));
+      }
       return builder.build();
     } catch (SSLException | IllegalArgumentException e) {
       throw new ConfigException("cannot build a TLS client context: " + e.getMessage()
-          + " (check '" + TransportOptions.TLS_TRUST_CERTS.key() + "')");
+          + " (check '" + TransportOptions.TLS_TRUST_CERTS.key() + "' and '"
+          + TransportOptions.TLS_CERT_CHAIN.key() + "')");
     }
   }
 
-  private static File readable(String path, String key) {
+  /** A client's TLS handler for {@code host}, checking the certificate names it when configured. */
+  static SslHandler clientHandler(SslContext context, SluiceConf conf,
+      ByteBufAllocator alloc, String host, int port) {
+    SslHandler handler = context.newHandler(alloc, host, port);
+    if (conf.get(TransportOptions.TLS_VERIFY_HOSTNAME)) {
+      SSLEngine engine = handler.engine();
+      SSLParameters parameters = engine.getSSLParameters();
+      parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      engine.setSSLParameters(parameters);
+    }
+    return handler;
+  }
+
+  private static File required(SluiceConf conf, ConfigOption<String> option) {
+    String path = conf.getOptional(option).orElseThrow(() -> new ConfigException("'"
+        + TransportOptions.TLS_ENABLED.key() + "' is true but '" + option.key() + "' is not set"));
     File f = new File(path);
     if (!f.canRead()) {
-      throw new ConfigException("'" + key + "' names '" + path + "', which cannot be read");
+      throw new ConfigException("'" + option.key() + "' names '" + path + "', which cannot be read");
     }
     return f;
   }

@@ -3,6 +3,7 @@ package io.sluice.common.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.sluice.common.auth.Identity;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.StatusResponse;
@@ -17,6 +18,7 @@ public final class TransportChannel {
   private final Channel channel;
   private volatile String clientId = "";
   private volatile int protocolVersion;
+  private volatile Identity identity;
 
   TransportChannel(Channel channel) {
     this.channel = channel;
@@ -71,6 +73,15 @@ public final class TransportChannel {
   }
 
   /** The Netty channel, for flow control (auto-read) and event-loop access. */
+  /** Who the connection proved to be; null when the server does not authenticate. */
+  public Identity identity() {
+    return identity;
+  }
+
+  void identity(Identity identity) {
+    this.identity = identity;
+  }
+
   public Channel channel() {
     return channel;
   }

@@ -9,6 +9,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.common.auth.Credentials;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.HandshakeResponse;
@@ -16,6 +17,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,18 +30,20 @@ import org.slf4j.LoggerFactory;
  * task of a JVM. Connections are opened lazily on first use, replaced when they break, and close
  * themselves after {@code transport.idle.timeout} without traffic.
  */
-public final class TransportClientFactory implements Closeable {
+public final class TransportClientFactory implements Connections, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(TransportClientFactory.class);
   private static final AttributeKey<TransportClient> CLIENT = AttributeKey.valueOf("sluiceClient");
 
   private final TransportContext context;
+  private final Credentials credentials;
   private final TransportConf conf;
   private final EventLoopGroup workerGroup;
   private final Bootstrap bootstrap;
   private final ConcurrentHashMap<String, Slots> pools = new ConcurrentHashMap<>();
 
-  TransportClientFactory(TransportContext context) {
+  TransportClientFactory(TransportContext context, Credentials credentials) {
     this.context = context;
+    this.credentials = credentials;
     this.conf = context.conf();
     IoMode mode = NettyTransports.resolve(conf.ioMode());
     this.workerGroup = NettyTransports.eventLoopGroup(mode, conf.clientThreads(), "sluice-client");
@@ -59,28 +63,37 @@ public final class TransportClientFactory implements Closeable {
   }
 
   /**
-   * A pooled, handshaken connection to {@code host:port}. Blocks only when a new connection must be
-   * opened (at most {@code transport.connect.timeout}).
-   */
-  public TransportClient getClient(String host, int port) throws IOException, InterruptedException {
-    return await(getClientAsync(host, port), host, port);
-  }
-
-  /**
    * A pooled, handshaken connection to {@code host:port}, without blocking: completes at once with
    * a live pooled connection, or when a new one has connected and finished its handshake (or
    * failed, with an {@link IOException}, within {@code transport.connect.timeout}). Concurrent
    * callers that pick the same slot share one connection attempt. Safe on an event loop.
    */
+  @Override
   public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
-    Slots slots = pools.computeIfAbsent(host + ":" + port, k -> new Slots(conf.connectionsPerPeer()));
+    return getClientAsync(host, port, credentials);
+  }
+
+  /** These pooled connections, authenticating with {@code as} instead of this factory's. */
+  public Connections as(Credentials as) {
+    return (host, port) -> getClientAsync(host, port, as);
+  }
+
+  /**
+   * Like {@link #getClientAsync(String, int)}, for connections that authenticate with
+   * {@code as} instead of this factory's credentials (a server forwarding one application's
+   * blocks). Each set of credentials has its own connections.
+   */
+  public CompletableFuture<TransportClient> getClientAsync(String host, int port,
+      Credentials as) {
+    Slots slots = pools.computeIfAbsent(host + ":" + port + "#" + as.poolKey(),
+        k -> new Slots(conf.connectionsPerPeer()));
     int i = ThreadLocalRandom.current().nextInt(slots.clients.length);
     synchronized (slots) {
       CompletableFuture<TransportClient> current = slots.clients[i];
       if (current != null && (!current.isDone() || isLive(current))) {
         return current;
       }
-      CompletableFuture<TransportClient> fresh = connect(host, port);
+      CompletableFuture<TransportClient> fresh = connect(host, port, as);
       slots.clients[i] = fresh;
       return fresh;
     }
@@ -89,7 +102,7 @@ public final class TransportClientFactory implements Closeable {
   /** A new connection outside the pool; the caller closes it. */
   public TransportClient createUnpooledClient(String host, int port)
       throws IOException, InterruptedException {
-    return await(connect(host, port), host, port);
+    return await(connect(host, port, credentials), host, port);
   }
 
   private static boolean isLive(CompletableFuture<TransportClient> f) {
@@ -108,8 +121,11 @@ public final class TransportClientFactory implements Closeable {
     }
   }
 
-  /** Connects and hands shakes; fails with an IOException on any error or after the timeout. */
-  private CompletableFuture<TransportClient> connect(String host, int port) {
+  /**
+   * Connects, shakes hands and authenticates; fails with an IOException on any error or after the
+   * timeout.
+   */
+  private CompletableFuture<TransportClient> connect(String host, int port, Credentials as) {
     CompletableFuture<TransportClient> result = new CompletableFuture<>();
     long timeoutMillis = conf.connectTimeout().toMillis();
     Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
@@ -137,16 +153,22 @@ public final class TransportClientFactory implements Closeable {
       client.request(new HandshakeRequest(TransportClient.nextRequestId(),
               ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, context.localId()),
               HandshakeResponse.class)
+          .thenCompose(hello -> {
+            client.serverId(hello.serverId());
+            return ClientAuthentication.run(client, as, hello.protocolVersion())
+                .thenApply(authenticated -> hello);
+          })
           .whenComplete((hello, error) -> {
             if (error != null) {
               f.channel().close();
-              result.completeExceptionally(error instanceof IOException
-                  ? error
-                  : new IOException("handshake with " + host + ":" + port + " failed", error));
+              Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+              result.completeExceptionally(cause instanceof IOException
+                  ? cause
+                  : new IOException("handshake with " + host + ":" + port + " failed: " + cause,
+                      cause));
             } else {
-              client.serverId(hello.serverId());
-              LOG.debug("Connected to {}:{} (server {}, protocol {})", host, port,
-                  hello.serverId(), hello.protocolVersion());
+              LOG.debug("Connected to {}:{} (server {}, protocol {}, {})", host, port,
+                  hello.serverId(), hello.protocolVersion(), as);
               if (!result.complete(client)) {
                 f.channel().close();
               }

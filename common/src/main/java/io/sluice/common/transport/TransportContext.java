@@ -6,6 +6,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.sluice.common.auth.Credentials;
+import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.protocol.FrameDecoder;
 import io.sluice.common.protocol.MessageDecoder;
 import io.sluice.common.protocol.MessageEncoder;
@@ -48,22 +50,38 @@ public final class TransportContext {
     return allocator;
   }
 
-  /** Starts a server bound to {@code host:port} (port 0 picks a free one). */
+  /**
+   * Starts a server bound to {@code host:port} (port 0 picks a free one) that requires no
+   * authentication.
+   */
   public TransportServer createServer(String host, int port, RequestHandler handler) {
+    return createServer(host, port, handler, ServerAuth.disabled());
+  }
+
+  /** Starts a server whose connections must authenticate as {@code auth} requires. */
+  public TransportServer createServer(String host, int port, RequestHandler handler,
+      ServerAuth auth) {
     if (conf.tlsEnabled() && serverTls == null) {
       serverTls = TlsContexts.forServer(conf.conf());
     }
-    return new TransportServer(this, host, port, handler);
+    return new TransportServer(this, host, port, handler, auth);
   }
 
+  /** A pool of connections that do not authenticate. */
   public TransportClientFactory createClientFactory() {
+    return createClientFactory(Credentials.none());
+  }
+
+  /** A pool of connections that authenticate with {@code credentials} unless told otherwise. */
+  public TransportClientFactory createClientFactory(Credentials credentials) {
     if (conf.tlsEnabled() && clientTls == null) {
       clientTls = TlsContexts.forClient(conf.conf());
     }
-    return new TransportClientFactory(this);
+    return new TransportClientFactory(this, credentials);
   }
 
-  void initServerPipeline(SocketChannel ch, RequestHandler handler, ReceiveBudget budget) {
+  void initServerPipeline(SocketChannel ch, RequestHandler handler, ReceiveBudget budget,
+      ServerAuth auth) {
     ChannelPipeline p = ch.pipeline();
     if (serverTls != null) {
       p.addLast("tls", serverTls.newHandler(ch.alloc()));
@@ -75,13 +93,13 @@ public final class TransportContext {
             new FrameDecoder(conf.maxFrameSize(), budget, conf.frameTimeout()))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())
-        .addLast("handler", new ServerChannelHandler(channel, handler, localId));
+        .addLast("handler", new ServerChannelHandler(channel, handler, localId, auth));
   }
 
   TransportClient initClientPipeline(SocketChannel ch, String host, int port) {
     ChannelPipeline p = ch.pipeline();
     if (clientTls != null) {
-      p.addLast("tls", clientTls.newHandler(ch.alloc(), host, port));
+      p.addLast("tls", TlsContexts.clientHandler(clientTls, conf.conf(), ch.alloc(), host, port));
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
     }
     TransportClient client = new TransportClient(ch, conf.requestTimeout());

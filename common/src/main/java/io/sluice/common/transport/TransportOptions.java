@@ -1,8 +1,8 @@
 package io.sluice.common.transport;
 
+import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
-import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolOptions;
 import java.time.Duration;
@@ -125,27 +125,45 @@ public final class TransportOptions implements ConfigOptionSet {
   public static final ConfigOption<String> TLS_CERT_CHAIN =
       ConfigOption.string("transport.tls.cert.chain")
           .noDefault()
-          .doc("PEM file with this server's certificate chain (servers, when TLS is on).")
+          .doc("PEM file with this process's certificate chain: required on servers and "
+              + "coordinators when TLS is on, and presented by clients when set (mutual TLS).")
           .build();
 
   public static final ConfigOption<String> TLS_PRIVATE_KEY =
       ConfigOption.string("transport.tls.private.key")
           .noDefault()
-          .doc("PEM file with this server's PKCS#8 private key (servers, when TLS is on).")
+          .doc("PEM file with the PKCS#8 private key of `transport.tls.cert.chain`.")
           .build();
 
   public static final ConfigOption<String> TLS_TRUST_CERTS =
       ConfigOption.string("transport.tls.trust.certs")
           .noDefault()
-          .doc("PEM file of certificates a client trusts when TLS is on; unset trusts the JDK's "
-              + "default certificate authorities.")
+          .doc("PEM file of the certificates (a private CA's, typically) that a client trusts for "
+              + "servers' certificates and, with `transport.tls.client.auth`, a server trusts for "
+              + "clients'. Required for clients when TLS is on: the JDK's public authorities are "
+              + "never trusted by default.")
+          .build();
+
+  public static final ConfigOption<Boolean> TLS_VERIFY_HOSTNAME =
+      ConfigOption.bool("transport.tls.verify.hostname")
+          .defaultValue("true")
+          .doc("Clients check that the server's certificate names the host they connect to (a DNS "
+              + "name, or an IP address in the certificate's subject alternative names).")
+          .build();
+
+  public static final ConfigOption<Boolean> TLS_CLIENT_AUTH =
+      ConfigOption.bool("transport.tls.client.auth")
+          .defaultValue("false")
+          .doc("Mutual TLS: servers refuse clients that present no certificate signed by "
+              + "`transport.tls.trust.certs`; clients present `transport.tls.cert.chain`.")
           .build();
 
   private static final List<ConfigOption<?>> ALL = List.of(
       IO_MODE, SERVER_THREADS, CLIENT_THREADS, CONNECTIONS_PER_PEER, CONNECT_TIMEOUT,
       REQUEST_TIMEOUT, IDLE_TIMEOUT, MAX_FRAME_SIZE, RECEIVE_MEMORY, MAX_CONNECTIONS, FRAME_TIMEOUT,
       BACKLOG, SEND_BUFFER, RECEIVE_BUFFER,
-      TLS_ENABLED, TLS_CERT_CHAIN, TLS_PRIVATE_KEY, TLS_TRUST_CERTS);
+      TLS_ENABLED, TLS_CERT_CHAIN, TLS_PRIVATE_KEY, TLS_TRUST_CERTS, TLS_VERIFY_HOSTNAME,
+      TLS_CLIENT_AUTH);
 
   @Override
   public String title() {

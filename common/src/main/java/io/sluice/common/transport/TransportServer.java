@@ -1,12 +1,13 @@
 package io.sluice.common.transport;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.sluice.common.auth.ServerAuth;
 import java.io.Closeable;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,8 @@ public final class TransportServer implements Closeable {
   private final Channel serverChannel;
   private final int port;
 
-  TransportServer(TransportContext context, String host, int port, RequestHandler handler) {
+  TransportServer(TransportContext context, String host, int port, RequestHandler handler,
+      ServerAuth auth) {
     TransportConf conf = context.conf();
     this.receiveBudget = new ReceiveBudget(conf.receiveMemory());
     int maxConnections = conf.maxConnections();
@@ -68,7 +70,7 @@ public final class TransportServer implements Closeable {
               refuse(ch, maxConnections);
               return;
             }
-            context.initServerPipeline(ch, handler, receiveBudget);
+            context.initServerPipeline(ch, handler, receiveBudget, auth);
           }
         });
     if (conf.sendBuffer() > 0) {

@@ -153,7 +153,7 @@ class MalformedFrameTest {
 
   @Test
   void unknownTypeByteIsRejectedWithTheRequestId() {
-    for (int type : new int[] {0, 4, 99, 255}) {
+    for (int type : new int[] {0, 8, 99, 255}) {
       byte[] wire = rawFrame(type, out -> out.writeLong(ID).writeInt(7));
       ProtocolException e = expectError(wire, StatusCode.UNKNOWN_MESSAGE_TYPE, ID);
       assertTrue(e.getMessage().contains(String.valueOf(type)), e.getMessage());

@@ -6,6 +6,10 @@ import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AuthChallengeResponse;
+import io.sluice.common.protocol.message.AuthProofRequest;
+import io.sluice.common.protocol.message.AuthProofResponse;
+import io.sluice.common.protocol.message.AuthRequest;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.DiskStatus;
@@ -104,7 +108,20 @@ final class MessageFixtures {
         new LocationsResponse.Entry(9, new PartitionLocation(Integer.MAX_VALUE,
             List.of(SERVER_B))))));
     messages.add(new LocationsResponse(39, List.of()));
+    messages.add(new AuthRequest(40, AuthRole.APPLICATION, APP, bytes(random, 16)));
+    messages.add(new AuthRequest(41, AuthRole.CLUSTER, "", new byte[16]));
+    messages.add(new AuthChallengeResponse(42, bytes(random, 16)));
+    messages.add(new AuthProofRequest(43, bytes(random, 32), bytes(random, 60)));
+    messages.add(new AuthProofRequest(44, bytes(random, 32), new byte[0]));
+    messages.add(new AuthProofResponse(45, bytes(random, 32)));
+    messages.add(StatusResponse.error(46, StatusCode.ACCESS_DENIED, "another application"));
     return messages;
+  }
+
+  private static byte[] bytes(Random random, int n) {
+    byte[] b = new byte[n];
+    random.nextBytes(b);
+    return b;
   }
 
   static PushDataRequest pushData(Random random, long requestId, int blockCount) {

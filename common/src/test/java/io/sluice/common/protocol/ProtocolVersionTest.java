@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class ProtocolVersionTest {
 
   @Test
-  void thisReleaseSpeaksVersionsTwoAndThree() {
-    assertEquals(3, CURRENT);
+  void thisReleaseSpeaksVersionsTwoToFour() {
+    assertEquals(4, CURRENT);
     assertEquals(2, MIN_SUPPORTED);
     assertTrue(MIN_SUPPORTED <= CURRENT);
   }
@@ -20,6 +20,9 @@ class ProtocolVersionTest {
   void aStatusNewerThanThePeersVersionIsSentAsItsStandIn() {
     assertEquals(StatusCode.CORRUPT_BLOCK, StatusCode.CORRUPT_BLOCK.forVersion(3));
     assertEquals(StatusCode.INVALID_REQUEST, StatusCode.CORRUPT_BLOCK.forVersion(2));
+    assertEquals(StatusCode.ACCESS_DENIED, StatusCode.ACCESS_DENIED.forVersion(4));
+    assertEquals(StatusCode.REFUSED, StatusCode.ACCESS_DENIED.forVersion(3));
+    assertEquals(StatusCode.REFUSED, StatusCode.UNAUTHENTICATED.forVersion(2));
     for (StatusCode status : StatusCode.values()) {
       StatusCode old = status.forVersion(MIN_SUPPORTED);
       assertEquals(status.isRetriable(), old.isRetriable(), status + " keeps its retry rule");

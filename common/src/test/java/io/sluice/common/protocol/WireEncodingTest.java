@@ -146,7 +146,8 @@ class WireEncodingTest {
       assertEquals(status, StatusCode.fromCode(status.code()));
     }
     assertEquals(StatusCode.CORRUPT_BLOCK, StatusCode.fromCode((byte) 18));
-    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 19));
+    assertEquals(StatusCode.ACCESS_DENIED, StatusCode.fromCode((byte) 20));
+    assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 21));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 31));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) 32));
     assertThrows(CorruptFrameException.class, () -> StatusCode.fromCode((byte) -128));

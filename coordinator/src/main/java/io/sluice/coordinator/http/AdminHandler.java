@@ -2,14 +2,18 @@ package io.sluice.coordinator.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.sluice.common.auth.AuthOptions;
+import io.sluice.common.auth.Secret;
 import io.sluice.common.metrics.Json;
 import io.sluice.common.metrics.StatusHttpServer;
+import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.exclusion.ExclusionList;
 import io.sluice.coordinator.exclusion.ExclusionReason;
 import io.sluice.coordinator.registry.ServerRegistry;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -32,15 +36,40 @@ public final class AdminHandler implements HttpHandler {
 
   private final ServerRegistry servers;
   private final ExclusionList exclusions;
+  private final byte[] token;
+  private final boolean closedWithoutToken;
 
-  public AdminHandler(ServerRegistry servers) {
+  /**
+   * @param token what callers must send as {@code Authorization: Bearer <token>}; null for none
+   * @param closedWithoutToken whether to refuse every call when there is no token (the cluster
+   *     authenticates its connections, so an open admin port would be its weakest door)
+   */
+  public AdminHandler(ServerRegistry servers, Secret token, boolean closedWithoutToken) {
     this.servers = servers;
     this.exclusions = servers.exclusions();
+    this.token = token == null ? null
+        : ("Bearer " + new String(token.copyOfBytes(), StandardCharsets.UTF_8))
+            .getBytes(StandardCharsets.UTF_8);
+    this.closedWithoutToken = closedWithoutToken;
   }
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getPath();
+    if (token == null && closedWithoutToken) {
+      reply(exchange, 403, error("admin calls are disabled: authentication is on ('"
+          + AuthOptions.ENABLED.key() + "') and no admin token is configured ('"
+          + CoordinatorOptions.ADMIN_TOKEN_FILE.key() + "')"));
+      return;
+    }
+    if (token != null && !authorized(exchange)) {
+      exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+      reply(exchange, 401, error("send the admin token as 'Authorization: Bearer <token>' ("
+          + CoordinatorOptions.ADMIN_TOKEN_FILE.key() + ")"));
+      LOG.warn("Refused an admin call from {} to {}: missing or wrong token",
+          exchange.getRemoteAddress(), path);
+      return;
+    }
     if (!"POST".equals(exchange.getRequestMethod())) {
       exchange.getResponseHeaders().set("Allow", "POST");
       reply(exchange, 405, error("use POST " + path + "?server=<id>"));
@@ -92,6 +121,12 @@ public final class AdminHandler implements HttpHandler {
     LOG.info("Admin request from {}: {} {} -> {}", exchange.getRemoteAddress(), path, server,
         answer.get("exclusion"));
     reply(exchange, 200, answer);
+  }
+
+  private boolean authorized(HttpExchange exchange) {
+    String given = exchange.getRequestHeaders().getFirst("Authorization");
+    return given != null
+        && MessageDigest.isEqual(token, given.getBytes(StandardCharsets.UTF_8));
   }
 
   private static Map<String, Object> error(String message) {

@@ -83,7 +83,10 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private void dispatch(TransportChannel channel, RequestMessage request) throws Exception {
     long id = request.requestId();
     if (request instanceof RegisterApplicationRequest r) {
-      store.registerApplication(r.appId(), r.user());
+      // With authentication on, the secret is the one the connection proved (an executor's) or
+      // brought (the driver's registrar connection); the store refuses a different one.
+      store.registerApplication(r.appId(), r.user(),
+          channel.identity() == null ? null : channel.identity().appSecret());
       channel.respond(StatusResponse.ok(id));
     } else if (request instanceof AppHeartbeatRequest r) {
       store.heartbeat(r.appId());

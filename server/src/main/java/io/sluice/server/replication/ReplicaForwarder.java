@@ -3,6 +3,7 @@ package io.sluice.server.replication;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.sluice.common.auth.Credentials;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * Chain replication's forwarding step: sends the blocks of a push that carry a replica chain to the
@@ -34,16 +36,20 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ReplicaForwarder {
   private final TransportClientFactory peers;
+  private final Function<String, Credentials> credentials;
   private final ByteBufAllocator allocator;
   private final Duration timeout;
 
   /**
    * @param peers connections to other servers
+   * @param credentials how a forward for an application authenticates at the next server (as
+   *     that application, with the secret this server holds for it)
    * @param timeout how long to wait for the next server's answer ({@code replication.timeout})
    */
-  public ReplicaForwarder(TransportClientFactory peers, ByteBufAllocator allocator,
-      Duration timeout) {
+  public ReplicaForwarder(TransportClientFactory peers, Function<String, Credentials> credentials,
+      ByteBufAllocator allocator, Duration timeout) {
     this.peers = peers;
+    this.credentials = credentials;
     this.allocator = allocator;
     this.timeout = timeout;
   }
@@ -90,7 +96,7 @@ public final class ReplicaForwarder {
       body.release();
       throw e;
     }
-    return peers.getClientAsync(next.host(), next.port())
+    return peers.getClientAsync(next.host(), next.port(), credentials.apply(appId))
         .whenComplete((c, e) -> {
           if (e != null) {
             forward.release();

@@ -1,18 +1,24 @@
 package io.sluice.server.shuffle;
 
+import io.sluice.common.auth.Secret;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A registered application: its user, its shuffles and when it last showed signs of life. */
+/**
+ * A registered application: its user, its secret (when the server authenticates), its shuffles and
+ * when it last showed signs of life.
+ */
 public final class AppState {
   private final String appId;
   private final String user;
+  private final Secret secret;
   private final ConcurrentHashMap<Integer, ShuffleState> shuffles = new ConcurrentHashMap<>();
   private volatile long lastHeartbeatNanos;
 
-  AppState(String appId, String user, long nowNanos) {
+  AppState(String appId, String user, Secret secret, long nowNanos) {
     this.appId = appId;
     this.user = user;
+    this.secret = secret;
     this.lastHeartbeatNanos = nowNanos;
   }
 
@@ -22,6 +28,11 @@ public final class AppState {
 
   public String user() {
     return user;
+  }
+
+  /** The secret its connections prove; null when the server does not authenticate. */
+  public Secret secret() {
+    return secret;
   }
 
   void heartbeat(long nowNanos) {

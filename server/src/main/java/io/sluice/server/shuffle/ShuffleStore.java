@@ -1,6 +1,7 @@
 package io.sluice.server.shuffle;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.auth.Secret;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.storage.DiskManager;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -33,13 +35,15 @@ public final class ShuffleStore {
   private final DiskManager disks;
   private final Consumer<ByteBuf> free;
   private final LongSupplier nanoClock;
+  private final StoreLimits limits;
   private volatile boolean draining;
 
   /**
    * @param free returns a block's buffer to the push pool
    */
   public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
-      Consumer<ByteBuf> free, LongSupplier nanoClock) {
+      Consumer<ByteBuf> free, LongSupplier nanoClock, StoreLimits limits) {
+    this.limits = limits;
     this.filesFactory = filesFactory;
     this.disks = disks;
     this.free = free;
@@ -48,24 +52,39 @@ public final class ShuffleStore {
 
   /**
    * Registers (or refreshes) an application. Idempotent. Refused with the retriable BUSY while the
-   * data of an earlier registration of the same id is still being deleted.
+   * data of an earlier registration of the same id is still being deleted; with ACCESS_DENIED when
+   * it is registered with another secret; with REFUSED beyond the limits.
+   *
+   * @param secret the secret its connections will prove; null when the server does not
+   *     authenticate
    */
-  public AppState registerApplication(String appId, String user) {
+  public AppState registerApplication(String appId, String user, Secret secret) {
     checkAppId(appId);
     // compute() runs atomically with unregisterApplication's removal of the same id.
     AppState app = apps.compute(appId, (id, existing) -> {
       if (existing != null) {
+        if (!Objects.equals(existing.secret(), secret)) {
+          throw new RequestRejectedException(StatusCode.ACCESS_DENIED, "application " + id
+              + " is registered on this server with another secret");
+        }
         return existing;
       }
       if (deleting.contains(id)) {
         throw new RequestRejectedException(StatusCode.BUSY, "the data of an earlier "
             + "registration of application " + id + " is still being deleted; retry");
       }
+      limits.checkNewApplication(apps.values(), user);
       LOG.info("Registered application {} of user {}", id, user);
-      return new AppState(id, user, nanoClock.getAsLong());
+      return new AppState(id, user, secret, nanoClock.getAsLong());
     });
     app.heartbeat(nanoClock.getAsLong());
     return app;
+  }
+
+  /** The secret of a registered application, or null when it is unknown (or has none). */
+  public Secret appSecret(String appId) {
+    AppState app = apps.get(appId);
+    return app == null ? null : app.secret();
   }
 
   public void heartbeat(String appId) {
@@ -104,8 +123,10 @@ public final class ShuffleStore {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "shuffle " + shuffleId
           + " has " + numPartitions + " partitions; a shuffle has at least one");
     }
-    ShuffleState shuffle = app.shuffleMap().computeIfAbsent(shuffleId,
-        id -> new ShuffleState(appId, id, numPartitions, filesFactory));
+    ShuffleState shuffle = app.shuffleMap().computeIfAbsent(shuffleId, id -> {
+      limits.checkNewShuffle(app);
+      return new ShuffleState(appId, id, numPartitions, filesFactory);
+    });
     if (shuffle.numPartitions() != numPartitions) {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "shuffle " + shuffleId
           + " is registered with " + shuffle.numPartitions() + " partitions, not " + numPartitions);

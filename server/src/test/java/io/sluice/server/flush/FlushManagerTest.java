@@ -13,6 +13,7 @@ import io.sluice.server.shuffle.PartitionFlusher;
 import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
 import io.sluice.server.storage.PartitionFiles;
@@ -62,9 +63,9 @@ class FlushManagerTest {
     this.pool = pushPool;
     store = new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pushPool::free, System::nanoTime);
-    store.registerApplication(APP, "tester");
-    store.registerApplication(APP + "-2", "tester");
+            partition), disks, pushPool::free, System::nanoTime, StoreLimits.unlimited());
+    store.registerApplication(APP, "tester", null);
+    store.registerApplication(APP + "-2", "tester", null);
   }
 
   private FlushManager startFlushManager(long partitionThreshold) {

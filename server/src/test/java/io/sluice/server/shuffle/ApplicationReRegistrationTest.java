@@ -47,7 +47,7 @@ class ApplicationReRegistrationTest {
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
     store = new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pool::free, System::nanoTime);
+            partition), disks, pool::free, System::nanoTime, StoreLimits.unlimited());
     flusher = new PartitionFlusher(pool, new ServerMetrics());
   }
 
@@ -64,7 +64,7 @@ class ApplicationReRegistrationTest {
    */
   @Test
   void registeringAgainWaitsForTheOldIncarnationsDeletionAndKeepsItsFiles() throws Exception {
-    store.registerApplication(APP, "tester");
+    store.registerApplication(APP, "tester", null);
     PartitionState old = store.registerShuffle(APP, 0, 1).partition(0);
     flush(old, add(old, 1));
 
@@ -79,7 +79,7 @@ class ApplicationReRegistrationTest {
         Thread.onSpinWait();
       }
       RequestRejectedException refused = assertThrows(RequestRejectedException.class,
-          () -> store.registerApplication(APP, "tester"));
+          () -> store.registerApplication(APP, "tester", null));
       assertEquals(StatusCode.BUSY, refused.status());
       assertTrue(refused.status().isRetriable());
     } finally {
@@ -87,7 +87,7 @@ class ApplicationReRegistrationTest {
     }
     deletion.get(20, TimeUnit.SECONDS);
 
-    store.registerApplication(APP, "tester");
+    store.registerApplication(APP, "tester", null);
     PartitionState fresh = store.registerShuffle(APP, 1, 1).partition(0);
     byte[] written = add(fresh, 2);
     flush(fresh, written);
@@ -96,7 +96,7 @@ class ApplicationReRegistrationTest {
 
   @Test
   void aDeletedApplicationsFilesCannotBeReadAnyMore() throws Exception {
-    store.registerApplication(APP, "tester");
+    store.registerApplication(APP, "tester", null);
     PartitionState partition = store.registerShuffle(APP, 0, 1).partition(0);
     flush(partition, add(partition, 3));
     PartitionFiles files = partition.files();

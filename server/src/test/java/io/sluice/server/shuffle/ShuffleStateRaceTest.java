@@ -59,7 +59,7 @@ class ShuffleStateRaceTest {
         FileIo.DEFAULT);
     ShuffleStore store = new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pool::free, System::nanoTime);
+            partition), disks, pool::free, System::nanoTime, StoreLimits.unlimited());
     PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics());
     RaceNames names = new RaceNames("app-race", APPS, SHUFFLES);
     Set<String> everRegistered = ConcurrentHashMap.newKeySet();
@@ -82,7 +82,7 @@ class ShuffleStateRaceTest {
               if (op < 10) {
                 names.registerApp(appSlot, app, () -> {
                   everRegistered.add(app);
-                  store.registerApplication(app, "tester");
+                  store.registerApplication(app, "tester", null);
                 });
               } else if (op < 25) {
                 names.registerShuffle(appSlot, shuffleSlot, app, shuffleId,

@@ -9,8 +9,8 @@ import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
-import io.sluice.common.transport.TransportClientFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,14 +34,14 @@ import org.slf4j.LoggerFactory;
 final class ServerRegistrar {
   private static final Logger LOG = LoggerFactory.getLogger(ServerRegistrar.class);
 
-  private final TransportClientFactory clients;
+  private final Connections clients;
   private final String appId;
   private final String user;
   private final Duration timeout;
   private final Set<ServerAddress> known = ConcurrentHashMap.newKeySet();
 
   /** @param timeout how long one server may take to answer one of these calls */
-  ServerRegistrar(TransportClientFactory clients, String appId, String user, Duration timeout) {
+  ServerRegistrar(Connections clients, String appId, String user, Duration timeout) {
     this.clients = clients;
     this.appId = appId;
     this.user = user;

@@ -1,11 +1,18 @@
 package io.sluice.client.spark.driver;
 
+import io.sluice.client.spark.ApplicationAuth;
 import io.sluice.client.spark.ShuffleLocations;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceClientOptions;
+import io.sluice.common.auth.Credentials;
+import io.sluice.common.auth.Secret;
+import io.sluice.common.auth.SecretFile;
+import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
+import io.sluice.common.protocol.AuthRole;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
 import io.sluice.common.transport.TransportServer;
@@ -14,6 +21,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -46,6 +54,7 @@ public final class SluiceDriver implements Closeable {
   private final String endpointHost;
   private final ScheduledFuture<?> serverBeats;
   private final Duration callTimeout;
+  private final ApplicationAuth auth;
 
   /**
    * @param bindHost the address the endpoint listens on
@@ -62,17 +71,33 @@ public final class SluiceDriver implements Closeable {
             + SluiceClientOptions.COORDINATORS.key() + "' (host:port of the coordinators)"));
     TransportConf transport = new TransportConf(client.conf());
     this.callTimeout = client.conf().get(SluiceClientOptions.CALL_TIMEOUT);
-    this.coordinators = new CoordinatorClient(client.clients(),
+    // With authentication on, the driver proves the cluster secret: as a cluster member to the
+    // coordinators, and as its application's registrar to the servers, which learn the
+    // application's secret from it.
+    boolean authenticated = client.conf().get(SluiceClientOptions.AUTH_ENABLED);
+    this.auth = ApplicationAuth.forDriver(authenticated);
+    Secret appSecret = auth.secret(appId);
+    Secret clusterSecret = authenticated ? SecretFile.read(
+        client.conf().get(SluiceClientOptions.AUTH_CLUSTER_SECRET_FILE),
+        SluiceClientOptions.AUTH_CLUSTER_SECRET_FILE.key()) : null;
+    Connections toCoordinators = authenticated
+        ? client.clients().as(Credentials.cluster(clusterSecret)) : client.clients();
+    Connections toServers = authenticated
+        ? client.clients().as(Credentials.registrar(appId, appSecret, clusterSecret))
+        : client.clients();
+    this.coordinators = new CoordinatorClient(toCoordinators,
         CoordinatorAddress.parseList(list, SluiceClientOptions.COORDINATORS.key()), callTimeout);
     coordinators.registerApplication(appId, user);
-    this.servers = new ServerRegistrar(client.clients(), appId, user, callTimeout);
+    this.servers = new ServerRegistrar(toServers, appId, user, callTimeout);
     this.relocations = Executors.newSingleThreadExecutor(daemon("sluice-driver-relocations"));
     Relocator relocator = new Relocator(appId, coordinators, servers,
         client.conf().get(SluiceClientOptions.REPLICAS),
         client.conf().get(SluiceClientOptions.SERVER_TAGS), callTimeout, System::nanoTime);
     this.endpoint = new TransportContext(transport, "sluice-driver-" + appId, client.allocator())
         .createServer(bindHost, client.conf().get(SluiceClientOptions.DRIVER_PORT),
-            new DriverEndpoint(appId, books::get, relocator, relocations));
+            new DriverEndpoint(appId, books::get, relocator, relocations),
+            authenticated ? new ServerAuth(Set.of(AuthRole.APPLICATION), null,
+                id -> id.equals(appId) ? appSecret : null) : ServerAuth.disabled());
     long interval = client.conf().get(SluiceClientOptions.HEARTBEAT_INTERVAL).toMillis();
     // The coordinators' client blocks while it fails over; it gets its own thread so that it never
     // delays the servers' heart-beats, which are asynchronous.
@@ -84,6 +109,11 @@ public final class SluiceDriver implements Closeable {
         interval, TimeUnit.MILLISECONDS);
     LOG.info("Sluice driver endpoint of {} listens on {}:{}", appId, advertisedHost,
         endpoint.port());
+  }
+
+  /** How this application's executors authenticate; travels in its shuffle handles. */
+  public ApplicationAuth auth() {
+    return auth;
   }
 
   public String endpointHost() {

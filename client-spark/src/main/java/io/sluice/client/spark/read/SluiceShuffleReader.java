@@ -5,8 +5,8 @@ import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceShuffleHandle;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.shuffle.read.BlockDecoder;
-import io.sluice.common.shuffle.read.PartitionReader;
 import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
+import io.sluice.common.shuffle.read.PartitionReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,10 +71,11 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
     CountedMaps maps = SparkReadCalls.countedMaps(
         handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition);
     PartitionReader reader = new PartitionReader(handle.appId(), handle.shuffleId(),
-        sources(maps), client.fetchSettings(), client.clients(), client.allocator(),
+        sources(maps), client.fetchSettings(), client.connections(handle), client.allocator(),
         client.scheduler());
     RecordIterator records = new RecordIterator(reader,
-        new BlockDecoder(client.codec(), client.allocator()),
+        new BlockDecoder(client.codec(), client.allocator(), client.blockCipher(),
+            handle.shuffleId()),
         dependency.serializer().newInstance(), metrics, maps, context::killTaskIfInterrupted,
         () -> {
           reader.close();

@@ -8,6 +8,7 @@ import io.sluice.client.spark.SluiceClientOptions;
 import io.sluice.client.spark.SluiceShuffleHandle;
 import io.sluice.client.spark.SparkCompat;
 import io.sluice.common.codec.CompressionCodec;
+import io.sluice.common.shuffle.BlockCipher;
 import io.sluice.common.shuffle.push.MapOutputPusher;
 import io.sluice.common.shuffle.push.PartitionLocator;
 import java.io.IOException;
@@ -51,8 +52,8 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     this.client = client;
     int numPartitions = dependency.partitioner().numPartitions();
     this.partitionLengths = new long[numPartitions];
-    this.pusher = new MapOutputPusher(client.clients(), client.allocator(), client.scheduler(),
-        client.pushSettings(), locator, handle.appId(), handle.shuffleId(), numPartitions,
+    this.pusher = new MapOutputPusher(client.connections(handle), client.allocator(),
+        client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(), numPartitions,
         context.taskAttemptId());
     Serializer serializer = dependency.serializer();
     this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
@@ -108,6 +109,18 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     int size = compressed.readableBytes();
     partitionLengths[partition] += size;
     metrics.incBytesWritten(size);
+    BlockCipher cipher = client.blockCipher();
+    if (cipher != null) {
+      ByteBuf sealed;
+      try {
+        sealed = cipher.seal(compressed, client.allocator(), handle.shuffleId(), partition,
+            context.taskAttemptId(), pusher.nextSequence(partition));
+      } finally {
+        compressed.release();
+      }
+      pusher.add(partition, sealed, length);
+      return;
+    }
     pusher.add(partition, compressed, length);
   }
 

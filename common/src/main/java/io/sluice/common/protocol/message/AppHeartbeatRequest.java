@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
@@ -10,7 +10,7 @@ import java.util.Objects;
  * Keeps an application alive; one that stops heart-beating expires and its data is deleted.
  * Answered by a {@link StatusResponse}.
  */
-public final class AppHeartbeatRequest implements RequestMessage {
+public final class AppHeartbeatRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
 

@@ -1,9 +1,9 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.CorruptFrameException;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Arrays;
 import java.util.Objects;
@@ -15,7 +15,7 @@ import java.util.Objects;
  * output from a failed or speculative attempt's leftovers. Encoded as {@code int32 count} followed
  * by {@code count x (int32 partitionId | int32 blockCount)}. Answered by a {@link StatusResponse}.
  */
-public final class CommitMapOutputRequest implements RequestMessage {
+public final class CommitMapOutputRequest implements ApplicationRequest {
   private static final int ENTRY_LENGTH = 8;
 
   private final long requestId;

@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
@@ -10,7 +10,7 @@ import java.util.Objects;
  * A reader asks for a range of a partition's data file, usually many blocks at once. Answered by a
  * {@link FetchDataResponse}.
  */
-public final class FetchDataRequest implements RequestMessage {
+public final class FetchDataRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

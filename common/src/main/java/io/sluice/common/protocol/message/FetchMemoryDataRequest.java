@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Arrays;
 import java.util.Objects;
@@ -17,7 +17,7 @@ import java.util.Objects;
  * every attempt's), so that a reader of a map range (AQE's skew splits and local reads) moves only
  * the bytes it needs.
  */
-public final class FetchMemoryDataRequest implements RequestMessage {
+public final class FetchMemoryDataRequest implements ApplicationRequest {
   /** {@link #afterSequence()} asking for the blocks from the first one on. */
   public static final long FROM_START = -1L;
 

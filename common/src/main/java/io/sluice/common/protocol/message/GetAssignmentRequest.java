@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.List;
 import java.util.Objects;
@@ -11,7 +11,7 @@ import java.util.Objects;
  * The driver asks the coordinator which servers hold each partition of a new shuffle. Answered by an
  * {@link AssignmentResponse}.
  */
-public final class GetAssignmentRequest implements RequestMessage {
+public final class GetAssignmentRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

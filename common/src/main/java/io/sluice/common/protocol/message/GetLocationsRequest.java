@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
@@ -11,7 +11,7 @@ import java.util.Objects;
  * {@code [startPartition, endPartition)} of a shuffle ever had, so that it reads blocks written
  * before and after a relocation. Answered by a {@link LocationsResponse}.
  */
-public final class GetLocationsRequest implements RequestMessage {
+public final class GetLocationsRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

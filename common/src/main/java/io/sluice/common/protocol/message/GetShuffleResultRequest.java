@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Arrays;
 import java.util.Objects;
@@ -11,7 +11,7 @@ import java.util.Objects;
  * A reader asks how many blocks each of the map attempts it counts committed to a partition on this
  * server. Answered by a {@link GetShuffleResultResponse}.
  */
-public final class GetShuffleResultRequest implements RequestMessage {
+public final class GetShuffleResultRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

@@ -4,8 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.AbstractBodyMessage;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.List;
 import java.util.Objects;
@@ -19,7 +19,7 @@ import java.util.Objects;
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
  */
-public final class PushDataRequest extends AbstractBodyMessage implements RequestMessage {
+public final class PushDataRequest extends AbstractBodyMessage implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

@@ -1,13 +1,13 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /** Announces an application (to the coordinator or a server). Answered by a {@link StatusResponse}. */
-public final class RegisterApplicationRequest implements RequestMessage {
+public final class RegisterApplicationRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final String user;

@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
@@ -10,7 +10,7 @@ import java.util.Objects;
  * Tells a server that a shuffle exists and how many partitions it has, before any of its data is
  * pushed there (as a primary or a replica). Idempotent. Answered by a {@link StatusResponse}.
  */
-public final class RegisterShuffleRequest implements RequestMessage {
+public final class RegisterShuffleRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

@@ -1,9 +1,9 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.CorruptFrameException;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Arrays;
 import java.util.Objects;
@@ -15,7 +15,7 @@ import java.util.Objects;
  * epoch is still the current one, so that many tasks reporting one lost server move each partition
  * once. Answered by a {@link LocationsResponse} with the current location of each partition.
  */
-public final class RelocateRequest implements RequestMessage {
+public final class RelocateRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
   private final int shuffleId;

@@ -1,8 +1,8 @@
 package io.sluice.common.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
@@ -10,7 +10,7 @@ import java.util.Objects;
  * The application has ended: its shuffles and their data can be deleted now. Answered by a
  * {@link StatusResponse}.
  */
-public final class UnregisterApplicationRequest implements RequestMessage {
+public final class UnregisterApplicationRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
 

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
@@ -12,12 +13,11 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestTimeoutException;
 import io.sluice.common.transport.TransportClient;
-import io.sluice.common.transport.TransportClientFactory;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class MapOutputPusher {
   private static final Logger LOG = LoggerFactory.getLogger(MapOutputPusher.class);
 
-  private final TransportClientFactory clients;
+  private final Connections clients;
   private final ByteBufAllocator allocator;
   private final ScheduledExecutorService timer;
   private final PushSettings settings;
@@ -84,7 +84,7 @@ public final class MapOutputPusher {
   private Throwable failure;
   private long waitNanos;
 
-  public MapOutputPusher(TransportClientFactory clients, ByteBufAllocator allocator,
+  public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
       ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
       int shuffleId, int numPartitions, long taskAttemptId) {
     this.clients = clients;
@@ -97,6 +97,14 @@ public final class MapOutputPusher {
     this.taskAttemptId = taskAttemptId;
     this.blockCounts = new int[numPartitions];
     this.usedLocations = new PartitionLocation[numPartitions];
+  }
+
+  /**
+   * The sequence number the next block of {@code partition} gets; for the thread that adds blocks
+   * (an encrypting writer binds each block to it).
+   */
+  public int nextSequence(int partition) {
+    return blockCounts[partition];
   }
 
   /**

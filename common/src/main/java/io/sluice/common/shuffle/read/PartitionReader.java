@@ -7,6 +7,7 @@ import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.AbstractBodyMessage;
+import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.ServerAddress;
@@ -20,10 +21,9 @@ import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.shuffle.IndexEntry;
-import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
-import io.sluice.common.transport.TransportClientFactory;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -95,7 +95,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private final String appId;
   private final int shuffleId;
   private final FetchSettings settings;
-  private final TransportClientFactory clients;
+  private final Connections clients;
   private final ByteBufAllocator allocator;
   private final ScheduledExecutorService timer;
   private final List<Partition> partitions = new ArrayList<>();
@@ -123,7 +123,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * @param timer runs retries after their back-off
    */
   public PartitionReader(String appId, int shuffleId, List<PartitionSource> sources,
-      FetchSettings settings, TransportClientFactory clients, ByteBufAllocator allocator,
+      FetchSettings settings, Connections clients, ByteBufAllocator allocator,
       ScheduledExecutorService timer) {
     this.appId = appId;
     this.shuffleId = shuffleId;
