@@ -3,6 +3,7 @@ package io.sluice.benchmark;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 
 /** The values one measurement took over the rounds. */
 public final class Series {
@@ -28,6 +29,21 @@ public final class Series {
 
   public double max() {
     return sorted().get(values.size() - 1);
+  }
+
+  /** The value added last. */
+  public double last() {
+    if (values.isEmpty()) {
+      throw new IllegalStateException("no values measured");
+    }
+    return values.get(values.size() - 1);
+  }
+
+  /** "median [min-max]" with each number in {@code format}; the median alone for one value. */
+  public String describe(String format) {
+    String median = String.format(Locale.ROOT, format, median());
+    return values.size() == 1 ? median : median + " [" + String.format(Locale.ROOT, format, min())
+        + "-" + String.format(Locale.ROOT, format, max()) + "]";
   }
 
   private List<Double> sorted() {

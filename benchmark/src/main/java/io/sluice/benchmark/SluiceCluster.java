@@ -45,6 +45,15 @@ public final class SluiceCluster implements AutoCloseable {
   public record ServerSizing(String bufferCapacity, String readBufferCapacity, String heap) {}
 
   public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing) throws IOException {
+    this(home, dir, servers, sizing, Map.of());
+  }
+
+  /**
+   * @param daemonSettings further settings of the coordinator and every server (authentication,
+   *     TLS), written into their configuration files
+   */
+  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
+      Map<String, String> daemonSettings) throws IOException {
     this.home = home;
     this.dir = dir;
     Files.createDirectories(dir);
@@ -55,14 +64,18 @@ public final class SluiceCluster implements AutoCloseable {
     coordinatorPort = freePort();
     coordinatorHttpPort = freePort();
     coordinatorConf = dir.resolve("coordinator.conf");
-    write(coordinatorConf, List.of(
+    List<String> extra = new ArrayList<>();
+    daemonSettings.forEach((key, value) -> extra.add(entry(key, value)));
+    List<String> coordinator = new ArrayList<>(List.of(
         entry(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1"),
         entry(CoordinatorOptions.PORT.key(), coordinatorPort),
         entry(CoordinatorOptions.HTTP_PORT.key(), coordinatorHttpPort)));
+    coordinator.addAll(extra);
+    write(coordinatorConf, coordinator);
     for (int i = 1; i <= servers; i++) {
       int httpPort = freePort();
       Path conf = dir.resolve("server-" + i + ".conf");
-      write(conf, List.of(
+      List<String> server = new ArrayList<>(List.of(
           entry(ServerOptions.BIND_HOST.key(), "127.0.0.1"),
           entry(ServerOptions.PORT.key(), freePort()),
           entry(ServerOptions.HTTP_PORT.key(), httpPort),
@@ -72,6 +85,8 @@ public final class SluiceCluster implements AutoCloseable {
           entry(ServerOptions.DISK_MIN_FREE.key(), "1g"),
           entry(ServerOptions.BUFFER_CAPACITY.key(), sizing.bufferCapacity()),
           entry(ServerOptions.READ_BUFFER_CAPACITY.key(), sizing.readBufferCapacity())));
+      server.addAll(extra);
+      write(conf, server);
       serverConfs.add(conf);
       serverHttpPorts.add(httpPort);
     }

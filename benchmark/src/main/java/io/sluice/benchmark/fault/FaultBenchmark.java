@@ -1,15 +1,10 @@
 package io.sluice.benchmark.fault;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
-import io.sluice.benchmark.SparkRun;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,7 +42,6 @@ public final class FaultBenchmark {
       "records", "master", "driver-memory", "output", "markdown", "home", "command");
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private FaultBenchmark() {}
 
@@ -67,23 +61,23 @@ public final class FaultBenchmark {
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
     Files.deleteIfExists(results);
-    Job job = new Job(new SparkInstall(home), o.getOrDefault("master", "local[2,4]"),
+    FaultJobRunner job = new FaultJobRunner(new SparkInstall(home), o.getOrDefault("master", "local[2,4]"),
         o.getOrDefault("driver-memory", "3g"), Integer.parseInt(o.getOrDefault("maps", "32")),
         Integer.parseInt(o.getOrDefault("reduces", "16")),
         Long.parseLong(o.getOrDefault("records", "250000")), out, results);
 
-    List<Outcome> outcomes = new ArrayList<>();
-    Outcome reference = job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0);
+    List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
+    FaultJobRunner.Outcome reference = job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());
     try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
         new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
       cluster.start();
       System.out.println("== warm-up");
-      job.run("warmup", 0, FaultJob.Scenario.NONE, 1, cluster, 0);
+      job.run("warmup", 0, FaultJob.Scenario.NONE, 1, cluster, 0, Map.of());
       for (int round = 1; round <= rounds; round++) {
         for (int r : replicas) {
           for (FaultJob.Scenario scenario : FaultJob.Scenario.values()) {
             long pid = scenario == FaultJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
-            outcomes.add(job.run("sluice", round, scenario, r, cluster, pid));
+            outcomes.add(job.run("sluice", round, scenario, r, cluster, pid, Map.of()));
             if (pid != 0) {
               cluster.restartServer(VICTIM);
             }
@@ -100,75 +94,13 @@ public final class FaultBenchmark {
           o.getOrDefault("command", "bin/bench-fault.sh"), body);
       System.out.println("Wrote the 'fault' section of " + markdown);
     }
-    boolean allRight = outcomes.stream().allMatch(x -> x.answer.equals(reference.answer)
-        && x.exit == 0);
+    boolean allRight = outcomes.stream().allMatch(x -> x.answer().equals(reference.answer())
+        && x.exit() == 0);
     System.exit(allRight ? 0 : 1);
   }
 
-  /** One run's figures, from the job's result line. */
-  record Outcome(String mode, int round, FaultJob.Scenario scenario, int replicas, int exit,
-      double wallMs, double cpuMs, boolean killed, int mapStageSubmissions, int stageSubmissions,
-      int failedTasks, int fetchFailures, JsonNode answer) {}
-
-  /** How every run is submitted. */
-  private record Job(SparkInstall install, String master, String driverMemory, int maps,
-      int reduces, long records, Path out, Path results) {
-
-    Outcome run(String mode, int round, FaultJob.Scenario scenario, int replicas,
-        SluiceCluster cluster, long killPid) throws Exception {
-      Map<String, String> conf = new LinkedHashMap<>();
-      conf.put("spark.ui.enabled", "false");
-      conf.put("spark.driver.host", "127.0.0.1");
-      conf.put("spark.local.dir", out.resolve("spark-local").toString());
-      conf.put("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
-      conf.put("spark.shuffle.push.enabled", "false");
-      boolean sluice = cluster != null;
-      if (sluice) {
-        conf.putAll(install.sluiceConf(cluster.coordinatorAddress()));
-        conf.put("spark.sluice.replicas", String.valueOf(replicas));
-      }
-      String name = mode + "-" + round + "-r" + replicas + "-" + scenario.label();
-      List<String> args = new ArrayList<>(List.of("--scenario", scenario.label(), "--maps",
-          String.valueOf(maps), "--reduces", String.valueOf(reduces), "--records",
-          String.valueOf(records), "--result", results.toString()));
-      if (killPid > 0) {
-        args.add("--kill-pid");
-        args.add(String.valueOf(killPid));
-      }
-      System.out.println("== " + name);
-      long before = lines();
-      int exit = SparkRun.of(install, driverMemory, master, sluice, conf,
-          FaultJob.class.getName(), args, out.resolve("logs").resolve(name + ".log"),
-          line -> line.startsWith("Fault run ")).run(Map.of());
-      List<String> all = Files.readAllLines(results, StandardCharsets.UTF_8);
-      if (exit != 0 || all.size() == before) {
-        System.out.println("  exited with " + exit + "; see " + out.resolve("logs"));
-        return new Outcome(mode, round, scenario, replicas, exit == 0 ? -1 : exit, 0, 0, false,
-            0, 0, 0, 0, JSON.nullNode());
-      }
-      JsonNode line = JSON.readTree(all.get(all.size() - 1));
-      JsonNode submissions = line.path("stageSubmissions");
-      int mapStage = Integer.MAX_VALUE;
-      int total = 0;
-      for (var it = submissions.fields(); it.hasNext(); ) {
-        var e = it.next();
-        mapStage = Math.min(mapStage, Integer.parseInt(e.getKey()));
-        total += e.getValue().asInt();
-      }
-      return new Outcome(mode, round, scenario, replicas, exit, line.path("wallMs").asDouble(),
-          line.path("cpuMs").asDouble(), line.path("killed").asBoolean(),
-          submissions.path(String.valueOf(mapStage)).asInt(), total,
-          line.path("failedTasks").asInt(), line.path("fetchFailures").asInt(),
-          line.path("answer"));
-    }
-
-    private long lines() throws IOException {
-      return Files.exists(results) ? Files.readAllLines(results).size() : 0;
-    }
-  }
-
-  private static String report(Outcome reference, List<Outcome> outcomes, List<Integer> replicas,
-      int rounds, Job job) {
+  private static String report(FaultJobRunner.Outcome reference, List<FaultJobRunner.Outcome> outcomes, List<Integer> replicas,
+      int rounds, FaultJobRunner job) {
     StringBuilder b = new StringBuilder();
     double mib = job.maps() * job.records() * 100.0 / (1 << 20);
     b.append(String.format(Locale.ROOT, "One job: %d map tasks of %,d records (a long key and a "
@@ -183,8 +115,8 @@ public final class FaultBenchmark {
         + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
         job.maps(), job.records(), mib, job.reduces(), job.master(), rounds));
     b.append(String.format(Locale.ROOT, "Built-in shuffle, same job, same invocation: %,.1f s, "
-        + "%,.1f CPU-s (%s).%n%n", reference.wallMs / 1000, reference.cpuMs / 1000,
-        reference.exit == 0 ? "the reference answer" : "FAILED, exit " + reference.exit));
+        + "%,.1f CPU-s (%s).%n%n", reference.wallMs() / 1000, reference.cpuMs() / 1000,
+        reference.exit() == 0 ? "the reference answer" : "FAILED, exit " + reference.exit()));
     b.append("| Copies | Case | Job time | / undisturbed | / built-in | Spark CPU-s per GiB "
         + "| Map stage submissions | All stage submissions | Failed tasks (fetch failures) "
         + "| Answer = built-in |\n");
@@ -193,22 +125,22 @@ public final class FaultBenchmark {
     List<String> targets = new ArrayList<>();
     for (int r : replicas) {
       for (FaultJob.Scenario scenario : FaultJob.Scenario.values()) {
-        List<Outcome> runs = outcomes.stream()
-            .filter(x -> x.replicas == r && x.scenario == scenario).toList();
-        Series time = series(runs, Outcome::wallMs);
-        Series cpu = series(runs, Outcome::cpuMs);
+        List<FaultJobRunner.Outcome> runs = outcomes.stream()
+            .filter(x -> x.replicas() == r && x.scenario() == scenario).toList();
+        Series time = series(runs, FaultJobRunner.Outcome::wallMs);
+        Series cpu = series(runs, FaultJobRunner.Outcome::cpuMs);
         if (scenario == FaultJob.Scenario.NONE) {
           undisturbed.put(r, time.median());
         }
         double ratio = time.median() / undisturbed.get(r);
-        boolean right = runs.stream().allMatch(x -> x.exit == 0
-            && x.answer.equals(reference.answer));
+        boolean right = runs.stream().allMatch(x -> x.exit() == 0
+            && x.answer().equals(reference.answer()));
         b.append(String.format(Locale.ROOT, "| %d | %s | %.1f s (%.1f-%.1f) | %.2fx | %.2fx | "
             + "%.1f | %s | %s | %s | %s |%n", r, label(scenario), time.median() / 1000,
-            time.min() / 1000, time.max() / 1000, ratio, time.median() / reference.wallMs,
-            cpu.median() / 1000 / (mib / 1024), counts(runs, Outcome::mapStageSubmissions),
-            counts(runs, Outcome::stageSubmissions),
-            counts(runs, x -> x.failedTasks) + " (" + counts(runs, x -> x.fetchFailures) + ")",
+            time.min() / 1000, time.max() / 1000, ratio, time.median() / reference.wallMs(),
+            cpu.median() / 1000 / (mib / 1024), counts(runs, FaultJobRunner.Outcome::mapStageSubmissions),
+            counts(runs, FaultJobRunner.Outcome::stageSubmissions),
+            counts(runs, x -> x.failedTasks()) + " (" + counts(runs, x -> x.fetchFailures()) + ")",
             right ? "yes, every run" : "**NO**"));
         if (scenario != FaultJob.Scenario.NONE) {
           targets.add(target(r, scenario, ratio, runs, right));
@@ -232,9 +164,9 @@ public final class FaultBenchmark {
   }
 
   private static String target(int replicas, FaultJob.Scenario scenario, double ratio,
-      List<Outcome> runs, boolean right) {
-    int maxSubmissions = runs.stream().mapToInt(Outcome::mapStageSubmissions).max().orElse(0);
-    boolean killed = runs.stream().allMatch(Outcome::killed);
+      List<FaultJobRunner.Outcome> runs, boolean right) {
+    int maxSubmissions = runs.stream().mapToInt(FaultJobRunner.Outcome::mapStageSubmissions).max().orElse(0);
+    boolean killed = runs.stream().allMatch(FaultJobRunner.Outcome::killed);
     if (replicas >= 2) {
       boolean met = ratio <= 1.3 && maxSubmissions == 1 && right && killed;
       return String.format(Locale.ROOT, "- %d copies, %s: at most 1.3x and no stage re-run: "
@@ -255,14 +187,14 @@ public final class FaultBenchmark {
     };
   }
 
-  private static Series series(List<Outcome> runs, ToDoubleFunction<Outcome> f) {
+  private static Series series(List<FaultJobRunner.Outcome> runs, ToDoubleFunction<FaultJobRunner.Outcome> f) {
     Series s = new Series();
-    runs.stream().filter(x -> x.exit == 0).forEach(x -> s.add(f.applyAsDouble(x)));
+    runs.stream().filter(x -> x.exit() == 0).forEach(x -> s.add(f.applyAsDouble(x)));
     return s;
   }
 
-  private static String counts(List<Outcome> runs,
-      ToIntFunction<Outcome> f) {
+  private static String counts(List<FaultJobRunner.Outcome> runs,
+      ToIntFunction<FaultJobRunner.Outcome> f) {
     List<String> values = new ArrayList<>();
     runs.forEach(x -> values.add(String.valueOf(f.applyAsInt(x))));
     return String.join(", ", values);

@@ -2,9 +2,11 @@ package io.sluice.common.transport;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.SluiceConf;
@@ -25,7 +27,7 @@ final class TlsContexts {
     File chain = required(conf, TransportOptions.TLS_CERT_CHAIN);
     File key = required(conf, TransportOptions.TLS_PRIVATE_KEY);
     try {
-      SslContextBuilder builder = SslContextBuilder.forServer(chain, key);
+      SslContextBuilder builder = SslContextBuilder.forServer(chain, key).sslProvider(provider());
       if (conf.get(TransportOptions.TLS_CLIENT_AUTH)) {
         builder.clientAuth(ClientAuth.REQUIRE)
             .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
@@ -39,7 +41,7 @@ final class TlsContexts {
 
   static SslContext forClient(SluiceConf conf) {
     try {
-      SslContextBuilder builder = SslContextBuilder.forClient()
+      SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(provider())
           .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
       if (conf.isSet(TransportOptions.TLS_CERT_CHAIN)) {
         builder.keyManager(required(conf, TransportOptions.TLS_CERT_CHAIN),
@@ -51,6 +53,11 @@ final class TlsContexts {
           + " (check '" + TransportOptions.TLS_TRUST_CERTS.key() + "' and '"
           + TransportOptions.TLS_CERT_CHAIN.key() + "')");
     }
+  }
+
+  /** BoringSSL where its native library loads (Linux x86-64), the JDK's engine elsewhere. */
+  static SslProvider provider() {
+    return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
   }
 
   /** A client's TLS handler for {@code host}, checking the certificate names it when configured. */

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.SelfSignedCertificate;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.config.ConfigException;
@@ -53,6 +55,16 @@ class TlsTransportTest {
   private static StatusCode heartbeat(TransportClient client) throws Exception {
     return client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
         StatusResponse.class).get(10, TimeUnit.SECONDS).status();
+  }
+
+  @Test
+  void tlsRunsOnBoringSslWhereItsLibraryIsShipped() {
+    boolean shipped = "Linux".equals(System.getProperty("os.name"))
+        && "amd64".equals(System.getProperty("os.arch"));
+    if (shipped) {
+      assertTrue(OpenSsl.isAvailable(), String.valueOf(OpenSsl.unavailabilityCause()));
+      assertEquals(SslProvider.OPENSSL, TlsContexts.provider());
+    }
   }
 
   @Test

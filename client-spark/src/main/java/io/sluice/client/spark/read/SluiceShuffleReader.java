@@ -74,8 +74,7 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
         sources(maps), client.fetchSettings(), client.connections(handle), client.allocator(),
         client.scheduler());
     RecordIterator records = new RecordIterator(reader,
-        new BlockDecoder(client.codec(), client.allocator(), client.blockCipher(),
-            handle.shuffleId()),
+        new BlockDecoder(client.codec(), client.allocator(), client.blockCipher()),
         dependency.serializer().newInstance(), metrics, maps, context::killTaskIfInterrupted,
         () -> {
           reader.close();

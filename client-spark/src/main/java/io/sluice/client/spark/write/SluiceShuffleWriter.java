@@ -113,8 +113,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     if (cipher != null) {
       ByteBuf sealed;
       try {
-        sealed = cipher.seal(compressed, client.allocator(), handle.shuffleId(), partition,
-            context.taskAttemptId(), pusher.nextSequence(partition));
+        sealed = cipher.seal(compressed, client.allocator());
       } finally {
         compressed.release();
       }

@@ -100,14 +100,6 @@ public final class MapOutputPusher {
   }
 
   /**
-   * The sequence number the next block of {@code partition} gets; for the thread that adds blocks
-   * (an encrypting writer binds each block to it).
-   */
-  public int nextSequence(int partition) {
-    return blockCounts[partition];
-  }
-
-  /**
    * Queues one block of {@code partition}: its compressed bytes and their uncompressed length. Takes
    * ownership of {@code data} on every path. Waits while the attempt holds too many bytes.
    *

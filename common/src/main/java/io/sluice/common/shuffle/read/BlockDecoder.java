@@ -16,19 +16,16 @@ public final class BlockDecoder {
   private final CompressionCodec codec;
   private final ByteBufAllocator allocator;
   private final BlockCipher cipher;
-  private final int shuffleId;
 
   public BlockDecoder(CompressionCodec codec, ByteBufAllocator allocator) {
-    this(codec, allocator, null, -1);
+    this(codec, allocator, null);
   }
 
   /** @param cipher the application's block cipher; null when blocks are not encrypted */
-  public BlockDecoder(CompressionCodec codec, ByteBufAllocator allocator, BlockCipher cipher,
-      int shuffleId) {
+  public BlockDecoder(CompressionCodec codec, ByteBufAllocator allocator, BlockCipher cipher) {
     this.codec = codec;
     this.allocator = allocator;
     this.cipher = cipher;
-    this.shuffleId = shuffleId;
   }
 
   /**
@@ -47,8 +44,7 @@ public final class BlockDecoder {
     ByteBuf opened = null;
     if (cipher != null) {
       try {
-        opened = cipher.open(block.data(), allocator, shuffleId, block.partition(),
-            block.taskAttemptId(), block.sequence());
+        opened = cipher.open(block.data(), allocator);
       } catch (CorruptBlockException e) {
         throw new CorruptBlockException(block + ": " + e.getMessage(), e);
       }

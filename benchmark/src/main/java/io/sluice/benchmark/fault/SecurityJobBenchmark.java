@@ -1,0 +1,208 @@
+package io.sluice.benchmark.fault;
+
+import io.netty.handler.ssl.util.SelfSignedCertificate;
+import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.Series;
+import io.sluice.benchmark.SluiceCluster;
+import io.sluice.benchmark.SparkInstall;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What security costs a Spark job: the fault benchmark's job, undisturbed, through three servers
+ * started with the {@code bin/} scripts, plain, with authentication, with authentication and
+ * blocks encrypted with Spark's I/O key, and with authentication over TLS; interleaved rounds,
+ * each run on a freshly started cluster of its mode; ratios to the plain runs of the same
+ * invocation. Writes the {@code security-job} section of {@code docs/benchmarks.md}.
+ */
+public final class SecurityJobBenchmark {
+  private static final String USAGE = String.join("\n",
+      "Usage: bin/bench-security-job.sh [flags]",
+      "  --rounds N             rounds of every mode (default 3)",
+      "  --maps N               map tasks (default 32)",
+      "  --reduces N            reduce partitions (default 16)",
+      "  --records N            records per map task, 100 bytes each (default 250000)",
+      "  --master URL           default local[2]",
+      "  --output DIR           results and logs (default benchmark/target/security-job)",
+      "  --markdown FILE|-      section 'security-job' rewritten (default docs/benchmarks.md)",
+      "  --home DIR             the Sluice checkout (set by the script)",
+      "  --command TEXT         the command line to record (set by the script)");
+
+  enum Mode {
+    PLAIN("plain"),
+    AUTH("authentication"),
+    AUTH_ENCRYPTED("authentication, blocks encrypted"),
+    TLS_AUTH("authentication over TLS");
+
+    final String label;
+
+    Mode(String label) {
+      this.label = label;
+    }
+  }
+
+  private SecurityJobBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = new LinkedHashMap<>();
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      flags.named(flags.next(), List.of("rounds", "maps", "reduces", "records", "master",
+          "output", "markdown", "home", "command"), o);
+    }
+    Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
+    int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
+    Path out = home.resolve(o.getOrDefault("output", "benchmark/target/security-job"));
+    Files.createDirectories(out.resolve("logs"));
+    Path results = out.resolve("results.jsonl");
+    Files.deleteIfExists(results);
+    FaultJobRunner job = new FaultJobRunner(new SparkInstall(home),
+        o.getOrDefault("master", "local[2]"), "3g", Integer.parseInt(o.getOrDefault("maps", "32")),
+        Integer.parseInt(o.getOrDefault("reduces", "16")),
+        Long.parseLong(o.getOrDefault("records", "250000")), out, results);
+    Settings settings = Settings.create(out);
+
+    FaultJobRunner.Outcome reference =
+        job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());
+    Map<Mode, List<FaultJobRunner.Outcome>> outcomes = new EnumMap<>(Mode.class);
+    for (int round = 0; round <= rounds; round++) {
+      for (Mode mode : Mode.values()) {
+        // Round 0 warms up each mode's path and is not counted.
+        try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
+            new SluiceCluster.ServerSizing("512m", "128m", "512m"), settings.daemons(mode))) {
+          cluster.start();
+          FaultJobRunner.Outcome outcome = job.run(mode.name().toLowerCase(Locale.ROOT), round,
+              FaultJob.Scenario.NONE, 1, cluster, 0, settings.spark(mode));
+          if (round > 0) {
+            outcomes.computeIfAbsent(mode, m -> new ArrayList<>()).add(outcome);
+          }
+        }
+      }
+    }
+    settings.certificate.delete();
+    String body = report(reference, outcomes, rounds, job);
+    System.out.println(body);
+    String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
+    if (!markdown.equals("-")) {
+      BenchmarkReport.writeSection(home.resolve(markdown), "security-job",
+          "Security: the cost of authentication, TLS and encrypted blocks on a Spark job",
+          o.getOrDefault("command", "bin/bench-security-job.sh"), body);
+      System.out.println("Wrote the 'security-job' section of " + markdown);
+    }
+    boolean allRight = outcomes.values().stream().flatMap(List::stream)
+        .allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
+    System.exit(allRight ? 0 : 1);
+  }
+
+  /** The secret files and certificate of the secured modes, and each mode's settings. */
+  private record Settings(Path clusterSecret, SelfSignedCertificate certificate) {
+    static Settings create(Path dir) throws Exception {
+      Path secret = dir.resolve("cluster.secret");
+      Files.writeString(secret, "benchmark-cluster-secret-0123456789abcdef\n",
+          StandardCharsets.UTF_8);
+      Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+      return new Settings(secret, new SelfSignedCertificate("localhost"));
+    }
+
+    Map<String, String> daemons(Mode mode) {
+      Map<String, String> s = new LinkedHashMap<>();
+      if (mode != Mode.PLAIN) {
+        s.put("auth.enabled", "true");
+        s.put("auth.cluster.secret.file", clusterSecret.toString());
+      }
+      if (mode == Mode.TLS_AUTH) {
+        s.putAll(tls(""));
+        s.put("transport.tls.cert.chain", certificate.certificate().getPath());
+        s.put("transport.tls.private.key", certificate.privateKey().getPath());
+      }
+      return s;
+    }
+
+    Map<String, String> spark(Mode mode) {
+      Map<String, String> s = new LinkedHashMap<>();
+      if (mode != Mode.PLAIN) {
+        s.put("spark.sluice.auth.enabled", "true");
+        s.put("spark.sluice.auth.cluster.secret.file", clusterSecret.toString());
+      }
+      if (mode == Mode.AUTH_ENCRYPTED) {
+        s.put("spark.io.encryption.enabled", "true");
+      }
+      if (mode == Mode.TLS_AUTH) {
+        s.putAll(tls("spark.sluice."));
+        // The driver's endpoint is a TLS listener too.
+        s.put("spark.sluice.transport.tls.cert.chain", certificate.certificate().getPath());
+        s.put("spark.sluice.transport.tls.private.key", certificate.privateKey().getPath());
+      }
+      return s;
+    }
+
+    /**
+     * TLS with the self-signed certificate as the trusted one. The daemons are addressed as
+     * 127.0.0.1, which a certificate for localhost does not name, so host names are not checked
+     * here; the check happens once per connection and does not change the figures.
+     */
+    private Map<String, String> tls(String prefix) {
+      return Map.of(prefix + "transport.tls.enabled", "true",
+          prefix + "transport.tls.trust.certs", certificate.certificate().getPath(),
+          prefix + "transport.tls.verify.hostname", "false");
+    }
+  }
+
+  private static String report(FaultJobRunner.Outcome reference,
+      Map<Mode, List<FaultJobRunner.Outcome>> outcomes, int rounds, FaultJobRunner job) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "The fault benchmark's job, undisturbed: %d map tasks "
+        + "of %,d records (about %,.0f MiB) into %d partitions; `%s`, Kryo, one copy, each run a "
+        + "fresh `SparkSubmit` JVM with the shaded client jar and a freshly started cluster of "
+        + "three servers and a coordinator (`bin/` scripts) in the mode's settings. A warm-up run "
+        + "of every mode, then %d rounds, modes interleaved; medians, ranges in brackets. CPU is "
+        + "the Spark JVM's (driver and executors). TLS uses BoringSSL (netty-tcnative); blocks "
+        + "are encrypted with AES-CTR under Spark's I/O key (`spark.io.encryption.enabled`).%n%n",
+        job.maps(), job.records(), job.mib(), job.reduces(), job.master(), rounds));
+    b.append(String.format(Locale.ROOT, "Built-in shuffle, same job, same invocation: %,.1f s.%n%n",
+        reference.wallMs() / 1000));
+    b.append("| Mode | Job time | / plain | Spark CPU-s | / plain | Answer = built-in |\n");
+    b.append("|---|---:|---:|---:|---:|---|\n");
+    double plainTime = 0;
+    double plainCpu = 0;
+    double authRatio = 0;
+    for (Mode mode : Mode.values()) {
+      List<FaultJobRunner.Outcome> runs = outcomes.getOrDefault(mode, List.of());
+      Series time = new Series();
+      Series cpu = new Series();
+      runs.stream().filter(x -> x.exit() == 0).forEach(x -> {
+        time.add(x.wallMs() / 1000);
+        cpu.add(x.cpuMs() / 1000);
+      });
+      if (time.isEmpty()) {
+        b.append("| ").append(mode.label).append(" | FAILED | | | | **NO** |\n");
+        continue;
+      }
+      if (mode == Mode.PLAIN) {
+        plainTime = time.median();
+        plainCpu = cpu.median();
+      }
+      if (mode == Mode.AUTH) {
+        authRatio = time.median() / plainTime;
+      }
+      boolean right = runs.stream().allMatch(x -> x.exit() == 0
+          && x.answer().equals(reference.answer()));
+      b.append(String.format(Locale.ROOT, "| %s | %s s | %.2fx | %s | %.2fx | %s |%n", mode.label,
+          time.describe("%.1f"), time.median() / plainTime, cpu.describe("%.1f"),
+          cpu.median() / plainCpu, right ? "yes, every run" : "**NO**"));
+    }
+    b.append(String.format(Locale.ROOT, "%nTarget: authentication costs under 2%%: **%s** "
+        + "(%.2fx the plain job time; the rounds' spread is the machine's noise, see the ranges)."
+        + "%n", authRatio < 1.02 ? "met" : "missed", authRatio));
+    return b.toString();
+  }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The cost of authentication and TLS on the push path: bulk push throughput, CPU per GiB and the
+# time to open a connection, plain, authenticated, over TLS, and both, in interleaved rounds of one
+# invocation. Prints a table and rewrites the 'security' section of docs/benchmarks.md.
+#
+#   bin/bench-security.sh [--seconds N] [--warmup N] [--rounds N] [--connects N]
+#                         [--output docs/benchmarks.md | --output -]
+#
+# Builds the benchmark module first when it is missing or older than the sources. Figures are only
+# worth recording from a machine with nothing else running.
+#
+# Environment:
+#   JAVA_HOME               Java 17 or newer; `java` on the PATH otherwise
+#   SLUICE_BENCH_JAVA_OPTS  extra JVM options, e.g. a profiler
+. "$(dirname "$0")/bench-lib.sh"
+
+build_if_needed
+
+# The same JVM settings as bin/bench-transport.sh.
+# shellcheck disable=SC2086
+exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC -Dio.netty.leakDetection.level=disabled \
+  -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
+  -cp "$(benchmark_classpath)" \
+  io.sluice.benchmark.transport.SecurityBenchmark --command "bin/bench-security.sh${*:+ $*}" "$@"
