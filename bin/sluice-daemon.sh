@@ -8,7 +8,8 @@
 #   SLUICE_PID_DIR     where daemons keep their pid files (default: $SLUICE_HOME/run)
 #   SLUICE_SERVER_HEAP, SLUICE_COORDINATOR_HEAP   heap sizes (defaults 512m and 1g)
 #   SLUICE_JAVA_OPTS   extra JVM options for every daemon
-#   SLUICE_STOP_TIMEOUT seconds stop waits before SIGKILL (default 45; a server drains first)
+#   SLUICE_STOP_TIMEOUT seconds stop waits before SIGKILL (default 100; a server drains, then writes
+#                       its blocks to disk for its next start)
 
 set -euo pipefail
 
@@ -88,8 +89,9 @@ sluice_stop() {
   fi
   pid="$(cat "$pid_file")"
   kill "$pid"
-  # A server drains first (server.drain.timeout, 30 s by default): wait a little longer than that.
-  local timeout="${SLUICE_STOP_TIMEOUT:-45}"
+  # A server drains first (server.drain.timeout, 30 s by default), then writes what it holds in
+  # memory to disk for its next start (at most 60 s): wait a little longer than both.
+  local timeout="${SLUICE_STOP_TIMEOUT:-100}"
   for _ in $(seq 1 $((timeout * 5))); do
     if ! kill -0 "$pid" 2>/dev/null; then
       rm -f "$pid_file"

@@ -24,6 +24,7 @@ final class MiniCluster implements Closeable {
   private final Path root;
   private final CoordinatorServer coordinator;
   private final List<ShuffleServer> servers = new ArrayList<>();
+  private final int disksPerServer;
 
   MiniCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
     this(numServers, serverOverrides, Map.of());
@@ -32,7 +33,14 @@ final class MiniCluster implements Closeable {
   /** @param daemonOverrides settings of the coordinator and every server (authentication) */
   MiniCluster(int numServers, Map<String, String> serverOverrides,
       Map<String, String> daemonOverrides) throws Exception {
+    this(numServers, 1, serverOverrides, daemonOverrides);
+  }
+
+  /** @param disksPerServer local directories of each server, see {@link #localDir} */
+  MiniCluster(int numServers, int disksPerServer, Map<String, String> serverOverrides,
+      Map<String, String> daemonOverrides) throws Exception {
     this.root = Files.createTempDirectory("sluice-minicluster");
+    this.disksPerServer = disksPerServer;
     Map<String, String> c = new HashMap<>();
     c.put(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1");
     c.put(CoordinatorOptions.PORT.key(), "0");
@@ -44,7 +52,11 @@ final class MiniCluster implements Closeable {
       s.put(ServerOptions.BIND_HOST.key(), "127.0.0.1");
       s.put(ServerOptions.PORT.key(), "0");
       s.put(ServerOptions.HTTP_PORT.key(), "0");
-      s.put(ServerOptions.LOCAL_DIRS.key(), root.resolve("server-" + i).toString());
+      List<String> dirs = new ArrayList<>();
+      for (int d = 0; d < disksPerServer; d++) {
+        dirs.add(localDir(i, d).toString());
+      }
+      s.put(ServerOptions.LOCAL_DIRS.key(), String.join(",", dirs));
       s.put(ServerOptions.DISK_MIN_FREE.key(), "0");
       s.put(ServerOptions.BUFFER_CAPACITY.key(), "128m");
       s.put(ServerOptions.READ_BUFFER_CAPACITY.key(), "64m");
@@ -70,6 +82,12 @@ final class MiniCluster implements Closeable {
   }
 
   /** The directory under which the servers keep their data. */
+  /** Local directory {@code disk} of server {@code server}. */
+  Path localDir(int server, int disk) {
+    Path dir = root.resolve("server-" + server);
+    return disksPerServer == 1 ? dir : dir.resolve("disk-" + disk);
+  }
+
   Path root() {
     return root;
   }

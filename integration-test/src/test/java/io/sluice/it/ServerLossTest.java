@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.spark.HashPartitioner;
@@ -72,18 +74,36 @@ class ServerLossTest {
       List<Tuple2<Integer, long[]>> result = new ArrayList<>(sc.parallelize(maps, MAPS)
           .mapPartitionsToPair(it -> {
             int map = it.next();
-            List<Tuple2<Long, Long>> out = new ArrayList<>(RECORDS_PER_MAP);
-            for (long i = 0; i < RECORDS_PER_MAP; i++) {
-              long key = map * 1_000_003L + i * 7919;
-              out.add(new Tuple2<>(key, key * 31 + map));
-            }
-            return out.iterator();
+            // Records are made as the writer consumes them, so that a map task that waits for a
+            // rolling restart has pushed part of its output before and pushes the rest after.
+            return new Iterator<Tuple2<Long, Long>>() {
+              private long i;
+
+              @Override
+              public boolean hasNext() {
+                return i < RECORDS_PER_MAP;
+              }
+
+              @Override
+              public Tuple2<Long, Long> next() {
+                if (i == RECORDS_PER_MAP / 2) {
+                  RollingRestart.midMap(map);
+                }
+                long key = map * 1_000_003L + i++ * 7919;
+                return new Tuple2<>(key, key * 31 + map);
+              }
+            };
           })
           .partitionBy(new HashPartitioner(REDUCES))
           .mapPartitionsWithIndex((index, it) -> {
             long[] sums = new long[3];
+            boolean first = true;
             while (it.hasNext()) {
               Tuple2<Long, Long> r = it.next();
+              if (first) {
+                RollingRestart.midReduce(index);
+                first = false;
+              }
               sums[0]++;
               sums[1] += r._1();
               sums[2] += r._2();
@@ -202,6 +222,126 @@ class ServerLossTest {
   void withTwoCopiesADrainingServerStopsMidMapWithoutAStageRerun() {
     JobObserver observer = runDisturbed(2, midMap(), victim -> cluster.stop(victim));
     assertNoStageRan(observer, 1);
+  }
+
+  /**
+   * Restarts every server one at a time, twice over, with SIGTERM as {@code bin/stop-server.sh}
+   * sends it, while the job runs: three times during the map stage and three times during the
+   * reduce stage. Tasks wait at points in their work for the restarts to have advanced, so that
+   * each restart meets map tasks halfway through their pushes and reduce tasks halfway through
+   * their reads, however fast or slow the machine is.
+   */
+  @Test
+  void withTwoCopiesARollingRestartOfEveryServerLosesNothingAndFailsNoTask() throws Exception {
+    int servers = 3;
+    RollingRestart.begin();
+    Thread restarts = new Thread(() -> {
+      try {
+        RollingRestart.awaitPushing();
+        for (int round = 0; round < 2 * servers; round++) {
+          cluster.stop(round % servers);
+          cluster.start(round % servers);
+          RollingRestart.restarted();
+        }
+      } catch (Exception e) {
+        RollingRestart.fail(e);
+      }
+    }, "rolling-restart");
+    restarts.setDaemon(true);
+    restarts.start();
+    try {
+      JobObserver observer = new JobObserver();
+      List<Tuple2<Integer, long[]>> answer = job(conf(2), observer);
+      restarts.join(TimeUnit.MINUTES.toMillis(3));
+      assertEquals(2 * servers, RollingRestart.done(), "restarts while the job ran");
+      assertAnswer(answer);
+      assertNoStageRan(observer, 1);
+      assertEquals(List.of(), observer.failures(), "task failures");
+      for (int i = 0; i < servers; i++) {
+        assertTrue(cluster.metric(i, "sluice_server_recovered_partitions_total") >= 1,
+            "server " + i + " served its data again after its restart");
+      }
+    } finally {
+      RollingRestart.end();
+      restarts.join(TimeUnit.MINUTES.toMillis(3));
+    }
+    cluster.awaitLive(servers);
+  }
+
+  /**
+   * Where tasks of the job wait for a rolling restart to have advanced. Spark runs tasks in this
+   * JVM ({@code local[2,4]}), so they see these static fields.
+   */
+  static final class RollingRestart {
+    private static final long WAIT_NANOS = TimeUnit.MINUTES.toNanos(3);
+    private static volatile boolean active;
+    private static volatile boolean pushing;
+    private static volatile Exception failure;
+    private static final AtomicInteger RESTARTS = new AtomicInteger();
+
+    static void begin() {
+      RESTARTS.set(0);
+      failure = null;
+      pushing = false;
+      active = true;
+    }
+
+    static void end() {
+      active = false;
+    }
+
+    static int done() {
+      return RESTARTS.get();
+    }
+
+    static void restarted() {
+      RESTARTS.incrementAndGet();
+    }
+
+    static void fail(Exception e) {
+      failure = e;
+    }
+
+    static void awaitPushing() throws InterruptedException {
+      ProcessCluster.await(() -> pushing || !active, "a map task pushing");
+    }
+
+    /** Map {@code m} of MAPS goes on after restart {@code m * 3 / MAPS} (0, 1 or 2) is done. */
+    static void midMap(int map) {
+      if (active) {
+        pushing = true;
+        awaitRestarts(map * 3 / MAPS);
+      }
+    }
+
+    /**
+     * Reduce {@code r} goes on after restart {@code 3 + (r + 1) * 3 / REDUCES} is done: the last
+     * waits for every restart, so that the application still holds data on the last server to
+     * restart, and reads what it recorded once it is back.
+     */
+    static void midReduce(int reduce) {
+      if (active) {
+        awaitRestarts(3 + (reduce + 1) * 3 / REDUCES);
+      }
+    }
+
+    private static void awaitRestarts(int n) {
+      long deadline = System.nanoTime() + WAIT_NANOS;
+      while (active && RESTARTS.get() < n) {
+        if (failure != null) {
+          throw new IllegalStateException("the rolling restart failed", failure);
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("timed out waiting for " + n + " restarts");
+        }
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+    }
   }
 
   @Test

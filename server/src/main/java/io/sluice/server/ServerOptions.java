@@ -171,6 +171,16 @@ public final class ServerOptions implements ConfigOptionSet {
               + TransportOptions.REQUEST_TIMEOUT.key() + "`.")
           .build();
 
+  public static final ConfigOption<Boolean> RECOVERY_ENABLED =
+      ConfigOption.bool("server.recovery.enabled")
+          .defaultValue("true")
+          .doc("On a clean stop (SIGTERM, `bin/stop-server.sh`), after draining, write every block "
+              + "in memory to disk and record what the server holds (applications, shuffles, "
+              + "files, commits) in its first local directory, so that the next start with the "
+              + "same local directories serves it again: a rolling restart loses nothing. A server "
+              + "that crashed has nothing to recover and starts empty.")
+          .build();
+
   public static final ConfigOption<Duration> DRAIN_TIMEOUT =
       ConfigOption.duration("server.drain.timeout")
           .defaultValue("30s")
@@ -184,7 +194,7 @@ public final class ServerOptions implements ConfigOptionSet {
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
-      REPLICATION_TIMEOUT, DRAIN_TIMEOUT);
+      REPLICATION_TIMEOUT, RECOVERY_ENABLED, DRAIN_TIMEOUT);
 
   @Override
   public String title() {

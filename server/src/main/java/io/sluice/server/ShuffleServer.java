@@ -28,9 +28,11 @@ import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
 import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.RestartManifest;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -41,12 +43,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** A shuffle server: assembles memory, storage, flushing, request handling and its HTTP port. */
 public final class ShuffleServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleServer.class);
+  /** How long a stopping server may take to write its blocks to disk for its next start. */
+  private static final Duration FLUSH_ON_STOP = Duration.ofSeconds(60);
 
   private final SluiceConf conf;
   private final ServerMetrics metrics = new ServerMetrics();
@@ -65,6 +70,7 @@ public final class ShuffleServer implements Closeable {
   private final String serverId;
   private final String advertisedHost;
   private final ServerHeartbeats heartbeats;
+  private final Path manifest;
   private volatile ServerState state = ServerState.ACTIVE;
 
   public ShuffleServer(SluiceConf conf) throws IOException {
@@ -80,11 +86,16 @@ public final class ShuffleServer implements Closeable {
     this.networkAllocator = NettyTransports.pooledAllocator(
         Math.max(1, Runtime.getRuntime().availableProcessors()));
     List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
+    this.manifest = RestartManifest.location(dirs);
+    List<RestartManifest.Application> recovered = recoverable(conf);
     this.disks = new DiskManager(dirs, conf.get(ServerOptions.DISK_MIN_FREE),
-        conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io);
+        conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io,
+        recovered.stream().map(RestartManifest.Application::appId).collect(Collectors.toSet()));
     this.store = new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
         disks, pushPool::free, System::nanoTime, StoreLimits.of(conf));
+    ShuffleStore.Recovery recovery = store.restore(recovered);
+    metrics.recovered(recovery.servedPartitions(), recovery.droppedPartitions());
     this.flushManager = new FlushManager(store, disks, pushPool,
         new PartitionFlusher(pushPool, metrics), conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
         metrics);
@@ -274,12 +285,64 @@ public final class ShuffleServer implements Closeable {
     peers.close();
     housekeeping.shutdownNow();
     control.shutdown();
+    boolean kept = conf.get(ServerOptions.RECOVERY_ENABLED) && keepForRestart();
     flushManager.close();
     disks.close();
     for (var app : List.copyOf(store.applications())) {
-      store.unregisterApplication(app.appId());
+      if (kept) {
+        store.forgetApplication(app.appId());
+      } else {
+        store.unregisterApplication(app.appId());
+      }
     }
     LOG.info("Shuffle server {} stopped", serverId);
+  }
+
+  /**
+   * Writes every block to disk and records what the server holds for its next start; false (and
+   * nothing recorded) when a block could not be written.
+   */
+  private boolean keepForRestart() {
+    try {
+      if (!flushManager.flushAll(FLUSH_ON_STOP)) {
+        LOG.warn("Could not write every block to disk within {}; the next start begins empty",
+            FLUSH_ON_STOP);
+        return false;
+      }
+      List<RestartManifest.Application> held = store.forRestart();
+      RestartManifest.write(manifest, held);
+      LOG.info("Recorded {} applications in {} for the next start ({})", held.size(), manifest,
+          ServerOptions.RECOVERY_ENABLED.key());
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not record what this server holds for its next start; it begins empty: {}",
+          e.toString());
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * What an earlier run recorded when it stopped cleanly; the record is deleted either way, so that
+   * it is never read twice (a crash after this start leaves none).
+   */
+  private List<RestartManifest.Application> recoverable(SluiceConf conf) {
+    try {
+      List<RestartManifest.Application> apps = conf.get(ServerOptions.RECOVERY_ENABLED)
+          ? RestartManifest.read(manifest) : List.of();
+      Files.deleteIfExists(manifest);
+      return apps;
+    } catch (IOException e) {
+      LOG.warn("Cannot read the restart manifest {}; starting empty: {}", manifest, e.toString());
+      try {
+        Files.deleteIfExists(manifest);
+      } catch (IOException ignored) {
+        // it stays, and the next start reports it again
+      }
+      return List.of();
+    }
   }
 
   private static java.util.concurrent.ThreadFactory daemonThreads(String name) {

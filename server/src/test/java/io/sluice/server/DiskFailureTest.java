@@ -9,7 +9,9 @@ import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.server.storage.FaultyFileIo;
 import io.sluice.server.storage.LocalDisk;
+import io.sluice.common.shuffle.read.PartitionFetchException;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -72,6 +74,62 @@ class DiskFailureTest {
       assertFalse(server.disks().disks().stream().anyMatch(LocalDisk::isHealthy));
       // Blocks acknowledged before the refusal are still served (from memory or disk).
       assertAllReadBack(client, acked);
+    } finally {
+      server.close();
+    }
+  }
+
+  @Test
+  void aLocalDirThatDisappearsLeavesRotationAtTheFirstFailedReadAndIsNotCreatedAgain()
+      throws Exception {
+    ShuffleServer server = new ShuffleServer(TestServers.conf(dir,
+        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+    try (ServerTestClient client = new ServerTestClient(server)) {
+      client.registerApp(APP);
+      client.registerShuffle(APP, 0, 8);
+      Map<Integer, Map<BlockKey, byte[]>> acked = new HashMap<>();
+      Random random = new Random(4);
+      long attempt = 0;
+      for (int round = 0; round < 40; round++) {
+        pushRound(client, random, attempt++, acked);
+      }
+      waitUntil(() -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
+          "flushes to end");
+      Path d1 = dir.resolve("d1");
+      try (var files = Files.walk(d1)) {
+        assertTrue(files.anyMatch(f -> f.toString().endsWith(".data")),
+            "some partitions were flushed to d1");
+      }
+      Path gone = dir.resolve("d1.failed");
+      // As a failed or unmounted disk: the directory is no longer there.
+      Files.move(d1, gone);
+      int unreadable = 0;
+      for (int p = 0; p < 8; p++) {
+        Map<BlockKey, byte[]> expected = acked.getOrDefault(p, Map.of());
+        try {
+          client.readPartition(APP, 0, p, ServerTestClient.attemptsOf(expected.keySet()));
+        } catch (PartitionFetchException e) {
+          // The blocks on the directory that went are lost; the others are still listed.
+          assertTrue(e.getMessage().contains("never arrived"), e.getMessage());
+          unreadable++;
+        }
+      }
+      assertTrue(unreadable > 0, "some partitions had files on the directory that went");
+      LocalDisk first = server.disks().disks().get(0);
+      assertFalse(first.isHealthy(), "a failed read takes the directory out of rotation");
+      assertTrue(server.disks().disks().get(1).isHealthy());
+
+      // New data goes to the other directory; the one that went is not created again.
+      double flushedBefore = server.metrics().flushedBytes();
+      Map<Integer, Map<BlockKey, byte[]>> later = new HashMap<>();
+      for (int round = 0; round < 20; round++) {
+        pushRound(client, random, attempt++, later);
+      }
+      waitUntil(() -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
+          "flushes to end");
+      assertTrue(server.metrics().flushedBytes() > flushedBefore, "new blocks were flushed");
+      assertFalse(Files.exists(d1), "the directory that went stays gone");
+      Files.move(gone, d1);
     } finally {
       server.close();
     }

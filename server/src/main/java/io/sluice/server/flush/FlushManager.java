@@ -11,6 +11,7 @@ import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.LocalDisk;
 import io.sluice.server.storage.PartitionFiles;
 import java.io.Closeable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -148,6 +149,38 @@ public final class FlushManager implements Closeable {
       }
     });
     return true;
+  }
+
+  /**
+   * Writes every block still in memory to disk and waits until all are readable from there, at
+   * most {@code timeout}; for a server that stops and will serve its data again after a restart.
+   *
+   * @return whether nothing is left in memory
+   */
+  public boolean flushAll(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      boolean inMemory = false;
+      for (AppState app : store.applications()) {
+        for (ShuffleState shuffle : app.shuffles()) {
+          for (PartitionState p : shuffle.partitions()) {
+            if (p.memoryBytes() > 0) {
+              inMemory = true;
+              if (p.unflushedBytes() > 0) {
+                queue(p);
+              }
+            }
+          }
+        }
+      }
+      if (!inMemory) {
+        return true;
+      }
+      if (System.nanoTime() > deadline || !storageAvailable) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
   }
 
   @Override

@@ -49,6 +49,15 @@ public final class ServerMetrics {
       "sluice_server_push_memory_allocated_bytes",
       "Bytes of the blocks held in the push pool").register(registry);
 
+  private final Counter partitionsRecovered = Counter.build(
+      "sluice_server_recovered_partitions_total",
+      "Partitions served again after a restart, from what the last clean stop recorded")
+      .register(registry);
+  private final Counter partitionsNotRecovered = Counter.build(
+      "sluice_server_unrecovered_partitions_total",
+      "Partitions the last clean stop recorded that could not be served again")
+      .register(registry);
+
   public ServerMetrics() {
     new StandardExports().register(registry);
     new GarbageCollectorExports().register(registry);
@@ -103,6 +112,12 @@ public final class ServerMetrics {
 
   public void flushQueued(int n) {
     flushQueue.set(n);
+  }
+
+  /** Partitions served again after a restart, and those of the record that could not be. */
+  public void recovered(int served, int notServed) {
+    partitionsRecovered.inc(served);
+    partitionsNotRecovered.inc(notServed);
   }
 
   public void pushMemoryUsed(long held, long allocated) {

@@ -58,6 +58,18 @@ final class CommittedCounts {
     return size;
   }
 
+  /** The attempts with a commit, ascending (a copy). */
+  long[] attempts() {
+    sortIfNeeded();
+    return Arrays.copyOf(attempts, size);
+  }
+
+  /** Their counts, in the order of {@link #attempts()} (a copy). */
+  int[] counts() {
+    sortIfNeeded();
+    return Arrays.copyOf(counts, size);
+  }
+
   /** Bytes of heap the arrays take (their capacity), for the heap estimate. */
   long heapBytes() {
     return 12L * attempts.length;

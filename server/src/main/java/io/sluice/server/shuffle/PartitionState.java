@@ -5,6 +5,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.RestartManifest;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -199,9 +201,49 @@ public final class PartitionState {
     return committed.countsOf(taskAttemptIds);
   }
 
+  /**
+   * The partition as a restart manifest records it: its files and its commits. Only for a
+   * partition with nothing left in memory (the server flushed everything before it stops).
+   */
+  synchronized RestartManifest.Partition forRestart() {
+    if (!unflushed.isEmpty() || !flushing.isEmpty()) {
+      throw new IllegalStateException("partition " + partitionId + " still holds "
+          + memoryBytes() + " bytes in memory");
+    }
+    return new RestartManifest.Partition(partitionId,
+        files == null ? List.of() : files.generationsForRestart(), committed.attempts(),
+        committed.counts());
+  }
+
+  /** Takes back what an earlier run of the server held: its files, then its commits. */
+  synchronized void restore(RestartManifest.Partition restored) throws IOException {
+    if (!restored.generations().isEmpty()) {
+      PartitionFiles restoredFiles = filesFactory.get();
+      restoredFiles.restore(restored.generations());
+      files = restoredFiles;
+    }
+    for (int i = 0; i < restored.attempts().length; i++) {
+      committed.put(restored.attempts()[i], restored.counts()[i]);
+    }
+  }
+
   /** Heap held by this partition's commit records. */
   public synchronized long commitHeapBytes() {
     return committed.heapBytes();
+  }
+
+  /** Frees the unflushed memory and keeps the files (the server stops for a restart). */
+  void forgetMemory(Consumer<ByteBuf> free) {
+    List<InMemoryBlock> toFree;
+    synchronized (this) {
+      deleted = true;
+      toFree = unflushed;
+      unflushed = new ArrayList<>();
+      unflushedBytes = 0;
+    }
+    for (InMemoryBlock b : toFree) {
+      free.accept(b.data());
+    }
   }
 
   /**

@@ -58,6 +58,11 @@ public final class ShuffleState {
     }
   }
 
+  /** Drops a partition that could not be restored. */
+  void forget(int partitionId) {
+    partitions.remove(partitionId);
+  }
+
   /** The partition if it holds anything. */
   public PartitionState existingPartition(int partitionId) {
     return partitions.get(partitionId);
@@ -65,6 +70,16 @@ public final class ShuffleState {
 
   public Collection<PartitionState> partitions() {
     return partitions.values();
+  }
+
+  /** Frees whatever is still in memory and leaves the files (the server stops for a restart). */
+  void forgetMemory(Consumer<ByteBuf> free) {
+    synchronized (this) {
+      deleted = true;
+    }
+    for (PartitionState p : partitions.values()) {
+      p.forgetMemory(free);
+    }
   }
 
   void delete(Consumer<ByteBuf> free) {

@@ -5,7 +5,9 @@ import io.sluice.common.auth.Secret;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.storage.DiskManager;
+import io.sluice.server.storage.RestartManifest;
 import io.sluice.server.storage.SafeNames;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -197,6 +199,19 @@ public final class ShuffleStore {
     }
   }
 
+  /**
+   * Drops an application from memory and leaves its files, for a server that recorded them for its
+   * next start. Its blocks are all on disk by then.
+   */
+  public void forgetApplication(String appId) {
+    AppState app = apps.remove(appId);
+    if (app != null) {
+      for (ShuffleState s : app.shuffles()) {
+        s.forgetMemory(free);
+      }
+    }
+  }
+
   /** Removes applications that sent no heartbeat for {@code expiry}; returns their ids. */
   public List<String> expire(Duration expiry) {
     long now = nanoClock.getAsLong();
@@ -213,6 +228,75 @@ public final class ShuffleStore {
     }
     return expired;
   }
+
+  /**
+   * Every application, shuffle and partition as a restart manifest records them. The server must
+   * have flushed every block first.
+   */
+  public List<RestartManifest.Application> forRestart() {
+    List<RestartManifest.Application> all = new ArrayList<>();
+    for (AppState app : apps.values()) {
+      List<RestartManifest.Shuffle> shuffles = new ArrayList<>();
+      for (ShuffleState shuffle : app.shuffles()) {
+        List<RestartManifest.Partition> partitions = new ArrayList<>();
+        for (PartitionState p : shuffle.partitions()) {
+          partitions.add(p.forRestart());
+        }
+        shuffles.add(new RestartManifest.Shuffle(shuffle.shuffleId(), shuffle.numPartitions(),
+            partitions));
+      }
+      all.add(new RestartManifest.Application(app.appId(), app.user(),
+          app.secret() == null ? null : app.secret().copyOfBytes(), shuffles));
+    }
+    return all;
+  }
+
+  /**
+   * Takes back what an earlier run of this server held, from its restart manifest: applications
+   * with their secrets, shuffles, and partitions with their files and commits. A partition whose
+   * files no longer hold what they held is left out, and logged. Restored applications expire like
+   * any other unless their drivers heart-beat.
+   *
+   * @return how many partitions are served again, and how many were left out
+   */
+  public Recovery restore(List<RestartManifest.Application> restored) {
+    long now = nanoClock.getAsLong();
+    int served = 0;
+    int dropped = 0;
+    for (RestartManifest.Application r : restored) {
+      if (!SafeNames.isValidAppId(r.appId())) {
+        LOG.warn("Restart manifest names an invalid application id; left out");
+        continue;
+      }
+      AppState app = new AppState(r.appId(), r.user(),
+          r.secret() == null ? null : Secret.of(r.secret()), now);
+      int partitions = 0;
+      for (RestartManifest.Shuffle s : r.shuffles()) {
+        ShuffleState shuffle = new ShuffleState(r.appId(), s.shuffleId(), s.numPartitions(),
+            filesFactory);
+        for (RestartManifest.Partition p : s.partitions()) {
+          try {
+            shuffle.partition(p.partitionId()).restore(p);
+            partitions++;
+          } catch (IOException | RuntimeException e) {
+            shuffle.forget(p.partitionId());
+            dropped++;
+            LOG.warn("Partition {} of shuffle {} of {} is not served again after the restart: {}",
+                p.partitionId(), s.shuffleId(), r.appId(), e.getMessage());
+          }
+        }
+        app.shuffleMap().put(s.shuffleId(), shuffle);
+      }
+      apps.put(r.appId(), app);
+      served += partitions;
+      LOG.info("Serving application {} again after the restart: {} shuffles, {} partitions",
+          r.appId(), r.shuffles().size(), partitions);
+    }
+    return new Recovery(served, dropped);
+  }
+
+  /** What {@link #restore} took back: partitions served again, and partitions left out. */
+  public record Recovery(int servedPartitions, int droppedPartitions) {}
 
   public Collection<AppState> applications() {
     return apps.values();

@@ -15,6 +15,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,16 +76,30 @@ public final class DiskManager implements Closeable {
   private boolean closed;
 
   public DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io) {
+    this(dirs, minFreeBytes, threadsPerDisk, io, Set.of());
+  }
+
+  /**
+   * @param keep applications whose directories an earlier run left for this one (a restart
+   *     manifest names them): not deleted at start
+   */
+  public DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
+      Set<String> keep) {
     this(dirs, minFreeBytes, threadsPerDisk, io, root -> root.toFile().getUsableSpace(),
-        System::nanoTime);
+        System::nanoTime, keep);
+  }
+
+  DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
+      ToLongFunction<Path> usableSpace, LongSupplier nanoClock) {
+    this(dirs, minFreeBytes, threadsPerDisk, io, usableSpace, nanoClock, Set.of());
   }
 
   /**
    * @param usableSpace bytes still writable on the file system of a directory (0 if unknown)
    * @param nanoClock monotonic time, for the pace of full disks' re-checks
    */
-  DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
-      ToLongFunction<Path> usableSpace, LongSupplier nanoClock) {
+  private DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
+      ToLongFunction<Path> usableSpace, LongSupplier nanoClock, Set<String> keep) {
     if (minFreeBytes < 0) {
       throw new IllegalArgumentException("minimum free bytes must not be negative: " + minFreeBytes);
     }
@@ -103,7 +118,7 @@ public final class DiskManager implements Closeable {
         disk.markUnhealthy(problem, problem.equals(DISK_FULL), nanoClock.getAsLong());
         LOG.warn("Local dir {} is out of rotation from the start: {}", root, problem);
       }
-      deleteLeftovers(root);
+      deleteLeftovers(root, keep);
       created.add(disk);
     }
     this.disks = List.copyOf(created);
@@ -130,6 +145,17 @@ public final class DiskManager implements Closeable {
     return best;
   }
 
+  /** The configured disk whose root holds {@code file}; null when none does. */
+  public LocalDisk diskOf(Path file) {
+    Path normalized = file.toAbsolutePath().normalize();
+    for (LocalDisk disk : disks) {
+      if (normalized.startsWith(disk.root().toAbsolutePath().normalize())) {
+        return disk;
+      }
+    }
+    return null;
+  }
+
   /**
    * Takes {@code disk} out of rotation and logs it once. With {@link #DISK_FULL} as the reason the
    * disk comes back when it has room again; with any other reason it stays out.
@@ -137,6 +163,21 @@ public final class DiskManager implements Closeable {
   public synchronized void markUnhealthy(LocalDisk disk, String reason) {
     if (disk.markUnhealthy(reason, DISK_FULL.equals(reason), nanoClock.getAsLong())) {
       LOG.warn("Local dir {} taken out of rotation: {}", disk.root(), reason);
+    }
+  }
+
+  /**
+   * Takes {@code disk} out of rotation for good because reading it failed: readers no longer see
+   * the files it holds (their blocks are lost, and readers fall back to replicas or report them
+   * lost), and nothing is written there again.
+   */
+  public synchronized void markUnreadable(LocalDisk disk, String reason) {
+    boolean wasReadable = !disk.isUnreadable();
+    disk.markUnreadable();
+    disk.markUnhealthy(reason, false, nanoClock.getAsLong());
+    if (wasReadable) {
+      LOG.warn("Local dir {} cannot be read and is out of rotation; its partitions' files there "
+          + "are lost: {}", disk.root(), reason);
     }
   }
 
@@ -259,6 +300,11 @@ public final class DiskManager implements Closeable {
    * that lets a later start delete it.
    */
   public void createShuffleDir(LocalDisk disk, String appId, int shuffleId) throws IOException {
+    // A local dir that is gone (a failed or unmounted disk) is not created again: the data would
+    // land on whatever file system holds its parent.
+    if (!Files.isDirectory(disk.root())) {
+      throw new NoSuchFileException(disk.root().toString(), null, "the local dir is gone");
+    }
     Path app = appDir(disk, appId);
     Files.createDirectories(app);
     try {
@@ -330,7 +376,7 @@ public final class DiskManager implements Closeable {
     }
   }
 
-  private static void deleteLeftovers(Path root) {
+  private static void deleteLeftovers(Path root, Set<String> keep) {
     if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
@@ -341,7 +387,7 @@ public final class DiskManager implements Closeable {
     List<String> deleted = new ArrayList<>();
     try (DirectoryStream<Path> children = Files.newDirectoryStream(root)) {
       for (Path child : children) {
-        if (isApplicationDir(child)) {
+        if (isApplicationDir(child) && !keep.contains(child.getFileName().toString())) {
           delete(child);
           deleted.add(child.getFileName().toString());
         }

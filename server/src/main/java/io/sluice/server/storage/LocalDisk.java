@@ -20,6 +20,8 @@ public final class LocalDisk {
   /** Null while healthy. */
   private volatile String unhealthyReason;
   private volatile boolean full;
+  /** Reads failed: its files are lost to readers (set once, never cleared). */
+  private volatile boolean unreadable;
   /** Guarded by the owning DiskManager. */
   private long lastCheckNanos;
 
@@ -73,6 +75,15 @@ public final class LocalDisk {
     return true;
   }
 
+  /** True once reads from the disk failed: what it holds is lost to readers. */
+  public boolean isUnreadable() {
+    return unreadable;
+  }
+
+  void markUnreadable() {
+    unreadable = true;
+  }
+
   /** True if the disk is out of rotation only because it was full, so that it may come back. */
   boolean isOutBecauseFull() {
     return unhealthyReason != null && full;
@@ -99,7 +110,8 @@ public final class LocalDisk {
   @Override
   public String toString() {
     String reason = unhealthyReason;
-    return "LocalDisk[" + root + (reason == null ? "" : ", unhealthy: " + reason) + "]";
+    return "LocalDisk[" + root + (reason == null ? "" : ", unhealthy: " + reason)
+        + (unreadable ? ", unreadable" : "") + "]";
   }
 
   private static String threadNamePrefix(Path root) {

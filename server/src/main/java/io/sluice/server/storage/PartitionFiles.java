@@ -135,16 +135,46 @@ public final class PartitionFiles {
    * buffer from {@code allocator}. The caller owns the returned buffer.
    */
   public ManagedBuffer index(ByteBufAllocator allocator) throws IOException {
-    List<Generation> generations = snapshot.generations();
+    List<Generation> before = readableGenerations(snapshot.generations());
+    try {
+      return index(before, allocator);
+    } catch (IOException e) {
+      // Reading found a disk that fails: answer with what the other disks hold, as later reads
+      // will, rather than fail this reader for blocks it may not even need.
+      List<Generation> after = readableGenerations(snapshot.generations());
+      if (after.size() < before.size()) {
+        return index(after, allocator);
+      }
+      throw e;
+    }
+  }
+
+  private ManagedBuffer index(List<Generation> generations, ByteBufAllocator allocator)
+      throws IOException {
     if (generations.isEmpty()) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
     }
     if (generations.size() == 1) {
       Generation only = generations.get(0);
-      checkReadable(only.indexFile(), only.indexLength());
+      checkReadable(only, only.indexFile(), only.indexLength());
       return new FileSegmentManagedBuffer(only.indexFile(), 0, only.indexLength());
     }
     return readIndexes(generations, allocator);
+  }
+
+  /**
+   * The generations not on a disk that failed for reads. The blocks of the others are lost: the
+   * index leaves them out, so that readers count them missing (and fall back to a replica, or have
+   * the map stage run again) while the blocks written elsewhere, by the map stage's next run
+   * included, stay readable.
+   */
+  private static List<Generation> readableGenerations(List<Generation> generations) {
+    for (Generation g : generations) {
+      if (g.disk().isUnreadable()) {
+        return generations.stream().filter(x -> !x.disk().isUnreadable()).toList();
+      }
+    }
+    return generations;
   }
 
   /**
@@ -168,7 +198,7 @@ public final class PartitionFiles {
       Generation g = generations.get(i);
       if (offset < g.end() || i == generations.size() - 1) {
         long segment = Math.min(length, g.end() - offset);
-        checkReadable(g.dataFile(), offset - g.start() + segment);
+        checkReadable(g, g.dataFile(), offset - g.start() + segment);
         return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
       }
     }
@@ -182,6 +212,72 @@ public final class PartitionFiles {
   public LocalDisk currentDisk() {
     Generation g = current;
     return g == null ? null : g.disk();
+  }
+
+  /** The readable generations, for a restart manifest. */
+  public List<RestartManifest.Generation> generationsForRestart() {
+    List<RestartManifest.Generation> all = new ArrayList<>();
+    for (Generation g : snapshot.generations()) {
+      all.add(new RestartManifest.Generation(g.dataFile(), g.indexFile(), g.start(),
+          g.dataLength(), g.blockCount()));
+    }
+    return all;
+  }
+
+  /**
+   * Serves again the generations an earlier run of this server wrote (from its restart manifest),
+   * after checking that each lies in this partition's directory on a configured disk and still
+   * holds what it held. The next append opens a new generation.
+   *
+   * @throws IOException naming what does not match; nothing is restored then
+   */
+  public void restore(List<RestartManifest.Generation> restored) throws IOException {
+    synchronized (writeLock) {
+      List<Generation> generations = new ArrayList<>();
+      List<Path> restoredFiles = new ArrayList<>();
+      long end = 0;
+      int blocks = 0;
+      int nextName = 0;
+      for (RestartManifest.Generation r : restored) {
+        LocalDisk disk = disks.diskOf(r.dataFile());
+        if (disk == null || !r.dataFile().getParent().equals(
+            disks.shuffleDir(disk, appId, shuffleId))
+            || !r.indexFile().getParent().equals(r.dataFile().getParent())) {
+          throw new IOException(r.dataFile() + " is not a file of " + this + " on a local dir");
+        }
+        if (r.start() != end || r.dataLength() < 0 || r.blockCount() < 0) {
+          throw new IOException("generation " + r.dataFile() + " of " + this + " starts at "
+              + r.start() + ", not at " + end);
+        }
+        Generation g = new Generation(disk, r.dataFile(), r.indexFile(), r.start(),
+            r.dataLength(), r.blockCount());
+        checkReadable(g.dataFile(), g.dataLength());
+        checkReadable(g.indexFile(), g.indexLength());
+        generations.add(g);
+        restoredFiles.add(g.dataFile());
+        restoredFiles.add(g.indexFile());
+        end = g.end();
+        blocks = Math.addExact(blocks, g.blockCount());
+        nextName = Math.max(nextName, generationNumber(g.dataFile()) + 1);
+      }
+      files.addAll(restoredFiles);
+      generationsOpened = nextName;
+      snapshot = new Snapshot(List.copyOf(generations), end, blocks);
+    }
+  }
+
+  /** N of a data file named {@code <partition>-<N>.data}. */
+  private int generationNumber(Path dataFile) throws IOException {
+    String name = dataFile.getFileName().toString();
+    String prefix = partitionId + "-";
+    try {
+      if (name.startsWith(prefix) && name.endsWith(".data")) {
+        return Integer.parseInt(name.substring(prefix.length(), name.length() - ".data".length()));
+      }
+    } catch (NumberFormatException e) {
+      // named below
+    }
+    throw new IOException(dataFile + " is not named as a data file of " + this);
   }
 
   /** The data and index files of every generation opened, in order (some may not exist). */
@@ -352,10 +448,33 @@ public final class PartitionFiles {
    * when it is sent, after the answer's header went out, where a file deleted or truncated under the
    * server could only break the connection; checked here, the reader gets DATA_NOT_FOUND instead.
    */
+  private void checkReadable(Generation g, Path file, long end) throws IOException {
+    try {
+      checkReadable(file, end);
+    } catch (IOException e) {
+      readFailed(g, e);
+      throw e;
+    }
+  }
+
   private static void checkReadable(Path file, long end) throws IOException {
     long size = Files.size(file);
     if (size < end) {
       throw new EOFException(file + " holds " + size + " bytes; " + end + " were written");
+    }
+  }
+
+  /**
+   * A read of {@code g} failed. A disk whose directory is gone (unmounted, failed) or that answers
+   * with I/O errors leaves rotation for good, so that no new data goes there; a file removed or cut
+   * short on a disk that is still there (an operator, a shuffle deleted meanwhile) says nothing
+   * about the disk.
+   */
+  private void readFailed(Generation g, IOException e) {
+    boolean oneFile = (e instanceof NoSuchFileException || e instanceof EOFException)
+        && Files.isDirectory(g.disk().root());
+    if (!oneFile) {
+      disks.markUnreadable(g.disk(), DiskManager.reasonFor(e));
     }
   }
 
@@ -382,6 +501,9 @@ public final class PartitionFiles {
             }
             position += n;
           }
+        } catch (IOException e) {
+          readFailed(g, e);
+          throw e;
         }
       }
       return new NettyManagedBuffer(entries);

@@ -39,7 +39,7 @@ public final class SafeNames {
   }
 
   /** True if {@link #checkAppId} accepts {@code name}. */
-  static boolean isValidAppId(String name) {
+  public static boolean isValidAppId(String name) {
     return name != null && APP_ID.matcher(name).matches() && !name.equals(".") && !name.equals("..");
   }
 

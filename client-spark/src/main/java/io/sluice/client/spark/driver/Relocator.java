@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * shuffle services call revive). A partition moves only if the writer's epoch is still its current
  * one, so that the many writers that find one dead server move each partition once. New servers
  * come from the coordinator, excluding servers reported failed in the last
- * {@link #FAILURE_MEMORY} (the coordinator notices a dead server only when its heartbeats stop),
+ * {@link #FAILURE_MEMORY} while enough servers remain without them (the coordinator notices a dead
+ * server only when its heartbeats stop, and a restarted one is usable again at once),
  * and are registered before any writer learns of them.
  */
 final class Relocator {
@@ -82,7 +83,8 @@ final class Relocator {
         if (!failedServerId.isEmpty()) {
           failedAt.put(failedServerId, nanoClock.getAsLong());
         }
-        move(book, stale, failedServerId.isEmpty() ? oldServers : Set.of(), reason);
+        move(book, stale, failedServerId.isEmpty() ? Set.of() : Set.of(failedServerId),
+            failedServerId.isEmpty() ? oldServers : Set.of(), reason);
       }
       Map<Integer, PartitionLocation> result = new HashMap<>();
       for (int p : partitions) {
@@ -92,24 +94,27 @@ final class Relocator {
     }
   }
 
-  private void move(ShuffleBook book, List<Integer> stale, Set<String> avoid, String reason)
-      throws IOException, InterruptedException {
+  /**
+   * @param failed servers that must not be used: the one the writer found unusable
+   * @param avoid servers better not used (those of the old locations when the writer could not
+   *     tell which failed)
+   */
+  private void move(ShuffleBook book, List<Integer> stale, Set<String> failed, Set<String> avoid,
+      String reason) throws IOException, InterruptedException {
+    Set<String> mustAvoid = new LinkedHashSet<>(failed);
     Set<String> excluded = recentFailures();
+    excluded.addAll(mustAvoid);
     AssignmentResponse assignment = null;
     // A server that died a moment ago is still listed by the coordinator until its heartbeats
     // time out: one that cannot be registered counts as failed, and the coordinator is asked again.
     for (int round = 1; assignment == null; round++) {
-      AssignmentResponse candidate;
-      try {
-        Set<String> all = new LinkedHashSet<>(excluded);
-        all.addAll(avoid);
-        candidate = assign(book, stale.size(), all);
-      } catch (RemoteException e) {
-        if (e.status() != StatusCode.NOT_ENOUGH_SERVERS || avoid.isEmpty()) {
-          throw e;
-        }
-        candidate = assign(book, stale.size(), excluded);
-      }
+      Set<String> preferred = new LinkedHashSet<>(excluded);
+      preferred.addAll(avoid);
+      // Earlier failures are kept out only while enough servers remain: a server that failed a
+      // minute ago may have been restarted since (a rolling restart), and the coordinator lists
+      // only servers it hears from.
+      AssignmentResponse candidate = assignExcludingWhatCanBe(book, stale.size(),
+          List.of(preferred, excluded, mustAvoid));
       Map<String, String> unregistered = register(book, candidate);
       if (unregistered.isEmpty()) {
         assignment = candidate;
@@ -120,6 +125,7 @@ final class Relocator {
         long now = nanoClock.getAsLong();
         unregistered.keySet().forEach(id -> failedAt.put(id, now));
         excluded.addAll(unregistered.keySet());
+        mustAvoid.addAll(unregistered.keySet());
         LOG.info("Shuffle {}: servers {} could not be registered ({}); asking again without them",
             book.shuffleId(), unregistered.keySet(), unregistered);
       }
@@ -130,6 +136,31 @@ final class Relocator {
     }
     LOG.info("Moved {} partitions of shuffle {} to {} ({}); servers kept out: {}", stale.size(),
         book.shuffleId(), describe(assignment.servers()), reason, excluded);
+  }
+
+  /**
+   * Asks for an assignment excluding the first of {@code exclusions} that leaves enough servers;
+   * each set holds the next.
+   */
+  private AssignmentResponse assignExcludingWhatCanBe(ShuffleBook book, int partitions,
+      List<Set<String>> exclusions) throws IOException, InterruptedException {
+    RemoteException notEnough = null;
+    Set<String> tried = null;
+    for (Set<String> excluded : exclusions) {
+      if (excluded.equals(tried)) {
+        continue;
+      }
+      tried = excluded;
+      try {
+        return assign(book, partitions, excluded);
+      } catch (RemoteException e) {
+        if (e.status() != StatusCode.NOT_ENOUGH_SERVERS) {
+          throw e;
+        }
+        notEnough = e;
+      }
+    }
+    throw notEnough;
   }
 
   /** Registers the shuffle on the assignment's servers; returns those that failed, with why. */

@@ -13,6 +13,7 @@ import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AssignmentResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
@@ -142,6 +143,24 @@ class RelocatorTest {
     assertEquals(new PartitionLocation(0, List.of(first)), book.current(0), "nothing moved");
   }
 
+  @Test
+  void aServerThatFailedEarlierIsUsedAgainWhenLeavingItOutLeavesTooFew() throws Exception {
+    assignments.next(live);
+    relocator.relocate(book, new int[] {0}, new int[] {0}, "first", "draining");
+    // "first" came back (restarted); now "live" drains, and "first" is the only other server.
+    assignments.refuseWhileExcluding("first").next(first);
+
+    Map<Integer, PartitionLocation> moved =
+        relocator.relocate(book, new int[] {0}, new int[] {1}, "live", "draining");
+
+    assertEquals(new PartitionLocation(2, List.of(first)), moved.get(0));
+    assertEquals(3, assignments.requests.size());
+    assertEquals(Set.of("first", "live"),
+        Set.copyOf(assignments.requests.get(1).excludedServerIds()));
+    assertEquals(List.of("live"), assignments.requests.get(2).excludedServerIds(),
+        "the server that failed now stays out");
+  }
+
   private List<Integer> registeredShuffles(ServerAddress server) {
     List<Integer> ids = new ArrayList<>();
     for (RequestMessage m : ((Recording) handlerOf(server)).received) {
@@ -188,9 +207,16 @@ class RelocatorTest {
   private static final class ScriptedCoordinator implements RequestHandler {
     final List<GetAssignmentRequest> requests = new CopyOnWriteArrayList<>();
     private final Deque<ServerAddress> script = new ArrayDeque<>();
+    private String scarce;
 
     synchronized ScriptedCoordinator next(ServerAddress server) {
       script.add(server);
+      return this;
+    }
+
+    /** Answers NOT_ENOUGH_SERVERS to requests that exclude {@code serverId}. */
+    synchronized ScriptedCoordinator refuseWhileExcluding(String serverId) {
+      scarce = serverId;
       return this;
     }
 
@@ -199,6 +225,11 @@ class RelocatorTest {
       ReferenceCountUtil.release(request);
       if (request instanceof GetAssignmentRequest r) {
         requests.add(r);
+        if (scarce != null && r.excludedServerIds().contains(scarce)) {
+          channel.respond(StatusResponse.error(r.requestId(), StatusCode.NOT_ENOUGH_SERVERS,
+              "too few servers without " + scarce));
+          return;
+        }
         int[][] partitions = new int[r.numPartitions()][];
         for (int i = 0; i < partitions.length; i++) {
           partitions[i] = new int[] {0};

@@ -218,6 +218,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return;
     }
     LocationRead r = new LocationRead(p, p.source.locations().get(p.nextLocation++));
+    p.reads.add(r);
     p.activeLocations++;
     reading.add(r);
     startServer(r);
@@ -492,6 +493,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return;
     }
     String missing = p.expected.missing();
+    if (missing != null && readNextServers(p, missing)) {
+      return;
+    }
     if (missing != null) {
       failPartition(p, new PartitionFetchException(p.id(), describe(p) + ": " + missing
           + (p.unreadable.isEmpty() ? "" : "; no server of " + String.join(", ", p.unreadable)
@@ -506,6 +510,46 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     if (++completePartitions == partitions.size()) {
       ready.add(END);
     }
+  }
+
+  /**
+   * Blocks are missing although every location was read: a server may have answered without the
+   * blocks it lost (a failed disk) while their replica holds them. Reads every location whose chain
+   * has a server not yet tried once more, from that server; false when none has.
+   */
+  private boolean readNextServers(Partition p, String missing) {
+    List<LocationRead> again = new ArrayList<>();
+    for (LocationRead r : p.reads) {
+      if (r.finished && r.server + 1 < r.location.servers().size()) {
+        again.add(r);
+      }
+    }
+    if (again.isEmpty()) {
+      return false;
+    }
+    LOG.info("{}: {}; reading the replicas", describe(p), missing);
+    // Every read counts as active before any starts: one that ends at once must not find the
+    // partition finished while the others have not begun.
+    int[] attempts = new int[again.size()];
+    for (int i = 0; i < again.size(); i++) {
+      LocationRead r = again.get(i);
+      r.finished = false;
+      r.server++;
+      r.attempt++;
+      r.client = null;
+      r.pendingReads = 0;
+      r.planned = false;
+      attempts[i] = r.attempt;
+      p.activeLocations++;
+      reading.add(r);
+    }
+    for (int i = 0; i < again.size(); i++) {
+      LocationRead r = again.get(i);
+      if (!r.finished && r.attempt == attempts[i] && r.waitingFor == null) {
+        startServer(r);
+      }
+    }
+    return true;
   }
 
   /**
@@ -688,6 +732,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     final Set<String> readServers = new HashSet<>();
     final List<String> unreadable = new ArrayList<>();
     final List<String> serverFailures = new ArrayList<>();
+    /** Its locations' reads, in the order they started. */
+    final List<LocationRead> reads = new ArrayList<>();
     int nextLocation;
     int activeLocations;
     /** Every location's metadata was read (or given up on). */

@@ -415,6 +415,26 @@ class PartitionReaderTest {
   // ---- chains and locations ----
 
   @Test
+  void aPrimaryMissingBlocksItCommittedIsCompletedFromItsReplica() throws Exception {
+    int p = 1;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    Block b0 = block(p, B, 0, 1000);
+    FakeShuffleServer replica = newServer();
+    // The primary lost a1 (a disk that failed for reads): it lists the commit but not the block.
+    server.onDisk(p, a0, b0).commit(p, a0, a1, b0);
+    replica.onDisk(p, a0, a1, b0).commit(p, a0, a1, b0);
+
+    List<Taken> taken = readAll(start(WIDE,
+        source(p, List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+            A, B)));
+
+    assertBlocks(List.of(a0, b0, a1), taken);
+    assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
+    assertEquals(List.of("1000+1000"), dataReads(replica), "only the missing block is read there");
+  }
+
+  @Test
   void aPrimaryThatRefusesConnectionsIsReadFromItsReplica() throws Exception {
     int p = 0;
     Block a0 = block(p, A, 0, 1000);
