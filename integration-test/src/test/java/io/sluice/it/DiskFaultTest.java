@@ -17,10 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
-import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,9 +35,7 @@ import scala.Tuple2;
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DiskFaultTest {
-  private static final int MAPS = 12;
-  private static final int REDUCES = 8;
-  private static final int RECORDS_PER_MAP = 40_000;
+  private static final int MAPS = ServerLossTest.MAPS;
   private static final int MAP_STAGE = 0;
   private static final int SERVERS = 3;
 
@@ -52,7 +47,7 @@ class DiskFaultTest {
 
   @BeforeAll
   static void reference() {
-    expected = job(SparkSessions.base("local[2]", "disk-reference"), new JobObserver());
+    expected = ServerLossTest.job(SparkSessions.base("local[2]", "disk-reference"), new JobObserver());
   }
 
   /** A cluster of its own for each test: directories taken out of rotation stay out. */
@@ -74,44 +69,6 @@ class DiskFaultTest {
       }
     } finally {
       cluster.close();
-    }
-  }
-
-  private static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer) {
-    SparkSession spark = SparkSessions.start(conf, Map.of());
-    spark.sparkContext().addSparkListener(observer);
-    try {
-      JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-      List<Integer> maps = new ArrayList<>();
-      for (int i = 0; i < MAPS; i++) {
-        maps.add(i);
-      }
-      List<Tuple2<Integer, long[]>> result = new ArrayList<>(sc.parallelize(maps, MAPS)
-          .mapPartitionsToPair(it -> {
-            int map = it.next();
-            List<Tuple2<Long, Long>> out = new ArrayList<>(RECORDS_PER_MAP);
-            for (long i = 0; i < RECORDS_PER_MAP; i++) {
-              long key = map * 1_000_003L + i * 7919;
-              out.add(new Tuple2<>(key, key * 31 + map));
-            }
-            return out.iterator();
-          })
-          .partitionBy(new HashPartitioner(REDUCES))
-          .mapPartitionsWithIndex((index, it) -> {
-            long[] sums = new long[3];
-            while (it.hasNext()) {
-              Tuple2<Long, Long> r = it.next();
-              sums[0]++;
-              sums[1] += r._1();
-              sums[2] += r._2();
-            }
-            return List.of(new Tuple2<>(index, sums)).iterator();
-          }, true)
-          .collect());
-      result.sort((a, b) -> Integer.compare(a._1(), b._1()));
-      return result;
-    } finally {
-      spark.stop();
     }
   }
 
@@ -168,7 +125,7 @@ class DiskFaultTest {
           vanished.addAll(victims);
           faults.incrementAndGet();
         });
-    List<Tuple2<Integer, long[]>> answer = job(conf(replicas), observer);
+    List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf(replicas), observer);
     assertEquals(2, faults.get(), "both faults struck while the job ran");
     assertEquals(expected.size(), answer.size());
     for (int i = 0; i < expected.size(); i++) {

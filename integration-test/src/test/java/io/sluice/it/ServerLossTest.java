@@ -30,8 +30,8 @@ import scala.Tuple2;
  */
 @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ServerLossTest {
-  private static final int MAPS = 16;
-  private static final int REDUCES = 8;
+  static final int MAPS = 16;
+  static final int REDUCES = 8;
   private static final int RECORDS_PER_MAP = 40_000;
   /** The map stage's id: the job's first stage. */
   private static final int MAP_STAGE = 0;
@@ -60,9 +60,10 @@ class ServerLossTest {
 
   /**
    * Per reduce partition: its index, record count, and sums of keys and values, collected on the
-   * reduce side so that every shuffled record counts.
+   * reduce side so that every shuffled record counts. Tasks wait for a rolling restart only while
+   * one runs (see {@link RollingRestart}).
    */
-  private static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer) {
+  static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer) {
     SparkSession spark = SparkSessions.start(conf, Map.of());
     spark.sparkContext().addSparkListener(observer);
     try {
