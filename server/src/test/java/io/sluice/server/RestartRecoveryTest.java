@@ -9,15 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.shuffle.read.PartitionFetchException;
 import io.sluice.server.storage.RestartManifest;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -207,16 +210,35 @@ class RestartRecoveryTest {
     }
   }
 
+  /**
+   * The data and index files under the local dirs, the trash included. The background deleter
+   * removes files while this walks, so files and directories that vanish meanwhile are skipped.
+   */
   private List<Path> dataFiles() throws Exception {
     List<Path> files = new ArrayList<>();
     for (String d : List.of("d1", "d2")) {
       if (!Files.isDirectory(dir.resolve(d))) {
         continue;
       }
-      try (Stream<Path> s = Files.walk(dir.resolve(d))) {
-        s.filter(f -> f.toString().endsWith(".data") || f.toString().endsWith(".index"))
-            .forEach(files::add);
-      }
+      Files.walkFileTree(dir.resolve(d), new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+          if (f.toString().endsWith(".data") || f.toString().endsWith(".index")) {
+            files.add(f);
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path f, IOException e) {
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException e) {
+          return FileVisitResult.CONTINUE;
+        }
+      });
     }
     return files;
   }

@@ -234,16 +234,7 @@ public final class PartitionState {
 
   /** Frees the unflushed memory and keeps the files (the server stops for a restart). */
   void forgetMemory(Consumer<ByteBuf> free) {
-    List<InMemoryBlock> toFree;
-    synchronized (this) {
-      deleted = true;
-      toFree = unflushed;
-      unflushed = new ArrayList<>();
-      unflushedBytes = 0;
-    }
-    for (InMemoryBlock b : toFree) {
-      free.accept(b.data());
-    }
+    markDeletedAndFree(free);
   }
 
   /**
@@ -251,18 +242,8 @@ public final class PartitionState {
    * progress finishes first (it holds the storage lock) and frees its own blocks.
    */
   void delete(Consumer<ByteBuf> free) {
-    List<InMemoryBlock> toFree;
-    synchronized (this) {
-      if (deleted) {
-        return;
-      }
-      deleted = true;
-      toFree = unflushed;
-      unflushed = new ArrayList<>();
-      unflushedBytes = 0;
-    }
-    for (InMemoryBlock b : toFree) {
-      free.accept(b.data());
+    if (!markDeletedAndFree(free)) {
+      return;
     }
     storageLock.lock();
     try {
@@ -276,6 +257,27 @@ public final class PartitionState {
     } finally {
       storageLock.unlock();
     }
+  }
+
+  /**
+   * Marks the partition deleted, so that nothing is added any more, and frees its unflushed blocks
+   * through {@code free}; false (and nothing done) if it was deleted before.
+   */
+  private boolean markDeletedAndFree(Consumer<ByteBuf> free) {
+    List<InMemoryBlock> toFree;
+    synchronized (this) {
+      if (deleted) {
+        return false;
+      }
+      deleted = true;
+      toFree = unflushed;
+      unflushed = new ArrayList<>();
+      unflushedBytes = 0;
+    }
+    for (InMemoryBlock b : toFree) {
+      free.accept(b.data());
+    }
+    return true;
   }
 
   /** The result of a memory read: descriptors in order and their bytes back to back. */
