@@ -6,7 +6,8 @@
 # whether every answer equals the built-in shuffle's; rewrites the 'fault' section of
 # docs/benchmarks.md. Exits 1 when a run failed or an answer differs. Takes about ten minutes.
 #
-#   bin/bench-fault.sh [--rounds N] [--replicas 1,2] [--maps N] [--reduces N] [--records N]
+#   bin/bench-fault.sh [--rounds N] [--replicas 1,2] [--cases none,map,reduce] [--maps N]
+#                      [--reduces N] [--records N]
 #                      [--master local[2,4]] [--driver-memory 3g]
 #                      [--output benchmark/target/fault] [--markdown docs/benchmarks.md|-]
 #

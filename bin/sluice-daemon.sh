@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Shared by bin/start-*.sh and bin/stop-*.sh: pid and log files, refusing to start twice, and the
+# Shared by bin/start-*.sh, bin/stop-*.sh and bin/status-*.sh: pid, ready and log files, refusing to
+# start twice, waiting until a daemon serves, telling our processes from others, and the
 # classpath of a daemon module. Not meant to be run by itself.
 #
 # Environment (set here or in conf/sluice-env.sh):
@@ -8,6 +9,7 @@
 #   SLUICE_PID_DIR     where daemons keep their pid files (default: $SLUICE_HOME/run)
 #   SLUICE_SERVER_HEAP, SLUICE_COORDINATOR_HEAP   heap sizes (defaults 512m and 1g)
 #   SLUICE_JAVA_OPTS   extra JVM options for every daemon
+#   SLUICE_START_TIMEOUT seconds start waits for the daemon to serve its ports (default 120)
 #   SLUICE_STOP_TIMEOUT seconds stop waits before SIGKILL (default 100; a server drains, then writes
 #                       its blocks to disk for its next start)
 
@@ -40,6 +42,23 @@ sluice_instance() {
   basename "$1" | sed 's/\.[^.]*$//'
 }
 
+# The main class of a kind of daemon, which tells its processes from any other.
+sluice_main_class() {
+  case "$1" in
+    server) echo io.sluice.server.ShuffleServerMain ;;
+    coordinator) echo io.sluice.coordinator.CoordinatorMain ;;
+    *) echo "sluice: unknown daemon kind $1" >&2; exit 2 ;;
+  esac
+}
+
+# sluice_running <kind> <pid>: whether the process is alive and is a Sluice daemon of that kind (a
+# pid file outlives its process, and the number can be reused by any other process).
+sluice_running() {
+  local kind="$1" pid="$2"
+  kill -0 "$pid" 2>/dev/null || return 1
+  ps -p "$pid" -o args= 2>/dev/null | grep -q -- "$(sluice_main_class "$kind")"
+}
+
 # sluice_start <kind> <module> <main-class> <conf-file> <jvm-options...>
 sluice_start() {
   local kind="$1" module="$2" main="$3" conf="$4"
@@ -48,32 +67,68 @@ sluice_start() {
     echo "sluice: configuration file $conf does not exist" >&2
     exit 1
   fi
-  local name pid_file log_file
+  local name pid_file log_file ready_file
   name="$(sluice_instance "$conf")"
   pid_file="$SLUICE_PID_DIR/$kind-$name.pid"
+  ready_file="$SLUICE_PID_DIR/$kind-$name.ready"
   log_file="$SLUICE_LOG_DIR/$kind-$name.log"
   mkdir -p "$SLUICE_LOG_DIR" "$SLUICE_PID_DIR"
-  if [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+  if [ -f "$pid_file" ] && sluice_running "$kind" "$(cat "$pid_file")"; then
     echo "sluice: $kind $name is already running as process $(cat "$pid_file"); stop it first" >&2
     exit 1
   fi
+  rm -f "$pid_file" "$ready_file"
   local cp
   cp="$(sluice_classpath "$module")"
   # shellcheck disable=SC2086
   nohup "$JAVA" "$@" ${SLUICE_JAVA_OPTS:-} \
     -Dlog4j2.configurationFile="$SLUICE_CONF_DIR/log4j2.xml" \
     -Dsluice.log.file="$log_file" \
+    -Dsluice.ready.file="$ready_file" \
     -cp "$cp" "$main" "$conf" >>"$log_file.out" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$pid_file"
-  sleep 1
-  if ! kill -0 "$pid" 2>/dev/null; then
-    rm -f "$pid_file"
-    echo "sluice: $kind $name failed to start; see $log_file.out:" >&2
-    tail -n 20 "$log_file.out" >&2
-    exit 1
+  # The daemon writes the ready file once its ports listen; a bad configuration ends the process.
+  local timeout="${SLUICE_START_TIMEOUT:-120}" ticks=0
+  while [ ! -s "$ready_file" ]; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      rm -f "$pid_file"
+      echo "sluice: $kind $name failed to start; see $log_file.out:" >&2
+      tail -n 20 "$log_file.out" >&2
+      exit 1
+    fi
+    if [ "$ticks" -ge $((timeout * 10)) ]; then
+      echo "sluice: $kind $name (process $pid) does not serve its ports after $timeout s" \
+        "(SLUICE_START_TIMEOUT); it may still be starting: see $log_file" >&2
+      exit 1
+    fi
+    sleep 0.1
+    ticks=$((ticks + 1))
+  done
+  echo "sluice: started $kind $name (pid $pid, $(cat "$ready_file"), log $log_file)"
+}
+
+# sluice_status <kind> <conf-file>: exit 0 and the pid and ports when running, 3 otherwise.
+sluice_status() {
+  local kind="$1" conf="$2"
+  local name pid_file pid
+  name="$(sluice_instance "$conf")"
+  pid_file="$SLUICE_PID_DIR/$kind-$name.pid"
+  if [ -f "$pid_file" ]; then
+    pid="$(cat "$pid_file")"
+    if sluice_running "$kind" "$pid"; then
+      local ports="starting"
+      if [ -s "$SLUICE_PID_DIR/$kind-$name.ready" ]; then
+        ports="$(cat "$SLUICE_PID_DIR/$kind-$name.ready")"
+      fi
+      echo "sluice: $kind $name is running (pid $pid, $ports)"
+      return 0
+    fi
+    echo "sluice: $kind $name is not running (stale pid file $pid_file names process $pid)"
+    return 3
   fi
-  echo "sluice: started $kind $name (pid $pid, log $log_file)"
+  echo "sluice: $kind $name is not running"
+  return 3
 }
 
 # sluice_stop <kind> <conf-file>
@@ -84,7 +139,13 @@ sluice_stop() {
   pid_file="$SLUICE_PID_DIR/$kind-$name.pid"
   if [ ! -f "$pid_file" ] || ! kill -0 "$(cat "$pid_file")" 2>/dev/null; then
     echo "sluice: no $kind $name is running"
-    rm -f "$pid_file"
+    rm -f "$pid_file" "$SLUICE_PID_DIR/$kind-$name.ready"
+    return 0
+  fi
+  if ! sluice_running "$kind" "$(cat "$pid_file")"; then
+    echo "sluice: process $(cat "$pid_file") of $pid_file is not a Sluice $kind (the pid file is" \
+      "stale); it is left alone and the pid file removed"
+    rm -f "$pid_file" "$SLUICE_PID_DIR/$kind-$name.ready"
     return 0
   fi
   pid="$(cat "$pid_file")"
@@ -94,7 +155,7 @@ sluice_stop() {
   local timeout="${SLUICE_STOP_TIMEOUT:-100}"
   for _ in $(seq 1 $((timeout * 5))); do
     if ! kill -0 "$pid" 2>/dev/null; then
-      rm -f "$pid_file"
+      rm -f "$pid_file" "$SLUICE_PID_DIR/$kind-$name.ready"
       echo "sluice: stopped $kind $name"
       return 0
     fi
@@ -102,5 +163,5 @@ sluice_stop() {
   done
   echo "sluice: $kind $name did not stop within $timeout s (SLUICE_STOP_TIMEOUT); killing it" >&2
   kill -9 "$pid" 2>/dev/null || true
-  rm -f "$pid_file"
+  rm -f "$pid_file" "$SLUICE_PID_DIR/$kind-$name.ready"
 }

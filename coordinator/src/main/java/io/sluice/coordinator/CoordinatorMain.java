@@ -4,6 +4,8 @@ import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.daemon.ReadyFile;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -57,6 +59,11 @@ public final class CoordinatorMain {
     }, "sluice-coordinator-shutdown"));
     LOG.info("Coordinator {} started: port {}, HTTP port {}, configuration {}", coordinator.id(),
         coordinator.port(), coordinator.httpPort(), confFile.toAbsolutePath());
+    try {
+      ReadyFile.announce(coordinator.port(), coordinator.httpPort());
+    } catch (IOException e) {
+      LOG.warn("Could not tell the start script that the coordinator is ready: {}", e.toString());
+    }
     stopped.await();
   }
 }

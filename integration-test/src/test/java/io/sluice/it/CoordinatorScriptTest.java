@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,15 +39,21 @@ class CoordinatorScriptTest {
         ""));
     Map<String, String> env = env();
     Path log = dir.resolve("logs/coordinator-coordinator-it.log");
-    Path out = dir.resolve("logs/coordinator-coordinator-it.log.out");
     Path pidFile = dir.resolve("run/coordinator-coordinator-it.pid");
 
     Daemons.Result start = Daemons.run(dir, env, "bin/start-coordinator.sh", conf.toString());
     assertEquals(0, start.exitCode(), start.output());
+    assertTrue(start.output().contains("port " + port + ", http.port " + httpPort),
+        start.output());
     long pid = Long.parseLong(Files.readString(pidFile).trim());
     try {
-      Daemons.awaitPort(port, out);
-      Daemons.awaitPort(httpPort, out);
+      // The script said "started" only once both ports listen: no waiting here.
+      new Socket("127.0.0.1", port).close();
+      new Socket("127.0.0.1", httpPort).close();
+      Daemons.Result running = Daemons.run(dir, env, "bin/status-coordinator.sh", conf.toString());
+      assertEquals(0, running.exitCode(), running.output());
+      assertTrue(running.output().contains("is running (pid " + pid + ", port " + port),
+          running.output());
       String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
           .map(a -> String.join(" ", a)).orElse("");
       assertTrue(cmdline.contains("-Xmx256m"), cmdline);
@@ -73,6 +80,8 @@ class CoordinatorScriptTest {
     }
     assertFalse(Daemons.alive(pid), "coordinator process should be gone");
     assertFalse(Files.exists(pidFile));
+    Daemons.Result stopped = Daemons.run(dir, env, "bin/status-coordinator.sh", conf.toString());
+    assertEquals(3, stopped.exitCode(), stopped.output());
     String logText = Files.readString(log);
     assertTrue(logText.contains("Coordinator ") && logText.contains(" started: port " + port),
         logText);

@@ -3,6 +3,8 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * {@code sluice_*} metric of each is a row of its section with the exported type (and, where the
  * scrape has samples, labels), that every row is exported, that every JVM metric falls in a family
  * the page marks as that daemon's (and each family marked is exported), and that no page under
- * {@code docs/} or the README names a {@code sluice_*} metric that is not exported.
+ * {@code docs/} or the README names a {@code sluice_*} metric that is not exported, and that the
+ * Grafana dashboard under {@code deploy/grafana/} queries only exported metrics.
  */
 class MetricsDocTest {
   private static final Pattern SLUICE_ROW = Pattern.compile(
@@ -36,6 +39,8 @@ class MetricsDocTest {
   private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
   private static final Pattern SLUICE_NAME =
       Pattern.compile("\\bsluice_(?:server|coordinator)_[a-z0-9_]+");
+  private static final Pattern QUERIED_METRIC =
+      Pattern.compile("\\b(?:sluice|jvm|process)_[a-z0-9_]+");
 
   private static MiniCluster cluster;
   private static MetricsScrape server;
@@ -94,6 +99,34 @@ class MetricsDocTest {
                 + " is exported by neither daemon");
           }
         }
+      }
+    }
+    report(problems);
+  }
+
+  /**
+   * Every query of the Grafana dashboard names metrics the daemons export: a renamed metric would
+   * otherwise leave an empty panel that nobody notices until the bad day.
+   */
+  @Test
+  void theGrafanaDashboardQueriesOnlyExportedMetrics() throws IOException {
+    Path file = ProjectRoot.get().resolve("deploy/grafana/sluice.json");
+    JsonNode dashboard = new ObjectMapper().readTree(file.toFile());
+    List<String> expressions = new ArrayList<>();
+    dashboard.findValues("expr").forEach(e -> expressions.add(e.asText()));
+    assertFalse(expressions.isEmpty(), file + " has no queries");
+    List<String> problems = new ArrayList<>();
+    for (String expr : expressions) {
+      Matcher m = QUERIED_METRIC.matcher(expr);
+      boolean any = false;
+      while (m.find()) {
+        any = true;
+        if (!server.exports(m.group()) && !coordinator.exports(m.group())) {
+          problems.add("'" + expr + "' queries " + m.group() + ", which neither daemon exports");
+        }
+      }
+      if (!any) {
+        problems.add("'" + expr + "' queries no metric of the daemons");
       }
     }
     report(problems);

@@ -47,11 +47,18 @@ class ServerScriptTest {
         "SLUICE_SERVER_HEAP", "256m");
     Daemons.Result start = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
     assertEquals(0, start.exitCode(), start.output());
+    assertTrue(start.output().contains("port " + port + ", http.port " + httpPort),
+        start.output());
     Path pidFile = dir.resolve("run/server-server-it.pid");
     long pid = Long.parseLong(Files.readString(pidFile).trim());
     try {
-      Daemons.awaitPort(port, dir.resolve("logs/server-server-it.log.out"));
-      Daemons.awaitPort(httpPort, dir.resolve("logs/server-server-it.log.out"));
+      // The script said "started" only once both ports listen: no waiting here.
+      new Socket("127.0.0.1", port).close();
+      new Socket("127.0.0.1", httpPort).close();
+      Daemons.Result status = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
+      assertEquals(0, status.exitCode(), status.output());
+      assertTrue(status.output().contains("is running (pid " + pid + ", port " + port),
+          status.output());
       String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
           .map(a -> String.join(" ", a)).orElse("");
       // The two budgets plus the default network allowance: 1.5 x 128 MiB receive memory,
@@ -96,6 +103,40 @@ class ServerScriptTest {
     }
     assertFalse(Daemons.alive(pid), "server process should be gone");
     assertFalse(Files.exists(pidFile));
+    Daemons.Result stopped = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
+    assertEquals(3, stopped.exitCode(), stopped.output());
+    assertTrue(stopped.output().contains("is not running"), stopped.output());
+  }
+
+  /**
+   * A pid file whose process ended and whose number now belongs to another process: status says
+   * the server is not running, stop leaves that process alone, and start is not refused.
+   */
+  @Test
+  void aStalePidFileNamingAnotherProcessIsNeverSignalled() throws Exception {
+    Path conf = dir.resolve("server-stale.conf");
+    Files.writeString(conf, "server.bind.host 127.0.0.1\nlocal.dirs " + dir.resolve("data") + "\n");
+    Map<String, String> env = Map.of(
+        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+        "SLUICE_PID_DIR", dir.resolve("run").toString());
+    Process other = new ProcessBuilder("sleep", "300").start();
+    try {
+      Files.createDirectories(dir.resolve("run"));
+      Path pidFile = dir.resolve("run/server-server-stale.pid");
+      Files.writeString(pidFile, other.pid() + "\n");
+
+      Daemons.Result status = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
+      assertEquals(3, status.exitCode(), status.output());
+      assertTrue(status.output().contains("stale pid file"), status.output());
+
+      Daemons.Result stop = Daemons.run(dir, env, "bin/stop-server.sh", conf.toString());
+      assertEquals(0, stop.exitCode(), stop.output());
+      assertTrue(stop.output().contains("is not a Sluice server"), stop.output());
+      assertTrue(other.isAlive(), "the other process was signalled");
+      assertFalse(Files.exists(pidFile), "the stale pid file is removed");
+    } finally {
+      other.destroyForcibly();
+    }
   }
 
   /** Sends a handshake for protocol version 1 only and waits until the server closes. */

@@ -4,6 +4,7 @@ import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.daemon.ReadyFile;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -37,6 +38,7 @@ public final class ShuffleServerMain {
         stopped.countDown();
       }
     }, "sluice-shutdown"));
+    ReadyFile.announce(server.port(), server.httpPort());
     stopped.await();
   }
 }

@@ -29,6 +29,7 @@ public final class FaultBenchmark {
       "Usage: bin/bench-fault.sh [flags]",
       "  --rounds N             rounds of every case (default 3)",
       "  --replicas LIST        copies per partition to measure (default 1,2)",
+      "  --cases LIST           of none,map,reduce: undisturbed, kill mid-map, mid-reduce (all)",
       "  --maps N               map tasks (default 32)",
       "  --reduces N            reduce partitions (default 16)",
       "  --records N            records per map task, 100 bytes each (default 250000)",
@@ -38,7 +39,8 @@ public final class FaultBenchmark {
       "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks.md)",
       "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
       "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
-  private static final List<String> OPTIONS = List.of("rounds", "replicas", "maps", "reduces",
+  private static final List<String> OPTIONS = List.of("rounds", "replicas", "cases", "maps",
+      "reduces",
       "records", "master", "driver-memory", "output", "markdown", "home", "command");
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
@@ -57,6 +59,20 @@ public final class FaultBenchmark {
     for (String r : o.getOrDefault("replicas", "1,2").split(",")) {
       replicas.add(Integer.parseInt(r.trim()));
     }
+    List<FaultJob.Scenario> scenarios = new ArrayList<>();
+    for (String c : o.getOrDefault("cases", "none,map,reduce").split(",")) {
+      scenarios.add(switch (c.trim()) {
+        case "none" -> FaultJob.Scenario.NONE;
+        case "map" -> FaultJob.Scenario.MAP;
+        case "reduce" -> FaultJob.Scenario.REDUCE;
+        default -> throw new IllegalArgumentException("--cases takes none, map and reduce, not "
+            + c);
+      });
+    }
+    if (!scenarios.contains(FaultJob.Scenario.NONE)) {
+      throw new IllegalArgumentException("--cases must include none: the other cases are "
+          + "reported as ratios to it");
+    }
     Path out = home.resolve(o.getOrDefault("output", "benchmark/target/fault"));
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
@@ -71,11 +87,15 @@ public final class FaultBenchmark {
     try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
         new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
       cluster.start();
-      System.out.println("== warm-up");
-      job.run("warmup", 0, FaultJob.Scenario.NONE, 1, cluster, 0, Map.of());
+      // Every copy count warms up: with two copies the servers run code (forwarding, the peer
+      // client) that the first runs would otherwise pay the JIT compiler for.
+      for (int r : replicas) {
+        System.out.println("== warm-up, " + r + " cop" + (r == 1 ? "y" : "ies"));
+        job.run("warmup", 0, FaultJob.Scenario.NONE, r, cluster, 0, Map.of());
+      }
       for (int round = 1; round <= rounds; round++) {
         for (int r : replicas) {
-          for (FaultJob.Scenario scenario : FaultJob.Scenario.values()) {
+          for (FaultJob.Scenario scenario : scenarios) {
             long pid = scenario == FaultJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
             outcomes.add(job.run("sluice", round, scenario, r, cluster, pid, Map.of()));
             if (pid != 0) {
@@ -85,7 +105,7 @@ public final class FaultBenchmark {
         }
       }
     }
-    String body = report(reference, outcomes, replicas, rounds, job);
+    String body = report(reference, outcomes, replicas, scenarios, rounds, job);
     System.out.println(body);
     String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
     if (!markdown.equals("-")) {
@@ -99,8 +119,9 @@ public final class FaultBenchmark {
     System.exit(allRight ? 0 : 1);
   }
 
-  private static String report(FaultJobRunner.Outcome reference, List<FaultJobRunner.Outcome> outcomes, List<Integer> replicas,
-      int rounds, FaultJobRunner job) {
+  private static String report(FaultJobRunner.Outcome reference,
+      List<FaultJobRunner.Outcome> outcomes, List<Integer> replicas,
+      List<FaultJob.Scenario> scenarios, int rounds, FaultJobRunner job) {
     StringBuilder b = new StringBuilder();
     double mib = job.maps() * job.records() * 100.0 / (1 << 20);
     b.append(String.format(Locale.ROOT, "One job: %d map tasks of %,d records (a long key and a "
@@ -110,7 +131,8 @@ public final class FaultBenchmark {
         + "(`buffer.capacity` 512 MiB, heap 512 MiB each). A kill is `SIGKILL` of the second "
         + "server from Spark's listener, after a quarter of the map tasks ended (mid-map) or after "
         + "the first reduce task ended (mid-reduce); the server is started again (same port, empty) "
-        + "before the next run. %d rounds, cases interleaved; medians, ranges in brackets. Job "
+        + "before the next run. One undisturbed warm-up run with each copy count, then %d rounds, cases "
+        + "interleaved; medians, ranges in brackets. Job "
         + "time is measured inside the driver, from the job's start until the context stopped; CPU "
         + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
         job.maps(), job.records(), mib, job.reduces(), job.master(), rounds));
@@ -124,7 +146,7 @@ public final class FaultBenchmark {
     Map<Integer, Double> undisturbed = new LinkedHashMap<>();
     List<String> targets = new ArrayList<>();
     for (int r : replicas) {
-      for (FaultJob.Scenario scenario : FaultJob.Scenario.values()) {
+      for (FaultJob.Scenario scenario : scenarios.stream().sorted().toList()) {
         List<FaultJobRunner.Outcome> runs = outcomes.stream()
             .filter(x -> x.replicas() == r && x.scenario() == scenario).toList();
         Series time = series(runs, FaultJobRunner.Outcome::wallMs);
