@@ -25,9 +25,14 @@ SLUICE_LOG_DIR="${SLUICE_LOG_DIR:-$SLUICE_HOME/logs}"
 SLUICE_PID_DIR="${SLUICE_PID_DIR:-$SLUICE_HOME/run}"
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="java"; fi
 
-# Classpath of a daemon module built by `mvn package` (module jar + target/lib/*).
+# Classpath of a daemon module: lib/<module>/ in a distribution (dist/target/sluice-*-bin.tar.gz),
+# or in a build tree the module jar and target/lib/* that `mvn package` leaves.
 sluice_classpath() {
   local module="$1"
+  if [ -d "$SLUICE_HOME/lib/$module" ]; then
+    echo "$SLUICE_HOME/lib/$module/*"
+    return
+  fi
   local jar
   jar="$(ls "$SLUICE_HOME/$module"/target/sluice-"$module"-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -n 1 || true)"
   if [ -z "$jar" ] || [ ! -d "$SLUICE_HOME/$module/target/lib" ]; then

@@ -13,6 +13,11 @@ final class Artifacts {
     return find(ProjectRoot.get().resolve("client-spark/target"), "-shaded.jar");
   }
 
+  /** The distribution tarball of the dist module. */
+  static Path distribution() throws IOException {
+    return find(ProjectRoot.get().resolve("dist/target"), "-bin.tar.gz");
+  }
+
   static Path sparkHome() {
     return ProjectRoot.get().resolve("examples/target/spark-home");
   }

@@ -185,9 +185,12 @@ class ShuffleServerTest {
     byte[] big = new byte[300_000];
     new Random(5).nextBytes(big);
     client.writeMapOutput(APP, 5, 1, 0, 1, Map.of(0, List.of(big)));
-    awaitFlushes();
-    awaitDataFiles();
     var files = server.store().shuffle(APP, 5).existingPartition(0).files();
+    // A flush taken off the queue is not finished: wait until its bytes are readable.
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (files.dataLength() < big.length && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
     assertEquals(big.length, files.dataLength());
     // Deleted under the server (an operator, a cleaner, a disk replaced): the server still lists
     // the blocks but cannot read them.
@@ -233,7 +236,8 @@ class ShuffleServerTest {
       boolean busy = server.disks().disks().stream().anyMatch(d -> d.pendingFlushes() > 0)
         || server.store().applications().stream().flatMap(a -> a.shuffles().stream())
             .flatMap(sh -> sh.partitions().stream())
-            .anyMatch(p -> p.unflushedBytes() >= 256 * 1024);
+            // memoryBytes counts a flush taken off the queue until its blocks are on disk.
+            .anyMatch(p -> p.memoryBytes() >= 256 * 1024);
       if (!busy) {
         return;
       }
