@@ -18,16 +18,5 @@ cd "$SLUICE_HOME"
 # shellcheck source=bin/sluice-spark-env.sh
 . "$SLUICE_HOME/bin/sluice-spark-env.sh"
 
-if [ ! -d benchmark/target/lib ] || [ ! -d examples/target/spark-home/jars ] \
-    || [ ! -d server/target/lib ] || [ ! -d coordinator/target/lib ] \
-    || sluice_stale "$(sluice_benchmark_jar)" pom.xml common server coordinator benchmark \
-    || sluice_stale "$(sluice_shaded_jar)" pom.xml common client-spark; then
-  echo "== Building Sluice (mvn -B -DskipTests package)"
-  mvn -B -q -DskipTests package
-fi
-
-export SLUICE_SPARK_JAVA_OPTS="${SPARK_JAVA_OPENS[*]}"
-exec "$JAVA" -Xmx512m -Dlog4j2.level=warn \
-  -cp "$(sluice_benchmark_jar):benchmark/target/lib/*" \
-  io.sluice.benchmark.fault.SecurityJobBenchmark --home "$SLUICE_HOME" \
-  --command "bin/bench-security-job.sh${*:+ $*}" "$@"
+sluice_build_for_jobs
+sluice_run_job_benchmark io.sluice.benchmark.fault.SecurityJobBenchmark "bin/bench-security-job.sh${*:+ $*}" "$@"

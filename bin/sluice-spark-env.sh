@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sourced by bin/run-example.sh and bin/sluice-bench (not meant to be run by itself): where Spark and
-# the client jar are in a built checkout, and the JVM options Spark needs on Java 17.
+# Sourced by bin/run-example.sh, bin/sluice-bench and the Spark job benchmarks (not meant to be run
+# by itself): where Spark and the client jar are in a built checkout, the JVM options Spark needs
+# on Java 17, and building and running the job benchmarks.
 #
 # SPARK_HOME is examples/target/spark-home, whose jars/ the build assembles from Maven Central.
 
@@ -42,4 +43,27 @@ sluice_stale() {
   shift
   [ -z "$jar" ] || [ -n "$(find "$@" -path '*/target' -prune -o \( -name pom.xml -o \
     -path '*/src/main/*' \) -type f -newer "$jar" -print -quit)" ]
+}
+
+# Builds Sluice (mvn package, tests skipped) when a jar or directory that a benchmark of Spark jobs
+# through the bin/ daemons needs is missing or older than its sources. Run from $SLUICE_HOME.
+sluice_build_for_jobs() {
+  if [ ! -d benchmark/target/lib ] || [ ! -d examples/target/spark-home/jars ] \
+      || [ ! -d server/target/lib ] || [ ! -d coordinator/target/lib ] \
+      || sluice_stale "$(sluice_benchmark_jar)" pom.xml common server coordinator benchmark \
+      || sluice_stale "$(sluice_shaded_jar)" pom.xml common client-spark; then
+    echo "== Building Sluice (mvn -B -DskipTests package)"
+    mvn -B -q -DskipTests package
+  fi
+}
+
+# sluice_run_job_benchmark <main class> <command line to record> [flags...]: runs a benchmark of
+# the benchmark module that submits Spark jobs (SparkSubmit JVMs of their own, with these opens).
+sluice_run_job_benchmark() {
+  local main="$1" command="$2"
+  shift 2
+  export SLUICE_SPARK_JAVA_OPTS="${SPARK_JAVA_OPENS[*]}"
+  exec "$JAVA" -Xmx512m -Dlog4j2.level=warn \
+    -cp "$(sluice_benchmark_jar):$SLUICE_HOME/benchmark/target/lib/*" \
+    "$main" --home "$SLUICE_HOME" --command "$command" "$@"
 }

@@ -17,6 +17,7 @@ import io.sluice.coordinator.assignment.ShuffleAssigner;
 import io.sluice.coordinator.exclusion.ExclusionFileWatcher;
 import io.sluice.coordinator.exclusion.ExclusionList;
 import io.sluice.coordinator.http.AdminHandler;
+import io.sluice.coordinator.http.ClusterPage;
 import io.sluice.coordinator.http.StatusPage;
 import io.sluice.coordinator.metrics.CoordinatorMetrics;
 import io.sluice.coordinator.registry.ServerRecord;
@@ -112,6 +113,7 @@ public final class CoordinatorServer implements Closeable {
             .orElse(null);
         httpServer.addHandler(AdminHandler.PREFIX,
             new AdminHandler(servers, adminToken, clusterSecret != null));
+        httpServer.addHandler(ClusterPage.PATH, new ClusterPage(status::build));
       }
     } catch (IOException e) {
       close();

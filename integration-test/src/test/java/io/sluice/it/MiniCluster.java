@@ -109,6 +109,15 @@ final class MiniCluster implements Closeable {
     return servers.stream().mapToLong(s -> (long) s.metrics().pushedBytes()).sum();
   }
 
+  /** Bytes the servers served to readers (indexes, memory and disk), from their /metrics. */
+  double readBytes() throws IOException, InterruptedException {
+    double sum = 0;
+    for (ShuffleServer s : servers) {
+      sum += MetricsScrape.fetch(s.httpPort()).sum("sluice_server_read_bytes_total");
+    }
+    return sum;
+  }
+
   @Override
   public void close() throws IOException {
     for (ShuffleServer s : servers) {

@@ -136,4 +136,50 @@ class SqlShuffleTest {
     assertTrue(o.plan().contains("skew=true"), "the skew join should have been split:\n"
         + o.plan());
   }
+
+  /**
+   * A skew split reads from the servers only the map ranges each split asks for: splitting moves
+   * about the bytes the unsplit join moves, plus the other side's partition once per split, and
+   * not the skewed partition once per split (about half of the left side each time).
+   */
+  @Test
+  void aSkewSplitReadMovesOnlyTheBytesOfTheRequestedMaps() throws Exception {
+    Function<SparkSession, Dataset<Row>> query = spark -> {
+      Dataset<Row> left = spark.range(0, 400_000, 1, 8)
+          .selectExpr("case when id % 2 = 0 then 0 else id % 5000 end as k", "id as v");
+      Dataset<Row> right = spark.range(0, 20_000, 1, 4).selectExpr("id % 5000 as k", "id as w");
+      // A global aggregate needs no partitioning by key after the join, so AQE splits freely.
+      return left.join(right, "k").agg(org.apache.spark.sql.functions.count("*"),
+          org.apache.spark.sql.functions.sum("v"), org.apache.spark.sql.functions.sum("w"));
+    };
+    double readBefore = cluster.readBytes();
+    long pushedBefore = cluster.pushedBytes();
+    Outcome unsplit = run(true, skewSettings(false), query);
+    double unsplitRead = cluster.readBytes() - readBefore;
+    long unsplitPushed = cluster.pushedBytes() - pushedBefore;
+    readBefore = cluster.readBytes();
+    Outcome split = run(true, skewSettings(true), query);
+    double splitRead = cluster.readBytes() - readBefore;
+
+    assertEquals(unsplit.rows(), split.rows());
+    assertFalse(unsplit.plan().contains("skew=true"), unsplit.plan());
+    long splits = split.plan().lines().filter(l -> l.contains("skew=true")).count();
+    assertTrue(split.plan().contains("skew=true"), "the join should have been split:\n"
+        + split.plan());
+    assertTrue(unsplitRead > 0.9 * unsplitPushed, "the unsplit join reads what was pushed: "
+        + unsplitRead + " of " + unsplitPushed + " bytes");
+    assertTrue(splitRead < unsplitRead + 0.25 * unsplitPushed, "the split join read "
+        + splitRead + " bytes, the unsplit one " + unsplitRead + " (" + unsplitPushed
+        + " pushed; " + splits + " skewed sides split):\n" + split.plan());
+  }
+
+  private static Map<String, String> skewSettings(boolean split) {
+    return Map.of(
+        "spark.sql.adaptive.skewJoin.enabled", String.valueOf(split),
+        "spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2",
+        "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "64k",
+        "spark.sql.adaptive.advisoryPartitionSizeInBytes", "64k",
+        "spark.sql.adaptive.coalescePartitions.enabled", "false",
+        "spark.sql.shuffle.partitions", "10");
+  }
 }

@@ -41,6 +41,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
     this.client = SluiceClientContext.acquire(conf);
     if (isDriver) {
       SluiceShuffleDataIO.installIfMissing(conf);
+      ConflictingSettings.resolve(conf).forEach(LOG::warn);
     }
   }
 
