@@ -10,6 +10,8 @@
 #   SLUICE_SERVER_HEAP, SLUICE_COORDINATOR_HEAP   heap sizes (defaults 512m and 1g)
 #   SLUICE_JAVA_OPTS   extra JVM options for every daemon
 #   SLUICE_START_TIMEOUT seconds start waits for the daemon to serve its ports (default 120)
+#   SLUICE_FOREGROUND  when set (to anything), start runs the daemon in the foreground in place of
+#                      the script (for containers: it is their main process, logging to stdout)
 #   SLUICE_STOP_TIMEOUT seconds stop waits before SIGKILL (default 100; a server drains, then writes
 #                       its blocks to disk for its next start)
 
@@ -61,7 +63,8 @@ sluice_main_class() {
 sluice_running() {
   local kind="$1" pid="$2"
   kill -0 "$pid" 2>/dev/null || return 1
-  ps -p "$pid" -o args= 2>/dev/null | grep -q -- "$(sluice_main_class "$kind")"
+  # -ww: the full command line, however wide (the main class comes after a long class path).
+  ps -ww -p "$pid" -o args= 2>/dev/null | grep -q -- "$(sluice_main_class "$kind")"
 }
 
 # sluice_start <kind> <module> <main-class> <conf-file> <jvm-options...>
@@ -85,6 +88,13 @@ sluice_start() {
   rm -f "$pid_file" "$ready_file"
   local cp
   cp="$(sluice_classpath "$module")"
+  if [ -n "${SLUICE_FOREGROUND:-}" ]; then
+    # The container's main process: SIGTERM reaches the JVM, which drains and stops.
+    # shellcheck disable=SC2086
+    exec "$JAVA" "$@" ${SLUICE_JAVA_OPTS:-} \
+      -Dlog4j2.configurationFile="$SLUICE_CONF_DIR/log4j2-console.xml" \
+      -cp "$cp" "$main" "$conf"
+  fi
   # shellcheck disable=SC2086
   nohup "$JAVA" "$@" ${SLUICE_JAVA_OPTS:-} \
     -Dlog4j2.configurationFile="$SLUICE_CONF_DIR/log4j2.xml" \

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The coordinator's {@code /cluster} page as an operator sees it: a live coordinator with two
@@ -22,12 +23,13 @@ import org.junit.jupiter.api.Test;
  * apt-get when missing), and the DOM it rendered checked for every server and its condition.
  */
 class ClusterPageBrowserTest {
+  @TempDir Path profile;
+
   @Test
   void headlessChromiumRendersTheLiveCluster() throws Exception {
     String chromium = chromium();
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
       String url = "http://127.0.0.1:" + cluster.coordinator().httpPort() + "/cluster";
-      Path profile = Files.createTempDirectory("sluice-chromium");
       String dom = run(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
           "--user-data-dir=" + profile, "--dump-dom", url), 120);
       assertTrue(dom.contains("<title>Sluice cluster: " + cluster.coordinator().id() + "</title>"),

@@ -89,12 +89,11 @@ class DistributionTest {
         }
       }, "the server registered with the coordinator");
     } finally {
-      Daemons.Result stopServer = Daemons.run(dir, env, bin + "stop-server.sh",
-          serverConf.toString());
-      Daemons.Result stopCoordinator = Daemons.run(dir, env, bin + "stop-coordinator.sh",
-          coordinatorConf.toString());
-      assertEquals(0, stopServer.exitCode(), stopServer.output());
-      assertEquals(0, stopCoordinator.exitCode(), stopCoordinator.output());
+      Daemons.run(dir, env, bin + "stop-server.sh", serverConf.toString());
+      Daemons.run(dir, env, bin + "stop-coordinator.sh", coordinatorConf.toString());
     }
+    Daemons.Result stopped = Daemons.run(dir, env, bin + "status-server.sh",
+        serverConf.toString());
+    assertEquals(3, stopped.exitCode(), "stopped: " + stopped.output());
   }
 }

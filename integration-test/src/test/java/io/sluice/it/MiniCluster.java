@@ -81,13 +81,13 @@ final class MiniCluster implements Closeable {
         .filter(set -> !set.title().startsWith("Spark client")).toList());
   }
 
-  /** The directory under which the servers keep their data. */
   /** Local directory {@code disk} of server {@code server}. */
   Path localDir(int server, int disk) {
     Path dir = root.resolve("server-" + server);
     return disksPerServer == 1 ? dir : dir.resolve("disk-" + disk);
   }
 
+  /** The directory under which the servers keep their data. */
   Path root() {
     return root;
   }

@@ -176,9 +176,9 @@ public final class ServerOptions implements ConfigOptionSet {
           .defaultValue("true")
           .doc("On a clean stop (SIGTERM, `bin/stop-server.sh`), after draining, write every block "
               + "in memory to disk and record what the server holds (applications, shuffles, "
-              + "files, commits) in its first local directory, so that the next start with the "
-              + "same local directories serves it again: a rolling restart loses nothing. A server "
-              + "that crashed has nothing to recover and starts empty.")
+              + "files, commits) in `sluice+restart` in its first healthy local directory, so that "
+              + "the next start with the same local directories serves it again: a rolling restart "
+              + "loses nothing. A server that crashed has nothing to recover and starts empty.")
           .build();
 
   public static final ConfigOption<Duration> DRAIN_TIMEOUT =

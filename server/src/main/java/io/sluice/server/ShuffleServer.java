@@ -27,6 +27,7 @@ import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
+import io.sluice.server.storage.LocalDisk;
 import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.RestartManifest;
 import java.io.Closeable;
@@ -35,6 +36,8 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -70,7 +73,8 @@ public final class ShuffleServer implements Closeable {
   private final String serverId;
   private final String advertisedHost;
   private final ServerHeartbeats heartbeats;
-  private final Path manifest;
+  /** Where a clean stop may record what the server holds: the same file in every local dir. */
+  private final List<Path> manifests;
   private volatile ServerState state = ServerState.ACTIVE;
 
   public ShuffleServer(SluiceConf conf) throws IOException {
@@ -86,7 +90,7 @@ public final class ShuffleServer implements Closeable {
     this.networkAllocator = NettyTransports.pooledAllocator(
         Math.max(1, Runtime.getRuntime().availableProcessors()));
     List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
-    this.manifest = RestartManifest.location(dirs);
+    this.manifests = RestartManifest.locations(dirs);
     List<RestartManifest.Application> recovered = recoverable(conf);
     this.disks = new DiskManager(dirs, conf.get(ServerOptions.DISK_MIN_FREE),
         conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io,
@@ -146,6 +150,16 @@ public final class ShuffleServer implements Closeable {
     LOG.info("Shuffle server {} serving on port {} ({} {} bytes, {} {} bytes, {} local dirs)",
         serverId, transport.port(), ServerOptions.BUFFER_CAPACITY.key(), pushPool.capacity(),
         ServerOptions.READ_BUFFER_CAPACITY.key(), readBudget.capacity(), dirs.size());
+    // Only now, serving, is the record spent: a start that failed before leaves it for the next.
+    // From here on the data changes, so a crash must find no record.
+    for (Path m : manifests) {
+      try {
+        Files.deleteIfExists(m);
+      } catch (IOException e) {
+        LOG.warn("Cannot delete the restart record {}; a later start would read it: {}", m,
+            e.toString());
+      }
+    }
   }
 
   public String serverId() {
@@ -285,6 +299,8 @@ public final class ShuffleServer implements Closeable {
     peers.close();
     housekeeping.shutdownNow();
     control.shutdown();
+    awaitStopped(housekeeping);
+    awaitStopped(control);
     boolean kept = conf.get(ServerOptions.RECOVERY_ENABLED) && keepForRestart();
     flushManager.close();
     disks.close();
@@ -310,8 +326,14 @@ public final class ShuffleServer implements Closeable {
         return false;
       }
       List<RestartManifest.Application> held = store.forRestart();
-      RestartManifest.write(manifest, held);
-      LOG.info("Recorded {} applications in {} for the next start ({})", held.size(), manifest,
+      // A directory that failed is the last place to try.
+      List<Path> candidates = new ArrayList<>(manifests);
+      candidates.sort(Comparator.comparing(m -> {
+        LocalDisk disk = disks.diskOf(m);
+        return disk == null || !disk.isHealthy();
+      }));
+      Path written = RestartManifest.writeToFirstUsable(candidates, held);
+      LOG.info("Recorded {} applications in {} for the next start ({})", held.size(), written,
           ServerOptions.RECOVERY_ENABLED.key());
       return true;
     } catch (IOException | RuntimeException e) {
@@ -325,23 +347,36 @@ public final class ShuffleServer implements Closeable {
   }
 
   /**
-   * What an earlier run recorded when it stopped cleanly; the record is deleted either way, so that
-   * it is never read twice (a crash after this start leaves none).
+   * What an earlier run recorded when it stopped cleanly, from the first local dir that holds a
+   * record; nothing when none does or it cannot be trusted (logged). The records are deleted once
+   * this server serves (end of the constructor).
    */
   private List<RestartManifest.Application> recoverable(SluiceConf conf) {
-    try {
-      List<RestartManifest.Application> apps = conf.get(ServerOptions.RECOVERY_ENABLED)
-          ? RestartManifest.read(manifest) : List.of();
-      Files.deleteIfExists(manifest);
-      return apps;
-    } catch (IOException e) {
-      LOG.warn("Cannot read the restart manifest {}; starting empty: {}", manifest, e.toString());
-      try {
-        Files.deleteIfExists(manifest);
-      } catch (IOException ignored) {
-        // it stays, and the next start reports it again
-      }
+    if (!conf.get(ServerOptions.RECOVERY_ENABLED)) {
       return List.of();
+    }
+    for (Path m : manifests) {
+      if (!Files.exists(m, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try {
+        return RestartManifest.read(m);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Cannot use the restart record {}; starting empty: {}", m, e.toString());
+        return List.of();
+      }
+    }
+    return List.of();
+  }
+
+  /** Waits a little for an executor's running task to end, so that it cannot race the stop. */
+  private static void awaitStopped(ExecutorService executor) {
+    try {
+      if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("A housekeeping task still runs while the server stops");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -5,6 +5,7 @@ import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.daemon.ReadyFile;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -38,7 +39,11 @@ public final class ShuffleServerMain {
         stopped.countDown();
       }
     }, "sluice-shutdown"));
-    ReadyFile.announce(server.port(), server.httpPort());
+    try {
+      ReadyFile.announce(server.port(), server.httpPort());
+    } catch (IOException e) {
+      System.err.println("sluice: could not tell the start script that the server is ready: " + e);
+    }
     stopped.await();
   }
 }

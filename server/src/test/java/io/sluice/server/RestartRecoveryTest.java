@@ -10,6 +10,8 @@ import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.shuffle.read.PartitionFetchException;
 import io.sluice.server.storage.RestartManifest;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +89,7 @@ class RestartRecoveryTest {
     } finally {
       first.close();
     }
-    Path manifest = RestartManifest.location(List.of(dir.resolve("d1")));
+    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
     assertTrue(Files.isRegularFile(manifest), "a clean stop records what the server held");
 
     ShuffleServer second = start(true);
@@ -113,6 +115,32 @@ class RestartRecoveryTest {
   }
 
   @Test
+  void aStartThatFailsAfterReadingTheRecordLeavesItForTheNextStart() throws Exception {
+    Map<Integer, Map<BlockKey, byte[]>> expected;
+    ShuffleServer first = start(true);
+    try (ServerTestClient client = new ServerTestClient(first)) {
+      expected = write(client);
+    } finally {
+      first.close();
+    }
+    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      // The record is read, then the port cannot be bound: nothing may be lost by that.
+      assertThrows(Exception.class, () -> new ShuffleServer(TestServers.conf(dir, Map.of(
+          ServerOptions.PORT.key(), String.valueOf(taken.getLocalPort())))));
+    }
+    assertTrue(Files.isRegularFile(manifest), "the record outlives a start that failed");
+    ShuffleServer second = start(true);
+    try (ServerTestClient client = new ServerTestClient(second)) {
+      for (int p = 0; p < PARTITIONS; p++) {
+        assertServes(client, p, expected.get(p));
+      }
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
   void withRecoveryOffAStopDeletesEverything() throws Exception {
     ShuffleServer first = start(false);
     try (ServerTestClient client = new ServerTestClient(first)) {
@@ -120,7 +148,7 @@ class RestartRecoveryTest {
     } finally {
       first.close();
     }
-    assertFalse(Files.exists(RestartManifest.location(List.of(dir.resolve("d1")))));
+    assertFalse(Files.exists(RestartManifest.locations(List.of(dir.resolve("d1"))).get(0)));
     ShuffleServer second = start(true);
     try {
       assertTrue(second.store().applications().isEmpty());
@@ -140,7 +168,7 @@ class RestartRecoveryTest {
     } finally {
       first.close();
     }
-    Path manifest = RestartManifest.location(List.of(dir.resolve("d1")));
+    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
     List<RestartManifest.Application> apps = RestartManifest.read(manifest);
     RestartManifest.Shuffle shuffle = apps.get(0).shuffles().get(0);
     Path outside = Files.writeString(dir.resolve("operator-file.data"), "keep me");
@@ -188,7 +216,7 @@ class RestartRecoveryTest {
     } finally {
       first.close();
     }
-    Path manifest = RestartManifest.location(List.of(dir.resolve("d1")));
+    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
     Files.writeString(manifest, "garbage where the record was");
     ShuffleServer second = start(true);
     try {

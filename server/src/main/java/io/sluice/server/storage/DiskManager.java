@@ -172,10 +172,7 @@ public final class DiskManager implements Closeable {
    * lost), and nothing is written there again.
    */
   public synchronized void markUnreadable(LocalDisk disk, String reason) {
-    boolean wasReadable = !disk.isUnreadable();
-    disk.markUnreadable();
-    disk.markUnhealthy(reason, false, nanoClock.getAsLong());
-    if (wasReadable) {
+    if (disk.markUnreadable(reason, nanoClock.getAsLong())) {
       LOG.warn("Local dir {} cannot be read and is out of rotation; its partitions' files there "
           + "are lost: {}", disk.root(), reason);
     }

@@ -80,8 +80,20 @@ public final class LocalDisk {
     return unreadable;
   }
 
-  void markUnreadable() {
+  /**
+   * Out for good, for reads and writes: also a disk that was out only because it was full, which
+   * would otherwise come back once it had room. Returns whether it was readable before. Called
+   * under DiskManager's lock.
+   */
+  boolean markUnreadable(String reason, long nowNanos) {
+    boolean was = !unreadable;
     unreadable = true;
+    full = false;
+    if (unhealthyReason == null) {
+      unhealthyReason = reason;
+      lastCheckNanos = nowNanos;
+    }
+    return was;
   }
 
   /** True if the disk is out of rotation only because it was full, so that it may come back. */

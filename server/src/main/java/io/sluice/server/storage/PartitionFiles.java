@@ -197,6 +197,10 @@ public final class PartitionFiles {
     for (int i = 0; i < generations.size(); i++) {
       Generation g = generations.get(i);
       if (offset < g.end() || i == generations.size() - 1) {
+        if (offset < g.start()) {
+          throw new IOException("bytes at offset " + offset + " of " + this + " were in a file "
+              + "lost before this server's last restart");
+        }
         long segment = Math.min(length, g.end() - offset);
         checkReadable(g, g.dataFile(), offset - g.start() + segment);
         return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
@@ -214,10 +218,13 @@ public final class PartitionFiles {
     return g == null ? null : g.disk();
   }
 
-  /** The readable generations, for a restart manifest. */
+  /**
+   * The generations for a restart manifest: those on disks that did not fail for reads (the others'
+   * blocks are lost already; the gap they leave in the logical offsets stays a gap).
+   */
   public List<RestartManifest.Generation> generationsForRestart() {
     List<RestartManifest.Generation> all = new ArrayList<>();
-    for (Generation g : snapshot.generations()) {
+    for (Generation g : readableGenerations(snapshot.generations())) {
       all.add(new RestartManifest.Generation(g.dataFile(), g.indexFile(), g.start(),
           g.dataLength(), g.blockCount()));
     }
@@ -245,9 +252,14 @@ public final class PartitionFiles {
             || !r.indexFile().getParent().equals(r.dataFile().getParent())) {
           throw new IOException(r.dataFile() + " is not a file of " + this + " on a local dir");
         }
-        if (r.start() != end || r.dataLength() < 0 || r.blockCount() < 0) {
+        // A gap before a generation is one that was lost on a failed disk before the stop.
+        if (r.start() < end || r.dataLength() < 0 || r.blockCount() < 0) {
           throw new IOException("generation " + r.dataFile() + " of " + this + " starts at "
-              + r.start() + ", not at " + end);
+              + r.start() + ", before the end of the one before it, " + end);
+        }
+        if (!r.indexFile().getFileName().toString()
+            .equals(dataFileName(r.dataFile()).replace(".data", ".index"))) {
+          throw new IOException(r.indexFile() + " is not the index file of " + r.dataFile());
         }
         Generation g = new Generation(disk, r.dataFile(), r.indexFile(), r.start(),
             r.dataLength(), r.blockCount());
@@ -264,6 +276,10 @@ public final class PartitionFiles {
       generationsOpened = nextName;
       snapshot = new Snapshot(List.copyOf(generations), end, blocks);
     }
+  }
+
+  private static String dataFileName(Path dataFile) {
+    return dataFile.getFileName().toString();
   }
 
   /** N of a data file named {@code <partition>-<N>.data}. */
@@ -471,11 +487,18 @@ public final class PartitionFiles {
    * about the disk.
    */
   private void readFailed(Generation g, IOException e) {
-    boolean oneFile = (e instanceof NoSuchFileException || e instanceof EOFException)
-        && Files.isDirectory(g.disk().root());
-    if (!oneFile) {
+    if (!Files.isDirectory(g.disk().root()) || isInputOutputError(e)) {
       disks.markUnreadable(g.disk(), DiskManager.reasonFor(e));
     }
+  }
+
+  /**
+   * EIO, what a failing device answers. Other errors (too many open files, a permission, a file
+   * removed or cut short) fail this read only: they say nothing certain about the disk.
+   */
+  private static boolean isInputOutputError(IOException e) {
+    String message = e.getMessage();
+    return message != null && message.contains("Input/output error");
   }
 
   private ManagedBuffer readIndexes(List<Generation> generations, ByteBufAllocator allocator)

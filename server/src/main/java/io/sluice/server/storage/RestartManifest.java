@@ -6,15 +6,20 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What a server held when it stopped cleanly, so that it serves it again after a restart: every
@@ -22,14 +27,19 @@ import java.util.List;
  * its committed block counts. Written once every block is on disk, read and deleted at the next
  * start; a server that crashed leaves none, and starts empty.
  *
- * <p>Binary, versioned, written to a temporary file and moved into place, readable by the server's
- * user only (it holds application secrets).
+ * <p>Binary, versioned, written to a temporary file, forced to the device and moved into place,
+ * readable by the server's user only (it holds application secrets); a record that is not the
+ * server's user's own with that mode is not trusted. Strings are length-prefixed UTF-8, so any
+ * name a client registered can be recorded; counts are checked against the file's size before
+ * anything is allocated for them.
  */
 public final class RestartManifest {
   /** The file's name in the first local directory; '+' is not allowed in application ids. */
   public static final String FILE = "sluice+restart";
   private static final long MAGIC = 0x534c5549434552L; // "SLUICER"
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
+  /** Longest string recorded (paths, application ids, user names), in UTF-8 bytes. */
+  private static final int MAX_STRING_BYTES = 64 * 1024;
 
   /** One partition's data file and index file, holding logical bytes from {@code start}. */
   public record Generation(Path dataFile, Path indexFile, long start, long dataLength,
@@ -46,8 +56,32 @@ public final class RestartManifest {
 
   private RestartManifest() {}
 
-  public static Path location(List<Path> localDirs) {
-    return localDirs.get(0).resolve(FILE);
+  /** Where the record may be: the file in every local dir (it is written to the first that works). */
+  public static List<Path> locations(List<Path> localDirs) {
+    return localDirs.stream().map(dir -> dir.resolve(FILE)).toList();
+  }
+
+  /**
+   * Writes the record to the first of {@code candidates} where it can be written and returns
+   * where; the others are left without one.
+   *
+   * @throws IOException naming every failure when it can be written nowhere
+   */
+  public static Path writeToFirstUsable(List<Path> candidates, List<Application> apps)
+      throws IOException {
+    IOException failures = null;
+    for (Path file : candidates) {
+      try {
+        write(file, apps);
+        return file;
+      } catch (IOException e) {
+        if (failures == null) {
+          failures = new IOException("the restart record could be written to no local dir");
+        }
+        failures.addSuppressed(e);
+      }
+    }
+    throw failures != null ? failures : new IOException("no local dir to write the record to");
   }
 
   public static void write(Path file, List<Application> apps) throws IOException {
@@ -55,14 +89,15 @@ public final class RestartManifest {
     Files.deleteIfExists(tmp);
     Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
         PosixFilePermissions.fromString("rw-------")));
-    try (OutputStream raw = Files.newOutputStream(tmp, StandardOpenOption.WRITE);
-        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(raw))) {
+    try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE);
+        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+            Channels.newOutputStream(channel)))) {
       out.writeLong(MAGIC);
       out.writeInt(VERSION);
       out.writeInt(apps.size());
       for (Application app : apps) {
-        out.writeUTF(app.appId());
-        out.writeUTF(app.user());
+        writeString(out, app.appId());
+        writeString(out, app.user());
         writeBytes(out, app.secret());
         out.writeInt(app.shuffles().size());
         for (Shuffle shuffle : app.shuffles()) {
@@ -74,11 +109,23 @@ public final class RestartManifest {
           }
         }
       }
+      out.flush();
+      channel.force(true);
     }
     try {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (AtomicMoveNotSupportedException e) {
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+    forceDirectory(file.getParent());
+  }
+
+  /** Makes the rename durable (where the platform lets a directory be forced). */
+  private static void forceDirectory(Path dir) {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException | UnsupportedOperationException e) {
+      // not every file system lets a directory be opened; the rename stands either way
     }
   }
 
@@ -88,29 +135,31 @@ public final class RestartManifest {
    * @throws IOException when it cannot be read or is not a manifest of this version
    */
   public static List<Application> read(Path file) throws IOException {
-    if (!Files.isRegularFile(file)) {
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return List.of();
     }
+    checkTrusted(file);
+    long size = Files.size(file);
     try (InputStream raw = Files.newInputStream(file);
         DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
       if (in.readLong() != MAGIC || in.readInt() != VERSION) {
         throw new IOException(file + " is not a restart manifest of version " + VERSION);
       }
-      int appCount = count(in);
-      List<Application> apps = new ArrayList<>(appCount);
+      int appCount = count(in, size, 4);
+      List<Application> apps = new ArrayList<>();
       for (int a = 0; a < appCount; a++) {
-        String appId = in.readUTF();
-        String user = in.readUTF();
+        String appId = readString(in);
+        String user = readString(in);
         byte[] secret = readBytes(in);
-        int shuffleCount = count(in);
-        List<Shuffle> shuffles = new ArrayList<>(shuffleCount);
+        int shuffleCount = count(in, size, 12);
+        List<Shuffle> shuffles = new ArrayList<>();
         for (int s = 0; s < shuffleCount; s++) {
           int shuffleId = in.readInt();
           int numPartitions = in.readInt();
-          int partitionCount = count(in);
-          List<Partition> partitions = new ArrayList<>(partitionCount);
+          int partitionCount = count(in, size, 12);
+          List<Partition> partitions = new ArrayList<>();
           for (int p = 0; p < partitionCount; p++) {
-            partitions.add(readPartition(in));
+            partitions.add(readPartition(in, size));
           }
           shuffles.add(new Shuffle(shuffleId, numPartitions, partitions));
         }
@@ -120,12 +169,24 @@ public final class RestartManifest {
     }
   }
 
+  /** Only a record this user wrote, readable by nobody else, names files and secrets to trust. */
+  private static void checkTrusted(Path file) throws IOException {
+    String owner = Files.getOwner(file, LinkOption.NOFOLLOW_LINKS).getName();
+    String self = System.getProperty("user.name");
+    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
+    if (!owner.equals(self) || !mode.equals(PosixFilePermissions.fromString("rw-------"))) {
+      throw new IOException(file + " belongs to " + owner + " with mode "
+          + PosixFilePermissions.toString(mode) + "; a restart record must be this server's user's ("
+          + self + ") with mode rw-------");
+    }
+  }
+
   private static void writePartition(DataOutputStream out, Partition p) throws IOException {
     out.writeInt(p.partitionId());
     out.writeInt(p.generations().size());
     for (Generation g : p.generations()) {
-      out.writeUTF(g.dataFile().toString());
-      out.writeUTF(g.indexFile().toString());
+      writeString(out, g.dataFile().toString());
+      writeString(out, g.indexFile().toString());
       out.writeLong(g.start());
       out.writeLong(g.dataLength());
       out.writeInt(g.blockCount());
@@ -137,15 +198,15 @@ public final class RestartManifest {
     }
   }
 
-  private static Partition readPartition(DataInputStream in) throws IOException {
+  private static Partition readPartition(DataInputStream in, long fileSize) throws IOException {
     int partitionId = in.readInt();
-    int generationCount = count(in);
-    List<Generation> generations = new ArrayList<>(generationCount);
+    int generationCount = count(in, fileSize, 28);
+    List<Generation> generations = new ArrayList<>();
     for (int g = 0; g < generationCount; g++) {
-      generations.add(new Generation(Path.of(in.readUTF()), Path.of(in.readUTF()), in.readLong(),
-          in.readLong(), in.readInt()));
+      generations.add(new Generation(Path.of(readString(in)), Path.of(readString(in)),
+          in.readLong(), in.readLong(), in.readInt()));
     }
-    int commits = count(in);
+    int commits = count(in, fileSize, 12);
     long[] attempts = new long[commits];
     int[] counts = new int[commits];
     for (int i = 0; i < commits; i++) {
@@ -153,6 +214,25 @@ public final class RestartManifest {
       counts[i] = in.readInt();
     }
     return new Partition(partitionId, generations, attempts, counts);
+  }
+
+  private static void writeString(DataOutputStream out, String s) throws IOException {
+    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > MAX_STRING_BYTES) {
+      throw new IOException("a string of " + bytes.length + " bytes cannot be recorded");
+    }
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  private static String readString(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > MAX_STRING_BYTES) {
+      throw new IOException("a string of " + n + " bytes in the restart manifest");
+    }
+    byte[] bytes = new byte[n];
+    in.readFully(bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
   }
 
   private static void writeBytes(DataOutputStream out, byte[] bytes) throws IOException {
@@ -177,10 +257,15 @@ public final class RestartManifest {
     return bytes;
   }
 
-  private static int count(DataInputStream in) throws IOException {
+  /**
+   * A count of entries that take at least {@code entryBytes} each: no more than the file can hold,
+   * so that nothing is allocated for what a damaged or hostile record claims.
+   */
+  private static int count(DataInputStream in, long fileSize, int entryBytes) throws IOException {
     int n = in.readInt();
-    if (n < 0 || n > 100_000_000) {
-      throw new IOException("a count of " + n + " in the restart manifest");
+    if (n < 0 || (long) n * entryBytes > fileSize) {
+      throw new IOException("a count of " + n + " in the restart manifest of " + fileSize
+          + " bytes");
     }
     return n;
   }

@@ -204,6 +204,22 @@ class DiskManagerTest {
   }
 
   @Test
+  void aFullDiskThatThenFailsForReadsNeverComesBack() {
+    Path a = dir("a");
+    Path b = dir("b");
+    usable.put(a, 10 * GIB);
+    usable.put(b, 5 * GIB);
+    DiskManager manager = manager(GIB, FileIo.DEFAULT, a, b);
+    LocalDisk diskA = manager.disks().get(0);
+    manager.markUnhealthy(diskA, DiskManager.DISK_FULL);
+    manager.markUnreadable(diskA, "IOException: Input/output error");
+    assertTrue(diskA.isUnreadable());
+    clock.addAndGet(TimeUnit.MINUTES.toNanos(10));
+    assertEquals(b, manager.pick().root(), "room again, but its files cannot be read");
+    assertFalse(diskA.isHealthy());
+  }
+
+  @Test
   void classifiesFailures() {
     assertEquals(DiskManager.DISK_FULL,
         DiskManager.reasonFor(new IOException("No space left on device")));

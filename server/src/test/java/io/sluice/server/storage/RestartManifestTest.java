@@ -21,7 +21,7 @@ class RestartManifestTest {
 
   @Test
   void whatIsWrittenReadsBackAndOnlyTheServersUserCanReadIt() throws IOException {
-    Path file = RestartManifest.location(List.of(dir));
+    Path file = RestartManifest.locations(List.of(dir)).get(0);
     RestartManifest.Partition p = new RestartManifest.Partition(3,
         List.of(new RestartManifest.Generation(dir.resolve("a/0/3-0.data"),
                 dir.resolve("a/0/3-0.index"), 0, 1000, 4),
@@ -50,6 +50,29 @@ class RestartManifestTest {
   }
 
   @Test
+  void anyNameAClientRegisteredCanBeRecorded() throws IOException {
+    // Modified UTF-8 (DataOutput.writeUTF) cannot hold these: NULs take two bytes, emoji six.
+    String nuls = "\0".repeat(40_000);
+    String emoji = "\uD83D\uDE00".repeat(11_000);
+    Path file = dir.resolve(RestartManifest.FILE);
+    RestartManifest.write(file, List.of(
+        new RestartManifest.Application("app-1", nuls, null, List.of()),
+        new RestartManifest.Application("app-2", emoji, null, List.of())));
+    List<RestartManifest.Application> read = RestartManifest.read(file);
+    assertEquals(nuls, read.get(0).user());
+    assertEquals(emoji, read.get(1).user());
+  }
+
+  @Test
+  void aRecordOthersCouldHaveWrittenIsNotTrusted() throws IOException {
+    Path file = dir.resolve(RestartManifest.FILE);
+    RestartManifest.write(file, List.of());
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+    IOException e = assertThrows(IOException.class, () -> RestartManifest.read(file));
+    assertTrue(e.getMessage().contains("rw-------"), e.getMessage());
+  }
+
+  @Test
   void noFileMeansNothingToRecover() throws IOException {
     assertEquals(List.of(), RestartManifest.read(dir.resolve(RestartManifest.FILE)));
   }
@@ -70,7 +93,7 @@ class RestartManifestTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
     out.write(whole, 0, 12); // magic and version
-    out.writeInt(Integer.MAX_VALUE); // applications
+    out.writeInt(50_000_000); // applications: far more than the file can hold
     Files.write(file, bytes.toByteArray());
     IOException count = assertThrows(IOException.class, () -> RestartManifest.read(file));
     assertTrue(count.getMessage().contains("count"), count.getMessage());
@@ -78,8 +101,10 @@ class RestartManifestTest {
     bytes.reset();
     out.write(whole, 0, 12);
     out.writeInt(1);
-    out.writeUTF("app-1");
-    out.writeUTF("u");
+    out.writeInt(5);
+    out.write("app-1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    out.writeInt(1);
+    out.write('u');
     out.writeInt(1 << 30); // a secret of 1 GiB
     Files.write(file, bytes.toByteArray());
     IOException secret = assertThrows(IOException.class, () -> RestartManifest.read(file));
