@@ -33,8 +33,10 @@ import io.sluice.server.storage.RestartManifest;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -326,6 +328,7 @@ public final class ShuffleServer implements Closeable {
         return false;
       }
       List<RestartManifest.Application> held = store.forRestart();
+      forceToDevice(held);
       // A directory that failed is the last place to try.
       List<Path> candidates = new ArrayList<>(manifests);
       candidates.sort(Comparator.comparing(m -> {
@@ -367,6 +370,29 @@ public final class ShuffleServer implements Closeable {
       }
     }
     return List.of();
+  }
+
+  /**
+   * Forces every recorded file to its device: flushes end in the page cache, and a record that
+   * outlived a power loss must not point at data that did not.
+   */
+  private static void forceToDevice(List<RestartManifest.Application> held) {
+    for (RestartManifest.Application app : held) {
+      for (RestartManifest.Shuffle shuffle : app.shuffles()) {
+        for (RestartManifest.Partition partition : shuffle.partitions()) {
+          for (RestartManifest.Generation g : partition.generations()) {
+            for (Path file : List.of(g.dataFile(), g.indexFile())) {
+              try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                channel.force(true);
+              } catch (IOException e) {
+                // The next start checks the file and leaves the partition out if it is short.
+                LOG.warn("Could not force {} to its device: {}", file, e.toString());
+              }
+            }
+          }
+        }
+      }
+    }
   }
 
   /** Waits a little for an executor's running task to end, so that it cannot race the stop. */
