@@ -84,7 +84,7 @@ public final class TransportContext {
       ServerAuth auth) {
     ChannelPipeline p = ch.pipeline();
     if (serverTls != null) {
-      p.addLast("tls", serverTls.newHandler(ch.alloc()));
+      p.addLast("tls", TlsContexts.serverHandler(serverTls, ch.alloc()));
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
     }
     TransportChannel channel = new TransportChannel(ch);
