@@ -30,8 +30,11 @@ class ClusterPageBrowserTest {
     String chromium = chromium();
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
       String url = "http://127.0.0.1:" + cluster.coordinator().httpPort() + "/cluster";
+      // No background networking: on a closed network Chromium's own connections are refused.
       String dom = run(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
-          "--user-data-dir=" + profile, "--dump-dom", url), 120);
+          "--disable-quic", "--no-first-run", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile,
+          "--dump-dom", url), 120);
       assertTrue(dom.contains("<title>Sluice cluster: " + cluster.coordinator().id() + "</title>"),
           dom);
       for (ShuffleServer server : cluster.servers()) {
