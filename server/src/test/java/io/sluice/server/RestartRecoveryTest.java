@@ -69,6 +69,21 @@ class RestartRecoveryTest {
     return expected;
   }
 
+  /** Writes the map outputs through a server that then stops cleanly; returns what it acked. */
+  private Map<Integer, Map<BlockKey, byte[]>> writeAndStopCleanly() throws Exception {
+    ShuffleServer server = start(true);
+    try (ServerTestClient client = new ServerTestClient(server)) {
+      return write(client);
+    } finally {
+      server.close();
+    }
+  }
+
+  /** Where a clean stop records what the server held (its first local dir, healthy here). */
+  private Path record() {
+    return RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
+  }
+
   private static void assertServes(ServerTestClient client, int partition,
       Map<BlockKey, byte[]> expected) throws Exception {
     Map<BlockKey, byte[]> got = client.readPartition(APP, 0, partition, ATTEMPTS);
@@ -89,7 +104,7 @@ class RestartRecoveryTest {
     } finally {
       first.close();
     }
-    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
+    Path manifest = record();
     assertTrue(Files.isRegularFile(manifest), "a clean stop records what the server held");
 
     ShuffleServer second = start(true);
@@ -116,14 +131,8 @@ class RestartRecoveryTest {
 
   @Test
   void aStartThatFailsAfterReadingTheRecordLeavesItForTheNextStart() throws Exception {
-    Map<Integer, Map<BlockKey, byte[]>> expected;
-    ShuffleServer first = start(true);
-    try (ServerTestClient client = new ServerTestClient(first)) {
-      expected = write(client);
-    } finally {
-      first.close();
-    }
-    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
+    Map<Integer, Map<BlockKey, byte[]>> expected = writeAndStopCleanly();
+    Path manifest = record();
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       // The record is read, then the port cannot be bound: nothing may be lost by that.
       assertThrows(Exception.class, () -> new ShuffleServer(TestServers.conf(dir, Map.of(
@@ -148,7 +157,7 @@ class RestartRecoveryTest {
     } finally {
       first.close();
     }
-    assertFalse(Files.exists(RestartManifest.locations(List.of(dir.resolve("d1"))).get(0)));
+    assertFalse(Files.exists(record()));
     ShuffleServer second = start(true);
     try {
       assertTrue(second.store().applications().isEmpty());
@@ -161,14 +170,8 @@ class RestartRecoveryTest {
   @Test
   void aPartitionWhoseRecordDoesNotMatchItsFilesIsLeftOutAndNothingOutsideIsTouched()
       throws Exception {
-    Map<Integer, Map<BlockKey, byte[]>> expected;
-    ShuffleServer first = start(true);
-    try (ServerTestClient client = new ServerTestClient(first)) {
-      expected = write(client);
-    } finally {
-      first.close();
-    }
-    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
+    Map<Integer, Map<BlockKey, byte[]>> expected = writeAndStopCleanly();
+    Path manifest = record();
     List<RestartManifest.Application> apps = RestartManifest.read(manifest);
     RestartManifest.Shuffle shuffle = apps.get(0).shuffles().get(0);
     Path outside = Files.writeString(dir.resolve("operator-file.data"), "keep me");
@@ -210,13 +213,8 @@ class RestartRecoveryTest {
 
   @Test
   void anUnreadableRecordStartsTheServerEmpty() throws Exception {
-    ShuffleServer first = start(true);
-    try (ServerTestClient client = new ServerTestClient(first)) {
-      write(client);
-    } finally {
-      first.close();
-    }
-    Path manifest = RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
+    writeAndStopCleanly();
+    Path manifest = record();
     Files.writeString(manifest, "garbage where the record was");
     ShuffleServer second = start(true);
     try {
