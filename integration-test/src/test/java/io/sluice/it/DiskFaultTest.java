@@ -127,13 +127,7 @@ class DiskFaultTest {
         });
     List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf(replicas), observer);
     assertEquals(2, faults.get(), "both faults struck while the job ran");
-    assertEquals(expected.size(), answer.size());
-    for (int i = 0; i < expected.size(); i++) {
-      assertEquals(List.of(expected.get(i)._2()[0], expected.get(i)._2()[1],
-              expected.get(i)._2()[2]),
-          List.of(answer.get(i)._2()[0], answer.get(i)._2()[1], answer.get(i)._2()[2]),
-          "partition " + i);
-    }
+    ServerLossTest.assertSameAnswer(expected, answer);
     boolean someFirstDiskOut = false;
     for (ShuffleServer server : cluster.servers()) {
       LocalDisk first = server.disks().disks().get(0);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.ServerOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,13 +44,16 @@ class MetricsDocTest {
       Pattern.compile("\\b(?:sluice|jvm|process)_[a-z0-9_]+");
 
   private static MiniCluster cluster;
+  private static Path hdfsDir;
   private static MetricsScrape server;
   private static MetricsScrape coordinator;
   private static Page page;
 
   @BeforeAll
   static void scrapeBothDaemons() throws Exception {
-    cluster = new MiniCluster(1, Map.of());
+    // With an HDFS tier (on Hadoop's local file system), so that its metrics are exported too.
+    hdfsDir = Files.createTempDirectory("sluice-metrics-hdfs");
+    cluster = new MiniCluster(1, Map.of(ServerOptions.HDFS_DIR.key(), hdfsDir.toUri().toString()));
     server = MetricsScrape.fetch(cluster.servers().get(0).httpPort());
     coordinator = MetricsScrape.fetch(cluster.coordinator().httpPort());
     page = Page.read(ProjectRoot.get().resolve("docs").resolve("metrics.md"));
@@ -59,6 +63,11 @@ class MetricsDocTest {
   static void stop() throws IOException {
     if (cluster != null) {
       cluster.close();
+    }
+    if (hdfsDir != null) {
+      try (var files = Files.walk(hdfsDir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
   }
 

@@ -39,7 +39,14 @@ final class MiniCluster implements Closeable {
   /** @param disksPerServer local directories of each server, see {@link #localDir} */
   MiniCluster(int numServers, int disksPerServer, Map<String, String> serverOverrides,
       Map<String, String> daemonOverrides) throws Exception {
-    this.root = Files.createTempDirectory("sluice-minicluster");
+    this(Files.createTempDirectory("sluice-minicluster"), numServers, disksPerServer,
+        serverOverrides, daemonOverrides);
+  }
+
+  /** @param root where the servers' local directories go (a small file system, to fill one) */
+  MiniCluster(Path root, int numServers, int disksPerServer, Map<String, String> serverOverrides,
+      Map<String, String> daemonOverrides) throws Exception {
+    this.root = root;
     this.disksPerServer = disksPerServer;
     Map<String, String> c = new HashMap<>();
     c.put(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1");

@@ -157,6 +157,12 @@ class ServerLossTest {
   }
 
   private static void assertAnswer(List<Tuple2<Integer, long[]>> answer) {
+    assertSameAnswer(expected, answer);
+  }
+
+  /** Every partition of {@link #job}'s answer has the same count and sums as in {@code expected}. */
+  static void assertSameAnswer(List<Tuple2<Integer, long[]>> expected,
+      List<Tuple2<Integer, long[]>> answer) {
     assertEquals(expected.size(), answer.size());
     for (int i = 0; i < expected.size(); i++) {
       assertEquals(expected.get(i)._1(), answer.get(i)._1());

@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * Prints the JVM options {@code bin/start-server.sh} starts the server with, so that the script never
  * parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus a fixed
- * allowance for Netty's network pool derived from the transport's receive bounds, and the heap is
- * small because shuffle bytes never live there.
+ * allowance for Netty's network pool derived from the transport's receive bounds (and one for
+ * Hadoop's client with an HDFS tier), and the heap is small because shuffle bytes never live there.
  * Usage: {@code ServerJvmOptions <server.conf> <heap size>}.
  */
 public final class ServerJvmOptions {
@@ -23,11 +23,29 @@ public final class ServerJvmOptions {
    */
   public static final long NETWORK_FIXED_BYTES = 32L << 20;
 
+  /**
+   * Direct memory Hadoop's client may hold per thread that reads or writes the HDFS tier: a packet
+   * buffer of each block reader (64 KiB packets and their checksums) and what its pool keeps.
+   */
+  public static final long HDFS_BYTES_PER_THREAD = 1L << 20;
+
   private ServerJvmOptions() {}
 
   public static long maxDirectMemory(SluiceConf conf) {
     return conf.get(ServerOptions.BUFFER_CAPACITY) + conf.get(ServerOptions.READ_BUFFER_CAPACITY)
-        + networkAllowance(conf);
+        + networkAllowance(conf) + hdfsAllowance(conf);
+  }
+
+  /**
+   * Direct memory of Hadoop's client for the HDFS tier ({@code hdfs.dir}), 0 without one. Data read
+   * from HDFS for readers is in buffers charged to {@code read.buffer.capacity}, not here.
+   */
+  public static long hdfsAllowance(SluiceConf conf) {
+    if (conf.getOptional(ServerOptions.HDFS_DIR).isEmpty()) {
+      return 0;
+    }
+    return (conf.get(ServerOptions.HDFS_READ_THREADS) + conf.get(ServerOptions.HDFS_FLUSH_THREADS))
+        * HDFS_BYTES_PER_THREAD;
   }
 
   /**

@@ -132,6 +132,43 @@ public final class ServerOptions implements ConfigOptionSet {
               + "full.")
           .build();
 
+  public static final ConfigOption<String> HDFS_DIR =
+      ConfigOption.string("hdfs.dir")
+          .noDefault()
+          .doc("A Hadoop-compatible directory (hdfs://namenode:8020/sluice) for the data that the "
+              + "local directories cannot take: when all are full or failed, or for a partition "
+              + "past `hdfs.partition.threshold`. Each server writes under a directory of its own "
+              + "there and serves that data to readers itself. Hadoop's own settings come from the "
+              + "site files in the directory that HADOOP_CONF_DIR names. Unset: no HDFS tier, and "
+              + "pushes are refused while no local directory can take data.")
+          .build();
+
+  public static final ConfigOption<Long> HDFS_PARTITION_THRESHOLD =
+      ConfigOption.bytes("hdfs.partition.threshold")
+          .noDefault()
+          .min(0L)
+          .doc("With `hdfs.dir` set, a partition whose flushed data on this server has reached "
+              + "this size goes on on HDFS, so that one huge partition cannot fill a local disk. "
+              + "Unset: partitions go to HDFS only when no local directory can take them.")
+          .build();
+
+  public static final ConfigOption<Integer> HDFS_FLUSH_THREADS =
+      ConfigOption.integer("hdfs.flush.threads")
+          .defaultValue("4")
+          .min(1)
+          .max(256)
+          .doc("Threads that write flushes to `hdfs.dir`.")
+          .build();
+
+  public static final ConfigOption<Integer> HDFS_READ_THREADS =
+      ConfigOption.integer("hdfs.read.threads")
+          .defaultValue("4")
+          .min(1)
+          .max(256)
+          .doc("Threads that read data on `hdfs.dir` for readers, into memory charged to `"
+              + "read.buffer.capacity` until it is sent.")
+          .build();
+
   public static final ConfigOption<Duration> APP_EXPIRY =
       ConfigOption.duration("app.expiry")
           .defaultValue("120s")
@@ -192,7 +229,8 @@ public final class ServerOptions implements ConfigOptionSet {
   private static final List<ConfigOption<?>> ALL = List.of(
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
-      PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, APP_EXPIRY,
+      PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, HDFS_DIR,
+      HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
       REPLICATION_TIMEOUT, RECOVERY_ENABLED, DRAIN_TIMEOUT);
 

@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import io.sluice.common.protocol.message.DiskStatus;
 import io.sluice.common.protocol.message.ServerStatus;
+import io.sluice.server.storage.HdfsTier;
 import io.sluice.server.storage.LocalDisk;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +21,11 @@ final class ServerStatusReport {
     for (LocalDisk d : server.disks().disks()) {
       disks.add(new DiskStatus(d.root().toString(), d.totalBytes(),
           d.totalBytes() - d.usableBytes(), d.isHealthy()));
+    }
+    HdfsTier hdfs = server.hdfs();
+    if (hdfs != null) {
+      // One more place that takes data; its size is the cluster's business, not reported.
+      disks.add(new DiskStatus(hdfs.root().toString(), 0, 0, hdfs.isWritable()));
     }
     return new ServerStatus(server.serverId(), server.advertisedHost(), server.port(),
         Math.max(0, server.httpPort()), server.state(), VERSION, server.pushPool().usedBytes(),
@@ -58,6 +64,14 @@ final class ServerStatusReport {
       disks.add(disk);
     }
     status.put("disks", disks);
+    HdfsTier hdfs = server.hdfs();
+    if (hdfs != null) {
+      Map<String, Object> tier = new LinkedHashMap<>();
+      tier.put("path", hdfs.root().toString());
+      tier.put("writable", hdfs.isWritable());
+      tier.put("reason", hdfs.unwritableReason());
+      status.put("hdfs", tier);
+    }
     return status;
   }
 

@@ -27,6 +27,7 @@ import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
+import io.sluice.server.storage.HdfsTier;
 import io.sluice.server.storage.LocalDisk;
 import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.RestartManifest;
@@ -42,6 +43,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -64,6 +66,8 @@ public final class ShuffleServer implements Closeable {
   private final PushBufferPool pushPool;
   private final ReadBudget readBudget;
   private final DiskManager disks;
+  /** Null without {@code hdfs.dir}. */
+  private final HdfsTier hdfs;
   private final ShuffleStore store;
   private final FlushManager flushManager;
   private final ExecutorService control;
@@ -94,15 +98,24 @@ public final class ShuffleServer implements Closeable {
     List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
     this.manifests = RestartManifest.locations(dirs);
     List<RestartManifest.Application> recovered = recoverable(conf);
+    Set<String> keep =
+        recovered.stream().map(RestartManifest.Application::appId).collect(Collectors.toSet());
     this.disks = new DiskManager(dirs, conf.get(ServerOptions.DISK_MIN_FREE),
-        conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io,
-        recovered.stream().map(RestartManifest.Application::appId).collect(Collectors.toSet()));
+        conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io, keep);
+    String bindHost = conf.get(ServerOptions.BIND_HOST);
+    this.advertisedHost = conf.getOptional(ServerOptions.ADVERTISED_HOST)
+        .orElseGet(() -> InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
+            ? bindHost : canonicalHostName());
+    this.hdfs = openHdfsTier(conf, advertisedHost, dirs, keep);
+    long hdfsThreshold = conf.getOptional(ServerOptions.HDFS_PARTITION_THRESHOLD)
+        .orElse(Long.MAX_VALUE);
     this.store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
-        disks, pushPool::free, System::nanoTime, StoreLimits.of(conf));
+        (app, shuffle, partition) -> new PartitionFiles(disks, hdfs, hdfsThreshold, io, app,
+            shuffle, partition),
+        disks, hdfs, pushPool::free, System::nanoTime, StoreLimits.of(conf));
     ShuffleStore.Recovery recovery = store.restore(recovered);
     metrics.recovered(recovery.servedPartitions(), recovery.droppedPartitions());
-    this.flushManager = new FlushManager(store, disks, pushPool,
+    this.flushManager = new FlushManager(store, disks, hdfs, pushPool,
         new PartitionFlusher(pushPool, metrics), conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
         metrics);
     this.control = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -110,10 +123,6 @@ public final class ShuffleServer implements Closeable {
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(daemonThreads("sluice-expiry"));
 
     TransportConf transportConf = new TransportConf(conf);
-    String bindHost = conf.get(ServerOptions.BIND_HOST);
-    this.advertisedHost = conf.getOptional(ServerOptions.ADVERTISED_HOST)
-        .orElseGet(() -> InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
-            ? bindHost : canonicalHostName());
     // The id is known once the port is bound; the handshake reports it from then on.
     String configuredId = conf.getOptional(ServerOptions.SERVER_ID).orElse(null);
     this.peers = new TransportContext(transportConf,
@@ -123,7 +132,7 @@ public final class ShuffleServer implements Closeable {
     ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
         flushManager, new ReplicaForwarder(peers, app -> forwardingCredentials(app, clusterSecret),
             networkAllocator, conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
-        transportConf.maxFrameSize());
+        hdfs == null ? null : hdfs.readExecutor(), transportConf.maxFrameSize());
     // Executors prove their application's secret; drivers bring it, proving the cluster secret.
     ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
         : new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), clusterSecret,
@@ -166,6 +175,28 @@ public final class ShuffleServer implements Closeable {
 
   public String serverId() {
     return serverId;
+  }
+
+  /** The HDFS tier, or null without {@code hdfs.dir}. */
+  public HdfsTier hdfs() {
+    return hdfs;
+  }
+
+  private static HdfsTier openHdfsTier(SluiceConf conf, String host, List<Path> dirs,
+      Set<String> keep) throws IOException {
+    String dir = conf.getOptional(ServerOptions.HDFS_DIR).orElse(null);
+    if (dir == null) {
+      return null;
+    }
+    try {
+      HdfsTier tier = HdfsTier.open(dir, host, dirs, conf.get(ServerOptions.HDFS_FLUSH_THREADS),
+          conf.get(ServerOptions.HDFS_READ_THREADS), keep);
+      LOG.info("HDFS tier in {}", tier.root());
+      return tier;
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IOException("cannot use " + ServerOptions.HDFS_DIR.key() + " = " + dir + ": "
+          + e.getMessage(), e);
+    }
   }
 
   /**
@@ -234,6 +265,10 @@ public final class ShuffleServer implements Closeable {
   }
 
   private void registerGauges() {
+    if (hdfs != null) {
+      metrics.gauge("sluice_server_hdfs_writable", ServerOptions.HDFS_DIR.key(),
+          () -> hdfs.isWritable() ? 1 : 0);
+    }
     metrics.gauge("sluice_server_push_memory_capacity_bytes", ServerOptions.BUFFER_CAPACITY.key(),
         pushPool::capacity);
     metrics.gauge("sluice_server_read_memory_used_bytes", "Memory of in-memory data being served",
@@ -311,6 +346,13 @@ public final class ShuffleServer implements Closeable {
         store.forgetApplication(app.appId());
       } else {
         store.unregisterApplication(app.appId());
+      }
+    }
+    if (hdfs != null) {
+      try {
+        hdfs.close();
+      } catch (IOException e) {
+        LOG.warn("Closing the HDFS tier failed: {}", e.toString());
       }
     }
     LOG.info("Shuffle server {} stopped", serverId);

@@ -8,12 +8,12 @@ import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.storage.DiskManager;
-import io.sluice.server.storage.LocalDisk;
-import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.HdfsTier;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +32,8 @@ public final class FlushManager implements Closeable {
 
   private final ShuffleStore store;
   private final DiskManager disks;
+  /** Null without an HDFS tier. */
+  private final HdfsTier hdfs;
   private final PushBufferPool pool;
   private final PartitionFlusher flusher;
   private final long partitionThreshold;
@@ -43,8 +45,15 @@ public final class FlushManager implements Closeable {
 
   public FlushManager(ShuffleStore store, DiskManager disks, PushBufferPool pool,
       PartitionFlusher flusher, long partitionThreshold, ServerMetrics metrics) {
+    this(store, disks, null, pool, flusher, partitionThreshold, metrics);
+  }
+
+  /** @param hdfs the HDFS tier, which takes flushes that no local dir can; or null */
+  public FlushManager(ShuffleStore store, DiskManager disks, HdfsTier hdfs, PushBufferPool pool,
+      PartitionFlusher flusher, long partitionThreshold, ServerMetrics metrics) {
     this.store = store;
     this.disks = disks;
+    this.hdfs = hdfs;
     this.pool = pool;
     this.flusher = flusher;
     this.partitionThreshold = partitionThreshold;
@@ -88,7 +97,7 @@ public final class FlushManager implements Closeable {
   private void planRound() {
     roundRequested.set(false);
     try {
-      storageAvailable = disks.pick() != null;
+      storageAvailable = disks.pick() != null || (hdfs != null && hdfs.isWritable());
       metrics.pushMemoryUsed(pool.usedBytes(), pool.allocatedBytes());
       long toFlush = pool.bytesToFlush();
       if (toFlush == 0) {
@@ -130,18 +139,15 @@ public final class FlushManager implements Closeable {
       return false;
     }
     // A partition keeps writing to the disk its files are on, so its flushes stay ordered there.
-    PartitionFiles files = partition.files();
-    LocalDisk disk = files != null && files.currentDisk() != null && files.currentDisk().isHealthy()
-        ? files.currentDisk()
-        : disks.pick();
-    if (disk == null) {
+    Executor executor = partition.flushExecutor();
+    if (executor == null) {
       storageAvailable = false;
       partition.cancelQueuedFlush();
       return false;
     }
     queued.incrementAndGet();
     metrics.flushQueued(queued.get());
-    disk.flushExecutor().execute(() -> {
+    executor.execute(() -> {
       try {
         flusher.flush(partition);
       } finally {

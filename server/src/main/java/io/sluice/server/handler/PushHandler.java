@@ -121,7 +121,8 @@ final class PushHandler {
     if (!flushManager.storageAvailable()) {
       throw new RequestRejectedException(StatusCode.STORAGE_UNAVAILABLE,
           "no local directory of this server can take data (all full or failing; see "
-              + ServerOptions.LOCAL_DIRS.key() + " and " + ServerOptions.DISK_MIN_FREE.key() + ")");
+              + ServerOptions.LOCAL_DIRS.key() + " and " + ServerOptions.DISK_MIN_FREE.key()
+              + "), nor can an HDFS tier (" + ServerOptions.HDFS_DIR.key() + ")");
     }
     long size = push.body().size();
     if (!pool.canEverHold(size)) {

@@ -2,6 +2,7 @@ package io.sluice.server.handler;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.StatusCode;
@@ -11,6 +12,7 @@ import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
+import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.common.transport.TransportOptions;
 import io.sluice.server.ServerOptions;
@@ -24,42 +26,63 @@ import io.sluice.server.storage.PartitionFiles;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves reads. Flushed data leaves as file segments (sendfile, or chunked under TLS) and holds no
- * memory; in-memory blocks leave as retained slices charged to the read budget until written. A
+ * memory; in-memory blocks leave as retained slices charged to the read budget until written. Data
+ * on the HDFS tier is read on the tier's read threads (never an event loop) into a buffer charged
+ * to the read budget until written. A
  * reader reads memory first and then the index, so every acknowledged block is seen at least once.
  * No answer is larger than the maximum frame size, which clients use by default too: a memory read
  * is cut to fit, and a data range or an index that cannot fit is refused for good.
  */
 final class ReadHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(ReadHandler.class);
   private final ShuffleStore store;
   private final ReadBudget readBudget;
   private final ServerMetrics metrics;
+  /** Threads that read the HDFS tier; null without one. */
+  private final Executor remoteReads;
   private final int maxFrameSize;
 
-  ReadHandler(ShuffleStore store, ReadBudget readBudget, ServerMetrics metrics, int maxFrameSize) {
+  ReadHandler(ShuffleStore store, ReadBudget readBudget, ServerMetrics metrics,
+      Executor remoteReads, int maxFrameSize) {
     this.store = store;
     this.readBudget = readBudget;
     this.metrics = metrics;
+    this.remoteReads = remoteReads;
     this.maxFrameSize = maxFrameSize;
   }
 
   /** Bytes of a frame beyond its message: the type byte. */
   private static final int TYPE_BYTE = 1;
 
-  void fetchIndex(TransportChannel channel, FetchIndexRequest req) {
+  void fetchIndex(TransportChannel channel, FetchIndexRequest req, ByteBufAllocator alloc) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (files == null) {
       channel.respond(FetchIndexResponse.ok(req.requestId(), 0,
           new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
+    if (remoteReads != null && files.isRemote(-1)) {
+      readRemotely(channel, req.requestId(), 0, () -> answerIndex(channel, req, files, alloc));
+      return;
+    }
+    answerIndex(channel, req, files, alloc);
+  }
+
+  private ChannelFuture answerIndex(TransportChannel channel, FetchIndexRequest req,
+      PartitionFiles files, ByteBufAllocator alloc) {
     // Read the length before the index: entries appended meanwhile point at data already counted.
     long dataLength = files.dataLength();
     ManagedBuffer index;
     try {
-      index = files.index();
+      index = files.index(alloc);
     } catch (IOException e) {
       throw dataNotFound(req.partitionId(), e);
     }
@@ -73,10 +96,10 @@ final class ReadHandler {
           + ", on this server and its readers)");
     }
     metrics.read("index", index.size());
-    channel.respond(answer);
+    return channel.respond(answer);
   }
 
-  void fetchData(TransportChannel channel, FetchDataRequest req) {
+  void fetchData(TransportChannel channel, FetchDataRequest req, ByteBufAllocator alloc) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (req.offset() < 0 || req.length() < 0 || files == null
         || req.offset() > files.dataLength() - req.length()) {
@@ -92,6 +115,22 @@ final class ReadHandler {
           + TransportOptions.MAX_FRAME_SIZE.key() + "); ask for at most "
           + (maxFrameSize - header) + " bytes per request");
     }
+    if (remoteReads != null && files.isRemote(req.offset())) {
+      if (!readBudget.tryReserve(req.length())) {
+        throw readMemorySpent();
+      }
+      readRemotely(channel, req.requestId(), req.length(), () -> {
+        ManagedBuffer data;
+        try {
+          data = files.data(req.offset(), req.length(), alloc);
+        } catch (IOException e) {
+          throw dataNotFound(req.partitionId(), e);
+        }
+        metrics.read("hdfs", data.size());
+        return channel.respond(FetchDataResponse.ok(req.requestId(), data));
+      });
+      return;
+    }
     ManagedBuffer data;
     try {
       data = files.data(req.offset(), req.length());
@@ -100,6 +139,40 @@ final class ReadHandler {
     }
     metrics.read("disk", data.size());
     channel.respond(FetchDataResponse.ok(req.requestId(), data));
+  }
+
+  /**
+   * Runs {@code read} on the HDFS tier's threads; {@code reserved} bytes of the read budget, taken
+   * by the caller, are given back once the answer is written (or the read failed).
+   */
+  private void readRemotely(TransportChannel channel, long requestId, long reserved,
+      Supplier<ChannelFuture> read) {
+    Runnable release = () -> readBudget.release(reserved);
+    try {
+      remoteReads.execute(() -> {
+        try {
+          read.get().addListener(f -> release.run());
+        } catch (RequestRejectedException e) {
+          release.run();
+          channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
+        } catch (RuntimeException e) {
+          release.run();
+          LOG.error("Read {} from {} failed", requestId, channel.remoteAddress(), e);
+          channel.respond(StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR,
+              e.toString()));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      release.run();
+      channel.respond(StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN,
+          "server is stopping"));
+    }
+  }
+
+  private RequestRejectedException readMemorySpent() {
+    return new RequestRejectedException(StatusCode.BUSY, "read memory is in use ("
+        + readBudget.usedBytes() + " of " + readBudget.capacity()
+        + " bytes, " + ServerOptions.READ_BUFFER_CAPACITY.key() + "); retry later");
   }
 
   void fetchMemory(TransportChannel channel, FetchMemoryDataRequest req, ByteBufAllocator alloc) {
@@ -124,9 +197,7 @@ final class ReadHandler {
     long size = read.data().readableBytes();
     if (!readBudget.tryReserve(size)) {
       read.data().release();
-      throw new RequestRejectedException(StatusCode.BUSY, "read memory is in use ("
-          + readBudget.usedBytes() + " of " + readBudget.capacity()
-          + " bytes, " + ServerOptions.READ_BUFFER_CAPACITY.key() + "); retry later");
+      throw readMemorySpent();
     }
     metrics.read("memory", size);
     channel.respond(FetchMemoryDataResponse.ok(req.requestId(), read.hasMore(),

@@ -28,6 +28,7 @@ import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
 import java.util.Arrays;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -49,9 +50,16 @@ public final class ShuffleRequestHandler implements RequestHandler {
   public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
       FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
       ExecutorService control, int maxFrameSize) {
+    this(store, pool, readBudget, flushManager, forwarder, metrics, control, null, maxFrameSize);
+  }
+
+  /** @param remoteReads threads that read data on the HDFS tier; null without one */
+  public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
+      FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
+      ExecutorService control, Executor remoteReads, int maxFrameSize) {
     this.store = store;
     this.push = new PushHandler(store, pool, flushManager, forwarder, metrics);
-    this.read = new ReadHandler(store, readBudget, metrics, maxFrameSize);
+    this.read = new ReadHandler(store, readBudget, metrics, remoteReads, maxFrameSize);
     this.control = control;
     this.metrics = metrics;
   }
@@ -97,9 +105,9 @@ public final class ShuffleRequestHandler implements RequestHandler {
     } else if (request instanceof FetchMemoryDataRequest r) {
       read.fetchMemory(channel, r, channel.channel().alloc());
     } else if (request instanceof FetchIndexRequest r) {
-      read.fetchIndex(channel, r);
+      read.fetchIndex(channel, r, channel.channel().alloc());
     } else if (request instanceof FetchDataRequest r) {
-      read.fetchData(channel, r);
+      read.fetchData(channel, r, channel.channel().alloc());
     } else if (request instanceof CommitMapOutputRequest r) {
       offload(channel, id, () -> {
         commit(r);

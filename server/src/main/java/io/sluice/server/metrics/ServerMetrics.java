@@ -36,6 +36,8 @@ public final class ServerMetrics {
       "Bytes served to readers, by source").labelNames("source").register(registry);
   private final Counter bytesFlushed = Counter.build("sluice_server_flushed_bytes_total",
       "Bytes written to local disks").register(registry);
+  private final Counter bytesFlushedToHdfs = Counter.build("sluice_server_hdfs_flushed_bytes_total",
+      "Bytes written to the HDFS tier").register(registry);
   private final Counter flushFailures = Counter.build("sluice_server_flush_failures_total",
       "Flushes that could not write their blocks").register(registry);
   private final Summary flushLatency = Summary.build("sluice_server_flush_seconds",
@@ -101,8 +103,9 @@ public final class ServerMetrics {
     bytesRead.labels(source).inc(bytes);
   }
 
-  public void flushed(long bytes, long nanos) {
-    bytesFlushed.inc(bytes);
+  /** @param toHdfs whether the blocks went to the HDFS tier rather than a local dir */
+  public void flushed(long bytes, long nanos, boolean toHdfs) {
+    (toHdfs ? bytesFlushedToHdfs : bytesFlushed).inc(bytes);
     flushLatency.observe(nanos / (double) TimeUnit.SECONDS.toNanos(1));
   }
 

@@ -33,7 +33,7 @@ public final class PartitionFlusher {
         freeAll(blocks);
         return;
       }
-      files.append(blocks);
+      boolean toHdfs = files.append(blocks);
       // Readable from disk now; only then may they leave memory.
       partition.flushDone();
       long bytes = 0;
@@ -41,7 +41,7 @@ public final class PartitionFlusher {
         bytes += b.length();
       }
       freeAll(blocks);
-      metrics.flushed(bytes, System.nanoTime() - start);
+      metrics.flushed(bytes, System.nanoTime() - start, toHdfs);
     } catch (StorageUnavailableException e) {
       LOG.error("Cannot flush partition {}: {}; its {} blocks stay in memory", partition
           .partitionId(), e.getMessage(), blocks.size());

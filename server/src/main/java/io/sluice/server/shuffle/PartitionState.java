@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -142,6 +143,15 @@ public final class PartitionState {
       files = filesFactory.get();
     }
     return files;
+  }
+
+  /**
+   * The threads its next flush should run on (those of the disk or tier it will write to); null
+   * when no storage can take it now, or the partition is deleted.
+   */
+  public Executor flushExecutor() {
+    PartitionFiles f = filesForWrite();
+    return f == null ? null : f.flushExecutor();
   }
 
   /** The partition's files if anything was ever flushed. */

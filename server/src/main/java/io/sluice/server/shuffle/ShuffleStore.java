@@ -5,6 +5,7 @@ import io.sluice.common.auth.Secret;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.storage.DiskManager;
+import io.sluice.server.storage.HdfsTier;
 import io.sluice.server.storage.RestartManifest;
 import io.sluice.server.storage.SafeNames;
 import java.io.IOException;
@@ -35,6 +36,8 @@ public final class ShuffleStore {
   private final Set<String> deleting = ConcurrentHashMap.newKeySet();
   private final ShuffleState.PartitionFilesFactory filesFactory;
   private final DiskManager disks;
+  /** Null without an HDFS tier. */
+  private final HdfsTier hdfs;
   private final Consumer<ByteBuf> free;
   private final LongSupplier nanoClock;
   private final StoreLimits limits;
@@ -45,9 +48,19 @@ public final class ShuffleStore {
    */
   public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
       Consumer<ByteBuf> free, LongSupplier nanoClock, StoreLimits limits) {
+    this(filesFactory, disks, null, free, nanoClock, limits);
+  }
+
+  /**
+   * @param hdfs the HDFS tier, whose directories go with the shuffles and applications; or null
+   * @param free returns a block's buffer to the push pool
+   */
+  public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
+      HdfsTier hdfs, Consumer<ByteBuf> free, LongSupplier nanoClock, StoreLimits limits) {
     this.limits = limits;
     this.filesFactory = filesFactory;
     this.disks = disks;
+    this.hdfs = hdfs;
     this.free = free;
     this.nanoClock = nanoClock;
   }
@@ -172,6 +185,9 @@ public final class ShuffleStore {
     if (shuffle != null) {
       shuffle.delete(free);
       disks.deleteShuffle(appId, shuffleId);
+      if (hdfs != null) {
+        hdfs.deleteShuffle(appId, shuffleId);
+      }
       LOG.info("Deleted shuffle {} of application {}", shuffleId, appId);
     }
   }
@@ -193,6 +209,9 @@ public final class ShuffleStore {
         s.delete(free);
       }
       disks.deleteApplication(appId);
+      if (hdfs != null) {
+        hdfs.deleteApplication(appId);
+      }
       LOG.info("Deleted application {}", appId);
     } finally {
       deleting.remove(appId);

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * index file) on another disk. Offsets are logical: generation k starts where the earlier ones end,
  * and index entries carry logical offsets, so that readers see one continuous partition.
  *
+ * <p>With an HDFS tier ({@link HdfsTier}), a batch that no local dir can take, or any batch once the
+ * partition has grown past {@code hdfs.partition.threshold}, is written to a segment file of its own
+ * on HDFS: a generation of one batch. The next batch goes back to a local dir when one can take it.
+ * Readers read HDFS segments through the server ({@link #isRemote}).
+ *
  * <p>Appends come from one flusher at a time (callers serialise per partition; appends are
  * serialised here as well). Reads come from any thread: they see an immutable snapshot that an
  * append replaces only after both its data and its index entries are written, so a reader never
@@ -40,6 +46,10 @@ public final class PartitionFiles {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionFiles.class);
 
   private final DiskManager disks;
+  /** Null without an HDFS tier. */
+  private final HdfsTier hdfs;
+  /** Flushed bytes past which batches go to HDFS; Long.MAX_VALUE for only when disks cannot. */
+  private final long hdfsThreshold;
   private final FileIo io;
   private final String appId;
   private final int shuffleId;
@@ -57,11 +67,22 @@ public final class PartitionFiles {
   private boolean deleted;
 
   public PartitionFiles(DiskManager disks, FileIo io, String appId, int shuffleId, int partitionId) {
+    this(disks, null, Long.MAX_VALUE, io, appId, shuffleId, partitionId);
+  }
+
+  /**
+   * @param hdfs the HDFS tier, or null
+   * @param hdfsThreshold flushed bytes past which the partition continues on {@code hdfs}
+   */
+  public PartitionFiles(DiskManager disks, HdfsTier hdfs, long hdfsThreshold, FileIo io,
+      String appId, int shuffleId, int partitionId) {
     if (shuffleId < 0 || partitionId < 0) {
       throw new IllegalArgumentException(
           "shuffle and partition ids must not be negative: " + shuffleId + ", " + partitionId);
     }
     this.disks = disks;
+    this.hdfs = hdfs;
+    this.hdfsThreshold = hdfsThreshold;
     this.io = io;
     this.appId = SafeNames.checkAppId(appId);
     this.shuffleId = shuffleId;
@@ -76,20 +97,22 @@ public final class PartitionFiles {
    * <p>After {@link #delete()} (or when the shuffle's directory was deleted under a running flush)
    * the blocks are discarded: nobody can read them any more.
    *
+   * @return whether the batch went to the HDFS tier
    * @throws StorageUnavailableException if no disk could take the batch; none of it is readable
    */
-  public void append(List<? extends FlushableBlock> blocks) throws StorageUnavailableException {
+  public boolean append(List<? extends FlushableBlock> blocks) throws StorageUnavailableException {
     if (blocks.isEmpty()) {
-      return;
+      return false;
     }
     synchronized (writeLock) {
       if (deleted) {
         LOG.debug("Discarded {} blocks flushed after {} was deleted", blocks.size(), this);
-        return;
+        return false;
       }
       IOException lastFailure = null;
-      // Each failure takes a disk out of rotation, so this many attempts reach every disk.
-      int attempts = disks.disks().size() + 1;
+      // Each failure takes a disk (or the HDFS tier) out of rotation, so this many attempts reach
+      // every one.
+      int attempts = disks.disks().size() + 2;
       for (int attempt = 0; attempt < attempts; attempt++) {
         Generation generation = writableGeneration();
         if (generation == null) {
@@ -97,21 +120,27 @@ public final class PartitionFiles {
         }
         try {
           publish(write(generation, blocks), blocks.size());
-          return;
+          return generation.isRemote();
         } catch (IOException e) {
+          if (generation.isRemote()) {
+            lastFailure = e;
+            hdfs.markUnwritable(e);
+            continue;
+          }
           if (shuffleDirDeleted(generation, e)) {
             LOG.info("Shuffle dir of {} was deleted while it was being flushed; its blocks are "
                 + "discarded", this);
             deleteFiles();
-            return;
+            return false;
           }
           lastFailure = e;
           current = null;
           disks.markUnhealthy(generation.disk(), DiskManager.reasonFor(e));
         }
       }
-      throw new StorageUnavailableException("no local dir can store " + blocks.size()
-          + " blocks of " + this + ": all are full or failing", lastFailure);
+      throw new StorageUnavailableException("no local dir" + (hdfs == null ? "" : " nor HDFS")
+          + " can store " + blocks.size() + " blocks of " + this + ": all are full or failing",
+          lastFailure);
     }
   }
 
@@ -154,7 +183,7 @@ public final class PartitionFiles {
     if (generations.isEmpty()) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
     }
-    if (generations.size() == 1) {
+    if (generations.size() == 1 && !generations.get(0).isRemote()) {
       Generation only = generations.get(0);
       checkReadable(only, only.indexFile(), only.indexLength());
       return new FileSegmentManagedBuffer(only.indexFile(), 0, only.indexLength());
@@ -170,8 +199,8 @@ public final class PartitionFiles {
    */
   private static List<Generation> readableGenerations(List<Generation> generations) {
     for (Generation g : generations) {
-      if (g.disk().isUnreadable()) {
-        return generations.stream().filter(x -> !x.disk().isUnreadable()).toList();
+      if (g.isLostDisk()) {
+        return generations.stream().filter(x -> !x.isLostDisk()).toList();
       }
     }
     return generations;
@@ -185,28 +214,67 @@ public final class PartitionFiles {
    * @throws IllegalArgumentException if the range is not within {@code [0, dataLength()]}
    */
   public ManagedBuffer data(long offset, int length) throws IOException {
+    return data(offset, length, ByteBufAllocator.DEFAULT);
+  }
+
+  /**
+   * Like {@link #data(long, int)}; a segment on HDFS is read into a buffer from {@code allocator}
+   * (blocking: call it off the event loop when {@link #isRemote} says so).
+   */
+  public ManagedBuffer data(long offset, int length, ByteBufAllocator allocator)
+      throws IOException {
     Snapshot current = snapshot;
     if (offset < 0 || length < 0 || offset > current.dataLength() - length) {
       throw new IllegalArgumentException("range of " + length + " bytes at offset " + offset
           + " is outside the " + current.dataLength() + " readable bytes of " + this);
     }
-    List<Generation> generations = current.generations();
-    if (generations.isEmpty()) {
+    Generation g = generationAt(current, offset);
+    if (g == null) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
     }
+    if (offset < g.start()) {
+      throw new IOException("bytes at offset " + offset + " of " + this + " were in a file "
+          + "lost before this server's last restart");
+    }
+    int segment = (int) Math.min(length, g.end() - offset);
+    if (g.isRemote()) {
+      ByteBuf bytes = allocator.directBuffer(segment, segment);
+      try {
+        hdfs.read(g.remoteFile(), offset - g.start(), segment, bytes);
+        return new NettyManagedBuffer(bytes);
+      } catch (IOException | RuntimeException e) {
+        bytes.release();
+        throw e;
+      }
+    }
+    checkReadable(g, g.dataFile(), offset - g.start() + segment);
+    return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
+  }
+
+  /**
+   * Whether the bytes at {@code offset} (or the index, for {@code offset} -1) live on HDFS, so that
+   * reading them blocks on the network and takes memory: {@link #data} then reads them into a
+   * buffer rather than answering with a file segment.
+   */
+  public boolean isRemote(long offset) {
+    Snapshot current = snapshot;
+    if (offset < 0) {
+      return current.generations().stream().anyMatch(Generation::isRemote);
+    }
+    Generation g = generationAt(current, offset);
+    return g != null && g.isRemote();
+  }
+
+  /** The generation holding {@code offset} (the last one at the end); null when there is none. */
+  private static Generation generationAt(Snapshot current, long offset) {
+    List<Generation> generations = current.generations();
     for (int i = 0; i < generations.size(); i++) {
       Generation g = generations.get(i);
       if (offset < g.end() || i == generations.size() - 1) {
-        if (offset < g.start()) {
-          throw new IOException("bytes at offset " + offset + " of " + this + " were in a file "
-              + "lost before this server's last restart");
-        }
-        long segment = Math.min(length, g.end() - offset);
-        checkReadable(g, g.dataFile(), offset - g.start() + segment);
-        return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
+        return g;
       }
     }
-    throw new IllegalStateException("unreachable: offset " + offset + " in " + generations);
+    return null;
   }
 
   /**
@@ -219,12 +287,47 @@ public final class PartitionFiles {
   }
 
   /**
+   * The threads the next append should run on: those of the disk (or the HDFS tier) it will write
+   * to; null when nothing can take it now.
+   */
+  public Executor flushExecutor() {
+    Object target = nextTarget();
+    if (target instanceof LocalDisk disk) {
+      return disk.flushExecutor();
+    }
+    return target == null ? null : hdfs.flushExecutor();
+  }
+
+  /**
+   * Where the next append goes: the current generation's disk while it is healthy, else the local
+   * dir with the most room, else the HDFS tier; the HDFS tier at once past the threshold. A
+   * {@link LocalDisk}, the {@link HdfsTier}, or null.
+   */
+  private Object nextTarget() {
+    boolean outgrown = hdfs != null && snapshot.dataLength() >= hdfsThreshold;
+    if (!outgrown) {
+      Generation g = current;
+      if (g != null && g.disk().isHealthy()) {
+        return g.disk();
+      }
+      LocalDisk disk = disks.pick();
+      if (disk != null) {
+        return disk;
+      }
+    }
+    return hdfs != null && hdfs.isWritable() ? hdfs : null;
+  }
+
+  /**
    * The generations for a restart manifest: those on disks that did not fail for reads (the others'
    * blocks are lost already; the gap they leave in the logical offsets stays a gap).
    */
   public List<RestartManifest.Generation> generationsForRestart() {
     List<RestartManifest.Generation> all = new ArrayList<>();
     for (Generation g : readableGenerations(snapshot.generations())) {
+      if (g.isRemote()) {
+        continue; // not recorded yet: lost to the next run, a gap as a failed disk's would be
+      }
       all.add(new RestartManifest.Generation(g.dataFile(), g.indexFile(), g.start(),
           g.dataLength(), g.blockCount()));
     }
@@ -261,7 +364,7 @@ public final class PartitionFiles {
             .equals(dataFileName(r.dataFile()).replace(".data", ".index"))) {
           throw new IOException(r.indexFile() + " is not the index file of " + r.dataFile());
         }
-        Generation g = new Generation(disk, r.dataFile(), r.indexFile(), r.start(),
+        Generation g = new Generation(disk, r.dataFile(), r.indexFile(), null, r.start(),
             r.dataLength(), r.blockCount());
         checkReadable(g.dataFile(), g.dataLength());
         checkReadable(g.indexFile(), g.indexLength());
@@ -304,8 +407,9 @@ public final class PartitionFiles {
   }
 
   /**
-   * Deletes the partition's files; readers see an empty partition and later appends are discarded.
-   * Waits for a running append to finish. Failures to delete are logged.
+   * Deletes the partition's local files; readers see an empty partition and later appends are
+   * discarded. Waits for a running append to finish. Failures to delete are logged. Segments on
+   * HDFS go with their shuffle's directory ({@link HdfsTier#deleteShuffle}), in one call.
    */
   public void delete() {
     synchronized (writeLock) {
@@ -321,25 +425,35 @@ public final class PartitionFiles {
   // ---- writing (under writeLock) ----
 
   private Generation writableGeneration() {
-    if (current != null && current.disk().isHealthy()) {
-      return current;
-    }
-    LocalDisk disk = disks.pick();
-    if (disk == null) {
+    Object target = nextTarget();
+    if (target == null) {
       return null;
     }
-    Path dir = disks.shuffleDir(disk, appId, shuffleId);
+    if (current != null && target == current.disk()) {
+      return current;
+    }
     String name = partitionId + "-" + generationsOpened++;
-    Generation fresh = new Generation(disk, dir.resolve(name + ".data"), dir.resolve(name + ".index"),
+    if (target instanceof LocalDisk disk) {
+      Path dir = disks.shuffleDir(disk, appId, shuffleId);
+      Generation fresh = new Generation(disk, dir.resolve(name + ".data"),
+          dir.resolve(name + ".index"), null, snapshot.dataLength(), 0, 0);
+      files.add(fresh.dataFile());
+      files.add(fresh.indexFile());
+      current = fresh;
+      return fresh;
+    }
+    current = null;
+    return new Generation(null, null, null, hdfs.segmentFile(appId, shuffleId, name),
         snapshot.dataLength(), 0, 0);
-    files.add(fresh.dataFile());
-    files.add(fresh.indexFile());
-    current = fresh;
-    return fresh;
   }
 
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
   private Generation write(Generation g, List<? extends FlushableBlock> blocks) throws IOException {
+    if (g.isRemote()) {
+      long written = hdfs.writeSegment(g.remoteFile(), appId, blocks,
+          indexEntries(g.end(), blocks));
+      return g.grownBy(written, blocks.size());
+    }
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
@@ -417,11 +531,13 @@ public final class PartitionFiles {
   }
 
   private void publish(Generation grown, int addedBlocks) {
-    current = grown;
+    // An HDFS segment takes one batch; the next batch decides afresh where it goes.
+    current = grown.isRemote() ? null : grown;
     Snapshot old = snapshot;
     List<Generation> generations = new ArrayList<>(old.generations());
     int last = generations.size() - 1;
-    if (last >= 0 && generations.get(last).dataFile().equals(grown.dataFile())) {
+    if (last >= 0 && !grown.isRemote()
+        && grown.dataFile().equals(generations.get(last).dataFile())) {
       generations.set(last, grown);
     } else {
       generations.add(grown);
@@ -513,6 +629,11 @@ public final class PartitionFiles {
     ByteBuf entries = allocator.directBuffer((int) total, (int) total);
     try {
       for (Generation g : generations) {
+        if (g.isRemote()) {
+          // The segment's index entries follow its data.
+          hdfs.read(g.remoteFile(), g.dataLength(), (int) g.indexLength(), entries);
+          continue;
+        }
         try (FileChannel channel = io.openForRead(g.indexFile())) {
           int wanted = (int) g.indexLength();
           long position = 0;
@@ -536,9 +657,21 @@ public final class PartitionFiles {
     }
   }
 
-  /** A data file and an index file on one disk, holding logical bytes from {@code start}. */
-  private record Generation(LocalDisk disk, Path dataFile, Path indexFile, long start,
-      long dataLength, int blockCount) {
+  /**
+   * A data file and an index file on one disk, or one segment file on HDFS ({@code remoteFile},
+   * with {@code disk} and the local files null), holding logical bytes from {@code start}.
+   */
+  private record Generation(LocalDisk disk, Path dataFile, Path indexFile,
+      org.apache.hadoop.fs.Path remoteFile, long start, long dataLength, int blockCount) {
+
+    boolean isRemote() {
+      return remoteFile != null;
+    }
+
+    /** On a local disk whose reads failed: its blocks are lost. */
+    boolean isLostDisk() {
+      return disk != null && disk.isUnreadable();
+    }
 
     long end() {
       return start + dataLength;
@@ -549,7 +682,7 @@ public final class PartitionFiles {
     }
 
     Generation grownBy(long bytes, int blocks) {
-      return new Generation(disk, dataFile, indexFile, start, dataLength + bytes,
+      return new Generation(disk, dataFile, indexFile, remoteFile, start, dataLength + bytes,
           Math.addExact(blockCount, blocks));
     }
   }

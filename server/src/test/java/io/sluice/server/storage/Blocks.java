@@ -86,6 +86,16 @@ final class Blocks {
     }
   }
 
+  /** Appends blocks {@code firstId ..} ({@link #make}) to {@code partition}, then frees them. */
+  static void append(PartitionFiles partition, long firstId, int count) throws Exception {
+    List<TestBlock> blocks = make(firstId, count);
+    try {
+      partition.append(blocks);
+    } finally {
+      release(blocks);
+    }
+  }
+
   static void release(List<TestBlock> blocks) {
     for (TestBlock block : blocks) {
       block.data().release();

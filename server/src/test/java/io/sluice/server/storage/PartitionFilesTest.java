@@ -45,20 +45,11 @@ class PartitionFilesTest {
     return new PartitionFiles(disks, FileIo.DEFAULT, "app-1", 3, id);
   }
 
-  private static void append(PartitionFiles partition, long firstId, int count) throws Exception {
-    List<TestBlock> blocks = Blocks.make(firstId, count);
-    try {
-      partition.append(blocks);
-    } finally {
-      Blocks.release(blocks);
-    }
-  }
-
   @Test
   void manyBlocksReadBackByteIdentical() throws Exception {
     PartitionFiles partition = partition(7);
     for (int batch = 0; batch < 6; batch++) {
-      append(partition, batch * 50L, 50);
+      Blocks.append(partition, batch * 50L, 50);
     }
     byte[] expected = Blocks.expected(0, 300);
     assertEquals(expected.length, partition.dataLength());
@@ -80,8 +71,8 @@ class PartitionFilesTest {
   @Test
   void indexEntriesCarryWhatWasAppendedWithLogicalOffsets() throws Exception {
     PartitionFiles partition = partition(0);
-    append(partition, 1000, 20);
-    append(partition, 1020, 25);
+    Blocks.append(partition, 1000, 20);
+    Blocks.append(partition, 1020, 25);
 
     ManagedBuffer index = partition.index();
     FileSegmentManagedBuffer segment = assertInstanceOf(FileSegmentManagedBuffer.class, index);
@@ -108,7 +99,7 @@ class PartitionFilesTest {
   @Test
   void rangesOutsideTheDataAreRejected() throws Exception {
     PartitionFiles partition = partition(2);
-    append(partition, 0, 5);
+    Blocks.append(partition, 0, 5);
     long length = partition.dataLength();
     for (long[] range : new long[][] {{-1, 1}, {0, length + 1}, {length, 1}, {5, -1},
         {Long.MAX_VALUE, 1}}) {
@@ -125,8 +116,8 @@ class PartitionFilesTest {
   void holdsNoDescriptorsAndDeleteRemovesItsFiles() throws Exception {
     assumeTrue(OpenFiles.supported(), "needs /proc/self/fd");
     PartitionFiles partition = partition(4);
-    append(partition, 0, 30);
-    append(partition, 30, 30);
+    Blocks.append(partition, 0, 30);
+    Blocks.append(partition, 30, 30);
     Blocks.readAllData(partition);
     Blocks.readRegion(partition.data(0, (int) partition.dataLength()));
     Blocks.decodeIndex(partition.index());
@@ -145,7 +136,7 @@ class PartitionFilesTest {
     assertEquals(0, partition.blockCount());
     assertTrue(partition.files().isEmpty());
 
-    append(partition, 60, 3);
+    Blocks.append(partition, 60, 3);
     assertEquals(0, partition.dataLength(), "appends after delete are discarded");
     for (Path file : files) {
       assertFalse(Files.exists(file), file + " not recreated");
@@ -185,7 +176,7 @@ class PartitionFilesTest {
       CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
         try {
           for (int batch = 0; batch < 60; batch++) {
-            append(partition, batch * 10L, 10);
+            Blocks.append(partition, batch * 10L, 10);
           }
         } catch (Exception e) {
           throw new IllegalStateException(e);
@@ -217,9 +208,9 @@ class PartitionFilesTest {
   @Test
   void shuffleDeletedUnderAFlushDiscardsWithoutBlamingTheDisk() throws Exception {
     PartitionFiles partition = partition(6);
-    append(partition, 0, 3);
+    Blocks.append(partition, 0, 3);
     disks.deleteShuffle("app-1", 3);
-    append(partition, 3, 3);
+    Blocks.append(partition, 3, 3);
     LocalDisk disk = disks.disks().get(0);
     assertTrue(disk.isHealthy(), "a deleted shuffle is not a disk failure: " + disk);
     assertEquals(0, partition.dataLength());

@@ -63,25 +63,16 @@ class StorageFailoverTest {
     return new PartitionFiles(disks, io, "app", 1, id);
   }
 
-  private static void append(PartitionFiles partition, long firstId, int count) throws Exception {
-    List<TestBlock> blocks = Blocks.make(firstId, count);
-    try {
-      partition.append(blocks);
-    } finally {
-      Blocks.release(blocks);
-    }
-  }
-
   @Test
   void aDiskThatFillsUpMidWriteHandsThePartitionToAnotherDisk() throws Exception {
     PartitionFiles partition = partition(0);
-    append(partition, 0, 40);
+    Blocks.append(partition, 0, 40);
     long firstGeneration = partition.dataLength();
     Path dataOnA = partition.files().get(0);
     assertTrue(dataOnA.startsWith(a));
 
     io.failWritesAfter(a, 5000, ENOSPC);
-    append(partition, 40, 40);
+    Blocks.append(partition, 40, 40);
 
     assertFalse(diskA.isHealthy());
     assertEquals(DiskManager.DISK_FULL, diskA.unhealthyReason());
@@ -92,7 +83,7 @@ class StorageFailoverTest {
     assertEquals(4, files.size());
     assertTrue(files.get(2).startsWith(b) && files.get(3).startsWith(b), files.toString());
 
-    append(partition, 80, 40);
+    Blocks.append(partition, 80, 40);
     assertEquals(4, partition.files().size(), "later appends stay in the new generation");
 
     assertEquals(120, partition.blockCount());
@@ -111,10 +102,10 @@ class StorageFailoverTest {
   @Test
   void aRangeAcrossGenerationsIsReadInTwoSegments() throws Exception {
     PartitionFiles partition = partition(0);
-    append(partition, 0, 10);
+    Blocks.append(partition, 0, 10);
     long boundary = partition.dataLength();
     io.failOpen(a, ENOSPC);
-    append(partition, 10, 10);
+    Blocks.append(partition, 10, 10);
 
     ManagedBuffer first = partition.data(boundary - 100, 300);
     FileSegmentManagedBuffer firstSegment = assertInstanceOf(FileSegmentManagedBuffer.class, first);
@@ -138,11 +129,11 @@ class StorageFailoverTest {
   @Test
   void aFailedIndexWriteUndoesTheBatchsDataToo() throws Exception {
     PartitionFiles partition = partition(0);
-    append(partition, 0, 5);
+    Blocks.append(partition, 0, 5);
     long before = partition.dataLength();
     long batch = Blocks.totalLength(5, 5);
     io.failWritesAfter(a, batch + 10, EIO);
-    append(partition, 5, 5);
+    Blocks.append(partition, 5, 5);
 
     assertEquals(before, Files.size(partition.files().get(0)), "data of the batch removed");
     assertEquals(5L * IndexEntry.SIZE, Files.size(partition.files().get(1)));
@@ -155,7 +146,7 @@ class StorageFailoverTest {
   void aDiskWithIoErrorsIsReportedAndStaysOut() throws Exception {
     io.failOpen(a, EIO);
     PartitionFiles partition = partition(3);
-    append(partition, 0, 4);
+    Blocks.append(partition, 0, 4);
     assertEquals("IOException: " + EIO, diskA.unhealthyReason());
     assertTrue(partition.files().get(2).startsWith(b));
     assertFalse(Files.exists(partition.files().get(0)), "nothing was created on the failed disk");
@@ -169,12 +160,12 @@ class StorageFailoverTest {
   @Test
   void aFullDiskTakesNewPartitionsAgainOnceItHasRoom() throws Exception {
     io.failOpen(a, ENOSPC);
-    append(partition(0), 0, 2);
+    Blocks.append(partition(0), 0, 2);
     assertEquals(DiskManager.DISK_FULL, diskA.unhealthyReason());
     io.heal(a);
     clock.addAndGet(TimeUnit.SECONDS.toNanos(10));
     PartitionFiles later = partition(1);
-    append(later, 2, 2);
+    Blocks.append(later, 2, 2);
     assertTrue(diskA.isHealthy());
     assertTrue(later.files().get(0).startsWith(a));
   }
@@ -182,7 +173,7 @@ class StorageFailoverTest {
   @Test
   void whenNoDiskCanTakeABatchNothingOfItIsAcknowledged() throws Exception {
     PartitionFiles partition = partition(0);
-    append(partition, 0, 10);
+    Blocks.append(partition, 0, 10);
     long length = partition.dataLength();
     io.failWritesAfter(a, 100, ENOSPC);
     io.failWritesAfter(b, 100, EIO);
@@ -224,9 +215,9 @@ class StorageFailoverTest {
   @Test
   void aPartitionLeavesADiskThatAnotherPartitionFoundBroken() throws Exception {
     PartitionFiles partition = partition(0);
-    append(partition, 0, 3);
+    Blocks.append(partition, 0, 3);
     disks.markUnhealthy(diskA, "IOException: " + EIO);
-    append(partition, 3, 3);
+    Blocks.append(partition, 3, 3);
     List<Path> files = partition.files();
     assertEquals(4, files.size());
     assertTrue(files.get(2).startsWith(b));
@@ -237,9 +228,9 @@ class StorageFailoverTest {
   void failuresLeaveNoDescriptorsOpenAndDeleteReachesEveryGeneration() throws Exception {
     assumeTrue(OpenFiles.supported(), "needs /proc/self/fd");
     PartitionFiles partition = partition(0);
-    append(partition, 0, 10);
+    Blocks.append(partition, 0, 10);
     io.failWritesAfter(a, 1000, ENOSPC);
-    append(partition, 10, 10);
+    Blocks.append(partition, 10, 10);
     io.failWritesAfter(b, 10, EIO);
     List<TestBlock> blocks = Blocks.make(20, 3);
     try {
