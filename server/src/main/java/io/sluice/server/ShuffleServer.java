@@ -423,6 +423,9 @@ public final class ShuffleServer implements Closeable {
       for (RestartManifest.Shuffle shuffle : app.shuffles()) {
         for (RestartManifest.Partition partition : shuffle.partitions()) {
           for (RestartManifest.Generation g : partition.generations()) {
+            if (g.isSegment()) {
+              continue; // closed by its flush: on the tier's data nodes already
+            }
             for (Path file : List.of(g.dataFile(), g.indexFile())) {
               try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 channel.force(true);

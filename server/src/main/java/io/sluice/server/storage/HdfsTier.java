@@ -192,6 +192,11 @@ public final class HdfsTier implements Closeable {
     return written;
   }
 
+  /** The length of {@code file}. */
+  long length(Path file) throws IOException {
+    return fs.getFileStatus(file).getLen();
+  }
+
   /** Reads {@code length} bytes at {@code position} of {@code file} into {@code into}. */
   void read(Path file, long position, int length, ByteBuf into) throws IOException {
     try (FSDataInputStream in = fs.open(file)) {

@@ -326,7 +326,9 @@ public final class PartitionFiles {
     List<RestartManifest.Generation> all = new ArrayList<>();
     for (Generation g : readableGenerations(snapshot.generations())) {
       if (g.isRemote()) {
-        continue; // not recorded yet: lost to the next run, a gap as a failed disk's would be
+        all.add(RestartManifest.Generation.segment(g.remoteFile().toString(), g.start(),
+            g.dataLength(), g.blockCount()));
+        continue;
       }
       all.add(new RestartManifest.Generation(g.dataFile(), g.indexFile(), g.start(),
           g.dataLength(), g.blockCount()));
@@ -349,16 +351,25 @@ public final class PartitionFiles {
       int blocks = 0;
       int nextName = 0;
       for (RestartManifest.Generation r : restored) {
+        // A gap before a generation is one that was lost on a failed disk before the stop.
+        if (r.start() < end || r.dataLength() < 0 || r.blockCount() < 0) {
+          throw new IOException("generation " + r + " of " + this + " starts at " + r.start()
+              + ", before the end of the one before it, " + end);
+        }
+        if (r.isSegment()) {
+          Generation g = restoredSegment(r);
+          generations.add(g);
+          end = g.end();
+          blocks = Math.addExact(blocks, g.blockCount());
+          nextName = Math.max(nextName, generationNumber(g.remoteFile().getName(),
+              HdfsTier.SEGMENT_SUFFIX) + 1);
+          continue;
+        }
         LocalDisk disk = disks.diskOf(r.dataFile());
         if (disk == null || !r.dataFile().getParent().equals(
             disks.shuffleDir(disk, appId, shuffleId))
             || !r.indexFile().getParent().equals(r.dataFile().getParent())) {
           throw new IOException(r.dataFile() + " is not a file of " + this + " on a local dir");
-        }
-        // A gap before a generation is one that was lost on a failed disk before the stop.
-        if (r.start() < end || r.dataLength() < 0 || r.blockCount() < 0) {
-          throw new IOException("generation " + r.dataFile() + " of " + this + " starts at "
-              + r.start() + ", before the end of the one before it, " + end);
         }
         if (!r.indexFile().getFileName().toString()
             .equals(dataFileName(r.dataFile()).replace(".data", ".index"))) {
@@ -373,7 +384,8 @@ public final class PartitionFiles {
         restoredFiles.add(g.indexFile());
         end = g.end();
         blocks = Math.addExact(blocks, g.blockCount());
-        nextName = Math.max(nextName, generationNumber(g.dataFile()) + 1);
+        nextName = Math.max(nextName,
+            generationNumber(g.dataFile().getFileName().toString(), ".data") + 1);
       }
       files.addAll(restoredFiles);
       generationsOpened = nextName;
@@ -385,18 +397,43 @@ public final class PartitionFiles {
     return dataFile.getFileName().toString();
   }
 
-  /** N of a data file named {@code <partition>-<N>.data}. */
-  private int generationNumber(Path dataFile) throws IOException {
-    String name = dataFile.getFileName().toString();
+  /** N of a file named {@code <partition>-<N><suffix>}. */
+  private int generationNumber(String name, String suffix) throws IOException {
     String prefix = partitionId + "-";
     try {
-      if (name.startsWith(prefix) && name.endsWith(".data")) {
-        return Integer.parseInt(name.substring(prefix.length(), name.length() - ".data".length()));
+      if (name.startsWith(prefix) && name.endsWith(suffix)) {
+        return Integer.parseInt(name.substring(prefix.length(), name.length() - suffix.length()));
       }
     } catch (NumberFormatException e) {
       // named below
     }
-    throw new IOException(dataFile + " is not named as a data file of " + this);
+    throw new IOException(name + " is not named as a " + suffix + " file of " + this);
+  }
+
+  /**
+   * A recorded segment, once checked: on this server's HDFS tier, in this partition's directory
+   * there, holding its data and index entries.
+   */
+  private Generation restoredSegment(RestartManifest.Generation r) throws IOException {
+    if (hdfs == null) {
+      throw new IOException("segment " + r.segment() + " of " + this + " is on an HDFS tier, and "
+          + "this server has none (hdfs.dir)");
+    }
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(r.segment());
+    String name = file.getName();
+    generationNumber(name, HdfsTier.SEGMENT_SUFFIX);
+    if (!file.equals(hdfs.segmentFile(appId, shuffleId,
+        name.substring(0, name.length() - HdfsTier.SEGMENT_SUFFIX.length())))) {
+      throw new IOException(file + " is not a segment of " + this + " under " + hdfs.root());
+    }
+    Generation g = new Generation(null, null, null, file, r.start(), r.dataLength(),
+        r.blockCount());
+    long length = hdfs.length(file);
+    if (length != g.dataLength() + g.indexLength()) {
+      throw new IOException(file + " holds " + length + " bytes; "
+          + (g.dataLength() + g.indexLength()) + " were written");
+    }
+    return g;
   }
 
   /** The data and index files of every generation opened, in order (some may not exist). */

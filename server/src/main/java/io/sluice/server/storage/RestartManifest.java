@@ -37,13 +37,35 @@ public final class RestartManifest {
   /** The file's name in the first local directory; '+' is not allowed in application ids. */
   public static final String FILE = "sluice+restart";
   private static final long MAGIC = 0x534c5549434552L; // "SLUICER"
-  private static final int VERSION = 2;
+  /** Version 3 added segments on the HDFS tier; version 2 records (local files only) still read. */
+  private static final int VERSION = 3;
+  private static final int LOCAL_ONLY_VERSION = 2;
+  private static final byte LOCAL = 0;
+  private static final byte SEGMENT = 1;
   /** Longest string recorded (paths, application ids, user names), in UTF-8 bytes. */
   private static final int MAX_STRING_BYTES = 64 * 1024;
 
-  /** One partition's data file and index file, holding logical bytes from {@code start}. */
-  public record Generation(Path dataFile, Path indexFile, long start, long dataLength,
-      int blockCount) {}
+  /**
+   * One partition's data file and index file, holding logical bytes from {@code start}; or, with
+   * {@code segment} set (the URI of a segment file on the HDFS tier) and no local files, that
+   * segment.
+   */
+  public record Generation(Path dataFile, Path indexFile, String segment, long start,
+      long dataLength, int blockCount) {
+
+    public Generation(Path dataFile, Path indexFile, long start, long dataLength, int blockCount) {
+      this(dataFile, indexFile, null, start, dataLength, blockCount);
+    }
+
+    /** A segment on the HDFS tier. */
+    public static Generation segment(String uri, long start, long dataLength, int blockCount) {
+      return new Generation(null, null, uri, start, dataLength, blockCount);
+    }
+
+    public boolean isSegment() {
+      return segment != null;
+    }
+  }
 
   /** One partition: its generations, and the blocks each map attempt committed. */
   public record Partition(int partitionId, List<Generation> generations, long[] attempts,
@@ -142,8 +164,10 @@ public final class RestartManifest {
     long size = Files.size(file);
     try (InputStream raw = Files.newInputStream(file);
         DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
-      if (in.readLong() != MAGIC || in.readInt() != VERSION) {
-        throw new IOException(file + " is not a restart manifest of version " + VERSION);
+      int version = in.readLong() == MAGIC ? in.readInt() : -1;
+      if (version != VERSION && version != LOCAL_ONLY_VERSION) {
+        throw new IOException(file + " is not a restart manifest of version "
+            + LOCAL_ONLY_VERSION + " or " + VERSION);
       }
       int appCount = count(in, size, 4);
       List<Application> apps = new ArrayList<>();
@@ -159,7 +183,7 @@ public final class RestartManifest {
           int partitionCount = count(in, size, 12);
           List<Partition> partitions = new ArrayList<>();
           for (int p = 0; p < partitionCount; p++) {
-            partitions.add(readPartition(in, size));
+            partitions.add(readPartition(in, size, version));
           }
           shuffles.add(new Shuffle(shuffleId, numPartitions, partitions));
         }
@@ -185,8 +209,14 @@ public final class RestartManifest {
     out.writeInt(p.partitionId());
     out.writeInt(p.generations().size());
     for (Generation g : p.generations()) {
-      writeString(out, g.dataFile().toString());
-      writeString(out, g.indexFile().toString());
+      if (g.isSegment()) {
+        out.writeByte(SEGMENT);
+        writeString(out, g.segment());
+      } else {
+        out.writeByte(LOCAL);
+        writeString(out, g.dataFile().toString());
+        writeString(out, g.indexFile().toString());
+      }
       out.writeLong(g.start());
       out.writeLong(g.dataLength());
       out.writeInt(g.blockCount());
@@ -198,13 +228,22 @@ public final class RestartManifest {
     }
   }
 
-  private static Partition readPartition(DataInputStream in, long fileSize) throws IOException {
+  private static Partition readPartition(DataInputStream in, long fileSize, int version)
+      throws IOException {
     int partitionId = in.readInt();
-    int generationCount = count(in, fileSize, 28);
+    int generationCount = count(in, fileSize, 24);
     List<Generation> generations = new ArrayList<>();
     for (int g = 0; g < generationCount; g++) {
-      generations.add(new Generation(Path.of(readString(in)), Path.of(readString(in)),
-          in.readLong(), in.readLong(), in.readInt()));
+      byte kind = version == LOCAL_ONLY_VERSION ? LOCAL : in.readByte();
+      if (kind == SEGMENT) {
+        generations.add(Generation.segment(readString(in), in.readLong(), in.readLong(),
+            in.readInt()));
+      } else if (kind == LOCAL) {
+        generations.add(new Generation(Path.of(readString(in)), Path.of(readString(in)),
+            in.readLong(), in.readLong(), in.readInt()));
+      } else {
+        throw new IOException("a generation of kind " + kind + " in the restart manifest");
+      }
     }
     int commits = count(in, fileSize, 12);
     long[] attempts = new long[commits];

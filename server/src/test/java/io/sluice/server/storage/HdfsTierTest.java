@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.shuffle.IndexEntry;
@@ -154,6 +155,49 @@ class HdfsTierTest {
     assertFalse(Files.exists(hdfsRoot().resolve("app-old")));
     assertTrue(Files.isDirectory(hdfsRoot().resolve("app-kept").resolve("0")));
     assertEquals("not Sluice's", Files.readString(foreign.resolve("keep-me")));
+  }
+
+  @Test
+  void segmentsAreRecordedForARestartAndServedAgainAfterIt() throws Exception {
+    long threshold = Blocks.totalLength(0, 10);
+    PartitionFiles partition = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
+        0, 4);
+    Blocks.append(partition, 0, 10);
+    Blocks.append(partition, 10, 10);
+    Blocks.append(partition, 20, 10);
+    Path record = tmp.resolve("record");
+    RestartManifest.write(record, List.of(new RestartManifest.Application("app-1", "user", null,
+        List.of(new RestartManifest.Shuffle(0, 8, List.of(new RestartManifest.Partition(4,
+            partition.generationsForRestart(), new long[0], new int[0])))))));
+    List<RestartManifest.Generation> recorded =
+        RestartManifest.read(record).get(0).shuffles().get(0).partitions().get(0).generations();
+    assertEquals(List.of(false, true, true),
+        recorded.stream().map(RestartManifest.Generation::isSegment).toList());
+
+    hdfs.close();
+    hdfs = open(Set.of("app-1"));
+    PartitionFiles again = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
+        0, 4);
+    again.restore(recorded);
+    assertArrayEquals(Blocks.expected(0, 30), Blocks.readAllData(again));
+    Blocks.assertEntries(again, Blocks.decodeIndex(again.index()), 0, 0);
+    Blocks.append(again, 30, 5);
+    assertTrue(Files.exists(hdfsRoot().resolve("app-1/0/4-3.segment")),
+        "the next segment takes the next name");
+    assertArrayEquals(Blocks.expected(0, 35), Blocks.readAllData(again));
+
+    // A segment that no longer holds what was recorded is refused, and nothing is restored.
+    Path segment = hdfsRoot().resolve("app-1/0/4-2.segment");
+    Files.write(segment, new byte[10]);
+    PartitionFiles damaged = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
+        0, 4);
+    IOException refused = assertThrows(IOException.class,
+        () -> damaged.restore(recorded));
+    assertTrue(refused.getMessage().contains("holds 10 bytes"), refused.getMessage());
+    assertEquals(0, damaged.dataLength());
+    // One of another partition is refused as well.
+    PartitionFiles other = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 0, 5);
+    assertThrows(IOException.class, () -> other.restore(recorded));
   }
 
   @Test
