@@ -300,22 +300,24 @@ public final class PartitionFiles {
 
   /**
    * Where the next append goes: the current generation's disk while it is healthy, else the local
-   * dir with the most room, else the HDFS tier; the HDFS tier at once past the threshold. A
-   * {@link LocalDisk}, the {@link HdfsTier}, or null.
+   * dir with the most room, else the HDFS tier; the HDFS tier at once past the threshold (a local
+   * dir while the tier takes nothing). A {@link LocalDisk}, the {@link HdfsTier}, or null.
    */
   private Object nextTarget() {
-    boolean outgrown = hdfs != null && snapshot.dataLength() >= hdfsThreshold;
-    if (!outgrown) {
-      Generation g = current;
-      if (g != null && g.disk().isHealthy()) {
-        return g.disk();
-      }
-      LocalDisk disk = disks.pick();
-      if (disk != null) {
-        return disk;
-      }
+    boolean hdfsWritable = hdfs != null && hdfs.isWritable();
+    if (hdfsWritable && snapshot.dataLength() >= hdfsThreshold) {
+      return hdfs;
     }
-    return hdfs != null && hdfs.isWritable() ? hdfs : null;
+    // Below the threshold, or past it while HDFS takes nothing: a local dir, if one can.
+    Generation g = current;
+    if (g != null && g.disk().isHealthy()) {
+      return g.disk();
+    }
+    LocalDisk disk = disks.pick();
+    if (disk != null) {
+      return disk;
+    }
+    return hdfsWritable ? hdfs : null;
   }
 
   /**

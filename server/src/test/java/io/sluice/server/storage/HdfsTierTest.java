@@ -113,6 +113,16 @@ class HdfsTierTest {
   }
 
   @Test
+  void aPartitionPastTheThresholdStaysLocalWhileHdfsTakesNothing() throws Exception {
+    PartitionFiles partition = new PartitionFiles(disks, hdfs, 0, FileIo.DEFAULT, "app-1", 0, 1);
+    hdfs.markUnwritable(new IOException("name node unreachable"));
+    assertSame(disks.disks().get(0).flushExecutor(), partition.flushExecutor());
+    Blocks.append(partition, 0, 5);
+    assertFalse(partition.isRemote(0));
+    assertArrayEquals(Blocks.expected(0, 5), Blocks.readAllData(partition));
+  }
+
+  @Test
   void withoutLocalRoomOrHdfsNothingCanTakeAFlush() {
     PartitionFiles partition = new PartitionFiles(disks, FileIo.DEFAULT, "app-1", 0, 0);
     usable.set(0);
