@@ -89,6 +89,11 @@ public final class FlushManager implements Closeable {
     return storageAvailable;
   }
 
+  /** Whether flushes that no local dir can take may go to an HDFS tier. */
+  public boolean hasHdfsTier() {
+    return hdfs != null;
+  }
+
   /** Flushes queued or running. */
   public int queuedFlushes() {
     return queued.get();

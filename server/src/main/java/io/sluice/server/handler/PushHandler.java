@@ -122,7 +122,9 @@ final class PushHandler {
       throw new RequestRejectedException(StatusCode.STORAGE_UNAVAILABLE,
           "no local directory of this server can take data (all full or failing; see "
               + ServerOptions.LOCAL_DIRS.key() + " and " + ServerOptions.DISK_MIN_FREE.key()
-              + "), nor can an HDFS tier (" + ServerOptions.HDFS_DIR.key() + ")");
+              + (flushManager.hasHdfsTier()
+                  ? "), nor can its HDFS tier (" + ServerOptions.HDFS_DIR.key() + ")"
+                  : "; or set " + ServerOptions.HDFS_DIR.key() + " for an HDFS tier)"));
     }
     long size = push.body().size();
     if (!pool.canEverHold(size)) {

@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,20 +70,26 @@ final class ReadHandler {
           new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
-    if (remoteReads != null && files.isRemote(-1)) {
-      readRemotely(channel, req.requestId(), 0, () -> answerIndex(channel, req, files, alloc));
+    // One snapshot for the length, the index and where it lives: a flush that publishes meanwhile
+    // can neither add entries beyond the length nor move the read onto HDFS behind our back.
+    PartitionFiles.IndexView view = files.indexView();
+    if (remoteReads != null && view.isRemote()) {
+      long reserved = view.indexBytes();
+      if (!readBudget.tryReserve(reserved)) {
+        throw readMemorySpent();
+      }
+      readRemotely(channel, req.requestId(), reserved, () -> answerIndex(channel, req, view, alloc));
       return;
     }
-    answerIndex(channel, req, files, alloc);
+    answerIndex(channel, req, view, alloc);
   }
 
   private ChannelFuture answerIndex(TransportChannel channel, FetchIndexRequest req,
-      PartitionFiles files, ByteBufAllocator alloc) {
-    // Read the length before the index: entries appended meanwhile point at data already counted.
-    long dataLength = files.dataLength();
+      PartitionFiles.IndexView view, ByteBufAllocator alloc) {
+    long dataLength = view.dataLength();
     ManagedBuffer index;
     try {
-      index = files.index(alloc);
+      index = view.read(alloc);
     } catch (IOException e) {
       throw dataNotFound(req.partitionId(), e);
     }
@@ -125,6 +132,9 @@ final class ReadHandler {
           data = files.data(req.offset(), req.length(), alloc);
         } catch (IOException e) {
           throw dataNotFound(req.partitionId(), e);
+        } catch (IllegalArgumentException e) {
+          // The range was checked on arrival: the partition was deleted while the read waited.
+          throw new RequestRejectedException(StatusCode.DATA_NOT_FOUND, e.getMessage());
         }
         metrics.read("hdfs", data.size());
         return channel.respond(FetchDataResponse.ok(req.requestId(), data));
@@ -147,7 +157,12 @@ final class ReadHandler {
    */
   private void readRemotely(TransportChannel channel, long requestId, long reserved,
       Supplier<ChannelFuture> read) {
-    Runnable release = () -> readBudget.release(reserved);
+    AtomicBoolean released = new AtomicBoolean();
+    Runnable release = () -> {
+      if (released.compareAndSet(false, true)) {
+        readBudget.release(reserved);
+      }
+    };
     try {
       remoteReads.execute(() -> {
         try {
@@ -155,7 +170,9 @@ final class ReadHandler {
         } catch (RequestRejectedException e) {
           release.run();
           channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+          // Errors too (Netty's OutOfDirectMemoryError): the reservation must come back and the
+          // reader must get an answer.
           release.run();
           LOG.error("Read {} from {} failed", requestId, channel.remoteAddress(), e);
           channel.respond(StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR,

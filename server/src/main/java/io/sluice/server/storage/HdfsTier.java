@@ -64,6 +64,13 @@ public final class HdfsTier implements Closeable {
   private final AtomicLong trashSequence = new AtomicLong();
   /** Applications whose directory and marker this run created. */
   private final Set<String> markedApps = ConcurrentHashMap.newKeySet();
+  /** {@code <app>/<shuffle>} this run wrote segments of: only those are deleted on the tier. */
+  private final Set<String> writtenShuffles = ConcurrentHashMap.newKeySet();
+  /**
+   * Applications an earlier run may have written here, kept for a restart: deleted on the tier
+   * whatever this run wrote.
+   */
+  private final Set<String> keptApps = ConcurrentHashMap.newKeySet();
   /** Null while writable. */
   private volatile String unwritableReason;
   private volatile long unwritableSinceNanos;
@@ -90,7 +97,11 @@ public final class HdfsTier implements Closeable {
     URI uri = URI.create(dir);
     // A file system of its own: FileSystem.get shares one per URI and user within the JVM, and
     // closing a shared one would break every other user of it.
-    FileSystem fs = FileSystem.newInstance(uri, new Configuration());
+    Configuration conf = new Configuration();
+    // Hadoop would close the file system in its own shutdown hook, which runs beside the server's
+    // (a SIGTERM stop): reads, flushes and deletes of the drain would fail. close() closes it.
+    conf.setBoolean("fs.automatic.close", false);
+    FileSystem fs = FileSystem.newInstance(uri, conf);
     try {
       Path root = new Path(fs.makeQualified(new Path(uri)), serverDirName(host, localDirs));
       fs.mkdirs(root);
@@ -169,8 +180,11 @@ public final class HdfsTier implements Closeable {
   long writeSegment(Path file, String appId, List<? extends FlushableBlock> blocks,
       ByteBuffer index) throws IOException {
     createAppDir(appId);
+    writtenShuffles.add(appId + "/" + file.getParent().getName());
     long written = 0;
-    try (FSDataOutputStream out = fs.create(file, false)) {
+    // Overwrites: a file under this name is one no partition reads any more (one an earlier run
+    // left of a partition its restart could not serve again).
+    try (FSDataOutputStream out = fs.create(file, true)) {
       byte[] chunk = new byte[COPY_CHUNK];
       for (FlushableBlock block : blocks) {
         ByteBuf data = block.data();
@@ -213,15 +227,25 @@ public final class HdfsTier implements Closeable {
     }
   }
 
-  /** Deletes the shuffle's directory, in the background. */
+  /**
+   * Deletes the shuffle's directory, in the background. Asks the name node nothing for a shuffle
+   * that has nothing on the tier, so that unregistering does not wait on HDFS needlessly.
+   */
   public void deleteShuffle(String appId, int shuffleId) {
-    discard(shuffleDir(appId, shuffleId));
+    Path dir = shuffleDir(appId, shuffleId);
+    if (writtenShuffles.remove(appId + "/" + shuffleId) || keptApps.contains(appId)) {
+      discard(dir);
+    }
   }
 
-  /** Deletes the application's directory, in the background. */
+  /** Deletes the application's directory, in the background, if it has one on the tier. */
   public void deleteApplication(String appId) {
-    markedApps.remove(appId);
-    discard(appDir(appId));
+    Path dir = appDir(appId);
+    boolean written = markedApps.remove(appId) | keptApps.remove(appId);
+    writtenShuffles.removeIf(key -> key.startsWith(appId + "/"));
+    if (written) {
+      discard(dir);
+    }
   }
 
   /** Waits until every deletion asked for so far is done; false if that took past the timeout. */
@@ -331,8 +355,13 @@ public final class HdfsTier implements Closeable {
     List<String> deleted = new ArrayList<>();
     for (FileStatus child : fs.listStatus(root)) {
       String name = child.getPath().getName();
-      if (child.isDirectory() && SafeNames.isValidAppId(name) && !keep.contains(name)
-          && fs.exists(new Path(child.getPath(), DiskManager.APP_MARKER))) {
+      if (!child.isDirectory() || !SafeNames.isValidAppId(name)
+          || !fs.exists(new Path(child.getPath(), DiskManager.APP_MARKER))) {
+        continue; // not Sluice's
+      }
+      if (keep.contains(name)) {
+        keptApps.add(name);
+      } else {
         fs.delete(child.getPath(), true);
         deleted.add(name);
       }

@@ -164,13 +164,55 @@ public final class PartitionFiles {
    * buffer from {@code allocator}. The caller owns the returned buffer.
    */
   public ManagedBuffer index(ByteBufAllocator allocator) throws IOException {
-    List<Generation> before = readableGenerations(snapshot.generations());
+    return index(snapshot, allocator);
+  }
+
+  /** What is readable now, for one answer to an index request: see {@link IndexView}. */
+  public IndexView indexView() {
+    return new IndexView(snapshot);
+  }
+
+  /**
+   * One snapshot of the partition for an index answer: its data length, whether its index must be
+   * read from the HDFS tier (blocking, into memory), at most how many bytes that index has, and the
+   * index itself, all of the same moment.
+   */
+  public final class IndexView {
+    private final Snapshot at;
+
+    private IndexView(Snapshot at) {
+      this.at = at;
+    }
+
+    /** Logical bytes the index's entries point into. */
+    public long dataLength() {
+      return at.dataLength();
+    }
+
+    /** Whether some of the index's entries live in segments on the HDFS tier. */
+    public boolean isRemote() {
+      return at.generations().stream().anyMatch(Generation::isRemote);
+    }
+
+    /** The index's size at most (entries on a disk that failed for reads are left out). */
+    public long indexBytes() {
+      return (long) at.blockCount() * IndexEntry.SIZE;
+    }
+
+    /** The index; see {@link PartitionFiles#index(ByteBufAllocator)}. */
+    public ManagedBuffer read(ByteBufAllocator allocator) throws IOException {
+      return index(at, allocator);
+    }
+  }
+
+  private ManagedBuffer index(Snapshot at, ByteBufAllocator allocator) throws IOException {
+    List<Generation> before = readableGenerations(at.generations());
     try {
       return index(before, allocator);
     } catch (IOException e) {
       // Reading found a disk that fails: answer with what the other disks hold, as later reads
       // will, rather than fail this reader for blocks it may not even need.
-      List<Generation> after = readableGenerations(snapshot.generations());
+      List<Generation> after = readableGenerations(at.generations());
       if (after.size() < before.size()) {
         return index(after, allocator);
       }
@@ -252,15 +294,12 @@ public final class PartitionFiles {
   }
 
   /**
-   * Whether the bytes at {@code offset} (or the index, for {@code offset} -1) live on HDFS, so that
-   * reading them blocks on the network and takes memory: {@link #data} then reads them into a
-   * buffer rather than answering with a file segment.
+   * Whether the bytes at {@code offset} live on HDFS, so that reading them blocks on the network
+   * and takes memory: {@link #data} then reads them into a buffer rather than answering with a
+   * file segment. (Where the index lives: {@link IndexView#isRemote}.)
    */
   public boolean isRemote(long offset) {
     Snapshot current = snapshot;
-    if (offset < 0) {
-      return current.generations().stream().anyMatch(Generation::isRemote);
-    }
     Generation g = generationAt(current, offset);
     return g != null && g.isRemote();
   }

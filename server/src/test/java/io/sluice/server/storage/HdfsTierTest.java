@@ -72,7 +72,8 @@ class HdfsTierTest {
     assertFalse(partition.isRemote(0));
     assertFalse(partition.isRemote(threshold - 1));
     assertTrue(partition.isRemote(threshold));
-    assertTrue(partition.isRemote(-1), "the index has entries on HDFS");
+    assertTrue(partition.indexView().isRemote(), "the index has entries on HDFS");
+    assertEquals(40L * IndexEntry.SIZE, partition.indexView().indexBytes());
     assertEquals(Blocks.totalLength(0, 40), partition.dataLength());
     assertArrayEquals(Blocks.expected(0, 40), Blocks.readAllData(partition));
     List<IndexEntry> entries = Blocks.decodeIndex(partition.index());
@@ -149,6 +150,27 @@ class HdfsTierTest {
     try (Stream<Path> trash = Files.list(hdfsRoot().resolve(DiskManager.TRASH))) {
       assertEquals(0, trash.count(), "the trash is emptied");
     }
+  }
+
+  @Test
+  void aShuffleWithNothingOnHdfsIsDeletedWithoutAskingIt() throws Exception {
+    Blocks.append(new PartitionFiles(disks, FileIo.DEFAULT, "app-1", 0, 0), 0, 2);
+    hdfs.deleteShuffle("app-1", 0);
+    hdfs.deleteApplication("app-1");
+    assertTrue(hdfs.awaitDeletions(30, TimeUnit.SECONDS));
+    assertFalse(Files.exists(hdfsRoot().resolve(DiskManager.TRASH)),
+        "nothing was moved into the tier's trash: the name node was not asked");
+  }
+
+  @Test
+  void segmentsLeftByAPartitionThatARestartDroppedDoNotStopTheTier() throws Exception {
+    Blocks.append(new PartitionFiles(disks, hdfs, 0, FileIo.DEFAULT, "app-1", 0, 3), 0, 4);
+    // A restart could not serve the partition again: it starts over, under the same names.
+    PartitionFiles again = new PartitionFiles(disks, hdfs, 0, FileIo.DEFAULT, "app-1", 0, 3);
+    Blocks.append(again, 100, 2);
+    assertTrue(hdfs.isWritable(), "a name taken by a file nobody reads is no failure of the tier");
+    assertArrayEquals(Blocks.expected(100, 2), Blocks.readAllData(again));
+    Blocks.assertEntries(again, Blocks.decodeIndex(again.index()), 100, 0);
   }
 
   @Test
