@@ -110,6 +110,11 @@ final class ProcessCluster implements Closeable {
     return servers.get(i).id;
   }
 
+  /** The process id of server {@code i}'s JVM, for signals (SIGSTOP, SIGCONT). */
+  long pid(int i) {
+    return servers.get(i).process.pid();
+  }
+
   /**
    * Starts server {@code i} (again), on its own port, and waits until it serves and the coordinator
    * has heard from this process, so that the next shuffle can be assigned to it.

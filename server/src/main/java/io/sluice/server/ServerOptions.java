@@ -172,7 +172,8 @@ public final class ServerOptions implements ConfigOptionSet {
   public static final ConfigOption<Duration> APP_EXPIRY =
       ConfigOption.duration("app.expiry")
           .defaultValue("120s")
-          .doc("An application that sends no heartbeat for this long is removed with all its data.")
+          .doc("An application that sends no heartbeat for this long is removed with all its data. "
+              + "Time the server itself was paused (GC, SIGSTOP) does not count.")
           .build();
 
   public static final ConfigOption<Integer> MAX_APPLICATIONS =

@@ -42,6 +42,8 @@ public final class ShuffleStore {
   private final LongSupplier nanoClock;
   private final StoreLimits limits;
   private volatile boolean draining;
+  /** When {@link #expire} last ran; Long.MIN_VALUE before its first run. Only its caller writes. */
+  private long lastSweepNanos = Long.MIN_VALUE;
 
   /**
    * @param free returns a block's buffer to the push pool
@@ -231,9 +233,29 @@ public final class ShuffleStore {
     }
   }
 
-  /** Removes applications that sent no heartbeat for {@code expiry}; returns their ids. */
+  /**
+   * Removes applications that sent no heartbeat for {@code expiry}; returns their ids. Called
+   * periodically, at most every {@code expiry / 4}.
+   *
+   * <p>Time the server itself did not run does not count: after a pause of the whole process of
+   * half the expiry or more (a long GC, SIGSTOP, a frozen VM), heart-beats sent meanwhile still sit
+   * unread in its sockets, and the drivers could not have reached it. Every application then gets a
+   * full expiry from now to be heard from, instead of losing its data to the server's own pause.
+   */
   public List<String> expire(Duration expiry) {
     long now = nanoClock.getAsLong();
+    long sinceLastSweep = now - lastSweepNanos;
+    boolean firstSweep = lastSweepNanos == Long.MIN_VALUE;
+    lastSweepNanos = now;
+    if (!firstSweep && sinceLastSweep >= expiry.toNanos() / 2) {
+      LOG.warn("Expiry had not run for {} ms (the server was paused or starved); every "
+          + "application gets {} from now to send a heartbeat ({})", sinceLastSweep / 1_000_000,
+          expiry, ServerOptions.APP_EXPIRY.key());
+      for (AppState app : apps.values()) {
+        app.heartbeat(now);
+      }
+      return List.of();
+    }
     List<String> expired = new ArrayList<>();
     for (AppState app : apps.values()) {
       if (now - app.lastHeartbeatNanos() > expiry.toNanos()) {
