@@ -146,10 +146,11 @@ public final class ShuffleRequestHandler implements RequestHandler {
     for (int p : partitions) {
       ShuffleStore.checkPartition(shuffle, p);
     }
+    int attempt = shuffle.attemptNumber(r.taskAttemptId());
     for (int i = 0; i < partitions.length; i++) {
       PartitionState partition = shuffle.partition(partitions[i]);
       if (partition != null) {
-        partition.commit(r.taskAttemptId(), r.blockCounts()[i]);
+        partition.commit(attempt, r.blockCounts()[i]);
       }
     }
   }

@@ -3,104 +3,148 @@ package io.sluice.server.shuffle;
 import java.util.Arrays;
 
 /**
- * How many blocks each map attempt committed to one partition on this server, in two primitive
- * arrays (12 bytes per attempt and partition, plus growth slack): no object per commit, so the heap
- * grows with the number of commits and not with block counts. Appends keep arrival order; the
- * arrays are sorted by attempt on the first look-up after an append. Not thread-safe: the owning
- * partition serialises access.
+ * How many blocks each map attempt committed to one partition on this server: one byte per attempt
+ * number of the shuffle ({@link AttemptNumbers}) up to the highest that committed here, so a
+ * 10,000-map shuffle costs at most 10 KB per partition. A byte holds "no commit" (0) or a count up to
+ * {@value #LARGEST_INLINE}; larger counts (an attempt that wrote thousands of blocks to one
+ * partition) sit in a small side table. Not thread-safe: the owning partition serialises access.
  */
 final class CommittedCounts {
-  private static final long[] NO_ATTEMPTS = new long[0];
-  private static final int[] NO_COUNTS = new int[0];
+  private static final int LARGEST_INLINE = 253;
+  /** The byte of a count that lives in the side table. */
+  private static final int IN_SIDE_TABLE = 255;
+  private static final byte[] NONE = new byte[0];
 
-  private long[] attempts = NO_ATTEMPTS;
-  private int[] counts = NO_COUNTS;
-  private int size;
-  private boolean sorted = true;
+  private final AttemptNumbers numbers;
+  /** Per attempt number: 0 for no commit, count + 1, or {@link #IN_SIDE_TABLE}. */
+  private byte[] counts = NONE;
+  private int committed;
+  /** Attempt numbers and counts of the counts too large for a byte, sorted by number. */
+  private int[] largeNumbers = new int[0];
+  private int[] largeCounts = new int[0];
+
+  CommittedCounts(AttemptNumbers numbers) {
+    this.numbers = numbers;
+  }
 
   /**
    * Records that {@code attempt} wrote {@code count} blocks. A repeated commit of the same attempt
    * (a retried request) keeps the last count.
    */
   void put(long attempt, int count) {
-    if (sorted) {
-      int i = Arrays.binarySearch(attempts, 0, size, attempt);
-      if (i >= 0) {
-        counts[i] = count;
-        return;
-      }
+    putNumbered(numbers.numberOf(attempt), count);
+  }
+
+  /** {@link #put} for the attempt with number {@code number} in the shuffle's numbering. */
+  void putNumbered(int number, int count) {
+    if (count < 0) {
+      throw new IllegalArgumentException("block count must not be negative: " + count);
     }
-    if (size == attempts.length) {
-      int capacity = Math.max(4, size + (size >> 1));
-      attempts = Arrays.copyOf(attempts, capacity);
-      counts = Arrays.copyOf(counts, capacity);
+    if (number >= counts.length) {
+      counts = Arrays.copyOf(counts, Math.max(number + 1, counts.length + (counts.length >> 1)));
     }
-    sorted = sorted && (size == 0 || attempts[size - 1] < attempt);
-    attempts[size] = attempt;
-    counts[size] = count;
-    size++;
+    if (counts[number] == 0) {
+      committed++;
+    }
+    removeLarge(number);
+    if (count <= LARGEST_INLINE) {
+      counts[number] = (byte) (count + 1);
+    } else {
+      counts[number] = (byte) IN_SIDE_TABLE;
+      addLarge(number, count);
+    }
   }
 
   /** The count each of {@code wanted} committed, or -1 where it committed nothing here. */
   int[] countsOf(long[] wanted) {
-    sortIfNeeded();
     int[] result = new int[wanted.length];
     for (int i = 0; i < wanted.length; i++) {
-      int at = Arrays.binarySearch(attempts, 0, size, wanted[i]);
-      result[i] = at >= 0 ? counts[at] : -1;
+      result[i] = countOf(numbers.find(wanted[i]));
     }
     return result;
   }
 
   /** Number of attempts with a commit. */
   int size() {
-    sortIfNeeded();
-    return size;
+    return committed;
   }
 
   /** The attempts with a commit, ascending (a copy). */
   long[] attempts() {
-    sortIfNeeded();
-    return Arrays.copyOf(attempts, size);
+    return sortedByAttempt()[0];
   }
 
   /** Their counts, in the order of {@link #attempts()} (a copy). */
   int[] counts() {
-    sortIfNeeded();
-    return Arrays.copyOf(counts, size);
+    long[] wide = sortedByAttempt()[1];
+    int[] result = new int[wide.length];
+    for (int i = 0; i < wide.length; i++) {
+      result[i] = (int) wide[i];
+    }
+    return result;
   }
 
-  /** Bytes of heap the arrays take (their capacity), for the heap estimate. */
+  /** Bytes of heap this partition's record takes (its arrays' capacity). */
   long heapBytes() {
-    return 12L * attempts.length;
+    return counts.length + 8L * largeNumbers.length;
   }
 
-  private void sortIfNeeded() {
-    if (sorted) {
-      return;
+  private int countOf(int number) {
+    if (number < 0 || number >= counts.length || counts[number] == 0) {
+      return -1;
     }
-    Integer[] order = new Integer[size];
-    for (int i = 0; i < size; i++) {
-      order[i] = i;
+    int stored = counts[number] & 0xff;
+    if (stored != IN_SIDE_TABLE) {
+      return stored - 1;
     }
-    // Stable, so that of two commits of one attempt the later wins below.
-    Arrays.sort(order, (a, b) -> Long.compare(attempts[a], attempts[b]));
-    long[] sortedAttempts = new long[attempts.length];
-    int[] sortedCounts = new int[counts.length];
+    return largeCounts[Arrays.binarySearch(largeNumbers, number)];
+  }
+
+  /** Attempts and their counts, sorted by attempt: {attempts, counts}. */
+  private long[][] sortedByAttempt() {
+    long[][] pairs = new long[committed][];
     int n = 0;
-    for (int i = 0; i < size; i++) {
-      int from = order[i];
-      if (n > 0 && sortedAttempts[n - 1] == attempts[from]) {
-        sortedCounts[n - 1] = counts[from];
-      } else {
-        sortedAttempts[n] = attempts[from];
-        sortedCounts[n] = counts[from];
-        n++;
+    for (int number = 0; number < counts.length; number++) {
+      if (counts[number] != 0) {
+        pairs[n++] = new long[] {numbers.attempt(number), countOf(number)};
       }
     }
-    attempts = sortedAttempts;
-    counts = sortedCounts;
-    size = n;
-    sorted = true;
+    Arrays.sort(pairs, (a, b) -> Long.compare(a[0], b[0]));
+    long[] attempts = new long[n];
+    long[] values = new long[n];
+    for (int i = 0; i < n; i++) {
+      attempts[i] = pairs[i][0];
+      values[i] = pairs[i][1];
+    }
+    return new long[][] {attempts, values};
+  }
+
+  private void addLarge(int number, int count) {
+    int at = -Arrays.binarySearch(largeNumbers, number) - 1;
+    largeNumbers = insert(largeNumbers, at, number);
+    largeCounts = insert(largeCounts, at, count);
+  }
+
+  private void removeLarge(int number) {
+    int at = Arrays.binarySearch(largeNumbers, number);
+    if (at >= 0) {
+      largeNumbers = remove(largeNumbers, at);
+      largeCounts = remove(largeCounts, at);
+    }
+  }
+
+  private static int[] insert(int[] array, int at, int value) {
+    int[] grown = new int[array.length + 1];
+    System.arraycopy(array, 0, grown, 0, at);
+    grown[at] = value;
+    System.arraycopy(array, at, grown, at + 1, array.length - at);
+    return grown;
+  }
+
+  private static int[] remove(int[] array, int at) {
+    int[] shrunk = new int[array.length - 1];
+    System.arraycopy(array, 0, shrunk, 0, at);
+    System.arraycopy(array, at + 1, shrunk, at, array.length - at - 1);
+    return shrunk;
   }
 }

@@ -38,11 +38,13 @@ public final class PartitionState {
   private boolean flushQueued;
   private boolean deleted;
   private PartitionFiles files;
-  private final CommittedCounts committed = new CommittedCounts();
+  private final CommittedCounts committed;
 
-  PartitionState(int partitionId, Supplier<PartitionFiles> filesFactory) {
+  /** @param attempts the numbering of its shuffle's map attempts, shared by its partitions */
+  PartitionState(int partitionId, Supplier<PartitionFiles> filesFactory, AttemptNumbers attempts) {
     this.partitionId = partitionId;
     this.filesFactory = filesFactory;
+    this.committed = new CommittedCounts(attempts);
   }
 
   public int partitionId() {
@@ -199,10 +201,14 @@ public final class PartitionState {
     return new MemoryRead(descriptors, data, last, more);
   }
 
-  /** Records how many blocks one map attempt wrote to this partition. */
-  public synchronized void commit(long taskAttemptId, int blockCount) {
+  /**
+   * Records how many blocks one map attempt wrote to this partition.
+   *
+   * @param attemptNumber the attempt's number in its shuffle ({@link ShuffleState#attemptNumber})
+   */
+  public synchronized void commit(int attemptNumber, int blockCount) {
     if (!deleted) {
-      committed.put(taskAttemptId, blockCount);
+      committed.putNumbered(attemptNumber, blockCount);
     }
   }
 

@@ -13,6 +13,7 @@ public final class ShuffleState {
   private final int numPartitions;
   private final PartitionFilesFactory filesFactory;
   private final ConcurrentHashMap<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+  private final AttemptNumbers attempts = new AttemptNumbers();
   /** Set once, under this object's lock, so that no partition is created after deletion began. */
   private boolean deleted;
 
@@ -54,8 +55,26 @@ public final class ShuffleState {
         return null;
       }
       return partitions.computeIfAbsent(partitionId,
-          id -> new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id)));
+          id -> new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id),
+              attempts));
     }
+  }
+
+  /**
+   * The number of a map attempt in this shuffle, given at its first commit: commits of a request
+   * to many partitions look the attempt up once.
+   */
+  public int attemptNumber(long taskAttemptId) {
+    return attempts.numberOf(taskAttemptId);
+  }
+
+  /** Heap that the shuffle's commit records take: the attempt numbering and every partition's. */
+  public long commitHeapBytes() {
+    long bytes = attempts.heapBytes();
+    for (PartitionState p : partitions.values()) {
+      bytes += p.commitHeapBytes();
+    }
+    return bytes;
   }
 
   /** Drops a partition that could not be restored. */

@@ -14,7 +14,7 @@ class CommittedCountsTest {
 
   @Test
   void emptyRecordKnowsNoAttempt() {
-    CommittedCounts counts = new CommittedCounts();
+    CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
     assertArrayEquals(new int[] {-1, -1}, counts.countsOf(new long[] {0, 7}));
     assertArrayEquals(new int[0], counts.countsOf(new long[0]));
     assertEquals(0, counts.size());
@@ -23,7 +23,7 @@ class CommittedCountsTest {
 
   @Test
   void outOfOrderPutsAreFound() {
-    CommittedCounts counts = new CommittedCounts();
+    CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
     counts.put(50, 1);
     counts.put(20, 3);
     counts.put(90, 0);
@@ -40,7 +40,7 @@ class CommittedCountsTest {
   @Test
   void aRepeatedCommitKeepsTheLastCount() {
     // In order: the repeat is found and updated in place.
-    CommittedCounts inOrder = new CommittedCounts();
+    CommittedCounts inOrder = new CommittedCounts(new AttemptNumbers());
     inOrder.put(1, 1);
     inOrder.put(2, 2);
     inOrder.put(2, 5);
@@ -48,7 +48,7 @@ class CommittedCountsTest {
     assertEquals(2, inOrder.size());
 
     // Out of order: the repeat is appended and wins when the arrays are sorted.
-    CommittedCounts outOfOrder = new CommittedCounts();
+    CommittedCounts outOfOrder = new CommittedCounts(new AttemptNumbers());
     outOfOrder.put(5, 1);
     outOfOrder.put(2, 3);
     outOfOrder.put(5, 9);
@@ -69,7 +69,7 @@ class CommittedCountsTest {
   void agreesWithAMapUnderRandomCommitsAndLookUps() {
     Random random = new Random(17);
     for (int round = 0; round < 50; round++) {
-      CommittedCounts counts = new CommittedCounts();
+      CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
       Map<Long, Integer> model = new HashMap<>();
       int range = 1 + random.nextInt(200);
       for (int i = 0; i < 500; i++) {
@@ -96,18 +96,38 @@ class CommittedCountsTest {
   }
 
   @Test
-  void heapGrowsByAboutTwelveBytesPerCommit() {
-    int n = 100_000;
-    CommittedCounts counts = new CommittedCounts();
-    // Out of order, so that the sort's copies are covered too.
-    for (int i = 0; i < n; i++) {
-      counts.put((i * 7919L) % n, i % 100);
+  void countsTooLargeForAByteAreKeptExactly() {
+    CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
+    counts.put(1, 253);
+    counts.put(2, 254);
+    counts.put(3, Integer.MAX_VALUE);
+    counts.put(4, 100_000);
+    assertArrayEquals(new int[] {253, 254, Integer.MAX_VALUE, 100_000},
+        counts.countsOf(new long[] {1, 2, 3, 4}));
+    counts.put(3, 7); // a repeat with a small count leaves the side table
+    counts.put(1, 1_000);
+    assertArrayEquals(new int[] {1_000, 254, 7, 100_000}, counts.countsOf(new long[] {1, 2, 3, 4}));
+    assertArrayEquals(new long[] {1, 2, 3, 4}, counts.attempts());
+    assertArrayEquals(new int[] {1_000, 254, 7, 100_000}, counts.counts());
+    assertEquals(4, counts.size());
+  }
+
+  @Test
+  void partitionsOfAShuffleShareTheAttemptsAndTakeAboutAByteEach() {
+    int maps = 10_000;
+    AttemptNumbers numbers = new AttemptNumbers();
+    CommittedCounts first = new CommittedCounts(numbers);
+    CommittedCounts second = new CommittedCounts(numbers);
+    for (int m = 0; m < maps; m++) {
+      long attempt = 1_000_000L + (m * 7919L) % maps;
+      first.put(attempt, m % 100);
+      second.put(attempt, 1);
     }
-    assertEquals(n, counts.size());
-    long bytes = counts.heapBytes();
-    assertTrue(bytes >= 12L * n, bytes + " bytes for " + n + " commits");
-    // Growth by half: at most a third of the arrays is slack.
-    assertTrue(bytes <= 12L * n * 3 / 2 + 12 * 4, bytes + " bytes for " + n + " commits");
-    assertEquals(6, counts.countsOf(new long[] {(6 * 7919L) % n})[0]);
+    assertEquals(maps, first.size());
+    assertTrue(first.heapBytes() <= maps * 3 / 2, first.heapBytes() + " bytes for " + maps);
+    assertTrue(second.heapBytes() <= maps * 3 / 2, second.heapBytes() + " bytes for " + maps);
+    assertEquals(6, first.countsOf(new long[] {1_000_000L + (6 * 7919L) % maps})[0]);
+    assertEquals(1, second.countsOf(new long[] {1_000_000L})[0]);
+    assertEquals(-1, second.countsOf(new long[] {999_999L})[0]);
   }
 }

@@ -5,6 +5,7 @@ import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.CorruptFrameException;
 import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.WireEncoding;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -102,10 +103,11 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
     out.writeInt(mapIndex);
     out.writeLong(taskAttemptId);
     out.writeInt(partitionIds.length);
+    ByteBuffer entries = ByteBuffer.allocate(ENTRY_LENGTH * partitionIds.length);
     for (int i = 0; i < partitionIds.length; i++) {
-      out.writeInt(partitionIds[i]);
-      out.writeInt(blockCounts[i]);
+      entries.putInt(partitionIds[i]).putInt(blockCounts[i]);
     }
+    out.writeBytes(entries.flip());
   }
 
   public static CommitMapOutputRequest decode(ByteBuf in) {
@@ -117,9 +119,10 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
     int count = WireEncoding.readCount(in, ENTRY_LENGTH, "partition");
     int[] partitionIds = new int[count];
     int[] blockCounts = new int[count];
+    ByteBuffer entries = WireEncoding.readBlock(in, ENTRY_LENGTH * count);
     for (int i = 0; i < count; i++) {
-      partitionIds[i] = in.readInt();
-      blockCounts[i] = in.readInt();
+      partitionIds[i] = entries.getInt();
+      blockCounts[i] = entries.getInt();
       if (blockCounts[i] < 1) {
         throw new CorruptFrameException("block count " + blockCounts[i] + " for partition "
             + partitionIds[i] + "; a committed partition has at least one block");
