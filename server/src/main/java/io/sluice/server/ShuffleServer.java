@@ -39,8 +39,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -89,78 +91,102 @@ public final class ShuffleServer implements Closeable {
 
   /** @param io how storage opens files (tests inject failures here) */
   public ShuffleServer(SluiceConf conf, FileIo io) throws IOException {
-    this.conf = conf;
-    this.pushPool = new PushBufferPool(conf.get(ServerOptions.BUFFER_CAPACITY),
-        conf.get(ServerOptions.FLUSH_HIGH_WATERMARK), conf.get(ServerOptions.FLUSH_LOW_WATERMARK));
-    this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
-    this.networkAllocator = NettyTransports.pooledAllocator(
-        Math.max(1, Runtime.getRuntime().availableProcessors()));
-    List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
-    this.manifests = RestartManifest.locations(dirs);
-    List<RestartManifest.Application> recovered = recoverable(conf);
-    Set<String> keep =
-        recovered.stream().map(RestartManifest.Application::appId).collect(Collectors.toSet());
-    this.disks = new DiskManager(dirs, conf.get(ServerOptions.DISK_MIN_FREE),
-        conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io, keep);
-    String bindHost = conf.get(ServerOptions.BIND_HOST);
-    this.advertisedHost = conf.getOptional(ServerOptions.ADVERTISED_HOST)
-        .orElseGet(() -> InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
-            ? bindHost : canonicalHostName());
-    this.hdfs = openHdfsTier(conf, advertisedHost, dirs, keep);
-    long hdfsThreshold = conf.getOptional(ServerOptions.HDFS_PARTITION_THRESHOLD)
-        .orElse(Long.MAX_VALUE);
-    this.store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, hdfs, hdfsThreshold, io, app,
-            shuffle, partition),
-        disks, hdfs, pushPool::free, System::nanoTime, StoreLimits.of(conf));
-    ShuffleStore.Recovery recovery = store.restore(recovered);
-    metrics.recovered(recovery.servedPartitions(), recovery.droppedPartitions());
-    this.flushManager = new FlushManager(store, disks, hdfs, pushPool,
-        new PartitionFlusher(pushPool, metrics), conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
-        metrics);
-    this.control = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        daemonThreads("sluice-control"));
-    this.housekeeping = Executors.newSingleThreadScheduledExecutor(daemonThreads("sluice-expiry"));
-
-    TransportConf transportConf = new TransportConf(conf);
-    // The id is known once the port is bound; the handshake reports it from then on.
-    String configuredId = conf.getOptional(ServerOptions.SERVER_ID).orElse(null);
-    this.peers = new TransportContext(transportConf,
-        configuredId == null ? "sluice-server" : configuredId, networkAllocator)
-        .createClientFactory();
-    Secret clusterSecret = AuthOptions.clusterSecret(conf);
-    ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
-        flushManager, new ReplicaForwarder(peers, app -> forwardingCredentials(app, clusterSecret),
-            networkAllocator, conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
-        hdfs == null ? null : hdfs.readExecutor(), transportConf.maxFrameSize());
-    // Executors prove their application's secret; drivers bring it, proving the cluster secret.
-    ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
-        : new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), clusterSecret,
-            store::appSecret);
-    this.transport = new TransportContext(transportConf,
-        configuredId == null ? "sluice-server" : configuredId, networkAllocator)
-        .createServer(bindHost, conf.get(ServerOptions.PORT), handler, auth);
-    this.serverId = configuredId != null ? configuredId : advertisedHost + ":" + transport.port();
-
-    registerGauges();
-    int httpPort = conf.get(ServerOptions.HTTP_PORT);
-    this.http = httpPort < 0 ? null
-        : new StatusHttpServer(bindHost, httpPort, metrics.registry(), this::status);
-
-    Duration expiry = conf.get(ServerOptions.APP_EXPIRY);
-    long sweep = Math.max(100, Math.min(expiry.toMillis() / 4, 10_000));
-    housekeeping.scheduleWithFixedDelay(() -> {
-      try {
-        store.expire(expiry);
-      } catch (RuntimeException e) {
-        LOG.error("Application expiry failed", e);
+    // What a start that fails half-way must close again: threads, the tier, bound ports.
+    Deque<AutoCloseable> opened = new ArrayDeque<>();
+    try {
+      this.conf = conf;
+      this.pushPool = new PushBufferPool(conf.get(ServerOptions.BUFFER_CAPACITY),
+          conf.get(ServerOptions.FLUSH_HIGH_WATERMARK),
+          conf.get(ServerOptions.FLUSH_LOW_WATERMARK));
+      this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
+      this.networkAllocator = NettyTransports.pooledAllocator(
+          Math.max(1, Runtime.getRuntime().availableProcessors()));
+      List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
+      this.manifests = RestartManifest.locations(dirs);
+      List<RestartManifest.Application> recovered = recoverable(conf);
+      Set<String> keep =
+          recovered.stream().map(RestartManifest.Application::appId).collect(Collectors.toSet());
+      this.disks = new DiskManager(dirs, conf.get(ServerOptions.DISK_MIN_FREE),
+          conf.get(ServerOptions.FLUSH_THREADS_PER_DISK), io, keep);
+      opened.push(disks);
+      String bindHost = conf.get(ServerOptions.BIND_HOST);
+      this.advertisedHost = conf.getOptional(ServerOptions.ADVERTISED_HOST)
+          .orElseGet(() -> InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
+              ? bindHost : canonicalHostName());
+      this.hdfs = openHdfsTier(conf, advertisedHost, dirs, keep);
+      if (hdfs != null) {
+        opened.push(hdfs);
       }
-    }, sweep, sweep, TimeUnit.MILLISECONDS);
-    this.heartbeats = new ServerHeartbeats(this, conf, transportConf,
-        clusterSecret == null ? Credentials.none() : Credentials.cluster(clusterSecret));
-    LOG.info("Shuffle server {} serving on port {} ({} {} bytes, {} {} bytes, {} local dirs)",
-        serverId, transport.port(), ServerOptions.BUFFER_CAPACITY.key(), pushPool.capacity(),
-        ServerOptions.READ_BUFFER_CAPACITY.key(), readBudget.capacity(), dirs.size());
+      long hdfsThreshold = conf.getOptional(ServerOptions.HDFS_PARTITION_THRESHOLD)
+          .orElse(Long.MAX_VALUE);
+      this.store = new ShuffleStore(
+          (app, shuffle, partition) -> new PartitionFiles(disks, hdfs, hdfsThreshold, io, app,
+              shuffle, partition),
+          disks, hdfs, pushPool::free, System::nanoTime, StoreLimits.of(conf));
+      ShuffleStore.Recovery recovery = store.restore(recovered);
+      metrics.recovered(recovery.servedPartitions(), recovery.droppedPartitions());
+      this.flushManager = new FlushManager(store, disks, hdfs, pushPool,
+          new PartitionFlusher(pushPool, metrics),
+          conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
+          metrics);
+      opened.push(flushManager);
+      this.control = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+          daemonThreads("sluice-control"));
+      opened.push(control::shutdownNow);
+      this.housekeeping =
+          Executors.newSingleThreadScheduledExecutor(daemonThreads("sluice-expiry"));
+      opened.push(housekeeping::shutdownNow);
+
+      TransportConf transportConf = new TransportConf(conf);
+      // The id is known once the port is bound; the handshake reports it from then on.
+      String configuredId = conf.getOptional(ServerOptions.SERVER_ID).orElse(null);
+      this.peers = new TransportContext(transportConf,
+          configuredId == null ? "sluice-server" : configuredId, networkAllocator)
+          .createClientFactory();
+      opened.push(peers);
+      Secret clusterSecret = AuthOptions.clusterSecret(conf);
+      ShuffleRequestHandler handler = new ShuffleRequestHandler(store, pushPool, readBudget,
+          flushManager,
+          new ReplicaForwarder(peers, app -> forwardingCredentials(app, clusterSecret),
+              networkAllocator, conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
+          hdfs == null ? null : hdfs.readExecutor(), transportConf.maxFrameSize());
+      // Executors prove their application's secret; drivers bring it, proving the cluster secret.
+      ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
+          : new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), clusterSecret,
+              store::appSecret);
+      this.transport = new TransportContext(transportConf,
+          configuredId == null ? "sluice-server" : configuredId, networkAllocator)
+          .createServer(bindHost, conf.get(ServerOptions.PORT), handler, auth);
+      opened.push(transport);
+      this.serverId = configuredId != null ? configuredId : advertisedHost + ":" + transport.port();
+
+      registerGauges();
+      int httpPort = conf.get(ServerOptions.HTTP_PORT);
+      this.http = httpPort < 0 ? null
+          : new StatusHttpServer(bindHost, httpPort, metrics.registry(), this::status);
+      if (http != null) {
+        opened.push(http);
+      }
+
+      Duration expiry = conf.get(ServerOptions.APP_EXPIRY);
+      long sweep = Math.max(100, Math.min(expiry.toMillis() / 4, 10_000));
+      housekeeping.scheduleWithFixedDelay(() -> {
+        try {
+          store.expire(expiry);
+        } catch (RuntimeException e) {
+          LOG.error("Application expiry failed", e);
+        }
+      }, sweep, sweep, TimeUnit.MILLISECONDS);
+      this.heartbeats = new ServerHeartbeats(this, conf, transportConf,
+          clusterSecret == null ? Credentials.none() : Credentials.cluster(clusterSecret));
+      opened.push(heartbeats);
+      LOG.info("Shuffle server {} serving on port {} ({} {} bytes, {} {} bytes, {} local dirs)",
+          serverId, transport.port(), ServerOptions.BUFFER_CAPACITY.key(), pushPool.capacity(),
+          ServerOptions.READ_BUFFER_CAPACITY.key(), readBudget.capacity(), dirs.size());
+    } catch (IOException | RuntimeException | Error e) {
+      closeAll(opened, e);
+      throw e;
+    }
     // Only now, serving, is the record spent: a start that failed before leaves it for the next.
     // From here on the data changes, so a crash must find no record.
     for (Path m : manifests) {
@@ -175,6 +201,17 @@ public final class ShuffleServer implements Closeable {
 
   public String serverId() {
     return serverId;
+  }
+
+  /** Closes what a failed start opened, last first; failures go with {@code cause}. */
+  private static void closeAll(Deque<AutoCloseable> opened, Throwable cause) {
+    while (!opened.isEmpty()) {
+      try {
+        opened.pop().close();
+      } catch (Exception e) {
+        cause.addSuppressed(e);
+      }
+    }
   }
 
   /** The HDFS tier, or null without {@code hdfs.dir}. */
