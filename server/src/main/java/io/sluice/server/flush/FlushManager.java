@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -152,13 +153,25 @@ public final class FlushManager implements Closeable {
     }
     queued.incrementAndGet();
     metrics.flushQueued(queued.get());
-    executor.execute(() -> {
-      try {
-        flusher.flush(partition);
-      } finally {
-        metrics.flushQueued(queued.decrementAndGet());
-      }
-    });
+    try {
+      executor.execute(() -> {
+        try {
+          flusher.flush(partition);
+        } finally {
+          metrics.flushQueued(queued.decrementAndGet());
+        }
+        // Pushes that arrived while this flush ran found it queued and queued nothing: what they
+        // left past the threshold goes now, not at the next push or memory shortage.
+        if (storageAvailable && partition.unflushedBytes() >= partitionThreshold) {
+          queue(partition);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // The server is stopping: its flush threads take no more work.
+      partition.cancelQueuedFlush();
+      metrics.flushQueued(queued.decrementAndGet());
+      return false;
+    }
     return true;
   }
 

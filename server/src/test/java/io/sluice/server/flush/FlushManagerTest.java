@@ -17,8 +17,12 @@ import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
 import io.sluice.server.storage.PartitionFiles;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,10 +64,14 @@ class FlushManagerTest {
   }
 
   private void createStore(PushBufferPool pushPool) {
+    createStore(pushPool, FileIo.DEFAULT);
+  }
+
+  private void createStore(PushBufferPool pushPool, FileIo io) {
     this.pool = pushPool;
     store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pushPool::free, System::nanoTime, StoreLimits.unlimited());
+        (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
+        disks, pushPool::free, System::nanoTime, StoreLimits.unlimited());
     store.registerApplication(APP, "tester", null);
     store.registerApplication(APP + "-2", "tester", null);
   }
@@ -78,14 +86,55 @@ class FlushManagerTest {
   private PartitionState fill(String app, int shuffleId, int partitionId, int mebibytes) {
     ShuffleState shuffle = store.registerShuffle(app, shuffleId, 8);
     PartitionState partition = shuffle.partition(partitionId);
-    for (int i = 0; i < mebibytes; i++) {
+    add(partition, 0, mebibytes);
+    return partition;
+  }
+
+  /** Adds blocks {@code first ..} of 1 MiB each to the partition. */
+  private void add(PartitionState partition, int first, int mebibytes) {
+    int partitionId = partition.partitionId();
+    for (int i = first; i < first + mebibytes; i++) {
       ByteBuf buf = pool.tryAllocate((int) MIB);
       assertNotNull(buf, "the pool takes block " + i);
       buf.writeZero((int) MIB);
       assertTrue(partition.add(new BlockDescriptor(partitionId, 1, i, (int) MIB, (int) MIB, 0),
           buf));
     }
-    return partition;
+  }
+
+  @Test
+  void blocksPushedWhileAFlushRunsAreFlushedWhenItEnds() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    FileIo slowFirstWrite = new FileIo() {
+      @Override
+      public FileChannel openForAppend(Path p) throws IOException {
+        writing.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return FileIo.DEFAULT.openForAppend(p);
+      }
+
+      @Override
+      public FileChannel openForRead(Path p) throws IOException {
+        return FileIo.DEFAULT.openForRead(p);
+      }
+    };
+    createStore(new PushBufferPool(64 * MIB, 0.9, 0.8), slowFirstWrite);
+    startFlushManager(2 * MIB);
+    PartitionState partition = fill(APP, 0, 0, 2);
+    flushManager.afterPush(partition);
+    assertTrue(writing.await(20, TimeUnit.SECONDS), "the flush started");
+    // Past the threshold again while the flush runs: this push finds the partition queued.
+    add(partition, 2, 3);
+    flushManager.afterPush(partition);
+    release.countDown();
+    waitUntil(() -> partition.memoryBytes() == 0, "the blocks pushed meanwhile are flushed too");
+    waitUntil(() -> flushManager.queuedFlushes() == 0, "flushes to end");
+    assertEquals(5 * MIB, partition.files().dataLength());
   }
 
   @Test
