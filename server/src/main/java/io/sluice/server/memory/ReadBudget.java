@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Bytes of in-memory data being sent to readers, bounded by {@code read.buffer.capacity}. Data read
  * from disk travels with sendfile and holds no memory; a memory read holds its blocks until the
- * response is written, and is refused with the retriable BUSY status when this budget is spent.
+ * response is written, and so does a read of the HDFS tier the buffer it reads into. Either is
+ * refused with the retriable BUSY status when this budget is spent.
  */
 public final class ReadBudget {
   private final long capacity;

@@ -27,6 +27,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.StreamCapabilities;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -214,6 +215,13 @@ public final class HdfsTier implements Closeable {
   /** Reads {@code length} bytes at {@code position} of {@code file} into {@code into}. */
   void read(Path file, long position, int length, ByteBuf into) throws IOException {
     try (FSDataInputStream in = fs.open(file)) {
+      if (into.nioBufferCount() == 1 && in.hasCapability(StreamCapabilities.PREADBYTEBUFFER)) {
+        // Straight into the answer's buffer (HDFS's own client can), with no heap copy between.
+        into.ensureWritable(length);
+        in.readFully(position, into.nioBuffer(into.writerIndex(), length));
+        into.writerIndex(into.writerIndex() + length);
+        return;
+      }
       byte[] chunk = new byte[Math.min(COPY_CHUNK, Math.max(1, length))];
       long at = position;
       int left = length;
