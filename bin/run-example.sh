@@ -4,8 +4,10 @@
 # the shaded client jar added, prints its result and how many bytes went through Sluice, and stops
 # what it started.
 #
+# SLUICE_SPARK=4 runs it on Spark 4 (Scala 2.13) with the Spark 4 client; the default is Spark 3.5.
 # Builds the project first when needed (mvn -B -DskipTests package). Spark comes from Maven Central:
-# examples/target/spark-home/jars is assembled by the build.
+# the build assembles examples/target/spark-home/jars (Spark 3.5) and
+# examples-spark-4/target/spark-home/jars (Spark 4).
 set -euo pipefail
 HOME_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HOME_DIR"
@@ -13,7 +15,7 @@ cd "$HOME_DIR"
 . "$HOME_DIR/bin/sluice-spark-env.sh"
 
 if [ -z "$(sluice_shaded_jar)" ] || [ -z "$(sluice_examples_jar)" ] \
-    || [ ! -d examples/target/spark-home/jars ] || [ ! -d server/target/lib ] \
+    || [ ! -d "$SPARK_HOME/jars" ] || [ ! -d server/target/lib ] \
     || [ ! -d coordinator/target/lib ]; then
   echo "== Building Sluice (mvn -B -DskipTests package)"
   mvn -B -q -DskipTests package

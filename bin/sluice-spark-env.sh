@@ -3,10 +3,18 @@
 # by itself): where Spark and the client jar are in a built checkout, the JVM options Spark needs
 # on Java 17, and building and running the job benchmarks.
 #
-# SPARK_HOME is examples/target/spark-home, whose jars/ the build assembles from Maven Central.
+# SLUICE_SPARK picks the Spark line: 3.5 (the default; Scala 2.12) or 4 (Scala 2.13). SPARK_HOME is
+# that line's examples module's target/spark-home, whose jars/ the build assembles from Maven
+# Central; the client jar and the example job are that line's too.
 
 SLUICE_HOME="${SLUICE_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-export SPARK_HOME="$SLUICE_HOME/examples/target/spark-home" SPARK_SCALA_VERSION=2.12
+case "${SLUICE_SPARK:-3.5}" in
+  3.5) SLUICE_CLIENT_MODULE=client-spark SLUICE_EXAMPLES_MODULE=examples SPARK_SCALA_VERSION=2.12 ;;
+  4) SLUICE_CLIENT_MODULE=client-spark-4 SLUICE_EXAMPLES_MODULE=examples-spark-4
+     SPARK_SCALA_VERSION=2.13 ;;
+  *) echo "SLUICE_SPARK is '$SLUICE_SPARK': set it to 3.5 or 4" >&2; return 1 2>/dev/null || exit 1 ;;
+esac
+export SPARK_HOME="$SLUICE_HOME/$SLUICE_EXAMPLES_MODULE/target/spark-home" SPARK_SCALA_VERSION
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="java"; fi
 
 # Spark on Java 17 needs these opens (the same list as the parent POM's sluice.addOpens).
@@ -21,14 +29,16 @@ SPARK_JAVA_OPENS=(
   --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
 )
 
-# The shaded Spark client jar (empty when it is not built).
+# The Spark line's shaded client jar (empty when it is not built).
 sluice_shaded_jar() {
-  ls "$SLUICE_HOME"/client-spark/target/sluice-client-spark-*-shaded.jar 2>/dev/null | head -n 1 || true
+  ls "$SLUICE_HOME/$SLUICE_CLIENT_MODULE"/target/sluice-client-spark-*-shaded.jar 2>/dev/null \
+    | head -n 1 || true
 }
 
-# The examples module's jar, which holds the README's example job (empty when not built).
+# The Spark line's examples jar, which holds the README's example job (empty when not built).
 sluice_examples_jar() {
-  ls "$SLUICE_HOME"/examples/target/sluice-examples-*.jar 2>/dev/null | head -n 1 || true
+  ls "$SLUICE_HOME/$SLUICE_EXAMPLES_MODULE"/target/sluice-examples-*.jar 2>/dev/null | head -n 1 \
+    || true
 }
 
 # The benchmark module's jar, which holds the benchmark jobs (empty when not built).

@@ -67,7 +67,8 @@ public final class ShuffleExample {
       checksum += t._1() * 31L + t._2();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    System.out.printf("Result: %d keys, checksum %d, in %.1f s%n", sums.size(), checksum, seconds);
+    System.out.printf("Result: %d keys, checksum %d, in %.1f s on Spark %s%n", sums.size(),
+        checksum, seconds, spark.version());
     System.out.printf("Shuffle: %d bytes written, %d bytes read (shuffle manager %s)%n",
         shuffleWritten.get(), shuffleRead.get(),
         spark.conf().get("spark.shuffle.manager", "sort"));

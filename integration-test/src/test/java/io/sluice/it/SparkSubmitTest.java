@@ -9,14 +9,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's main command, as a user runs it: coordinator and servers started with the bin/
- * scripts, the example job submitted with {@code SparkSubmit} in its own process with only the shaded
- * jar added, and the result checked against a computation in this test.
+ * The README's main command, as a user runs it, on each Spark line: coordinator and servers started
+ * with the bin/ scripts, the example job submitted with {@code SparkSubmit} in its own process with
+ * only that line's shaded jar added, and the result checked against a computation in this test.
  */
 class SparkSubmitTest {
   private static final long RECORDS = 400_000;
@@ -24,15 +25,21 @@ class SparkSubmitTest {
 
   @TempDir Path dir;
 
-  @Test
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"3.5, 3.5.", "4, 4."})
   @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
-  void exampleJobRunsThroughSluiceFromTheScripts() throws Exception {
+  void exampleJobRunsThroughSluiceFromTheScripts(String line, String versionPrefix)
+      throws Exception {
     int base = freeRange();
     Daemons.Result run = Daemons.run(dir, Map.of(
+        "SLUICE_SPARK", line,
         "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
         "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
         "bin/run-example.sh", String.valueOf(RECORDS), String.valueOf(KEYS));
     assertEquals(0, run.exitCode(), run.output());
+    Matcher version = Pattern.compile("on Spark (\\S+)").matcher(run.output());
+    assertTrue(version.find(), run.output());
+    assertTrue(version.group(1).startsWith(versionPrefix), run.output());
     Matcher result = Pattern.compile("Result: (\\d+) keys, checksum (-?\\d+)").matcher(run.output());
     assertTrue(result.find(), run.output());
     assertEquals(KEYS, Integer.parseInt(result.group(1)));

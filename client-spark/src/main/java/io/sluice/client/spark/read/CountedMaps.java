@@ -6,8 +6,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.spark.MapOutputTracker;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.shuffle.FetchFailedException;
+import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManagerId;
+import org.apache.spark.storage.ShuffleBlockId;
+import scala.Tuple2;
+import scala.Tuple3;
+import scala.collection.Iterator;
+import scala.collection.Seq;
 
 /**
  * The map outputs a reduce task reads, as Spark's map output tracker lists them: for each
@@ -33,6 +41,36 @@ final class CountedMaps {
     this.byPartition = byPartition;
   }
 
+  /**
+   * The map outputs Spark counts for the given maps and partitions. Passes the map range through
+   * as is: the trackers of Spark 3.5 and 4.x read {@code Integer.MAX_VALUE} as "up to the last
+   * map".
+   *
+   * @throws org.apache.spark.shuffle.MetadataFetchFailedException if a map output is missing
+   */
+  static CountedMaps fromTracker(int shuffleId, int startMapIndex, int endMapIndex,
+      int startPartition, int endPartition) {
+    MapOutputTracker tracker = SparkEnv.get().mapOutputTracker();
+    Iterator<Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>>> byLocation =
+        tracker.getMapSizesByExecutorId(
+            shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
+    CountedMaps.Builder maps = new Builder(shuffleId);
+    while (byLocation.hasNext()) {
+      Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>> location = byLocation.next();
+      Iterator<Tuple3<BlockId, Object, Object>> blocks = location._2().iterator();
+      while (blocks.hasNext()) {
+        Tuple3<BlockId, Object, Object> block = blocks.next();
+        if (!(block._1() instanceof ShuffleBlockId id)) {
+          throw new IllegalStateException("unexpected block " + block._1() + " of shuffle "
+              + shuffleId + " in the map output tracker; is push-based shuffle on?");
+        }
+        maps.add(location._1(), id.mapId(), (Integer) block._3(), id.reduceId(),
+            (Long) block._2());
+      }
+    }
+    return maps.build();
+  }
+
   int shuffleId() {
     return shuffleId;
   }
@@ -53,7 +91,7 @@ final class CountedMaps {
    * lost partition costs one re-run of the map stage.
    */
   FetchFailedException fetchFailed(int partition, String message, Throwable cause) {
-    return SparkReadCalls.fetchFailed(MapOutputLocation.of(shuffleId), shuffleId, -1L, -1,
+    return new FetchFailedException(MapOutputLocation.of(shuffleId), shuffleId, -1L, -1,
         partition, message, cause);
   }
 

@@ -68,7 +68,7 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
   @Override
   public Iterator<Product2<K, C>> read() {
     ShuffleDependency<K, ?, C> dependency = handle.dependency();
-    CountedMaps maps = SparkReadCalls.countedMaps(
+    CountedMaps maps = CountedMaps.fromTracker(
         handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition);
     PartitionReader reader = new PartitionReader(handle.appId(), handle.shuffleId(),
         sources(maps), client.fetchSettings(), client.connections(handle), client.allocator(),
@@ -78,14 +78,14 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
         dependency.serializer().newInstance(), metrics, maps, context::killTaskIfInterrupted,
         () -> {
           reader.close();
-          SparkReadCalls.mergeReadMetrics(context);
+          context.taskMetrics().mergeShuffleReadMetrics();
         });
     context.addTaskCompletionListener((TaskCompletionListener) done -> {
       try {
         records.close();
       } finally {
         reader.close();
-        SparkReadCalls.mergeReadMetrics(done);
+        done.taskMetrics().mergeShuffleReadMetrics();
       }
     });
     reader.start();

@@ -40,6 +40,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final long[] partitionLengths;
   private final MapOutputPusher pusher;
   private final PartitionBuffers buffers;
+  private final RowChecksums checksums;
   private MapStatus mapStatus;
 
   public SluiceShuffleWriter(SluiceShuffleHandle<K, V, C> handle, long mapId, TaskContext context,
@@ -55,6 +56,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     this.pusher = new MapOutputPusher(client.connections(handle), client.allocator(),
         client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(), numPartitions,
         context.taskAttemptId());
+    this.checksums = SparkCompat.rowChecksums(dependency);
     Serializer serializer = dependency.serializer();
     this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
         serializer.newInstance(), serializer.supportsRelocationOfSerializedObjects(),
@@ -64,16 +66,28 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   @Override
   @SuppressWarnings("unchecked")
   public void write(Iterator<Product2<K, V>> records) throws IOException {
-    Iterator<? extends Product2<K, ?>> input = dependency.mapSideCombine()
-        ? (Iterator<? extends Product2<K, ?>>) (Iterator<?>) dependency.aggregator().get()
-            .combineValuesByKey(records, context)
-        : records;
     Partitioner partitioner = dependency.partitioner();
+    boolean combine = dependency.mapSideCombine();
+    Iterator<Product2<K, V>> produced = combine && checksums.enabled()
+        ? records.map(record -> {
+          checksums.update(partitioner.getPartition(record._1()), record._1(), record._2());
+          return record;
+        })
+        : records;
+    Iterator<? extends Product2<K, ?>> input = combine
+        ? (Iterator<? extends Product2<K, ?>>) (Iterator<?>) dependency.aggregator().get()
+            .combineValuesByKey(produced, context)
+        : records;
+    boolean checksumHere = !combine && checksums.enabled();
     long written = 0;
     while (input.hasNext()) {
       Product2<K, ?> record = input.next();
       K key = record._1();
-      buffers.write(partitioner.getPartition(key), key, record._2());
+      int partition = partitioner.getPartition(key);
+      if (checksumHere) {
+        checksums.update(partition, key, record._2());
+      }
+      buffers.write(partition, key, record._2());
       written++;
       if ((written & 0x3FFF) == 0 && context.isInterrupted()) {
         throw new InterruptedIOException("task killed");
@@ -93,7 +107,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     // Write time is the time the task could not go on: waiting for acknowledgements and commits.
     metrics.incWriteTime(pusher.waitNanos() + System.nanoTime() - commitStart);
     mapStatus = SparkCompat.mapStatus(MapOutputLocation.of(handle.shuffleId()), partitionLengths,
-        mapId);
+        mapId, checksums);
   }
 
   /** Compresses one block and hands it to the pusher. */
