@@ -47,6 +47,14 @@ sluice_benchmark_jar() {
     | head -n 1 || true
 }
 
+# The benchmarks of Spark jobs run on Spark 3.5 only: they find its home and client jar themselves.
+sluice_require_spark_35() {
+  if [ "${SLUICE_SPARK:-3.5}" != 3.5 ]; then
+    echo "the Spark job benchmarks run on Spark 3.5 only; unset SLUICE_SPARK (it is '$SLUICE_SPARK')" >&2
+    exit 1
+  fi
+}
+
 # True when a jar is missing or a source or POM under the given paths is newer than the jar.
 sluice_stale() {
   local jar="$1"
@@ -58,6 +66,7 @@ sluice_stale() {
 # Builds Sluice (mvn package, tests skipped) when a jar or directory that a benchmark of Spark jobs
 # through the bin/ daemons needs is missing or older than its sources. Run from $SLUICE_HOME.
 sluice_build_for_jobs() {
+  sluice_require_spark_35
   if [ ! -d benchmark/target/lib ] || [ ! -d examples/target/spark-home/jars ] \
       || [ ! -d server/target/lib ] || [ ! -d coordinator/target/lib ] \
       || sluice_stale "$(sluice_benchmark_jar)" pom.xml common server coordinator benchmark \

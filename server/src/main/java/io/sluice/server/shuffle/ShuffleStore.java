@@ -5,7 +5,9 @@ import io.sluice.common.auth.Secret;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.storage.DiskManager;
+import io.sluice.server.storage.FileIo;
 import io.sluice.server.storage.HdfsTier;
+import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.RestartManifest;
 import io.sluice.server.storage.SafeNames;
 import java.io.IOException;
@@ -46,11 +48,15 @@ public final class ShuffleStore {
   private long lastSweepNanos = Long.MIN_VALUE;
 
   /**
+   * A store whose partitions flush to {@code disks} only (no HDFS tier).
+   *
    * @param free returns a block's buffer to the push pool
    */
-  public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
-      Consumer<ByteBuf> free, LongSupplier nanoClock, StoreLimits limits) {
-    this(filesFactory, disks, null, free, nanoClock, limits);
+  public static ShuffleStore onLocalDisks(DiskManager disks, FileIo io, Consumer<ByteBuf> free,
+      LongSupplier nanoClock, StoreLimits limits) {
+    return new ShuffleStore(
+        (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
+        disks, null, free, nanoClock, limits);
   }
 
   /**

@@ -16,7 +16,6 @@ import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
-import io.sluice.server.storage.PartitionFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -69,9 +68,8 @@ class FlushManagerTest {
 
   private void createStore(PushBufferPool pushPool, FileIo io) {
     this.pool = pushPool;
-    store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
-        disks, pushPool::free, System::nanoTime, StoreLimits.unlimited());
+    store = ShuffleStore.onLocalDisks(disks, io, pushPool::free, System::nanoTime,
+        StoreLimits.unlimited());
     store.registerApplication(APP, "tester", null);
     store.registerApplication(APP + "-2", "tester", null);
   }

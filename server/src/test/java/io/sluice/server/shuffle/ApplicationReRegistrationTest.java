@@ -45,9 +45,8 @@ class ApplicationReRegistrationTest {
   void setUp() {
     pool = new PushBufferPool(64L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
-    store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pool::free, System::nanoTime, StoreLimits.unlimited());
+    store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
+        StoreLimits.unlimited());
     flusher = new PartitionFlusher(pool, new ServerMetrics());
   }
 

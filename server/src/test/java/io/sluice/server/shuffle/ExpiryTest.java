@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
-import io.sluice.server.storage.PartitionFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,9 +32,8 @@ class ExpiryTest {
   void setUp() {
     PushBufferPool pool = new PushBufferPool(16L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
-    store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pool::free, now::get, StoreLimits.unlimited());
+    store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, now::get,
+        StoreLimits.unlimited());
   }
 
   @AfterEach

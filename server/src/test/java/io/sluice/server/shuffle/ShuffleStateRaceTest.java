@@ -10,7 +10,6 @@ import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
-import io.sluice.server.storage.PartitionFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,9 +56,8 @@ class ShuffleStateRaceTest {
     PushBufferPool pool = new PushBufferPool(64L << 20, 0.75, 0.5);
     DiskManager disks = new DiskManager(List.of(dir.resolve("race-" + seed)), 0, 1,
         FileIo.DEFAULT);
-    ShuffleStore store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pool::free, System::nanoTime, StoreLimits.unlimited());
+    ShuffleStore store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free,
+        System::nanoTime, StoreLimits.unlimited());
     PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics());
     RaceNames names = new RaceNames("app-race", APPS, SHUFFLES);
     Set<String> everRegistered = ConcurrentHashMap.newKeySet();

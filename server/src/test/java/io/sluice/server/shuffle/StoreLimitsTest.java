@@ -9,7 +9,6 @@ import io.sluice.common.protocol.StatusCode;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
-import io.sluice.server.storage.PartitionFiles;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -31,9 +30,8 @@ class StoreLimitsTest {
   void setUp() {
     PushBufferPool pool = new PushBufferPool(16L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
-    store = new ShuffleStore(
-        (app, shuffle, partition) -> new PartitionFiles(disks, FileIo.DEFAULT, app, shuffle,
-            partition), disks, pool::free, System::nanoTime, new StoreLimits(3, 2, 2));
+    store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
+        new StoreLimits(3, 2, 2));
   }
 
   @AfterEach

@@ -54,8 +54,8 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     int numPartitions = dependency.partitioner().numPartitions();
     this.partitionLengths = new long[numPartitions];
     this.pusher = new MapOutputPusher(client.connections(handle), client.allocator(),
-        client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(), numPartitions,
-        context.taskAttemptId());
+        client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(),
+        numPartitions, context.taskAttemptId());
     this.checksums = SparkCompat.rowChecksums(dependency);
     Serializer serializer = dependency.serializer();
     this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
