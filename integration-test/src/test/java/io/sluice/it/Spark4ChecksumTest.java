@@ -30,13 +30,10 @@ class Spark4ChecksumTest {
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void mapStatusesCarryTheBuiltInShufflesRowChecksums() throws Exception {
-    Daemons.Result builtIn = submit();
+    Daemons.Result builtIn = submit(List.of());
     String sluiceOutput;
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
-      Daemons.Result sluice = submit(
-          "--conf", "spark.shuffle.manager=io.sluice.client.spark.SluiceShuffleManager",
-          "--conf", "spark.sluice.coordinators=" + cluster.coordinatorAddress(),
-          "--conf", "spark.sluice.fallback.enabled=false");
+      Daemons.Result sluice = submit(SubmittedJob.throughSluice(cluster));
       sluiceOutput = sluice.output();
       assertEquals(0, sluice.exitCode(), sluiceOutput);
       assertTrue(cluster.pushedBytes() > 0, "nothing went through Sluice: " + sluiceOutput);
@@ -53,21 +50,8 @@ class Spark4ChecksumTest {
     assertEquals(expected, lines(sluiceOutput));
   }
 
-  private Daemons.Result submit(String... conf) throws Exception {
-    // bin/sluice-spark-env.sh holds the JVM options Spark needs and where the Spark 4 home and
-    // client jar are; the job class comes from the Spark 4 examples jar.
-    String script = ". bin/sluice-spark-env.sh && exec \"$JAVA\" -Xmx768m "
-        + "\"${SPARK_JAVA_OPENS[@]}\" -Dlog4j2.configurationFile=conf/spark-log4j2.properties "
-        + "-cp \"$SPARK_HOME/jars/*:$(sluice_shaded_jar)\" org.apache.spark.deploy.SparkSubmit "
-        + "--master 'local[2]' --conf spark.ui.enabled=false --conf spark.driver.host=127.0.0.1 "
-        + "\"$@\" --class io.sluice.examples.MapChecksumsJob \"$(sluice_examples_jar)\"";
-    String[] command = new String[4 + conf.length];
-    command[0] = "bash";
-    command[1] = "-c";
-    command[2] = script;
-    command[3] = "submit";
-    System.arraycopy(conf, 0, command, 4, conf.length);
-    return Daemons.run(dir, Map.of("SLUICE_SPARK", "4"), command);
+  private Daemons.Result submit(List<String> conf) throws Exception {
+    return SubmittedJob.run(dir, "4", "local[2]", "io.sluice.examples.MapChecksumsJob", conf);
   }
 
   private static String line(String regex, String output) {

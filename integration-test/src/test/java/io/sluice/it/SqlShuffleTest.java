@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.examples.SuiteData;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Spark SQL through Sluice with adaptive execution on: the same rows as the built-in shuffle, and
- * AQE's partition coalescing and skew-join splitting (which read map ranges) really happen.
+ * Spark SQL through Sluice with adaptive execution on, in this JVM, beyond what the suite that runs
+ * on every Spark line covers ({@link SparkLinesSuiteTest}: group-by, join, window, skew join): the
+ * same rows as the built-in shuffle for a global sort, partition coalescing seen in the plan, and a
+ * skew split that reads only the map ranges it asks for.
  */
 class SqlShuffleTest {
   private static MiniCluster cluster;
@@ -77,8 +80,7 @@ class SqlShuffleTest {
   }
 
   private static Dataset<Row> facts(SparkSession spark, long n) {
-    return spark.range(0, n, 1, 6).selectExpr("id % 997 as k", "id as v",
-        "concat('row-', cast(id as string)) as s");
+    return SuiteData.facts(spark, n);
   }
 
   @Test
@@ -91,50 +93,9 @@ class SqlShuffleTest {
   }
 
   @Test
-  void join() {
-    compare("join", Map.of(), false, spark -> facts(spark, 100_000).as("a")
-        .join(facts(spark, 50_000).selectExpr("k", "v * 2 as w").as("b"), "k")
-        .groupBy("k").agg(org.apache.spark.sql.functions.sum("w"),
-            org.apache.spark.sql.functions.count("*")));
-  }
-
-  @Test
-  void windowFunction() {
-    compare("window", Map.of(), false, spark -> {
-      facts(spark, 100_000).createOrReplaceTempView("facts");
-      return spark.sql("select k, v, rn from (select k, v, row_number() over "
-          + "(partition by k order by v desc) as rn from facts) where rn <= 3");
-    });
-  }
-
-  @Test
   void orderBy() {
     compare("order-by", Map.of(), true, spark -> facts(spark, 100_000)
         .selectExpr("(v * 7919) % 100003 as x", "s").orderBy("x", "s"));
-  }
-
-  @Test
-  void skewJoinIsSplitByMapRanges() {
-    Map<String, String> skew = Map.of(
-        "spark.sql.adaptive.skewJoin.enabled", "true",
-        // The aggregation after the join needs the join's partitioning: splitting the skewed
-        // partition then costs an extra shuffle, which AQE accepts only when forced.
-        "spark.sql.adaptive.forceOptimizeSkewedJoin", "true",
-        "spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2",
-        "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "64k",
-        "spark.sql.adaptive.advisoryPartitionSizeInBytes", "64k",
-        "spark.sql.adaptive.coalescePartitions.enabled", "false",
-        "spark.sql.shuffle.partitions", "10");
-    Outcome o = compare("skew-join", skew, false, spark -> {
-      // Key 0 holds about half of the left side: a skewed partition.
-      Dataset<Row> left = spark.range(0, 200_000, 1, 8)
-          .selectExpr("case when id % 2 = 0 then 0 else id % 5000 end as k", "id as v");
-      Dataset<Row> right = spark.range(0, 20_000, 1, 4).selectExpr("id % 5000 as k", "id as w");
-      return left.join(right, "k").groupBy("k").agg(org.apache.spark.sql.functions.count("*"),
-          org.apache.spark.sql.functions.sum("v"), org.apache.spark.sql.functions.sum("w"));
-    });
-    assertTrue(o.plan().contains("skew=true"), "the skew join should have been split:\n"
-        + o.plan());
   }
 
   /**
@@ -145,11 +106,10 @@ class SqlShuffleTest {
   @Test
   void aSkewSplitReadMovesOnlyTheBytesOfTheRequestedMaps() throws Exception {
     Function<SparkSession, Dataset<Row>> query = spark -> {
-      Dataset<Row> left = spark.range(0, 400_000, 1, 8)
-          .selectExpr("case when id % 2 = 0 then 0 else id % 5000 end as k", "id as v");
-      Dataset<Row> right = spark.range(0, 20_000, 1, 4).selectExpr("id % 5000 as k", "id as w");
+      Dataset<Row> left = SuiteData.skewedLeft(spark, 400_000);
       // A global aggregate needs no partitioning by key after the join, so AQE splits freely.
-      return left.join(right, "k").agg(org.apache.spark.sql.functions.count("*"),
+      return left.join(SuiteData.skewedRight(spark), "k")
+          .agg(org.apache.spark.sql.functions.count("*"),
           org.apache.spark.sql.functions.sum("v"), org.apache.spark.sql.functions.sum("w"));
     };
     double readBefore = cluster.readBytes();

@@ -1,0 +1,76 @@
+package io.sluice.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The same shuffle suite on every Spark line: the examples jar's
+ * {@code ShuffleSuiteJob} (RDD operators, map and reduce tasks whose first attempt fails half-way,
+ * SQL under adaptive execution with coalescing and a skew split) submitted with SparkSubmit, with
+ * the built-in shuffle and through Sluice with only that line's client jar. Every case's rows, what
+ * adaptive execution did with each query, and Spark's count of failed tasks and stage re-runs
+ * must be the same both ways.
+ */
+class SparkLinesSuiteTest {
+  private static final int CASES = 14;
+  private static final int SQL_CASES = 4;
+  private static MiniCluster cluster;
+  private static Path logs;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = new MiniCluster(3, Map.of());
+    logs = Files.createTempDirectory("sluice-spark-lines");
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    cluster.close();
+  }
+
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"3.5, 3.5.", "4, 4."})
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
+  void sameAnswersAndPlansAsTheBuiltInShuffle(String line, String versionPrefix)
+      throws Exception {
+    Daemons.Result builtIn = submit(line, List.of());
+    assertEquals(0, builtIn.exitCode(), builtIn.output());
+    long pushedBefore = cluster.pushedBytes();
+    Daemons.Result sluice = submit(line, SubmittedJob.throughSluice(cluster));
+    assertEquals(0, sluice.exitCode(), sluice.output());
+    assertTrue(cluster.pushedBytes() > pushedBefore, "nothing went through Sluice");
+    assertTrue(sluice.output().contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark "
+        + versionPrefix), sluice.output());
+
+    List<String> expected = results(builtIn.output());
+    assertEquals(CASES + SQL_CASES + 1, expected.size(), builtIn.output());
+    assertTrue(expected.contains("Failed tasks: 2, stage re-runs: 0"), expected.toString());
+    assertTrue(expected.contains("Plan skew-join: 0 coalesced shuffle reads, 1 skew splits"),
+        "the skew join should have been split: " + expected);
+    assertTrue(expected.contains("Plan group-by: 1 coalesced shuffle reads, 0 skew splits"),
+        "partitions should have been coalesced: " + expected);
+    assertEquals(expected, results(sluice.output()));
+  }
+
+  private static Daemons.Result submit(String line, List<String> conf) throws Exception {
+    return SubmittedJob.run(logs, line, "local[2,4]", "io.sluice.examples.ShuffleSuiteJob",
+        conf);
+  }
+
+  /** The lines the job prints for comparison, in order. */
+  private static List<String> results(String output) {
+    return output.lines().filter(l -> l.startsWith("Case ") || l.startsWith("Plan ")
+        || l.startsWith("Failed tasks: ")).toList();
+  }
+}
