@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,12 +31,7 @@ class SparkSubmitTest {
   @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
   void exampleJobRunsThroughSluiceFromTheScripts(String line, String versionPrefix)
       throws Exception {
-    int base = freeRange();
-    Daemons.Result run = Daemons.run(dir, Map.of(
-        "SLUICE_SPARK", line,
-        "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
-        "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
-        "bin/run-example.sh", String.valueOf(RECORDS), String.valueOf(KEYS));
+    Daemons.Result run = runExample(line);
     assertEquals(0, run.exitCode(), run.output());
     Matcher version = Pattern.compile("on Spark (\\S+)").matcher(run.output());
     assertTrue(version.find(), run.output());
@@ -65,13 +61,32 @@ class SparkSubmitTest {
     return checksum;
   }
 
-  /** The first of six consecutive free ports. */
-  private static int freeRange() throws Exception {
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = Daemons.freePort();
-      if (base > 65000) {
-        continue;
+  /**
+   * Runs the README's main command on {@code line}. Another process may take one of the six ports
+   * between this test's check and the script's own; the script then stops before it starts
+   * anything, saying so, and the run is tried again on another range.
+   */
+  private Daemons.Result runExample(String line) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      int base = freeRange();
+      Daemons.Result run = Daemons.run(dir, Map.of(
+          "SLUICE_SPARK", line,
+          "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
+          "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
+          "bin/run-example.sh", String.valueOf(RECORDS), String.valueOf(KEYS));
+      if (attempt == 5 || !run.output().contains("is in use; set SLUICE_EXAMPLE_PORT")) {
+        return run;
       }
+    }
+  }
+
+  /**
+   * The first of six consecutive free ports, below the kernel's ephemeral range (32768 and up on
+   * Linux), where outgoing connections of other tests cannot take them.
+   */
+  private static int freeRange() {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int base = ThreadLocalRandom.current().nextInt(20_000, 32_700);
       boolean free = true;
       for (int p = base; p < base + 6 && free; p++) {
         try (java.net.ServerSocket s = new java.net.ServerSocket(p)) {
