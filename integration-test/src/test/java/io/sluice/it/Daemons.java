@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the shipped bin/ scripts in their own processes, as an operator would. */
@@ -40,10 +41,32 @@ final class Daemons {
 
   record Result(int exitCode, String output) {}
 
+  /** A free port for a daemon this test starts later; see {@link #freePorts}. */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    return freePorts(1);
+  }
+
+  /**
+   * The first of {@code count} consecutive ports that are free now, below the kernel's ephemeral
+   * range (32768 and up on Linux): listeners on port 0 and outgoing connections of other tests
+   * cannot take them before the daemon binds, as they could an ephemeral port.
+   */
+  static int freePorts(int count) throws IOException {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int base = ThreadLocalRandom.current().nextInt(20_000, 32_768 - count);
+      boolean free = true;
+      for (int p = base; p < base + count && free; p++) {
+        try (ServerSocket s = new ServerSocket(p)) {
+          free = s.getLocalPort() == p;
+        } catch (IOException e) {
+          free = false;
+        }
+      }
+      if (free) {
+        return base;
+      }
     }
+    throw new IOException("no " + count + " consecutive free ports between 20000 and 32767");
   }
 
   /** Waits until something accepts connections on the port. */

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -68,7 +67,7 @@ class SparkSubmitTest {
    */
   private Daemons.Result runExample(String line) throws Exception {
     for (int attempt = 1; ; attempt++) {
-      int base = freeRange();
+      int base = Daemons.freePorts(6);
       Daemons.Result run = Daemons.run(dir, Map.of(
           "SLUICE_SPARK", line,
           "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
@@ -78,27 +77,5 @@ class SparkSubmitTest {
         return run;
       }
     }
-  }
-
-  /**
-   * The first of six consecutive free ports, below the kernel's ephemeral range (32768 and up on
-   * Linux), where outgoing connections of other tests cannot take them.
-   */
-  private static int freeRange() {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 32_700);
-      boolean free = true;
-      for (int p = base; p < base + 6 && free; p++) {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(p)) {
-          free = s.getLocalPort() == p;
-        } catch (java.io.IOException e) {
-          free = false;
-        }
-      }
-      if (free) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no range of six free ports");
   }
 }
