@@ -1,12 +1,14 @@
 package io.sluice.common.transport;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.common.auth.Credentials;
@@ -162,6 +164,14 @@ public final class TransportClientFactory implements Connections, Closeable {
             if (error != null) {
               f.channel().close();
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+              Throwable tls = failedTlsHandshake(f.channel());
+              if (tls != null) {
+                // The request failed because the TLS handshake did (how it failed depends on
+                // whether it was flushed yet): name the handshake's reason, not the symptom.
+                result.completeExceptionally(new IOException("TLS handshake with " + host + ":"
+                    + port + " failed: " + tls, tls));
+                return;
+              }
               result.completeExceptionally(cause instanceof IOException
                   ? cause
                   : new IOException("handshake with " + host + ":" + port + " failed: " + cause,
@@ -176,6 +186,15 @@ public final class TransportClientFactory implements Connections, Closeable {
           });
     });
     return result;
+  }
+
+  /** Why the channel's TLS handshake failed, or null when it has none or it did not fail. */
+  private static Throwable failedTlsHandshake(Channel channel) {
+    SslHandler tls = channel.pipeline().get(SslHandler.class);
+    if (tls == null || !tls.handshakeFuture().isDone()) {
+      return null;
+    }
+    return tls.handshakeFuture().cause();
   }
 
   /** Number of open pooled connections, over all addresses. */
