@@ -1,11 +1,14 @@
 package io.sluice.benchmark;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,18 +33,25 @@ public final class Daemons {
         .redirectErrorStream(true);
     builder.environment().putAll(env);
     Process process = builder.start();
-    // Read on another thread, so that a command that never ends cannot block this one past timeout.
+    // Read on another thread, so that a command that never ends cannot block this one past
+    // timeout; what it printed so far goes into the error when it overstays.
+    StringBuffer printed = new StringBuffer();
     CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-      try {
-        return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      try (InputStream in = process.getInputStream()) {
+        byte[] chunk = new byte[8192];
+        for (int n; (n = in.read(chunk)) >= 0; ) {
+          printed.append(new String(chunk, 0, n, StandardCharsets.UTF_8));
+        }
+        return printed.toString();
       } catch (IOException e) {
-        return "(output unreadable: " + e + ")";
+        return printed + "\n(output unreadable: " + e + ")";
       }
     });
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
-      throw new IOException(String.join(" ", command) + " did not finish within " + timeout);
+      throw new IOException(String.join(" ", command) + " did not finish within " + timeout
+          + "; it printed:\n" + lastLines(printed.toString(), 300));
     }
     return new Result(process.exitValue(), output.join());
   }
@@ -61,6 +71,21 @@ public final class Daemons {
           + "):\n" + result.output());
     }
     return result.output().strip();
+  }
+
+  /** The last {@code n} lines of a text file, or a line saying it cannot be read. */
+  public static String tail(Path file, int n) {
+    try {
+      return lastLines(Files.readString(file, StandardCharsets.UTF_8), n);
+    } catch (IOException e) {
+      return "(" + file + " unreadable: " + e + ")";
+    }
+  }
+
+  private static String lastLines(String text, int n) {
+    String[] lines = text.split("\n", -1);
+    return String.join("\n", Arrays.asList(lines).subList(Math.max(0, lines.length - n),
+        lines.length));
   }
 
   /** A TCP port free on 127.0.0.1 now. */

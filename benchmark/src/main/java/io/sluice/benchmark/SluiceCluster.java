@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * A coordinator and shuffle servers on this machine, started and stopped with the shipped
@@ -138,6 +139,20 @@ public final class SluiceCluster implements AutoCloseable {
         && server.path("lastHeartbeatAgeMillis").asLong()
             < System.currentTimeMillis() - startedMillis) == 1,
         "server " + (i + 1) + " heart-beating again");
+  }
+
+  /** The last {@code n} lines of each daemon's log, each under its file name. */
+  public String logTails(int n) throws IOException {
+    StringBuilder out = new StringBuilder();
+    Path logs = dir.resolve("logs");
+    if (Files.isDirectory(logs)) {
+      try (Stream<Path> files = Files.list(logs)) {
+        for (Path log : files.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
+          out.append("== ").append(log).append('\n').append(Daemons.tail(log, n)).append('\n');
+        }
+      }
+    }
+    return out.toString();
   }
 
   private void awaitCoordinator(Predicate<JsonNode> condition, String what)

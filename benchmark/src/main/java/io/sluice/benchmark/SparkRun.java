@@ -7,9 +7,11 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -68,18 +70,57 @@ public final class SparkRun {
     return command;
   }
 
-  /** Runs to the end; returns the exit code. */
+  /** Runs to the end, however long that takes; returns the exit code. */
   public int run(Map<String, String> env) throws IOException, InterruptedException {
+    return run(env, null);
+  }
+
+  /**
+   * Runs to the end or until {@code timeout} (null: no limit). A run that overstays is not killed
+   * blind: its threads are dumped into the log first, and those of Spark's tasks and of Sluice
+   * are printed here, so that a hang is diagnosable from this process's output alone.
+   *
+   * @return the exit code, or {@link #TIMED_OUT}
+   */
+  public int run(Map<String, String> env, Duration timeout)
+      throws IOException, InterruptedException {
     Files.createDirectories(log.toAbsolutePath().getParent());
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().putAll(env);
     Process p = pb.start();
     Thread stopper = new Thread(p::destroyForcibly);
     Runtime.getRuntime().addShutdownHook(stopper);
-    try (BufferedReader in = new BufferedReader(
-            new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
+    try (Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
       out.write(String.join(" ", command) + "\n\n");
+      out.flush();
+      Thread copier = new Thread(() -> copyOutput(p, out), "spark-run-output");
+      copier.start();
+      if (timeout == null) {
+        p.waitFor();
+      } else if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        String dump = ThreadDump.of(p.pid());
+        System.out.println("  the run did not end within " + timeout + "; its threads (all in "
+            + log + "):");
+        System.out.println(ThreadDump.interesting(dump));
+        p.destroyForcibly();
+        copier.join();
+        out.write("\n== Thread dump after " + timeout + "\n" + dump);
+        return TIMED_OUT;
+      }
+      copier.join();
+      return p.exitValue();
+    } finally {
+      p.destroyForcibly();
+      Runtime.getRuntime().removeShutdownHook(stopper);
+    }
+  }
+
+  /** The exit code {@link #run(Map, Duration)} returns for a run that overstayed its time. */
+  public static final int TIMED_OUT = 124;
+
+  private void copyOutput(Process p, Writer out) {
+    try (BufferedReader in = new BufferedReader(
+        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         out.write(line);
@@ -88,10 +129,8 @@ public final class SparkRun {
           System.out.println("  " + line);
         }
       }
-      return p.waitFor();
-    } finally {
-      p.destroyForcibly();
-      Runtime.getRuntime().removeShutdownHook(stopper);
+    } catch (IOException e) {
+      System.out.println("  reading the output of the run: " + e);
     }
   }
 }

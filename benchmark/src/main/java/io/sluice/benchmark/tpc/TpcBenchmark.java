@@ -3,6 +3,7 @@ package io.sluice.benchmark.tpc;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.Daemons;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.SluiceCluster;
@@ -67,7 +68,7 @@ public final class TpcBenchmark {
       SparkRun gen = submit(s, Mode.BUILTIN, Map.of(), List.of("--generate", "--data",
           s.data.toString(), "--scale", String.valueOf(s.scale), "--seed", String.valueOf(s.seed)),
           logs.resolve("generate.log"));
-      if (gen.run(Map.of()) != 0 || !TableLayout.complete(tables)) {
+      if (gen.run(Map.of(), s.runTimeout) != 0 || !TableLayout.complete(tables)) {
         throw new IllegalStateException("generating the tables failed; see "
             + logs.resolve("generate.log"));
       }
@@ -185,7 +186,7 @@ public final class TpcBenchmark {
         String.valueOf(s.scale), "--seed", String.valueOf(s.seed), "--queries", s.queries,
         "--events", events.toString()), log);
     long start = System.currentTimeMillis();
-    int exit = run.run(Map.of());
+    int exit = run.run(Map.of(), s.runTimeout);
     long end = System.currentTimeMillis();
     List<Map<String, Object>> lines = new ArrayList<>();
     if (Files.exists(events)) {
@@ -201,7 +202,11 @@ public final class TpcBenchmark {
       }
     }
     if (exit != 0) {
-      System.out.println("  exited with " + exit + "; see " + log);
+      System.out.println("  exited with " + exit + "; see " + log + "; its last lines:");
+      System.out.println(Daemons.tail(log, 40));
+      if (cluster != null && mode == Mode.SLUICE) {
+        System.out.println(cluster.logTails(20));
+      }
     }
     return new RunRecord(round, mode, exit, start, end, log.toString(), lines,
         poller != null && mode == Mode.SLUICE ? servers(poller, start, end) : null);

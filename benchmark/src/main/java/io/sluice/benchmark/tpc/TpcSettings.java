@@ -4,10 +4,13 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The harness's command line, with the defaults of {@code bin/sluice-bench}. */
 final class TpcSettings {
@@ -25,6 +28,8 @@ final class TpcSettings {
       "  --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)",
       "  --server-heap SIZE    each server's heap (default 512m)",
       "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
+      "  --run-timeout DURATION  longest a Spark run may take before its threads are dumped",
+      "                        and it counts as failed, e.g. 4m or 1h (default 1h)",
       "  --conf k=v            an extra Spark setting for every mode (repeatable)",
       "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
       "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
@@ -36,7 +41,7 @@ final class TpcSettings {
       "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
   private static final List<String> OPTIONS = List.of("scale", "rounds", "modes", "queries",
       "seed", "master", "driver-memory", "executor-memory", "server-buffer", "server-read-buffer",
-      "server-heap", "scrape-ms", "output", "data", "markdown", "chart", "home", "command");
+      "server-heap", "scrape-ms", "run-timeout", "output", "data", "markdown", "chart", "home", "command");
 
   final Path home;
   final double scale;
@@ -49,6 +54,7 @@ final class TpcSettings {
   final String executorMemory;
   final SluiceCluster.ServerSizing serverSizing;
   final long scrapeMs;
+  final Duration runTimeout;
   final Map<String, String> extraConf;
   final Map<String, String> sluiceConf;
   final Path output;
@@ -79,6 +85,7 @@ final class TpcSettings {
     if (scrapeMs < 50) {
       throw new IllegalArgumentException("--scrape-ms must be at least 50");
     }
+    runTimeout = parseDuration(o.getOrDefault("run-timeout", "1h"));
     this.extraConf = extraConf;
     this.sluiceConf = sluiceConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
@@ -86,6 +93,20 @@ final class TpcSettings {
     markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks.md"));
     chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/tpc.png"));
     command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
+  }
+
+  private static Duration parseDuration(String value) {
+    Matcher m = Pattern.compile("(\\d+)([smh])").matcher(value);
+    if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+      throw new IllegalArgumentException("--run-timeout is '" + value
+          + "': give a positive number of seconds, minutes or hours, e.g. 90s, 4m or 1h");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "s" -> Duration.ofSeconds(n);
+      case "m" -> Duration.ofMinutes(n);
+      default -> Duration.ofHours(n);
+    };
   }
 
   private Path optionalPath(String value) {

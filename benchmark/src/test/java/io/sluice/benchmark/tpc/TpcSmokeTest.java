@@ -29,7 +29,7 @@ class TpcSmokeTest {
     Path markdown = dir.resolve("benchmarks.md");
     Path chart = dir.resolve("tpc.png");
     Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
-        "bin/sluice-bench", "--scale", "smoke", "--rounds", "1",
+        "bin/sluice-bench", "--scale", "smoke", "--rounds", "1", "--run-timeout", "3m",
         "--output", dir.resolve("out").toString(), "--data", dir.resolve("data").toString(),
         "--markdown", markdown.toString(), "--chart", chart.toString());
     assertEquals(0, run.exitCode(), run.output());

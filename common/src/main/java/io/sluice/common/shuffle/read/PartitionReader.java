@@ -75,6 +75,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   /** Partitions whose metadata (commit counts, memory pages, index) is read at the same time. */
   private static final int MAX_OPEN_PARTITIONS = 8;
   private static final long WAIT_SLICE_MILLIS = 100;
+  /** How long the consumer waits for a block before the reader logs what it is waiting for. */
+  private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(30);
   private static final Object END = new Object();
 
   /**
@@ -155,8 +157,13 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return null;
     }
     Object item;
+    long waitingSince = System.nanoTime();
     while ((item = ready.poll(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) == null) {
       whileWaiting.run();
+      if (System.nanoTime() - waitingSince >= STALL_REPORT_NANOS) {
+        waitingSince = System.nanoTime();
+        runner.execute(this::reportStall);
+      }
     }
     if (item == END) {
       finished = true;
@@ -694,6 +701,35 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
         block.release();
       }
     }
+  }
+
+  /**
+   * The consumer has waited long for a block: says what the reader waits for, so that a slow or
+   * silent server (or a bug here) can be told apart in the executor's log.
+   */
+  private void reportStall() {
+    if (stopped) {
+      return;
+    }
+    List<String> calls = new ArrayList<>();
+    for (LocationRead r : reading) {
+      for (Call<?> call : r.calls) {
+        calls.add(describe(r.partition) + " from " + r.location.servers().get(r.server) + ": "
+            + call.what + (call.retries > 0 ? " (retry " + call.retries + ")" : ""));
+      }
+      if (r.waitingFor != null) {
+        calls.add(describe(r.partition) + " waits for another location's read of the same server");
+      } else if (r.calls.isEmpty()) {
+        calls.add(describe(r.partition) + " from " + r.location.servers().get(
+            Math.min(r.server, r.location.servers().size() - 1)) + ": nothing asked ("
+            + r.pendingReads + " reads pending, index " + (r.planned ? "read" : "not read") + ")");
+      }
+    }
+    LOG.warn("No shuffle block for {} s: {} of {} partitions complete, {} bytes of {} in flight, "
+        + "{} reads waiting for that budget, {} requests outstanding: {}",
+        TimeUnit.NANOSECONDS.toSeconds(STALL_REPORT_NANOS), completePartitions, partitions.size(),
+        reservedBytes, settings.maxBytesInFlight(), waiting.size(), calls.size(),
+        calls.isEmpty() ? "none" : String.join("; ", calls));
   }
 
   /** A bug in a runner task: fail the fetch rather than leave the consumer waiting. */

@@ -1,0 +1,45 @@
+package io.sluice.benchmark;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The threads of a running JVM on this machine, as {@code jcmd <pid> Thread.print} lists them. */
+public final class ThreadDump {
+  private ThreadDump() {}
+
+  /** The dump, or a line saying why there is none. */
+  public static String of(long pid) throws InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    try {
+      Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Thread.print")
+          .redirectErrorStream(true).start();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+      return new String(out, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(no thread dump of process " + pid + ": " + e + ")";
+    }
+  }
+
+  /**
+   * The threads worth reading first: those running Sluice code, Spark's task threads and the
+   * driver's main thread.
+   */
+  public static String interesting(String dump) {
+    List<String> kept = new ArrayList<>();
+    for (String thread : dump.split("\n\\s*\n")) {
+      String first = thread.strip();
+      if (first.contains("io.sluice") || first.startsWith("\"Executor task launch worker")
+          || first.startsWith("\"main\"")) {
+        kept.add(first);
+      }
+    }
+    return kept.isEmpty() ? dump : String.join("\n\n", kept);
+  }
+}
