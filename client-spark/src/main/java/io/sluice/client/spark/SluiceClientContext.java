@@ -4,6 +4,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.codec.CodecKind;
 import io.sluice.common.codec.CompressionCodec;
 import io.sluice.common.codec.CompressionCodecs;
+import io.sluice.common.codec.Lz4Codec;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.shuffle.Backoff;
 import io.sluice.common.shuffle.BlockCipher;
@@ -44,7 +45,7 @@ public final class SluiceClientContext {
   private final boolean ioEncryption;
   private volatile BlockCipher blockCipher;
 
-  private SluiceClientContext(SluiceConf conf, CodecKind codecKind, int zstdLevel, String id,
+  private SluiceClientContext(SluiceConf conf, CompressionCodec codec, String id,
       boolean ioEncryption) {
     this.conf = conf;
     this.ioEncryption = ioEncryption;
@@ -57,7 +58,7 @@ public final class SluiceClientContext {
       t.setDaemon(true);
       return t;
     });
-    this.codec = CompressionCodecs.create(codecKind, zstdLevel);
+    this.codec = codec;
     Duration wait = conf.get(SluiceClientOptions.RETRY_WAIT);
     Duration maxWait = wait.compareTo(Backoff.DEFAULT_MAX_WAIT) > 0 ? wait : Backoff.DEFAULT_MAX_WAIT;
     long batch = conf.get(SluiceClientOptions.PUSH_BATCH_SIZE);
@@ -74,8 +75,7 @@ public final class SluiceClientContext {
   static synchronized SluiceClientContext acquire(SparkConf sparkConf) {
     if (shared == null) {
       SluiceConf conf = SparkConfBridge.toSluiceConf(sparkConf);
-      shared = new SluiceClientContext(conf, codecKind(conf, sparkConf),
-          sparkConf.getInt("spark.io.compression.zstd.level", 1),
+      shared = new SluiceClientContext(conf, codec(conf, sparkConf),
           "spark-" + sparkConf.get("spark.executor.id", "driver"),
           sparkConf.getBoolean(IO_ENCRYPTION, false));
     }
@@ -91,6 +91,22 @@ public final class SluiceClientContext {
       shared = null;
     }
   }
+
+  /**
+   * The block codec, with Spark's own settings for it: zstd's level, and lz4's chunk size, in which
+   * the sizes reported to Spark are those of its sort shuffle (see SortShuffleSizes).
+   */
+  private static CompressionCodec codec(SluiceConf conf, SparkConf sparkConf) {
+    long chunk = sparkConf.getSizeAsBytes(LZ4_BLOCK_SIZE, "32k");
+    if (chunk < Lz4Codec.MIN_CHUNK_SIZE || chunk > Lz4Codec.MAX_CHUNK_SIZE) {
+      throw new IllegalArgumentException(LZ4_BLOCK_SIZE + " is " + chunk + " bytes; set it to "
+          + "between " + Lz4Codec.MIN_CHUNK_SIZE + " bytes and 32m");
+    }
+    return CompressionCodecs.create(codecKind(conf, sparkConf),
+        sparkConf.getInt("spark.io.compression.zstd.level", 1), (int) chunk);
+  }
+
+  private static final String LZ4_BLOCK_SIZE = "spark.io.compression.lz4.blockSize";
 
   private static CodecKind codecKind(SluiceConf conf, SparkConf sparkConf) {
     String configured = conf.get(SluiceClientOptions.CODEC);

@@ -16,7 +16,9 @@ final class CodecFixtures {
   static List<Named<CompressionCodec>> codecs() {
     return List.of(
         Named.of("lz4 (fastest)", new Lz4Codec()),
-        Named.of("lz4 (pure Java)", new Lz4Codec(LZ4Factory.fastestJavaInstance())),
+        Named.of("lz4 (pure Java)", new Lz4Codec(LZ4Factory.fastestJavaInstance(),
+            Lz4Codec.DEFAULT_CHUNK_SIZE)),
+        Named.of("lz4 in 100-byte chunks", new Lz4Codec(100)),
         Named.of("zstd level 1", new ZstdCodec()),
         Named.of("zstd level -5", new ZstdCodec(-5)),
         Named.of("none", NoneCodec.INSTANCE));

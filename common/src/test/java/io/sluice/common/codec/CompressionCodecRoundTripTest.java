@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.luben.zstd.Zstd;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,7 +17,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import net.jpountz.lz4.LZ4BlockOutputStream;
 import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.xxhash.XXHashFactory;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,11 +82,52 @@ class CompressionCodecRoundTripTest {
   }
 
   @Test
-  void lz4BlocksAreStandardLz4BlockFormat() {
+  void lz4ChunksAreStandardLz4BlockFormat() {
     byte[] data = CodecFixtures.text(50_000, 5);
-    byte[] compressed = compressOnHeap(new Lz4Codec(), data);
-    assertArrayEquals(data,
-        LZ4Factory.safeInstance().safeDecompressor().decompress(compressed, data.length));
+    ByteBuf block = Unpooled.wrappedBuffer(compressOnHeap(new Lz4Codec(), data));
+    byte[] restored = new byte[data.length];
+    int produced = 0;
+    while (block.isReadable()) {
+      int stored = block.readInt() & 0x7fff_ffff;
+      int chunk = block.readInt();
+      byte[] payload = new byte[stored];
+      block.readBytes(payload);
+      LZ4Factory.safeInstance().safeDecompressor().decompress(payload, 0, stored, restored,
+          produced, chunk);
+      produced += chunk;
+    }
+    assertEquals(2, produced / Lz4Codec.DEFAULT_CHUNK_SIZE + 1, "two chunks");
+    assertArrayEquals(data, restored);
+  }
+
+  /**
+   * Map tasks report a block's length as Spark's LZ4 stream would have it; that stream (as Spark's
+   * lz4 codec builds it) must hold exactly that many bytes, end mark included, for input that
+   * compresses, input that does not, and input that ends on a chunk boundary or within one.
+   */
+  @Test
+  void lz4ReframedLengthIsTheLengthOfSparksStream() throws IOException {
+    List<byte[]> inputs = List.of(CodecFixtures.text(10, 1), CodecFixtures.text(5_000, 2),
+        CodecFixtures.text(Lz4Codec.DEFAULT_CHUNK_SIZE, 3), CodecFixtures.text(200_000, 4),
+        CodecFixtures.random(70_000, 5), mixed(300_000));
+    for (byte[] data : inputs) {
+      byte[] block = compressOnHeap(new Lz4Codec(), data);
+      ByteArrayOutputStream spark = new ByteArrayOutputStream();
+      try (OutputStream stream = new LZ4BlockOutputStream(spark, Lz4Codec.DEFAULT_CHUNK_SIZE,
+          LZ4Factory.fastestInstance().fastCompressor(),
+          XXHashFactory.fastestInstance().newStreamingHash32(0x9747b28c).asChecksum(), true)) {
+        stream.write(data);
+      }
+      assertEquals(spark.size(), Lz4Codec.reframedLength(Unpooled.wrappedBuffer(block), 21) + 21,
+          data.length + " bytes");
+    }
+  }
+
+  private static byte[] mixed(int length) {
+    byte[] data = CodecFixtures.text(length, 6);
+    byte[] noise = CodecFixtures.random(length / 3, 7);
+    System.arraycopy(noise, 0, data, length / 3, noise.length);
+    return data;
   }
 
   @Test

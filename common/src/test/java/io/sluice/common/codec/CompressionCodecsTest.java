@@ -30,6 +30,17 @@ class CompressionCodecsTest {
   }
 
   @Test
+  void lz4ChunkSizesOutsideWhatSparksStreamTakesAreRejected() {
+    assertEquals(65_536,
+        ((Lz4Codec) CompressionCodecs.create(CodecKind.LZ4, 1, 65_536)).chunkSize());
+    assertThrows(IllegalArgumentException.class,
+        () -> CompressionCodecs.create(CodecKind.LZ4, 1, Lz4Codec.MIN_CHUNK_SIZE - 1));
+    assertThrows(IllegalArgumentException.class,
+        () -> CompressionCodecs.create(CodecKind.LZ4, 1, Lz4Codec.MAX_CHUNK_SIZE + 1));
+    CompressionCodecs.create(CodecKind.ZSTD, 1, 1);
+  }
+
+  @Test
   void kindsAreFoundByNameInAnyCase() {
     assertEquals(CodecKind.LZ4, CodecKind.forName("LZ4"));
     assertEquals(CodecKind.ZSTD, CodecKind.forName("zstd"));

@@ -28,7 +28,8 @@ import scala.collection.Iterator;
  * A map task's writer: partitions (and, when the dependency asks, combines) records, serializes them
  * into per-partition blocks, compresses each block and hands it to the shuffle protocol's
  * {@link MapOutputPusher}, which pushes, relocates and commits; then reports each partition's size
- * to Spark at the shuffle's synthetic {@link MapOutputLocation}.
+ * to Spark at the shuffle's synthetic {@link MapOutputLocation}, as its sort shuffle would have
+ * written it ({@link SortShuffleSizes}).
  */
 public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final SluiceShuffleHandle<K, V, C> handle;
@@ -41,6 +42,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final MapOutputPusher pusher;
   private final PartitionBuffers buffers;
   private final RowChecksums checksums;
+  private final SortShuffleSizes sizes;
   private MapStatus mapStatus;
 
   public SluiceShuffleWriter(SluiceShuffleHandle<K, V, C> handle, long mapId, TaskContext context,
@@ -57,6 +59,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
         client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(),
         numPartitions, context.taskAttemptId());
     this.checksums = SparkCompat.rowChecksums(dependency);
+    this.sizes = new SortShuffleSizes(client.codec(), client.blockCipher() != null);
     Serializer serializer = dependency.serializer();
     this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
         serializer.newInstance(), serializer.supportsRelocationOfSerializedObjects(),
@@ -106,6 +109,12 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     }
     // Write time is the time the task could not go on: waiting for acknowledgements and commits.
     metrics.incWriteTime(pusher.waitNanos() + System.nanoTime() - commitStart);
+    for (int partition = 0; partition < partitionLengths.length; partition++) {
+      if (partitionLengths[partition] > 0) {
+        partitionLengths[partition] += sizes.perStream();
+        metrics.incBytesWritten(sizes.perStream());
+      }
+    }
     mapStatus = SparkCompat.mapStatus(MapOutputLocation.of(handle.shuffleId()), partitionLengths,
         mapId, checksums);
   }
@@ -120,7 +129,8 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
       compressed.release();
       throw e;
     }
-    int size = compressed.readableBytes();
+    // Spark is told the size its own shuffle would have written, so that it plans the same way.
+    long size = sizes.ofBlock(compressed, length);
     partitionLengths[partition] += size;
     metrics.incBytesWritten(size);
     BlockCipher cipher = client.blockCipher();
