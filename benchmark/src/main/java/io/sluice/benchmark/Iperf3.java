@@ -20,6 +20,10 @@ public final class Iperf3 {
   private static final String HOST = "127.0.0.1";
   private static final Pattern BITS_PER_SECOND =
       Pattern.compile("\"bits_per_second\"\\s*:\\s*([0-9.eE+-]+)");
+  private static final Pattern HOST_CPU =
+      Pattern.compile("\"host_total\"\\s*:\\s*([0-9.eE+-]+)");
+  private static final Pattern REMOTE_CPU =
+      Pattern.compile("\"remote_total\"\\s*:\\s*([0-9.eE+-]+)");
   private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([^\"]*)\"");
 
   private final String executable;
@@ -74,6 +78,18 @@ public final class Iperf3 {
    */
   public double receivedBitsPerSecond(int streams, int seconds, int omitSeconds)
       throws IOException, InterruptedException {
+    return measure(streams, seconds, omitSeconds).bitsPerSecond();
+  }
+
+  /**
+   * What one iperf3 test measured: the bits per second received over all streams, and the CPU its
+   * client and server spent per GiB received.
+   */
+  public record Measurement(double bitsPerSecond, double cpuSecondsPerGib) {}
+
+  /** As {@link #receivedBitsPerSecond}, with the CPU both iperf3 processes used per GiB. */
+  public Measurement measure(int streams, int seconds, int omitSeconds)
+      throws IOException, InterruptedException {
     int port = freePort();
     Process server = new ProcessBuilder(executable, "-s", "-1", "--forceflush", "-p",
         Integer.toString(port), "-B", HOST).redirectErrorStream(true).start();
@@ -93,12 +109,29 @@ public final class Iperf3 {
         client.destroyForcibly();
         throw new IOException("iperf3 client did not finish: " + String.join(" ", command));
       }
-      return parseReceivedBitsPerSecond(json);
+      return parse(json);
     } finally {
       if (!server.waitFor(5, TimeUnit.SECONDS)) {
         server.destroyForcibly();
       }
     }
+  }
+
+  /**
+   * The received rate and CPU of iperf3's JSON output. iperf3 reports each process's CPU as a
+   * percentage of one core over the test ({@code end.cpu_utilization_percent}); both together per
+   * GiB received is what the transfer cost the machine.
+   */
+  static Measurement parse(String json) throws IOException {
+    double bits = parseReceivedBitsPerSecond(json);
+    Matcher host = HOST_CPU.matcher(json);
+    Matcher remote = REMOTE_CPU.matcher(json);
+    if (!host.find() || !remote.find()) {
+      throw new IOException("iperf3 reported no cpu_utilization_percent:\n" + json);
+    }
+    double cores = (Double.parseDouble(host.group(1)) + Double.parseDouble(remote.group(1))) / 100;
+    double gibPerSecond = bits / 8 / (1L << 30);
+    return new Measurement(bits, cores / gibPerSecond);
   }
 
   /** {@code end.sum_received.bits_per_second} of iperf3's JSON output. */

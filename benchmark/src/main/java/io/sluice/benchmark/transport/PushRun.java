@@ -3,6 +3,7 @@ package io.sluice.benchmark.transport;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -10,7 +11,7 @@ import java.util.function.Supplier;
 /**
  * One measured run against the sink server: opens its own connections, pushes on all of them for a
  * warm-up and then for the measured seconds, and reads the rate from the server's counters, so only
- * bytes that arrived count.
+ * bytes that arrived count, and the JVM's CPU over the same seconds.
  */
 final class PushRun {
   private final TransportClientFactory clients;
@@ -40,11 +41,14 @@ final class PushRun {
       Thread.sleep(warmupSeconds * 1000L);
       SinkHandler.Counts before = sink.counts();
       long start = System.nanoTime();
+      long cpuBefore = processCpuNanos();
       Thread.sleep(seconds * 1000L);
       SinkHandler.Counts received = sink.counts().minus(before);
+      double cpuSeconds = (processCpuNanos() - cpuBefore) / 1e9;
       double elapsed = (System.nanoTime() - start) / 1e9;
       stopAll(pushers);
-      return new Rate(received.bodyBytes() / elapsed, received.blocks() / elapsed);
+      return new Rate(received.bodyBytes() / elapsed, received.blocks() / elapsed,
+          cpuSeconds / (received.bodyBytes() / (double) (1L << 30)));
     } finally {
       opened.forEach(TransportClient::close);
     }
@@ -65,5 +69,15 @@ final class PushRun {
     }
   }
 
-  record Rate(double bytesPerSecond, double blocksPerSecond) {}
+  /** The JVM's CPU time: client and server both run here. */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /**
+   * @param cpuSecondsPerGib CPU of client and server together per GiB of bodies received (over
+   *     every message for the small-message runs)
+   */
+  record Rate(double bytesPerSecond, double blocksPerSecond, double cpuSecondsPerGib) {}
 }

@@ -59,16 +59,20 @@ public final class TransportBenchmark {
       for (int round = 1; round <= settings.rounds(); round++) {
         for (int connections : settings.connections()) {
           if (iperf != null) {
-            double bits = iperf.receivedBitsPerSecond(connections, settings.seconds(),
+            Iperf3.Measurement reference = iperf.measure(connections, settings.seconds(),
                 settings.warmupSeconds());
-            results.iperf(connections).add(bits);
-            log(round, "iperf3, " + connections + " stream(s)", gbit(bits));
+            results.iperf(connections).add(reference.bitsPerSecond());
+            results.iperfCpu(connections).add(reference.cpuSecondsPerGib());
+            log(round, "iperf3, " + connections + " stream(s)", gbit(reference.bitsPerSecond())
+                + String.format(Locale.ROOT, ", %.2f CPU-s/GiB", reference.cpuSecondsPerGib()));
           }
           PushRun.Rate bulk = measure(pushes, connections, () -> Workloads.bulk(allocator));
           results.bulk(connections).add(bulk.bytesPerSecond());
+          results.bulkCpu(connections).add(bulk.cpuSecondsPerGib());
           log(round, "Sluice bulk push, " + connections + " connection(s)",
-              String.format(Locale.ROOT, "%,.0f MiB/s, %s", bulk.bytesPerSecond() / (1 << 20),
-                  gbit(bulk.bytesPerSecond() * 8)));
+              String.format(Locale.ROOT, "%,.0f MiB/s, %s, %.2f CPU-s/GiB",
+                  bulk.bytesPerSecond() / (1 << 20), gbit(bulk.bytesPerSecond() * 8),
+                  bulk.cpuSecondsPerGib()));
         }
         PushRun.Rate unbatched = measure(pushes, 1, () -> Workloads.unbatched(allocator));
         results.unbatchedMessagesPerSecond.add(unbatched.blocksPerSecond());

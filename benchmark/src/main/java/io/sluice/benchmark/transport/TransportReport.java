@@ -57,8 +57,9 @@ final class TransportReport {
         .append("small-message runs. Ranges over the rounds are in brackets. Throughput counts ")
         .append("body bytes received by the server (iperf3: payload received).\n\n");
 
-    md.append("| Test | Connections | Sluice | iperf3 | Sluice / iperf3 |\n");
-    md.append("|---|---:|---:|---:|---:|\n");
+    md.append("| Test | Connections | Sluice | iperf3 | Sluice / iperf3 | CPU-s/GiB, Sluice | ")
+        .append("CPU-s/GiB, iperf3 | CPU, Sluice / iperf3 |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Map.Entry<Integer, Series> e : results.bulkBytesPerSecond.entrySet()) {
       int connections = e.getKey();
       Series bulk = e.getValue();
@@ -70,16 +71,23 @@ final class TransportReport {
           .append(" | ").append(iperf == null ? "not run"
               : gbit(iperf.median()) + " (" + gbitRange(iperf, 1) + ")")
           .append(" | ").append(iperf == null ? "n/a" : percent(bulkRatio(connections)))
+          .append(" | ").append(cpu(results.bulkCpuPerGib.get(connections)))
+          .append(" | ").append(cpu(results.iperfCpuPerGib.get(connections)))
+          .append(" | ").append(cpuRatio(connections))
           .append(" |\n");
     }
     md.append("| ").append(Workloads.MESSAGE_BYTES).append("-byte messages, one per request, ")
         .append(count(Workloads.UNBATCHED_WINDOW)).append(" requests in flight | 1 | ")
-        .append(messages(results.unbatchedMessagesPerSecond)).append(" | | |\n");
+        .append(messages(results.unbatchedMessagesPerSecond)).append(" | | | | | |\n");
     md.append("| ").append(Workloads.MESSAGE_BYTES).append("-byte messages, ")
         .append(count(Workloads.MESSAGES_PER_FRAME))
         .append(" packed per request (one block descriptor each), ")
         .append(Workloads.BATCHED_WINDOW).append(" requests in flight | 1 | ")
-        .append(messages(results.batchedMessagesPerSecond)).append(" | | |\n\n");
+        .append(messages(results.batchedMessagesPerSecond)).append(" | | | | | |\n\n");
+    md.append("CPU is what client and server together spent per GiB received: for Sluice the ")
+        .append("JVM's CPU time over the measured seconds (both ends run in it), for iperf3 its ")
+        .append("client's and server's own CPU figures (`cpu_utilization_percent`). Medians, ")
+        .append("ranges in brackets.\n\n");
     if (setup.iperfVersion() != null) {
       md.append(iperfNote()).append("\n\n");
     }
@@ -120,6 +128,23 @@ final class TransportReport {
           + "its multi-stream figures are those of one sending core and one receiving core.";
     }
     return note;
+  }
+
+  private static String cpu(Series series) {
+    if (series == null || series.isEmpty()) {
+      return "n/a";
+    }
+    return String.format(Locale.ROOT, "%.2f (%.2f-%.2f)", series.median(), series.min(),
+        series.max());
+  }
+
+  private String cpuRatio(int connections) {
+    Series sluice = results.bulkCpuPerGib.get(connections);
+    Series iperf = results.iperfCpuPerGib.get(connections);
+    if (sluice == null || iperf == null || sluice.isEmpty() || iperf.isEmpty()) {
+      return "n/a";
+    }
+    return String.format(Locale.ROOT, "%.2fx", sluice.median() / iperf.median());
   }
 
   private double bulkRatio(int connections) {
