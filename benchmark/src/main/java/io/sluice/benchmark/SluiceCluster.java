@@ -141,6 +141,32 @@ public final class SluiceCluster implements AutoCloseable {
         "server " + (i + 1) + " heart-beating again");
   }
 
+  /**
+   * Each server's memory, connection and request figures from its {@code /metrics} now (the
+   * {@code sluice_server_} lines), for a run that failed or hung.
+   */
+  public String serverMetrics() {
+    StringBuilder out = new StringBuilder();
+    HttpClient http = HttpClient.newHttpClient();
+    for (int port : serverHttpPorts) {
+      out.append("== /metrics of the server on HTTP port ").append(port).append('\n');
+      try {
+        String metrics = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString()).body();
+        metrics.lines().filter(l -> l.startsWith("sluice_server_") && !l.contains("_bucket{"))
+            .forEach(l -> out.append(l).append('\n'));
+      } catch (IOException e) {
+        out.append("(unreadable: ").append(e).append(")\n");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return out.toString();
+      }
+    }
+    return out.toString();
+  }
+
   /** The last {@code n} lines of each daemon's log, each under its file name. */
   public String logTails(int n) throws IOException {
     StringBuilder out = new StringBuilder();

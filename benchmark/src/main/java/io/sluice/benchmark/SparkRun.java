@@ -77,8 +77,9 @@ public final class SparkRun {
 
   /**
    * Runs to the end or until {@code timeout} (null: no limit). A run that overstays is not killed
-   * blind: its threads are dumped into the log first, and those of Spark's tasks and of Sluice
-   * are printed here, so that a hang is diagnosable from this process's output alone.
+   * blind: its threads are dumped beside the log first ({@code <log>.threads}), and those of
+   * Spark's tasks and of Sluice are printed here, so that a hang is diagnosable from this process's
+   * output alone.
    *
    * @return the exit code, or {@link #TIMED_OUT}
    */
@@ -99,12 +100,14 @@ public final class SparkRun {
         p.waitFor();
       } else if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         String dump = ThreadDump.of(p.pid());
+        // Beside the log, not in it: the log's last lines stay what the run printed last.
+        Path threads = log.resolveSibling(log.getFileName() + ".threads");
+        Files.writeString(threads, dump, StandardCharsets.UTF_8);
         System.out.println("  the run did not end within " + timeout + "; its threads (all in "
-            + log + "):");
+            + threads + "):");
         System.out.println(ThreadDump.interesting(dump));
         p.destroyForcibly();
         copier.join();
-        out.write("\n== Thread dump after " + timeout + "\n" + dump);
         return TIMED_OUT;
       }
       copier.join();

@@ -206,6 +206,7 @@ public final class TpcBenchmark {
       System.out.println(Daemons.tail(log, 40));
       if (cluster != null && mode == Mode.SLUICE) {
         System.out.println(cluster.logTails(20));
+        System.out.println(cluster.serverMetrics());
       }
     }
     return new RunRecord(round, mode, exit, start, end, log.toString(), lines,

@@ -3,7 +3,6 @@ package io.sluice.common.transport;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -17,8 +16,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Builds servers, client factories and their pipelines from one configuration, so both sides of a
  * connection are always assembled the same way:
- * {@code flush consolidation [tls] [chunked writer] encoder | frame decoder -> message decoder ->
- * idle -> handler}.
+ * {@code [tls] [chunked writer] encoder | frame decoder -> message decoder -> idle -> handler}.
  */
 public final class TransportContext {
   private final TransportConf conf;
@@ -82,23 +80,9 @@ public final class TransportContext {
     return new TransportClientFactory(this, credentials);
   }
 
-  /**
-   * Nearest the socket on both sides: many small messages cost one system call per batch, not one
-   * each. Answers written while a read is in progress go out when the read completes; writes from
-   * other threads (a client's requests, answers from the storage threads) are flushed by one task
-   * for all that arrive before it runs, or after {@link #FLUSH_AFTER} writes.
-   */
-  private static FlushConsolidationHandler flushConsolidation() {
-    return new FlushConsolidationHandler(FLUSH_AFTER, true);
-  }
-
-  /** Flushes that may be held back before one is sent through. */
-  private static final int FLUSH_AFTER = 256;
-
   void initServerPipeline(SocketChannel ch, RequestHandler handler, ReceiveBudget budget,
       ServerAuth auth) {
     ChannelPipeline p = ch.pipeline();
-    p.addLast("flushConsolidation", flushConsolidation());
     if (serverTls != null) {
       p.addLast("tls", TlsContexts.serverHandler(serverTls, ch.alloc()));
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
@@ -114,7 +98,6 @@ public final class TransportContext {
 
   TransportClient initClientPipeline(SocketChannel ch, String host, int port) {
     ChannelPipeline p = ch.pipeline();
-    p.addLast("flushConsolidation", flushConsolidation());
     if (clientTls != null) {
       p.addLast("tls", TlsContexts.clientHandler(clientTls, conf.conf(), ch.alloc(), host, port));
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
