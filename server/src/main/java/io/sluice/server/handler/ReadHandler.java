@@ -148,7 +148,11 @@ final class ReadHandler {
       throw dataNotFound(req.partitionId(), e);
     }
     metrics.read("disk", data.size());
-    channel.respond(FetchDataResponse.ok(req.requestId(), data));
+    channel.respond(FetchDataResponse.ok(req.requestId(), data)).addListener(f -> {
+      if (!f.isSuccess() && f.cause() instanceof IOException e) {
+        files.sendFailed(req.offset(), e);
+      }
+    });
   }
 
   /**

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -671,6 +672,25 @@ public final class PartitionFiles {
     long size = Files.size(file);
     if (size < end) {
       throw new EOFException(file + " holds " + size + " bytes; " + end + " were written");
+    }
+  }
+
+  /**
+   * Sending the bytes at {@code offset} failed after {@link #data} handed them out as a file
+   * segment: sendfile reads the file only then, so a disk that fails or vanishes under a read
+   * shows here first. Judged as a failed read (see {@link #readFailed}), on the disk's own threads,
+   * since a failing disk may block the check: a broken connection or a file removed meanwhile says
+   * nothing about the disk and leaves it in rotation.
+   */
+  public void sendFailed(long offset, IOException e) {
+    Generation g = generationAt(snapshot, offset);
+    if (g == null || g.isRemote()) {
+      return;
+    }
+    try {
+      g.disk().flushExecutor().execute(() -> readFailed(g, e));
+    } catch (RejectedExecutionException stopping) {
+      // The server is stopping: the disk's state no longer matters.
     }
   }
 

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.shuffle.IndexEntry;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -215,5 +216,45 @@ class PartitionFilesTest {
     assertTrue(disk.isHealthy(), "a deleted shuffle is not a disk failure: " + disk);
     assertEquals(0, partition.dataLength());
     assertFalse(Files.exists(disks.shuffleDir(disk, "app-1", 3)));
+  }
+
+  /**
+   * sendfile reads a file segment only after the server answered with it: a disk that vanishes
+   * then (unmounted, failed) must leave rotation as on any failed read; a connection that breaks
+   * mid-send must not take a healthy disk out.
+   */
+  @Test
+  void aDiskThatVanishesUnderASendLeavesRotationAndABrokenConnectionDoesNot() throws Exception {
+    PartitionFiles partition = partition(8);
+    Blocks.append(partition, 0, 20);
+    LocalDisk disk = disks.disks().get(0);
+
+    partition.sendFailed(0, new IOException("writevAddresses(..) failed: Broken pipe"));
+    afterTheDisksQueuedWork(disk);
+    assertTrue(disk.isHealthy(), "a broken connection is not a disk failure: " + disk);
+
+    ManagedBuffer segment = partition.data(0, (int) partition.dataLength());
+    Path unmounted = tmp.resolve("unmounted");
+    Files.move(tmp.resolve("disk"), unmounted);
+    IOException failed = assertThrows(IOException.class, () -> Blocks.readRegion(segment));
+    partition.sendFailed(0, failed);
+    afterTheDisksQueuedWork(disk);
+    assertTrue(disk.isUnreadable(), "a vanished disk leaves rotation: " + disk);
+    assertFalse(Files.exists(tmp.resolve("disk")), "and is not created again");
+  }
+
+  @Test
+  void anInputOutputErrorWhileSendingTakesTheDiskOut() throws Exception {
+    PartitionFiles partition = partition(9);
+    Blocks.append(partition, 0, 5);
+    LocalDisk disk = disks.disks().get(0);
+    partition.sendFailed(0, new IOException("sendfile(..) failed: Input/output error"));
+    afterTheDisksQueuedWork(disk);
+    assertTrue(disk.isUnreadable(), disk.toString());
+  }
+
+  /** The disk's one thread (one per disk here) ran what was queued before this call. */
+  private static void afterTheDisksQueuedWork(LocalDisk disk) throws Exception {
+    CompletableFuture.runAsync(() -> { }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
   }
 }
