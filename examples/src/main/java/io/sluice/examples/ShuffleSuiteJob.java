@@ -8,19 +8,13 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
-import org.apache.spark.MapOutputTrackerMaster;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.Success$;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.scheduler.CompressedMapStatus;
-import org.apache.spark.scheduler.MapStatus;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -34,9 +28,8 @@ import scala.Tuple2;
 /**
  * Shuffle shapes whose answers must not depend on the shuffle manager: RDD operators, map and
  * reduce tasks whose first attempt fails part-way, and SQL queries under adaptive execution. Prints
- * one line per case (row count and a CRC of the rows, in a canonical order) and, for SQL, the sizes
- * every map reported (which adaptive execution plans from) and what adaptive execution did
- * (coalesced reads, skew splits). Built for every Spark line from one
+ * one line per case (row count and a CRC of the rows, in a canonical order) and, for SQL, what
+ * adaptive execution did (coalesced reads, skew splits). Built for every Spark line from one
  * source; the integration tests run it with the built-in shuffle and through Sluice on each line
  * and compare the lines it prints.
  *
@@ -167,7 +160,6 @@ public final class ShuffleSuiteJob {
   private void sql(String name, Map<String, String> conf, Supplier<Dataset<Row>> query) {
     AQE.forEach(spark.conf()::set);
     conf.forEach(spark.conf()::set);
-    Set<Integer> earlier = shuffleIds();
     Dataset<Row> df = query.get();
     List<String> rows = new ArrayList<>();
     for (Row row : df.collectAsList()) {
@@ -175,62 +167,12 @@ public final class ShuffleSuiteJob {
     }
     rows.sort(null);
     print(name, rows);
-    System.out.println("Sizes " + name + ": " + mapSizes(earlier));
     SparkPlan executed = df.queryExecution().executedPlan();
     String plan = executed instanceof AdaptiveSparkPlanExec adaptive
         ? adaptive.executedPlan().toString()
         : executed.toString();
     System.out.printf("Plan %s: %d coalesced shuffle reads, %d skew splits%n", name,
         occurrences(plan, "coalesced"), occurrences(plan, "skew=true"));
-  }
-
-  /** The shuffles the driver tracks now. */
-  private static Set<Integer> shuffleIds() {
-    Set<Integer> ids = new TreeSet<>();
-    scala.collection.Iterator<Object> keys = tracker().shuffleStatuses().keysIterator();
-    while (keys.hasNext()) {
-      ids.add((Integer) keys.next());
-    }
-    return ids;
-  }
-
-  /**
-   * What every map of the shuffles that are not in {@code earlier} reported to the driver, which
-   * adaptive execution planned from: the number of sizes and a CRC of them, in shuffle, map and
-   * partition order. They are the sort shuffle's whatever the shuffle manager.
-   */
-  private static String mapSizes(Set<Integer> earlier) {
-    CRC32 crc = new CRC32();
-    int sizes = 0;
-    for (int id : shuffleIds()) {
-      if (earlier.contains(id)) {
-        continue;
-      }
-      for (MapStatus map : tracker().shuffleStatuses().apply(id).mapStatuses()) {
-        if (!(map instanceof CompressedMapStatus)) {
-          // Not a case of this suite: more than 2,000 partitions, or a map output lost.
-          return "a map status of shuffle " + id + " is " + map;
-        }
-        // A CompressedMapStatus holds one size per partition and knows no partition count.
-        for (int reduce = 0; ; reduce++) {
-          long size;
-          try {
-            size = map.getSizeForBlock(reduce);
-          } catch (ArrayIndexOutOfBoundsException pastTheLastPartition) {
-            break;
-          }
-          crc.update(Long.toString(size).getBytes(StandardCharsets.UTF_8));
-          crc.update(reduce == 0 ? '/' : ',');
-          sizes++;
-        }
-      }
-      crc.update(';');
-    }
-    return String.format("%d sizes, crc %08x", sizes, crc.getValue());
-  }
-
-  private static MapOutputTrackerMaster tracker() {
-    return (MapOutputTrackerMaster) SparkEnv.get().mapOutputTracker();
   }
 
   private static void print(String name, List<String> rows) {

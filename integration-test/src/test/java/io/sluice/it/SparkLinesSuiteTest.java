@@ -18,9 +18,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The same shuffle suite on every Spark line: the examples jar's
  * {@code ShuffleSuiteJob} (RDD operators, map and reduce tasks whose first attempt fails half-way,
  * SQL under adaptive execution with coalescing and a skew split) submitted with SparkSubmit, with
- * the built-in shuffle and through Sluice with only that line's client jar. Every case's rows, the
- * sizes every map of each query reported, what adaptive execution did with each query, and Spark's
- * count of failed tasks and stage re-runs must be the same both ways.
+ * the built-in shuffle and through Sluice with only that line's client jar. Every case's rows, what
+ * adaptive execution did with each query, and Spark's count of failed tasks and stage re-runs
+ * must be the same both ways.
  */
 class SparkLinesSuiteTest {
   private static final int CASES = 14;
@@ -54,15 +54,12 @@ class SparkLinesSuiteTest {
         + versionPrefix), sluice.output());
 
     List<String> expected = results(builtIn.output());
-    assertEquals(CASES + 2 * SQL_CASES + 1, expected.size(), builtIn.output());
+    assertEquals(CASES + SQL_CASES + 1, expected.size(), builtIn.output());
     assertTrue(expected.contains("Failed tasks: 2, stage re-runs: 0"), expected.toString());
     assertTrue(expected.contains("Plan skew-join: 0 coalesced shuffle reads, 1 skew splits"),
         "the skew join should have been split: " + expected);
     assertTrue(expected.contains("Plan group-by: 1 coalesced shuffle reads, 0 skew splits"),
         "partitions should have been coalesced: " + expected);
-    assertTrue(expected.stream().filter(l -> l.startsWith("Sizes ")).allMatch(
-        l -> l.matches("Sizes \\S+: [1-9][0-9]* sizes, crc [0-9a-f]{8}")),
-        "every query's map outputs should have been found: " + expected);
     assertEquals(expected, results(sluice.output()));
   }
 
@@ -74,6 +71,6 @@ class SparkLinesSuiteTest {
   /** The lines the job prints for comparison, in order. */
   private static List<String> results(String output) {
     return output.lines().filter(l -> l.startsWith("Case ") || l.startsWith("Plan ")
-        || l.startsWith("Sizes ") || l.startsWith("Failed tasks: ")).toList();
+        || l.startsWith("Failed tasks: ")).toList();
   }
 }
