@@ -179,7 +179,7 @@ class AdaptivePlanParityTest {
   /**
    * As above; where a map's output of a partition spans several blocks, each task's bytes may differ
    * from Spark's by {@code tolerance} of them (a chunk that Spark compresses whole is two pieces
-   * here), while the sizes Spark plans from must still be equal.
+   * here), and a size in a MapStatus by at most one of its 10% steps.
    */
   private static Run samePlanning(String name, Map<String, String> conf,
       Function<SparkSession, Dataset<Row>> query, double tolerance) {
@@ -190,7 +190,15 @@ class AdaptivePlanParityTest {
     assertFalse(builtin.rows().isEmpty(), name + ": no rows");
     assertEquals(builtin.rows(), sluice.rows(), name + ": rows differ");
     assertFalse(builtin.sizes().isEmpty(), name + ": no map output");
-    assertEquals(builtin.sizes(), sluice.sizes(), name + ": map output sizes differ");
+    if (tolerance == 0) {
+      assertEquals(builtin.sizes(), sluice.sizes(), name + ": map output sizes differ");
+    } else {
+      // A few bytes apart, a size can still fall on the other side of one of MapStatus's steps.
+      assertEquals(builtin.sizes().keySet(), sluice.sizes().keySet(), name + ": map outputs differ");
+      builtin.sizes().forEach((block, size) -> assertTrue(
+          Math.abs(sluice.sizes().get(block) - size) <= 0.11 * size,
+          name + ": " + block + " is " + sluice.sizes().get(block) + " bytes, Spark's " + size));
+    }
     if (tolerance == 0) {
       assertEquals(builtin.written(), sluice.written(), name + ": bytes written differ");
     } else {
@@ -275,7 +283,8 @@ class AdaptivePlanParityTest {
 
   /**
    * A map's output of the hot partition spans several blocks: the bytes differ by a few per block,
-   * the sizes in each MapStatus (which Spark keeps to about 10%) do not, nor does the plan.
+   * the sizes in each MapStatus (which Spark keeps to about 10%) by at most one step, and the plan
+   * not at all.
    */
   @Test
   void partitionsLargerThanABlockPlanTheSame() {
