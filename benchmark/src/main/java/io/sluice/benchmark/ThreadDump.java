@@ -1,27 +1,22 @@
 package io.sluice.benchmark;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /** The threads of a running JVM on this machine, as {@code jcmd <pid> Thread.print} lists them. */
 public final class ThreadDump {
   private ThreadDump() {}
 
-  /** The dump, or a line saying why there is none. */
+  /** The dump, or a line saying why there is none (jcmd gets 30 s). */
   public static String of(long pid) throws InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     try {
-      Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Thread.print")
-          .redirectErrorStream(true).start();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-      return new String(out, StandardCharsets.UTF_8);
+      return Daemons.run(Path.of("."), Map.of(), Duration.ofSeconds(30), jcmd.toString(),
+          Long.toString(pid), "Thread.print").output();
     } catch (IOException e) {
       return "(no thread dump of process " + pid + ": " + e + ")";
     }

@@ -711,25 +711,29 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     if (stopped) {
       return;
     }
-    List<String> calls = new ArrayList<>();
+    List<String> waits = new ArrayList<>();
+    int requests = 0;
     for (LocationRead r : reading) {
+      // Guarded like the rest of the reader: a diagnostic must never fail the fetch.
+      ServerAddress server = r.location.servers().get(
+          Math.min(r.server, r.location.servers().size() - 1));
       for (Call<?> call : r.calls) {
-        calls.add(describe(r.partition) + " from " + r.location.servers().get(r.server) + ": "
-            + call.what + (call.retries > 0 ? " (retry " + call.retries + ")" : ""));
+        requests++;
+        waits.add(describe(r.partition) + " from " + server + ": " + call.what
+            + (call.retries > 0 ? " (retry " + call.retries + ")" : ""));
       }
       if (r.waitingFor != null) {
-        calls.add(describe(r.partition) + " waits for another location's read of the same server");
+        waits.add(describe(r.partition) + " waits for another location's read of the same server");
       } else if (r.calls.isEmpty()) {
-        calls.add(describe(r.partition) + " from " + r.location.servers().get(
-            Math.min(r.server, r.location.servers().size() - 1)) + ": nothing asked ("
+        waits.add(describe(r.partition) + " from " + server + ": nothing asked ("
             + r.pendingReads + " reads pending, index " + (r.planned ? "read" : "not read") + ")");
       }
     }
     LOG.warn("No shuffle block for {} s: {} of {} partitions complete, {} bytes of {} in flight, "
-        + "{} reads waiting for that budget, {} requests outstanding: {}",
+        + "{} reads waiting for that budget, {} requests outstanding; waiting for: {}",
         TimeUnit.NANOSECONDS.toSeconds(STALL_REPORT_NANOS), completePartitions, partitions.size(),
-        reservedBytes, settings.maxBytesInFlight(), waiting.size(), calls.size(),
-        calls.isEmpty() ? "none" : String.join("; ", calls));
+        reservedBytes, settings.maxBytesInFlight(), waiting.size(), requests,
+        waits.isEmpty() ? "nothing" : String.join("; ", waits));
   }
 
   /** A bug in a runner task: fail the fetch rather than leave the consumer waiting. */
