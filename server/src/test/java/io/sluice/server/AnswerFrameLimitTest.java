@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,21 +10,31 @@ import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
+import io.sluice.common.shuffle.BlockKey;
+import io.sluice.common.shuffle.IndexEntry;
+import io.sluice.common.shuffle.push.MapOutputPusher;
+import io.sluice.common.shuffle.push.PushSettings;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportOptions;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** No answer of a server is larger than its maximum frame size, whatever a reader asks for. */
+/**
+ * No answer of a server is larger than its maximum frame size, whatever a reader asks for, and an
+ * index of any number of blocks can still be read (in pages).
+ */
 class AnswerFrameLimitTest {
   private static final int MAX_FRAME = 256 * 1024;
   private static final int BLOCK = 60 * 1024;
@@ -102,6 +113,59 @@ class AnswerFrameLimitTest {
       } finally {
         ServerTestClient.release(within);
       }
+    }
+  }
+
+  @Test
+  void anIndexOfMoreEntriesThanAFrameHoldsIsReadInPages() throws Exception {
+    int blocks = 12_000;
+    int entriesPerFrame = MAX_FRAME / IndexEntry.SIZE;
+    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
+            TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME),
+            ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+        ServerTestClient client = new ServerTestClient(server)) {
+      client.registerApp(APP);
+      client.registerShuffle(APP, 0, 1);
+      // Pushes of 1,000 small blocks: their descriptors, not their bytes, fill the frames.
+      MapOutputPusher pusher = client.pusher(APP, 0, ServerTestClient.locations(1,
+          client.server()), 1L, new PushSettings(48_000, 96_000, ServerTestClient.BACKOFF, 0));
+      Map<BlockKey, byte[]> pushed = new HashMap<>();
+      Random random = new Random(5);
+      for (int i = 0; i < blocks; i++) {
+        byte[] data = new byte[48];
+        random.nextBytes(data);
+        pushed.put(ServerTestClient.add(pusher, 1L, 0, data), data);
+      }
+      pusher.finish();
+      pusher.commit(0);
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (entriesOnDiskFrom(client, entriesPerFrame + 1000) == 0) {
+        assertTrue(System.nanoTime() < deadline, "flushes did not write "
+            + (entriesPerFrame + 1000) + " blocks in a minute");
+        Thread.sleep(10);
+      }
+
+      RemoteException whole = assertThrows(RemoteException.class, () -> onDisk(client),
+          "a reader before protocol 5 asks for the whole index, which no frame holds");
+      assertEquals(StatusCode.INVALID_REQUEST, whole.status());
+
+      Map<BlockKey, byte[]> read = client.readPartition(APP, 0, 0, 1L);
+      assertEquals(blocks, read.size());
+      for (Map.Entry<BlockKey, byte[]> e : pushed.entrySet()) {
+        assertArrayEquals(e.getValue(), read.get(e.getKey()), e.getKey().toString());
+      }
+    }
+  }
+
+  /** Entries of the partition's index from entry {@code from} on, in one small page: 0 or 1. */
+  private static int entriesOnDiskFrom(ServerTestClient client, int from) throws Exception {
+    FetchIndexPageResponse page = client.send(new FetchIndexPageRequest(
+        TransportClient.nextRequestId(), APP, 0, 0, from, IndexEntry.SIZE),
+        FetchIndexPageResponse.class);
+    try {
+      return (int) (page.body().size() / IndexEntry.SIZE);
+    } finally {
+      ServerTestClient.release(page);
     }
   }
 

@@ -117,7 +117,7 @@ class CorruptPushTest {
       StatusResponse refused = ancient.call(new HandshakeRequest(1, 1, 1, "pre-release"),
           StatusResponse.class);
       assertEquals(StatusCode.VERSION_MISMATCH, refused.status());
-      assertTrue(refused.errorMessage().contains("2..4"), refused.errorMessage());
+      assertTrue(refused.errorMessage().contains("2..5"), refused.errorMessage());
     }
   }
 

@@ -24,12 +24,17 @@ public final class MessageEncoder extends MessageToMessageEncoder<Message> {
     this.tls = tls;
   }
 
+  /** The frame's length as its length field gives it: the type byte, the header and the body. */
+  public static long frameLength(Message msg) {
+    ManagedBuffer body = msg.body();
+    return 1L + msg.encodedLength() + (body == null ? 0 : body.size());
+  }
+
   @Override
   protected void encode(ChannelHandlerContext ctx, Message msg, List<Object> out) throws Exception {
     ManagedBuffer body = msg.body();
     int headerLength = msg.encodedLength();
-    long bodySize = body == null ? 0 : body.size();
-    long frameLength = 1L + headerLength + bodySize;
+    long frameLength = frameLength(msg);
     if (frameLength > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(msg.getClass().getSimpleName() + " of " + frameLength
           + " bytes does not fit in a frame");

@@ -10,6 +10,8 @@ import io.sluice.common.protocol.message.AuthRequest;
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
@@ -67,6 +69,9 @@ public enum MessageType {
   FETCH_MEMORY_DATA_REQUEST(30, FetchMemoryDataRequest.class, true, FetchMemoryDataRequest::decode),
   FETCH_MEMORY_DATA_RESPONSE(
       31, FetchMemoryDataResponse.class, false, FetchMemoryDataResponse::decode),
+  FETCH_INDEX_PAGE_REQUEST(32, FetchIndexPageRequest.class, true, FetchIndexPageRequest::decode),
+  FETCH_INDEX_PAGE_RESPONSE(
+      33, FetchIndexPageResponse.class, false, FetchIndexPageResponse::decode),
 
   SERVER_HEARTBEAT_REQUEST(40, ServerHeartbeatRequest.class, true, ServerHeartbeatRequest::decode),
   GET_ASSIGNMENT_REQUEST(41, GetAssignmentRequest.class, true, GetAssignmentRequest::decode),

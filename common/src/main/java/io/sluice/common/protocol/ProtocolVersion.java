@@ -10,10 +10,12 @@ package io.sluice.common.protocol;
  * <p>Version 2 is the first release with a version range; version 1 was a pre-release protocol that
  * no supported peer speaks. Version 3 adds the {@link StatusCode#CORRUPT_BLOCK} status; a server
  * answers a client speaking 2 with the stand-in that version knows. Version 4 adds authentication
- * (the {@code Auth*} messages and the UNAUTHENTICATED and ACCESS_DENIED statuses).
+ * (the {@code Auth*} messages and the UNAUTHENTICATED and ACCESS_DENIED statuses). Version 5 adds
+ * the server's frame limit to the handshake's answer and index reads in pages
+ * ({@code FetchIndexPage*}), so that an index of any number of blocks can be read.
  */
 public final class ProtocolVersion {
-  public static final int CURRENT = 4;
+  public static final int CURRENT = 5;
   public static final int MIN_SUPPORTED = 2;
 
   private ProtocolVersion() {}
@@ -22,7 +24,12 @@ public final class ProtocolVersion {
    * The version two peers speak: the highest in both ranges, or -1 when the ranges do not overlap.
    */
   public static int negotiate(int peerMin, int peerMax) {
-    int version = Math.min(peerMax, CURRENT);
+    return negotiate(peerMin, peerMax, CURRENT);
+  }
+
+  /** As {@link #negotiate(int, int)} for a peer that speaks no later than {@code newest}. */
+  public static int negotiate(int peerMin, int peerMax, int newest) {
+    int version = Math.min(peerMax, newest);
     return version >= Math.max(peerMin, MIN_SUPPORTED) ? version : -1;
   }
 

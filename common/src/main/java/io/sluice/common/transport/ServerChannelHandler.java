@@ -39,16 +39,24 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
   private final RequestHandler handler;
   private final String serverId;
   private final ServerAuth auth;
+  private final int maxFrameSize;
+  private final int newestVersion;
   private final ConnectionAuth authentication;
   private boolean handshakeDone;
   private boolean failed;
 
+  /**
+   * @param maxFrameSize the largest frame this listener accepts, told to clients at the handshake
+   * @param newestVersion the newest protocol version this listener speaks
+   */
   ServerChannelHandler(TransportChannel channel, RequestHandler handler, String serverId,
-      ServerAuth auth) {
+      ServerAuth auth, int maxFrameSize, int newestVersion) {
     this.channel = channel;
     this.handler = handler;
     this.serverId = serverId;
     this.auth = auth;
+    this.maxFrameSize = maxFrameSize;
+    this.newestVersion = newestVersion;
     this.authentication = new ConnectionAuth(auth);
   }
 
@@ -110,20 +118,21 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     HandshakeRequest hello = (HandshakeRequest) request;
-    int version = ProtocolVersion.negotiate(hello.minVersion(), hello.maxVersion());
+    int version = ProtocolVersion.negotiate(hello.minVersion(), hello.maxVersion(),
+        newestVersion);
     if (version < 0) {
       rejectAndClose(hello.requestId(), StatusCode.VERSION_MISMATCH, "client "
           + hello.clientId() + " speaks protocol versions "
           + ProtocolVersion.describeRange(hello.minVersion(), hello.maxVersion())
           + ", this server speaks " + ProtocolVersion.describeRange(
-              ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)
+              ProtocolVersion.MIN_SUPPORTED, newestVersion)
           + "; upgrade the older side to a release that shares a version with the other");
       return;
     }
     handshakeDone = true;
     channel.clientId(hello.clientId());
     channel.protocolVersion(version);
-    channel.respond(HandshakeResponse.ok(hello.requestId(), version, serverId));
+    channel.respond(HandshakeResponse.ok(hello.requestId(), version, serverId, maxFrameSize));
     handler.channelActive(channel);
   }
 

@@ -4,9 +4,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.common.protocol.MessageEncoder;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.HandshakeResponse;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -29,6 +31,9 @@ public final class TransportClient implements Closeable {
   private final long timeoutMillis;
   private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
   private volatile String serverId = "";
+  private volatile int protocolVersion;
+  /** The largest frame the server accepts, from its handshake; 0 when it did not say. */
+  private volatile int serverMaxFrameSize;
 
   TransportClient(Channel channel, Duration requestTimeout) {
     this.channel = channel;
@@ -51,6 +56,18 @@ public final class TransportClient implements Closeable {
       RequestMessage request, Class<R> responseType) {
     long id = request.requestId();
     Pending<R> p = new Pending<>(responseType, new CompletableFuture<>());
+    int limit = serverMaxFrameSize;
+    long frame = MessageEncoder.frameLength(request);
+    if (limit > 0 && frame > limit) {
+      // The server would answer FRAME_TOO_LARGE and close the connection, failing every other
+      // request on it: refuse here, as the server would, and keep the connection.
+      ReferenceCountUtil.release(request);
+      p.future.completeExceptionally(new RemoteException(StatusCode.FRAME_TOO_LARGE, "a "
+          + request.type() + " of " + frame + " bytes was not sent: server " + serverId + " at "
+          + channel.remoteAddress() + " accepts frames of at most " + limit + " bytes ("
+          + TransportOptions.MAX_FRAME_SIZE.key() + " on that server)"));
+      return p.future;
+    }
     // The timeout exists before the request is published: a connection that breaks meanwhile
     // fails every published request at once (failAll), on its event loop, and cancels its timeout.
     p.timeout = channel.eventLoop().schedule(() -> {
@@ -119,8 +136,21 @@ public final class TransportClient implements Closeable {
     return serverId;
   }
 
-  void serverId(String id) {
-    this.serverId = id;
+  /** The protocol version agreed at the handshake; 0 before it. */
+  public int protocolVersion() {
+    return protocolVersion;
+  }
+
+  /** The largest frame the server accepts (protocol 5 on), or 0 when it did not say. */
+  public int serverMaxFrameSize() {
+    return serverMaxFrameSize;
+  }
+
+  /** Takes what the server's handshake answer says of the connection. */
+  void handshaken(HandshakeResponse hello) {
+    this.serverId = hello.serverId();
+    this.protocolVersion = hello.protocolVersion();
+    this.serverMaxFrameSize = hello.maxFrameSize();
   }
 
   Channel channel() {

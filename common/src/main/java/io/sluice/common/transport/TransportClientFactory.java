@@ -153,10 +153,10 @@ public final class TransportClientFactory implements Connections, Closeable {
       }
       TransportClient client = f.channel().attr(CLIENT).get();
       client.request(new HandshakeRequest(TransportClient.nextRequestId(),
-              ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, context.localId()),
+              ProtocolVersion.MIN_SUPPORTED, context.newestVersion(), context.localId()),
               HandshakeResponse.class)
           .thenCompose(hello -> {
-            client.serverId(hello.serverId());
+            client.handshaken(hello);
             return ClientAuthentication.run(client, as, hello.protocolVersion())
                 .thenApply(authenticated -> hello);
           })

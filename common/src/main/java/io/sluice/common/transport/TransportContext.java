@@ -11,6 +11,7 @@ import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.protocol.FrameDecoder;
 import io.sluice.common.protocol.MessageDecoder;
 import io.sluice.common.protocol.MessageEncoder;
+import io.sluice.common.protocol.ProtocolVersion;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +32,8 @@ public final class TransportContext {
    * @param localId  this process's id, sent in handshakes (server id or client id)
    * @param allocator allocator for every channel of this context (receive buffers, headers)
    */
+  private int newestVersion = ProtocolVersion.CURRENT;
+
   public TransportContext(TransportConf conf, String localId, ByteBufAllocator allocator) {
     this.conf = conf;
     this.localId = localId;
@@ -40,6 +43,26 @@ public final class TransportContext {
 
   public TransportConf conf() {
     return conf;
+  }
+
+  /**
+   * Makes this context's servers and clients speak protocol versions up to {@code version} only, as
+   * a release that {@code version} was current in would: for tests of mixed releases (a rolling
+   * upgrade). Call before creating servers or client factories.
+   */
+  public TransportContext speakingUpTo(int version) {
+    if (version < ProtocolVersion.MIN_SUPPORTED || version > ProtocolVersion.CURRENT) {
+      throw new IllegalArgumentException("this release speaks protocol versions "
+          + ProtocolVersion.describeRange(ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)
+          + ", not " + version);
+    }
+    this.newestVersion = version;
+    return this;
+  }
+
+  /** The newest protocol version this context speaks. */
+  int newestVersion() {
+    return newestVersion;
   }
 
   public String localId() {
@@ -93,7 +116,8 @@ public final class TransportContext {
             new FrameDecoder(conf.maxFrameSize(), budget, conf.frameTimeout()))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())
-        .addLast("handler", new ServerChannelHandler(channel, handler, localId, auth));
+        .addLast("handler", new ServerChannelHandler(channel, handler, localId, auth,
+            conf.maxFrameSize(), newestVersion));
   }
 
   TransportClient initClientPipeline(SocketChannel ch, String host, int port) {

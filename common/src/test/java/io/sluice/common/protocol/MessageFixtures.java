@@ -15,6 +15,8 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.DiskStatus;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
@@ -37,6 +39,7 @@ import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.shuffle.IndexEntry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -58,7 +61,8 @@ final class MessageFixtures {
     List<Message> messages = new ArrayList<>();
     messages.add(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT,
         "executor-7 on worker-3"));
-    messages.add(HandshakeResponse.ok(2, ProtocolVersion.CURRENT, "server-a"));
+    messages.add(HandshakeResponse.ok(2, ProtocolVersion.CURRENT, "server-a", 64 << 20));
+    messages.add(HandshakeResponse.ok(2, 4, "server-of-protocol-4", 0));
     messages.add(new HandshakeRequest(3, 7, 9, ""));
     messages.add(StatusResponse.error(Long.MIN_VALUE, StatusCode.VERSION_MISMATCH,
         "client speaks 7..9, server speaks 2 \u2603"));
@@ -80,6 +84,10 @@ final class MessageFixtures {
     messages.add(new GetShuffleResultResponse(20, new int[0]));
     messages.add(new FetchIndexRequest(21, APP, 3, 7));
     messages.add(FetchIndexResponse.ok(22, 1L << 40, randomBody(random, 40 * 12)));
+    messages.add(new FetchIndexPageRequest(22, APP, 3, 7, 65_536, 1 << 20));
+    messages.add(FetchIndexPageResponse.ok(22, 1L << 40, 65_538, true,
+        randomBody(random, 2 * IndexEntry.SIZE)));
+    messages.add(FetchIndexPageResponse.ok(23, 0, 0, false, randomBody(random, 0)));
     messages.add(new FetchDataRequest(24, APP, 3, 7, 1L << 33, 8 << 20));
     messages.add(FetchDataResponse.ok(25, randomBody(random, 5000)));
     messages.add(new FetchMemoryDataRequest(27, APP, 3, 7, FetchMemoryDataRequest.FROM_START,

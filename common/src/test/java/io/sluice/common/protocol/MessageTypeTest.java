@@ -56,6 +56,7 @@ class MessageTypeTest {
       boolean body = AbstractBodyMessage.class.isAssignableFrom(type.messageClass());
       boolean expected = type == MessageType.PUSH_DATA_REQUEST
           || type == MessageType.FETCH_INDEX_RESPONSE
+          || type == MessageType.FETCH_INDEX_PAGE_RESPONSE
           || type == MessageType.FETCH_DATA_RESPONSE
           || type == MessageType.FETCH_MEMORY_DATA_RESPONSE;
       assertEquals(expected, body, type.name());

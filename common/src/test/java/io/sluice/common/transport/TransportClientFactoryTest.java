@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
@@ -192,6 +193,55 @@ class TransportClientFactoryTest {
     assertEquals(StatusCode.OK, client.request(
         new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
         .get(5, TimeUnit.SECONDS).status());
+  }
+
+  @Test
+  void aRequestLargerThanTheServerTakesIsRefusedWithoutLosingTheConnection() throws Exception {
+    int limit = 64 * 1024;
+    TransportServer small = TransportTestSupport.context(TransportTestSupport.conf(Map.of(
+            TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(limit))), "small-server")
+        .createServer("127.0.0.1", 0, handler);
+    try {
+      TransportClient client = factory.getClient("127.0.0.1", small.port());
+      assertEquals(ProtocolVersion.CURRENT, client.protocolVersion());
+      assertEquals(limit, client.serverMaxFrameSize(), "told at the handshake");
+      CompletableFuture<StatusResponse> slow = client.request(new AppHeartbeatRequest(
+          TransportClient.nextRequestId(), TestHandler.SILENT_APP), StatusResponse.class);
+
+      ByteBuf body = Unpooled.directBuffer(limit).writeZero(limit);
+      CompletableFuture<StatusResponse> tooLarge = client.request(
+          PushRequests.singleBlock(TransportClient.nextRequestId(), new NettyManagedBuffer(body)),
+          StatusResponse.class);
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> tooLarge.get(5, TimeUnit.SECONDS));
+      RemoteException refused = assertInstanceOf(RemoteException.class, e.getCause());
+      assertEquals(StatusCode.FRAME_TOO_LARGE, refused.status());
+      assertTrue(refused.getMessage().contains(TransportOptions.MAX_FRAME_SIZE.key()),
+          refused.getMessage());
+      assertEquals(0, body.refCnt(), "the refused request's body is released");
+
+      assertTrue(client.isActive(), "the connection stays");
+      assertFalse(slow.isDone(), "and so does the request outstanding on it");
+      client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+          StatusResponse.class).get(10, TimeUnit.SECONDS);
+    } finally {
+      small.close();
+    }
+  }
+
+  @Test
+  void aClientOfProtocolFourIsServedAndToldNoFrameLimit() throws Exception {
+    TransportClientFactory older = TransportTestSupport.context(TransportTestSupport.conf(
+        Map.of()), "client-of-protocol-4").speakingUpTo(4).createClientFactory();
+    try {
+      TransportClient client = older.getClient("127.0.0.1", server.port());
+      assertEquals(4, client.protocolVersion());
+      assertEquals(0, client.serverMaxFrameSize(), "the answer of protocol 4 has no such field");
+      client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+          StatusResponse.class).get(10, TimeUnit.SECONDS);
+    } finally {
+      older.close();
+    }
   }
 
   @Test

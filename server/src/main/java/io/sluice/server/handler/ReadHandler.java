@@ -8,11 +8,14 @@ import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.common.transport.TransportOptions;
 import io.sluice.server.ServerOptions;
@@ -39,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * on the HDFS tier is read on the tier's read threads (never an event loop) into a buffer charged
  * to the read budget until written. A
  * reader reads memory first and then the index, so every acknowledged block is seen at least once.
- * No answer is larger than the maximum frame size, which clients use by default too: a memory read
- * is cut to fit, and a data range or an index that cannot fit is refused for good.
+ * No answer is larger than the maximum frame size, nor than what the reader asked for: memory reads
+ * and index pages are cut to fit both, and a data range (or, for readers before protocol 5, a whole
+ * index) that cannot fit is refused for good.
  */
 final class ReadHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ReadHandler.class);
@@ -104,6 +108,55 @@ final class ReadHandler {
     }
     metrics.read("index", index.size());
     return channel.respond(answer);
+  }
+
+  /**
+   * A page of the index: entries of one file (a segment of a local index file, sent with sendfile;
+   * read on the HDFS tier's threads into read memory when the file is there), as many as the
+   * reader's maxBytes and this server's frame both take.
+   */
+  void fetchIndexPage(TransportChannel channel, FetchIndexPageRequest req, ByteBufAllocator alloc) {
+    if (req.fromEntry() < 0) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
+          "fromEntry must not be negative, got " + req.fromEntry());
+    }
+    long header = TYPE_BYTE + FetchIndexPageResponse.ok(req.requestId(), 0, 0, false,
+        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+    int maxEntries = (int) (Math.min(req.maxBytes(), maxFrameSize - header) / IndexEntry.SIZE);
+    if (maxEntries < 1) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "maxBytes " + req.maxBytes()
+          + " leaves no room for one index entry of " + IndexEntry.SIZE + " bytes");
+    }
+    PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
+    if (files == null) {
+      channel.respond(FetchIndexPageResponse.ok(req.requestId(), 0, req.fromEntry(), false,
+          new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
+      return;
+    }
+    PartitionFiles.IndexPage page = files.indexView().page(req.fromEntry(), maxEntries);
+    if (remoteReads != null && page.isRemote()) {
+      long reserved = page.bytes();
+      if (!readBudget.tryReserve(reserved)) {
+        throw readMemorySpent();
+      }
+      readRemotely(channel, req.requestId(), reserved, () -> answerIndexPage(channel, req, page,
+          alloc));
+      return;
+    }
+    answerIndexPage(channel, req, page, alloc);
+  }
+
+  private ChannelFuture answerIndexPage(TransportChannel channel, FetchIndexPageRequest req,
+      PartitionFiles.IndexPage page, ByteBufAllocator alloc) {
+    ManagedBuffer entries;
+    try {
+      entries = page.read(alloc);
+    } catch (IOException e) {
+      throw dataNotFound(req.partitionId(), e);
+    }
+    metrics.read("index", entries.size());
+    return channel.respond(FetchIndexPageResponse.ok(req.requestId(), page.dataLength(),
+        page.nextEntry(), page.hasMore(), entries));
   }
 
   void fetchData(TransportChannel channel, FetchDataRequest req, ByteBufAllocator alloc) {

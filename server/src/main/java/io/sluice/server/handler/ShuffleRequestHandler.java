@@ -6,6 +6,7 @@ import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.FetchDataRequest;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
@@ -104,6 +105,8 @@ public final class ShuffleRequestHandler implements RequestHandler {
       channel.respond(StatusResponse.ok(id));
     } else if (request instanceof FetchMemoryDataRequest r) {
       read.fetchMemory(channel, r, channel.channel().alloc());
+    } else if (request instanceof FetchIndexPageRequest r) {
+      read.fetchIndexPage(channel, r, channel.channel().alloc());
     } else if (request instanceof FetchIndexRequest r) {
       read.fetchIndex(channel, r, channel.channel().alloc());
     } else if (request instanceof FetchDataRequest r) {

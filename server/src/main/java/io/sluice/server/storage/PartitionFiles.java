@@ -204,6 +204,106 @@ public final class PartitionFiles {
     public ManagedBuffer read(ByteBufAllocator allocator) throws IOException {
       return index(at, allocator);
     }
+
+    /**
+     * The page of at most {@code maxEntries} entries from entry number {@code fromEntry} on. Entries
+     * are numbered across the partition's generations in order, lost ones included, so a number
+     * means the same entry in every snapshot: generations only ever grow at the end. A page lies
+     * within one generation; the entries of a generation on a disk that failed for reads are
+     * skipped (those blocks are lost here, see {@link #readableGenerations}).
+     */
+    public IndexPage page(int fromEntry, int maxEntries) {
+      if (fromEntry < 0 || maxEntries < 1) {
+        throw new IllegalArgumentException("an index page from entry " + fromEntry + " of "
+            + maxEntries + " entries");
+      }
+      int first = 0;
+      for (Generation g : at.generations()) {
+        int end = first + g.blockCount();
+        if (fromEntry < end && !g.isLostDisk()) {
+          int from = Math.max(fromEntry, first);
+          int count = Math.min(maxEntries, end - from);
+          return new IndexPage(at.dataLength(), g, from - first, count, from + count,
+              from + count < at.blockCount());
+        }
+        first = end;
+      }
+      return new IndexPage(at.dataLength(), null, 0, 0, Math.max(fromEntry, at.blockCount()),
+          false);
+    }
+  }
+
+  /**
+   * One page of a partition's index: {@code count} entries of one generation from its
+   * {@code firstInGeneration}-th, and the entry number a reader asks from next.
+   */
+  public final class IndexPage {
+    private final long dataLength;
+    private final Generation generation;
+    private final int firstInGeneration;
+    private final int count;
+    private final int nextEntry;
+    private final boolean hasMore;
+
+    private IndexPage(long dataLength, Generation generation, int firstInGeneration, int count,
+        int nextEntry, boolean hasMore) {
+      this.dataLength = dataLength;
+      this.generation = generation;
+      this.firstInGeneration = firstInGeneration;
+      this.count = count;
+      this.nextEntry = nextEntry;
+      this.hasMore = hasMore;
+    }
+
+    /** Logical bytes of the partition's data when the page was cut; its entries lie within. */
+    public long dataLength() {
+      return dataLength;
+    }
+
+    public int nextEntry() {
+      return nextEntry;
+    }
+
+    public boolean hasMore() {
+      return hasMore;
+    }
+
+    /** The page's size in bytes. */
+    public long bytes() {
+      return (long) count * IndexEntry.SIZE;
+    }
+
+    /** Whether the entries live in a segment on the HDFS tier (read blocking, into memory). */
+    public boolean isRemote() {
+      return generation != null && generation.isRemote();
+    }
+
+    /**
+     * The entries: on a local disk a segment of the index file (sent with sendfile: no memory and
+     * no read on the calling thread beyond a size check), on HDFS read into a buffer from
+     * {@code allocator}. The caller owns the returned buffer.
+     */
+    public ManagedBuffer read(ByteBufAllocator allocator) throws IOException {
+      if (count == 0) {
+        return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
+      }
+      long offset = (long) firstInGeneration * IndexEntry.SIZE;
+      int length = count * IndexEntry.SIZE;
+      Generation g = generation;
+      if (g.isRemote()) {
+        ByteBuf entries = allocator.directBuffer(length, length);
+        try {
+          // The segment's index entries follow its data.
+          hdfs.read(g.remoteFile(), g.dataLength() + offset, length, entries);
+          return new NettyManagedBuffer(entries);
+        } catch (IOException | RuntimeException e) {
+          entries.release();
+          throw e;
+        }
+      }
+      checkReadable(g, g.indexFile(), offset + length);
+      return new FileSegmentManagedBuffer(g.indexFile(), offset, length);
+    }
   }
 
   private ManagedBuffer index(Snapshot at, ByteBufAllocator allocator) throws IOException {

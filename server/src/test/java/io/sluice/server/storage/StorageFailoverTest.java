@@ -100,6 +100,65 @@ class StorageFailoverTest {
   }
 
   @Test
+  void indexPagesCoverEveryGenerationInOrderAndKeepTheirNumbers() throws Exception {
+    PartitionFiles partition = partition(0);
+    Blocks.append(partition, 0, 40);
+    io.failOpen(a, ENOSPC);
+    Blocks.append(partition, 40, 40);
+    List<IndexEntry> whole = Blocks.decodeIndex(partition.index(PooledByteBufAllocator.DEFAULT));
+
+    List<IndexEntry> paged = new java.util.ArrayList<>();
+    int from = 0;
+    int pages = 0;
+    boolean more = true;
+    while (more) {
+      PartitionFiles.IndexPage page = partition.indexView().page(from, 15);
+      ManagedBuffer entries = page.read(PooledByteBufAllocator.DEFAULT);
+      assertInstanceOf(FileSegmentManagedBuffer.class, entries,
+          "a page of a local index file goes out with sendfile");
+      assertTrue(entries.size() <= 15L * IndexEntry.SIZE, "a page of " + entries.size());
+      assertEquals(partition.dataLength(), page.dataLength());
+      paged.addAll(Blocks.decodeIndex(entries));
+      assertTrue(page.nextEntry() > from || !page.hasMore(), "pages advance");
+      from = page.nextEntry();
+      more = page.hasMore();
+      pages++;
+    }
+    assertEquals(whole, paged);
+    assertEquals(6, pages, "15 + 15 + 10 entries in the first generation, as many in the second");
+
+    // Entry numbers stay where they are when the partition grows.
+    List<IndexEntry> before = Blocks.decodeIndex(partition.indexView().page(30, 20)
+        .read(PooledByteBufAllocator.DEFAULT));
+    Blocks.append(partition, 80, 10);
+    PartitionFiles.IndexPage after = partition.indexView().page(30, 20);
+    assertEquals(before, Blocks.decodeIndex(after.read(PooledByteBufAllocator.DEFAULT)));
+    assertEquals(40, after.nextEntry(), "a page ends with its generation");
+    assertTrue(after.hasMore());
+    PartitionFiles.IndexPage end = partition.indexView().page(90, 20);
+    assertEquals(0, end.bytes());
+    assertFalse(end.hasMore());
+    assertEquals(90, end.nextEntry());
+  }
+
+  @Test
+  void indexPagesSkipAGenerationOnADiskLostForReads() throws Exception {
+    PartitionFiles partition = partition(0);
+    Blocks.append(partition, 0, 10);
+    io.failOpen(a, ENOSPC);
+    Blocks.append(partition, 10, 10);
+    disks.markUnreadable(diskA, "IOException: Input/output error");
+
+    PartitionFiles.IndexPage page = partition.indexView().page(0, 100);
+    assertEquals(20, page.nextEntry());
+    assertFalse(page.hasMore());
+    List<IndexEntry> entries = Blocks.decodeIndex(page.read(PooledByteBufAllocator.DEFAULT));
+    assertEquals(Blocks.decodeIndex(partition.index(PooledByteBufAllocator.DEFAULT)), entries,
+        "the same entries as the whole index: those of the lost disk are left out");
+    assertEquals(10, entries.size());
+  }
+
+  @Test
   void aRangeAcrossGenerationsIsReadInTwoSegments() throws Exception {
     PartitionFiles partition = partition(0);
     Blocks.append(partition, 0, 10);

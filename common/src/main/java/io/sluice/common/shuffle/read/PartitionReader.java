@@ -2,6 +2,7 @@ package io.sluice.common.shuffle.read;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
@@ -14,6 +15,8 @@ import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
@@ -78,6 +81,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   /** How long the consumer waits for a block before the reader logs what it is waiting for. */
   private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(30);
   private static final Object END = new Object();
+  /** Bytes of a FetchData answer's frame besides its data: the type byte and the header. */
+  private static final int DATA_ANSWER_OVERHEAD = 1 + FetchDataResponse.ok(0,
+      new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
 
   /**
    * One partition to read.
@@ -374,19 +380,50 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
   }
 
-  /** Only after the last memory page: a block flushed meanwhile is then in the index. */
+  /**
+   * Only after the last memory page: a block flushed meanwhile is then in the index. Read in pages
+   * from servers that speak protocol 5 (an index of any size), whole from older ones.
+   */
   private void readIndex(LocationRead r) {
+    if (r.client.protocolVersion() >= FetchIndexPageRequest.SINCE_VERSION) {
+      readIndexPage(r, 0);
+      return;
+    }
     send(new Call<>(r, "the index",
         () -> new FetchIndexRequest(TransportClient.nextRequestId(), appId, shuffleId,
             r.partition.id()),
-        FetchIndexResponse.class, answer -> onIndex(r, answer)));
+        FetchIndexResponse.class, answer -> {
+          queueRanges(r, IndexEntry.decodeAll(bodyOf(answer)), answer.dataFileLength());
+          indexRead(r);
+        }));
   }
 
-  private void onIndex(LocationRead r, FetchIndexResponse index) throws IOException {
-    List<IndexEntry> entries = IndexEntry.decodeAll(bodyOf(index));
+  private void readIndexPage(LocationRead r, int fromEntry) {
+    send(new Call<>(r, "the index from entry " + fromEntry,
+        () -> new FetchIndexPageRequest(TransportClient.nextRequestId(), appId, shuffleId,
+            r.partition.id(), fromEntry, settings.maxRequestBytes()),
+        FetchIndexPageResponse.class, page -> onIndexPage(r, fromEntry, page)));
+  }
+
+  /** Plans the page's reads at once (they start as the budget allows) and asks for the next. */
+  private void onIndexPage(LocationRead r, int fromEntry, FetchIndexPageResponse page)
+      throws IOException {
+    if (page.hasMore() && page.nextEntry() <= fromEntry) {
+      throw new IOException("an index page from entry " + fromEntry
+          + " says more entries follow but names entry " + page.nextEntry() + " as the next");
+    }
+    queueRanges(r, IndexEntry.decodeAll(bodyOf(page)), page.dataFileLength());
+    if (page.hasMore()) {
+      readIndexPage(r, page.nextEntry());
+    } else {
+      indexRead(r);
+    }
+  }
+
+  private void queueRanges(LocationRead r, List<IndexEntry> entries, long dataLength) {
     Partition p = r.partition;
-    for (DataRange range : RangePlanner.plan(
-        entries, index.dataFileLength(), p.expected::wants, settings.maxRequestBytes())) {
+    for (DataRange range : RangePlanner.plan(entries, dataLength, p.expected::wants,
+        Math.min(settings.maxRequestBytes(), readLimit(r)))) {
       RangeAssembler assembler = new RangeAssembler(range, allocator);
       r.pendingReads++;
       waiting.add(new Waiting(r, range.length(), () -> {
@@ -396,11 +433,15 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
         readRange(r, assembler);
       }));
     }
+  }
+
+  /** The whole index was read and its reads queued. */
+  private void indexRead(LocationRead r) {
     r.planned = true;
     finishIfRead(r);
     if (!r.advanced) {
       r.advanced = true;
-      startNextLocation(p);
+      startNextLocation(r.partition);
     }
   }
 
@@ -409,11 +450,22 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       deliver(r, assembler, assembler.takeCompleted());
       return;
     }
-    send(new Call<>(r, "data [" + assembler.nextOffset() + ", +" + assembler.remaining() + ")",
+    int length = Math.min(assembler.remaining(), readLimit(r));
+    send(new Call<>(r, "data [" + assembler.nextOffset() + ", +" + length + ")",
         () -> new FetchDataRequest(TransportClient.nextRequestId(), appId, shuffleId,
-            r.partition.id(), assembler.nextOffset(), assembler.remaining()),
+            r.partition.id(), assembler.nextOffset(), length),
         FetchDataResponse.class, answer -> deliver(r, assembler,
             assembler.append(bodyOf(answer).retain()))));
+  }
+
+  /**
+   * The most bytes one data read from the location's server may ask for: what the server's frame
+   * (told at the handshake, from protocol 5) holds. A longer range, even a single block, is read in
+   * several answers, as a short answer is.
+   */
+  private static int readLimit(LocationRead r) {
+    int frame = r.client.serverMaxFrameSize();
+    return frame == 0 ? Integer.MAX_VALUE : Math.max(1, frame - DATA_ANSWER_OVERHEAD);
   }
 
   /** Offers the blocks cut so far; reads on where a short answer ended, or closes the range. */

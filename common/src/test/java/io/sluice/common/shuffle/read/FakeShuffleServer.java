@@ -7,12 +7,15 @@ import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
@@ -21,6 +24,7 @@ import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.common.transport.TransportConf;
@@ -83,12 +87,19 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
   private final List<Long> pushArrivals = new ArrayList<>();
   private final List<Held> held = new ArrayList<>();
   private boolean holdPushes;
+  private int indexPageEntries = Integer.MAX_VALUE;
   private long heldBytes;
   private long maxHeldBytes;
 
   public FakeShuffleServer() {
+    this(ProtocolVersion.CURRENT);
+  }
+
+  /** A server of the release whose newest protocol version was {@code newestVersion}. */
+  public FakeShuffleServer(int newestVersion) {
     server = new TransportContext(new TransportConf(SluiceConf.empty()), "fake-server",
-        PooledByteBufAllocator.DEFAULT).createServer("127.0.0.1", 0, this);
+        PooledByteBufAllocator.DEFAULT).speakingUpTo(newestVersion)
+        .createServer("127.0.0.1", 0, this);
   }
 
   public int port() {
@@ -262,19 +273,37 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
       answerMemory(channel, r);
     } else if (request instanceof FetchIndexRequest r) {
       Partition p = partition(r.partitionId());
-      ByteBuf index = PooledByteBufAllocator.DEFAULT.directBuffer();
-      for (long[] e : p.index) {
-        index.writeLong(e[0]).writeInt((int) e[1]).writeInt((int) e[2]).writeInt((int) e[3])
-            .writeLong(e[4]).writeInt((int) e[5]);
-      }
       channel.respond(FetchIndexResponse.ok(r.requestId(), p.disk.size(),
-          new NettyManagedBuffer(index)));
+          new NettyManagedBuffer(entries(p, 0, p.index.size()))));
+    } else if (request instanceof FetchIndexPageRequest r) {
+      Partition p = partition(r.partitionId());
+      int from = Math.min(r.fromEntry(), p.index.size());
+      int to = Math.min(p.index.size(),
+          from + Math.min(indexPageEntries, r.maxBytes() / IndexEntry.SIZE));
+      channel.respond(FetchIndexPageResponse.ok(r.requestId(), p.disk.size(), to,
+          to < p.index.size(), new NettyManagedBuffer(entries(p, from, to))));
     } else if (request instanceof FetchDataRequest r) {
       answerData(channel, r);
     } else {
       channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
           "not served here: " + request));
     }
+  }
+
+  /** Index entries {@code [from, to)} of the partition as the wire carries them. */
+  private static ByteBuf entries(Partition p, int from, int to) {
+    ByteBuf index = PooledByteBufAllocator.DEFAULT.directBuffer();
+    for (long[] e : p.index.subList(from, to)) {
+      index.writeLong(e[0]).writeInt((int) e[1]).writeInt((int) e[2]).writeInt((int) e[3])
+          .writeLong(e[4]).writeInt((int) e[5]);
+    }
+    return index;
+  }
+
+  /** Answers index pages of at most {@code entries} entries. */
+  public synchronized FakeShuffleServer indexPagesOf(int entries) {
+    this.indexPageEntries = entries;
+    return this;
   }
 
   private void storePush(TransportChannel channel, PushDataRequest r) {

@@ -17,6 +17,7 @@ import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.FetchDataRequest;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
@@ -121,7 +122,45 @@ class PartitionReaderTest {
     List<Class<?>> order = server.received(RequestMessage.class).stream()
         .<Class<?>>map(Object::getClass).distinct().toList();
     assertEquals(List.of(GetShuffleResultRequest.class, FetchMemoryDataRequest.class,
-        FetchIndexRequest.class, FetchDataRequest.class), order);
+        FetchIndexPageRequest.class, FetchDataRequest.class), order);
+  }
+
+  @Test
+  void readsTheIndexPageByPageAsTheServerCutsIt() throws Exception {
+    int p = 3;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    Block z0 = block(p, SPECULATIVE, 0, 1000);
+    Block a2 = block(p, A, 2, 1000);
+    Block b0 = block(p, B, 0, 1000);
+    server.indexPagesOf(2).onDisk(p, a0, a1, z0, a2, b0).commit(p, a0, a1, a2, b0, z0);
+
+    List<Taken> taken = readAll(start(WIDE, source(p, A, B)));
+
+    assertBlocks(List.of(a0, a1, a2, b0), taken);
+    assertEquals(List.of(0, 2, 4), server.received(FetchIndexPageRequest.class).stream()
+        .map(FetchIndexPageRequest::fromEntry).toList());
+    // Each page's wanted blocks are planned as they come: adjacent ones of a page in one read.
+    assertEquals(List.of("0+2000", "3000+1000", "4000+1000"), dataReads(server));
+  }
+
+  @Test
+  void readsTheWholeIndexOfAServerOfProtocolFour() throws Exception {
+    FakeShuffleServer old = new FakeShuffleServer(4);
+    servers.add(old);
+    int p = 3;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    Block b0 = block(p, B, 0, 1000);
+    old.onDisk(p, a0, a1).inMemory(p, b0).commit(p, a0, a1, b0);
+
+    List<Taken> taken = readAll(start(WIDE, source(p, List.of(new PartitionLocation(0,
+        List.of(old.address()))), A, B)));
+
+    assertBlocks(List.of(a0, a1, b0), taken);
+    assertEquals(1, old.received(FetchIndexRequest.class).size());
+    assertTrue(old.received(FetchIndexPageRequest.class).isEmpty(),
+        "a server of protocol 4 knows no index pages");
   }
 
   @Test
@@ -206,7 +245,7 @@ class PartitionReaderTest {
     server.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1)
         .failNext(GetShuffleResultRequest.class, StatusCode.BUSY, 1)
         .ignoreNext(FetchMemoryDataRequest.class)
-        .failNext(FetchIndexRequest.class, StatusCode.NO_BUFFER, 1)
+        .failNext(FetchIndexPageRequest.class, StatusCode.NO_BUFFER, 1)
         .failNext(FetchDataRequest.class, StatusCode.BUSY, 2);
 
     List<Taken> taken = readAll(start(WIDE, source(p, A)));
@@ -214,7 +253,7 @@ class PartitionReaderTest {
     assertBlocks(List.of(a0, a1), taken);
     assertEquals(2, server.received(GetShuffleResultRequest.class).size());
     assertEquals(2, server.received(FetchMemoryDataRequest.class).size());
-    assertEquals(2, server.received(FetchIndexRequest.class).size());
+    assertEquals(2, server.received(FetchIndexPageRequest.class).size());
     assertEquals(List.of("0+100", "0+100", "0+100"), dataReads(server));
   }
 
@@ -223,14 +262,14 @@ class PartitionReaderTest {
     int p = 0;
     Block a0 = block(p, A, 0, 100);
     server.onDisk(p, a0).commit(p, a0)
-        .failNext(FetchIndexRequest.class, StatusCode.DATA_NOT_FOUND, 1);
+        .failNext(FetchIndexPageRequest.class, StatusCode.DATA_NOT_FOUND, 1);
 
     PartitionFetchException e = assertThrows(PartitionFetchException.class,
         () -> readAll(start(WIDE, source(p, A))));
 
     assertEquals(p, e.partition());
     assertTrue(e.getMessage().contains("DATA_NOT_FOUND"), e.getMessage());
-    assertEquals(1, server.received(FetchIndexRequest.class).size());
+    assertEquals(1, server.received(FetchIndexPageRequest.class).size());
   }
 
   @Test
@@ -331,7 +370,7 @@ class PartitionReaderTest {
 
     // Whether or not partition 1's block was queued first, the failure comes first. Partition 1
     // may not get as far as its index when partition 2 fails first: wait for the failing one only.
-    awaitStable(() -> server.received(FetchIndexRequest.class).stream()
+    awaitStable(() -> server.received(FetchIndexPageRequest.class).stream()
         .anyMatch(r -> r.partitionId() == 2));
 
     PartitionFetchException e = assertThrows(PartitionFetchException.class,
@@ -481,7 +520,7 @@ class PartitionReaderTest {
 
     assertBlocks(List.of(a0, a1), taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
-    assertTrue(server.received(FetchIndexRequest.class).isEmpty());
+    assertTrue(server.received(FetchIndexPageRequest.class).isEmpty());
   }
 
   @Test
@@ -582,7 +621,7 @@ class PartitionReaderTest {
 
     assertBlocks(blocks, taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
-    assertEquals(1, server.received(FetchIndexRequest.class).size());
+    assertEquals(1, server.received(FetchIndexPageRequest.class).size());
     assertEquals(List.of("0+4000"), dataReads(server));
     assertTrue(oldReplica.received(RequestMessage.class).isEmpty());
     assertTrue(newReplica.received(RequestMessage.class).isEmpty());
