@@ -43,6 +43,12 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final PartitionBuffers buffers;
   private final RowChecksums checksums;
   private final SortShuffleSizes sizes;
+  /**
+   * Where blocks are compressed, kept for the whole task: each block leaves it as a copy of its own
+   * size (or sealed, which copies too), so that what the pusher holds is the block's size and not
+   * the codec's worst case. Released in {@link #stop}.
+   */
+  private ByteBuf compressionBuffer;
   private MapStatus mapStatus;
 
   public SluiceShuffleWriter(SluiceShuffleHandle<K, V, C> handle, long mapId, TaskContext context,
@@ -99,6 +105,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     metrics.incRecordsWritten(written);
     buffers.flushAll();
     buffers.releaseGranted();
+    releaseCompressionBuffer();
     pusher.finish();
     long commitStart = System.nanoTime();
     try {
@@ -122,33 +129,42 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   /** Compresses one block and hands it to the pusher. */
   private void encodeAndPush(int partition, byte[] bytes, int length) throws IOException {
     CompressionCodec codec = client.codec();
-    ByteBuf compressed = client.allocator().directBuffer(codec.maxCompressedLength(length));
-    try {
-      codec.compress(Unpooled.wrappedBuffer(bytes, 0, length), compressed);
-    } catch (RuntimeException e) {
-      compressed.release();
-      throw e;
-    }
+    ByteBuf compressed = compressionBuffer(codec.maxCompressedLength(length));
+    codec.compress(Unpooled.wrappedBuffer(bytes, 0, length), compressed);
     // Spark is told the size its own shuffle would have written, so that it plans the same way.
     long size = sizes.ofBlock(compressed, length);
     partitionLengths[partition] += size;
     metrics.incBytesWritten(size);
     BlockCipher cipher = client.blockCipher();
+    ByteBuf block;
     if (cipher != null) {
-      ByteBuf sealed;
-      try {
-        sealed = cipher.seal(compressed, client.allocator());
-      } finally {
-        compressed.release();
-      }
-      pusher.add(partition, sealed, length);
-      return;
+      block = cipher.seal(compressed, client.allocator());
+    } else {
+      int n = compressed.readableBytes();
+      block = client.allocator().directBuffer(n, n).writeBytes(compressed);
     }
-    pusher.add(partition, compressed, length);
+    pusher.add(partition, block, length);
+  }
+
+  private void releaseCompressionBuffer() {
+    if (compressionBuffer != null) {
+      compressionBuffer.release();
+      compressionBuffer = null;
+    }
+  }
+
+  /** The compression buffer, empty and at least {@code capacity} large. */
+  private ByteBuf compressionBuffer(int capacity) {
+    if (compressionBuffer == null || compressionBuffer.capacity() < capacity) {
+      releaseCompressionBuffer();
+      compressionBuffer = client.allocator().directBuffer(capacity, capacity);
+    }
+    return compressionBuffer.clear();
   }
 
   @Override
   public Option<MapStatus> stop(boolean success) {
+    releaseCompressionBuffer();
     if (!success || mapStatus == null) {
       buffers.discard();
       pusher.abort();

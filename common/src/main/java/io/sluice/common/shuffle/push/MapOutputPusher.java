@@ -42,10 +42,11 @@ import org.slf4j.LoggerFactory;
  * <p>Each block gets the next sequence number of its partition and its CRC32C, and joins the batch
  * bound for its partition's primary server; a batch is pushed when it reaches
  * {@link PushSettings#batchSize()}, asynchronously. The attempt holds at most
- * {@link PushSettings#maxBytesBuffered()} of blocks, batched or pushed and not yet acknowledged,
- * however many servers it writes to: when it would pass that, the largest batch goes out, and when
- * nothing is left to send the caller waits for acknowledgements. A map task therefore waits only for
- * room and, at the end, in {@link #finish()}.
+ * {@link PushSettings#maxBytesBuffered()} of block buffers (counted by their capacity, the memory
+ * they take, not only the bytes they hold), batched or pushed and not yet acknowledged, however many
+ * servers it writes to: when it would pass that, the largest batch goes out, and when nothing is
+ * left to send the caller waits for acknowledgements. A map task therefore waits only for room and,
+ * at the end, in {@link #finish()}.
  *
  * <p>A push answered NO_BUFFER or BUSY is sent again to the same server after a back-off. A push
  * whose location cannot take it (refused or broken connection, no answer twice, a server that
@@ -107,6 +108,7 @@ public final class MapOutputPusher {
    */
   public void add(int partition, ByteBuf data, int uncompressedLength) throws IOException {
     int size = data.readableBytes();
+    int held = data.capacity();
     BlockDescriptor block;
     try {
       block = new BlockDescriptor(partition, taskAttemptId, blockCounts[partition], size,
@@ -117,14 +119,14 @@ public final class MapOutputPusher {
     }
     synchronized (this) {
       try {
-        awaitRoom(size);
+        awaitRoom(held);
         checkFailure();
       } catch (IOException | RuntimeException e) {
         data.release();
         throw e;
       }
       blockCounts[partition]++;
-      buffered += size;
+      buffered += held;
       PartitionLocation location = locator.location(partition);
       Batch batch = batches.computeIfAbsent(location.primary().serverId(),
           id -> new Batch(location.primary()));
@@ -234,7 +236,7 @@ public final class MapOutputPusher {
       failure = new IOException("the map attempt was aborted");
     }
     for (Batch batch : batches.values()) {
-      buffered -= batch.bytes;
+      buffered -= batch.held;
       batch.release();
     }
     batches.clear();
@@ -251,7 +253,7 @@ public final class MapOutputPusher {
     return waitNanos;
   }
 
-  /** Bytes of blocks held now, batched or in flight. */
+  /** Bytes of block buffers held now, batched or in flight (by capacity). */
   public synchronized long bufferedBytes() {
     return buffered;
   }
@@ -362,7 +364,7 @@ public final class MapOutputPusher {
   }
 
   private void done(Batch batch) {
-    buffered -= batch.bytes;
+    buffered -= batch.held;
     batch.release();
     outstanding--;
     notifyAll();
@@ -447,7 +449,10 @@ public final class MapOutputPusher {
     final List<BlockDescriptor> blocks = new ArrayList<>();
     final List<ByteBuf> data = new ArrayList<>();
     final Map<Integer, PartitionLocation> locations = new LinkedHashMap<>();
+    /** Bytes of the blocks, what the push carries. */
     long bytes;
+    /** Capacity of the blocks' buffers, what they take from memory. */
+    long held;
 
     Batch(ServerAddress primary) {
       this.primary = primary;
@@ -458,6 +463,7 @@ public final class MapOutputPusher {
       data.add(bytes);
       locations.put(block.partitionId(), location);
       this.bytes += block.length();
+      this.held += bytes.capacity();
     }
 
     List<ReplicaChain> chains() {

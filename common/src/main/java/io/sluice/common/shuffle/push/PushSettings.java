@@ -6,8 +6,9 @@ import io.sluice.common.shuffle.Backoff;
  * How a map attempt pushes.
  *
  * @param batchSize blocks bound for one server are packed into pushes of about this many bytes
- * @param maxBytesBuffered bytes of blocks the attempt holds, queued in batches or pushed and not
- *     yet acknowledged, whatever the number of servers; the attempt waits when it would pass this
+ * @param maxBytesBuffered bytes of block buffers (their capacity) the attempt holds, queued in
+ *     batches or pushed and not yet acknowledged, whatever the number of servers; the attempt waits
+ *     when it would pass this
  * @param backoff retries of a push or commit answered with a retriable status (NO_BUFFER, BUSY)
  * @param maxRelocations how many times the blocks of one push may be sent to a new location after
  *     the old one failed, before the attempt gives up
