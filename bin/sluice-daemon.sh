@@ -7,7 +7,8 @@
 #   JAVA_HOME          Java 17 or newer; `java` on the PATH otherwise
 #   SLUICE_LOG_DIR     where daemons write their logs (default: $SLUICE_HOME/logs)
 #   SLUICE_PID_DIR     where daemons keep their pid files (default: $SLUICE_HOME/run)
-#   SLUICE_SERVER_HEAP, SLUICE_COORDINATOR_HEAP   heap sizes (defaults 512m and 1g)
+#   SLUICE_SERVER_HEAP, SLUICE_COORDINATOR_HEAP   heap sizes (the server's is derived from its
+#                      configuration when unset, the coordinator's is 1g)
 #   SLUICE_JAVA_OPTS   extra JVM options for every daemon
 #   SLUICE_START_TIMEOUT seconds start waits for the daemon to serve its ports (default 120)
 #   SLUICE_FOREGROUND  when set (to anything), start runs the daemon in the foreground in place of

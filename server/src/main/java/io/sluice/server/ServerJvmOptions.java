@@ -13,8 +13,10 @@ import java.util.Map;
  * Prints the JVM options {@code bin/start-server.sh} starts the server with, so that the script never
  * parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus a fixed
  * allowance for Netty's network pool derived from the transport's receive bounds (and one for
- * Hadoop's client with an HDFS tier), and the heap is small because shuffle bytes never live there.
- * Usage: {@code ServerJvmOptions <server.conf> <heap size>}.
+ * Hadoop's client with an HDFS tier); the heap, where no shuffle byte lives, holds a fixed base plus
+ * the bookkeeping of the shuffle shape the configuration sizes it for ({@code heap.commit.pairs},
+ * {@code heap.blocks.in.memory}), unless the operator gives a size.
+ * Usage: {@code ServerJvmOptions <server.conf> [heap size]}.
  */
 public final class ServerJvmOptions {
   /**
@@ -29,7 +31,31 @@ public final class ServerJvmOptions {
    */
   public static final long HDFS_BYTES_PER_THREAD = 1L << 20;
 
+  /** Heap for a block held in the push pool: 121 bytes measured by BlockHeapTest, with room. */
+  public static final long HEAP_BYTES_PER_BLOCK = 160;
+
+  /**
+   * Heap per hundred (map task, partition) pairs of committed counts: 128 measured by
+   * CommitScaleTest, with room.
+   */
+  public static final long HEAP_BYTES_PER_100_COMMIT_PAIRS = 150;
+
+  /**
+   * Heap beside the shuffle bookkeeping: classes, the transport's and metrics' objects, the HDFS
+   * client when there is one, registrations and partition states, and room for G1 to work in.
+   */
+  public static final long HEAP_BASE_BYTES = 256L << 20;
+
   private ServerJvmOptions() {}
+
+  /** The heap {@code bin/start-server.sh} gives the server when no size is set, in whole MiB. */
+  public static long heap(SluiceConf conf) {
+    long bytes = HEAP_BASE_BYTES
+        + conf.get(ServerOptions.HEAP_COMMIT_PAIRS) * HEAP_BYTES_PER_100_COMMIT_PAIRS / 100
+        + conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY) * HEAP_BYTES_PER_BLOCK;
+    long mib = 1L << 20;
+    return (bytes + mib - 1) / mib * mib;
+  }
 
   public static long maxDirectMemory(SluiceConf conf) {
     return conf.get(ServerOptions.BUFFER_CAPACITY) + conf.get(ServerOptions.READ_BUFFER_CAPACITY)
@@ -62,14 +88,15 @@ public final class ServerJvmOptions {
   }
 
   public static void main(String[] args) {
-    if (args.length != 2) {
-      System.err.println("usage: ServerJvmOptions <server.conf> <heap size, e.g. 512m>");
+    if (args.length < 1 || args.length > 2) {
+      System.err.println("usage: ServerJvmOptions <server.conf> [heap size, e.g. 2g]");
       System.exit(2);
     }
     try {
       SluiceConf conf =
           ConfigLoader.load(Path.of(args[0]), Map.of(), ConfigDocGenerator.discover());
-      String heap = args[1];
+      String heap = args.length == 2 && !args[1].isEmpty()
+          ? args[1] : String.valueOf(heap(conf));
       System.out.println(String.join(" ",
           "-Xms" + heap,
           "-Xmx" + heap,

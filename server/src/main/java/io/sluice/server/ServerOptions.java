@@ -176,6 +176,27 @@ public final class ServerOptions implements ConfigOptionSet {
               + "Time the server itself was paused (GC, SIGSTOP) does not count.")
           .build();
 
+  public static final ConfigOption<Integer> HEAP_COMMIT_PAIRS =
+      ConfigOption.integer("heap.commit.pairs")
+          .defaultValue("100000000")
+          .min(0)
+          .doc("(Map task, partition) pairs of committed block counts the server's heap is sized "
+              + "for, over every shuffle it holds at once: `bin/start-server.sh` gives the heap 1.5 "
+              + "bytes per pair (a 10,000-map x 10,000-partition shuffle is 100 M pairs). A sizing, "
+              + "not a limit: a server holding more needs more heap (GC time grows first). "
+              + "`SLUICE_SERVER_HEAP`, when set, takes precedence.")
+          .build();
+
+  public static final ConfigOption<Integer> HEAP_BLOCKS_IN_MEMORY =
+      ConfigOption.integer("heap.blocks.in.memory")
+          .defaultValue("1000000")
+          .min(0)
+          .doc("Blocks in the push pool at once the server's heap is sized for: "
+              + "`bin/start-server.sh` gives the heap 160 bytes per block (their descriptors and "
+              + "slices). With the defaults, `buffer.capacity` full of blocks of 1 KiB on average. "
+              + "A sizing, not a limit. `SLUICE_SERVER_HEAP`, when set, takes precedence.")
+          .build();
+
   public static final ConfigOption<Integer> MAX_APPLICATIONS =
       ConfigOption.integer("app.max")
           .defaultValue("10000")
@@ -230,6 +251,7 @@ public final class ServerOptions implements ConfigOptionSet {
   private static final List<ConfigOption<?>> ALL = List.of(
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
+      HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
       PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, HDFS_DIR,
       HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
