@@ -6,6 +6,7 @@ import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.TransportOptions;
 import io.sluice.common.transport.TransportServer;
+import io.sluice.server.memory.PushBufferPool;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -52,7 +53,8 @@ public final class ServerJvmOptions {
   public static long heap(SluiceConf conf) {
     long bytes = HEAP_BASE_BYTES
         + conf.get(ServerOptions.HEAP_COMMIT_PAIRS) * HEAP_BYTES_PER_100_COMMIT_PAIRS / 100
-        + conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY) * HEAP_BYTES_PER_BLOCK;
+        + PushBufferPool.maxBlocks(conf.get(ServerOptions.BUFFER_CAPACITY),
+            conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY)) * HEAP_BYTES_PER_BLOCK;
     long mib = 1L << 20;
     return (bytes + mib - 1) / mib * mib;
   }

@@ -190,11 +190,12 @@ public final class ServerOptions implements ConfigOptionSet {
   public static final ConfigOption<Integer> HEAP_BLOCKS_IN_MEMORY =
       ConfigOption.integer("heap.blocks.in.memory")
           .defaultValue("1000000")
-          .min(0)
-          .doc("Blocks in the push pool at once the server's heap is sized for: "
-              + "`bin/start-server.sh` gives the heap 160 bytes per block (their descriptors and "
-              + "slices). With the defaults, `buffer.capacity` full of blocks of 1 KiB on average. "
-              + "A sizing, not a limit. `SLUICE_SERVER_HEAP`, when set, takes precedence.")
+          .min(1000)
+          .doc("The most blocks the push pool holds at once, which bounds the heap their "
+              + "bookkeeping takes: every block is charged at least `buffer.capacity` / this much "
+              + "of the pool (at most 32 KiB), so smaller blocks fill it (and are flushed) sooner; "
+              + "with the defaults a block under 1 KiB counts as 1 KiB. `bin/start-server.sh` gives "
+              + "the heap 160 bytes per block. `SLUICE_SERVER_HEAP`, when set, takes precedence.")
           .build();
 
   public static final ConfigOption<Integer> MAX_APPLICATIONS =

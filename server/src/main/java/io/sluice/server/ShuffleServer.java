@@ -97,7 +97,9 @@ public final class ShuffleServer implements Closeable {
       this.conf = conf;
       this.pushPool = new PushBufferPool(conf.get(ServerOptions.BUFFER_CAPACITY),
           conf.get(ServerOptions.FLUSH_HIGH_WATERMARK),
-          conf.get(ServerOptions.FLUSH_LOW_WATERMARK));
+          conf.get(ServerOptions.FLUSH_LOW_WATERMARK),
+          PushBufferPool.minBlockCharge(conf.get(ServerOptions.BUFFER_CAPACITY),
+              conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY)));
       this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
       this.networkAllocator = NettyTransports.pooledAllocator(
           Math.max(1, Runtime.getRuntime().availableProcessors()));

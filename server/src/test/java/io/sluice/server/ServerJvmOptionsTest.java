@@ -19,8 +19,10 @@ class ServerJvmOptionsTest {
 
     SluiceConf large = TestServers.conf(dir, Map.of(
         ServerOptions.HEAP_COMMIT_PAIRS.key(), "1000000000",
-        ServerOptions.HEAP_BLOCKS_IN_MEMORY.key(), "0"));
-    assertEquals((256L << 20) + ((1_500_000_000L + (1 << 20) - 1) >> 20 << 20),
-        ServerJvmOptions.heap(large));
+        ServerOptions.HEAP_BLOCKS_IN_MEMORY.key(), "1000"));
+    // 1 GiB of push pool / 1,000 blocks would charge 1 MiB per block; the charge stops at 32 KiB,
+    // so the pool may hold 32,768 blocks, and the heap is sized for those.
+    long bytes = (256L << 20) + 1_500_000_000L + 32_768L * ServerJvmOptions.HEAP_BYTES_PER_BLOCK;
+    assertEquals((bytes + (1 << 20) - 1) >> 20 << 20, ServerJvmOptions.heap(large));
   }
 }

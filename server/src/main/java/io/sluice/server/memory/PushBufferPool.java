@@ -54,6 +54,8 @@ public final class PushBufferPool {
   private final long highBytes;
   private final long lowBytes;
   private final long chunkSize;
+  /** The least a block is charged, so that the pool's capacity bounds how many blocks it holds. */
+  private final int minBlockCharge;
   /** Bytes of the blocks handed out and not yet freed, at the arena's size-class granularity. */
   private final AtomicLong blockBytes = new AtomicLong();
   /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
@@ -73,6 +75,21 @@ public final class PushBufferPool {
    *     ({@code buffer.flush.low.watermark})
    */
   public PushBufferPool(long capacity, double highWatermark, double lowWatermark) {
+    this(capacity, highWatermark, lowWatermark, 1);
+  }
+
+  /**
+   * @param minBlockCharge the least a block takes of the capacity, however small (at most
+   *     {@link #SMALL_BLOCK}): the pool then holds at most {@code capacity / minBlockCharge} blocks,
+   *     which bounds the heap their bookkeeping takes (see {@link #minBlockCharge(long, long)})
+   */
+  public PushBufferPool(long capacity, double highWatermark, double lowWatermark,
+      int minBlockCharge) {
+    if (minBlockCharge < 1 || minBlockCharge > SMALL_BLOCK) {
+      throw new IllegalArgumentException("a block's least charge must be 1 to " + SMALL_BLOCK
+          + " bytes, got " + minBlockCharge);
+    }
+    this.minBlockCharge = minBlockCharge;
     if (capacity <= 0 || !(lowWatermark >= 0 && lowWatermark < highWatermark
         && highWatermark <= 1)) {
       throw new IllegalArgumentException("invalid push pool: capacity " + capacity
@@ -85,6 +102,20 @@ public final class PushBufferPool {
         true, 0, 1, PooledByteBufAllocator.defaultPageSize(), CHUNK_ORDER, 0, 0, false);
     this.metric = allocator.metric();
     this.chunkSize = metric.chunkSize();
+  }
+
+  /**
+   * The least charge per block that keeps a pool of {@code capacity} bytes at
+   * {@code maxBlocks} blocks or fewer ({@code buffer.capacity / heap.blocks.in.memory}), up to
+   * {@link #SMALL_BLOCK}, beyond which every block is charged at least that much anyway.
+   */
+  public static int minBlockCharge(long capacity, long maxBlocks) {
+    return (int) Math.min(SMALL_BLOCK, Math.max(1, (capacity + maxBlocks - 1) / maxBlocks));
+  }
+
+  /** The most blocks a pool of {@code capacity} bytes holds with {@link #minBlockCharge}. */
+  public static long maxBlocks(long capacity, long maxBlocks) {
+    return capacity / minBlockCharge(capacity, maxBlocks);
   }
 
   /**
@@ -107,7 +138,7 @@ public final class PushBufferPool {
    */
   public void free(ByteBuf buf) {
     if (buf.capacity() < SMALL_BLOCK) {
-      blockBytes.addAndGet(-buf.capacity());
+      blockBytes.addAndGet(-Math.max(buf.capacity(), minBlockCharge));
       synchronized (this) {
         buf.release();
         if (open != null && open.refCnt() == 1) {
@@ -220,11 +251,13 @@ public final class PushBufferPool {
   }
 
   private ByteBuf fromSlab(int length) {
+    // A block takes at least the least charge of its slab, so a slab holds a bounded number.
+    int charge = Math.max(length, minBlockCharge);
     if (open != null) {
       open.rewindIfUnused();
-      if (open.fits(length)) {
-        blockBytes.addAndGet(length);
-        return open.take(length);
+      if (open.fits(charge)) {
+        blockBytes.addAndGet(charge);
+        return open.take(length, charge);
       }
     }
     if (arenaUpperBound + slabBytes.get() + SLAB_SIZE > capacity) {
@@ -241,8 +274,8 @@ public final class PushBufferPool {
       open.release();
     }
     open = new Slab(SLAB_SIZE, slabFreed);
-    blockBytes.addAndGet(length);
-    return open.take(length);
+    blockBytes.addAndGet(charge);
+    return open.take(length, charge);
   }
 
   /** The size class a pooled buffer occupies: its capacity rounded up by the pool. */

@@ -46,10 +46,13 @@ final class Slab extends UnpooledUnsafeDirectByteBuf {
     return capacity() - used >= length;
   }
 
-  /** A block of {@code length} bytes at the end of what is used, empty and ready to be written. */
-  ByteBuf take(int length) {
+  /**
+   * A block of {@code length} bytes at the end of what is used, empty and ready to be written, that
+   * takes {@code charge} bytes of the slab (at least {@code length}).
+   */
+  ByteBuf take(int length, int charge) {
     ByteBuf block = retainedSlice(used, length).clear();
-    used += length;
+    used += charge;
     return block;
   }
 

@@ -159,6 +159,30 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void tinyBlocksAreChargedTheLeastChargeSoTheCapacityBoundsTheirNumber() {
+    long capacity = 4 * MIB;
+    int charge = PushBufferPool.minBlockCharge(capacity, 4_096);
+    assertEquals(1024, charge);
+    assertEquals(4_096, PushBufferPool.maxBlocks(capacity, 4_096));
+    assertEquals(32 * 1024, PushBufferPool.minBlockCharge(capacity, 10),
+        "never more than the smallest block of the arena is charged anyway");
+    PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5, charge);
+    List<ByteBuf> held = new ArrayList<>();
+    ByteBuf b;
+    while ((b = pool.tryAllocate(16)) != null) {
+      assertEquals(16, b.capacity(), "the block has its own size; the slab lends it more");
+      held.add(b.writeZero(16));
+    }
+    assertEquals(4_096, held.size(), "4 MiB at 1 KiB a block, however small the blocks");
+    assertEquals(capacity, pool.allocatedBytes());
+    assertTrue(pool.needsFlush());
+    held.forEach(pool::free);
+    assertEquals(0, pool.allocatedBytes());
+    assertEquals(0, pool.usedBytes());
+    assertThrows(IllegalArgumentException.class, () -> new PushBufferPool(MIB, 0.75, 0.5, 0));
+  }
+
+  @Test
   void anEmptyChunkTakesABlockEvenWhenTheCountSaysFull() {
     // A chunk that never reached a quarter of use stays allocated when it empties. With a pool of
     // one chunk, that chunk alone makes the count full, yet a block fits it without growing.
