@@ -193,9 +193,11 @@ public final class ServerOptions implements ConfigOptionSet {
           .min(1000)
           .doc("The most blocks the push pool holds at once, which bounds the heap their "
               + "bookkeeping takes: every block is charged at least `buffer.capacity` / this much "
-              + "of the pool (at most 32 KiB), so smaller blocks fill it (and are flushed) sooner; "
-              + "with the defaults a block under 1 KiB counts as 1 KiB. `bin/start-server.sh` gives "
-              + "the heap 160 bytes per block. `SLUICE_SERVER_HEAP`, when set, takes precedence.")
+              + "of the pool, so smaller blocks fill it (and are flushed) sooner; with the "
+              + "defaults a block under 1,074 bytes counts as 1,074. The charge stops at 32 KiB, "
+              + "so a pool larger than this x 32 KiB holds up to `buffer.capacity` / 32 KiB blocks. "
+              + "`bin/start-server.sh` gives the heap 160 bytes per block the pool can hold. "
+              + "`SLUICE_SERVER_HEAP`, when set, takes precedence.")
           .build();
 
   public static final ConfigOption<Integer> MAX_APPLICATIONS =

@@ -6,9 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.FetchIndexPageRequest;
+import io.sluice.common.protocol.message.FetchIndexPageResponse;
+import io.sluice.common.shuffle.IndexEntry;
+import io.sluice.common.transport.TransportClient;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.server.storage.FaultyFileIo;
 import io.sluice.server.storage.LocalDisk;
+import io.sluice.server.shuffle.PartitionState;
+import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.RestartManifest;
 import io.sluice.common.shuffle.read.PartitionFetchException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -136,6 +143,66 @@ class DiskFailureTest {
   }
 
   /** One map attempt that writes one block to a random partition, through the push client. */
+  @Test
+  void anIndexPageOnADiskThatVanishedIsSkippedNotFailed() throws Exception {
+    FaultyFileIo io = new FaultyFileIo();
+    ShuffleServer server = new ShuffleServer(TestServers.conf(dir,
+        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")), io);
+    try (ServerTestClient client = new ServerTestClient(server)) {
+      client.registerApp(APP);
+      client.registerShuffle(APP, 0, 1);
+      Random random = new Random(5);
+      pushBlocks(client, random, 1L, 16);
+      waitUntil(() -> settled(server), "the first blocks are flushed");
+      Path first = filesOf(server).currentDisk().root();
+      // Writes to that disk fail from now on: the partition goes on in a file on the other disk.
+      io.failWritesAfter(first, 0, "No space left on device");
+      pushBlocks(client, random, 2L, 16);
+      waitUntil(() -> settled(server) && !filesOf(server).currentDisk().root().equals(first),
+          "blocks flushed to the other disk");
+      int total = filesOf(server).blockCount();
+      int elsewhere = filesOf(server).generationsForRestart().stream()
+          .filter(g -> !g.dataFile().startsWith(first))
+          .mapToInt(RestartManifest.Generation::blockCount).sum();
+      assertTrue(elsewhere > 0 && elsewhere < total, elsewhere + " of " + total);
+      // The first disk vanishes: a page of its file finds out, and the server pages on past it.
+      Files.move(first, first.resolveSibling(first.getFileName() + "-gone"));
+      FetchIndexPageResponse page = client.send(new FetchIndexPageRequest(
+          TransportClient.nextRequestId(), APP, 0, 0, 0, 1 << 20), FetchIndexPageResponse.class);
+      try {
+        assertEquals(total, page.nextEntry());
+        assertFalse(page.hasMore());
+        assertEquals((long) elsewhere * IndexEntry.SIZE, page.body().size(),
+            "the entries of the file on the other disk");
+      } finally {
+        ServerTestClient.release(page);
+      }
+    } finally {
+      server.close();
+    }
+  }
+
+  /** Flushed down to less than one flush's worth in memory: nothing more is being written. */
+  private static boolean settled(ShuffleServer server) {
+    PartitionState p = server.store().shuffle(APP, 0).existingPartition(0);
+    return p.files() != null && p.files().blockCount() > 0 && p.memoryBytes() < 64 * 1024;
+  }
+
+  private static PartitionFiles filesOf(ShuffleServer server) {
+    return server.store().shuffle(APP, 0).existingPartition(0).files();
+  }
+
+  private static void pushBlocks(ServerTestClient client, Random random, long attempt, int count)
+      throws Exception {
+    Map<Integer, List<byte[]>> blocks = new HashMap<>();
+    for (int i = 0; i < count; i++) {
+      byte[] data = new byte[16 * 1024];
+      random.nextBytes(data);
+      blocks.computeIfAbsent(0, p -> new java.util.ArrayList<>()).add(data);
+    }
+    client.writeMapOutput(APP, 0, 1, (int) attempt, attempt, blocks);
+  }
+
   private static void pushRound(ServerTestClient client, Random random, long attempt,
       Map<Integer, Map<BlockKey, byte[]>> acked) throws Exception {
     int partition = random.nextInt(8);

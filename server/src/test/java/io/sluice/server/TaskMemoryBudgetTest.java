@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -197,7 +198,7 @@ class TaskMemoryBudgetTest {
     Thread sampler = new Thread(() -> {
       while (!done.get()) {
         peak.accumulateAndGet(allocator.pinnedDirectMemory(), Math::max);
-        Thread.onSpinWait();
+        LockSupport.parkNanos(50_000);
       }
     }, "pinned-memory-sampler");
     sampler.setDaemon(true);

@@ -57,7 +57,14 @@ public final class TransportClient implements Closeable {
     long id = request.requestId();
     Pending<R> p = new Pending<>(responseType, new CompletableFuture<>());
     int limit = serverMaxFrameSize;
-    long frame = MessageEncoder.frameLength(request);
+    long frame;
+    try {
+      frame = MessageEncoder.frameLength(request);
+    } catch (RuntimeException e) {
+      ReferenceCountUtil.release(request);
+      p.future.completeExceptionally(e);
+      return p.future;
+    }
     if (limit > 0 && frame > limit) {
       // The server would answer FRAME_TOO_LARGE and close the connection, failing every other
       // request on it: refuse here, as the server would, and keep the connection.

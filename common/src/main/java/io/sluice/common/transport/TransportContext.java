@@ -27,13 +27,12 @@ public final class TransportContext {
   /** Built when a server or a client factory is first created, so a client needs no server keys. */
   private volatile SslContext serverTls;
   private volatile SslContext clientTls;
+  private int newestVersion = ProtocolVersion.CURRENT;
 
   /**
    * @param localId  this process's id, sent in handshakes (server id or client id)
    * @param allocator allocator for every channel of this context (receive buffers, headers)
    */
-  private int newestVersion = ProtocolVersion.CURRENT;
-
   public TransportContext(TransportConf conf, String localId, ByteBufAllocator allocator) {
     this.conf = conf;
     this.localId = localId;

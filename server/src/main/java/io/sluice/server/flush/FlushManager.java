@@ -119,11 +119,14 @@ public final class FlushManager implements Closeable {
           }
         }
       }
-      // Sizes change under us; a snapshot is good enough to pick the largest first.
+      // Sizes change under us; a snapshot is good enough to pick the largest first. A size is what
+      // the partition's blocks take of the pool, in which each block counts at least its least
+      // charge: for tiny blocks that, not their bytes, is what a flush gives back.
       long[] sizes = new long[candidates.size()];
       Integer[] order = new Integer[candidates.size()];
       for (int i = 0; i < sizes.length; i++) {
-        sizes[i] = candidates.get(i).unflushedBytes();
+        PartitionState p = candidates.get(i);
+        sizes[i] = Math.max(p.unflushedBytes(), (long) p.unflushedBlocks() * pool.minBlockCharge());
         order[i] = i;
       }
       java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));

@@ -126,11 +126,18 @@ final class PushHandler {
                   ? "), nor can its HDFS tier (" + ServerOptions.HDFS_DIR.key() + ")"
                   : "; or set " + ServerOptions.HDFS_DIR.key() + " for an HDFS tier)"));
     }
-    long size = push.body().size();
-    if (!pool.canEverHold(size)) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a push of " + size
-          + " bytes can never fit this server's push memory of " + pool.capacity()
-          + " bytes (" + ServerOptions.BUFFER_CAPACITY.key() + "); push smaller batches");
+    long charged = 0;
+    for (BlockDescriptor block : push.blocks()) {
+      charged += pool.chargeOf(block.length());
+    }
+    if (!pool.canEverHold(charged)) {
+      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a push of "
+          + push.body().size() + " bytes in " + push.blocks().size() + " blocks, which take "
+          + charged + " bytes of push memory (each at least " + pool.minBlockCharge()
+          + ", " + ServerOptions.BUFFER_CAPACITY.key() + " / "
+          + ServerOptions.HEAP_BLOCKS_IN_MEMORY.key() + "), can never fit this server's "
+          + pool.capacity() + " bytes (" + ServerOptions.BUFFER_CAPACITY.key()
+          + "); push smaller batches");
     }
     return shuffle;
   }

@@ -85,6 +85,21 @@ final class ReadHandler {
       readRemotely(channel, req.requestId(), reserved, () -> answerIndex(channel, req, view, alloc));
       return;
     }
+    if (view.readsIntoMemory()) {
+      // Several local files: their entries are joined in a buffer, charged to read memory until
+      // written. (Readers of protocol 5 read pages, segments of one file each, instead.)
+      long reserved = view.indexBytes();
+      if (!readBudget.tryReserve(reserved)) {
+        throw readMemorySpent();
+      }
+      try {
+        answerIndex(channel, req, view, alloc).addListener(f -> readBudget.release(reserved));
+      } catch (RuntimeException e) {
+        readBudget.release(reserved);
+        throw e;
+      }
+      return;
+    }
     answerIndex(channel, req, view, alloc);
   }
 
@@ -116,6 +131,7 @@ final class ReadHandler {
    * reader's maxBytes and this server's frame both take.
    */
   void fetchIndexPage(TransportChannel channel, FetchIndexPageRequest req, ByteBufAllocator alloc) {
+    PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (req.fromEntry() < 0) {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
           "fromEntry must not be negative, got " + req.fromEntry());
@@ -127,31 +143,38 @@ final class ReadHandler {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "maxBytes " + req.maxBytes()
           + " leaves no room for one index entry of " + IndexEntry.SIZE + " bytes");
     }
-    PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (files == null) {
       channel.respond(FetchIndexPageResponse.ok(req.requestId(), 0, req.fromEntry(), false,
           new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
-    PartitionFiles.IndexPage page = files.indexView().page(req.fromEntry(), maxEntries);
+    PartitionFiles.IndexView view = files.indexView();
+    PartitionFiles.IndexPage page = view.page(req.fromEntry(), maxEntries);
     if (remoteReads != null && page.isRemote()) {
       long reserved = page.bytes();
       if (!readBudget.tryReserve(reserved)) {
         throw readMemorySpent();
       }
-      readRemotely(channel, req.requestId(), reserved, () -> answerIndexPage(channel, req, page,
-          alloc));
+      readRemotely(channel, req.requestId(), reserved, () -> answerIndexPage(channel, req, view,
+          page, maxEntries, alloc));
       return;
     }
-    answerIndexPage(channel, req, page, alloc);
+    answerIndexPage(channel, req, view, page, maxEntries, alloc);
   }
 
   private ChannelFuture answerIndexPage(TransportChannel channel, FetchIndexPageRequest req,
-      PartitionFiles.IndexPage page, ByteBufAllocator alloc) {
+      PartitionFiles.IndexView view, PartitionFiles.IndexPage page, int maxEntries,
+      ByteBufAllocator alloc) {
     ManagedBuffer entries;
     try {
       entries = page.read(alloc);
     } catch (IOException e) {
+      // The read found a disk that fails (and took it out): page on past its file, as a whole
+      // index is answered without it, rather than fail the reader for blocks it may not need.
+      PartitionFiles.IndexPage past = view.page(req.fromEntry(), maxEntries);
+      if (!past.sameFileAs(page) && !past.isRemote()) {
+        return answerIndexPage(channel, req, view, past, maxEntries, alloc);
+      }
       throw dataNotFound(req.partitionId(), e);
     }
     metrics.read("index", entries.size());

@@ -154,11 +154,22 @@ public final class PushBufferPool {
   }
 
   /**
-   * Whether a push of {@code bytes} could be admitted at all, with the pool empty: a larger one can
-   * never succeed and is refused for good, not with a retriable status.
+   * Whether a push of blocks that the pool charges {@code chargedBytes} in all (see
+   * {@link #chargeOf}) could be admitted at all, with the pool empty: a larger one can never
+   * succeed and is refused for good, not with a retriable status.
    */
-  public boolean canEverHold(long bytes) {
-    return bytes <= capacity;
+  public boolean canEverHold(long chargedBytes) {
+    return chargedBytes <= capacity;
+  }
+
+  /** What a block of {@code length} bytes takes of the capacity, at least (its least charge). */
+  public long chargeOf(int length) {
+    return length < SMALL_BLOCK ? Math.max(length, minBlockCharge) : length;
+  }
+
+  /** The least a block takes of the capacity ({@code buffer.capacity / heap.blocks.in.memory}). */
+  public int minBlockCharge() {
+    return minBlockCharge;
   }
 
   /** Whether the pool holds enough that flushing must start: at or above the high watermark. */
@@ -223,7 +234,7 @@ public final class PushBufferPool {
       arenaUpperBound = metric.usedDirectMemory();
       countedArenaBytes = arenaUpperBound;
       if (arenaUpperBound + slabBytes.get() + worstCaseGrowth > capacity
-          && !(length <= chunkSize && hasEmptyChunk())) {
+          && !(length <= largestBlockAnEmptyChunkTakes() && hasEmptyChunk())) {
         return null;
       }
     }
@@ -236,7 +247,18 @@ public final class PushBufferPool {
     return buf;
   }
 
-  /** Whether one of the arena's chunks holds nothing: an allocation of a chunk or less goes there. */
+  /**
+   * The largest block Netty puts into a chunk that already exists: a request goes to an existing
+   * chunk only when its size class is below 99% of a chunk, and the largest class below a chunk is
+   * 7/8 of one (four classes per doubling). A block of a larger class always opens a new chunk, so
+   * an empty chunk says nothing about where it goes (bin/bench-scale.sh saw 1 MiB blocks take the
+   * pool past its capacity that way).
+   */
+  private long largestBlockAnEmptyChunkTakes() {
+    return chunkSize - chunkSize / 8;
+  }
+
+  /** Whether one of the arena's chunks holds nothing: a small enough allocation goes there. */
   private boolean hasEmptyChunk() {
     for (PoolArenaMetric arena : metric.directArenas()) {
       for (PoolChunkListMetric list : arena.chunkLists()) {

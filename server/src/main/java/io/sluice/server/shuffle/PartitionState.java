@@ -68,6 +68,11 @@ public final class PartitionState {
     return unflushedBytes;
   }
 
+  /** Blocks in memory not yet taken for a flush. */
+  public synchronized int unflushedBlocks() {
+    return unflushed.size();
+  }
+
   /** Bytes in memory, flushing or not. */
   public synchronized long memoryBytes() {
     return unflushedBytes + flushingBytes;

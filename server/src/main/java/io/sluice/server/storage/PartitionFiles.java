@@ -195,6 +195,15 @@ public final class PartitionFiles {
       return at.generations().stream().anyMatch(Generation::isRemote);
     }
 
+    /**
+     * Whether {@link #read} assembles the index in a buffer (several files, or files on HDFS)
+     * rather than answering with a segment of one local index file.
+     */
+    public boolean readsIntoMemory() {
+      List<Generation> readable = readableGenerations(at.generations());
+      return readable.size() > 1 || (readable.size() == 1 && readable.get(0).isRemote());
+    }
+
     /** The index's size at most (entries on a disk that failed for reads are left out). */
     public long indexBytes() {
       return (long) at.blockCount() * IndexEntry.SIZE;
@@ -208,7 +217,8 @@ public final class PartitionFiles {
     /**
      * The page of at most {@code maxEntries} entries from entry number {@code fromEntry} on. Entries
      * are numbered across the partition's generations in order, lost ones included, so a number
-     * means the same entry in every snapshot: generations only ever grow at the end. A page lies
+     * means the same entry in every snapshot of this server process: generations only ever grow at
+     * the end (a restart restores only the generations that were readable, and numbers anew). A page lies
      * within one generation; the entries of a generation on a disk that failed for reads are
      * skipped (those blocks are lost here, see {@link #readableGenerations}).
      */
@@ -266,6 +276,11 @@ public final class PartitionFiles {
 
     public boolean hasMore() {
       return hasMore;
+    }
+
+    /** Whether both pages are of the same file (or both empty). */
+    public boolean sameFileAs(IndexPage other) {
+      return generation == other.generation;
     }
 
     /** The page's size in bytes. */

@@ -202,6 +202,26 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void aBlockOfAboutAChunkNeverTakesThePoolPastItsCapacity() {
+    PushBufferPool pool = new PushBufferPool(2 * MIB, 0.75, 0.5);
+    // A chunk that never passed a quarter of use stays when it empties.
+    pool.free(pool.tryAllocate(200 * 1024));
+    assertEquals(MIB, pool.usedBytes());
+    ByteBuf whole = pool.tryAllocate((int) MIB);
+    assertNotNull(whole, "a second chunk fits the capacity");
+    assertEquals(2 * MIB, pool.usedBytes(), "a block of a chunk's size class opens its own chunk");
+    assertNull(pool.tryAllocate((int) MIB),
+        "the empty chunk would not take it: admitting it would open a third chunk");
+    assertEquals(2 * MIB, pool.usedBytes());
+    ByteBuf fits = pool.tryAllocate(896 * 1024);
+    assertNotNull(fits, "a block of the largest class below a chunk goes into the empty chunk");
+    assertEquals(2 * MIB, pool.usedBytes());
+    pool.free(whole);
+    pool.free(fits);
+    assertEquals(0, pool.allocatedBytes());
+  }
+
+  @Test
   void theCheapFlushCheckFollowsTheBlocksAndTheLastCount() {
     PushBufferPool pool = new PushBufferPool(16 * MIB, 0.5, 0.25);
     List<ByteBuf> held = new ArrayList<>();

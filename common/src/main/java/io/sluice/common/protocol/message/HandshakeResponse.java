@@ -40,6 +40,10 @@ public final class HandshakeResponse implements ResponseMessage {
    */
   public static HandshakeResponse ok(long requestId, int protocolVersion, String serverId,
       int maxFrameSize) {
+    if (protocolVersion >= SINCE_VERSION_FRAME_LIMIT && maxFrameSize < 1) {
+      throw new IllegalArgumentException("a server's maximum frame size must be positive, got "
+          + maxFrameSize);
+    }
     return new HandshakeResponse(new ResponseHeader(requestId, StatusCode.OK, ""),
         protocolVersion, serverId, maxFrameSize);
   }

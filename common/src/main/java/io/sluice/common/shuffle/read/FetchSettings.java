@@ -1,19 +1,21 @@
 package io.sluice.common.shuffle.read;
 
 import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.IndexEntry;
 
 /**
  * How a reader fetches.
  *
  * @param maxBytesInFlight bytes requested and not yet consumed by the task
- * @param maxRequestBytes the largest read of several blocks, and the page size of memory reads
+ * @param maxRequestBytes the largest read, and the page size of memory and index reads (at least
+ *     one index entry)
  * @param backoff retries of a request answered with a retriable status; a request that timed out is
  *     retried once
  */
 public record FetchSettings(long maxBytesInFlight, int maxRequestBytes, Backoff backoff) {
 
   public FetchSettings {
-    if (maxBytesInFlight <= 0 || maxRequestBytes <= 0) {
+    if (maxBytesInFlight <= 0 || maxRequestBytes < IndexEntry.SIZE) {
       throw new IllegalArgumentException("invalid fetch settings: " + maxBytesInFlight
           + " bytes in flight, " + maxRequestBytes + " bytes per request");
     }

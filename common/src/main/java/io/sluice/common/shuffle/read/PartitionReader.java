@@ -398,14 +398,22 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
         }));
   }
 
+  /**
+   * Queues the request for a page behind the reads already waiting, the previous page's included,
+   * with its size reserved until it is answered: pages go no faster than their reads, so neither
+   * the pages nor the reads planned from them pile up ahead of the budget.
+   */
   private void readIndexPage(LocationRead r, int fromEntry) {
-    send(new Call<>(r, "the index from entry " + fromEntry,
+    int page = settings.maxRequestBytes();
+    r.pendingReads++;
+    waiting.add(new Waiting(r, page, () -> send(new Call<>(r, "the index from entry " + fromEntry,
         () -> new FetchIndexPageRequest(TransportClient.nextRequestId(), appId, shuffleId,
-            r.partition.id(), fromEntry, settings.maxRequestBytes()),
-        FetchIndexPageResponse.class, page -> onIndexPage(r, fromEntry, page)));
+            r.partition.id(), fromEntry, page),
+        FetchIndexPageResponse.class, answer -> onIndexPage(r, fromEntry, answer))
+        .reserving(page))));
   }
 
-  /** Plans the page's reads at once (they start as the budget allows) and asks for the next. */
+  /** Queues the page's reads (they start as the budget allows), then the next page. */
   private void onIndexPage(LocationRead r, int fromEntry, FetchIndexPageResponse page)
       throws IOException {
     if (page.hasMore() && page.nextEntry() <= fromEntry) {
@@ -413,6 +421,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
           + " says more entries follow but names entry " + page.nextEntry() + " as the next");
     }
     queueRanges(r, IndexEntry.decodeAll(bodyOf(page)), page.dataFileLength());
+    r.pendingReads--;
     if (page.hasMore()) {
       readIndexPage(r, page.nextEntry());
     } else {
@@ -459,13 +468,15 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   }
 
   /**
-   * The most bytes one data read from the location's server may ask for: what the server's frame
-   * (told at the handshake, from protocol 5) holds. A longer range, even a single block, is read in
-   * several answers, as a short answer is.
+   * The most bytes one data read from the location's server may ask for: a request's size, and what
+   * the server's frame (told at the handshake, from protocol 5) holds. A longer range, even a single
+   * block, is read in several answers, as a short answer is.
    */
-  private static int readLimit(LocationRead r) {
+  private int readLimit(LocationRead r) {
     int frame = r.client.serverMaxFrameSize();
-    return frame == 0 ? Integer.MAX_VALUE : Math.max(1, frame - DATA_ANSWER_OVERHEAD);
+    int serverLimit = frame == 0 ? Integer.MAX_VALUE : Math.max(1, frame - DATA_ANSWER_OVERHEAD);
+    // The request size is within this client's own frame too (FetchSettings.of).
+    return Math.min(serverLimit, settings.maxRequestBytes());
   }
 
   /** Offers the blocks cut so far; reads on where a short answer ended, or closes the range. */
