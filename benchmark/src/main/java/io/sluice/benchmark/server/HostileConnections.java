@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Clients that misbehave, on plain sockets with a thread each: pipeliners write their handshake and
  * then several valid push frames back to back and never read a byte of the answers (the server's
  * answers pile up unsent); stallers write their handshake and half of a push frame and then nothing
- * (the server holds the frame's reservation until {@code transport.frame.timeout} closes them). Their
- * pushes carry blocks of map attempts that are never committed, so readers skip them.
+ * (the server holds the frame's reservation until {@code transport.frame.timeout} closes them).
+ * Their pushes carry blocks of map attempts that are never committed, so readers skip them.
  */
 final class HostileConnections implements AutoCloseable {
   /** Map attempts of hostile pushes: far from the well-behaved clients' 0..n-1. */

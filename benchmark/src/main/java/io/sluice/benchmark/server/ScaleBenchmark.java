@@ -79,6 +79,8 @@ public final class ScaleBenchmark {
   private static final int LARGE_MAP_TASKS = 4;
   private static final int SMALL_FETCH_BLOCKS = 8;
   private static final long WARMUP_NANOS = 1_000_000_000L;
+  /** Beyond the default {@code transport.frame.timeout} of 60 s. */
+  static final long STALL_WAIT_NANOS = 80_000_000_000L;
 
   private final ScaleSettings settings;
   private final Path workDir;
@@ -214,6 +216,11 @@ public final class ScaleBenchmark {
           }));
         }
         hostile.start();
+        if (settings.hostileFirst()) {
+          // The hostile clients' frames reach the server first: stalled ones hold their
+          // reservations when the well-behaved clients begin.
+          Thread.sleep(1_000);
+        }
         go.countDown();
         awaitAll(futures);
         double pushSeconds = (System.nanoTime() - start) / 1e9;
@@ -242,7 +249,16 @@ public final class ScaleBenchmark {
         if (metrics.failure() != null) {
           throw new IOException("sampling the server's metrics failed", metrics.failure());
         }
+        // The stallers hold their reservations until transport.frame.timeout closes them: wait
+        // for that, and see what is still reserved once they are gone.
+        long stallDeadline = System.nanoTime() + STALL_WAIT_NANOS;
+        while (hostile.outcome().stallersClosed() < settings.stallers()
+            && System.nanoTime() < stallDeadline) {
+          Thread.sleep(100);
+        }
+        Thread.sleep(500);
         HostileConnections.Outcome outcome = hostile.outcome();
+        Sample afterStallers = metrics.scrape(0);
         List<Sample> samples = new ArrayList<>(metrics.samples(0));
         samples.add(end);
         ScaleResults.Connections result = new ScaleResults.Connections(setup, networkAllowance,
@@ -251,7 +267,8 @@ public final class ScaleBenchmark {
             check.summary(), pushSeconds, LatencyStats.of(doneNanos, System.nanoTime() - start),
             readSeconds, (long) end.since(before, MetricsPoller.NO_BUFFER), outcome,
             end.since(before, MetricsPoller.CPU_SECONDS), cpu1.machineCoresSince(cpu0),
-            server.isAlive());
+            afterStallers.get(MetricsPoller.RECEIVE_RESERVED),
+            afterStallers.get(MetricsPoller.CONNECTIONS), server.isAlive());
         for (Sample s : samples) {
           if (s.get(MetricsPoller.PUSH_HELD) > server.bufferCapacity()) {
             log(String.format(Locale.ROOT, "push pool above buffer.capacity (%,d) at %d ms: "

@@ -110,7 +110,8 @@ final class ScaleReport {
         .append(settings.pipelineFrameKib()).append(" KiB back to back and never read an answer, ")
         .append("and ").append(settings.stallers()).append(" send half of a ")
         .append(settings.stallFrameMib()).append(" MiB push frame and then nothing (their ")
-        .append("blocks belong to map attempts never committed). Then ")
+        .append("blocks belong to map attempts never committed)")
+        .append(settings.hostileFirst() ? ", a second before the others start. Then " : ". Then ")
         .append(Math.min(settings.readers(), ScaleBenchmark.PARTITIONS))
         .append(" readers read every partition back through `PartitionReader` and the benchmark ")
         .append("checks every block's bytes. Server configuration: `")
@@ -153,12 +154,16 @@ final class ScaleReport {
         t.p99Nanos() / 1e9, t.maxNanos() / 1e9, count(c.noBuffer()),
         count(c.memory().receiveWaiting()), c.readSeconds()));
     md.append(String.format(Locale.ROOT, "Hostile clients: %d of %d pipeliners got every frame "
-            + "into their socket; the server closed %d of %d stallers before the end of the part",
+            + "into their socket; the server closed %d of %d stallers",
         h.pipelinersWroteAll(), h.pipeliners(), h.stallersClosed(), h.stallers()));
     if (h.stallersClosed() > 0) {
-      md.append(String.format(Locale.ROOT, " (%.1f-%.1f s after they stalled)",
+      md.append(String.format(Locale.ROOT, " %.1f-%.1f s after they stalled",
           h.firstCloseMillis() / 1e3, h.lastCloseMillis() / 1e3));
     }
+    md.append(String.format(Locale.ROOT, " (the benchmark waits up to %d s for that after the "
+            + "read), and then %s of receive memory was reserved with %s connections open",
+        ScaleBenchmark.STALL_WAIT_NANOS / 1_000_000_000L, mib(c.reservedAfterStallers()),
+        count(c.connectionsAfterStallers())));
     md.append(String.format(Locale.ROOT, ". Server CPU %.1f s over the part (%.2f cores); the "
             + "machine's busy cores %.2f of %d.%n%n", c.serverCpuSeconds(),
         c.serverCpuSeconds() / (c.pushSeconds() + c.readSeconds()), c.machineCores(),
@@ -232,7 +237,8 @@ final class ScaleReport {
       md.append("Fewer than 100 operations fell in the *during* window, so its p99 is about its ")
           .append("maximum. ");
     }
-    md.append("Peak server heap in the part: ").append(mib(u.memory().peaks().heap())).append(" of ")
+    md.append("Peak server heap in the part: ").append(mib(u.memory().peaks().heap()))
+        .append(" of ")
         .append(mib(u.memory().heapMax())).append("; peak direct memory ")
         .append(mib(u.memory().peaks().directTotal())).append(" of ")
         .append(mib(u.server().directMemoryLimit())).append(".\n\n");

@@ -46,13 +46,16 @@ final class ScaleResults {
    * @param noBuffer pushes the server refused with NO_BUFFER (each sent again)
    * @param serverCpuSeconds the server's CPU over the push and the read
    * @param machineCores the whole machine's busy cores over the same span
+   * @param reservedAfterStallers {@code sluice_server_receive_reserved_bytes} once the stallers
+   *     were closed (or the wait for that gave up), and {@code connectionsAfterStallers} the
+   *     connections open then
    * @param serverAlive whether the server was still running at the end
    */
   record Connections(ServerBenchResults.ServerSetup server, long networkAllowance, Memory memory,
       int pushers, long ackedBytes, long ackedBlocks, RunResult.ReadSummary read,
       double pushSeconds, LatencyStats pusherTimes, double readSeconds, long noBuffer,
       HostileConnections.Outcome hostile, double serverCpuSeconds, double machineCores,
-      boolean serverAlive) {
+      double reservedAfterStallers, double connectionsAfterStallers, boolean serverAlive) {
 
     boolean intact() {
       return read.problems() == 0 && read.blocks() == ackedBlocks && read.bytes() == ackedBytes;

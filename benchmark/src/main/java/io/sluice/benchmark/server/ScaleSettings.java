@@ -14,6 +14,8 @@ import java.nio.file.Path;
  * @param pipelineFrameKib size of each of those frames
  * @param stallers hostile clients that stop in the middle of a push frame
  * @param stallFrameMib size of the frame a staller starts (it sends half of it)
+ * @param hostileFirst whether the hostile clients write a second before the well-behaved ones
+ *     start, rather than with them
  * @param readers threads reading the well-behaved clients' data back
  * @param bufferMib {@code buffer.capacity} of the connections and unregister servers
  * @param readMib their {@code read.buffer.capacity}
@@ -34,10 +36,10 @@ import java.nio.file.Path;
  * @param command the command line to state in the report
  */
 record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrames,
-    int pipelineFrameKib, int stallers, int stallFrameMib, int readers, int bufferMib, int readMib,
-    int maxConnections, int maps, int partitions, int commitsInFlight, int largePartitions,
-    int latencySeconds, int sampleMillis, boolean connections, boolean commits,
-    boolean unregister, Path home, Path workDir, Path output, String command) {
+    int pipelineFrameKib, int stallers, int stallFrameMib, boolean hostileFirst, int readers,
+    int bufferMib, int readMib, int maxConnections, int maps, int partitions, int commitsInFlight,
+    int largePartitions, int latencySeconds, int sampleMillis, boolean connections,
+    boolean commits, boolean unregister, Path home, Path workDir, Path output, String command) {
 
   static final String USAGE = String.join("\n",
       "Usage: ScaleBenchmark [flags]",
@@ -48,6 +50,7 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
       "  --pipeline-frame-kib N  size of those frames (default 1024)",
       "  --stallers N            clients stopping in the middle of a push frame (default 20)",
       "  --stall-frame-mib N     size of the frame a staller starts; it sends half (default 4)",
+      "  --hostile-first         hostile clients write a second before the others start",
       "  --readers N             threads reading the pushed data back (default 16)",
       "  --buffer-mib N          buffer.capacity of the servers (default 256)",
       "  --read-mib N            read.buffer.capacity of the servers (default 64)",
@@ -81,6 +84,7 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
     int pipelineFrameKib = 1024;
     int stallers = 20;
     int stallFrameMib = 4;
+    boolean hostileFirst = false;
     int readers = 16;
     int bufferMib = 256;
     int readMib = 64;
@@ -109,6 +113,7 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
         case "--pipeline-frame-kib" -> pipelineFrameKib = flags.positive(flag);
         case "--stallers" -> stallers = flags.nonNegative(flag);
         case "--stall-frame-mib" -> stallFrameMib = flags.positive(flag);
+        case "--hostile-first" -> hostileFirst = true;
         case "--readers" -> readers = flags.positive(flag);
         case "--buffer-mib" -> bufferMib = flags.positive(flag);
         case "--read-mib" -> readMib = flags.positive(flag);
@@ -130,8 +135,8 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
       }
     }
     return new ScaleSettings(pushers, pushMib, pipeliners, pipelineFrames, pipelineFrameKib,
-        stallers, stallFrameMib, readers, bufferMib, readMib, maxConnections, maps, partitions,
-        commitsInFlight, largePartitions, latencySeconds, sampleMillis, connections, commits,
-        unregister, home, workDir, output, command);
+        stallers, stallFrameMib, hostileFirst, readers, bufferMib, readMib, maxConnections, maps,
+        partitions, commitsInFlight, largePartitions, latencySeconds, sampleMillis, connections,
+        commits, unregister, home, workDir, output, command);
   }
 }
