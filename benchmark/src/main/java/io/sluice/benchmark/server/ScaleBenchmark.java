@@ -43,7 +43,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -199,30 +198,39 @@ public final class ScaleBenchmark {
         long[] doneNanos = new long[settings.pushers()];
         int[][] counts = new int[settings.pushers()][PARTITIONS];
         long start = System.nanoTime();
-        List<Future<Void>> futures = new ArrayList<>();
-        for (int i = 0; i < settings.pushers(); i++) {
-          int client = i;
-          futures.add(threads.submit(() -> {
-            go.await();
-            MapOutputPusher pusher = new MapOutputPusher(own.get(client), context.allocator(),
-                timer, ShuffleRun.PUSH, locations, APP, 0, PARTITIONS, client);
-            pushed[client] = shuffle.push(pusher, 0, client, share);
-            pusher.commit(client);
-            doneNanos[client] = System.nanoTime() - start;
-            for (int p = 0; p < PARTITIONS; p++) {
-              counts[client][p] = pusher.blockCount(p);
+        // Once every pusher waits on its thread, the hostile clients start writing, and (at once
+        // or a second later) the pushers.
+        CountDownLatch ready = new CountDownLatch(settings.pushers());
+        HostileConnections attackers = hostile;
+        Thread starter = new Thread(() -> {
+          try {
+            ready.await();
+            attackers.start();
+            if (settings.hostileFirst()) {
+              // Their frames reach the server first: stalled ones hold their reservations when
+              // the well-behaved clients begin.
+              Thread.sleep(1_000);
             }
-            return null;
-          }));
-        }
-        hostile.start();
-        if (settings.hostileFirst()) {
-          // The hostile clients' frames reach the server first: stalled ones hold their
-          // reservations when the well-behaved clients begin.
-          Thread.sleep(1_000);
-        }
-        go.countDown();
-        awaitAll(futures);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          } finally {
+            go.countDown();
+          }
+        }, "bench-starter");
+        starter.setDaemon(true);
+        starter.start();
+        ShuffleRun.all(threads, settings.pushers(), client -> {
+          ready.countDown();
+          go.await();
+          MapOutputPusher pusher = new MapOutputPusher(own.get(client), context.allocator(),
+              timer, ShuffleRun.PUSH, locations, APP, 0, PARTITIONS, client);
+          pushed[client] = shuffle.push(pusher, 0, client, share);
+          pusher.commit(client);
+          doneNanos[client] = System.nanoTime() - start;
+          for (int p = 0; p < PARTITIONS; p++) {
+            counts[client][p] = pusher.blockCount(p);
+          }
+        });
         double pushSeconds = (System.nanoTime() - start) / 1e9;
         log(String.format(Locale.ROOT, "%d clients pushed and committed %s in %.1f s",
             settings.pushers(), mib(Arrays.stream(pushed).sum()), pushSeconds));
@@ -230,17 +238,9 @@ public final class ScaleBenchmark {
         long readStart = System.nanoTime();
         ReadCheck check = new ReadCheck(payload, 0, counts, PARTITIONS);
         int readers = Math.min(settings.readers(), Math.min(PARTITIONS, settings.pushers()));
-        List<Future<Void>> reads = new ArrayList<>();
-        for (int r = 0; r < readers; r++) {
-          int reader = r;
-          reads.add(threads.submit(() -> {
-            shuffle.read(own.get(reader), 0, location,
-                IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + readers).toArray(),
-                counts, check);
-            return null;
-          }));
-        }
-        awaitAll(reads);
+        ShuffleRun.all(threads, readers, reader -> shuffle.read(own.get(reader), 0, location,
+            IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + readers).toArray(), counts,
+            check));
         check.checkComplete();
         double readSeconds = (System.nanoTime() - readStart) / 1e9;
         Sample end = metrics.scrape(0);
@@ -528,25 +528,23 @@ public final class ScaleBenchmark {
     ByteBuf block = Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length)
         .writeBytes(bytes));
     FixedLocations locations = new FixedLocations(Collections.nCopies(partitions, location));
+    List<TransportClient> own = new ArrayList<>();
+    for (int t = 0; t < LARGE_MAP_TASKS; t++) {
+      own.add(factory.createUnpooledClient(ServerProcess.HOST, server.port()));
+    }
+    clients.addAll(own);
     ExecutorService threads = Executors.newFixedThreadPool(LARGE_MAP_TASKS);
     try {
-      List<Future<Void>> tasks = new ArrayList<>();
-      for (int t = 0; t < LARGE_MAP_TASKS; t++) {
-        int task = t;
-        TransportClient c = factory.createUnpooledClient(ServerProcess.HOST, server.port());
-        clients.add(c);
-        tasks.add(threads.submit(() -> {
-          MapOutputPusher pusher = new MapOutputPusher(connectionOf(c), context.allocator(),
-              timer, ShuffleRun.PUSH, locations, LARGE_APP, 0, partitions, task);
-          for (int p = task; p < partitions; p += LARGE_MAP_TASKS) {
-            pusher.add(p, block.duplicate(), LARGE_BLOCK_BYTES);
-          }
-          pusher.finish();
-          pusher.commit(task);
-          return null;
-        }));
-      }
-      awaitAll(tasks);
+      ShuffleRun.all(threads, LARGE_MAP_TASKS, task -> {
+        MapOutputPusher pusher = new MapOutputPusher(connectionOf(own.get(task)),
+            context.allocator(), timer, ShuffleRun.PUSH, locations, LARGE_APP, 0, partitions,
+            task);
+        for (int p = task; p < partitions; p += LARGE_MAP_TASKS) {
+          pusher.add(p, block.duplicate(), LARGE_BLOCK_BYTES);
+        }
+        pusher.finish();
+        pusher.commit(task);
+      });
     } finally {
       threads.shutdownNow();
     }
@@ -623,17 +621,6 @@ public final class ScaleBenchmark {
 
   private static <T> T await(CompletableFuture<T> future) throws Exception {
     return ShuffleRun.await(future);
-  }
-
-  private static void awaitAll(List<Future<Void>> futures) throws Exception {
-    for (Future<Void> f : futures) {
-      try {
-        f.get();
-      } catch (ExecutionException e) {
-        futures.forEach(other -> other.cancel(true));
-        throw e.getCause() instanceof Exception cause ? cause : e;
-      }
-    }
   }
 
   private static void log(String line) {

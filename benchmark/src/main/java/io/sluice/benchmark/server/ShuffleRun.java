@@ -262,7 +262,7 @@ final class ShuffleRun {
   }
 
   /** Runs the task for 0..n-1, each on its own thread; waits for all, throws the first error. */
-  private static void all(ExecutorService threads, int n, Task task) throws Exception {
+  static void all(ExecutorService threads, int n, Task task) throws Exception {
     List<Future<Void>> futures = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int item = i;
@@ -282,7 +282,7 @@ final class ShuffleRun {
   }
 
   @FunctionalInterface
-  private interface Task {
+  interface Task {
     void run(int item) throws Exception;
   }
 }
