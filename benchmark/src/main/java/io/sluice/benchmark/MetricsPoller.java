@@ -29,6 +29,10 @@ public final class MetricsPoller implements AutoCloseable {
   /** The JDK's own direct buffers (NIO temporary buffers and the like). */
   public static final String JDK_DIRECT = "jvm_buffer_pool_used_bytes{pool=\"direct\"}";
   public static final String HEAP = "jvm_memory_bytes_used{area=\"heap\"}";
+  public static final String HEAP_MAX = "jvm_memory_bytes_max{area=\"heap\"}";
+  public static final String CONNECTIONS = "sluice_server_connections";
+  public static final String RECEIVE_RESERVED = "sluice_server_receive_reserved_bytes";
+  public static final String RECEIVE_WAITING = "sluice_server_receive_waiting_connections";
   public static final String PUSHED = "sluice_server_pushed_bytes_total";
   public static final String FLUSHED = "sluice_server_flushed_bytes_total";
   public static final String FLUSH_QUEUE = "sluice_server_flush_queue";

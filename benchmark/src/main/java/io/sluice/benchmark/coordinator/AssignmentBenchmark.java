@@ -3,6 +3,7 @@ package io.sluice.benchmark.coordinator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.LatencyStats;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;

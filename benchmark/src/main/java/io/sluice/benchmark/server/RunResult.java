@@ -56,27 +56,28 @@ record RunResult(
 
   /**
    * The highest values sampled. {@code directTotal} is Netty's direct memory (push pool, network
-   * pool, read slices) plus the JDK's own direct buffers, as one sample saw them together.
+   * pool, read slices) plus the JDK's own direct buffers, as one sample saw them together;
+   * {@code heap} the server's heap in use (garbage included).
    */
   record Peaks(long samples, double pushHeld, double pushAllocated, double network,
       double nettyDirect, double jdkDirect, double directTotal, double readUsed, double resident,
-      double flushQueue) {
+      double flushQueue, double heap) {
 
     static Peaks of(List<MetricsPoller.Sample> samples) {
-      double[] max = new double[9];
+      double[] max = new double[10];
       for (MetricsPoller.Sample s : samples) {
         double netty = s.get(MetricsPoller.NETTY_DIRECT);
         double jdk = s.get(MetricsPoller.JDK_DIRECT);
         double[] v = {s.get(MetricsPoller.PUSH_HELD), s.get(MetricsPoller.PUSH_ALLOCATED),
             s.get(MetricsPoller.NETWORK), netty, jdk, netty + jdk,
             s.get(MetricsPoller.READ_USED), s.get(MetricsPoller.RESIDENT),
-            s.get(MetricsPoller.FLUSH_QUEUE)};
+            s.get(MetricsPoller.FLUSH_QUEUE), s.get(MetricsPoller.HEAP)};
         for (int i = 0; i < max.length; i++) {
           max[i] = Math.max(max[i], v[i]);
         }
       }
       return new Peaks(samples.size(), max[0], max[1], max[2], max[3], max[4], max[5], max[6],
-          max[7], max[8]);
+          max[7], max[8], max[9]);
     }
   }
 

@@ -447,7 +447,7 @@ final class ServerBenchReport {
   }
 
   /** The JVM options of a command line: what lies between the executable and the main class. */
-  private static String jvmOptions(String commandLine) {
+  static String jvmOptions(String commandLine) {
     String[] parts = commandLine.split(" ");
     StringBuilder options = new StringBuilder();
     for (int i = 1; i < parts.length; i++) {
@@ -459,6 +459,7 @@ final class ServerBenchReport {
         break;
       }
       if (parts[i].startsWith("-Dlog4j2.configurationFile") || parts[i].startsWith("-Dsluice.log")
+          || parts[i].startsWith("-Dsluice.ready")
           || parts[i].startsWith("-XX:StartFlightRecording")) {
         continue;
       }

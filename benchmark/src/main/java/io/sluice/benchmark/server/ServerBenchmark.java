@@ -207,7 +207,7 @@ public final class ServerBenchmark {
         cache.bytesPerSecond() / (1 << 20)));
   }
 
-  private static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {
+  static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {
     return new ServerBenchResults.ServerSetup(server.confLines(), server.commandLine(),
         server.bufferCapacity(), server.readCapacity(), server.directMemoryLimit(),
         server.recording().map(Path::toString).orElse(null));
@@ -240,7 +240,7 @@ public final class ServerBenchmark {
     deleteRecursively(workDir.resolve("logs"));
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
+  static void deleteRecursively(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

@@ -64,13 +64,20 @@ final class ServerProcess implements AutoCloseable {
    */
   static ServerProcess start(Path home, Path workDir, String name, long bufferCapacity,
       long readCapacity, Path recording) throws IOException, InterruptedException {
+    return start(home, workDir, name, bufferCapacity, readCapacity, recording, Map.of());
+  }
+
+  /** The same, with {@code extra} keys and values added to the configuration file. */
+  static ServerProcess start(Path home, Path workDir, String name, long bufferCapacity,
+      long readCapacity, Path recording, Map<String, String> extra)
+      throws IOException, InterruptedException {
     Path dataDir = Files.createDirectories(workDir.resolve(name + "-data"));
     Path logDir = Files.createDirectories(workDir.resolve("logs"));
     Path pidDir = Files.createDirectories(workDir.resolve("run"));
     int port = Daemons.freePort();
     int httpPort = Daemons.freePort();
     Path conf = workDir.resolve(name + ".conf");
-    List<String> lines = List.of(
+    List<String> lines = new ArrayList<>(List.of(
         "# Written by the server benchmark; started with bin/start-server.sh.",
         ServerOptions.BIND_HOST.key() + " " + HOST,
         ServerOptions.PORT.key() + " " + port,
@@ -79,7 +86,8 @@ final class ServerProcess implements AutoCloseable {
         ServerOptions.READ_BUFFER_CAPACITY.key() + " " + readCapacity,
         ServerOptions.LOCAL_DIRS.key() + " " + dataDir.toAbsolutePath(),
         // The benchmark sends no application heartbeats; its runs must not expire mid-way.
-        ServerOptions.APP_EXPIRY.key() + " 1h");
+        ServerOptions.APP_EXPIRY.key() + " 1h"));
+    extra.forEach((key, value) -> lines.add(key + " " + value));
     Files.write(conf, lines, StandardCharsets.UTF_8);
     SluiceConf parsed = ConfigLoader.load(conf, Map.of(), ConfigDocGenerator.discover());
 
@@ -128,6 +136,19 @@ final class ServerProcess implements AutoCloseable {
 
   boolean isAlive() {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  /**
+   * Has the server's JVM run a full collection ({@code jcmd <pid> GC.run}, a stop-the-world
+   * collection with G1 that is done when jcmd returns), so that its heap gauge shows live objects.
+   */
+  void collectGarbage() throws IOException, InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Daemons.Result result = Daemons.run(home, Map.of(), Duration.ofSeconds(60), jcmd.toString(),
+        Long.toString(pid), "GC.run");
+    if (result.exitCode() != 0) {
+      throw new IOException("jcmd " + pid + " GC.run failed: " + result.output());
+    }
   }
 
   /** The server JVM's command line, as the operating system reports it. */

@@ -18,6 +18,7 @@ import io.sluice.common.shuffle.read.FetchedBlock;
 import io.sluice.common.shuffle.read.PartitionFetchException;
 import io.sluice.common.shuffle.read.PartitionReader;
 import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
+import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportContext;
@@ -59,7 +60,7 @@ final class ShuffleRun {
       MetricsPoller.READ_USED, MetricsPoller.JDK_DIRECT, MetricsPoller.PUSHED,
       MetricsPoller.FLUSHED, MetricsPoller.FLUSH_QUEUE, MetricsPoller.REJECTIONS,
       MetricsPoller.READ, MetricsPoller.GC_SECONDS, MetricsPoller.GC_COUNT,
-      MetricsPoller.CPU_SECONDS, MetricsPoller.RESIDENT);
+      MetricsPoller.CPU_SECONDS, MetricsPoller.RESIDENT, MetricsPoller.HEAP);
   private static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(5);
   private static final int SETTLED_SAMPLES = 3;
   private static final long TIMEOUT_SECONDS = 120;
@@ -119,7 +120,7 @@ final class ShuffleRun {
           totalBytes / clients + (i < totalBytes % clients ? 1 : 0)));
       long acked = System.nanoTime();
       all(threads, clients, i -> pushers.get(i).commit(i));
-      Sample settled = awaitFlushSettled(metrics);
+      Sample settled = awaitFlushSettled(metrics, sampleMillis);
       Sample ingestEnd = metrics.scrape(0);
       CpuSnapshot cpu1 = CpuSnapshot.take();
       Instant readStart = Instant.now();
@@ -177,7 +178,7 @@ final class ShuffleRun {
   }
 
   /** One map task: pushes blocks to random partitions until its share is out; returns bytes. */
-  private long push(MapOutputPusher pusher, int shuffleId, int attempt, long share)
+  long push(MapOutputPusher pusher, int shuffleId, int attempt, long share)
       throws IOException {
     Random random = new Random(31L * attempt + shuffleId);
     long sent = 0;
@@ -191,8 +192,8 @@ final class ShuffleRun {
     return sent;
   }
 
-  /** One reducer: reads its partitions through the client's pool and checks every block. */
-  private void read(TransportClientFactory pool, int shuffleId, PartitionLocation location,
+  /** One reducer: reads its partitions through the given connections and checks every block. */
+  void read(Connections pool, int shuffleId, PartitionLocation location,
       int[] partitions, int[][] counts, ReadCheck check) throws InterruptedException {
     List<PartitionSource> sources = new ArrayList<>();
     for (int p : partitions) {
@@ -225,7 +226,7 @@ final class ShuffleRun {
    * moved for a few samples. Returns the first sample that saw the final count, whose time is when
    * the last flush ended (to within one interval).
    */
-  private Sample awaitFlushSettled(MetricsPoller metrics)
+  static Sample awaitFlushSettled(MetricsPoller metrics, int sampleMillis)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
     Sample firstAtFinal = null;
@@ -261,7 +262,7 @@ final class ShuffleRun {
   }
 
   /** Runs the task for 0..n-1, each on its own thread; waits for all, throws the first error. */
-  private static void all(ExecutorService threads, int n, Task task) throws Exception {
+  static void all(ExecutorService threads, int n, Task task) throws Exception {
     List<Future<Void>> futures = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int item = i;
@@ -281,7 +282,7 @@ final class ShuffleRun {
   }
 
   @FunctionalInterface
-  private interface Task {
+  interface Task {
     void run(int item) throws Exception;
   }
 }

@@ -1,12 +1,12 @@
-package io.sluice.benchmark.coordinator;
+package io.sluice.benchmark;
 
 import java.util.Arrays;
 import java.util.Locale;
 
 /** Percentiles of a set of latencies in nanoseconds, and the rate they were achieved at. */
-record LatencyStats(int count, long p50Nanos, long p99Nanos, long maxNanos, double perSecond) {
+public record LatencyStats(int count, long p50Nanos, long p99Nanos, long maxNanos, double perSecond) {
 
-  static LatencyStats of(long[] nanos, long wallNanos) {
+  public static LatencyStats of(long[] nanos, long wallNanos) {
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
     return new LatencyStats(sorted.length, percentile(sorted, 0.50), percentile(sorted, 0.99),
@@ -18,11 +18,11 @@ record LatencyStats(int count, long p50Nanos, long p99Nanos, long maxNanos, doub
     return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
   }
 
-  static String micros(long nanos) {
+  public static String micros(long nanos) {
     return String.format(Locale.ROOT, "%.0f", nanos / 1e3);
   }
 
-  String row(String what) {
+  public String row(String what) {
     return "| " + what + " | " + count + " | " + micros(p50Nanos) + " | " + micros(p99Nanos) + " | "
         + micros(maxNanos) + " | " + String.format(Locale.ROOT, "%,.0f", perSecond) + " |";
   }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The server's hard bounds at cluster scale (issue 11), against servers started with
+# bin/start-server.sh: about 1,000 concurrent client connections from one JVM (well-behaved map
+# tasks pushing through MapOutputPusher, clients pipelining without reading, clients stalling
+# mid-frame) with the server's direct memory, network pool and heap sampled against their bounds
+# and the data read back; the commit bookkeeping of 10,000 maps x 10,000 partitions over the wire
+# (heap per pair); and commit and fetch latency p99 while a large application's thousands of files
+# are unregistered, against the same just before. Prints a table and rewrites the 'scale' section
+# of docs/benchmarks.md. Takes a few minutes.
+#
+#   bin/bench-scale.sh [--pushers N] [--pipeliners N] [--stallers N] [--maps N] [--partitions N]
+#                      [--large-partitions N] [--no-connections] [--no-commits] [--no-unregister]
+#                      [--output docs/benchmarks.md | --output -]     (--help lists all flags)
+#
+# Builds the modules first when they are missing or older than the sources. The servers' data and
+# logs go to benchmark/target/bench-scale.
+#
+# Environment:
+#   JAVA_HOME               Java 17 or newer; `java` on the PATH otherwise
+#   SLUICE_BENCH_JAVA_OPTS  extra JVM options of the clients' JVM
+#   SLUICE_SERVER_HEAP      the servers' heap (default 512m, as for bin/start-server.sh)
+. "$(dirname "$0")/bench-lib.sh"
+
+if ! has_flag --help "$@"; then
+  build_if_needed
+fi
+
+# The clients' JVM: a fixed heap with G1 and room for about a thousand client threads; leak
+# detection off (its sampling would be measured too).
+# shellcheck disable=SC2086
+exec "$JAVA" -Xms1g -Xmx1g -Xss512k -XX:+UseG1GC -XX:MaxDirectMemorySize=2g \
+  -Dio.netty.leakDetection.level=disabled -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
+  -cp "$(benchmark_classpath)" \
+  io.sluice.benchmark.server.ScaleBenchmark --command "bin/bench-scale.sh${*:+ $*}" "$@"
