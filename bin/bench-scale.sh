@@ -18,7 +18,8 @@
 # Environment:
 #   JAVA_HOME               Java 17 or newer; `java` on the PATH otherwise
 #   SLUICE_BENCH_JAVA_OPTS  extra JVM options of the clients' JVM
-#   SLUICE_SERVER_HEAP      the servers' heap (default 512m, as for bin/start-server.sh)
+#   SLUICE_SERVER_HEAP      the servers' heap (default: derived from their configuration, as
+#                           bin/start-server.sh does)
 . "$(dirname "$0")/bench-lib.sh"
 
 if ! has_flag --help "$@"; then
