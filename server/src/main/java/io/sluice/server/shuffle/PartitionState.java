@@ -259,8 +259,10 @@ public final class PartitionState {
   }
 
   /**
-   * Deletes the partition: frees its unflushed memory through {@code free}, and its files. A flush in
-   * progress finishes first (it holds the storage lock) and frees its own blocks.
+   * Deletes the partition: frees its unflushed memory through {@code free} and lets go of its files,
+   * which go with the shuffle's directories that the caller removes next
+   * ({@code ShuffleStore.unregisterShuffle}, {@code unregisterApplication}). A flush in progress
+   * finishes first (it holds the storage lock) and frees its own blocks.
    */
   void delete(Consumer<ByteBuf> free) {
     if (!markDeletedAndFree(free)) {
@@ -273,7 +275,8 @@ public final class PartitionState {
         f = files;
       }
       if (f != null) {
-        f.delete();
+        // The caller removes the shuffle's directories whole, in the background.
+        f.forget();
       }
     } finally {
       storageLock.unlock();

@@ -611,6 +611,22 @@ public final class PartitionFiles {
     }
   }
 
+  /**
+   * Lets go of the partition's files without deleting them, for a caller that removes the directory
+   * holding them as a whole right after (unregistering renames the shuffle's or application's
+   * directory into the trash, which a background thread deletes): the request then does not wait
+   * for the files one by one. As after {@link #delete()}, nothing is readable and later appends are
+   * discarded.
+   */
+  public void forget() {
+    synchronized (writeLock) {
+      deleted = true;
+      current = null;
+      snapshot = Snapshot.EMPTY;
+      files.clear();
+    }
+  }
+
   @Override
   public String toString() {
     return "partition " + appId + "/" + shuffleId + "/" + partitionId;
