@@ -180,11 +180,12 @@ public final class ServerOptions implements ConfigOptionSet {
       ConfigOption.integer("heap.commit.pairs")
           .defaultValue("100000000")
           .min(0)
-          .doc("(Map task, partition) pairs of committed block counts the server's heap is sized "
-              + "for, over every shuffle it holds at once: `bin/start-server.sh` gives the heap 1.5 "
-              + "bytes per pair (a 10,000-map x 10,000-partition shuffle is 100 M pairs). A sizing, "
-              + "not a limit: a server holding more needs more heap (GC time grows first). "
-              + "`SLUICE_SERVER_HEAP`, when set, takes precedence.")
+          .doc("(Map task, partition) pairs of committed block counts the server holds at once, "
+              + "over every shuffle (a 10,000-map x 10,000-partition shuffle is 100 M pairs): "
+              + "`bin/start-server.sh` gives the heap 1.5 bytes per pair, and the server refuses "
+              + "(REFUSED) a commit or push whose bookkeeping would take more than that: commit "
+              + "counts (1 byte per pair, arrays grown by half), 80 bytes per map attempt and 400 "
+              + "per partition held. `SLUICE_SERVER_HEAP`, when set, sets the heap instead.")
           .build();
 
   public static final ConfigOption<Integer> HEAP_BLOCKS_IN_MEMORY =

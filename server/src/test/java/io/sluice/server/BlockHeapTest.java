@@ -1,10 +1,15 @@
 package io.sluice.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.Unpooled;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.message.CommitMapOutputRequest;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.transport.TransportClient;
+import io.sluice.server.shuffle.ShuffleState;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Path;
@@ -19,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a block held in the push pool costs on the server's heap (its descriptor, its slice of the
  * pool, its place in its partition): the figure {@code bin/start-server.sh} sizes the heap with
- * ({@link ServerJvmOptions#HEAP_BYTES_PER_BLOCK}, for {@code heap.blocks.in.memory} blocks).
+ * ({@link ServerJvmOptions#HEAP_BYTES_PER_BLOCK}, for {@code heap.blocks.in.memory} blocks); and
+ * what a partition's state costs, which the bookkeeping budget charges it.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BlockHeapTest {
@@ -28,6 +34,37 @@ class BlockHeapTest {
   private static final int PARTITIONS = 100;
 
   @TempDir Path dir;
+
+  @Test
+  void aPartitionTakesNoMoreHeapThanItsBookkeepingCharge() throws Exception {
+    int partitions = 200_000;
+    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of()));
+        ServerTestClient client = new ServerTestClient(server)) {
+      client.registerApp("app");
+      client.registerShuffle("app", 0, partitions);
+      long before = CommitScaleTest.heapAfterGc(memory);
+      int[] ids = new int[partitions];
+      int[] counts = new int[partitions];
+      for (int p = 0; p < partitions; p++) {
+        ids[p] = p;
+        counts[p] = 1;
+      }
+      // One map attempt commits a block to every partition: each gets its state and its count.
+      client.send(new CommitMapOutputRequest(TransportClient.nextRequestId(), "app", 0, 0, 1L,
+          ids, counts), StatusResponse.class);
+      long grown = CommitScaleTest.heapAfterGc(memory) - before;
+      System.out.printf("%,d partitions with a commit each: heap grew %,d bytes (%.1f per "
+          + "partition)%n", partitions, grown, grown / (double) partitions);
+      assertTrue(grown <= (long) partitions * ShuffleState.PARTITION_HEAP_BYTES,
+          "heap grew by " + grown + " bytes for " + partitions + " partitions, more than the "
+              + ShuffleState.PARTITION_HEAP_BYTES + " each the bookkeeping budget charges");
+      assertTrue(server.store().commitHeapBytes() >= (long) partitions
+          * ShuffleState.PARTITION_HEAP_BYTES, "every partition was charged");
+      client.unregisterApp("app");
+      assertEquals(0, server.store().commitHeapBytes());
+    }
+  }
 
   @Test
   void aBlockInMemoryTakesNoMoreHeapThanTheStartScriptSizesFor() throws Exception {

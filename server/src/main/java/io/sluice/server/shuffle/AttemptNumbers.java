@@ -1,5 +1,6 @@
 package io.sluice.server.shuffle;
 
+import io.sluice.common.protocol.StatusCode;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -12,8 +13,45 @@ import java.util.Map;
  * Thread-safe: the partitions of a shuffle commit concurrently.
  */
 final class AttemptNumbers {
+  /** Heap of one attempt's entry in the table: the map's entry, its boxed key and value. */
+  private static final long ENTRY_BYTES = 80;
+
   private final Map<Long, Integer> numbers = new HashMap<>();
+  private final CommitBudget budget;
   private long[] attempts = new long[16];
+  /**
+   * What this shuffle's bookkeeping took from the server's budget: this table, its partitions'
+   * states and their commit counts.
+   */
+  private long reserved;
+  private boolean released;
+
+  AttemptNumbers(CommitBudget budget) {
+    this.budget = budget;
+  }
+
+  /**
+   * Takes {@code bytes} of the server's commit budget for this shuffle's bookkeeping.
+   *
+   * @throws RequestRejectedException REFUSED when the budget is spent, UNKNOWN_SHUFFLE when the
+   *     shuffle was deleted meanwhile (its reservation was given back already)
+   */
+  synchronized void reserve(long bytes) {
+    if (released) {
+      throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE, "the shuffle was deleted");
+    }
+    budget.reserve(bytes);
+    reserved += bytes;
+  }
+
+  /** Gives back everything this shuffle's bookkeeping took; once, when the shuffle goes. */
+  synchronized void release() {
+    if (!released) {
+      released = true;
+      budget.release(reserved);
+      reserved = 0;
+    }
+  }
 
   /** The attempt's number, given it now if it has none. */
   synchronized int numberOf(long attempt) {
@@ -22,8 +60,10 @@ final class AttemptNumbers {
       return known;
     }
     int number = numbers.size();
+    int grown = number == attempts.length ? number + (number >> 1) : attempts.length;
+    reserve(ENTRY_BYTES + 8L * (grown - attempts.length));
     if (number == attempts.length) {
-      attempts = Arrays.copyOf(attempts, number + (number >> 1));
+      attempts = Arrays.copyOf(attempts, grown);
     }
     attempts[number] = attempt;
     numbers.put(attempt, number);
@@ -49,6 +89,6 @@ final class AttemptNumbers {
    * and 8 for the array.
    */
   synchronized long heapBytes() {
-    return 80L * numbers.size() + 8L * attempts.length;
+    return ENTRY_BYTES * numbers.size() + 8L * attempts.length;
   }
 }

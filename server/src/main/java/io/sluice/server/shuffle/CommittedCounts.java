@@ -41,7 +41,9 @@ final class CommittedCounts {
       throw new IllegalArgumentException("block count must not be negative: " + count);
     }
     if (number >= counts.length) {
-      counts = Arrays.copyOf(counts, Math.max(number + 1, counts.length + (counts.length >> 1)));
+      int grown = Math.max(number + 1, counts.length + (counts.length >> 1));
+      numbers.reserve(grown - counts.length);
+      counts = Arrays.copyOf(counts, grown);
     }
     if (counts[number] == 0) {
       committed++;

@@ -13,7 +13,13 @@ public final class ShuffleState {
   private final int numPartitions;
   private final PartitionFilesFactory filesFactory;
   private final ConcurrentHashMap<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
-  private final AttemptNumbers attempts = new AttemptNumbers();
+  /**
+   * Heap of a partition's state with no block and no commit yet: the object, its lock, lists and
+   * count record, and its entry in the shuffle's map.
+   */
+  public static final long PARTITION_HEAP_BYTES = 400;
+
+  private final AttemptNumbers attempts;
   /** Set once, under this object's lock, so that no partition is created after deletion began. */
   private boolean deleted;
 
@@ -22,7 +28,10 @@ public final class ShuffleState {
     PartitionFiles create(String appId, int shuffleId, int partitionId);
   }
 
-  ShuffleState(String appId, int shuffleId, int numPartitions, PartitionFilesFactory filesFactory) {
+  /** @param commits the server's budget for commit bookkeeping, which this shuffle draws on */
+  ShuffleState(String appId, int shuffleId, int numPartitions, PartitionFilesFactory filesFactory,
+      CommitBudget commits) {
+    this.attempts = new AttemptNumbers(commits);
     this.appId = appId;
     this.shuffleId = shuffleId;
     this.numPartitions = numPartitions;
@@ -54,9 +63,11 @@ public final class ShuffleState {
       if (deleted) {
         return null;
       }
-      return partitions.computeIfAbsent(partitionId,
-          id -> new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id),
-              attempts));
+      return partitions.computeIfAbsent(partitionId, id -> {
+        // A partition's own state counts against the bookkeeping budget, as its commits do.
+        attempts.reserve(PARTITION_HEAP_BYTES);
+        return new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id), attempts);
+      });
     }
   }
 
@@ -99,6 +110,7 @@ public final class ShuffleState {
     for (PartitionState p : partitions.values()) {
       p.forgetMemory(free);
     }
+    attempts.release();
   }
 
   void delete(Consumer<ByteBuf> free) {
@@ -108,5 +120,6 @@ public final class ShuffleState {
     for (PartitionState p : partitions.values()) {
       p.delete(free);
     }
+    attempts.release();
   }
 }

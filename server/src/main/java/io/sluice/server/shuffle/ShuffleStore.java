@@ -43,6 +43,7 @@ public final class ShuffleStore {
   private final Consumer<ByteBuf> free;
   private final LongSupplier nanoClock;
   private final StoreLimits limits;
+  private final CommitBudget commits;
   private volatile boolean draining;
   /** When {@link #expire} last ran; Long.MIN_VALUE before its first run. Only its caller writes. */
   private long lastSweepNanos = Long.MIN_VALUE;
@@ -66,6 +67,7 @@ public final class ShuffleStore {
   public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
       HdfsTier hdfs, Consumer<ByteBuf> free, LongSupplier nanoClock, StoreLimits limits) {
     this.limits = limits;
+    this.commits = new CommitBudget(limits.commitHeapBytes());
     this.filesFactory = filesFactory;
     this.disks = disks;
     this.hdfs = hdfs;
@@ -110,6 +112,11 @@ public final class ShuffleStore {
     return app == null ? null : app.secret();
   }
 
+  /** Heap that the commit bookkeeping of every shuffle held now takes, as reserved. */
+  public long commitHeapBytes() {
+    return commits.used();
+  }
+
   public void heartbeat(String appId) {
     app(appId).heartbeat(nanoClock.getAsLong());
   }
@@ -148,7 +155,7 @@ public final class ShuffleStore {
     }
     ShuffleState shuffle = app.shuffleMap().computeIfAbsent(shuffleId, id -> {
       limits.checkNewShuffle(app);
-      return new ShuffleState(appId, id, numPartitions, filesFactory);
+      return new ShuffleState(appId, id, numPartitions, filesFactory, commits);
     });
     if (shuffle.numPartitions() != numPartitions) {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "shuffle " + shuffleId
@@ -320,7 +327,7 @@ public final class ShuffleStore {
       int partitions = 0;
       for (RestartManifest.Shuffle s : r.shuffles()) {
         ShuffleState shuffle = new ShuffleState(r.appId(), s.shuffleId(), s.numPartitions(),
-            filesFactory);
+            filesFactory, commits);
         for (RestartManifest.Partition p : s.partitions()) {
           try {
             shuffle.partition(p.partitionId()).restore(p);

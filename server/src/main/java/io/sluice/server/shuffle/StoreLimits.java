@@ -2,25 +2,34 @@ package io.sluice.server.shuffle;
 
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.server.ServerJvmOptions;
 import io.sluice.server.ServerOptions;
 import java.util.Collection;
 
 /**
  * How many applications (in all, and per user) and shuffles per application one server holds at
- * once, so that no client can fill its heap with registrations. Checked when one more would be
- * added; a refusal names the key that raises the limit.
+ * once, and how much heap their commit bookkeeping may take, so that no client can fill its heap
+ * with registrations or commits. Checked when one more would be added; a refusal names the key that
+ * raises the limit.
+ *
+ * @param commitHeapBytes heap for commit counts and attempt tables, over every shuffle
+ *     ({@link CommitBudget})
  */
-public record StoreLimits(int applications, int applicationsPerUser, int shufflesPerApplication) {
+public record StoreLimits(int applications, int applicationsPerUser, int shufflesPerApplication,
+    long commitHeapBytes) {
 
   public static StoreLimits of(SluiceConf conf) {
     return new StoreLimits(conf.get(ServerOptions.MAX_APPLICATIONS),
         conf.get(ServerOptions.MAX_APPLICATIONS_PER_USER),
-        conf.get(ServerOptions.MAX_SHUFFLES_PER_APPLICATION));
+        conf.get(ServerOptions.MAX_SHUFFLES_PER_APPLICATION),
+        conf.get(ServerOptions.HEAP_COMMIT_PAIRS)
+            * ServerJvmOptions.HEAP_BYTES_PER_100_COMMIT_PAIRS / 100);
   }
 
   /** Limits no test or benchmark reaches. */
   public static StoreLimits unlimited() {
-    return new StoreLimits(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+    return new StoreLimits(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE,
+        Long.MAX_VALUE);
   }
 
   void checkNewApplication(Collection<AppState> apps, String user) {

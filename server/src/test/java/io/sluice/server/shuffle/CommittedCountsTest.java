@@ -14,7 +14,7 @@ class CommittedCountsTest {
 
   @Test
   void emptyRecordKnowsNoAttempt() {
-    CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
+    CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     assertArrayEquals(new int[] {-1, -1}, counts.countsOf(new long[] {0, 7}));
     assertArrayEquals(new int[0], counts.countsOf(new long[0]));
     assertEquals(0, counts.size());
@@ -23,7 +23,7 @@ class CommittedCountsTest {
 
   @Test
   void outOfOrderPutsAreFound() {
-    CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
+    CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     counts.put(50, 1);
     counts.put(20, 3);
     counts.put(90, 0);
@@ -40,7 +40,7 @@ class CommittedCountsTest {
   @Test
   void aRepeatedCommitKeepsTheLastCount() {
     // In order: the repeat is found and updated in place.
-    CommittedCounts inOrder = new CommittedCounts(new AttemptNumbers());
+    CommittedCounts inOrder = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     inOrder.put(1, 1);
     inOrder.put(2, 2);
     inOrder.put(2, 5);
@@ -48,7 +48,7 @@ class CommittedCountsTest {
     assertEquals(2, inOrder.size());
 
     // Out of order: the repeat is appended and wins when the arrays are sorted.
-    CommittedCounts outOfOrder = new CommittedCounts(new AttemptNumbers());
+    CommittedCounts outOfOrder = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     outOfOrder.put(5, 1);
     outOfOrder.put(2, 3);
     outOfOrder.put(5, 9);
@@ -69,7 +69,7 @@ class CommittedCountsTest {
   void agreesWithAMapUnderRandomCommitsAndLookUps() {
     Random random = new Random(17);
     for (int round = 0; round < 50; round++) {
-      CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
+      CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
       Map<Long, Integer> model = new HashMap<>();
       int range = 1 + random.nextInt(200);
       for (int i = 0; i < 500; i++) {
@@ -97,7 +97,7 @@ class CommittedCountsTest {
 
   @Test
   void countsTooLargeForAByteAreKeptExactly() {
-    CommittedCounts counts = new CommittedCounts(new AttemptNumbers());
+    CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     counts.put(1, 253);
     counts.put(2, 254);
     counts.put(3, Integer.MAX_VALUE);
@@ -115,7 +115,7 @@ class CommittedCountsTest {
   @Test
   void partitionsOfAShuffleShareTheAttemptsAndTakeAboutAByteEach() {
     int maps = 10_000;
-    AttemptNumbers numbers = new AttemptNumbers();
+    AttemptNumbers numbers = new AttemptNumbers(new CommitBudget(Long.MAX_VALUE));
     CommittedCounts first = new CommittedCounts(numbers);
     CommittedCounts second = new CommittedCounts(numbers);
     for (int m = 0; m < maps; m++) {

@@ -31,7 +31,7 @@ class StoreLimitsTest {
     PushBufferPool pool = new PushBufferPool(16L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
     store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
-        new StoreLimits(3, 2, 2));
+        new StoreLimits(3, 2, 2, 64 * 1024));
   }
 
   @AfterEach
@@ -76,6 +76,30 @@ class StoreLimitsTest {
     assertTrue(e.getMessage().contains("app.max.shuffles"), e.getMessage());
     store.unregisterShuffle("a1", 0);
     store.registerShuffle("a1", 2, 4);
+  }
+
+  @Test
+  void commitsAndPartitionsStopAtTheBookkeepingBudgetAndGiveItBack() {
+    store.registerApplication("a1", "alice", null);
+    store.registerShuffle("a1", 0, 1_000);
+    ShuffleState shuffle = store.shuffle("a1", 0);
+    // A client naming ever more attempts and partitions: the budget of 64 KiB ends it.
+    RequestRejectedException e = refused(() -> {
+      for (long attempt = 0; ; attempt++) {
+        int number = shuffle.attemptNumber(attempt);
+        for (int p = 0; p < 1_000; p++) {
+          shuffle.partition(p).commit(number, 1);
+        }
+      }
+    });
+    assertTrue(e.getMessage().contains("heap.commit.pairs"), e.getMessage());
+    assertTrue(store.commitHeapBytes() <= 64 * 1024, store.commitHeapBytes() + " bytes");
+    assertTrue(store.commitHeapBytes() > 60 * 1024, "the budget was used: "
+        + store.commitHeapBytes());
+    store.unregisterShuffle("a1", 0);
+    assertEquals(0, store.commitHeapBytes(), "a deleted shuffle gives its bookkeeping back");
+    store.registerShuffle("a1", 1, 10);
+    store.shuffle("a1", 1).partition(3).commit(store.shuffle("a1", 1).attemptNumber(7L), 2);
   }
 
   @Test
