@@ -139,6 +139,14 @@ final class PushHandler {
           + pool.capacity() + " bytes (" + ServerOptions.BUFFER_CAPACITY.key()
           + "); push smaller batches");
     }
+    // The partitions exist before any block is copied: creating one may be refused (its state
+    // counts against the bookkeeping budget), and nothing of the push is kept then.
+    for (BlockDescriptor b : push.blocks()) {
+      if (shuffle.partition(b.partitionId()) == null) {
+        throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE, "shuffle "
+            + push.shuffleId() + " of " + push.appId() + " was unregistered");
+      }
+    }
     return shuffle;
   }
 
@@ -188,11 +196,12 @@ final class PushHandler {
     long bytes = 0;
     for (int i = 0; i < copies.length; i++) {
       BlockDescriptor b = blocks.get(i);
-      PartitionState partition = shuffle.partition(b.partitionId());
+      PartitionState partition = shuffle.existingPartition(b.partitionId());
       if (partition != null && partition.add(b, copies[i])) {
         flushManager.afterPush(partition);
       } else {
-        // The shuffle was deleted while this push was in flight: nothing will read it.
+        // The shuffle was deleted while this push was in flight (admit created the partition):
+        // nothing will read it.
         pool.free(copies[i]);
       }
       bytes += b.length();
