@@ -179,13 +179,15 @@ public final class ServerOptions implements ConfigOptionSet {
   public static final ConfigOption<Integer> HEAP_COMMIT_PAIRS =
       ConfigOption.integer("heap.commit.pairs")
           .defaultValue("100000000")
-          .min(0)
+          .min(1000000)
           .doc("(Map task, partition) pairs of committed block counts the server holds at once, "
               + "over every shuffle (a 10,000-map x 10,000-partition shuffle is 100 M pairs): "
               + "`bin/start-server.sh` gives the heap 1.5 bytes per pair, and the server refuses "
-              + "(REFUSED) a commit or push whose bookkeeping would take more than that: commit "
-              + "counts (1 byte per pair, arrays grown by half), 80 bytes per map attempt and 400 "
-              + "per partition held. `SLUICE_SERVER_HEAP`, when set, sets the heap instead.")
+              + "(REFUSED) a commit or push whose bookkeeping would take more than that: 1 byte "
+              + "per (committed map attempt, partition), 80 bytes per map attempt that committed, "
+              + "400 per partition held, and 8 per count above 253. Count re-run and speculative "
+              + "attempts that commit as maps too. `SLUICE_SERVER_HEAP`, when set, sets the heap "
+              + "instead but does not change this bound.")
           .build();
 
   public static final ConfigOption<Integer> HEAP_BLOCKS_IN_MEMORY =

@@ -10,6 +10,7 @@ import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.transport.RemoteException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,25 +28,28 @@ class BookkeepingBudgetTest {
 
   @Test
   void aPushBeyondTheBudgetIsRefusedAndKeepsNothing() throws Exception {
-    // 1,000 pairs x 1.5 bytes: room for three partitions' states of 400 bytes.
+    // The least budget, 1 M pairs x 1.5 bytes: room for 3,750 partitions' states of 400 bytes.
     try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            ServerOptions.HEAP_COMMIT_PAIRS.key(), "1000")));
+            ServerOptions.HEAP_COMMIT_PAIRS.key(), "1000000")));
         ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
-      client.registerShuffle(APP, 0, 10);
-      byte[] data = new byte[100];
+      client.registerShuffle(APP, 0, 5_000);
+      byte[] data = new byte[16];
       int crc = Crc32c.of(Unpooled.wrappedBuffer(data));
-      client.pushRaw(APP, 0, List.of(), List.of(new BlockDescriptor(0, 1L, 0, 100, 100, crc)),
+      client.pushRaw(APP, 0, List.of(), List.of(new BlockDescriptor(0, 1L, 0, 16, 16, crc)),
           data);
-      RemoteException refused = assertThrows(RemoteException.class, () -> client.pushRaw(APP, 0,
-          List.of(), List.of(new BlockDescriptor(1, 1L, 0, 100, 100, crc),
-              new BlockDescriptor(2, 1L, 0, 100, 100, crc),
-              new BlockDescriptor(3, 1L, 0, 100, 100, crc),
-              new BlockDescriptor(4, 1L, 0, 100, 100, crc)), data, data, data, data));
+      List<BlockDescriptor> blocks = new ArrayList<>();
+      byte[][] bodies = new byte[4_999][];
+      for (int p = 1; p < 5_000; p++) {
+        blocks.add(new BlockDescriptor(p, 1L, 0, 16, 16, crc));
+        bodies[p - 1] = data;
+      }
+      RemoteException refused = assertThrows(RemoteException.class,
+          () -> client.pushRaw(APP, 0, List.of(), blocks, bodies));
       assertEquals(StatusCode.REFUSED, refused.status());
       assertTrue(refused.getMessage().contains(ServerOptions.HEAP_COMMIT_PAIRS.key()),
           refused.getMessage());
-      assertTrue(server.store().commitHeapBytes() <= 1_500);
+      assertTrue(server.store().commitHeapBytes() <= 1_500_000);
       client.unregisterApp(APP);
       assertEquals(0, server.store().commitHeapBytes());
       assertEquals(0, server.pushPool().allocatedBytes(), "no block of the refused push was kept");

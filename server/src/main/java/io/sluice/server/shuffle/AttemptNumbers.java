@@ -25,6 +25,8 @@ final class AttemptNumbers {
    */
   private long reserved;
   private boolean released;
+  /** Set while a restart restores the shuffle: reservations then never refuse. */
+  private boolean restoring;
 
   AttemptNumbers(CommitBudget budget) {
     this.budget = budget;
@@ -40,8 +42,17 @@ final class AttemptNumbers {
     if (released) {
       throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE, "the shuffle was deleted");
     }
-    budget.reserve(bytes);
+    if (restoring) {
+      budget.reserveAnyway(bytes);
+    } else {
+      budget.reserve(bytes);
+    }
     reserved += bytes;
+  }
+
+  /** Makes reservations never refuse (true) while a restart restores the shuffle, or refuse again. */
+  synchronized void restoring(boolean on) {
+    restoring = on;
   }
 
   /** Gives back everything this shuffle's bookkeeping took; once, when the shuffle goes. */

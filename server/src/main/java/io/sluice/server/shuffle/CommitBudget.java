@@ -26,14 +26,29 @@ final class CommitBudget {
    * @throws RequestRejectedException REFUSED when they would pass the capacity
    */
   void reserve(long bytes) {
-    long after = used.addAndGet(bytes);
-    if (after > capacity) {
-      used.addAndGet(-bytes);
-      throw new RequestRejectedException(StatusCode.REFUSED, "the partitions and commit counts "
+    long now;
+    do {
+      now = used.get();
+      if (now + bytes > capacity) {
+        throw refused();
+      }
+    } while (!used.compareAndSet(now, now + bytes));
+  }
+
+  /**
+   * Takes {@code bytes} even past the capacity: for what a server served before its restart, which
+   * it serves again rather than drop (a lowered {@code heap.commit.pairs} then refuses new work
+   * until enough is deleted).
+   */
+  void reserveAnyway(long bytes) {
+    used.addAndGet(bytes);
+  }
+
+  private RequestRejectedException refused() {
+    return new RequestRejectedException(StatusCode.REFUSED, "the partitions and commit counts "
           + "of this server's shuffles would pass the " + capacity + " bytes of heap it is sized "
           + "for ('" + ServerOptions.HEAP_COMMIT_PAIRS.key() + "' x 1.5 bytes); raise it (and "
           + "the heap with it) or spread the shuffle over more servers");
-    }
   }
 
   void release(long bytes) {

@@ -18,6 +18,12 @@ final class CommittedCounts {
   private final AttemptNumbers numbers;
   /** Per attempt number: 0 for no commit, count + 1, or {@link #IN_SIDE_TABLE}. */
   private byte[] counts = NONE;
+  /**
+   * Attempt numbers charged to the bookkeeping budget: the highest committed here + 1. The budget
+   * charges a byte per number, not the array's spare capacity (which the heap's sizing covers), so
+   * a shape of {@code heap.commit.pairs} pairs fits it whatever order attempts come in.
+   */
+  private int charged;
   private int committed;
   /** Attempt numbers and counts of the counts too large for a byte, sorted by number. */
   private int[] largeNumbers = new int[0];
@@ -40,10 +46,17 @@ final class CommittedCounts {
     if (count < 0) {
       throw new IllegalArgumentException("block count must not be negative: " + count);
     }
+    // Everything this commit takes of the budget is reserved before anything changes, so a refusal
+    // leaves the record as it was.
+    boolean newLarge = count > LARGEST_INLINE
+        && (number >= counts.length || (counts[number] & 0xff) != IN_SIDE_TABLE);
+    long toReserve = Math.max(0, number + 1 - charged) + (newLarge ? 8 : 0);
+    if (toReserve > 0) {
+      numbers.reserve(toReserve);
+      charged = Math.max(charged, number + 1);
+    }
     if (number >= counts.length) {
-      int grown = Math.max(number + 1, counts.length + (counts.length >> 1));
-      numbers.reserve(grown - counts.length);
-      counts = Arrays.copyOf(counts, grown);
+      counts = Arrays.copyOf(counts, Math.max(number + 1, counts.length + (counts.length >> 1)));
     }
     if (counts[number] == 0) {
       committed++;
@@ -121,6 +134,7 @@ final class CommittedCounts {
     return new long[][] {attempts, values};
   }
 
+  /** Two ints a count, charged (by {@link #putNumbered}) as the count arrays' bytes are. */
   private void addLarge(int number, int count) {
     int at = -Arrays.binarySearch(largeNumbers, number) - 1;
     largeNumbers = insert(largeNumbers, at, number);

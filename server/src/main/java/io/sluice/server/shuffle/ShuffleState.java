@@ -2,6 +2,8 @@ package io.sluice.server.shuffle;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.RestartManifest;
+import java.io.IOException;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -75,6 +77,19 @@ public final class ShuffleState {
    * The number of a map attempt in this shuffle, given at its first commit: commits of a request
    * to many partitions look the attempt up once.
    */
+  /**
+   * Restores a partition that the server served before its restart; its bookkeeping is taken from
+   * the budget even past it, since dropping what was acknowledged would cost a stage re-run.
+   */
+  void restorePartition(RestartManifest.Partition p) throws IOException {
+    attempts.restoring(true);
+    try {
+      partition(p.partitionId()).restore(p);
+    } finally {
+      attempts.restoring(false);
+    }
+  }
+
   public int attemptNumber(long taskAttemptId) {
     return attempts.numberOf(taskAttemptId);
   }

@@ -330,7 +330,7 @@ public final class ShuffleStore {
             filesFactory, commits);
         for (RestartManifest.Partition p : s.partitions()) {
           try {
-            shuffle.partition(p.partitionId()).restore(p);
+            shuffle.restorePartition(p);
             partitions++;
           } catch (IOException | RuntimeException e) {
             shuffle.forget(p.partitionId());

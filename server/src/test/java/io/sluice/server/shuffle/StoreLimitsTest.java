@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -79,23 +80,52 @@ class StoreLimitsTest {
   }
 
   @Test
-  void commitsAndPartitionsStopAtTheBookkeepingBudgetAndGiveItBack() {
+  @Timeout(30)
+  void partitionsStopAtTheBookkeepingBudget() {
     store.registerApplication("a1", "alice", null);
     store.registerShuffle("a1", 0, 1_000);
     ShuffleState shuffle = store.shuffle("a1", 0);
-    // A client naming ever more attempts and partitions: the budget of 64 KiB ends it.
+    // A client naming ever more partitions: their states (400 bytes each) meet the 64 KiB.
     RequestRejectedException e = refused(() -> {
-      for (long attempt = 0; ; attempt++) {
-        int number = shuffle.attemptNumber(attempt);
-        for (int p = 0; p < 1_000; p++) {
-          shuffle.partition(p).commit(number, 1);
-        }
+      for (int p = 0; p < 1_000; p++) {
+        shuffle.partition(p);
       }
     });
     assertTrue(e.getMessage().contains("heap.commit.pairs"), e.getMessage());
     assertTrue(store.commitHeapBytes() <= 64 * 1024, store.commitHeapBytes() + " bytes");
-    assertTrue(store.commitHeapBytes() > 60 * 1024, "the budget was used: "
-        + store.commitHeapBytes());
+    store.unregisterShuffle("a1", 0);
+    assertEquals(0, store.commitHeapBytes(), "a deleted shuffle gives its bookkeeping back");
+  }
+
+  @Test
+  @Timeout(30)
+  void commitsStopAtTheBookkeepingBudgetAndGiveItBack() {
+    store.registerApplication("a1", "alice", null);
+    store.registerShuffle("a1", 0, 100);
+    ShuffleState shuffle = store.shuffle("a1", 0);
+    for (int p = 0; p < 100; p++) {
+      shuffle.partition(p);
+    }
+    long states = store.commitHeapBytes();
+    // A client committing ever more attempts (some with counts beyond a byte) to every partition:
+    // their counts and attempt entries meet the rest of the 64 KiB.
+    int[] committedAttempts = new int[1];
+    RequestRejectedException e = refused(() -> {
+      for (long attempt = 0; attempt < 10_000; attempt++) {
+        int number = shuffle.attemptNumber(attempt);
+        for (int p = 0; p < 100; p++) {
+          shuffle.partition(p).commit(number, attempt % 7 == 0 ? 300 : 1);
+        }
+        committedAttempts[0]++;
+      }
+    });
+    assertTrue(e.getMessage().contains("heap.commit.pairs"), e.getMessage());
+    assertTrue(committedAttempts[0] > 50, committedAttempts[0] + " attempts committed");
+    assertTrue(store.commitHeapBytes() > states && store.commitHeapBytes() <= 64 * 1024,
+        store.commitHeapBytes() + " bytes");
+    int[] counts = shuffle.partition(0).committedCounts(new long[] {0L, 1L});
+    assertEquals(300, counts[0], "a refusal leaves the counts before it intact");
+    assertEquals(1, counts[1]);
     store.unregisterShuffle("a1", 0);
     assertEquals(0, store.commitHeapBytes(), "a deleted shuffle gives its bookkeeping back");
     store.registerShuffle("a1", 1, 10);
