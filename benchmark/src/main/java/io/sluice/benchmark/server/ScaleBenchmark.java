@@ -80,6 +80,8 @@ public final class ScaleBenchmark {
   private static final long WARMUP_NANOS = 1_000_000_000L;
   /** Beyond the default {@code transport.frame.timeout} of 60 s. */
   static final long STALL_WAIT_NANOS = 80_000_000_000L;
+  /** How long reservations may take to come back once the stalled connections closed. */
+  private static final long SETTLE_NANOS = 5_000_000_000L;
 
   private final ScaleSettings settings;
   private final Path workDir;
@@ -256,9 +258,16 @@ public final class ScaleBenchmark {
             && System.nanoTime() < stallDeadline) {
           Thread.sleep(100);
         }
-        Thread.sleep(500);
-        HostileConnections.Outcome outcome = hostile.outcome();
+        // Closing a connection gives its reservation back on its event loop: wait (bounded) for
+        // the count to settle at zero rather than read it at once; what stays is reported.
         Sample afterStallers = metrics.scrape(0);
+        long settleDeadline = System.nanoTime() + SETTLE_NANOS;
+        while (afterStallers.get(MetricsPoller.RECEIVE_RESERVED) > 0
+            && System.nanoTime() < settleDeadline) {
+          Thread.sleep(50);
+          afterStallers = metrics.scrape(0);
+        }
+        HostileConnections.Outcome outcome = hostile.outcome();
         List<Sample> samples = new ArrayList<>(metrics.samples(0));
         samples.add(end);
         ScaleResults.Connections result = new ScaleResults.Connections(setup, networkAllowance,
