@@ -76,10 +76,12 @@ public final class CoordinatorOptions implements ConfigOptionSet {
 
   public static final ConfigOption<Integer> MAX_PARTITIONS =
       ConfigOption.integer("coordinator.assignment.max.partitions")
-          .defaultValue("1048576")
+          .defaultValue("2147483647")
           .min(1)
           .doc("Largest number of partitions one assignment may ask for; larger requests are refused "
-              + "with INVALID_REQUEST. The answer must also fit `"
+              + "with INVALID_REQUEST. The default takes every count Spark can ask for: an answer's "
+              + "size grows with its servers, not its partitions. Clients speaking protocol versions "
+              + "before 6 get one entry per partition, which must fit `"
               + ProtocolOptions.MAX_FRAME_SIZE.key() + "`.")
           .build();
 

@@ -4,7 +4,9 @@ import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
@@ -111,15 +113,23 @@ final class CoordinatorRequestHandler implements RequestHandler {
   }
 
   private void assign(TransportChannel channel, GetAssignmentRequest request, long startNanos) {
-    AssignmentResponse response;
+    AssignmentAnswer response;
     try {
-      limits.check(request);
+      limits.check(request, channel.protocolVersion());
       apps.heartbeat(request.appId());
       Assignment assignment = assigner.assign(request.numPartitions(), request.replicaCount(),
           request.tags(), Set.copyOf(request.excludedServerIds()));
-      response = AssignmentResponse.ok(request.requestId(), assignment.servers(),
-          assignment.partitionServers());
-      limits.checkAnswer(request.numPartitions(), response.encodedLength());
+      // A peer before version 6 knows only the layout with one entry per partition.
+      if (channel.protocolVersion() >= AssignmentRunsResponse.SINCE_VERSION) {
+        response = AssignmentRunsResponse.ok(request.requestId(), assignment.servers(),
+            assignment.chains());
+        limits.checkAnswer(request.numPartitions(), response.encodedLength());
+      } else {
+        limits.checkAnswer(request.numPartitions(),
+            AssignmentResponse.encodedLength(assignment.servers(), assignment.chains()));
+        response = AssignmentResponse.ok(request.requestId(), assignment.servers(),
+            assignment.chains());
+      }
     } catch (RequestRefusedException e) {
       LOG.info("Refused {} from {}: {} {}", request, channel.remoteAddress(), e.status(),
           e.getMessage());

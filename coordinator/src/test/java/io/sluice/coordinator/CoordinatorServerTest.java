@@ -6,16 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
+import io.sluice.common.transport.TransportConf;
+import io.sluice.common.transport.TransportContext;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashSet;
@@ -52,7 +57,7 @@ class CoordinatorServerTest {
         TestServers.status("s3", "host-3", 2 * GIB));
     client.registerApplication("app-1", "alice");
 
-    AssignmentResponse answer = client.getAssignment("app-1", 0, 100, 2, List.of(), List.of());
+    AssignmentAnswer answer = client.getAssignment("app-1", 0, 100, 2, List.of(), List.of());
 
     assertEquals(StatusCode.OK, answer.status());
     assertEquals(100, answer.partitionCount());
@@ -83,7 +88,7 @@ class CoordinatorServerTest {
         () -> client.getAssignment("app-1", 0, 10, 1, List.of(), List.of())).status());
 
     heartbeat(TestServers.status("s1", "host-1", GIB));
-    for (int partitions : new int[] {0, -7, 16_777_217, Integer.MAX_VALUE}) {
+    for (int partitions : new int[] {0, -7, Integer.MIN_VALUE}) {
       RemoteException e = assertThrows(RemoteException.class,
           () -> client.getAssignment("app-1", 0, partitions, 1, List.of(), List.of()));
       assertEquals(StatusCode.INVALID_REQUEST, e.status(), partitions + " partitions");
@@ -160,6 +165,58 @@ class CoordinatorServerTest {
   }
 
   @Test
+  void anyPartitionCountSparkCanAskForIsAssignedInAnAnswerThatGrowsWithTheServersOnly()
+      throws Exception {
+    heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB),
+        TestServers.status("s3", "host-3", GIB));
+    client.registerApplication("app-1", "alice");
+
+    AssignmentAnswer answer = client.getAssignment("app-1", 0, Integer.MAX_VALUE, 2, List.of(),
+        List.of());
+
+    assertTrue(answer instanceof AssignmentRunsResponse, answer.toString());
+    assertEquals(Integer.MAX_VALUE, answer.partitionCount());
+    assertTrue(answer.encodedLength() < 512, answer.encodedLength() + " bytes");
+    for (int p : new int[] {0, 1, 1 << 24, (1 << 24) + 1, Integer.MAX_VALUE - 1}) {
+      List<ServerAddress> servers = answer.serversOf(p);
+      assertEquals(2, servers.size());
+      assertNotEquals(servers.get(0).host(), servers.get(1).host(), "partition " + p);
+    }
+  }
+
+  @Test
+  void aClientOfAnEarlierReleaseGetsOneEntryPerPartitionWithTheSameChains() throws Exception {
+    heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB),
+        TestServers.status("s3", "host-3", GIB));
+    client.registerApplication("app-1", "alice");
+    TransportClientFactory oldFactory = new TransportContext(
+        new TransportConf(CoordinatorTestSupport.conf()), "old-client",
+        PooledByteBufAllocator.DEFAULT).speakingUpTo(5).createClientFactory();
+    CoordinatorClient old = CoordinatorTestSupport.client(oldFactory, coordinator);
+    try {
+      AssignmentAnswer current = client.getAssignment("app-1", 0, 1000, 2, List.of(), List.of());
+      AssignmentAnswer earlier = old.getAssignment("app-1", 1, 1000, 2, List.of(), List.of());
+
+      assertTrue(current instanceof AssignmentRunsResponse, current.toString());
+      assertTrue(earlier instanceof AssignmentResponse, earlier.toString());
+      assertEquals(1000, earlier.partitionCount());
+      assertEquals(3, earlier.servers().size());
+      for (int p = 0; p < 1000; p++) {
+        List<ServerAddress> chain = earlier.serversOf(p);
+        assertEquals(2, chain.size());
+        assertNotEquals(chain.get(0).host(), chain.get(1).host(), "partition " + p);
+      }
+      RemoteException tooMany = assertThrows(RemoteException.class,
+          () -> old.getAssignment("app-1", 2, 1 << 24, 2, List.of(), List.of()));
+      assertTrue(tooMany.getMessage().contains("transport.max.frame.size"),
+          tooMany.getMessage());
+    } finally {
+      old.close();
+      oldFactory.close();
+    }
+  }
+
+  @Test
   void adminRequestsExcludeIncludeAndDecommission() throws Exception {
     heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB));
     client.registerApplication("app-1", "alice");
@@ -193,7 +250,7 @@ class CoordinatorServerTest {
     }
   }
 
-  private static Set<String> used(AssignmentResponse answer) {
+  private static Set<String> used(AssignmentAnswer answer) {
     Set<String> ids = new HashSet<>();
     answer.servers().forEach(s -> ids.add(s.serverId()));
     return ids;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.coordinator.CoordinatorClient;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.common.transport.TransportClientFactory;
 import java.util.ArrayList;
@@ -49,12 +49,12 @@ class TwoCoordinatorsTest {
     onlyFirst.registerApplication("app-1", "alice");
     onlySecond.registerApplication("app-1", "alice");
 
-    AssignmentResponse a = onlyFirst.getAssignment("app-1", 0, 500, 2, List.of(), List.of());
-    AssignmentResponse b = onlySecond.getAssignment("app-1", 0, 500, 2, List.of(), List.of());
+    AssignmentAnswer a = onlyFirst.getAssignment("app-1", 0, 500, 2, List.of(), List.of());
+    AssignmentAnswer b = onlySecond.getAssignment("app-1", 0, 500, 2, List.of(), List.of());
 
     assertEquals(a.servers(), b.servers());
     for (int p = 0; p < 500; p++) {
-      assertArrayEquals(a.serverIndexes(p), b.serverIndexes(p), "partition " + p);
+      assertArrayEquals(a.chains().chain(p), b.chains().chain(p), "partition " + p);
     }
   }
 
@@ -68,7 +68,7 @@ class TwoCoordinatorsTest {
     first.close();
 
     // The second coordinator never heard of app-1: the client registers it there, then asks again.
-    AssignmentResponse answer = both.getAssignment("app-1", 1, 100, 2, List.of(), List.of());
+    AssignmentAnswer answer = both.getAssignment("app-1", 1, 100, 2, List.of(), List.of());
     assertEquals(100, answer.partitionCount());
     assertTrue(second.applications().isRegistered("app-1"));
     both.appHeartbeat("app-1");

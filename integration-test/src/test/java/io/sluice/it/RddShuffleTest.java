@@ -7,6 +7,7 @@ import io.sluice.examples.SuiteData;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -20,7 +21,7 @@ import scala.Tuple2;
  * RDD jobs give the same results through Sluice as through Spark's built-in shuffle, in this JVM
  * with settings the suite that runs on every Spark line ({@link SparkLinesSuiteTest}: the common
  * operators, 2,000 partitions, failed attempts) does not vary: Kryo, empty map tasks, records
- * larger than a block.
+ * larger than a block, more partitions than 2^24.
  */
 class RddShuffleTest {
   private static MiniCluster cluster;
@@ -100,5 +101,31 @@ class RddShuffleTest {
           }
           return total;
         }).sortByKey().collect());
+  }
+
+  /**
+   * Spark's sort shuffle takes any partition count (above 2^24 it leaves its serialized path), so
+   * Sluice does too. Running 16.7 million reduce tasks is not the point: a few partitions are read,
+   * the last one (above 2^24) among them.
+   */
+  @Test
+  void moreThanTwoToTheTwentyFourPartitions() {
+    int partitions = (1 << 24) + 1;
+    int[] read = {0, 7, 1 << 23, partitions - 1};
+    List<List<String>> answer = compare("2^24+1-partitions", Map.of(), sc -> {
+      JavaPairRDD<Integer, Long> shuffled = sc.parallelize(
+              java.util.stream.IntStream.range(0, 4000).boxed().toList(), 2)
+          .mapToPair(i -> new Tuple2<>(i % 2 == 0 ? read[(i / 2) % read.length]
+              : (int) ((i * 2_654_435_761L) % partitions), (long) i))
+          .partitionBy(new HashPartitioner(partitions));
+      List<Tuple2<Integer, Long>>[] chosen = shuffled.collectPartitions(read);
+      // Records arrive in the order their blocks do, which no two shuffles share: compare sorted.
+      return java.util.Arrays.stream(chosen)
+          .map(records -> records.stream().map(Tuple2::toString).sorted().toList()).toList();
+    });
+    assertEquals(read.length, answer.size());
+    for (int i = 0; i < read.length; i++) {
+      assertTrue(answer.get(i).size() >= 500, "partition " + read[i] + ": " + answer.get(i).size());
+    }
   }
 }

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An executor's view of one shuffle's locations, shared by the JVM's tasks: the shuffle's first
@@ -26,13 +26,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class DriverLocator implements PartitionLocator {
   private final SluiceShuffleHandle<?, ?, ?> handle;
   private final Connections clients;
-  /** Locations learnt from the driver; null where the handle's epoch-0 location still holds. */
-  private final AtomicReferenceArray<PartitionLocation> current;
+  /**
+   * Locations learnt from the driver, by partition; absent where the handle's epoch-0 location
+   * still holds. A map, not an array: a shuffle may have billions of partitions, few of them moved.
+   */
+  private final Map<Integer, PartitionLocation> current = new ConcurrentHashMap<>();
 
   DriverLocator(SluiceShuffleHandle<?, ?, ?> handle, Connections clients) {
     this.handle = handle;
     this.clients = clients;
-    this.current = new AtomicReferenceArray<>(handle.locations().numPartitions());
   }
 
   @Override
@@ -58,11 +60,13 @@ public final class DriverLocator implements PartitionLocator {
   }
 
   /**
-   * Every location of each partition in {@code [start, end)}, oldest first, as the driver knows
-   * them now.
+   * Every location of each of {@code partitions} (ascending, at least one), oldest first, as the
+   * driver knows them now.
    */
-  public Map<Integer, List<PartitionLocation>> allLocations(int start, int end)
+  public Map<Integer, List<PartitionLocation>> allLocations(int[] partitions)
       throws IOException, InterruptedException {
+    int start = partitions[0];
+    int end = partitions[partitions.length - 1] + 1;
     LocationsResponse answer;
     try {
       answer = driver().thenCompose(c -> c.request(new GetLocationsRequest(
@@ -74,20 +78,22 @@ public final class DriverLocator implements PartitionLocator {
           + handle.driverPort() + ") where shuffle " + handle.shuffleId() + " lives: "
           + cause.getMessage(), cause);
     }
-    Map<Integer, List<PartitionLocation>> all = new HashMap<>();
+    Map<Integer, List<PartitionLocation>> moved = new HashMap<>();
     for (LocationsResponse.Entry e : answer.entries()) {
-      all.computeIfAbsent(e.partitionId(), p -> new ArrayList<>()).add(e.location());
+      moved.computeIfAbsent(e.partitionId(), p -> new ArrayList<>()).add(e.location());
       learn(e.partitionId(), e.location());
     }
-    for (int p = start; p < end; p++) {
-      all.computeIfAbsent(p, q -> List.of(handle.locations().location(q)));
+    Map<Integer, List<PartitionLocation>> all = new HashMap<>();
+    for (int p : partitions) {
+      List<PartitionLocation> locations = moved.get(p);
+      all.put(p, locations != null ? locations : List.of(handle.locations().location(p)));
     }
     return all;
   }
 
   private void learn(int partition, PartitionLocation location) {
-    current.accumulateAndGet(partition, location,
-        (old, fresh) -> old == null || fresh.epoch() > old.epoch() ? fresh : old);
+    current.merge(partition, location,
+        (old, fresh) -> fresh.epoch() > old.epoch() ? fresh : old);
   }
 
   private CompletableFuture<TransportClient> driver() {

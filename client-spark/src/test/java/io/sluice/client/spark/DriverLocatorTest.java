@@ -7,11 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetLocationsRequest;
 import io.sluice.common.protocol.message.LocationsResponse;
 import io.sluice.common.protocol.message.RelocateRequest;
@@ -59,7 +60,8 @@ class DriverLocatorTest {
     clients = context.createClientFactory();
     driver = context.createServer("127.0.0.1", 0, this::answer);
     ShuffleLocations initial = ShuffleLocations.of(
-        AssignmentResponse.ok(1, List.of(A), new int[][] {{0}, {0}, {0}}));
+        AssignmentRunsResponse.ok(1, List.of(A),
+            PartitionChains.ofChains(new int[][] {{0}, {0}, {0}})));
     // The dependency stays on the driver's side of this test: the locator needs only ids and
     // addresses from the handle.
     locator = new DriverLocator(new SluiceShuffleHandle<>(SHUFFLE, null, APP, initial,
@@ -100,7 +102,7 @@ class DriverLocatorTest {
   void readersGetEveryLocationAndPartitionsThatNeverMovedGetTheirFirst() throws Exception {
     answer = List.of(new LocationsResponse.Entry(2, AT_A), new LocationsResponse.Entry(2, AT_B));
 
-    Map<Integer, List<PartitionLocation>> all = locator.allLocations(1, 3);
+    Map<Integer, List<PartitionLocation>> all = locator.allLocations(new int[] {1, 2});
 
     assertEquals(Map.of(1, List.of(AT_A), 2, List.of(AT_A, AT_B)), all);
     assertEquals(AT_B, locator.location(2), "what the driver said is learnt");
@@ -113,7 +115,7 @@ class DriverLocatorTest {
   void aDriverThatCannotAnswerFailsTheLookUpNamingIt() {
     refuse = true;
 
-    IOException e = assertThrows(IOException.class, () -> locator.allLocations(0, 3));
+    IOException e = assertThrows(IOException.class, () -> locator.allLocations(new int[] {0, 2}));
 
     assertTrue(e.getMessage().contains("127.0.0.1:" + driver.port()), e.getMessage());
     assertTrue(e.getMessage().contains("shuffle " + SHUFFLE), e.getMessage());

@@ -4,7 +4,7 @@ import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
@@ -115,13 +115,13 @@ public final class CoordinatorClient implements Closeable {
    *     answered
    * @throws IOException when no coordinator could be reached or answered in time
    */
-  public AssignmentResponse getAssignment(String appId, int shuffleId, int numPartitions,
+  public AssignmentAnswer getAssignment(String appId, int shuffleId, int numPartitions,
       int replicaCount, List<String> tags, List<String> excludedServerIds)
       throws IOException, InterruptedException {
     return call("assignment of shuffle " + shuffleId + " of " + appId, appId,
         id -> new GetAssignmentRequest(id, appId, shuffleId, numPartitions, replicaCount, tags,
             excludedServerIds),
-        AssignmentResponse.class);
+        AssignmentAnswer.class);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.sluice.common.protocol;
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.AuthChallengeResponse;
 import io.sluice.common.protocol.message.AuthProofRequest;
 import io.sluice.common.protocol.message.AuthProofResponse;
@@ -76,6 +77,8 @@ public enum MessageType {
   SERVER_HEARTBEAT_REQUEST(40, ServerHeartbeatRequest.class, true, ServerHeartbeatRequest::decode),
   GET_ASSIGNMENT_REQUEST(41, GetAssignmentRequest.class, true, GetAssignmentRequest::decode),
   ASSIGNMENT_RESPONSE(42, AssignmentResponse.class, false, AssignmentResponse::decode),
+  ASSIGNMENT_RUNS_RESPONSE(
+      43, AssignmentRunsResponse.class, false, AssignmentRunsResponse::decode),
 
   RELOCATE_REQUEST(50, RelocateRequest.class, true, RelocateRequest::decode),
   GET_LOCATIONS_REQUEST(51, GetLocationsRequest.class, true, GetLocationsRequest::decode),

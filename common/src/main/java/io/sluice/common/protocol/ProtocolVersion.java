@@ -12,10 +12,12 @@ package io.sluice.common.protocol;
  * answers a client speaking 2 with the stand-in that version knows. Version 4 adds authentication
  * (the {@code Auth*} messages and the UNAUTHENTICATED and ACCESS_DENIED statuses). Version 5 adds
  * the server's frame limit to the handshake's answer and index reads in pages
- * ({@code FetchIndexPage*}), so that an index of any number of blocks can be read.
+ * ({@code FetchIndexPage*}), so that an index of any number of blocks can be read. Version 6 adds
+ * {@code AssignmentRunsResponse}, an assignment whose size does not grow with the partitions, which
+ * the coordinator answers instead of {@code AssignmentResponse}.
  */
 public final class ProtocolVersion {
-  public static final int CURRENT = 5;
+  public static final int CURRENT = 6;
   public static final int MIN_SUPPORTED = 2;
 
   private ProtocolVersion() {}

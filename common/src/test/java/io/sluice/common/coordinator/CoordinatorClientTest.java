@@ -8,8 +8,10 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.protocol.message.AssignmentResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
@@ -84,7 +86,7 @@ class CoordinatorClientTest {
     Scripted good = new Scripted(Map.of());
     CoordinatorClient client = client(deadAddress(), start(stopping), start(busy), start(good));
 
-    AssignmentResponse answer = client.getAssignment("app", 0, 2, 1, List.of(), List.of());
+    AssignmentAnswer answer = client.getAssignment("app", 0, 2, 1, List.of(), List.of());
 
     assertEquals(2, answer.partitionCount());
     assertEquals(1, stopping.received.size());
@@ -222,8 +224,10 @@ class CoordinatorClientTest {
         channel.respond(StatusResponse.error(request.requestId(), StatusCode.UNKNOWN_APPLICATION,
             "who?"));
       } else if (request instanceof GetAssignmentRequest) {
+        // The layout of coordinators before protocol 6, which clients still accept.
         channel.respond(AssignmentResponse.ok(request.requestId(),
-            List.of(new ServerAddress("s1", "host-1", 19999)), new int[][] {{0}, {0}}));
+            List.of(new ServerAddress("s1", "host-1", 19999)),
+            PartitionChains.ofChains(new int[][] {{0}, {0}})));
       } else {
         channel.respond(StatusResponse.ok(request.requestId()));
       }

@@ -6,6 +6,7 @@ import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.AuthChallengeResponse;
 import io.sluice.common.protocol.message.AuthProofRequest;
 import io.sluice.common.protocol.message.AuthProofResponse;
@@ -105,7 +106,13 @@ final class MessageFixtures {
     messages.add(new GetAssignmentRequest(32, APP, 3, 200, 2, List.of("ssd"), List.of()));
     messages.add(new GetAssignmentRequest(33, APP, 4, 1, 1, List.of(), List.of("server-b", "")));
     messages.add(AssignmentResponse.ok(34, List.of(SERVER_A, SERVER_B, SERVER_C),
-        new int[][] {{0, 1}, {1, 2}, {2, 0}, {}, {1}}));
+        PartitionChains.ofChains(new int[][] {{0, 1}, {1, 2}, {2, 0}, {0, 2}, {1, 0}})));
+    messages.add(AssignmentResponse.ok(141, List.of(SERVER_B),
+        PartitionChains.ofChains(new int[][] {{0}})));
+    messages.add(AssignmentRunsResponse.ok(142, List.of(SERVER_A, SERVER_B, SERVER_C),
+        PartitionChains.ofColumns(Integer.MAX_VALUE,
+            new int[][] {{1 << 30, Integer.MAX_VALUE}, {7, Integer.MAX_VALUE}},
+            new int[][] {{0, 1}, {2, 0}})));
     messages.add(new RelocateRequest(35, APP, 3, new int[] {0, 7}, new int[] {0, 2},
         "server-a", "connection refused"));
     messages.add(new RelocateRequest(36, APP, 3, new int[0], new int[0], "", ""));

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class ProtocolVersionTest {
 
   @Test
-  void thisReleaseSpeaksVersionsTwoToFive() {
-    assertEquals(5, CURRENT);
+  void thisReleaseSpeaksVersionsTwoToSix() {
+    assertEquals(6, CURRENT);
     assertEquals(2, MIN_SUPPORTED);
     assertTrue(MIN_SUPPORTED <= CURRENT);
   }

@@ -1,27 +1,21 @@
 package io.sluice.coordinator.assignment;
 
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.ServerAddress;
 import java.util.List;
 
 /**
- * Where a shuffle's partitions go: the servers involved, each once, and for every partition the
- * indexes of its servers in that list, primary first. The arrays are handed to the response as they
- * are; nobody modifies them afterwards.
+ * Where a shuffle's partitions go: the servers involved, each once, and every partition's chain of
+ * indexes into that list, primary first, as runs ({@link PartitionChains}).
  */
-public record Assignment(List<ServerAddress> servers, int[][] partitionServers) {
+public record Assignment(List<ServerAddress> servers, PartitionChains chains) {
 
   public int partitionCount() {
-    return partitionServers.length;
+    return chains.partitionCount();
   }
 
   /** Copies (primaries and replicas) each server of {@link #servers()} holds. */
-  public int[] copiesPerServer() {
-    int[] copies = new int[servers.size()];
-    for (int[] indexes : partitionServers) {
-      for (int index : indexes) {
-        copies[index]++;
-      }
-    }
-    return copies;
+  public long[] copiesPerServer() {
+    return chains.copiesPerServer(servers.size());
   }
 }

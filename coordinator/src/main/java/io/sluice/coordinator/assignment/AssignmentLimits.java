@@ -1,6 +1,7 @@
 package io.sluice.coordinator.assignment;
 
 import io.sluice.common.protocol.StatusCode;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.ProtocolOptions;
 import io.sluice.coordinator.CoordinatorOptions;
@@ -8,7 +9,8 @@ import io.sluice.coordinator.RequestRefusedException;
 
 /**
  * Checks an assignment request's numbers before any work is done for it: partition and replica
- * counts within the block id layout and the configured limits, and an answer that fits one frame.
+ * counts within the configured limits, and, for a client speaking a protocol version before 6 (one
+ * entry per partition), an answer that fits one frame.
  */
 public final class AssignmentLimits {
   /** Response header and the two counts, with room for the error message field's length. */
@@ -29,8 +31,11 @@ public final class AssignmentLimits {
     this.maxFrameSize = maxFrameSize;
   }
 
-  /** @throws RequestRefusedException INVALID_REQUEST naming the field and the limit */
-  public void check(GetAssignmentRequest request) {
+  /**
+   * @param protocolVersion the version the requesting connection speaks
+   * @throws RequestRefusedException INVALID_REQUEST naming the field and the limit
+   */
+  public void check(GetAssignmentRequest request, int protocolVersion) {
     if (request.appId().isEmpty()) {
       throw invalid("the application id is empty");
     }
@@ -57,10 +62,12 @@ public final class AssignmentLimits {
       }
     }
     long answerBytes = FIXED_RESPONSE_BYTES + (long) partitions * (2 + 4L * replicas);
-    if (answerBytes > maxFrameSize) {
+    if (protocolVersion < AssignmentRunsResponse.SINCE_VERSION && answerBytes > maxFrameSize) {
       throw invalid("the assignment of " + partitions + " partitions x " + replicas + " copies "
-          + "takes at least " + answerBytes + " bytes, more than one frame may carry ("
-          + maxFrameSize + ", " + ProtocolOptions.MAX_FRAME_SIZE.key() + ")");
+          + "takes at least " + answerBytes + " bytes in the layout of protocol version "
+          + protocolVersion + ", more than one frame may carry (" + maxFrameSize + ", "
+          + ProtocolOptions.MAX_FRAME_SIZE.key() + "); clients speaking version "
+          + AssignmentRunsResponse.SINCE_VERSION + " get an answer of any partition count");
     }
   }
 
@@ -69,7 +76,7 @@ public final class AssignmentLimits {
    *
    * @throws RequestRefusedException INVALID_REQUEST when it would not fit one frame
    */
-  public void checkAnswer(int partitions, int encodedLength) {
+  public void checkAnswer(int partitions, long encodedLength) {
     if (encodedLength > maxFrameSize) {
       throw invalid("the assignment of " + partitions + " partitions takes " + encodedLength
           + " bytes, more than one frame may carry (" + maxFrameSize + ", "

@@ -1,5 +1,6 @@
 package io.sluice.coordinator.assignment;
 
+import io.sluice.common.protocol.PartitionChains;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,9 +29,10 @@ final class CopyLayout {
    * @param weights a weight per position
    * @param hostOf a host number per position
    * @param copies copies per partition; at most the number of positions
-   * @return per partition, the positions of its copies, primary first
+   * @return per partition, the positions of its copies, primary first, as runs: partition
+   *     {@code p}'s copy {@code c} is entry {@code p} of column {@code (p + c) mod copies}
    */
-  static int[][] build(int partitions, int copies, double[] weights, int[] hostOf) {
+  static PartitionChains build(int partitions, int copies, double[] weights, int[] hostOf) {
     int n = weights.length;
     if (copies > n) {
       throw new IllegalArgumentException(copies + " copies need as many servers, got " + n);
@@ -44,10 +46,9 @@ final class CopyLayout {
       }
       unitCaps[u] = partitions;
     }
-    int total = Math.multiplyExact(partitions, copies);
+    long total = (long) partitions * copies;
     int[] unitShares = Quotas.split(total, unitWeights, unitCaps);
-    int[] run = new int[total];
-    int next = 0;
+    Columns columns = new Columns(partitions, copies);
     for (int u = 0; u < units.size(); u++) {
       int[] members = units.get(u);
       double[] memberWeights = new double[members.length];
@@ -58,18 +59,55 @@ final class CopyLayout {
       }
       int[] memberShares = Quotas.split(unitShares[u], memberWeights, memberCaps);
       for (int m = 0; m < members.length; m++) {
-        Arrays.fill(run, next, next + memberShares[m], members[m]);
-        next += memberShares[m];
+        columns.append(members[m], memberShares[m]);
       }
     }
-    int[][] byPartition = new int[partitions][copies];
-    for (int p = 0; p < partitions; p++) {
-      int first = p % copies;
+    return columns.build();
+  }
+
+  /**
+   * The list of all copies, written out run by run and cut into {@code copies} columns of
+   * {@code partitions} entries as it grows: it never holds more than the runs.
+   */
+  private static final class Columns {
+    private final int partitions;
+    private final List<List<int[]>> runs = new ArrayList<>();
+    private long written;
+
+    Columns(int partitions, int copies) {
+      this.partitions = partitions;
       for (int c = 0; c < copies; c++) {
-        byPartition[p][c] = run[((first + c) % copies) * partitions + p];
+        runs.add(new ArrayList<>());
       }
     }
-    return byPartition;
+
+    /** Appends {@code count} copies held by {@code position}. */
+    void append(int position, int count) {
+      int left = count;
+      while (left > 0) {
+        int column = (int) (written / partitions);
+        int start = (int) (written % partitions);
+        int taken = Math.min(left, partitions - start);
+        runs.get(column).add(new int[] {start + taken, position});
+        written += taken;
+        left -= taken;
+      }
+    }
+
+    PartitionChains build() {
+      int[][] ends = new int[runs.size()][];
+      int[][] servers = new int[runs.size()][];
+      for (int c = 0; c < ends.length; c++) {
+        List<int[]> column = runs.get(c);
+        ends[c] = new int[column.size()];
+        servers[c] = new int[column.size()];
+        for (int r = 0; r < column.size(); r++) {
+          ends[c][r] = column.get(r)[0];
+          servers[c][r] = column.get(r)[1];
+        }
+      }
+      return PartitionChains.ofColumns(partitions, ends, servers);
+    }
   }
 
   /**

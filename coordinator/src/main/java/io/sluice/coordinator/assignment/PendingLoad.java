@@ -30,7 +30,7 @@ final class PendingLoad {
   }
 
   /** Counts {@code partitions} just assigned to a server that reports {@code held} partitions. */
-  void add(String serverId, long held, long nowMillis, int partitions) {
+  void add(String serverId, long held, long nowMillis, long partitions) {
     if (partitions <= 0) {
       return;
     }

@@ -16,7 +16,7 @@ final class Quotas {
    * @param caps the most each entry may take; they must sum to at least {@code total}
    * @return shares summing to {@code total}; equal among entries whose weights are all zero
    */
-  static int[] split(int total, double[] weights, int[] caps) {
+  static int[] split(long total, double[] weights, int[] caps) {
     int n = weights.length;
     long capacity = 0;
     for (int cap : caps) {

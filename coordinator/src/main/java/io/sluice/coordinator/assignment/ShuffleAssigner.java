@@ -1,5 +1,6 @@
 package io.sluice.coordinator.assignment;
 
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.coordinator.CoordinatorOptions;
@@ -95,7 +96,7 @@ public final class ShuffleAssigner {
       chosenWeights[i] = candidates.weights[chosen[i]];
       hostOf[i] = candidates.host(chosen[i]);
     }
-    int[][] layout = CopyLayout.build(partitions, copies, chosenWeights, hostOf);
+    PartitionChains layout = CopyLayout.build(partitions, copies, chosenWeights, hostOf);
     return answer(chosen, layout, now);
   }
 
@@ -170,14 +171,9 @@ public final class ShuffleAssigner {
     });
   }
 
-  private Assignment answer(int[] chosen, int[][] layout, long now) {
+  private Assignment answer(int[] chosen, PartitionChains layout, long now) {
     CandidateSnapshot snap = snapshot;
-    int[] copiesAt = new int[chosen.length];
-    for (int[] positions : layout) {
-      for (int position : positions) {
-        copiesAt[position]++;
-      }
-    }
+    long[] copiesAt = layout.copiesPerServer(chosen.length);
     int[] indexOfPosition = new int[chosen.length];
     List<ServerAddress> servers = new ArrayList<>();
     for (int position = 0; position < chosen.length; position++) {
@@ -190,12 +186,7 @@ public final class ShuffleAssigner {
       pending.add(snap.ids[server], snap.held[server], now, copiesAt[position]);
       snap.pending[server] += copiesAt[position];
     }
-    for (int[] positions : layout) {
-      for (int c = 0; c < positions.length; c++) {
-        positions[c] = indexOfPosition[positions[c]];
-      }
-    }
-    return new Assignment(List.copyOf(servers), layout);
+    return new Assignment(List.copyOf(servers), layout.renumber(indexOfPosition));
   }
 
   private RequestRefusedException notEnoughServers(int qualifying, int copies, List<String> tags) {

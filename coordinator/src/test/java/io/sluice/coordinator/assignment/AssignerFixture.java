@@ -41,9 +41,9 @@ final class AssignerFixture {
   /** Copies (all levels) per server id. */
   static Map<String, Integer> copiesById(Assignment assignment) {
     Map<String, Integer> counts = new HashMap<>();
-    int[] copies = assignment.copiesPerServer();
+    long[] copies = assignment.copiesPerServer();
     for (int i = 0; i < copies.length; i++) {
-      counts.put(assignment.servers().get(i).serverId(), copies[i]);
+      counts.put(assignment.servers().get(i).serverId(), Math.toIntExact(copies[i]));
     }
     return counts;
   }
@@ -51,13 +51,22 @@ final class AssignerFixture {
   /** Primaries per server id. */
   static Map<String, Integer> primariesById(Assignment assignment) {
     Map<String, Integer> counts = new HashMap<>();
-    for (int[] servers : assignment.partitionServers()) {
+    for (int[] servers : chains(assignment)) {
       counts.merge(assignment.servers().get(servers[0]).serverId(), 1, Integer::sum);
     }
     return counts;
   }
 
   static ServerAddress server(Assignment assignment, int partition, int copy) {
-    return assignment.servers().get(assignment.partitionServers()[partition][copy]);
+    return assignment.servers().get(assignment.chains().server(partition, copy));
+  }
+
+  /** Every partition's chain, primary first (for assignments small enough to list). */
+  static int[][] chains(Assignment assignment) {
+    int[][] chains = new int[assignment.partitionCount()][];
+    for (int p = 0; p < chains.length; p++) {
+      chains[p] = assignment.chains().chain(p);
+    }
+    return chains;
   }
 }

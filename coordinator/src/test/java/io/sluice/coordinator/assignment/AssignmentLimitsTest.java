@@ -1,5 +1,6 @@
 package io.sluice.coordinator.assignment;
 
+import static io.sluice.common.protocol.ProtocolVersion.CURRENT;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -29,7 +30,7 @@ class AssignmentLimitsTest {
       "10         | 4 | replica count 4 is not in 1..3"})
   void absurdCountsAreInvalid(int partitions, int copies, String expected) {
     RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> limits.check(request("app", 0, partitions, copies, List.of())));
+        () -> limits.check(request("app", 0, partitions, copies, List.of()), CURRENT));
 
     assertEquals(StatusCode.INVALID_REQUEST, e.status());
     assertTrue(e.getMessage().contains(expected), e.getMessage());
@@ -40,24 +41,26 @@ class AssignmentLimitsTest {
     for (GetAssignmentRequest bad : List.of(request("app", -1, 10, 1, List.of()),
         request("", 0, 10, 1, List.of()), request("app", 0, 10, 1, List.of("ssd", "")))) {
       RequestRefusedException e = assertThrows(RequestRefusedException.class,
-          () -> limits.check(bad));
+          () -> limits.check(bad, CURRENT));
       assertEquals(StatusCode.INVALID_REQUEST, e.status(), bad.toString());
     }
   }
 
   @Test
-  void anAnswerTooLargeForOneFrameIsRefusedUpFront() {
-    AssignmentLimits small = new AssignmentLimits(1 << 20, 3, 1 << 20);
+  void anAnswerTooLargeForOneFrameOfTheOldLayoutIsRefusedUpFront() {
+    AssignmentLimits small = new AssignmentLimits(Integer.MAX_VALUE, 3, 1 << 20);
 
     RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> small.check(request("app", 0, 200_000, 2, List.of())));
+        () -> small.check(request("app", 0, 200_000, 2, List.of()), 5));
 
     assertTrue(e.getMessage().contains("transport.max.frame.size"), e.getMessage());
+    assertDoesNotThrow(() -> small.check(request("app", 0, Integer.MAX_VALUE, 3, List.of()),
+        CURRENT), "runs of partitions fit a frame whatever their count");
   }
 
   @Test
   void theLargestAllowedRequestPasses() {
-    assertDoesNotThrow(() -> limits.check(request("app", 0, 1 << 20, 3, List.of("ssd"))));
+    assertDoesNotThrow(() -> limits.check(request("app", 0, 1 << 20, 3, List.of("ssd")), 5));
   }
 
   private static GetAssignmentRequest request(String app, int shuffle, int partitions, int copies,

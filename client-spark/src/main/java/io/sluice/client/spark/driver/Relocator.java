@@ -4,7 +4,7 @@ import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.shuffle.Retries;
 import io.sluice.common.transport.RemoteException;
 import java.io.IOException;
@@ -104,7 +104,7 @@ final class Relocator {
     Set<String> mustAvoid = new LinkedHashSet<>(failed);
     Set<String> excluded = recentFailures();
     excluded.addAll(mustAvoid);
-    AssignmentResponse assignment = null;
+    AssignmentAnswer assignment = null;
     // A server that died a moment ago is still listed by the coordinator until its heartbeats
     // time out: one that cannot be registered counts as failed, and the coordinator is asked again.
     for (int round = 1; assignment == null; round++) {
@@ -113,7 +113,7 @@ final class Relocator {
       // Earlier failures are kept out only while enough servers remain: a server that failed a
       // minute ago may have been restarted since (a rolling restart), and the coordinator lists
       // only servers it hears from.
-      AssignmentResponse candidate = assignExcludingWhatCanBe(book, stale.size(),
+      AssignmentAnswer candidate = assignExcludingWhatCanBe(book, stale.size(),
           List.of(preferred, excluded, mustAvoid));
       Map<String, String> unregistered = register(book, candidate);
       if (unregistered.isEmpty()) {
@@ -142,7 +142,7 @@ final class Relocator {
    * Asks for an assignment excluding the first of {@code exclusions} that leaves enough servers;
    * each set holds the next.
    */
-  private AssignmentResponse assignExcludingWhatCanBe(ShuffleBook book, int partitions,
+  private AssignmentAnswer assignExcludingWhatCanBe(ShuffleBook book, int partitions,
       List<Set<String>> exclusions) throws IOException, InterruptedException {
     RemoteException notEnough = null;
     Set<String> tried = null;
@@ -164,7 +164,7 @@ final class Relocator {
   }
 
   /** Registers the shuffle on the assignment's servers; returns those that failed, with why. */
-  private Map<String, String> register(ShuffleBook book, AssignmentResponse assignment)
+  private Map<String, String> register(ShuffleBook book, AssignmentAnswer assignment)
       throws InterruptedException {
     Map<String, String> failed = new LinkedHashMap<>();
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -185,7 +185,7 @@ final class Relocator {
     return failed;
   }
 
-  private AssignmentResponse assign(ShuffleBook book, int partitions, Set<String> excluded)
+  private AssignmentAnswer assign(ShuffleBook book, int partitions, Set<String> excluded)
       throws IOException, InterruptedException {
     return coordinators.getAssignment(appId, book.shuffleId(), partitions, replicas, tags,
         List.copyOf(excluded));

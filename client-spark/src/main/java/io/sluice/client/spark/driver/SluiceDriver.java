@@ -11,7 +11,7 @@ import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.protocol.AuthRole;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
@@ -127,7 +127,7 @@ public final class SluiceDriver implements Closeable {
   /** Asks the coordinator for servers and registers the shuffle with each of them. */
   public ShuffleLocations registerShuffle(int shuffleId, int numPartitions)
       throws IOException, InterruptedException {
-    AssignmentResponse response = coordinators.getAssignment(appId, shuffleId, numPartitions,
+    AssignmentAnswer response = coordinators.getAssignment(appId, shuffleId, numPartitions,
         client.conf().get(SluiceClientOptions.REPLICAS),
         client.conf().get(SluiceClientOptions.SERVER_TAGS), List.of());
     ShuffleLocations locations = ShuffleLocations.of(response);

@@ -110,7 +110,7 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
     }
     Map<Integer, List<PartitionLocation>> locations;
     try {
-      locations = locator.allLocations(partitions[0], last + 1);
+      locations = locator.allLocations(partitions);
     } catch (IOException e) {
       throw Unchecked.rethrow(maps.fetchFailed(partitions[0], e.getMessage(), e));
     } catch (InterruptedException e) {

@@ -11,11 +11,12 @@ import io.sluice.client.spark.ShuffleLocations;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.GetLocationsRequest;
 import io.sluice.common.protocol.message.LocationsResponse;
@@ -75,7 +76,8 @@ class DriverEndpointTest {
         new ServerRegistrar(clients, APP, "tester", Duration.ofSeconds(5)), 1, List.of(),
         Duration.ofSeconds(5), System::nanoTime);
     book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
-        AssignmentResponse.ok(1, List.of(first), new int[][] {{0}, {0}, {0}, {0}})));
+        AssignmentRunsResponse.ok(1, List.of(first),
+            PartitionChains.ofChains(new int[][] {{0}, {0}, {0}, {0}}))));
     relocations = Executors.newSingleThreadExecutor();
     TransportServer endpoint = context.createServer("127.0.0.1", 0,
         new DriverEndpoint(APP, id -> id == SHUFFLE ? book : null, relocator, relocations));
@@ -165,7 +167,8 @@ class DriverEndpointTest {
       for (int i = 0; i < partitions.length; i++) {
         partitions[i] = new int[] {0};
       }
-      channel.respond(AssignmentResponse.ok(r.requestId(), List.of(second), partitions));
+      channel.respond(AssignmentRunsResponse.ok(r.requestId(), List.of(second),
+          PartitionChains.ofChains(partitions)));
     }
   }
 

@@ -10,11 +10,12 @@ import io.sluice.client.spark.ShuffleLocations;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.message.AssignmentResponse;
+import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
@@ -78,7 +79,8 @@ class RelocatorTest {
     relocator = new Relocator(APP, coordinator, registrar, 1, List.of(), Duration.ofSeconds(5),
         System::nanoTime);
     book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
-        AssignmentResponse.ok(1, List.of(first), new int[][] {{0}, {0}, {0}})));
+        AssignmentRunsResponse.ok(1, List.of(first),
+            PartitionChains.ofChains(new int[][] {{0}, {0}, {0}}))));
   }
 
   @AfterEach
@@ -234,8 +236,8 @@ class RelocatorTest {
         for (int i = 0; i < partitions.length; i++) {
           partitions[i] = new int[] {0};
         }
-        channel.respond(AssignmentResponse.ok(r.requestId(), List.of(script.poll()),
-            partitions));
+        channel.respond(AssignmentRunsResponse.ok(r.requestId(), List.of(script.poll()),
+            PartitionChains.ofChains(partitions)));
       } else {
         channel.respond(StatusResponse.ok(request.requestId()));
       }

@@ -3,58 +3,58 @@ package io.sluice.common.protocol.message;
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.CorruptFrameException;
 import io.sluice.common.protocol.MessageType;
-import io.sluice.common.protocol.ResponseMessage;
+import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.WireEncoding;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * Answer to a {@link GetAssignmentRequest}: the servers involved, listed once each, and for every
- * partition the indexes of its servers in that list (first the primary, then the replicas in chain
- * order). Listing servers once keeps the answer small for shuffles with many partitions.
+ * Answer to a {@link GetAssignmentRequest} for connections speaking protocol versions before 6: the
+ * servers involved, listed once each, and for every partition the indexes of its servers in that
+ * list (first the primary, then the replicas in chain order). Its size grows with the partitions;
+ * from version 6 the coordinator answers with {@link AssignmentRunsResponse} instead.
  */
-public final class AssignmentResponse implements ResponseMessage {
+public final class AssignmentResponse implements AssignmentAnswer {
 
   private final ResponseHeader header;
   private final List<ServerAddress> servers;
-  private final int[][] partitionServers;
+  private final PartitionChains chains;
 
-  /**
-   * Takes {@code partitionServers} as is (no copy): the caller must not modify it afterwards.
-   *
-   * @param partitionServers for each partition, indexes into {@code servers}, primary first
-   * @throws IllegalArgumentException if an index is out of range or a partition has more than 65535
-   *     servers
-   */
-  private AssignmentResponse(long requestId, StatusCode status, String errorMessage,
-      List<ServerAddress> servers, int[][] partitionServers) {
-    this(new ResponseHeader(requestId, status, errorMessage), List.copyOf(servers),
-        partitionServers);
-    for (int[] indexes : partitionServers) {
-      WireEncoding.checkShortCount("servers of a partition", indexes.length);
-      for (int index : indexes) {
-        if (index < 0 || index >= this.servers.size()) {
-          throw new IllegalArgumentException("server index " + index + " is not in 0.."
-              + (this.servers.size() - 1));
-        }
-      }
+  private AssignmentResponse(
+      ResponseHeader header, List<ServerAddress> servers, PartitionChains chains) {
+    this.header = header;
+    this.servers = List.copyOf(servers);
+    this.chains = Objects.requireNonNull(chains, "chains");
+    if (chains.maxServerIndex() >= this.servers.size()) {
+      throw new IllegalArgumentException("server index " + chains.maxServerIndex()
+          + " is not in 0.." + (this.servers.size() - 1));
     }
   }
 
-  private AssignmentResponse(
-      ResponseHeader header, List<ServerAddress> servers, int[][] partitionServers) {
-    this.header = header;
-    this.servers = servers;
-    this.partitionServers = Objects.requireNonNull(partitionServers, "partitionServers");
+  /** @throws IllegalArgumentException if a chain names a server that is not listed */
+  public static AssignmentResponse ok(
+      long requestId, List<ServerAddress> servers, PartitionChains chains) {
+    return new AssignmentResponse(new ResponseHeader(requestId, StatusCode.OK, ""), servers,
+        chains);
   }
 
-  public static AssignmentResponse ok(
-      long requestId, List<ServerAddress> servers, int[][] partitionServers) {
-    return new AssignmentResponse(requestId, StatusCode.OK, "", servers, partitionServers);
+  /**
+   * The encoded size of such an answer, computed without building it: a long, because a layout of
+   * many partitions can exceed what a frame (or an int) holds.
+   */
+  public static long encodedLength(List<ServerAddress> servers, PartitionChains chains) {
+    return encodedLength(new ResponseHeader(0, StatusCode.OK, ""), servers, chains);
+  }
+
+  private static long encodedLength(ResponseHeader header, List<ServerAddress> servers,
+      PartitionChains chains) {
+    long length = header.encodedLength() + 4 + 4;
+    for (ServerAddress server : servers) {
+      length += server.encodedLength();
+    }
+    return length + (long) chains.partitionCount() * (2 + 4L * chains.copies());
   }
 
   @Override
@@ -77,44 +77,19 @@ public final class AssignmentResponse implements ResponseMessage {
     return header.errorMessage();
   }
 
-  /** Every server the assignment names, each once. */
+  @Override
   public List<ServerAddress> servers() {
     return servers;
   }
 
-  public int partitionCount() {
-    return partitionServers.length;
-  }
-
-  /**
-   * Indexes into {@link #servers()} of a partition's servers, primary first; the array is shared with
-   * this message, do not modify it.
-   */
-  public int[] serverIndexes(int partition) {
-    return partitionServers[partition];
-  }
-
-  /** A partition's servers, primary first. */
-  public List<ServerAddress> serversOf(int partition) {
-    int[] indexes = partitionServers[partition];
-    List<ServerAddress> result = new ArrayList<>(indexes.length);
-    for (int index : indexes) {
-      result.add(servers.get(index));
-    }
-    return result;
+  @Override
+  public PartitionChains chains() {
+    return chains;
   }
 
   @Override
   public int encodedLength() {
-    int length = header.encodedLength() + 4;
-    for (ServerAddress server : servers) {
-      length += server.encodedLength();
-    }
-    length += 4;
-    for (int[] indexes : partitionServers) {
-      length += 2 + 4 * indexes.length;
-    }
-    return length;
+    return Math.toIntExact(encodedLength(header, servers, chains));
   }
 
   @Override
@@ -124,11 +99,12 @@ public final class AssignmentResponse implements ResponseMessage {
     for (ServerAddress server : servers) {
       server.encode(out);
     }
-    out.writeInt(partitionServers.length);
-    for (int[] indexes : partitionServers) {
-      out.writeShort(indexes.length);
-      for (int index : indexes) {
-        out.writeInt(index);
+    out.writeInt(chains.partitionCount());
+    int copies = chains.copies();
+    for (int p = 0; p < chains.partitionCount(); p++) {
+      out.writeShort(copies);
+      for (int c = 0; c < copies; c++) {
+        out.writeInt(chains.server(p, c));
       }
     }
   }
@@ -141,9 +117,16 @@ public final class AssignmentResponse implements ResponseMessage {
       servers[i] = ServerAddress.decode(in);
     }
     int partitionCount = WireEncoding.readCount(in, 2, "partition");
+    if (partitionCount == 0) {
+      throw new CorruptFrameException("an assignment has at least one partition");
+    }
     int[][] partitionServers = new int[partitionCount][];
     for (int p = 0; p < partitionCount; p++) {
       int n = WireEncoding.readShortCount(in, 4, "server index");
+      if (n == 0 || p > 0 && n != partitionServers[0].length) {
+        throw new CorruptFrameException("partition " + p + " has " + n + " servers; every "
+            + "partition has the same number, at least 1");
+      }
       int[] indexes = new int[n];
       for (int i = 0; i < n; i++) {
         int index = in.readInt();
@@ -155,7 +138,8 @@ public final class AssignmentResponse implements ResponseMessage {
       }
       partitionServers[p] = indexes;
     }
-    return new AssignmentResponse(header, List.of(servers), partitionServers);
+    return new AssignmentResponse(header, List.of(servers),
+        PartitionChains.ofChains(partitionServers));
   }
 
   @Override
@@ -163,17 +147,17 @@ public final class AssignmentResponse implements ResponseMessage {
     return o instanceof AssignmentResponse other
         && header.equals(other.header)
         && servers.equals(other.servers)
-        && Arrays.deepEquals(partitionServers, other.partitionServers);
+        && chains.equals(other.chains);
   }
 
   @Override
   public int hashCode() {
-    return 31 * Objects.hash(header, servers) + Arrays.deepHashCode(partitionServers);
+    return Objects.hash(header, servers, chains);
   }
 
   @Override
   public String toString() {
     return "AssignmentResponse[" + header.describe() + ", servers=" + servers.size()
-        + ", partitions=" + partitionServers.length + "]";
+        + ", partitions=" + chains.partitionCount() + "]";
   }
 }

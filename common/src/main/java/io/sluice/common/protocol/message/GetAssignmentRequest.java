@@ -9,7 +9,7 @@ import java.util.Objects;
 
 /**
  * The driver asks the coordinator which servers hold each partition of a new shuffle. Answered by an
- * {@link AssignmentResponse}.
+ * {@link AssignmentRunsResponse} (an {@link AssignmentResponse} to peers before version 6).
  */
 public final class GetAssignmentRequest implements ApplicationRequest {
   private final long requestId;
