@@ -47,7 +47,8 @@ sluice_benchmark_jar() {
     | head -n 1 || true
 }
 
-# The benchmarks of Spark jobs run on Spark 3.5 only: they find its home and client jar themselves.
+# The benchmarks of Spark jobs other than bin/sluice-bench (which takes --spark 3.5|4) run on
+# Spark 3.5 only: they find its home and client jar themselves.
 sluice_require_spark_35() {
   if [ "${SLUICE_SPARK:-3.5}" != 3.5 ]; then
     echo "the Spark job benchmarks run on Spark 3.5 only; unset SLUICE_SPARK (it is '$SLUICE_SPARK')" >&2
@@ -55,12 +56,13 @@ sluice_require_spark_35() {
   fi
 }
 
-# True when a jar is missing or a source or POM under the given paths is newer than the jar.
+# True when a jar is missing or a source or POM under the given paths is newer than the jar (any
+# source root under src/ counts, such as src/spark-3.5 or src/tpc-job, but not src/test).
 sluice_stale() {
   local jar="$1"
   shift
-  [ -z "$jar" ] || [ -n "$(find "$@" -path '*/target' -prune -o \( -name pom.xml -o \
-    -path '*/src/main/*' \) -type f -newer "$jar" -print -quit)" ]
+  [ -z "$jar" ] || [ -n "$(find "$@" \( -path '*/target' -o -path '*/src/test' \) -prune -o \
+    \( -name pom.xml -o -path '*/src/*' \) -type f -newer "$jar" -print -quit)" ]
 }
 
 # Builds Sluice (mvn package, tests skipped) when a jar or directory that a benchmark of Spark jobs

@@ -11,18 +11,39 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * What a {@code spark-submit} of a benchmark job needs from this checkout: the Java to run, the
- * Spark home the build assembles ({@code examples/target/spark-home}), the benchmark jar (the
- * application) and the shaded client jar users add to Spark.
+ * What a {@code spark-submit} of a benchmark job needs from this checkout, for one Spark line: the
+ * Java to run, the Spark home the build assembles, the jar that holds the job (the application) and
+ * the shaded client jar users add to Spark. {@code line} is {@code 3.5} (Scala 2.12: {@code
+ * examples/target/spark-home}, {@code client-spark}, the benchmark jar) or {@code 4} (Scala 2.13:
+ * {@code examples-spark-4/target/spark-home}, {@code client-spark-4}, and the examples-spark-4 jar,
+ * which holds the TPC job compiled for Spark 4); only the TPC job is built for Spark 4.
  */
-public record SparkInstall(Path home) {
+public record SparkInstall(Path home, String line) {
+  /** The Spark lines, as {@code --spark} and {@code SLUICE_SPARK} name them. */
+  public static final List<String> LINES = List.of("3.5", "4");
+
+  public SparkInstall {
+    if (!LINES.contains(line)) {
+      throw new IllegalArgumentException("Spark line '" + line + "': 3.5 or 4");
+    }
+  }
+
+  /** Spark 3.5, the line every benchmark of Spark jobs runs on. */
+  public SparkInstall(Path home) {
+    this(home, "3.5");
+  }
+
+  private boolean spark4() {
+    return line.equals("4");
+  }
 
   public String java() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   public Path sparkHome() {
-    return home.resolve("examples/target/spark-home");
+    return home.resolve(spark4() ? "examples-spark-4/target/spark-home"
+        : "examples/target/spark-home");
   }
 
   /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */
@@ -37,12 +58,23 @@ public record SparkInstall(Path home) {
     return opts;
   }
 
+  /** The benchmark module's jar: the harnesses, and the jobs compiled for Spark 3.5. */
   public Path benchmarkJar() {
     return jar(home.resolve("benchmark/target"), "sluice-benchmark-", ".jar");
   }
 
+  /**
+   * The application jar that a submit names: the benchmark jar on Spark 3.5; on Spark 4 the
+   * examples-spark-4 jar, which holds the TPC job's sources compiled for Spark 4.
+   */
+  public Path applicationJar() {
+    return spark4() ? jar(home.resolve("examples-spark-4/target"), "sluice-examples-", ".jar")
+        : benchmarkJar();
+  }
+
   public Path shadedClientJar() {
-    return jar(home.resolve("client-spark/target"), "", "-shaded.jar");
+    return jar(home.resolve(spark4() ? "client-spark-4/target" : "client-spark/target"), "",
+        "-shaded.jar");
   }
 
   /**

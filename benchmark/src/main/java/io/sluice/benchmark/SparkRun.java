@@ -16,7 +16,7 @@ import java.util.function.Predicate;
 
 /**
  * One {@code SparkSubmit} of a benchmark job in its own JVM, as {@code spark-submit} would start it:
- * Spark's jars from {@code SPARK_HOME/jars}, the benchmark jar as the application, and for runs
+ * Spark's jars from {@code SPARK_HOME/jars}, the jar with the job as the application, and for runs
  * through Sluice the shaded client jar on the driver's and executors' class path. The JVM is the
  * driver (client deploy mode), so its heap is the driver memory; in local mode it runs the tasks too.
  * Output goes to a log file; the lines the job marks as its answers are echoed.
@@ -61,7 +61,7 @@ public final class SparkRun {
     });
     cmd.add("--class");
     cmd.add(mainClass);
-    cmd.add(install.benchmarkJar().toString());
+    cmd.add(install.applicationJar().toString());
     cmd.addAll(jobArgs);
     return new SparkRun(List.copyOf(cmd), log, echo);
   }

@@ -28,8 +28,8 @@ import java.util.stream.Stream;
  * Generates the tables once, starts a coordinator and two servers with the shipped scripts when the
  * sluice mode runs, then for each round submits {@link TpcJob} once per mode in alternation (A B A
  * B), each in a fresh JVM, while polling the servers' {@code /metrics}. Writes every raw figure as
- * JSON, the {@code tpc} section of docs/benchmarks.md and a PNG chart (options:
- * {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
+ * JSON, the {@code tpc} section of docs/benchmarks.md ({@code tpc-spark-4} for {@code --spark 4})
+ * and a PNG chart (options: {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
  */
 public final class TpcBenchmark {
   /**
@@ -133,7 +133,8 @@ public final class TpcBenchmark {
     Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
     System.out.println("== Results: " + json);
 
-    String title = "TPC-style queries at SF " + ScaleFactor.format(s.scale) + ", " + s.master;
+    String title = "TPC-style queries at SF " + ScaleFactor.format(s.scale) + ", Spark "
+        + environment.get("spark") + ", " + s.master;
     String chartLink = null;
     String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
     if (s.chart != null) {
@@ -151,12 +152,13 @@ public final class TpcBenchmark {
     }
     String body = TpcMarkdown.body(summary, setup(s, environment, runs), chartLink);
     if (s.markdown != null) {
-      BenchmarkReport.writeSection(s.markdown, "tpc",
-          "TPC-style shuffle benchmark: Sluice against Spark's sort shuffle", s.command,
+      BenchmarkReport.writeSection(s.markdown, s.section(),
+          "TPC-style shuffle benchmark" + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
+              + ": Sluice against Spark's sort shuffle", s.command,
           body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
               + "works and the configuration for a real cluster: [tpc-benchmark.md]"
               + "(tpc-benchmark.md).\n");
-      System.out.println("== Report: section 'tpc' of " + s.markdown);
+      System.out.println("== Report: section '" + s.section() + "' of " + s.markdown);
     }
     System.out.println();
     System.out.println(body);
@@ -300,8 +302,9 @@ public final class TpcBenchmark {
         .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
         .append(", each a fresh SparkSubmit JVM, so both modes see the same machine noise.");
     if (s.modes.contains(Mode.SLUICE)) {
-      sb.append(" Sluice ").append(env.get("sluice"))
-          .append(": a coordinator and two shuffle servers on this machine, started by the "
+      sb.append(" Sluice ").append(env.get("sluice")).append(" (client ")
+          .append(s.install().shadedClientJar().getFileName())
+          .append("): a coordinator and two shuffle servers on this machine, started by the "
               + "harness with bin/start-coordinator.sh and bin/start-server.sh (buffer.capacity ")
           .append(s.serverSizing.bufferCapacity()).append(", read.buffer.capacity ")
           .append(s.serverSizing.readBufferCapacity()).append(", heap ")

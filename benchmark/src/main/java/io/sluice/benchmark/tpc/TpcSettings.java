@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
 final class TpcSettings {
   static final String USAGE = String.join("\n",
       "Usage: bin/sluice-bench [flags]",
+      "  --spark 3.5|4         the Spark line (default 3.5); 4 runs Spark 4 (Scala 2.13) with",
+      "                        the Spark 4 client and reports into its own section and chart",
       "  --scale SF|smoke      TPC-H scale factor (default 1); smoke = 0.01",
       "  --rounds N            rounds of A B (default 2)",
       "  --modes a,b           default builtin,sluice",
@@ -35,15 +37,19 @@ final class TpcSettings {
       "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
       "  --data DIR            generated tables, kept between runs",
       "                        (default benchmark/target/tpc-data)",
-      "  --markdown FILE|-     section 'tpc' rewritten (default docs/benchmarks.md; - for none)",
-      "  --chart FILE|-        PNG chart (default docs/benchmarks/tpc.png; - for none)",
+      "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4') rewritten",
+      "                        (default docs/benchmarks.md; - for none)",
+      "  --chart FILE|-        PNG chart (default docs/benchmarks/tpc.png, Spark 4:",
+      "                        docs/benchmarks/tpc-spark-4.png; - for none)",
       "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
       "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
-  private static final List<String> OPTIONS = List.of("scale", "rounds", "modes", "queries",
+  private static final List<String> OPTIONS = List.of("spark", "scale", "rounds", "modes", "queries",
       "seed", "master", "driver-memory", "executor-memory", "server-buffer", "server-read-buffer",
       "server-heap", "scrape-ms", "run-timeout", "output", "data", "markdown", "chart", "home", "command");
 
   final Path home;
+  /** The Spark line: 3.5 or 4. */
+  final String spark;
   final double scale;
   final int rounds;
   final List<Mode> modes;
@@ -66,6 +72,10 @@ final class TpcSettings {
   private TpcSettings(Map<String, String> o, Map<String, String> extraConf,
       Map<String, String> sluiceConf) {
     home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
+    spark = o.getOrDefault("spark", "3.5");
+    if (!SparkInstall.LINES.contains(spark)) {
+      throw new IllegalArgumentException("--spark is '" + spark + "': give 3.5 or 4");
+    }
     scale = ScaleFactor.parse(o.getOrDefault("scale", "1"));
     rounds = Integer.parseInt(o.getOrDefault("rounds", "2"));
     if (rounds < 1) {
@@ -91,7 +101,7 @@ final class TpcSettings {
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
     data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
     markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks.md"));
-    chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/tpc.png"));
+    chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/" + section() + ".png"));
     command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
   }
 
@@ -138,7 +148,15 @@ final class TpcSettings {
   }
 
   SparkInstall install() {
-    return new SparkInstall(home);
+    return new SparkInstall(home, spark);
+  }
+
+  /**
+   * The section of docs/benchmarks.md this line's results go to, also the default chart's name:
+   * {@code tpc} for Spark 3.5, {@code tpc-spark-4} for Spark 4, so that each line keeps its own.
+   */
+  String section() {
+    return spark.equals("3.5") ? "tpc" : "tpc-spark-" + spark;
   }
 
   /** Spark settings of every mode. */

@@ -12,25 +12,29 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Keeps the TPC benchmark working: {@code bin/sluice-bench} at the smoke size, one round of each
- * mode, with a coordinator and servers started by the harness through the shipped scripts. Every
- * query must give the same answer in both modes, the sluice mode must really push through the
- * servers, and the JSON, Markdown section and chart must be written (here, not into docs/).
+ * Keeps the TPC benchmark working on both Spark lines: {@code bin/sluice-bench --spark 3.5|4} at the
+ * smoke size, one round of each mode, with a coordinator and servers started by the harness through
+ * the shipped scripts. Every query must give the same answer in both modes, the sluice mode must
+ * really push through the servers, and the JSON, the line's Markdown section (naming the Spark
+ * version that ran) and the chart must be written (here, not into docs/).
  */
 class TpcSmokeTest {
   @TempDir Path dir;
 
-  @Test
-  void smokeRunAgreesAcrossModesAndWritesTheReport() throws Exception {
+  @ParameterizedTest(name = "Spark {0}")
+  @ValueSource(strings = {"3.5", "4"})
+  void smokeRunAgreesAcrossModesAndWritesTheReport(String spark) throws Exception {
     Path markdown = dir.resolve("benchmarks.md");
     Path chart = dir.resolve("tpc.png");
     Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
-        "bin/sluice-bench", "--scale", "smoke", "--rounds", "1", "--run-timeout", "3m",
-        "--output", dir.resolve("out").toString(), "--data", dir.resolve("data").toString(),
+        "bin/sluice-bench", "--spark", spark, "--scale", "smoke", "--rounds", "1",
+        "--run-timeout", "3m", "--output", dir.resolve("out").toString(),
+        "--data", dir.resolve("data").toString(),
         "--markdown", markdown.toString(), "--chart", chart.toString());
     assertEquals(0, run.exitCode(), run.output());
     assertTrue(run.output().contains(
@@ -56,8 +60,11 @@ class TpcSmokeTest {
     assertTrue(results.contains("\"answersAgree\":true"), results);
 
     String section = Files.readString(markdown);
-    assertTrue(section.contains("<!-- BEGIN tpc -->") && section.contains("<!-- END tpc -->"),
-        section);
+    String name = spark.equals("3.5") ? "tpc" : "tpc-spark-4";
+    assertTrue(section.contains("<!-- BEGIN " + name + " -->")
+        && section.contains("<!-- END " + name + " -->"), section);
+    assertTrue(section.contains(". Spark " + spark + "."), section);
+    assertTrue(section.contains("sluice-client-spark-" + spark + "_"), section);
     assertTrue(section.contains("| skewjoin |"), section);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
   }

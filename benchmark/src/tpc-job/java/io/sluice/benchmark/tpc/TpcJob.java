@@ -22,10 +22,13 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The Spark application of the TPC benchmark, submitted once per round and mode by
- * {@link TpcBenchmark}. With {@code --generate} it writes the tables; otherwise it runs the queries
- * one after the other and appends one JSON line per query to the events file: wall time, answer,
- * and the task metrics of its stages.
+ * {@code TpcBenchmark} (the harness, in src/main/java). With {@code --generate} it writes the
+ * tables; otherwise it runs the queries one after the other and appends one JSON line per query to
+ * the events file: wall time, answer, and the task metrics of its stages.
  *
+ * <p>This source root (src/tpc-job/java) is compiled twice: by this module for Spark 3.5 and by
+ * examples-spark-4 for Spark 4 (Scala 2.13), so it uses nothing but Spark, Jackson (Spark's own)
+ * and the JDK.
  */
 public final class TpcJob {
   private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--seed N] [--generate]"
