@@ -8,16 +8,11 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
-import org.apache.spark.Success$;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerStageSubmitted;
-import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -53,33 +48,20 @@ public final class ShuffleSuiteJob {
 
   public static void main(String[] args) {
     SparkSession spark = SparkSession.builder().appName("sluice-shuffle-suite").getOrCreate();
-    AtomicInteger failedTasks = new AtomicInteger();
-    AtomicInteger stageAttempts = new AtomicInteger();
-    spark.sparkContext().addSparkListener(new SparkListener() {
-      @Override
-      public void onTaskEnd(SparkListenerTaskEnd end) {
-        if (!(end.reason() instanceof Success$)) {
-          failedTasks.incrementAndGet();
-        }
-      }
-
-      @Override
-      public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
-        if (submitted.stageInfo().attemptNumber() > 0) {
-          stageAttempts.incrementAndGet();
-        }
-      }
-    });
+    JobCounts counts = new JobCounts();
+    spark.sparkContext().addSparkListener(counts);
+    String manager;
     try {
       new ShuffleSuiteJob(spark).run();
-      // What Spark saw: the two failures the job makes on purpose, and no stage re-run.
-      System.out.println("Failed tasks: " + failedTasks.get() + ", stage re-runs: "
-          + stageAttempts.get());
-      System.out.println("Shuffle manager: " + spark.conf().get("spark.shuffle.manager", "sort")
-          + ", Spark " + spark.version());
+      manager = "Shuffle manager: " + spark.conf().get("spark.shuffle.manager", "sort")
+          + ", Spark " + spark.version();
     } finally {
       spark.stop();
     }
+    // What Spark saw (complete once stopped): the two failures the job makes on purpose, and no
+    // stage re-run.
+    System.out.println(counts.summary());
+    System.out.println(manager);
   }
 
   private void run() {

@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -17,9 +18,15 @@ import java.util.concurrent.TimeUnit;
 final class Daemons {
   private Daemons() {}
 
-  /** Runs a script to completion; returns its exit code and output. */
+  /** Runs a script to completion (at most 120 s); returns its exit code and output. */
   static Result run(Path logDir, Map<String, String> env, String... command)
       throws IOException, InterruptedException {
+    return start(logDir, env, command).await(Duration.ofSeconds(120));
+  }
+
+  /** Starts a script, for a test that acts while it runs; {@link Running#await} ends it. */
+  static Running start(Path logDir, Map<String, String> env, String... command)
+      throws IOException {
     ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(ProjectRoot.get().toFile())
         .redirectErrorStream(true);
     pb.environment().putAll(env);
@@ -32,11 +39,42 @@ final class Daemons {
         return "(output unreadable: " + e + ")";
       }
     });
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(String.join(" ", command) + " did not finish");
+    return new Running(String.join(" ", command), p, out);
+  }
+
+  /** A script started by {@link #start}. */
+  static final class Running {
+    private final String command;
+    private final Process process;
+    private final CompletableFuture<String> output;
+
+    private Running(String command, Process process, CompletableFuture<String> output) {
+      this.command = command;
+      this.process = process;
+      this.output = output;
     }
-    return new Result(p.exitValue(), out.join());
+
+    boolean isAlive() {
+      return process.isAlive();
+    }
+
+    /**
+     * Waits for the script to end, at most {@code timeout} (then kills it and fails); returns its
+     * exit code and output.
+     */
+    Result await(Duration timeout) throws IOException, InterruptedException {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        throw new IOException(command + " did not finish within " + timeout);
+      }
+      return new Result(process.exitValue(), output.join());
+    }
+
+    /** Kills the script and every process it started (SIGKILL), for a test that gives up. */
+    void kill() {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
   }
 
   record Result(int exitCode, String output) {}

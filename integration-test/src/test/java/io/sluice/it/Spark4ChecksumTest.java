@@ -36,6 +36,7 @@ class Spark4ChecksumTest {
       Daemons.Result sluice = submit(SubmittedJob.throughSluice(cluster));
       sluiceOutput = sluice.output();
       assertEquals(0, sluice.exitCode(), sluiceOutput);
+      SubmittedJob.assertNoLeak(sluice);
       assertTrue(cluster.pushedBytes() > 0, "nothing went through Sluice: " + sluiceOutput);
     }
     assertEquals(0, builtIn.exitCode(), builtIn.output());

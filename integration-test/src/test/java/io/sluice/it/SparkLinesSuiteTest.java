@@ -49,6 +49,7 @@ class SparkLinesSuiteTest {
     long pushedBefore = cluster.pushedBytes();
     Daemons.Result sluice = submit(line, SubmittedJob.throughSluice(cluster));
     assertEquals(0, sluice.exitCode(), sluice.output());
+    SubmittedJob.assertNoLeak(sluice);
     assertTrue(cluster.pushedBytes() > pushedBefore, "nothing went through Sluice");
     assertTrue(sluice.output().contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark "
         + versionPrefix), sluice.output());

@@ -1,0 +1,209 @@
+package io.sluice.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The fault cases of {@link ServerLossTest} and {@link ExecutorLossTest} on every Spark line, with
+ * real kills: the examples jar's {@code FaultJob} submitted with SparkSubmit (only that line's
+ * client jar added) holds one task at a known point, the test kills a shuffle server process or an
+ * executor JVM with SIGKILL, and lets the task go on. The job prints its answer beside the answer
+ * it computed itself, and Spark's own view of the run: every stage's submissions, the tasks it
+ * started, the tasks that failed.
+ *
+ * <ul>
+ *   <li>A server of three killed while the maps push, with two copies: the right answer, no stage
+ *       submitted twice.
+ *   <li>The same with one copy: the right answer after exactly one re-run of the map stage.
+ *   <li>A server killed while the reducers read, with two copies: no stage re-run, no task fails.
+ *   <li>An executor of a {@code local-cluster} killed while the reducers read (Spark 4; Spark 3.5
+ *       runs it in-process in {@link ExecutorLossTest}): no map task runs twice.
+ * </ul>
+ *
+ * <p>Three server processes and a coordinator are shared by the class; a killed server is started
+ * again (on its port) before the next test.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class SparkLinesFaultTest {
+  private static final String JOB = "io.sluice.examples.FaultJob";
+  /** FaultJob's shuffle: 8 map tasks (stage 0), 8 reduce tasks (stage 1). */
+  private static final int MAPS = 8;
+  private static final int VICTIM = 1;
+  private static final Duration JOB_TIMEOUT = Duration.ofMinutes(2);
+
+  private static ProcessCluster cluster;
+  /** Holds a directory per job, where the job and the test leave each other marker files. */
+  @TempDir static Path jobDirs;
+  private final List<Integer> killed = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = new ProcessCluster(3, Map.of());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    cluster.close();
+  }
+
+  @AfterEach
+  void restartKilledServers() throws Exception {
+    for (int i : killed) {
+      cluster.start(i);
+    }
+    killed.clear();
+  }
+
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"3.5", "4"})
+  void withTwoCopiesAServerKilledDuringTheMapStageRerunsNoStage(String line) throws Exception {
+    String out = runKillingAServer(line, 2, "map");
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+  }
+
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"3.5", "4"})
+  void withOneCopyAServerKilledDuringTheMapStageRerunsTheMapStageOnce(String line)
+      throws Exception {
+    String out = runKillingAServer(line, 1, "map");
+    // Both stages run twice: the reducers find the finished maps' blocks gone (a fetch failure),
+    // and Spark runs the map stage once more, then the reduce stage.
+    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
+    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
+  }
+
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"3.5", "4"})
+  void withTwoCopiesAServerKilledDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
+      throws Exception {
+    String out = runKillingAServer(line, 2, "reduce");
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+  }
+
+  /**
+   * Executors in JVMs of their own on Spark 4 (Spark 3.5 runs the same case in-process, in
+   * {@link ExecutorLossTest}): the executor of a reduce task that has started reading is killed;
+   * the task runs again elsewhere and reads the map output from the servers, so no map task runs
+   * twice.
+   */
+  @Test
+  void onSpark4LosingAnExecutorDuringTheReduceStageRerunsNoMapTask() throws Exception {
+    Path dir = Files.createTempDirectory(jobDirs, "executor-loss");
+    Daemons.Running job = SubmittedJob.start(jobDirs, "4", "local-cluster[2,1,1024]", JOB,
+        conf(2, "--conf", "spark.executor.memory=512m", "--conf", "spark.task.maxFailures=4"),
+        List.of(dir.toString(), "reduce"));
+    try {
+      awaitHeld(job, dir, false);
+      String[] held = Files.readString(dir.resolve("held")).trim().split(" ");
+      ProcessHandle executor = ProcessHandle.of(Long.parseLong(held[0])).orElseThrow();
+      assertTrue(executor.info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend"),
+          "the held reduce task runs in an executor JVM: " + executor.info());
+      executor.destroyForcibly();
+      executor.onExit().get(30, TimeUnit.SECONDS);
+      Files.writeString(dir.resolve("go"), "");
+      String out = answered(job, "4");
+      // The killed executor had run map tasks: the built-in shuffle would have lost their output.
+      Matcher ranMaps = Pattern.compile("Stage 0 tasks succeeded by executor: .*\\b"
+          + Pattern.quote(held[1]) + "=[1-9]").matcher(out);
+      assertTrue(ranMaps.find(), "executor " + held[1] + " ran map tasks: " + out);
+      assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+      assertEquals(MAPS, tasksStarted(out, 0), "map tasks started: " + out);
+      assertTrue(out.contains("ExecutorLostFailure"), "the killed executor's task failed: " + out);
+    } finally {
+      job.kill();
+    }
+  }
+
+  /**
+   * Submits FaultJob holding a task of {@code stage} ({@code map}: map 0 half-way through its
+   * pushes, once every other map has finished; {@code reduce}: reduce 0 once it has read a
+   * record), kills a server with SIGKILL and lets the task go on. Returns the job's output, its
+   * answer checked.
+   */
+  private String runKillingAServer(String line, int replicas, String stage) throws Exception {
+    Path dir = Files.createTempDirectory(jobDirs, "server-loss-" + replicas + "-" + stage);
+    double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
+    Daemons.Running job = SubmittedJob.start(jobDirs, line, "local[2,4]", JOB, conf(replicas),
+        List.of(dir.toString(), stage));
+    try {
+      awaitHeld(job, dir, stage.equals("map"));
+      assertTrue(cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
+          "the server to be killed holds some of the job's blocks");
+      killed.add(VICTIM);
+      cluster.kill(VICTIM);
+      Files.writeString(dir.resolve("go"), "");
+      return answered(job, line);
+    } finally {
+      job.kill();
+    }
+  }
+
+  private static List<String> conf(int replicas, String... more) {
+    List<String> conf = new ArrayList<>(SubmittedJob.throughSluice(cluster.coordinatorAddress()));
+    conf.addAll(List.of(
+        "--conf", "spark.sluice.replicas=" + replicas,
+        "--conf", "spark.sluice.block.size=32k",
+        "--conf", "spark.sluice.push.batch.size=128k"));
+    conf.addAll(List.of(more));
+    return conf;
+  }
+
+  /** Waits until the job holds its task (and, mid-map, every other map has finished). */
+  private static void awaitHeld(Daemons.Running job, Path dir, boolean othersDone)
+      throws Exception {
+    ProcessCluster.await(() -> !job.isAlive() || (Files.exists(dir.resolve("held"))
+        && (!othersDone || Files.exists(dir.resolve("others-done")))), "the job to hold a task");
+    if (!job.isAlive()) {
+      throw new AssertionError("the job ended before it held a task:\n"
+          + job.await(JOB_TIMEOUT).output());
+    }
+  }
+
+  /** The output of a job that ended well on Spark {@code line} with the answer it expected. */
+  private static String answered(Daemons.Running job, String line) throws Exception {
+    Daemons.Result result = job.await(JOB_TIMEOUT);
+    String out = result.output();
+    SubmittedJob.assertNoLeak(result);
+    // What Spark saw, in the test's report.
+    out.lines().filter(l -> l.matches("(Answer|Expected|Failed tasks|Stage|Tasks started|Task "
+        + "failure|Shuffle manager).*")).forEach(System.out::println);
+    assertEquals(0, result.exitCode(), out);
+    assertTrue(out.contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark " + line + "."),
+        out);
+    assertEquals(line("Expected: .*", out).substring("Expected: ".length()),
+        line("Answer: .*", out).substring("Answer: ".length()), out);
+    return out;
+  }
+
+  private static int tasksStarted(String out, int stage) {
+    Matcher m = Pattern.compile("Tasks started: .*\\b" + stage + "=(\\d+)").matcher(out);
+    assertTrue(m.find(), out);
+    return Integer.parseInt(m.group(1));
+  }
+
+  private static String line(String regex, String output) {
+    Matcher m = Pattern.compile(regex).matcher(output);
+    assertTrue(m.find(), "no line matching " + regex + " in:\n" + output);
+    return m.group();
+  }
+}
