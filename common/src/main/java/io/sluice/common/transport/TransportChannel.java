@@ -16,12 +16,14 @@ public final class TransportChannel {
   private static final Logger LOG = LoggerFactory.getLogger(TransportChannel.class);
 
   private final Channel channel;
+  private final BatchingWriter writer;
   private volatile String clientId = "";
   private volatile int protocolVersion;
   private volatile Identity identity;
 
   TransportChannel(Channel channel) {
     this.channel = channel;
+    this.writer = new BatchingWriter(channel);
   }
 
   /**
@@ -31,7 +33,7 @@ public final class TransportChannel {
    * is sent as its stand-in.
    */
   public ChannelFuture respond(ResponseMessage response) {
-    return channel.writeAndFlush(forPeer(response)).addListener((ChannelFutureListener) f -> {
+    return writer.write(forPeer(response)).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess() && channel.isActive()) {
         LOG.warn("Failed to answer request {} to {}: {}", response.requestId(), remoteAddress(),
             f.cause().toString());

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.common.protocol.MessageEncoder;
+import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.StatusCode;
@@ -27,7 +28,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TransportClient implements Closeable {
   private static final AtomicLong REQUEST_IDS = new AtomicLong();
 
+  private static final long MIN_SWEEP_MILLIS = 10;
+  private static final long MAX_SWEEP_MILLIS = 1000;
+
   private final Channel channel;
+  private final BatchingWriter writer;
   private final long timeoutMillis;
   private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
   private volatile String serverId = "";
@@ -37,7 +42,14 @@ public final class TransportClient implements Closeable {
 
   TransportClient(Channel channel, Duration requestTimeout) {
     this.channel = channel;
+    this.writer = new BatchingWriter(channel);
     this.timeoutMillis = requestTimeout.toMillis();
+    // One sweep per connection rather than a timer per request: scheduling and cancelling a timer
+    // for each of hundreds of thousands of small requests a second costs more than the requests.
+    long period = Math.max(MIN_SWEEP_MILLIS, Math.min(MAX_SWEEP_MILLIS, timeoutMillis / 8));
+    ScheduledFuture<?> sweep = channel.eventLoop().scheduleWithFixedDelay(
+        this::failOverdue, period, period, TimeUnit.MILLISECONDS);
+    channel.closeFuture().addListener(f -> sweep.cancel(false));
   }
 
   /** A request id unique within this JVM, hence within every connection it opens. */
@@ -55,7 +67,8 @@ public final class TransportClient implements Closeable {
   public <R extends ResponseMessage> CompletableFuture<R> request(
       RequestMessage request, Class<R> responseType) {
     long id = request.requestId();
-    Pending<R> p = new Pending<>(responseType, new CompletableFuture<>());
+    Pending<R> p = new Pending<>(responseType, new CompletableFuture<>(), request.type(),
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
     int limit = serverMaxFrameSize;
     long frame;
     try {
@@ -75,25 +88,14 @@ public final class TransportClient implements Closeable {
           + TransportOptions.MAX_FRAME_SIZE.key() + " on that server)"));
       return p.future;
     }
-    // The timeout exists before the request is published: a connection that breaks meanwhile
-    // fails every published request at once (failAll), on its event loop, and cancels its timeout.
-    p.timeout = channel.eventLoop().schedule(() -> {
-      if (pending.remove(id, p)) {
-        p.future.completeExceptionally(new RequestTimeoutException("no answer from "
-            + channel.remoteAddress() + " to " + request.type() + " " + id + " within "
-            + timeoutMillis + " ms (" + TransportOptions.REQUEST_TIMEOUT.key() + ")"));
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
     if (pending.putIfAbsent(id, p) != null) {
-      p.timeout.cancel(false);
       ReferenceCountUtil.release(request);
       p.future.completeExceptionally(
           new IllegalArgumentException("request id " + id + " is already outstanding"));
       return p.future;
     }
-    channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
+    writer.write(request).addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess() && pending.remove(id, p)) {
-        p.timeout.cancel(false);
         p.future.completeExceptionally(new ConnectionClosedException(
             "failed to send " + request.type() + " to " + channel.remoteAddress(), f.cause()));
       }
@@ -109,15 +111,26 @@ public final class TransportClient implements Closeable {
       ReferenceCountUtil.release(response);
       return;
     }
-    p.timeout.cancel(false);
     p.complete(response, channel.remoteAddress());
+  }
+
+  /** Fails the requests whose answer is overdue; runs on the event loop. */
+  private void failOverdue() {
+    long now = System.nanoTime();
+    for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
+      Pending<?> p = e.getValue();
+      if (now - p.deadlineNanos >= 0 && pending.remove(e.getKey(), p)) {
+        p.future.completeExceptionally(new RequestTimeoutException("no answer from "
+            + channel.remoteAddress() + " to " + p.requestType + " " + e.getKey() + " within "
+            + timeoutMillis + " ms (" + TransportOptions.REQUEST_TIMEOUT.key() + ")"));
+      }
+    }
   }
 
   /** Fails every outstanding request; called when the connection breaks. */
   void failAll(Throwable cause) {
     for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
       if (pending.remove(e.getKey(), e.getValue())) {
-        e.getValue().timeout.cancel(false);
         e.getValue().future.completeExceptionally(cause instanceof IOException
             ? cause
             : new ConnectionClosedException("connection to " + channel.remoteAddress()
@@ -178,11 +191,15 @@ public final class TransportClient implements Closeable {
   private static final class Pending<R extends ResponseMessage> {
     final Class<R> type;
     final CompletableFuture<R> future;
-    ScheduledFuture<?> timeout;
+    final MessageType requestType;
+    final long deadlineNanos;
 
-    Pending(Class<R> type, CompletableFuture<R> future) {
+    Pending(Class<R> type, CompletableFuture<R> future, MessageType requestType,
+        long deadlineNanos) {
       this.type = type;
       this.future = future;
+      this.requestType = requestType;
+      this.deadlineNanos = deadlineNanos;
     }
 
     void complete(ResponseMessage response, SocketAddress from) {

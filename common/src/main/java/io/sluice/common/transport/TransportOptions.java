@@ -55,7 +55,9 @@ public final class TransportOptions implements ConfigOptionSet {
       ConfigOption.duration("transport.request.timeout")
           .defaultValue("120s")
           .min(1)
-          .doc("How long a client waits for the answer to one request before failing it.")
+          .doc("How long a client waits for the answer to one request before failing it. Each "
+              + "connection looks for overdue requests every eighth of this (at least every 10 ms, "
+              + "at most every second), so a request fails up to that much later.")
           .build();
 
   public static final ConfigOption<Duration> IDLE_TIMEOUT =
