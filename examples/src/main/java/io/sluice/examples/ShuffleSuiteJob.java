@@ -17,14 +17,19 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.adaptive.QueryStageExec;
+import org.apache.spark.sql.execution.joins.ShuffledHashJoinExec;
+import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
 import scala.Tuple2;
 
 /**
  * Shuffle shapes whose answers must not depend on the shuffle manager: RDD operators, map and
  * reduce tasks whose first attempt fails part-way, and SQL queries under adaptive execution. Prints
  * one line per case (row count and a CRC of the rows, in a canonical order) and, for SQL, what
- * adaptive execution did (coalesced reads, skew splits). Built for every Spark line from one
+ * adaptive execution did (coalesced reads, skew splits, each read's partition count, the join
+ * chosen). Built for every Spark line from one
  * source; the integration tests run it with the built-in shuffle and through Sluice on each line
  * and compare the lines it prints.
  *
@@ -117,6 +122,31 @@ public final class ShuffleSuiteJob {
           return left.join(SuiteData.skewedRight(spark), "k").groupBy("k")
               .agg(count("*"), sum("v"), sum("w"));
         });
+    // Decisions taken from the partition sizes in MapStatus (docs/client.md, "The sizes Spark plans
+    // from"): skew splits and small-partition merging of a rebalance, and a sort-merge join that
+    // becomes a shuffled hash join only when every partition is below the threshold, with
+    // thresholds on both sides of this join's partition sizes.
+    sql("rebalance", Map.of(
+        "spark.sql.adaptive.optimizeSkewsInRebalancePartitions.enabled", "true",
+        "spark.sql.adaptive.advisoryPartitionSizeInBytes", "24k",
+        "spark.sql.adaptive.rebalancePartitionsSmallPartitionFactor", "0.5"), () -> {
+          spark.range(0, 80_000, 1, 4)
+              .selectExpr("case when id % 4 = 0 then 1 else id % 500 end as k",
+                  "concat('r', cast(id as string)) as s")
+              .createOrReplaceTempView("skewed");
+          return spark.sql("SELECT /*+ REBALANCE(k) */ k, s FROM skewed");
+        });
+    for (String threshold : List.of("2k", "4k", "6k")) {
+      sql("hash-join-" + threshold, Map.of(
+          "spark.sql.adaptive.coalescePartitions.enabled", "false",
+          "spark.sql.adaptive.advisoryPartitionSizeInBytes", threshold,
+          "spark.sql.adaptive.maxShuffledHashJoinLocalMapThreshold", threshold), () ->
+          spark.range(0, 60_000, 1, 3)
+              .selectExpr("id % 7000 as k", "concat('left-', cast(id as string)) as a")
+              .join(spark.range(0, 30_000, 1, 2)
+                  .selectExpr("id % 7000 as k", "concat('right-', cast(id as string)) as b"), "k")
+              .groupBy("k").count());
+    }
   }
 
   /** An RDD case, its rows compared in a canonical order. */
@@ -155,6 +185,33 @@ public final class ShuffleSuiteJob {
         : executed.toString();
     System.out.printf("Plan %s: %d coalesced shuffle reads, %d skew splits%n", name,
         occurrences(plan, "coalesced"), occurrences(plan, "skew=true"));
+    List<String> decisions = new ArrayList<>();
+    decisions(executed instanceof AdaptiveSparkPlanExec adaptive ? adaptive.executedPlan()
+        : executed, decisions);
+    System.out.printf("Decisions %s: %s%n", name, decisions);
+  }
+
+  /**
+   * What adaptive execution decided from the partition sizes, in plan order: how many partitions
+   * each shuffle read has (and whether it split skewed ones), and which join it chose.
+   */
+  private static void decisions(SparkPlan plan, List<String> out) {
+    if (plan instanceof AQEShuffleReadExec read) {
+      out.add("read of " + read.partitionSpecs().size() + " partitions"
+          + (read.hasSkewedPartition() ? ", skew split" : ""));
+    } else if (plan instanceof SortMergeJoinExec) {
+      out.add("sort-merge join");
+    } else if (plan instanceof ShuffledHashJoinExec) {
+      out.add("shuffled hash join");
+    }
+    scala.collection.Iterator<SparkPlan> children = plan.children().iterator();
+    while (children.hasNext()) {
+      decisions(children.next(), out);
+    }
+    if (plan instanceof QueryStageExec stage) {
+      // A stage is a leaf of the final plan; what ran in it is its own plan.
+      decisions(stage.plan(), out);
+    }
   }
 
   private static void print(String name, List<String> rows) {

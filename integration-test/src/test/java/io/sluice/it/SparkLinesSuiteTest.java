@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * must be the same both ways.
  */
 class SparkLinesSuiteTest {
-  private static final int CASES = 14;
-  private static final int SQL_CASES = 4;
+  private static final int CASES = 18;
+  private static final int SQL_CASES = 8;
   private static MiniCluster cluster;
   private static Path logs;
 
@@ -55,12 +55,19 @@ class SparkLinesSuiteTest {
         + versionPrefix), sluice.output());
 
     List<String> expected = results(builtIn.output());
-    assertEquals(CASES + SQL_CASES + 1, expected.size(), builtIn.output());
+    assertEquals(CASES + 2 * SQL_CASES + 1, expected.size(), builtIn.output());
     assertTrue(expected.contains("Failed tasks: 2, stage re-runs: 0"), expected.toString());
     assertTrue(expected.contains("Plan skew-join: 0 coalesced shuffle reads, 1 skew splits"),
         "the skew join should have been split: " + expected);
     assertTrue(expected.contains("Plan group-by: 1 coalesced shuffle reads, 0 skew splits"),
         "partitions should have been coalesced: " + expected);
+    List<String> joins = expected.stream().filter(l -> l.startsWith("Decisions hash-join-"))
+        .toList();
+    assertTrue(joins.stream().anyMatch(l -> l.contains("shuffled hash join"))
+        && joins.stream().anyMatch(l -> l.contains("sort-merge join")),
+        "the thresholds should straddle the join's partition sizes: " + joins);
+    assertTrue(expected.stream().anyMatch(l -> l.startsWith("Decisions rebalance: ")
+        && l.contains("skew split")), "the rebalance should have been split: " + expected);
     assertEquals(expected, results(sluice.output()));
   }
 
@@ -72,6 +79,6 @@ class SparkLinesSuiteTest {
   /** The lines the job prints for comparison, in order. */
   private static List<String> results(String output) {
     return output.lines().filter(l -> l.startsWith("Case ") || l.startsWith("Plan ")
-        || l.startsWith("Failed tasks: ")).toList();
+        || l.startsWith("Decisions ") || l.startsWith("Failed tasks: ")).toList();
   }
 }
