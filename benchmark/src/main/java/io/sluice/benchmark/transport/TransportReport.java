@@ -103,10 +103,11 @@ final class TransportReport {
         .append("least ").append(count(UNBATCHED_TARGET_MESSAGES))
         .append(" messages/s on one connection: ")
         .append(messagesVerdict(results.unbatchedMessagesPerSecond, UNBATCHED_TARGET_MESSAGES))
-        .append(" Each request and each answer is flushed on its own, one system call each. "
-            + "Consolidating flushes with Netty's FlushConsolidationHandler (scheduled flushes "
-            + "for writes outside a read) reached 562 k/s, but connections then stopped flushing "
-            + "under load and Spark jobs hung waiting for answers; it was taken out again.\n");
+        .append(" Requests and answers are written on the connection's event loop and flushed "
+            + "once per burst (`BatchingWriter`: a flush queued behind the first write, from the "
+            + "event loop only, so no write misses it), and overdue requests are found by one "
+            + "sweep per connection instead of a timer per request; before both, each request and "
+            + "each answer cost a system call and a timer, and this ran at 122,616 messages/s.\n");
     if (!results.unbatchedMessagesPerSecond.isEmpty()
         && !results.batchedMessagesPerSecond.isEmpty()) {
       md.append("\nBatching carries ")
