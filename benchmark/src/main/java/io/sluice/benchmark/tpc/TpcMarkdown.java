@@ -63,6 +63,8 @@ final class TpcMarkdown {
         + "CPU time during the query (in local mode it runs the tasks, and it also counts threads "
         + "that task metrics miss, such as the shuffle client's network threads).\n\n");
 
+    md.append(cpuPerGib(s));
+
     md.append("Stage times of the median round (s, in the order the stages ran):\n\n| Query |");
     for (Mode m : modes) {
       md.append(' ').append(m.label()).append(" |");
@@ -127,6 +129,74 @@ final class TpcMarkdown {
     }
     return md.toString();
   }
+
+  /**
+   * CPU-seconds per GiB of shuffle written, for the Spark JVM (executor and driver) of each mode
+   * and, through Sluice, for its servers' processes beside it: what each shuffled byte costs on
+   * either side, and what Sluice's whole costs against the built-in shuffle's.
+   */
+  private static String cpuPerGib(TpcSummary s) {
+    boolean servers = s.modes.contains(Mode.SLUICE);
+    StringBuilder md = new StringBuilder("CPU per GiB of shuffle written (CPU-seconds; Spark JVM: "
+        + "the whole executor and driver JVM, tasks included; servers: both Sluice server "
+        + "processes, measured apart from Spark):\n\n| Query |");
+    for (Mode m : s.modes) {
+      md.append(' ').append(m.label()).append(": Spark JVM |");
+    }
+    if (servers) {
+      md.append(" sluice: servers |");
+    }
+    if (s.compares()) {
+      md.append(" sluice (JVM + servers) / builtin |");
+    }
+    int columns = s.modes.size() + (servers ? 1 : 0) + (s.compares() ? 1 : 0);
+    md.append("\n|---|").append("---:|".repeat(columns)).append('\n');
+    double[] jvm = new double[s.modes.size()];
+    double[] gib = new double[s.modes.size()];
+    double serverCpu = 0;
+    for (String q : s.queries) {
+      md.append("| ").append(q).append(" |");
+      for (int i = 0; i < s.modes.size(); i++) {
+        QueryStats st = s.get(q, s.modes.get(i));
+        jvm[i] += st.jvmCpuMs();
+        gib[i] += st.shuffleWriteBytes() / GIB;
+        md.append(' ').append(perGib(st.jvmCpuMs(), st.shuffleWriteBytes() / GIB)).append(" |");
+      }
+      if (servers) {
+        QueryStats st = s.get(q, Mode.SLUICE);
+        serverCpu += st.serverCpuMs();
+        md.append(' ').append(perGib(st.serverCpuMs(), st.shuffleWriteBytes() / GIB))
+            .append(" |");
+      }
+      if (s.compares()) {
+        QueryStats b = s.get(q, Mode.BUILTIN);
+        QueryStats sl = s.get(q, Mode.SLUICE);
+        md.append(' ').append(ratio((sl.jvmCpuMs() + sl.serverCpuMs()) / sl.shuffleWriteBytes()
+            / (b.jvmCpuMs() / b.shuffleWriteBytes()))).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append("| **all queries** |");
+    for (int i = 0; i < s.modes.size(); i++) {
+      md.append(" **").append(perGib(jvm[i], gib[i])).append("** |");
+    }
+    int sluice = s.modes.indexOf(Mode.SLUICE);
+    if (servers) {
+      md.append(" **").append(perGib(serverCpu, gib[sluice])).append("** |");
+    }
+    if (s.compares()) {
+      int builtin = s.modes.indexOf(Mode.BUILTIN);
+      md.append(" **").append(ratio((jvm[sluice] + serverCpu) / gib[sluice]
+          / (jvm[builtin] / gib[builtin]))).append("** |");
+    }
+    return md.append("\n\n").toString();
+  }
+
+  private static String perGib(double cpuMs, double gib) {
+    return gib > 0 ? String.format(java.util.Locale.ROOT, "%.1f", cpuMs / 1000 / gib) : "n/a";
+  }
+
+  private static final double GIB = 1L << 30;
 
   private interface Cell {
     String of(QueryStats s);
