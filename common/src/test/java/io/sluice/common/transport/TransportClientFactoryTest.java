@@ -109,6 +109,49 @@ class TransportClientFactoryTest {
     }
   }
 
+  /**
+   * Requests and answers are flushed in batches (BatchingWriter): whatever the interleaving of
+   * writers and queued flushes, none may be left unflushed, or its caller would wait for ever.
+   * Bursts let the event loops go idle in between, then fill again from eight threads at once.
+   */
+  @Test
+  void everyRequestPipelinedByManyThreadsOnOneConnectionIsAnswered() throws Exception {
+    TransportClient client = factory.getClient("127.0.0.1", server.port());
+    int threads = 8;
+    int bursts = 20;
+    int perBurst = 400;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<Integer>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        results.add(pool.submit(() -> {
+          int answered = 0;
+          for (int burst = 0; burst < bursts; burst++) {
+            List<CompletableFuture<StatusResponse>> answers = new ArrayList<>();
+            for (int i = 0; i < perBurst; i++) {
+              answers.add(client.request(
+                  new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                  StatusResponse.class));
+            }
+            for (CompletableFuture<StatusResponse> a : answers) {
+              assertEquals(StatusCode.OK, a.get(30, TimeUnit.SECONDS).status());
+              answered++;
+            }
+          }
+          return answered;
+        }));
+      }
+      int total = 0;
+      for (Future<Integer> f : results) {
+        total += f.get(2, TimeUnit.MINUTES);
+      }
+      assertEquals(threads * bursts * perBurst, total);
+      assertEquals(0, client.outstandingRequests());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void brokenConnectionIsReplaced() throws Exception {
     TransportConf single = TransportTestSupport.conf(
