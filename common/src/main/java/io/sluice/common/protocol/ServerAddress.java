@@ -2,6 +2,7 @@ package io.sluice.common.protocol;
 
 import io.netty.buffer.ByteBuf;
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * Where a shuffle server can be reached: {@code string serverId | string host | int32 port}.
@@ -45,5 +46,31 @@ public record ServerAddress(String serverId, String host, int port) implements S
   @Override
   public String toString() {
     return serverId + "@" + host + ":" + port;
+  }
+
+  /** Encoded size of a server list: {@code int32 count} then each address. */
+  public static int listLength(List<ServerAddress> servers) {
+    int length = 4;
+    for (ServerAddress server : servers) {
+      length += server.encodedLength();
+    }
+    return length;
+  }
+
+  public static void encodeList(ByteBuf out, List<ServerAddress> servers) {
+    out.writeInt(servers.size());
+    for (ServerAddress server : servers) {
+      server.encode(out);
+    }
+  }
+
+  /** A server list, its count bounded by the bytes left in the frame. */
+  public static List<ServerAddress> decodeList(ByteBuf in) {
+    int count = WireEncoding.readCount(in, MIN_ENCODED_LENGTH, "server");
+    ServerAddress[] servers = new ServerAddress[count];
+    for (int i = 0; i < count; i++) {
+      servers[i] = decode(in);
+    }
+    return List.of(servers);
   }
 }

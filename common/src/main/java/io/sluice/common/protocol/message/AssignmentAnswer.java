@@ -23,6 +23,19 @@ public interface AssignmentAnswer extends ResponseMessage {
     return chains().partitionCount();
   }
 
+  /**
+   * Returns {@code chains} if every index it names is in {@code servers}.
+   *
+   * @throws IllegalArgumentException otherwise
+   */
+  static PartitionChains checkIndexes(List<ServerAddress> servers, PartitionChains chains) {
+    if (chains.maxServerIndex() >= servers.size()) {
+      throw new IllegalArgumentException("server index " + chains.maxServerIndex()
+          + " is not in 0.." + (servers.size() - 1));
+    }
+    return chains;
+  }
+
   /** A partition's servers, primary first. */
   default List<ServerAddress> serversOf(int partition) {
     int[] chain = chains().chain(partition);

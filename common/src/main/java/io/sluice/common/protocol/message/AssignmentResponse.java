@@ -26,11 +26,7 @@ public final class AssignmentResponse implements AssignmentAnswer {
       ResponseHeader header, List<ServerAddress> servers, PartitionChains chains) {
     this.header = header;
     this.servers = List.copyOf(servers);
-    this.chains = Objects.requireNonNull(chains, "chains");
-    if (chains.maxServerIndex() >= this.servers.size()) {
-      throw new IllegalArgumentException("server index " + chains.maxServerIndex()
-          + " is not in 0.." + (this.servers.size() - 1));
-    }
+    this.chains = AssignmentAnswer.checkIndexes(this.servers, chains);
   }
 
   /** @throws IllegalArgumentException if a chain names a server that is not listed */
@@ -50,10 +46,7 @@ public final class AssignmentResponse implements AssignmentAnswer {
 
   private static long encodedLength(ResponseHeader header, List<ServerAddress> servers,
       PartitionChains chains) {
-    long length = header.encodedLength() + 4 + 4;
-    for (ServerAddress server : servers) {
-      length += server.encodedLength();
-    }
+    long length = header.encodedLength() + ServerAddress.listLength(servers) + 4;
     return length + (long) chains.partitionCount() * (2 + 4L * chains.copies());
   }
 
@@ -95,10 +88,7 @@ public final class AssignmentResponse implements AssignmentAnswer {
   @Override
   public void encode(ByteBuf out) {
     header.encode(out);
-    out.writeInt(servers.size());
-    for (ServerAddress server : servers) {
-      server.encode(out);
-    }
+    ServerAddress.encodeList(out, servers);
     out.writeInt(chains.partitionCount());
     int copies = chains.copies();
     for (int p = 0; p < chains.partitionCount(); p++) {
@@ -111,11 +101,8 @@ public final class AssignmentResponse implements AssignmentAnswer {
 
   public static AssignmentResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
-    int serverCount = WireEncoding.readCount(in, ServerAddress.MIN_ENCODED_LENGTH, "server");
-    ServerAddress[] servers = new ServerAddress[serverCount];
-    for (int i = 0; i < serverCount; i++) {
-      servers[i] = ServerAddress.decode(in);
-    }
+    List<ServerAddress> servers = ServerAddress.decodeList(in);
+    int serverCount = servers.size();
     int partitionCount = WireEncoding.readCount(in, 2, "partition");
     if (partitionCount == 0) {
       throw new CorruptFrameException("an assignment has at least one partition");
@@ -138,8 +125,7 @@ public final class AssignmentResponse implements AssignmentAnswer {
       }
       partitionServers[p] = indexes;
     }
-    return new AssignmentResponse(header, List.of(servers),
-        PartitionChains.ofChains(partitionServers));
+    return new AssignmentResponse(header, servers, PartitionChains.ofChains(partitionServers));
   }
 
   @Override

@@ -5,7 +5,6 @@ import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.PartitionChains;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
-import io.sluice.common.protocol.WireEncoding;
 import java.util.List;
 import java.util.Objects;
 
@@ -26,11 +25,7 @@ public final class AssignmentRunsResponse implements AssignmentAnswer {
       ResponseHeader header, List<ServerAddress> servers, PartitionChains chains) {
     this.header = header;
     this.servers = List.copyOf(servers);
-    this.chains = Objects.requireNonNull(chains, "chains");
-    if (chains.maxServerIndex() >= this.servers.size()) {
-      throw new IllegalArgumentException("server index " + chains.maxServerIndex()
-          + " is not in 0.." + (this.servers.size() - 1));
-    }
+    this.chains = AssignmentAnswer.checkIndexes(this.servers, chains);
   }
 
   /** @throws IllegalArgumentException if a chain names a server that is not listed */
@@ -72,32 +67,20 @@ public final class AssignmentRunsResponse implements AssignmentAnswer {
 
   @Override
   public int encodedLength() {
-    int length = header.encodedLength() + 4;
-    for (ServerAddress server : servers) {
-      length += server.encodedLength();
-    }
-    return length + chains.encodedLength();
+    return header.encodedLength() + ServerAddress.listLength(servers) + chains.encodedLength();
   }
 
   @Override
   public void encode(ByteBuf out) {
     header.encode(out);
-    out.writeInt(servers.size());
-    for (ServerAddress server : servers) {
-      server.encode(out);
-    }
+    ServerAddress.encodeList(out, servers);
     chains.encode(out);
   }
 
   public static AssignmentRunsResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
-    int serverCount = WireEncoding.readCount(in, ServerAddress.MIN_ENCODED_LENGTH, "server");
-    ServerAddress[] servers = new ServerAddress[serverCount];
-    for (int i = 0; i < serverCount; i++) {
-      servers[i] = ServerAddress.decode(in);
-    }
-    return new AssignmentRunsResponse(header, List.of(servers),
-        PartitionChains.decode(in, serverCount));
+    List<ServerAddress> servers = ServerAddress.decodeList(in);
+    return new AssignmentRunsResponse(header, servers, PartitionChains.decode(in, servers.size()));
   }
 
   @Override

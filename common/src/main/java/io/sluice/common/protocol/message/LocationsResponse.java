@@ -80,11 +80,7 @@ public final class LocationsResponse implements ResponseMessage {
 
   @Override
   public int encodedLength() {
-    int length = header.encodedLength() + 4;
-    for (ServerAddress server : servers()) {
-      length += server.encodedLength();
-    }
-    length += 4;
+    int length = header.encodedLength() + ServerAddress.listLength(servers()) + 4;
     for (Entry e : entries) {
       length += MIN_ENTRY_LENGTH + 4 * e.location().servers().size();
     }
@@ -95,11 +91,10 @@ public final class LocationsResponse implements ResponseMessage {
   public void encode(ByteBuf out) {
     header.encode(out);
     List<ServerAddress> servers = servers();
+    ServerAddress.encodeList(out, servers);
     Map<ServerAddress, Integer> index = new HashMap<>();
-    out.writeInt(servers.size());
     for (ServerAddress server : servers) {
       index.put(server, index.size());
-      server.encode(out);
     }
     out.writeInt(entries.size());
     for (Entry e : entries) {
@@ -114,11 +109,8 @@ public final class LocationsResponse implements ResponseMessage {
 
   public static LocationsResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
-    int serverCount = WireEncoding.readCount(in, ServerAddress.MIN_ENCODED_LENGTH, "server");
-    ServerAddress[] servers = new ServerAddress[serverCount];
-    for (int i = 0; i < serverCount; i++) {
-      servers[i] = ServerAddress.decode(in);
-    }
+    List<ServerAddress> servers = ServerAddress.decodeList(in);
+    int serverCount = servers.size();
     int count = WireEncoding.readCount(in, MIN_ENTRY_LENGTH, "location");
     Entry[] entries = new Entry[count];
     for (int i = 0; i < count; i++) {
@@ -136,7 +128,7 @@ public final class LocationsResponse implements ResponseMessage {
           throw new CorruptFrameException("location " + i + " names server index " + index
               + " but the answer lists " + serverCount + " servers");
         }
-        chain.add(servers[index]);
+        chain.add(servers.get(index));
       }
       entries[i] = new Entry(partitionId, new PartitionLocation(epoch, chain));
     }
