@@ -37,6 +37,7 @@ class UnregisterLatencyTest {
       admin.registerShuffle("app-large", 0, 1);
       // The files of a large shuffle, laid out where the server keeps that shuffle's files.
       for (LocalDisk disk : server.disks().disks()) {
+        server.disks().createShuffleDir(disk, "app-large", 0);
         Path shuffle = server.disks().shuffleDir(disk, "app-large", 0);
         for (int d = 0; d < DIRS; d++) {
           Path sub = Files.createDirectories(shuffle.resolve("part-" + d));

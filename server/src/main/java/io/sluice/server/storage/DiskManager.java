@@ -197,19 +197,31 @@ public final class DiskManager implements Closeable {
     return appDir(disk, appId).resolve(Integer.toString(checkShuffleId(shuffleId)));
   }
 
-  /** Deletes the shuffle's files on every disk, in the background; failures are logged. */
+  /**
+   * Deletes the shuffle's files on every disk, in the background; failures are logged. Only inside
+   * an application directory this server created (it carries the marker): a directory of that name
+   * that something else put into a local dir is left alone.
+   */
   public void deleteShuffle(String appId, int shuffleId) {
     SafeNames.checkAppId(appId);
     for (LocalDisk disk : disks) {
-      discard(disk, shuffleDir(disk, appId, shuffleId));
+      if (isApplicationDir(appDir(disk, appId))) {
+        discard(disk, shuffleDir(disk, appId, shuffleId));
+      }
     }
   }
 
-  /** Deletes all of the application's files on every disk, in the background; failures are logged. */
+  /**
+   * Deletes all of the application's files on every disk, in the background; failures are logged.
+   * Only an application directory this server created (it carries the marker) is deleted.
+   */
   public void deleteApplication(String appId) {
     SafeNames.checkAppId(appId);
     for (LocalDisk disk : disks) {
-      discard(disk, appDir(disk, appId));
+      Path dir = appDir(disk, appId);
+      if (isApplicationDir(dir)) {
+        discard(disk, dir);
+      }
     }
   }
 

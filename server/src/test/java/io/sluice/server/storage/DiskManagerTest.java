@@ -343,6 +343,21 @@ class DiskManagerTest {
   }
 
   @Test
+  void aDirectoryNamedLikeAnApplicationThatSluiceDidNotCreateIsNeverDeleted() throws Exception {
+    DiskManager manager = manager(0, FileIo.DEFAULT, dir("a"));
+    Path root = manager.disks().get(0).root();
+    // Something else's directory in the local dir, named as a client may name its application.
+    Path foreign = Files.createDirectories(root.resolve("backup").resolve("0"));
+    Path file = Files.writeString(foreign.resolve("keep.txt"), "not Sluice's");
+
+    manager.deleteShuffle("backup", 0);
+    manager.deleteApplication("backup");
+    assertTrue(manager.awaitDeletions(java.time.Duration.ofMinutes(1)));
+
+    assertTrue(Files.exists(file), "only directories with Sluice's marker are deleted");
+  }
+
+  @Test
   void theTrashCannotBeAnApplicationsDirectoryAndIsEmptiedAtStart() throws Exception {
     assertFalse(SafeNames.isValidAppId(DiskManager.TRASH));
     Path root = tmp.resolve("trash-at-start");
