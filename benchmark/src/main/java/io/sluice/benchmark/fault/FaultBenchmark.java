@@ -2,11 +2,13 @@ package io.sluice.benchmark.fault;
 
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,6 +89,8 @@ public final class FaultBenchmark {
     try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
         new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
       cluster.start();
+      MetricsPoller servers = new MetricsPoller(cluster.serverMetricsPorts(), ServerFigures.KEYS,
+          Duration.ofSeconds(1));
       // Every copy count warms up: with two copies the servers run code (forwarding, the peer
       // client) that the first runs would otherwise pay the JIT compiler for.
       for (int r : replicas) {
@@ -97,7 +101,14 @@ public final class FaultBenchmark {
         for (int r : replicas) {
           for (FaultJob.Scenario scenario : scenarios) {
             long pid = scenario == FaultJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
-            outcomes.add(job.run("sluice", round, scenario, r, cluster, pid, Map.of()));
+            List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
+            FaultJobRunner.Outcome run = job.run("sluice", round, scenario, r, cluster, pid,
+                Map.of());
+            ServerFigures figures = ServerFigures.between(before, ServerFigures.scrape(servers));
+            System.out.printf(Locale.ROOT, "  Servers: %.1f CPU-s, %.0f MiB taken, %.0f NO_BUFFER "
+                + "answers%n", figures.cpuMs() / 1000, figures.pushedBytes() / (1 << 20),
+                figures.noBufferAnswers());
+            outcomes.add(run.withServers(figures));
             if (pid != 0) {
               cluster.restartServer(VICTIM);
             }
@@ -174,6 +185,7 @@ public final class FaultBenchmark {
       targets.add(String.format(Locale.ROOT, "- Replication costs at most 1.2x the unreplicated "
           + "job: %s, %.2fx.", cost <= 1.2 ? "**met**" : "**missed**", cost));
     }
+    b.append(servers(outcomes, replicas, scenarios, mib));
     b.append("\nCounts list every run's value. *Map stage submissions* 1 means the map stage ran "
         + "once; 2 means Spark ran it again after a fetch failure. The three servers share this "
         + "machine's cores with Spark: once one is killed its CPU goes to the job, and with two "
@@ -182,6 +194,42 @@ public final class FaultBenchmark {
         + "A run that follows a killed run meets that server freshly started (a cold JVM).\n\n"
         + "### Targets\n\n");
     targets.forEach(t -> b.append(t).append('\n'));
+    return b.toString();
+  }
+
+  /**
+   * What the servers did in each case: their CPU per GiB the job shuffled, beside the Spark JVM's,
+   * what they took, forwarded and wrote, and the pushes they refused for want of memory.
+   */
+  private static String servers(List<FaultJobRunner.Outcome> outcomes, List<Integer> replicas,
+      List<FaultJob.Scenario> scenarios, double mib) {
+    StringBuilder b = new StringBuilder();
+    b.append("\nThe servers in the same runs, from their `/metrics` before and after each run "
+        + "(summed over the servers that answered both times: a killed server's own figures are "
+        + "lost with it). CPU-s per GiB are per GiB the job shuffled, as the Spark JVM's above.\n\n");
+    b.append("| Copies | Case | Servers CPU-s per GiB | Taken / shuffled | Forwarded / shuffled "
+        + "| Flushed / taken | NO_BUFFER answers |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|\n");
+    double bytes = mib * (1 << 20);
+    for (int r : replicas) {
+      for (FaultJob.Scenario scenario : scenarios.stream().sorted().toList()) {
+        List<FaultJobRunner.Outcome> runs = outcomes.stream()
+            .filter(x -> x.replicas() == r && x.scenario() == scenario && x.servers() != null)
+            .toList();
+        if (runs.isEmpty()) {
+          continue;
+        }
+        Series cpu = series(runs, x -> x.servers().cpuMs());
+        b.append(String.format(Locale.ROOT, "| %d | %s | %.1f (%.1f-%.1f) | %.2f | %.2f | %.2f "
+            + "| %s |%n", r, label(scenario), cpu.median() / 1000 / (mib / 1024),
+            cpu.min() / 1000 / (mib / 1024), cpu.max() / 1000 / (mib / 1024),
+            series(runs, x -> x.servers().pushedBytes()).median() / bytes,
+            series(runs, x -> x.servers().replicatedBytes()).median() / bytes,
+            series(runs, x -> x.servers().flushedBytes() / Math.max(1, x.servers().pushedBytes()))
+                .median(),
+            counts(runs, x -> (int) x.servers().noBufferAnswers())));
+      }
+    }
     return b.toString();
   }
 

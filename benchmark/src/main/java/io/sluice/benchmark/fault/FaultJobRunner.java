@@ -25,7 +25,14 @@ record FaultJobRunner(SparkInstall install, String master, String driverMemory, 
   /** One run's figures, from the job's result line. */
   record Outcome(String mode, int round, FaultJob.Scenario scenario, int replicas, int exit,
       double wallMs, double cpuMs, boolean killed, int mapStageSubmissions, int stageSubmissions,
-      int failedTasks, int fetchFailures, JsonNode answer) {}
+      int failedTasks, int fetchFailures, JsonNode answer, ServerFigures servers) {
+
+    /** This outcome with what the servers did during the run. */
+    Outcome withServers(ServerFigures figures) {
+      return new Outcome(mode, round, scenario, replicas, exit, wallMs, cpuMs, killed,
+          mapStageSubmissions, stageSubmissions, failedTasks, fetchFailures, answer, figures);
+    }
+  }
 
   /**
    * Runs the job once.
@@ -65,7 +72,7 @@ record FaultJobRunner(SparkInstall install, String master, String driverMemory, 
     if (exit != 0 || all.size() == before) {
       System.out.println("  exited with " + exit + "; see " + out.resolve("logs"));
       return new Outcome(mode, round, scenario, replicas, exit == 0 ? -1 : exit, 0, 0, false,
-          0, 0, 0, 0, JSON.nullNode());
+          0, 0, 0, 0, JSON.nullNode(), null);
     }
     JsonNode line = JSON.readTree(all.get(all.size() - 1));
     JsonNode submissions = line.path("stageSubmissions");
@@ -80,7 +87,7 @@ record FaultJobRunner(SparkInstall install, String master, String driverMemory, 
         line.path("cpuMs").asDouble(), line.path("killed").asBoolean(),
         submissions.path(String.valueOf(mapStage)).asInt(), total,
         line.path("failedTasks").asInt(), line.path("fetchFailures").asInt(),
-        line.path("answer"));
+        line.path("answer"), null);
   }
 
   /** The job's shuffled bytes: records of 100 bytes (a long key and a 92-byte value). */
