@@ -195,8 +195,9 @@ class KubernetesManifestsTest {
         + " below heap " + heap + " + direct memory " + direct + " + 256 MiB");
     long grace = set.path("spec").path("template").path("spec")
         .path("terminationGracePeriodSeconds").asLong();
-    assertTrue(grace >= server.get(ServerOptions.DRAIN_TIMEOUT).toSeconds() + 60,
-        "grace period " + grace + " s: the drain plus the minute a stop may take to flush");
+    assertTrue(grace >= server.get(ServerOptions.DRAIN_TIMEOUT).toSeconds()
+            + server.get(ServerOptions.STOP_FLUSH_TIMEOUT).toSeconds(),
+        "grace period " + grace + " s: the drain plus the time a stop may take to flush");
     String dir = server.get(ServerOptions.LOCAL_DIRS).get(0);
     boolean mounted = false;
     for (JsonNode v : c.path("volumeMounts")) {

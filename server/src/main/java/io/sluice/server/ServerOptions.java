@@ -254,6 +254,16 @@ public final class ServerOptions implements ConfigOptionSet {
               + "it exits; it exits earlier once every application has ended. 0 stops at once.")
           .build();
 
+  public static final ConfigOption<Duration> STOP_FLUSH_TIMEOUT =
+      ConfigOption.duration("server.stop.flush.timeout")
+          .defaultValue("60s")
+          .doc("On a clean stop with `" + RECOVERY_ENABLED.key() + "`, after draining, how long "
+              + "the server may take to write the blocks still in memory to disk. When they are "
+              + "not all written by then, it records nothing and the next start begins empty. A "
+              + "stop takes up to `" + DRAIN_TIMEOUT.key() + "` plus this: give `bin/stop-server.sh` "
+              + "(`SLUICE_STOP_TIMEOUT`) and a container's grace period more.")
+          .build();
+
   private static final List<ConfigOption<?>> ALL = List.of(
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
@@ -261,7 +271,7 @@ public final class ServerOptions implements ConfigOptionSet {
       PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, HDFS_DIR,
       HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
-      REPLICATION_TIMEOUT, RECOVERY_ENABLED, DRAIN_TIMEOUT);
+      REPLICATION_TIMEOUT, RECOVERY_ENABLED, DRAIN_TIMEOUT, STOP_FLUSH_TIMEOUT);
 
   @Override
   public String title() {

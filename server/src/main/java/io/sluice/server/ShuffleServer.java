@@ -403,9 +403,10 @@ public final class ShuffleServer implements Closeable {
    */
   private boolean keepForRestart() {
     try {
-      if (!flushManager.flushAll(FLUSH_ON_STOP)) {
-        LOG.warn("Could not write every block to disk within {}; the next start begins empty",
-            FLUSH_ON_STOP);
+      Duration timeout = conf.get(ServerOptions.STOP_FLUSH_TIMEOUT);
+      if (!flushManager.flushAll(timeout)) {
+        LOG.warn("Could not write every block to disk within {} ({}); the next start begins empty",
+            timeout, ServerOptions.STOP_FLUSH_TIMEOUT.key());
         return false;
       }
       List<RestartManifest.Application> held = store.forRestart();
