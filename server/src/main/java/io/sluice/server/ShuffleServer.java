@@ -60,7 +60,6 @@ import org.slf4j.LoggerFactory;
 public final class ShuffleServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleServer.class);
   /** How long a stopping server may take to write its blocks to disk for its next start. */
-  private static final Duration FLUSH_ON_STOP = Duration.ofSeconds(60);
 
   private final SluiceConf conf;
   private final ServerMetrics metrics = new ServerMetrics();
@@ -331,6 +330,11 @@ public final class ShuffleServer implements Closeable {
         () -> transport.receiveBudget().queuedCount());
     metrics.gauge("sluice_server_connections", "Connections open", transport::connectionCount);
     metrics.gauge("sluice_server_partitions", "Partitions held", store::partitionCount);
+    metrics.gauge("sluice_server_commit_heap_used_bytes",
+        "Heap reserved by partition states, commit counts and attempt tables",
+        store::commitHeapBytes);
+    metrics.gauge("sluice_server_commit_heap_capacity_bytes",
+        ServerOptions.HEAP_COMMIT_PAIRS.key() + " x 1.5 bytes", store::commitHeapCapacityBytes);
     metrics.gauge("sluice_server_applications", "Applications registered",
         () -> store.applications().size());
     metrics.gauge("sluice_server_healthy_disks", "Local directories taking data",

@@ -55,6 +55,10 @@ final class CommitBudget {
     used.addAndGet(-bytes);
   }
 
+  long capacity() {
+    return capacity;
+  }
+
   /** Bytes reserved now. */
   long used() {
     return used.get();

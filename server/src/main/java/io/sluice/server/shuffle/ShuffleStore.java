@@ -117,6 +117,11 @@ public final class ShuffleStore {
     return commits.used();
   }
 
+  /** The most heap the commit bookkeeping may take ({@code heap.commit.pairs} x 1.5 bytes). */
+  public long commitHeapCapacityBytes() {
+    return commits.capacity();
+  }
+
   public void heartbeat(String appId) {
     app(appId).heartbeat(nanoClock.getAsLong());
   }
