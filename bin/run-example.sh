@@ -26,7 +26,8 @@ COORDINATOR_PORT="${SLUICE_EXAMPLE_PORT:-19997}"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 export SLUICE_LOG_DIR="$WORK/logs" SLUICE_PID_DIR="$WORK/run"
-export SLUICE_SERVER_HEAP=256m SLUICE_COORDINATOR_HEAP=256m
+# The servers' heaps are sized by bin/start-server.sh from the heap.* keys below.
+export SLUICE_COORDINATOR_HEAP=256m
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # A plain HTTP GET on loopback with bash alone (no curl needed).
@@ -64,6 +65,8 @@ local.dirs $WORK/data-$i
 disk.min.free 0
 buffer.capacity 256m
 read.buffer.capacity 64m
+heap.commit.pairs 10000000
+heap.blocks.in.memory 100000
 auth.enabled true
 auth.cluster.secret.file $SECRET
 CONF
