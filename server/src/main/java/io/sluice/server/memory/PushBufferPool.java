@@ -1,11 +1,6 @@
 package io.sluice.server.memory;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PoolArenaMetric;
-import io.netty.buffer.PoolChunkListMetric;
-import io.netty.buffer.PoolChunkMetric;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocatorMetric;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -16,55 +11,37 @@ import java.util.function.LongConsumer;
  * held data a flush round must write ({@link #bytesToFlush()}).
  *
  * <p>Memory is accounted the way it is actually held from the operating system, never by the bytes
- * of the blocks. It comes from two places:
+ * of the blocks, and counted exactly as it changes. It comes from two places:
  * <ul>
- *   <li>Blocks of {@link #SMALL_BLOCK} bytes and more: a Netty {@code PooledByteBufAllocator} of the
- *       pool's own (one arena, no thread caches, 1 MiB chunks), whose buddy allocation reuses the
- *       space of flushed blocks and keeps its chunks mapped, so steady ingest costs no page faults.
- *       Counted chunk by chunk, as Netty's metric reports it.
+ *   <li>Blocks of {@link #SMALL_BLOCK} bytes and more: a {@link PageArena}, 1 MiB chunks of 8 KiB
+ *       pages, a block taking a run of whole pages. A flushed block's pages take new blocks while
+ *       the rest of its chunk waits for its own flushes, so steady ingest reuses mapped memory; a
+ *       chunk goes back when its last block goes.
  *   <li>Smaller blocks: {@link Slab}s of 1 MiB that the pool allocates and frees itself, blocks back
- *       to back, a slab freed when its last block goes. Netty keeps an empty page of each of its
- *       small size classes for reuse, and those pages pin chunks that then hold no block; counted as
- *       held, they once made an empty pool refuse every push. Slabs keep nothing.
+ *       to back, a slab freed when its last block goes.
  * </ul>
  *
- * <p>An allocation is admitted only if it fits even when it needs a whole new chunk or slab: an
- * upper bound of what the pool holds decides while the pool is far from full, the exact count (a
- * walk over the chunks) near the limit, where an allocation is also admitted when a chunk is
- * entirely free (Netty keeps chunks that never passed a quarter of use, and fills an empty one before
- * it creates another). A block is copied once, out of the network's receive buffers, into its buffer
- * here, so a block never pins a receive buffer shared with other data. Allocation is serialised,
- * which costs little next to the copy it precedes.
+ * <p>An allocation is admitted only if it fits even when it needs a whole new chunk or slab. A block
+ * is copied once, out of the network's receive buffers, into its buffer here, so a block never pins
+ * a receive buffer shared with other data. Allocation is serialised, which costs little next to the
+ * copy it precedes.
  */
 public final class PushBufferPool {
-  /**
-   * Chunks of 2^7 pages, 1 MiB with Netty's 8 KiB pages, rather than its default 4 MiB: a chunk goes
-   * back only when every block in it is flushed, and a smaller chunk holds fewer partitions' blocks
-   * and empties sooner (bin/bench-server.sh: blocks filled 75-84% of the pool while it refused pushes
-   * with 1 MiB chunks against 53-68% with 4 MiB, and far fewer pushes were refused).
-   */
-  private static final int CHUNK_ORDER = 7;
   /** Blocks smaller than this, Netty's small size classes, go to slabs. */
   static final int SMALL_BLOCK = 32 * 1024;
   static final int SLAB_SIZE = 1 << 20;
 
-  private final PooledByteBufAllocator allocator;
-  private final PooledByteBufAllocatorMetric metric;
+  private final PageArena arena = new PageArena(this);
   private final long capacity;
   private final long highBytes;
   private final long lowBytes;
-  private final long chunkSize;
   /** The least a block is charged, so that the pool's capacity bounds how many blocks it holds. */
   private final int minBlockCharge;
-  /** Bytes of the blocks handed out and not yet freed, at the arena's size-class granularity. */
+  /** Bytes of the blocks handed out and not yet freed, large ones by their pages. */
   private final AtomicLong blockBytes = new AtomicLong();
   /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
   private final AtomicLong slabBytes = new AtomicLong();
   private final LongConsumer slabFreed = bytes -> slabBytes.addAndGet(-bytes);
-  /** Upper bound of what the arena holds, maintained under this pool's lock. */
-  private long arenaUpperBound;
-  /** What the arena held at the last exact count, for {@link #mayNeedFlush()}. */
-  private volatile long countedArenaBytes;
   /** The slab small blocks go to; the pool holds one reference to it. Guarded by this. */
   private Slab open;
 
@@ -98,10 +75,6 @@ public final class PushBufferPool {
     this.capacity = capacity;
     this.highBytes = (long) (capacity * highWatermark);
     this.lowBytes = (long) (capacity * lowWatermark);
-    this.allocator = new PooledByteBufAllocator(
-        true, 0, 1, PooledByteBufAllocator.defaultPageSize(), CHUNK_ORDER, 0, 0, false);
-    this.metric = allocator.metric();
-    this.chunkSize = metric.chunkSize();
   }
 
   /**
@@ -148,7 +121,7 @@ public final class PushBufferPool {
         }
       }
     } else {
-      blockBytes.addAndGet(-heldBy(buf));
+      blockBytes.addAndGet(-((PageBlock) buf).charge());
       buf.release();
     }
   }
@@ -178,13 +151,11 @@ public final class PushBufferPool {
   }
 
   /**
-   * {@link #needsFlush()} with the arena as of its last exact count (the flush planner counts every
-   * 50 ms, and allocation near the limit counts too), or as soon as the blocks alone pass the high
-   * watermark. Cheap enough to ask after every push on an event loop, where counting the arena's
-   * chunks (a walk under the arena's lock) once cost a quarter of the server's Java time.
+   * {@link #needsFlush()} without the pool's lock, from the memory held as of the last change:
+   * cheap enough to ask after every push on an event loop.
    */
   public boolean mayNeedFlush() {
-    return Math.max(countedArenaBytes + slabBytes.get(), blockBytes.get()) >= highBytes;
+    return Math.max(arena.heldBytesSnapshot() + slabBytes.get(), blockBytes.get()) >= highBytes;
   }
 
   /**
@@ -203,18 +174,15 @@ public final class PushBufferPool {
   }
 
   /**
-   * Memory the pool holds from the operating system: the arena's chunks and the live slabs. Counts
-   * the chunks (a walk under the arena's lock): not for every push. Under this pool's lock, so that
-   * no allocation moves memory between the two counts while they are read (frees only lower them):
-   * the sum is what the pool held at one moment.
+   * Memory the pool holds from the operating system: the arena's chunks and the live slabs. Under
+   * this pool's lock, so that no allocation moves memory between the two counts while they are read
+   * (frees only lower them): the sum is what the pool held at one moment.
    */
   public synchronized long usedBytes() {
-    long arena = metric.usedDirectMemory();
-    countedArenaBytes = arena;
-    return arena + slabBytes.get();
+    return arena.heldBytes() + slabBytes.get();
   }
 
-  /** Bytes of the blocks handed out and not yet freed (large blocks rounded to their size class). */
+  /** Bytes of the blocks handed out and not yet freed (large blocks rounded to their pages). */
   public long allocatedBytes() {
     return blockBytes.get();
   }
@@ -223,53 +191,18 @@ public final class PushBufferPool {
     return capacity;
   }
 
+  /** The size of the arena's chunks and of slabs. */
   public long chunkSize() {
-    return chunkSize;
+    return PageArena.CHUNK_SIZE;
   }
 
   private ByteBuf fromArena(int length) {
-    long worstCaseGrowth = length >= chunkSize ? length : chunkSize;
-    if (arenaUpperBound + slabBytes.get() + worstCaseGrowth > capacity) {
-      // Frees may have lowered what the chunks hold: count them.
-      arenaUpperBound = metric.usedDirectMemory();
-      countedArenaBytes = arenaUpperBound;
-      if (arenaUpperBound + slabBytes.get() + worstCaseGrowth > capacity
-          && !(length <= largestBlockAnEmptyChunkTakes() && hasEmptyChunk())) {
-        return null;
-      }
+    PageBlock block = arena.allocate(length, capacity - slabBytes.get());
+    if (block == null) {
+      return null;
     }
-    // Unbounded max capacity so that maxFastWritableBytes() reveals the run actually reserved.
-    ByteBuf buf = allocator.directBuffer(length);
-    // An allocation adds at most one chunk (or its own size when huge); frees only lower the truth,
-    // so this stays an upper bound of what the arena holds without walking its chunks.
-    arenaUpperBound += worstCaseGrowth;
-    blockBytes.addAndGet(heldBy(buf));
-    return buf;
-  }
-
-  /**
-   * The largest block Netty puts into a chunk that already exists: a request goes to an existing
-   * chunk only when its size class is below 99% of a chunk, and the largest class below a chunk is
-   * 7/8 of one (four classes per doubling). A block of a larger class always opens a new chunk, so
-   * an empty chunk says nothing about where it goes (bin/bench-scale.sh saw 1 MiB blocks take the
-   * pool past its capacity that way).
-   */
-  private long largestBlockAnEmptyChunkTakes() {
-    return chunkSize - chunkSize / 8;
-  }
-
-  /** Whether one of the arena's chunks holds nothing: a small enough allocation goes there. */
-  private boolean hasEmptyChunk() {
-    for (PoolArenaMetric arena : metric.directArenas()) {
-      for (PoolChunkListMetric list : arena.chunkLists()) {
-        for (PoolChunkMetric chunk : list) {
-          if (chunk.freeBytes() == chunk.chunkSize()) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
+    blockBytes.addAndGet(block.charge());
+    return block;
   }
 
   private ByteBuf fromSlab(int length) {
@@ -282,12 +215,8 @@ public final class PushBufferPool {
         return open.take(length, charge);
       }
     }
-    if (arenaUpperBound + slabBytes.get() + SLAB_SIZE > capacity) {
-      arenaUpperBound = metric.usedDirectMemory();
-      countedArenaBytes = arenaUpperBound;
-      if (arenaUpperBound + slabBytes.get() + SLAB_SIZE > capacity) {
-        return null;
-      }
+    if (arena.heldBytes() + slabBytes.get() + SLAB_SIZE > capacity) {
+      return null;
     }
     // Concurrent frees only lower the count, so checking and then adding cannot pass the capacity.
     slabBytes.addAndGet(SLAB_SIZE);
@@ -298,10 +227,5 @@ public final class PushBufferPool {
     open = new Slab(SLAB_SIZE, slabFreed);
     blockBytes.addAndGet(charge);
     return open.take(length, charge);
-  }
-
-  /** The size class a pooled buffer occupies: its capacity rounded up by the pool. */
-  private static long heldBy(ByteBuf buf) {
-    return (long) buf.writerIndex() + buf.maxFastWritableBytes();
   }
 }

@@ -88,6 +88,45 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void blocksNeverShareMemory() {
+    // Every live block holds its own pattern; a page handed out twice would overwrite another's.
+    PushBufferPool pool = new PushBufferPool(8 * MIB, 0.75, 0.5);
+    Random random = new Random(3);
+    List<ByteBuf> held = new ArrayList<>();
+    List<Integer> fills = new ArrayList<>();
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        if (!held.isEmpty() && random.nextInt(3) == 0) {
+          int k = random.nextInt(held.size());
+          ByteBuf b = held.remove(k);
+          int fill = fills.remove(k);
+          for (int j = 0; j < b.capacity(); j += 997) {
+            assertEquals((byte) fill, b.getByte(j), "block " + fill + " overwritten at " + j);
+          }
+          pool.free(b);
+        } else {
+          int length = random.nextInt(40) == 0 ? (int) MIB + random.nextInt((int) MIB)
+              : 32 * 1024 + random.nextInt(400 * 1024);
+          ByteBuf b = pool.tryAllocate(length);
+          if (b != null) {
+            int fill = i;
+            for (int j = 0; j < length; j++) {
+              b.writeByte(fill);
+            }
+            held.add(b);
+            fills.add(fill);
+          }
+        }
+        assertTrue(pool.usedBytes() <= 8 * MIB);
+      }
+    } finally {
+      held.forEach(pool::free);
+    }
+    assertEquals(0, pool.allocatedBytes());
+    assertEquals(0, pool.usedBytes(), "every chunk went back with its last block");
+  }
+
+  @Test
   void concurrentAdmissionNeverPassesCapacity() throws Exception {
     long capacity = 16 * MIB;
     PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5);
@@ -183,42 +222,75 @@ class PushBufferPoolTest {
   }
 
   @Test
-  void anEmptyChunkTakesABlockEvenWhenTheCountSaysFull() {
-    // A chunk that never reached a quarter of use stays allocated when it empties. With a pool of
-    // one chunk, that chunk alone makes the count full, yet a block fits it without growing.
+  void aChunkGoesBackWithItsLastBlockAndIsCountedExactly() {
     PushBufferPool pool = new PushBufferPool(MIB, 0.75, 0.5);
     for (int i = 0; i < 10; i++) {
       ByteBuf b = pool.tryAllocate(200 * 1024);
-      assertNotNull(b, "block " + i + " refused with " + pool.usedBytes() + " held, "
-          + pool.allocatedBytes() + " in blocks");
-      assertTrue(pool.usedBytes() <= MIB);
+      assertNotNull(b, "block " + i + " refused with " + pool.usedBytes() + " held");
+      assertEquals(MIB, pool.usedBytes());
+      assertEquals(200 * 1024, pool.allocatedBytes(), "25 pages of 8 KiB");
       pool.free(b);
+      assertEquals(0, pool.usedBytes(), "the emptied chunk went back");
       assertEquals(0, pool.allocatedBytes());
     }
     ByteBuf first = pool.tryAllocate(600 * 1024);
     assertNotNull(first);
     assertNull(pool.tryAllocate(600 * 1024), "a second block would need a second chunk");
+    ByteBuf fits = pool.tryAllocate(400 * 1024);
+    assertNotNull(fits, "what is left of the chunk takes a block that fits it");
+    assertEquals(MIB, pool.usedBytes());
     pool.free(first);
+    pool.free(fits);
+    assertEquals(0, pool.usedBytes());
   }
 
   @Test
-  void aBlockOfAboutAChunkNeverTakesThePoolPastItsCapacity() {
+  void freedPagesTakeNewBlocksWhileTheirChunkHoldsOthers() {
     PushBufferPool pool = new PushBufferPool(2 * MIB, 0.75, 0.5);
-    // A chunk that never passed a quarter of use stays when it empties.
-    pool.free(pool.tryAllocate(200 * 1024));
-    assertEquals(MIB, pool.usedBytes());
+    List<ByteBuf> held = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      held.add(pool.tryAllocate(64 * 1024));
+    }
+    assertEquals(MIB, pool.usedBytes(), "16 blocks of 8 pages fill one chunk");
+    // Every other block flushed: the chunk stays, with eight holes of 64 KiB.
+    for (int i = 0; i < 16; i += 2) {
+      pool.free(held.set(i, null));
+    }
+    ByteBuf large = pool.tryAllocate(128 * 1024 + 1);
+    assertNotNull(large);
+    assertEquals(2 * MIB, pool.usedBytes(), "no hole takes 17 pages: a second chunk opened");
+    for (int i = 0; i < 16; i += 2) {
+      held.set(i, pool.tryAllocate(60 * 1024));
+      assertNotNull(held.get(i), "a block of 8 pages goes into a hole");
+    }
+    assertEquals(2 * MIB, pool.usedBytes(), "the holes took them: nothing new opened");
+    held.forEach(pool::free);
+    pool.free(large);
+    assertEquals(0, pool.usedBytes());
+  }
+
+  @Test
+  void aBlockOfAChunkOrMoreNeverTakesThePoolPastItsCapacity() {
+    PushBufferPool pool = new PushBufferPool(2 * MIB, 0.75, 0.5);
+    ByteBuf small = pool.tryAllocate(200 * 1024);
     ByteBuf whole = pool.tryAllocate((int) MIB);
     assertNotNull(whole, "a second chunk fits the capacity");
-    assertEquals(2 * MIB, pool.usedBytes(), "a block of a chunk's size class opens its own chunk");
-    assertNull(pool.tryAllocate((int) MIB),
-        "the empty chunk would not take it: admitting it would open a third chunk");
+    assertEquals(2 * MIB, pool.usedBytes(), "a block of a chunk's size takes a chunk");
+    assertNull(pool.tryAllocate((int) MIB), "a third chunk would pass the capacity");
+    assertNull(pool.tryAllocate((int) MIB + 1), "so would a block of its own");
+    ByteBuf fits = pool.tryAllocate(824 * 1024);
+    assertNotNull(fits, "the rest of the first chunk takes a block that fits it");
     assertEquals(2 * MIB, pool.usedBytes());
-    ByteBuf fits = pool.tryAllocate(896 * 1024);
-    assertNotNull(fits, "a block of the largest class below a chunk goes into the empty chunk");
-    assertEquals(2 * MIB, pool.usedBytes());
+    pool.free(small);
     pool.free(whole);
     pool.free(fits);
     assertEquals(0, pool.allocatedBytes());
+    assertEquals(0, pool.usedBytes());
+    ByteBuf own = pool.tryAllocate((int) (2 * MIB));
+    assertNotNull(own, "a block larger than a chunk gets memory of its own, within the capacity");
+    assertEquals(2 * MIB, pool.usedBytes());
+    pool.free(own);
+    assertEquals(0, pool.usedBytes());
   }
 
   @Test
