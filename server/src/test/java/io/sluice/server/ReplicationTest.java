@@ -231,8 +231,7 @@ class ReplicationTest {
     replica.close();
     servers.remove(replica);
 
-    // Blocks over a quarter of a chunk, so that their chunks are given back when freed (see
-    // PushBufferPoolTest.anEmptyPoolAdmitsAgain for smaller ones).
+    // Blocks of the page arena (32 KiB and more), whose chunks go back with their last block.
     byte[] a = bytes(300_000, 1);
     byte[] b = bytes(400_000, 2);
     RemoteException refused = assertThrows(RemoteException.class, () -> writer.pushRaw(APP, 0,

@@ -5,6 +5,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
+import io.netty.util.ResourceLeakTracker;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,6 +16,8 @@ import java.util.List;
  */
 public final class LeakRecorder {
   private static final List<String> LEAKS = new ArrayList<>();
+  /** Every detector made, Netty's and those of classes that track their own buffers. */
+  private static final List<ResourceLeakDetector<?>> DETECTORS = new ArrayList<>();
   private static boolean installed;
 
   private LeakRecorder() {}
@@ -46,6 +49,15 @@ public final class LeakRecorder {
         b.release();
         c.release();
       }
+      // Detectors of classes that track their own buffers (the push pool's blocks and slabs)
+      // report only when they track again: make each track something.
+      List<ResourceLeakDetector<?>> detectors;
+      synchronized (DETECTORS) {
+        detectors = new ArrayList<>(DETECTORS);
+      }
+      for (ResourceLeakDetector<?> detector : detectors) {
+        trackOnce(detector);
+      }
     }
     synchronized (LEAKS) {
       List<String> copy = new ArrayList<>(LEAKS);
@@ -54,12 +66,25 @@ public final class LeakRecorder {
     }
   }
 
+  @SuppressWarnings("unchecked")
+  private static void trackOnce(ResourceLeakDetector<?> detector) {
+    Object probe = new Object();
+    ResourceLeakTracker<Object> tracker = ((ResourceLeakDetector<Object>) detector).track(probe);
+    if (tracker != null) {
+      tracker.close(probe);
+    }
+  }
+
   private static final class RecordingFactory extends ResourceLeakDetectorFactory {
     @Override
     @SuppressWarnings("deprecation")
     public <T> ResourceLeakDetector<T> newResourceLeakDetector(
         Class<T> resource, int samplingInterval, long maxActive) {
-      return new RecordingDetector<>(resource, samplingInterval);
+      RecordingDetector<T> detector = new RecordingDetector<>(resource, samplingInterval);
+      synchronized (DETECTORS) {
+        DETECTORS.add(detector);
+      }
+      return detector;
     }
   }
 

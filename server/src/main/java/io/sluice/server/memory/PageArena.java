@@ -47,7 +47,7 @@ final class PageArena {
     int pages = pagesFor(length);
     if (pages > PAGES) {
       long size = (long) pages * PAGE_SIZE;
-      if (heldBytes + size > limit) {
+      if (size > Integer.MAX_VALUE || heldBytes + size > limit) {
         return null;
       }
       Chunk own = newChunk((int) size, pages);

@@ -27,7 +27,7 @@ import java.util.function.LongConsumer;
  * copy it precedes.
  */
 public final class PushBufferPool {
-  /** Blocks smaller than this, Netty's small size classes, go to slabs. */
+  /** Blocks smaller than this go to slabs; larger ones to the page arena. */
   static final int SMALL_BLOCK = 32 * 1024;
   static final int SLAB_SIZE = 1 << 20;
 
@@ -135,9 +135,10 @@ public final class PushBufferPool {
     return chargedBytes <= capacity;
   }
 
-  /** What a block of {@code length} bytes takes of the capacity, at least (its least charge). */
+  /** What a block of {@code length} bytes takes of the capacity: its pages, or its least charge. */
   public long chargeOf(int length) {
-    return length < SMALL_BLOCK ? Math.max(length, minBlockCharge) : length;
+    return length < SMALL_BLOCK ? Math.max(length, minBlockCharge)
+        : (long) PageArena.pagesFor(length) * PageArena.PAGE_SIZE;
   }
 
   /** The least a block takes of the capacity ({@code buffer.capacity / heap.blocks.in.memory}). */

@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
 
 /**
- * One piece of direct memory of the push pool, holding small blocks back to back. Every block is a
- * retained slice of it, so Netty's reference count says when the memory can go: when the last block is freed and the last memory read
- * of one has released its slice. The memory is then returned to the operating system at once and
+ * One piece of direct memory of the push pool. As a slab of small blocks it holds them back to back,
+ * each a retained slice of it, so Netty's reference count says when the memory can go: when the last
+ * block is freed and the last memory read of one has released its slice. As a {@link PageArena}
+ * chunk it lends its memory to blocks that hold no reference, and the arena releases it when their
+ * pages are all back. Either way the memory is then returned to the operating system at once and
  * {@code onFree} is told how many bytes left.
  *
  * <p>Blocks of one slab are written by different event loops at once. The unsafe variant copies by

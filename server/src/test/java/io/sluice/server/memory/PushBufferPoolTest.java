@@ -127,6 +127,28 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void aBlockNeverFreedIsReportedAsALeakWithItsChunk() {
+    leakABlockAndItsPool();
+    List<String> leaks = new ArrayList<>();
+    for (int attempt = 0; attempt < 20 && !(reported(leaks, "PageBlock.<init>")
+        && reported(leaks, "PageArena$Chunk.<init>")); attempt++) {
+      leaks.addAll(io.sluice.common.testing.LeakRecorder.collect());
+    }
+    assertTrue(reported(leaks, "PageBlock.<init>"), "the block was not reported: " + leaks);
+    assertTrue(reported(leaks, "PageArena$Chunk.<init>"),
+        "its chunk's memory was not reported: " + leaks);
+  }
+
+  private static void leakABlockAndItsPool() {
+    PushBufferPool pool = new PushBufferPool(4 * MIB, 0.75, 0.5);
+    assertNotNull(pool.tryAllocate(64 * 1024).writeZero(64 * 1024));
+  }
+
+  private static boolean reported(List<String> leaks, String frame) {
+    return leaks.stream().anyMatch(l -> l.contains(frame));
+  }
+
+  @Test
   void concurrentAdmissionNeverPassesCapacity() throws Exception {
     long capacity = 16 * MIB;
     PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5);
@@ -316,6 +338,11 @@ class PushBufferPoolTest {
     assertTrue(pool.canEverHold(1));
     assertTrue(pool.canEverHold(16 * MIB));
     assertFalse(pool.canEverHold(16 * MIB + 1));
+    assertEquals(40 * 1024, pool.chargeOf(32 * 1024 + 1), "a large block takes whole pages");
+    PushBufferPool tight = new PushBufferPool(MIB + 4096, 0.75, 0.5);
+    assertFalse(tight.canEverHold(tight.chargeOf((int) MIB + 1)),
+        "a block that fits in bytes but not in pages is refused for good");
+    assertNull(tight.tryAllocate((int) MIB + 1));
     // Independent of what the pool holds now.
     ByteBuf held = pool.tryAllocate((int) (15 * MIB));
     assertNotNull(held);
