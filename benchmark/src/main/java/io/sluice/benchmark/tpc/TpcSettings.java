@@ -136,7 +136,24 @@ final class TpcSettings {
         default -> flags.named(flag, OPTIONS, o);
       }
     }
+    refuseDriverJvmSettings(extra, "--conf");
+    refuseDriverJvmSettings(sluice, "--sluice-conf");
     return new TpcSettings(o, extra, sluice);
+  }
+
+  /**
+   * The harness starts the driver's JVM itself (SparkSubmit runs inside it), so Spark settings of
+   * that JVM would be silently ignored: refuse them and name what works.
+   */
+  private static void refuseDriverJvmSettings(Map<String, String> conf, String flag) {
+    if (conf.containsKey("spark.driver.extraJavaOptions")) {
+      throw new IllegalArgumentException(flag + " spark.driver.extraJavaOptions would be ignored: "
+          + "the harness starts the driver JVM itself; set SLUICE_BENCH_SPARK_JAVA_OPTS instead");
+    }
+    if (conf.containsKey("spark.driver.memory")) {
+      throw new IllegalArgumentException(flag + " spark.driver.memory would be ignored: the "
+          + "harness starts the driver JVM itself; use --driver-memory instead");
+    }
   }
 
   String driverMemory() {

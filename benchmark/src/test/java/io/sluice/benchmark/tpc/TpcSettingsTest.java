@@ -36,6 +36,17 @@ class TpcSettingsTest {
   }
 
   @Test
+  void settingsOfTheDriverJvmAreRefusedWithWhatWorks() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> TpcSettings.parse(new String[] {"--conf",
+            "spark.driver.extraJavaOptions=-XX:StartFlightRecording"}));
+    assertTrue(e.getMessage().contains("SLUICE_BENCH_SPARK_JAVA_OPTS"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> TpcSettings.parse(new String[] {"--sluice-conf", "spark.driver.memory=8g"}));
+    assertTrue(e.getMessage().contains("--driver-memory"), e.getMessage());
+  }
+
+  @Test
   void anotherLineIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> TpcSettings.parse(new String[] {"--spark", "3.4"}));
