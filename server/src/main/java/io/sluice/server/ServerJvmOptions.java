@@ -7,6 +7,7 @@ import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.TransportOptions;
 import io.sluice.common.transport.TransportServer;
 import io.sluice.server.memory.PushBufferPool;
+import io.sluice.server.storage.DirectAppender;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -61,7 +62,17 @@ public final class ServerJvmOptions {
 
   public static long maxDirectMemory(SluiceConf conf) {
     return conf.get(ServerOptions.BUFFER_CAPACITY) + conf.get(ServerOptions.READ_BUFFER_CAPACITY)
-        + networkAllowance(conf) + hdfsAllowance(conf);
+        + networkAllowance(conf) + hdfsAllowance(conf) + flushStagingAllowance(conf);
+  }
+
+  /**
+   * The flush threads' staging buffers for writes around the page cache (the last copies of replica
+   * chains, {@code storage/DirectAppender}): one per thread, {@code flush.threads.per.disk} per
+   * directory of {@code local.dirs}.
+   */
+  public static long flushStagingAllowance(SluiceConf conf) {
+    return (long) conf.get(ServerOptions.LOCAL_DIRS).size()
+        * conf.get(ServerOptions.FLUSH_THREADS_PER_DISK) * DirectAppender.STAGING_MEMORY_BYTES;
   }
 
   /**

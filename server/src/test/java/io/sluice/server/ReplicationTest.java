@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -166,6 +167,9 @@ class ReplicationTest {
     waitUntil(() -> replica.store().shuffle(APP, 0).existingPartition(0).files() != null,
         "a flush on the replica");
     assertTrue(replica.pushPool().allocatedBytes() > 0);
+    // The replica holds the chain's last copy, written around the page cache; the primary not.
+    assertTrue(replica.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
+    assertFalse(primary.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
 
     assertReadsBack(reader, replica, expected);
     assertReadsBack(reader, primary, expected);
@@ -192,6 +196,14 @@ class ReplicationTest {
     assertEquals(bytes, metric(primary, "sluice_server_replicated_bytes_total"));
     assertEquals(bytes, metric(first, "sluice_server_replicated_bytes_total"));
     assertEquals(0, metric(second, "sluice_server_replicated_bytes_total"));
+    for (int partition = 0; partition < PARTITIONS; partition++) {
+      assertFalse(primary.store().shuffle(APP, 0).existingPartition(partition)
+          .holdsOnlyLastCopies());
+      assertFalse(first.store().shuffle(APP, 0).existingPartition(partition)
+          .holdsOnlyLastCopies(), "a server in the middle of the chain forwards: not the last");
+      assertTrue(second.store().shuffle(APP, 0).existingPartition(partition)
+          .holdsOnlyLastCopies());
+    }
     // Every server of the chain took the commit.
     for (ShuffleServer s : List.of(primary, first, second)) {
       PartitionState p = s.store().shuffle(APP, 0).existingPartition(3);

@@ -63,15 +63,16 @@ final class PushHandler {
       push.release();
     }
     List<ReplicaChain> chains = push.replicaChains();
-    if (chains.isEmpty()) {
-      keep(shuffle, push.blocks(), copies);
+    Set<Integer> lastCopies = lastCopies(chains);
+    if (forwardsNothing(chains)) {
+      keep(shuffle, push.blocks(), copies, lastCopies);
       channel.respond(StatusResponse.ok(push.requestId()));
       return;
     }
     forwarder.forward(push.appId(), push.shuffleId(), chains, push.blocks(), copies)
         .whenComplete((ok, error) -> {
           if (error == null) {
-            keep(shuffle, push.blocks(), copies);
+            keep(shuffle, push.blocks(), copies, lastCopies);
             metrics.replicated(forwardedBytes(chains, push.blocks()));
             channel.respond(StatusResponse.ok(push.requestId()));
           } else {
@@ -84,6 +85,32 @@ final class PushHandler {
                     "forwarding to a replica failed: " + cause));
           }
         });
+  }
+
+  private static boolean forwardsNothing(List<ReplicaChain> chains) {
+    for (ReplicaChain chain : chains) {
+      if (!chain.replicas().isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The partitions whose chain entry is empty: a server forwarded their blocks here as the last
+   * copy of the chain (a writer names only partitions that have replicas).
+   */
+  private static Set<Integer> lastCopies(List<ReplicaChain> chains) {
+    Set<Integer> last = Set.of();
+    for (ReplicaChain chain : chains) {
+      if (chain.replicas().isEmpty()) {
+        if (last.isEmpty()) {
+          last = new HashSet<>();
+        }
+        last.add(chain.partitionId());
+      }
+    }
+    return last;
   }
 
   /** Bytes of the blocks whose partition has a chain: those the forwarder sent on. */
@@ -192,12 +219,14 @@ final class PushHandler {
   }
 
   /** Hands the copies to their partitions, which own them from now on. */
-  private void keep(ShuffleState shuffle, List<BlockDescriptor> blocks, ByteBuf[] copies) {
+  private void keep(ShuffleState shuffle, List<BlockDescriptor> blocks, ByteBuf[] copies,
+      Set<Integer> lastCopies) {
     long bytes = 0;
     for (int i = 0; i < copies.length; i++) {
       BlockDescriptor b = blocks.get(i);
       PartitionState partition = shuffle.existingPartition(b.partitionId());
-      if (partition != null && partition.add(b, copies[i])) {
+      if (partition != null
+          && partition.add(b, copies[i], lastCopies.contains(b.partitionId()))) {
         flushManager.afterPush(partition);
       } else {
         // The shuffle was deleted while this push was in flight (admit created the partition):

@@ -131,10 +131,9 @@ public final class ReplicaForwarder {
     void add(ReplicaChain chain, BlockDescriptor block, ByteBuf copy) {
       blocks.add(block);
       data.add(copy);
+      // An empty rest tells the next server that it holds the chain's last copy.
       List<ServerAddress> after = chain.replicas().subList(1, chain.replicas().size());
-      if (!after.isEmpty()) {
-        rest.putIfAbsent(chain.partitionId(), new ReplicaChain(chain.partitionId(), after));
-      }
+      rest.putIfAbsent(chain.partitionId(), new ReplicaChain(chain.partitionId(), after));
     }
   }
 }

@@ -33,7 +33,7 @@ public final class PartitionFlusher {
         freeAll(blocks);
         return;
       }
-      boolean toHdfs = files.append(blocks);
+      boolean toHdfs = files.append(blocks, partition.holdsOnlyLastCopies());
       // Readable from disk now; only then may they leave memory.
       partition.flushDone();
       long bytes = 0;

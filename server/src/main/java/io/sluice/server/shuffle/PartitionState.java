@@ -37,6 +37,8 @@ public final class PartitionState {
   private long nextSequence;
   private boolean flushQueued;
   private boolean deleted;
+  /** Whether a block came from a writer, not as the last copy of a replica chain. */
+  private boolean primaryBlocks;
   private PartitionFiles files;
   private final CommittedCounts committed;
 
@@ -54,14 +56,27 @@ public final class PartitionState {
   /**
    * Takes ownership of {@code data}. Returns false (and leaves the buffer to the caller) when the
    * partition was deleted meanwhile.
+   *
+   * @param lastCopy whether the block came forwarded to this server as the last of its replica
+   *     chain (see {@link #holdsOnlyLastCopies})
    */
-  public synchronized boolean add(BlockDescriptor descriptor, ByteBuf data) {
+  public synchronized boolean add(BlockDescriptor descriptor, ByteBuf data, boolean lastCopy) {
     if (deleted) {
       return false;
     }
+    primaryBlocks |= !lastCopy;
     unflushed.add(new InMemoryBlock(descriptor, data, nextSequence++));
     unflushedBytes += descriptor.length();
     return true;
+  }
+
+  /**
+   * Whether every block of the partition here is the last copy of a replica chain: readers read it
+   * only when the servers before it in the chain are lost, so its files are written around the
+   * page cache ({@link PartitionFiles#append(List, boolean)}).
+   */
+  public synchronized boolean holdsOnlyLastCopies() {
+    return !primaryBlocks;
   }
 
   public synchronized long unflushedBytes() {

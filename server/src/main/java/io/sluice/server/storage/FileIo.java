@@ -1,5 +1,6 @@
 package io.sluice.server.storage;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -21,6 +22,15 @@ public interface FileIo {
   /** Opens an existing file for reading. */
   FileChannel openForRead(Path p) throws IOException;
 
+  /**
+   * Opens {@code p} for writing with {@code O_DIRECT} (bypassing the page cache), creating it if
+   * absent; see {@link DirectAppender}. An implementation that cannot throws
+   * UnsupportedOperationException, and the caller writes through {@link #openForAppend}.
+   */
+  default FileChannel openForDirectWrite(Path p) throws IOException {
+    throw new UnsupportedOperationException(this + " opens no file for direct writes");
+  }
+
   FileIo DEFAULT = new FileIo() {
     @Override
     public FileChannel openForAppend(Path p) throws IOException {
@@ -30,6 +40,12 @@ public interface FileIo {
     @Override
     public FileChannel openForRead(Path p) throws IOException {
       return FileChannel.open(p, StandardOpenOption.READ);
+    }
+
+    @Override
+    public FileChannel openForDirectWrite(Path p) throws IOException {
+      return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
     }
 
     @Override

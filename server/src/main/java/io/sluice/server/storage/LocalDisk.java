@@ -1,5 +1,8 @@
 package io.sluice.server.storage;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -24,6 +27,8 @@ public final class LocalDisk {
   private volatile boolean unreadable;
   /** Guarded by the owning DiskManager. */
   private long lastCheckNanos;
+  /** Whether appends may bypass the page cache here; null until first asked. */
+  private volatile Boolean directWrites;
 
   LocalDisk(Path root, int flushThreads, ToLongFunction<Path> usableSpace) {
     this.root = root;
@@ -57,6 +62,32 @@ public final class LocalDisk {
   /** The disk's flush threads ({@code flush.threads.per.disk}), named sluice-flush-&lt;dir&gt;-N. */
   public Executor flushExecutor() {
     return flushExecutor;
+  }
+
+  /**
+   * Whether data files here can be written with {@code O_DIRECT} ({@link DirectAppender}): the file
+   * system's block size must divide {@link DirectAppender#ALIGNMENT}. Found out once; a file system
+   * that refuses direct I/O when a file is opened (tmpfs) turns it off through
+   * {@link #refusesDirectWrites}.
+   */
+  public boolean takesDirectWrites() {
+    Boolean known = directWrites;
+    if (known == null) {
+      boolean takes;
+      try {
+        long blockSize = Files.getFileStore(root).getBlockSize();
+        takes = blockSize > 0 && DirectAppender.ALIGNMENT % blockSize == 0;
+      } catch (IOException | UnsupportedOperationException e) {
+        takes = false;
+      }
+      directWrites = known = takes;
+    }
+    return known;
+  }
+
+  /** Direct writes failed here for a reason that will not pass; appends go through the page cache. */
+  void refusesDirectWrites() {
+    directWrites = false;
   }
 
   /** Flush tasks queued and not yet started on this disk's threads. */
@@ -131,6 +162,29 @@ public final class LocalDisk {
     return "sluice-flush-" + (name == null ? root.toString() : name.toString()) + "-";
   }
 
+  /**
+   * The calling thread's staging buffer for direct writes, if it is a flush thread (each has one,
+   * made on first use, so their number bounds the memory), or null.
+   */
+  static ByteBuffer flushThreadStagingBuffer() {
+    return Thread.currentThread() instanceof FlushThread t ? t.stagingBuffer() : null;
+  }
+
+  private static final class FlushThread extends Thread {
+    private ByteBuffer staging;
+
+    FlushThread(Runnable r, String name) {
+      super(r, name);
+    }
+
+    ByteBuffer stagingBuffer() {
+      if (staging == null) {
+        staging = DirectAppender.newStagingBuffer();
+      }
+      return staging;
+    }
+  }
+
   private static final class FlushThreadFactory implements ThreadFactory {
     private final String prefix;
     private final AtomicInteger next = new AtomicInteger();
@@ -141,7 +195,7 @@ public final class LocalDisk {
 
     @Override
     public Thread newThread(Runnable r) {
-      Thread t = new Thread(r, prefix + next.getAndIncrement());
+      Thread t = new FlushThread(r, prefix + next.getAndIncrement());
       t.setDaemon(true);
       return t;
     }

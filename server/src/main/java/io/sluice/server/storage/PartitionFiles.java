@@ -102,6 +102,17 @@ public final class PartitionFiles {
    * @throws StorageUnavailableException if no disk could take the batch; none of it is readable
    */
   public boolean append(List<? extends FlushableBlock> blocks) throws StorageUnavailableException {
+    return append(blocks, false);
+  }
+
+  /**
+   * As {@link #append(List)}; with {@code bypassPageCache} the data goes to a local disk with direct
+   * I/O ({@link DirectAppender}) where the disk and the calling thread (a flush thread) allow it,
+   * for bytes that are unlikely to be read soon: what would otherwise fill the page cache costs more
+   * CPU to put there than to write directly. Readers see the same file either way.
+   */
+  public boolean append(List<? extends FlushableBlock> blocks, boolean bypassPageCache)
+      throws StorageUnavailableException {
     if (blocks.isEmpty()) {
       return false;
     }
@@ -120,7 +131,7 @@ public final class PartitionFiles {
           break;
         }
         try {
-          publish(write(generation, blocks), blocks.size());
+          publish(write(generation, blocks, bypassPageCache), blocks.size());
           return generation.isRemote();
         } catch (IOException e) {
           if (generation.isRemote()) {
@@ -658,7 +669,8 @@ public final class PartitionFiles {
   }
 
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
-  private Generation write(Generation g, List<? extends FlushableBlock> blocks) throws IOException {
+  private Generation write(Generation g, List<? extends FlushableBlock> blocks,
+      boolean bypassPageCache) throws IOException {
     if (g.isRemote()) {
       long written = hdfs.writeSegment(g.remoteFile(), appId, blocks,
           indexEntries(g.end(), blocks));
@@ -667,10 +679,14 @@ public final class PartitionFiles {
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
-    try (FileChannel data = io.openForAppend(g.dataFile());
+    ByteBuffer staging = bypassPageCache ? LocalDisk.flushThreadStagingBuffer() : null;
+    FileChannel direct = staging == null ? null : openDirect(g);
+    try (FileChannel data = direct != null ? direct : io.openForAppend(g.dataFile());
         FileChannel index = io.openForAppend(g.indexFile())) {
       try {
-        long written = writeData(data, g.dataLength(), blocks);
+        long written = direct != null
+            ? DirectAppender.append(data, staging, g.dataLength(), blocks)
+            : writeData(data, g.dataLength(), blocks);
         writeFully(index, g.indexLength(), indexEntries(g.end(), blocks));
         return g.grownBy(written, blocks.size());
       } catch (IOException | RuntimeException e) {
@@ -679,6 +695,33 @@ public final class PartitionFiles {
         truncateQuietly(index, g.indexLength(), g.indexFile());
         throw e;
       }
+    }
+  }
+
+  /**
+   * The data file of {@code g} opened for direct writes, or null to write through the page cache:
+   * when the disk does not take direct writes, or opening failed (the buffered open that follows
+   * then meets the same failure, if it lasts, and fails the append as usual). A file system that
+   * refuses direct I/O itself ("Invalid argument") is not asked again.
+   */
+  private FileChannel openDirect(Generation g) {
+    LocalDisk disk = g.disk();
+    if (!disk.takesDirectWrites()) {
+      return null;
+    }
+    try {
+      return io.openForDirectWrite(g.dataFile());
+    } catch (UnsupportedOperationException e) {
+      disk.refusesDirectWrites();
+      return null;
+    } catch (IOException e) {
+      String message = e.getMessage();
+      if (message != null && message.contains("Invalid argument")) {
+        LOG.info("{} does not take direct I/O ({}); data files there are written through the "
+            + "page cache", disk.root(), message);
+        disk.refusesDirectWrites();
+      }
+      return null;
     }
   }
 

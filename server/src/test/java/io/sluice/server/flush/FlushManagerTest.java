@@ -96,7 +96,7 @@ class FlushManagerTest {
       assertNotNull(buf, "the pool takes block " + i);
       buf.writeZero((int) MIB);
       assertTrue(partition.add(new BlockDescriptor(partitionId, 1, i, (int) MIB, (int) MIB, 0),
-          buf));
+          buf, false));
     }
   }
 

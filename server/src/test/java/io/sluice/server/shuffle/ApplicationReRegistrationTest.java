@@ -109,7 +109,7 @@ class ApplicationReRegistrationTest {
     byte[] bytes = new byte[100_000];
     new Random(seed).nextBytes(bytes);
     ByteBuf buf = pool.tryAllocate(bytes.length).writeBytes(bytes);
-    assertTrue(partition.add(new BlockDescriptor(0, seed, 0, bytes.length, bytes.length, 0), buf));
+    assertTrue(partition.add(new BlockDescriptor(0, seed, 0, bytes.length, bytes.length, 0), buf, false));
     return bytes;
   }
 

@@ -154,7 +154,7 @@ class ShuffleStateRaceTest {
     boolean anyKept = false;
     for (int i = 0; i < n; i++) {
       PartitionState partition = shuffle.partition(blocks.get(i).partitionId());
-      if (partition != null && partition.add(blocks.get(i), copies.get(i))) {
+      if (partition != null && partition.add(blocks.get(i), copies.get(i), false)) {
         anyKept = true;
       } else {
         pool.free(copies.get(i));

@@ -257,4 +257,70 @@ class PartitionFilesTest {
   private static void afterTheDisksQueuedWork(LocalDisk disk) throws Exception {
     CompletableFuture.runAsync(() -> { }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
   }
+
+  /**
+   * Appends around the page cache (the last copy of a replica chain) leave the file exactly as
+   * buffered ones do, mixed in any order: batches smaller than a file-system block, batches that
+   * start and end inside one, and batches larger than a flush thread's staging buffer.
+   */
+  @Test
+  void appendsAroundThePageCacheLeaveTheSameFile() throws Exception {
+    AtomicInteger directOpens = new AtomicInteger();
+    FileIo counting = new FileIo() {
+      @Override
+      public java.nio.channels.FileChannel openForAppend(Path p) throws IOException {
+        return FileIo.DEFAULT.openForAppend(p);
+      }
+
+      @Override
+      public java.nio.channels.FileChannel openForRead(Path p) throws IOException {
+        return FileIo.DEFAULT.openForRead(p);
+      }
+
+      @Override
+      public java.nio.channels.FileChannel openForDirectWrite(Path p) throws IOException {
+        directOpens.incrementAndGet();
+        return FileIo.DEFAULT.openForDirectWrite(p);
+      }
+    };
+    disks.close();
+    disks = new DiskManager(List.of(tmp.resolve("disk")), 0, 1, counting);
+    LocalDisk disk = disks.disks().get(0);
+    PartitionFiles partition = new PartitionFiles(disks, counting, "app-1", 3, 9);
+    // {first block, count, around the page cache}: 1 block is under 20 KB, 150 over 1 MiB.
+    long[][] batches = {{0, 1, 1}, {1, 1, 1}, {2, 40, 0}, {42, 150, 1}, {192, 3, 1},
+        {195, 1, 0}, {196, 120, 1}};
+    for (long[] batch : batches) {
+      List<TestBlock> blocks = Blocks.make(batch[0], (int) batch[1]);
+      try {
+        boolean bypass = batch[2] == 1;
+        // Only a flush thread has a staging buffer for direct writes.
+        CompletableFuture.supplyAsync(() -> {
+          try {
+            return partition.append(blocks, bypass);
+          } catch (StorageUnavailableException e) {
+            throw new IllegalStateException(e);
+          }
+        }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
+      } finally {
+        Blocks.release(blocks);
+      }
+    }
+    byte[] expected = Blocks.expected(0, 316);
+    assertEquals(expected.length, partition.dataLength());
+    assertEquals(expected.length, Files.size(partition.files().get(0)), "no padding is left");
+    assertArrayEquals(expected, Blocks.readAllData(partition));
+    assertArrayEquals(expected, Blocks.readRegion(partition.data(0, expected.length)));
+    List<IndexEntry> entries = Blocks.decodeIndex(partition.index());
+    assertEquals(316, entries.size());
+    Blocks.assertEntries(partition, entries, 0, 0);
+    assertTrue(disk.isHealthy(), disk.toString());
+    if (disk.takesDirectWrites()) {
+      assertEquals(5, directOpens.get(), "every append asked to bypass the cache did");
+    }
+
+    // Off a flush thread there is no staging buffer: the append goes through the page cache.
+    Blocks.append(partition, 316, 5);
+    assertArrayEquals(Blocks.expected(0, 321), Blocks.readAllData(partition));
+  }
 }
