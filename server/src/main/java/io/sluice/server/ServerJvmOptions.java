@@ -68,9 +68,12 @@ public final class ServerJvmOptions {
   /**
    * The flush threads' staging buffers for writes around the page cache (the last copies of replica
    * chains, {@code storage/DirectAppender}): one per thread, {@code flush.threads.per.disk} per
-   * directory of {@code local.dirs}.
+   * directory of {@code local.dirs}; none with {@code flush.direct.last.copies} off.
    */
   public static long flushStagingAllowance(SluiceConf conf) {
+    if (!conf.get(ServerOptions.FLUSH_DIRECT_LAST_COPIES)) {
+      return 0;
+    }
     return (long) conf.get(ServerOptions.LOCAL_DIRS).size()
         * conf.get(ServerOptions.FLUSH_THREADS_PER_DISK) * DirectAppender.STAGING_MEMORY_BYTES;
   }

@@ -109,6 +109,17 @@ public final class ServerOptions implements ConfigOptionSet {
               + "the watermarks, so that writes to disk stay large and sequential.")
           .build();
 
+  public static final ConfigOption<Boolean> FLUSH_DIRECT_LAST_COPIES =
+      ConfigOption.bool("flush.direct.last.copies")
+          .defaultValue("true")
+          .doc("Write the partitions this server holds as the last copy of a replica chain with "
+              + "O_DIRECT, around the page cache: they are read only when the servers before it "
+              + "are lost, and a page-cache write costs several times the CPU. Each flush thread "
+              + "then holds a 1 MiB staging buffer (counted in the direct memory "
+              + "bin/start-server.sh sets). Turn off for storage where synchronous 1 MiB writes are "
+              + "slow (network block devices).")
+          .build();
+
   public static final ConfigOption<List<String>> LOCAL_DIRS =
       ConfigOption.list("local.dirs")
           .defaultValue("/tmp/sluice-data")
@@ -268,7 +279,8 @@ public final class ServerOptions implements ConfigOptionSet {
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
-      PARTITION_FLUSH_THRESHOLD, LOCAL_DIRS, FLUSH_THREADS_PER_DISK, DISK_MIN_FREE, HDFS_DIR,
+      PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT_LAST_COPIES, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,
+      DISK_MIN_FREE, HDFS_DIR,
       HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
       REPLICATION_TIMEOUT, RECOVERY_ENABLED, DRAIN_TIMEOUT, STOP_FLUSH_TIMEOUT);

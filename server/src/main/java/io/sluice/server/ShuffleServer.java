@@ -127,7 +127,8 @@ public final class ShuffleServer implements Closeable {
       ShuffleStore.Recovery recovery = store.restore(recovered);
       metrics.recovered(recovery.servedPartitions(), recovery.droppedPartitions());
       this.flushManager = new FlushManager(store, disks, hdfs, pushPool,
-          new PartitionFlusher(pushPool, metrics),
+          new PartitionFlusher(pushPool, metrics,
+              conf.get(ServerOptions.FLUSH_DIRECT_LAST_COPIES)),
           conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
           metrics);
       opened.push(flushManager);

@@ -17,7 +17,9 @@ import io.sluice.common.shuffle.push.MapOutputPusher;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.ShuffleState;
+import io.sluice.server.storage.FileIo;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,6 +27,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,13 +56,34 @@ class ReplicationTest {
     }
   }
 
+  /** Data files each server opened for direct writes, by server name. */
+  private final Map<String, AtomicInteger> directOpens = new ConcurrentHashMap<>();
+
   private ShuffleServer start(String name, Map<String, String> overrides) throws Exception {
     Map<String, String> conf = new HashMap<>();
     // Partitions with big blocks reach disk; the others stay in memory.
     conf.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "256k");
     conf.put(ServerOptions.REPLICATION_TIMEOUT.key(), "10s");
     conf.putAll(overrides);
-    ShuffleServer server = new ShuffleServer(TestServers.conf(dir.resolve(name), conf));
+    AtomicInteger opens = directOpens.computeIfAbsent(name, n -> new AtomicInteger());
+    FileIo counting = new FileIo() {
+      @Override
+      public FileChannel openForAppend(Path p) throws IOException {
+        return FileIo.DEFAULT.openForAppend(p);
+      }
+
+      @Override
+      public FileChannel openForRead(Path p) throws IOException {
+        return FileIo.DEFAULT.openForRead(p);
+      }
+
+      @Override
+      public FileChannel openForDirectWrite(Path p) throws IOException {
+        opens.incrementAndGet();
+        return FileIo.DEFAULT.openForDirectWrite(p);
+      }
+    };
+    ShuffleServer server = new ShuffleServer(TestServers.conf(dir.resolve(name), conf), counting);
     servers.add(server);
     return server;
   }
@@ -170,6 +195,10 @@ class ReplicationTest {
     // The replica holds the chain's last copy, written around the page cache; the primary not.
     assertTrue(replica.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
     assertFalse(primary.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
+    waitUntil(() -> primary.store().shuffle(APP, 0).existingPartition(0).files() != null,
+        "a flush on the primary");
+    assertTrue(directOpens.get("replica").get() > 0, "the replica's flushes open files O_DIRECT");
+    assertEquals(0, directOpens.get("primary").get(), "the primary's flushes go buffered");
 
     assertReadsBack(reader, replica, expected);
     assertReadsBack(reader, primary, expected);

@@ -14,10 +14,16 @@ public final class PartitionFlusher {
 
   private final PushBufferPool pool;
   private final ServerMetrics metrics;
+  private final boolean directLastCopies;
 
-  public PartitionFlusher(PushBufferPool pool, ServerMetrics metrics) {
+  /**
+   * @param directLastCopies whether partitions that hold only the last copies of replica chains
+   *     are written around the page cache ({@code flush.direct.last.copies})
+   */
+  public PartitionFlusher(PushBufferPool pool, ServerMetrics metrics, boolean directLastCopies) {
     this.pool = pool;
     this.metrics = metrics;
+    this.directLastCopies = directLastCopies;
   }
 
   /** Flushes what the partition holds now; the partition must have been queued for flushing. */
@@ -33,7 +39,8 @@ public final class PartitionFlusher {
         freeAll(blocks);
         return;
       }
-      boolean toHdfs = files.append(blocks, partition.holdsOnlyLastCopies());
+      boolean toHdfs = files.append(blocks,
+          directLastCopies && partition.holdsOnlyLastCopies());
       // Readable from disk now; only then may they leave memory.
       partition.flushDone();
       long bytes = 0;

@@ -164,7 +164,8 @@ public final class LocalDisk {
 
   /**
    * The calling thread's staging buffer for direct writes, if it is a flush thread (each has one,
-   * made on first use, so their number bounds the memory), or null.
+   * made on first use, so their number bounds the memory), or null (another thread; no direct
+   * memory to spare).
    */
   static ByteBuffer flushThreadStagingBuffer() {
     return Thread.currentThread() instanceof FlushThread t ? t.stagingBuffer() : null;
@@ -177,9 +178,14 @@ public final class LocalDisk {
       super(r, name);
     }
 
+    /** Null when the JVM's direct memory cannot spare it: the caller writes buffered. */
     ByteBuffer stagingBuffer() {
       if (staging == null) {
-        staging = DirectAppender.newStagingBuffer();
+        try {
+          staging = DirectAppender.newStagingBuffer();
+        } catch (OutOfMemoryError e) {
+          return null;
+        }
       }
       return staging;
     }

@@ -122,6 +122,8 @@ public final class PartitionFiles {
         return false;
       }
       IOException lastFailure = null;
+      boolean direct = bypassPageCache;
+      LocalDisk directFailedOn = null;
       // Each failure takes a disk (or the HDFS tier) out of rotation, so this many attempts reach
       // every one.
       int attempts = disks.disks().size() + 2;
@@ -131,8 +133,22 @@ public final class PartitionFiles {
           break;
         }
         try {
-          publish(write(generation, blocks, bypassPageCache), blocks.size());
+          publish(write(generation, blocks, direct), blocks.size());
+          if (directFailedOn != null && directFailedOn == generation.disk()) {
+            // A direct write failed here and the same batch went through the page cache: the
+            // file system, not the disk, is at fault.
+            LOG.warn("Direct writes to {} failed ({}); its data files are written through the "
+                + "page cache from now on", directFailedOn.root(), lastFailure.toString());
+            directFailedOn.refusesDirectWrites();
+          }
           return generation.isRemote();
+        } catch (DirectWriteException e) {
+          // Written again, same file, through the page cache, before the disk is judged: a file
+          // system may take O_DIRECT at open and refuse the I/O itself. This happens once.
+          lastFailure = e;
+          directFailedOn = generation.disk();
+          direct = false;
+          attempt--;
         } catch (IOException e) {
           if (generation.isRemote()) {
             lastFailure = e;
@@ -679,13 +695,14 @@ public final class PartitionFiles {
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
-    ByteBuffer staging = bypassPageCache ? LocalDisk.flushThreadStagingBuffer() : null;
+    ByteBuffer staging = bypassPageCache && g.disk().takesDirectWrites()
+        ? LocalDisk.flushThreadStagingBuffer() : null;
     FileChannel direct = staging == null ? null : openDirect(g);
     try (FileChannel data = direct != null ? direct : io.openForAppend(g.dataFile());
         FileChannel index = io.openForAppend(g.indexFile())) {
       try {
         long written = direct != null
-            ? DirectAppender.append(data, staging, g.dataLength(), blocks)
+            ? appendDirect(data, staging, g.dataLength(), blocks)
             : writeData(data, g.dataLength(), blocks);
         writeFully(index, g.indexLength(), indexEntries(g.end(), blocks));
         return g.grownBy(written, blocks.size());
@@ -706,12 +723,12 @@ public final class PartitionFiles {
    */
   private FileChannel openDirect(Generation g) {
     LocalDisk disk = g.disk();
-    if (!disk.takesDirectWrites()) {
-      return null;
-    }
     try {
       return io.openForDirectWrite(g.dataFile());
     } catch (UnsupportedOperationException e) {
+      // The JDK's answer when the file opened but O_DIRECT could not be set on it.
+      LOG.info("{} does not take direct I/O ({}); data files there are written through the "
+          + "page cache", disk.root(), e.getMessage());
       disk.refusesDirectWrites();
       return null;
     } catch (IOException e) {
@@ -722,6 +739,22 @@ public final class PartitionFiles {
         disk.refusesDirectWrites();
       }
       return null;
+    }
+  }
+
+  private static long appendDirect(FileChannel channel, ByteBuffer staging, long position,
+      List<? extends FlushableBlock> blocks) throws DirectWriteException {
+    try {
+      return DirectAppender.append(channel, staging, position, blocks);
+    } catch (IOException e) {
+      throw new DirectWriteException(e);
+    }
+  }
+
+  /** A direct write failed: the batch is tried again through the page cache before the disk. */
+  private static final class DirectWriteException extends IOException {
+    DirectWriteException(IOException cause) {
+      super("direct write failed: " + cause, cause);
     }
   }
 

@@ -75,7 +75,7 @@ class FlushManagerTest {
   }
 
   private FlushManager startFlushManager(long partitionThreshold) {
-    flushManager = new FlushManager(store, disks, pool, new PartitionFlusher(pool, metrics),
+    flushManager = new FlushManager(store, disks, pool, new PartitionFlusher(pool, metrics, true),
         partitionThreshold, metrics);
     return flushManager;
   }

@@ -47,7 +47,7 @@ class ApplicationReRegistrationTest {
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
     store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
         StoreLimits.unlimited());
-    flusher = new PartitionFlusher(pool, new ServerMetrics());
+    flusher = new PartitionFlusher(pool, new ServerMetrics(), true);
   }
 
   @AfterEach

@@ -58,7 +58,7 @@ class ShuffleStateRaceTest {
         FileIo.DEFAULT);
     ShuffleStore store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free,
         System::nanoTime, StoreLimits.unlimited());
-    PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics());
+    PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics(), true);
     RaceNames names = new RaceNames("app-race", APPS, SHUFFLES);
     Set<String> everRegistered = ConcurrentHashMap.newKeySet();
     AtomicLong kept = new AtomicLong();

@@ -18,9 +18,14 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Blocks with contents derived from a test's number for them, and ways to read stored data back.
@@ -93,6 +98,44 @@ final class Blocks {
       partition.append(blocks);
     } finally {
       release(blocks);
+    }
+  }
+
+  /**
+   * As {@link #append}, on a flush thread of {@code disk} (only those have a staging buffer for
+   * writes around the page cache), with {@code bypassPageCache}.
+   */
+  static void appendOnFlushThread(PartitionFiles partition, LocalDisk disk, long firstId,
+      int count, boolean bypassPageCache) throws Exception {
+    List<TestBlock> blocks = make(firstId, count);
+    try {
+      CompletableFuture.supplyAsync(() -> {
+        try {
+          return partition.append(blocks, bypassPageCache);
+        } catch (StorageUnavailableException e) {
+          throw new CompletionException(e);
+        }
+      }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
+    } finally {
+      release(blocks);
+    }
+  }
+
+  /** Whether files in {@code dir} can be opened with O_DIRECT here (not on older tmpfs). */
+  static boolean directIoWorks(Path dir) {
+    Path probe = dir.resolve(".direct-probe");
+    try {
+      Files.createDirectories(dir);
+      FileIo.DEFAULT.openForDirectWrite(probe).close();
+      return true;
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
+    } finally {
+      try {
+        Files.deleteIfExists(probe);
+      } catch (IOException ignored) {
+        // The test's own temporary directory.
+      }
     }
   }
 

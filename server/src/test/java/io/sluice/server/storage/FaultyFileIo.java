@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FaultyFileIo implements FileIo {
   private final Map<Path, String> failOpen = new ConcurrentHashMap<>();
   private final Map<Path, WriteFault> failWrites = new ConcurrentHashMap<>();
+  private final Map<Path, String> failDirectWrites = new ConcurrentHashMap<>();
 
   /** Opening any file under {@code dir} for writing throws an IOException with {@code message}. */
   public FaultyFileIo failOpen(Path dir, String message) {
@@ -35,6 +36,16 @@ public final class FaultyFileIo implements FileIo {
     return this;
   }
 
+  /**
+   * Files under {@code dir} open for direct writes, and every write through them throws an
+   * IOException with {@code message}, as on a file system that takes O_DIRECT at open and refuses
+   * the I/O; buffered writes there work.
+   */
+  public FaultyFileIo failDirectWrites(Path dir, String message) {
+    failDirectWrites.put(dir.toAbsolutePath().normalize(), message);
+    return this;
+  }
+
   public void heal(Path dir) {
     failOpen.remove(dir.toAbsolutePath().normalize());
     failWrites.remove(dir.toAbsolutePath().normalize());
@@ -42,13 +53,34 @@ public final class FaultyFileIo implements FileIo {
 
   @Override
   public FileChannel openForAppend(Path p) throws IOException {
+    return open(p, FileIo.DEFAULT::openForAppend);
+  }
+
+  /** As {@link #openForAppend}, the faults applying alike, with the real O_DIRECT open. */
+  @Override
+  public FileChannel openForDirectWrite(Path p) throws IOException {
+    FileChannel channel = open(p, FileIo.DEFAULT::openForDirectWrite);
+    Path file = p.toAbsolutePath().normalize();
+    for (Map.Entry<Path, String> fault : failDirectWrites.entrySet()) {
+      if (file.startsWith(fault.getKey())) {
+        return new FailingChannel(channel, new WriteFault(0, fault.getValue()));
+      }
+    }
+    return channel;
+  }
+
+  private interface Opener {
+    FileChannel open(Path p) throws IOException;
+  }
+
+  private FileChannel open(Path p, Opener opener) throws IOException {
     Path file = p.toAbsolutePath().normalize();
     for (Map.Entry<Path, String> fault : failOpen.entrySet()) {
       if (file.startsWith(fault.getKey())) {
         throw new IOException(fault.getValue());
       }
     }
-    FileChannel channel = FileIo.DEFAULT.openForAppend(p);
+    FileChannel channel = opener.open(p);
     for (Map.Entry<Path, WriteFault> fault : failWrites.entrySet()) {
       if (file.startsWith(fault.getKey())) {
         return new FailingChannel(channel, fault.getValue());

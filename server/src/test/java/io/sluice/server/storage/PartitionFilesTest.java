@@ -286,25 +286,14 @@ class PartitionFilesTest {
     disks.close();
     disks = new DiskManager(List.of(tmp.resolve("disk")), 0, 1, counting);
     LocalDisk disk = disks.disks().get(0);
+    assumeTrue(Blocks.directIoWorks(tmp.resolve("disk")) && disk.takesDirectWrites(),
+        "O_DIRECT works here");
     PartitionFiles partition = new PartitionFiles(disks, counting, "app-1", 3, 9);
     // {first block, count, around the page cache}: 1 block is under 20 KB, 150 over 1 MiB.
     long[][] batches = {{0, 1, 1}, {1, 1, 1}, {2, 40, 0}, {42, 150, 1}, {192, 3, 1},
         {195, 1, 0}, {196, 120, 1}};
     for (long[] batch : batches) {
-      List<TestBlock> blocks = Blocks.make(batch[0], (int) batch[1]);
-      try {
-        boolean bypass = batch[2] == 1;
-        // Only a flush thread has a staging buffer for direct writes.
-        CompletableFuture.supplyAsync(() -> {
-          try {
-            return partition.append(blocks, bypass);
-          } catch (StorageUnavailableException e) {
-            throw new IllegalStateException(e);
-          }
-        }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
-      } finally {
-        Blocks.release(blocks);
-      }
+      Blocks.appendOnFlushThread(partition, disk, batch[0], (int) batch[1], batch[2] == 1);
     }
     byte[] expected = Blocks.expected(0, 316);
     assertEquals(expected.length, partition.dataLength());
@@ -315,12 +304,17 @@ class PartitionFilesTest {
     assertEquals(316, entries.size());
     Blocks.assertEntries(partition, entries, 0, 0);
     assertTrue(disk.isHealthy(), disk.toString());
-    if (disk.takesDirectWrites()) {
-      assertEquals(5, directOpens.get(), "every append asked to bypass the cache did");
-    }
+    assertTrue(disk.takesDirectWrites());
+    assertEquals(5, directOpens.get(), "every append asked to bypass the cache did");
 
     // Off a flush thread there is no staging buffer: the append goes through the page cache.
-    Blocks.append(partition, 316, 5);
+    List<TestBlock> more = Blocks.make(316, 5);
+    try {
+      partition.append(more, true);
+    } finally {
+      Blocks.release(more);
+    }
+    assertEquals(5, directOpens.get());
     assertArrayEquals(Blocks.expected(0, 321), Blocks.readAllData(partition));
   }
 }

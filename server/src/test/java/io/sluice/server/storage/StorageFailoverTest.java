@@ -63,6 +63,55 @@ class StorageFailoverTest {
     return new PartitionFiles(disks, io, "app", 1, id);
   }
 
+  /**
+   * A direct append (the last copy of a replica chain) that fails part-way on a full disk: the
+   * rewritten partial block and the padding are cut back, the batch is tried through the page
+   * cache on the same disk, which fails too, and goes whole to the other disk.
+   */
+  @Test
+  void aDirectAppendThatFailsPartWayGoesWholeToAnotherDisk() throws Exception {
+    assumeTrue(Blocks.directIoWorks(a) && diskA.takesDirectWrites(), "O_DIRECT works here");
+    PartitionFiles partition = partition(0);
+    Blocks.appendOnFlushThread(partition, diskA, 0, 3, true);
+    long firstGeneration = partition.dataLength();
+    assertTrue(firstGeneration % 4096 != 0, "the file ends inside a block: " + firstGeneration);
+    Path dataOnA = partition.files().get(0);
+
+    io.failWritesAfter(a, 5000, ENOSPC);
+    Blocks.appendOnFlushThread(partition, diskA, 3, 150, true);
+
+    assertFalse(diskA.isHealthy());
+    assertEquals(DiskManager.DISK_FULL, diskA.unhealthyReason());
+    assertTrue(diskA.takesDirectWrites(), "the disk failed, not direct I/O");
+    assertEquals(firstGeneration, Files.size(dataOnA), "the partial write was cut off again");
+    assertTrue(partition.files().get(2).startsWith(b), partition.files().toString());
+    Blocks.appendOnFlushThread(partition, diskA, 153, 40, true);
+    assertEquals(Blocks.totalLength(0, 193), partition.dataLength());
+    assertEquals(Blocks.totalLength(3, 190), Files.size(partition.files().get(2)));
+    assertArrayEquals(Blocks.expected(0, 193), Blocks.readAllData(partition));
+    Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
+  }
+
+  /**
+   * A file system that opens files for direct I/O and then refuses the writes: the batch goes
+   * through the page cache on the same disk, which stays in rotation and takes no direct writes
+   * again.
+   */
+  @Test
+  void aFileSystemThatRefusesDirectWritesKeepsItsDisk() throws Exception {
+    assumeTrue(Blocks.directIoWorks(a) && diskA.takesDirectWrites(), "O_DIRECT works here");
+    io.failDirectWrites(a, "Invalid argument");
+    PartitionFiles partition = partition(0);
+    Blocks.appendOnFlushThread(partition, diskA, 0, 40, true);
+    Blocks.appendOnFlushThread(partition, diskA, 40, 40, true);
+
+    assertTrue(diskA.isHealthy(), diskA.toString());
+    assertFalse(diskA.takesDirectWrites());
+    assertEquals(2, partition.files().size(), "one generation, on the same disk");
+    assertArrayEquals(Blocks.expected(0, 80), Blocks.readAllData(partition));
+    Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
+  }
+
   @Test
   void aDiskThatFillsUpMidWriteHandsThePartitionToAnotherDisk() throws Exception {
     PartitionFiles partition = partition(0);
