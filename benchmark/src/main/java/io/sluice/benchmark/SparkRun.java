@@ -42,10 +42,19 @@ public final class SparkRun {
   public static SparkRun of(SparkInstall install, String driverMemory, String master,
       boolean withClientJar, Map<String, String> conf, String mainClass, List<String> jobArgs,
       Path log, Predicate<String> echo) {
+    return of(install, driverMemory, master, withClientJar, conf, List.of(), mainClass, jobArgs,
+        log, echo);
+  }
+
+  /** As above, with {@code jvmOptions} for the SparkSubmit JVM besides the environment's. */
+  public static SparkRun of(SparkInstall install, String driverMemory, String master,
+      boolean withClientJar, Map<String, String> conf, List<String> jvmOptions, String mainClass,
+      List<String> jobArgs, Path log, Predicate<String> echo) {
     List<String> cmd = new ArrayList<>();
     cmd.add(install.java());
     cmd.add("-Xmx" + driverMemory);
     cmd.addAll(install.sparkJavaOptions());
+    cmd.addAll(jvmOptions);
     String classPath = install.sparkHome().resolve("jars") + "/*";
     if (withClientJar) {
       classPath += ":" + install.shadedClientJar();

@@ -1,5 +1,6 @@
 package io.sluice.benchmark.server;
 
+import io.sluice.benchmark.JfrProfile;
 import static io.sluice.benchmark.Format.count;
 import static io.sluice.benchmark.Format.mib;
 import static io.sluice.benchmark.Format.percent;

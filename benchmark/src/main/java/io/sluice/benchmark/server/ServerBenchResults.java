@@ -1,5 +1,6 @@
 package io.sluice.benchmark.server;
 
+import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.Series;
 import java.util.ArrayList;
 import java.util.List;

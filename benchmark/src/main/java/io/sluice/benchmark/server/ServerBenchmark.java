@@ -1,5 +1,6 @@
 package io.sluice.benchmark.server;
 
+import io.sluice.benchmark.JfrProfile;
 import static io.sluice.benchmark.Format.mib;
 
 import io.netty.buffer.PooledByteBufAllocator;

@@ -1,5 +1,6 @@
 package io.sluice.benchmark.server;
 
+import io.sluice.benchmark.JfrProfile;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.sluice.benchmark.MetricsPoller;

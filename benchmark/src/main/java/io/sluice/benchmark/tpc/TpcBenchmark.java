@@ -7,6 +7,7 @@ import io.sluice.benchmark.Daemons;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.SluiceCluster;
+import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.SparkRun;
 import io.sluice.common.metrics.Json;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -49,6 +51,8 @@ public final class TpcBenchmark {
       Map.entry("readBytes", MetricsPoller.READ),
       Map.entry("pushRejections", MetricsPoller.REJECTIONS));
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Rows of each list of a query's profile (--profile). */
+  private static final int PROFILE_ROWS = 12;
 
   private TpcBenchmark() {}
 
@@ -65,7 +69,7 @@ public final class TpcBenchmark {
     if (!TableLayout.complete(tables)) {
       System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
       long t0 = System.nanoTime();
-      SparkRun gen = submit(s, Mode.BUILTIN, Map.of(), List.of("--generate", "--data",
+      SparkRun gen = submit(s, Mode.BUILTIN, Map.of(), List.of(), List.of("--generate", "--data",
           s.data.toString(), "--scale", String.valueOf(s.scale), "--seed", String.valueOf(s.seed)),
           logs.resolve("generate.log"));
       if (gen.run(Map.of(), s.runTimeout) != 0 || !TableLayout.complete(tables)) {
@@ -167,11 +171,11 @@ public final class TpcBenchmark {
 
   /** A SparkSubmit of {@link TpcJob} in {@code mode}, with every mode's settings and its own. */
   private static SparkRun submit(TpcSettings s, Mode mode, Map<String, String> modeConf,
-      List<String> jobArgs, Path log) {
+      List<String> jvmOptions, List<String> jobArgs, Path log) {
     Map<String, String> conf = new LinkedHashMap<>(s.commonSparkConf());
     conf.putAll(modeConf);
     return SparkRun.of(s.install(), s.driverMemory(), s.master(), mode.usesClientJar(), conf,
-        TpcJob.class.getName(), jobArgs, log,
+        jvmOptions, TpcJob.class.getName(), jobArgs, log,
         line -> line.startsWith("Query ") || line.startsWith("Generated "));
   }
 
@@ -184,7 +188,11 @@ public final class TpcBenchmark {
     }
     Path events = logs.resolve("round-" + round + "-" + mode.label() + ".jsonl");
     Path log = logs.resolve("round-" + round + "-" + mode.label() + ".log");
-    SparkRun run = submit(s, mode, conf, List.of("--data", s.data.toString(), "--scale",
+    Path recording = logs.resolve("round-" + round + "-" + mode.label() + ".jfr");
+    List<String> jvmOptions = s.profile
+        ? List.of("-XX:StartFlightRecording=filename=" + recording + ",settings=profile")
+        : List.of();
+    SparkRun run = submit(s, mode, conf, jvmOptions, List.of("--data", s.data.toString(), "--scale",
         String.valueOf(s.scale), "--seed", String.valueOf(s.seed), "--queries", s.queries,
         "--events", events.toString()), log);
     long start = System.currentTimeMillis();
@@ -199,6 +207,12 @@ public final class TpcBenchmark {
         Map<String, Object> q = JSON.readValue(line, new TypeReference<>() { });
         if (poller != null && mode == Mode.SLUICE) {
           q.put("servers", servers(poller, Figures.num(q, "startMs"), Figures.num(q, "endMs")));
+        }
+        if (s.profile && Files.exists(recording)) {
+          q.put("profile", JSON.convertValue(JfrProfile.summarize(recording, List.of(
+              new JfrProfile.Window(Instant.ofEpochMilli(Figures.num(q, "startMs")),
+                  Instant.ofEpochMilli(Figures.num(q, "endMs")))), PROFILE_ROWS), Map.class));
+          q.put("recording", s.home.relativize(recording).toString());
         }
         lines.add(q);
       }

@@ -4,7 +4,10 @@ import static io.sluice.benchmark.tpc.Figures.bytes;
 import static io.sluice.benchmark.tpc.Figures.ratio;
 import static io.sluice.benchmark.tpc.Figures.seconds;
 
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /** The body of the {@code tpc} section of docs/benchmarks.md. */
 final class TpcMarkdown {
@@ -97,6 +100,7 @@ final class TpcMarkdown {
       md.append('\n');
     }
 
+    md.append(profiles(s));
     md.append("Answers: ");
     if (s.answersAgree()) {
       md.append("every query gave the same row count and checksum in every round and mode.\n");
@@ -128,6 +132,83 @@ final class TpcMarkdown {
       }
     }
     return md.toString();
+  }
+
+  /**
+   * Where the Spark JVM's CPU went in the query that is slowest against the built-in shuffle, in
+   * each mode (--profile): Java execution samples by the package and by the method on top of the
+   * stack, the innermost Sluice methods, and threads in native code. Empty without profiles.
+   */
+  private static String profiles(TpcSummary s) {
+    String q = s.compares() ? s.worstQuery() : "";
+    Map<Mode, Map<String, Object>> byMode = s.profiles.get(q);
+    if (byMode == null || !byMode.keySet().containsAll(s.modes)) {
+      return "";
+    }
+    List<Mode> modes = s.modes;
+    StringBuilder md = new StringBuilder();
+    md.append("Profile of `").append(q).append("`, the query slowest against the built-in shuffle "
+        + "(").append(ratio(s.ratio(q))).append("), from a flight recording of each mode's Spark "
+        + "JVM (`settings=profile`, the last round, over the query's span; recordings ");
+    md.append(String.join(", ", modes.stream().map(m -> "`" + byMode.get(m).get("recording")
+        + "`").toList())).append("). Java execution samples, as a share of each mode's ");
+    md.append(String.join(" / ", modes.stream().map(m -> String.valueOf(
+        Figures.num(byMode.get(m), "samples"))).toList())).append(" samples.\n\n");
+
+    md.append("By the package of the method on top of the stack (its self time):\n\n");
+    shareTable(md, "Package", modes, byMode, "packages");
+    md.append("By the method on top of the stack:\n\n");
+    shareTable(md, "Method", modes, byMode, "topFrames");
+    Map<String, Object> sluice = byMode.get(Mode.SLUICE);
+    if (sluice != null) {
+      md.append("Sluice mode, by the innermost Sluice method on the stack (the rest ran no "
+          + "Sluice code):\n\n");
+      shareTable(md, "Method", List.of(Mode.SLUICE), byMode, "sluiceFrames");
+    }
+    int rows = modes.stream().mapToInt(m -> Figures.list(byMode.get(m), "nativeCalls").size())
+        .max().orElse(0);
+    if (rows == 0) {
+      return md.toString();
+    }
+    md.append("Threads in native code (not waiting), by thread and native method, in samples "
+        + "(JFR samples a few native threads per period):\n\n| ");
+    md.append(String.join(" | ", modes.stream().map(Mode::label).toList())).append(" |\n|");
+    md.append("---|".repeat(modes.size())).append('\n');
+    for (int i = 0; i < Math.min(rows, 6); i++) {
+      md.append('|');
+      for (Mode m : modes) {
+        List<Map<String, Object>> c = Figures.list(byMode.get(m), "nativeCalls");
+        md.append(' ').append(i < c.size() ? "`" + c.get(i).get("name") + "` "
+            + Figures.num(c.get(i), "samples") : "").append(" |");
+      }
+      md.append('\n');
+    }
+    return md.append('\n').toString();
+  }
+
+  /** Rows of names with each mode's share of its samples, in the order of the first mode's. */
+  private static void shareTable(StringBuilder md, String what, List<Mode> modes,
+      Map<Mode, Map<String, Object>> byMode, String list) {
+    LinkedHashSet<String> names = new LinkedHashSet<>();
+    for (Mode m : modes) {
+      Figures.list(byMode.get(m), list).forEach(c -> names.add(String.valueOf(c.get("name"))));
+    }
+    md.append("| ").append(what).append(" |");
+    modes.forEach(m -> md.append(' ').append(m.label()).append(" |"));
+    md.append("\n|---|").append("---:|".repeat(modes.size())).append('\n');
+    for (String name : names) {
+      md.append("| `").append(name).append("` |");
+      for (Mode m : modes) {
+        long total = Figures.num(byMode.get(m), "samples");
+        long n = Figures.list(byMode.get(m), list).stream()
+            .filter(c -> name.equals(c.get("name"))).mapToLong(c -> Figures.num(c, "samples"))
+            .findFirst().orElse(-1);
+        md.append(' ').append(n < 0 ? "(not in its top)" : String.format(Locale.ROOT,
+            "%.1f%%", total == 0 ? 0.0 : 100.0 * n / total)).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
   }
 
   /**
@@ -193,7 +274,7 @@ final class TpcMarkdown {
   }
 
   private static String perGib(double cpuMs, double gib) {
-    return gib > 0 ? String.format(java.util.Locale.ROOT, "%.1f", cpuMs / 1000 / gib) : "n/a";
+    return gib > 0 ? String.format(Locale.ROOT, "%.1f", cpuMs / 1000 / gib) : "n/a";
   }
 
   private static final double GIB = 1L << 30;

@@ -32,6 +32,9 @@ final class TpcSettings {
       "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
       "  --run-timeout DURATION  longest a Spark run may take before its threads are dumped",
       "                        and it counts as failed, e.g. 4m or 1h (default 1h)",
+      "  --profile             a flight recording (settings=profile) of every Spark JVM, kept",
+      "                        under --output; the report shows where the slowest query's",
+      "                        CPU went in each mode",
       "  --conf k=v            an extra Spark setting for every mode (repeatable)",
       "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
       "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
@@ -68,9 +71,12 @@ final class TpcSettings {
   final Path markdown;
   final Path chart;
   final String command;
+  /** Whether every Spark JVM runs a flight recording. */
+  final boolean profile;
 
   private TpcSettings(Map<String, String> o, Map<String, String> extraConf,
-      Map<String, String> sluiceConf) {
+      Map<String, String> sluiceConf, boolean profile) {
+    this.profile = profile;
     home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     spark = o.getOrDefault("spark", "3.5");
     if (!SparkInstall.LINES.contains(spark)) {
@@ -128,9 +134,11 @@ final class TpcSettings {
     Map<String, String> extra = new LinkedHashMap<>();
     Map<String, String> sluice = new LinkedHashMap<>();
     Flags flags = new Flags(args, USAGE);
+    boolean profile = false;
     while (flags.hasNext()) {
       String flag = flags.next();
       switch (flag) {
+        case "--profile" -> profile = true;
         case "--conf" -> flags.keyValue(flag, extra);
         case "--sluice-conf" -> flags.keyValue(flag, sluice);
         default -> flags.named(flag, OPTIONS, o);
@@ -138,7 +146,7 @@ final class TpcSettings {
     }
     refuseDriverJvmSettings(extra, "--conf");
     refuseDriverJvmSettings(sluice, "--sluice-conf");
-    return new TpcSettings(o, extra, sluice);
+    return new TpcSettings(o, extra, sluice, profile);
   }
 
   /**

@@ -22,6 +22,11 @@ final class TpcSummary {
   final List<String> mismatches = new ArrayList<>();
   final List<String> failedRuns = new ArrayList<>();
   final double serverGcShare;
+  /**
+   * Each query's profile by mode (--profile): the summary of the flight recording over the query's
+   * span in the last round that has one, with the recording's path under {@code "recording"}.
+   */
+  final Map<String, Map<Mode, Map<String, Object>>> profiles = new LinkedHashMap<>();
 
   TpcSummary(List<String> queries, List<Mode> modes, List<RunRecord> runs) {
     this.queries = queries;
@@ -34,6 +39,14 @@ final class TpcSummary {
         for (RunRecord r : runs) {
           if (r.mode() == m) {
             r.queries().stream().filter(l -> q.equals(l.get("query"))).forEach(lines::add);
+          }
+        }
+        for (Map<String, Object> line : lines) {
+          if (line.get("profile") instanceof Map<?, ?> profile) {
+            Map<String, Object> p = new LinkedHashMap<>();
+            profile.forEach((k, v) -> p.put(String.valueOf(k), v));
+            p.put("recording", line.get("recording"));
+            profiles.computeIfAbsent(q, k -> new LinkedHashMap<>()).put(m, p);
           }
         }
         QueryStats s = QueryStats.of(q, m, lines);

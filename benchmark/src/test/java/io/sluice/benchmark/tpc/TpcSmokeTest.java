@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * smoke size, one round of each mode, with a coordinator and servers started by the harness through
  * the shipped scripts. Every query must give the same answer in both modes, the sluice mode must
  * really push through the servers, and the JSON, the line's Markdown section (naming the Spark
- * version that ran) and the chart must be written (here, not into docs/).
+ * version that ran, with the slowest query's profile from the runs' flight recordings) and the
+ * chart must be written (here, not into docs/).
  */
 class TpcSmokeTest {
   @TempDir Path dir;
@@ -33,7 +34,7 @@ class TpcSmokeTest {
     Path chart = dir.resolve("tpc.png");
     Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
         "bin/sluice-bench", "--spark", spark, "--scale", "smoke", "--rounds", "1",
-        "--run-timeout", "3m", "--output", dir.resolve("out").toString(),
+        "--run-timeout", "3m", "--profile", "--output", dir.resolve("out").toString(),
         "--data", dir.resolve("data").toString(),
         "--markdown", markdown.toString(), "--chart", chart.toString());
     assertEquals(0, run.exitCode(), run.output());
@@ -66,6 +67,9 @@ class TpcSmokeTest {
     assertTrue(section.contains(". Spark " + spark + "."), section);
     assertTrue(section.contains("sluice-client-spark-" + spark + "_"), section);
     assertTrue(section.contains("| skewjoin |"), section);
+    assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
+    assertTrue(section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
+        section);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
   }
 
