@@ -2,7 +2,9 @@ package io.sluice.benchmark.server;
 
 import io.sluice.benchmark.Flags;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The command-line flags of {@link ServerBenchmark}.
@@ -24,6 +26,7 @@ import java.util.List;
  * @param contract whether to do the memory-contract run
  * @param iperf whether to measure loopback with iperf3
  * @param profile whether the servers record a flight recording
+ * @param serverConf extra configuration of the throughput server ({@code --server-conf k=v})
  * @param home the Sluice installation whose {@code bin/} scripts and jars are used
  * @param workDir where the servers' configuration, data, logs and recordings go
  * @param output the Markdown file whose 'server' section is rewritten, or null to only print
@@ -32,7 +35,8 @@ import java.util.List;
 record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int warmupMib,
     int bufferMib, int contractClients, int contractMib, int contractBufferMib, int sampleMillis,
     int iperfSeconds, int ddMib, boolean throughput, boolean contract, boolean iperf,
-    boolean profile, Path home, Path workDir, Path output, String command) {
+    boolean profile, Map<String, String> serverConf, Path home, Path workDir, Path output,
+    String command) {
 
   static final String USAGE = String.join("\n",
       "Usage: ServerBenchmark [flags]",
@@ -51,6 +55,8 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
       "  --no-contract           skip the memory-contract run",
       "  --no-iperf              do not run iperf3 (no loopback limit, no ingest target)",
       "  --no-profile            no flight recording of the servers",
+      "  --server-conf k=v       a setting of the throughput server's configuration file",
+      "                          (repeatable), e.g. --server-conf flush.direct=all",
       "  --home PATH             the Sluice installation to run (default .)",
       "  --work-dir PATH         servers' conf, data, logs, recordings",
       "                          (default benchmark/target/bench-server)",
@@ -74,6 +80,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
     boolean contract = true;
     boolean iperf = true;
     boolean profile = true;
+    Map<String, String> serverConf = new LinkedHashMap<>();
     Path home = Path.of(".");
     Path workDir = Path.of("benchmark", "target", "bench-server");
     Path output = Path.of("docs", "benchmarks.md");
@@ -97,6 +104,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
         case "--no-contract" -> contract = false;
         case "--no-iperf" -> iperf = false;
         case "--no-profile" -> profile = false;
+        case "--server-conf" -> flags.keyValue(flag, serverConf);
         case "--home" -> home = Path.of(flags.value(flag));
         case "--work-dir" -> workDir = Path.of(flags.value(flag));
         case "--output" -> output = flags.pathOrNone(flag);
@@ -106,6 +114,6 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
     }
     return new ServerBenchSettings(clients, rounds, runMib, warmupMib, bufferMib, contractClients,
         contractMib, contractBufferMib, sampleMillis, iperfSeconds, ddMib, throughput, contract,
-        iperf, profile, home, workDir, output, command);
+        iperf, profile, Map.copyOf(serverConf), home, workDir, output, command);
   }
 }

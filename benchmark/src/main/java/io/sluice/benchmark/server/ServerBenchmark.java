@@ -116,7 +116,8 @@ public final class ServerBenchmark {
     List<JfrProfile.Window> readWindows = new ArrayList<>();
     int largest = settings.clients().stream().max(Integer::compare).orElseThrow();
     try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "throughput",
-        (long) settings.bufferMib() << 20, THROUGHPUT_READ_CAPACITY, recording)) {
+        (long) settings.bufferMib() << 20, THROUGHPUT_READ_CAPACITY, recording,
+        settings.serverConf())) {
       log("started the throughput " + server + ", buffer.capacity " + settings.bufferMib()
           + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
       results.throughputServer = setup(server);
