@@ -68,10 +68,10 @@ public final class ServerJvmOptions {
   /**
    * The flush threads' staging buffers for writes around the page cache (the last copies of replica
    * chains, {@code storage/DirectAppender}): one per thread, {@code flush.threads.per.disk} per
-   * directory of {@code local.dirs}; none with {@code flush.direct.last.copies} off.
+   * directory of {@code local.dirs}; none with {@code flush.direct} {@code none}.
    */
   public static long flushStagingAllowance(SluiceConf conf) {
-    if (!conf.get(ServerOptions.FLUSH_DIRECT_LAST_COPIES)) {
+    if (conf.get(ServerOptions.FLUSH_DIRECT) == ServerOptions.FlushDirect.NONE) {
       return 0;
     }
     return (long) conf.get(ServerOptions.LOCAL_DIRS).size()

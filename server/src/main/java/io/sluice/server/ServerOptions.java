@@ -109,15 +109,27 @@ public final class ServerOptions implements ConfigOptionSet {
               + "the watermarks, so that writes to disk stay large and sequential.")
           .build();
 
-  public static final ConfigOption<Boolean> FLUSH_DIRECT_LAST_COPIES =
-      ConfigOption.bool("flush.direct.last.copies")
-          .defaultValue("true")
-          .doc("Write the partitions this server holds as the last copy of a replica chain with "
-              + "O_DIRECT, around the page cache: they are read only when the servers before it "
-              + "are lost, and a page-cache write costs several times the CPU. Each flush thread "
-              + "then holds a 1 MiB staging buffer (counted in the direct memory "
-              + "bin/start-server.sh sets). Turn off for storage where synchronous 1 MiB writes are "
-              + "slow (network block devices).")
+  /** Which data files flushes write with O_DIRECT, around the page cache. */
+  public enum FlushDirect {
+    /** None: every flush goes through the page cache. */
+    NONE,
+    /** Partitions this server holds as the last copy of a replica chain. */
+    LAST_COPIES,
+    /** Every partition on a local disk. */
+    ALL
+  }
+
+  public static final ConfigOption<FlushDirect> FLUSH_DIRECT =
+      ConfigOption.enumValue("flush.direct", FlushDirect.class)
+          .defaultValue("last_copies")
+          .doc("Which partitions flushes write with O_DIRECT, around the page cache: `none`, "
+              + "`last_copies` (those this server holds as the last copy of a replica chain, read "
+              + "only when the servers before it are lost) or `all`. A page-cache write costs "
+              + "the flush thread several times the CPU of a direct one, but data written directly "
+              + "is read from the device, not from memory: `all` suits servers whose shuffles do "
+              + "not fit the page cache anyway. With any but `none` each flush thread holds a 1 MiB "
+              + "staging buffer (counted in the direct memory bin/start-server.sh sets). `none` "
+              + "suits storage where synchronous 1 MiB writes are slow (network block devices).")
           .build();
 
   public static final ConfigOption<List<String>> LOCAL_DIRS =
@@ -279,7 +291,7 @@ public final class ServerOptions implements ConfigOptionSet {
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
-      PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT_LAST_COPIES, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,
+      PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,
       DISK_MIN_FREE, HDFS_DIR,
       HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,

@@ -128,7 +128,7 @@ public final class ShuffleServer implements Closeable {
       metrics.recovered(recovery.servedPartitions(), recovery.droppedPartitions());
       this.flushManager = new FlushManager(store, disks, hdfs, pushPool,
           new PartitionFlusher(pushPool, metrics,
-              conf.get(ServerOptions.FLUSH_DIRECT_LAST_COPIES)),
+              conf.get(ServerOptions.FLUSH_DIRECT)),
           conf.get(ServerOptions.PARTITION_FLUSH_THRESHOLD),
           metrics);
       opened.push(flushManager);

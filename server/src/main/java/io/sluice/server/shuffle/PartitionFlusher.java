@@ -1,5 +1,6 @@
 package io.sluice.server.shuffle;
 
+import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.storage.PartitionFiles;
@@ -14,16 +15,14 @@ public final class PartitionFlusher {
 
   private final PushBufferPool pool;
   private final ServerMetrics metrics;
-  private final boolean directLastCopies;
+  private final ServerOptions.FlushDirect direct;
 
-  /**
-   * @param directLastCopies whether partitions that hold only the last copies of replica chains
-   *     are written around the page cache ({@code flush.direct.last.copies})
-   */
-  public PartitionFlusher(PushBufferPool pool, ServerMetrics metrics, boolean directLastCopies) {
+  /** @param direct which partitions are written around the page cache ({@code flush.direct}) */
+  public PartitionFlusher(PushBufferPool pool, ServerMetrics metrics,
+      ServerOptions.FlushDirect direct) {
     this.pool = pool;
     this.metrics = metrics;
-    this.directLastCopies = directLastCopies;
+    this.direct = direct;
   }
 
   /** Flushes what the partition holds now; the partition must have been queued for flushing. */
@@ -39,8 +38,7 @@ public final class PartitionFlusher {
         freeAll(blocks);
         return;
       }
-      boolean toHdfs = files.append(blocks,
-          directLastCopies && partition.holdsOnlyLastCopies());
+      boolean toHdfs = files.append(blocks, bypassPageCache(partition));
       // Readable from disk now; only then may they leave memory.
       partition.flushDone();
       long bytes = 0;
@@ -65,6 +63,14 @@ public final class PartitionFlusher {
     } finally {
       partition.storageLock().unlock();
     }
+  }
+
+  private boolean bypassPageCache(PartitionState partition) {
+    return switch (direct) {
+      case NONE -> false;
+      case LAST_COPIES -> partition.holdsOnlyLastCopies();
+      case ALL -> true;
+    };
   }
 
   private void freeAll(List<InMemoryBlock> blocks) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.shuffle.PartitionFlusher;
@@ -75,7 +76,7 @@ class FlushManagerTest {
   }
 
   private FlushManager startFlushManager(long partitionThreshold) {
-    flushManager = new FlushManager(store, disks, pool, new PartitionFlusher(pool, metrics, true),
+    flushManager = new FlushManager(store, disks, pool, new PartitionFlusher(pool, metrics, ServerOptions.FlushDirect.LAST_COPIES),
         partitionThreshold, metrics);
     return flushManager;
   }

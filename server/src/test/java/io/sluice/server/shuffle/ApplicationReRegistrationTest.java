@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.storage.DiskManager;
@@ -47,7 +48,7 @@ class ApplicationReRegistrationTest {
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
     store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
         StoreLimits.unlimited());
-    flusher = new PartitionFlusher(pool, new ServerMetrics(), true);
+    flusher = new PartitionFlusher(pool, new ServerMetrics(), ServerOptions.FlushDirect.LAST_COPIES);
   }
 
   @AfterEach

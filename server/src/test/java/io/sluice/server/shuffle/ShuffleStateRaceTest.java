@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.storage.DiskManager;
@@ -58,7 +59,7 @@ class ShuffleStateRaceTest {
         FileIo.DEFAULT);
     ShuffleStore store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free,
         System::nanoTime, StoreLimits.unlimited());
-    PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics(), true);
+    PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics(), ServerOptions.FlushDirect.LAST_COPIES);
     RaceNames names = new RaceNames("app-race", APPS, SHUFFLES);
     Set<String> everRegistered = ConcurrentHashMap.newKeySet();
     AtomicLong kept = new AtomicLong();
