@@ -62,9 +62,9 @@ class ServerScriptTest {
       String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
           .map(a -> String.join(" ", a)).orElse("");
       // The two budgets plus the default network allowance: 1.5 x 128 MiB receive memory,
-      // 1,024 connections x 192 KiB, 32 MiB; and the one flush thread's staging buffer.
+      // 1,024 connections x 192 KiB, 32 MiB; and the two flush threads' staging buffers.
       long expectedDirect = (64L << 20) + (16L << 20) + (192L << 20) + (192L << 20) + (32L << 20)
-          + (1L << 20) + 4096;
+          + 2 * ((1L << 20) + 4096);
       assertTrue(cmdline.contains("-XX:MaxDirectMemorySize=" + expectedDirect), cmdline);
 
       HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(

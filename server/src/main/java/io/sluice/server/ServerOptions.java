@@ -141,10 +141,13 @@ public final class ServerOptions implements ConfigOptionSet {
 
   public static final ConfigOption<Integer> FLUSH_THREADS_PER_DISK =
       ConfigOption.integer("flush.threads.per.disk")
-          .defaultValue("1")
+          .defaultValue("2")
           .min(1)
           .max(64)
-          .doc("Writer threads per local directory; one suits SSDs written sequentially.")
+          .doc("Writer threads per local directory. A flush thread is busy either copying into "
+              + "the page cache or waiting for a direct write, so a second one keeps an SSD "
+              + "writing meanwhile (docs/benchmarks.md, \"Flush threads and direct writes\"); "
+              + "one suits a spinning disk.")
           .build();
 
   public static final ConfigOption<Long> DISK_MIN_FREE =

@@ -44,7 +44,9 @@ class MemoryContractTest {
     SluiceConf conf = TestServers.conf(dir, Map.of(
         ServerOptions.BUFFER_CAPACITY.key(), String.valueOf(BUFFER_CAPACITY),
         ServerOptions.READ_BUFFER_CAPACITY.key(), String.valueOf(READ_CAPACITY),
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "8m"));
+        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "8m",
+        // One writer, so that flushing falls behind 16 pushers and the pool must refuse some.
+        ServerOptions.FLUSH_THREADS_PER_DISK.key(), "1"));
     ShuffleServer server = new ShuffleServer(conf);
     AtomicBoolean sampling = new AtomicBoolean(true);
     AtomicLong peak = new AtomicLong();
