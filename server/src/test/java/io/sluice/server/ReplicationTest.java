@@ -17,9 +17,8 @@ import io.sluice.common.shuffle.push.MapOutputPusher;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.ShuffleState;
-import io.sluice.server.storage.FileIo;
+import io.sluice.server.storage.FaultyFileIo;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,8 +54,8 @@ class ReplicationTest {
     }
   }
 
-  /** Data files each server opened for direct writes, by server name. */
-  private final Map<String, AtomicInteger> directOpens = new ConcurrentHashMap<>();
+  /** Each server's file I/O, which counts the data files opened for direct writes. */
+  private final Map<String, FaultyFileIo> fileIo = new ConcurrentHashMap<>();
 
   private ShuffleServer start(String name, Map<String, String> overrides) throws Exception {
     Map<String, String> conf = new HashMap<>();
@@ -65,24 +63,7 @@ class ReplicationTest {
     conf.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "256k");
     conf.put(ServerOptions.REPLICATION_TIMEOUT.key(), "10s");
     conf.putAll(overrides);
-    AtomicInteger opens = directOpens.computeIfAbsent(name, n -> new AtomicInteger());
-    FileIo counting = new FileIo() {
-      @Override
-      public FileChannel openForAppend(Path p) throws IOException {
-        return FileIo.DEFAULT.openForAppend(p);
-      }
-
-      @Override
-      public FileChannel openForRead(Path p) throws IOException {
-        return FileIo.DEFAULT.openForRead(p);
-      }
-
-      @Override
-      public FileChannel openForDirectWrite(Path p) throws IOException {
-        opens.incrementAndGet();
-        return FileIo.DEFAULT.openForDirectWrite(p);
-      }
-    };
+    FaultyFileIo counting = fileIo.computeIfAbsent(name, n -> new FaultyFileIo());
     ShuffleServer server = new ShuffleServer(TestServers.conf(dir.resolve(name), conf), counting);
     servers.add(server);
     return server;
@@ -197,8 +178,9 @@ class ReplicationTest {
     assertFalse(primary.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
     waitUntil(() -> primary.store().shuffle(APP, 0).existingPartition(0).files() != null,
         "a flush on the primary");
-    assertTrue(directOpens.get("replica").get() > 0, "the replica's flushes open files O_DIRECT");
-    assertEquals(0, directOpens.get("primary").get(), "the primary's flushes go buffered");
+    assertTrue(fileIo.get("replica").directOpens() > 0,
+        "the replica's flushes open files O_DIRECT");
+    assertEquals(0, fileIo.get("primary").directOpens(), "the primary's flushes go buffered");
 
     assertReadsBack(reader, replica, expected);
     assertReadsBack(reader, primary, expected);

@@ -9,10 +9,11 @@ import java.util.List;
 
 /**
  * Appends blocks to a data file opened with {@code O_DIRECT}, so that the bytes go from memory to
- * the device without passing through the page cache. For copies nobody is expected to read (the
- * last server of a replica chain holds a partition only in case its primary is lost), a buffered
- * write costs the flush thread a page-cache page per 4 KiB, allocated and copied into by the kernel,
- * and later the writeback: several times the CPU of the direct write this class makes.
+ * the device without passing through the page cache. For bytes nobody is expected to read soon (the
+ * last server of a replica chain holds a partition only in case its primary is lost; with
+ * {@code flush.direct all}, shuffles larger than the page cache), a buffered write costs the flush
+ * thread a page-cache page per 4 KiB, allocated and copied into by the kernel, and later the
+ * writeback: several times the CPU of the direct write this class makes.
  *
  * <p>Direct I/O moves whole blocks of the file system at aligned offsets from aligned memory, and
  * a partition's blocks are neither: they lie back to back at any offset. So the blocks are copied,

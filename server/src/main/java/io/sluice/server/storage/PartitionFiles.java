@@ -725,15 +725,12 @@ public final class PartitionFiles {
     LocalDisk disk = g.disk();
     try {
       return io.openForDirectWrite(g.dataFile());
-    } catch (UnsupportedOperationException e) {
-      // The JDK's answer when the file opened but O_DIRECT could not be set on it.
-      LOG.info("{} does not take direct I/O ({}); data files there are written through the "
-          + "page cache", disk.root(), e.getMessage());
-      disk.refusesDirectWrites();
-      return null;
-    } catch (IOException e) {
+    } catch (IOException | UnsupportedOperationException e) {
+      // UnsupportedOperationException is the JDK's answer when the file opened but O_DIRECT could
+      // not be set on it; EINVAL, the system's when it refused the flag at open.
       String message = e.getMessage();
-      if (message != null && message.contains("Invalid argument")) {
+      if (e instanceof UnsupportedOperationException
+          || (message != null && message.contains("Invalid argument"))) {
         LOG.info("{} does not take direct I/O ({}); data files there are written through the "
             + "page cache", disk.root(), message);
         disk.refusesDirectWrites();

@@ -10,6 +10,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Real files, with failures injected per directory: opening fails, or writes fail once a number of
@@ -19,6 +20,7 @@ public final class FaultyFileIo implements FileIo {
   private final Map<Path, String> failOpen = new ConcurrentHashMap<>();
   private final Map<Path, WriteFault> failWrites = new ConcurrentHashMap<>();
   private final Map<Path, String> failDirectWrites = new ConcurrentHashMap<>();
+  private final AtomicInteger directOpens = new AtomicInteger();
 
   /** Opening any file under {@code dir} for writing throws an IOException with {@code message}. */
   public FaultyFileIo failOpen(Path dir, String message) {
@@ -46,6 +48,11 @@ public final class FaultyFileIo implements FileIo {
     return this;
   }
 
+  /** How many files were asked to open for direct writes, faulty or not. */
+  public int directOpens() {
+    return directOpens.get();
+  }
+
   public void heal(Path dir) {
     failOpen.remove(dir.toAbsolutePath().normalize());
     failWrites.remove(dir.toAbsolutePath().normalize());
@@ -59,6 +66,7 @@ public final class FaultyFileIo implements FileIo {
   /** As {@link #openForAppend}, the faults applying alike, with the real O_DIRECT open. */
   @Override
   public FileChannel openForDirectWrite(Path p) throws IOException {
+    directOpens.incrementAndGet();
     FileChannel channel = open(p, FileIo.DEFAULT::openForDirectWrite);
     Path file = p.toAbsolutePath().normalize();
     for (Map.Entry<Path, String> fault : failDirectWrites.entrySet()) {

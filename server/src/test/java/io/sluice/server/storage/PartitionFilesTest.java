@@ -265,24 +265,8 @@ class PartitionFilesTest {
    */
   @Test
   void appendsAroundThePageCacheLeaveTheSameFile() throws Exception {
-    AtomicInteger directOpens = new AtomicInteger();
-    FileIo counting = new FileIo() {
-      @Override
-      public java.nio.channels.FileChannel openForAppend(Path p) throws IOException {
-        return FileIo.DEFAULT.openForAppend(p);
-      }
-
-      @Override
-      public java.nio.channels.FileChannel openForRead(Path p) throws IOException {
-        return FileIo.DEFAULT.openForRead(p);
-      }
-
-      @Override
-      public java.nio.channels.FileChannel openForDirectWrite(Path p) throws IOException {
-        directOpens.incrementAndGet();
-        return FileIo.DEFAULT.openForDirectWrite(p);
-      }
-    };
+    // No faults: it only counts the direct opens.
+    FaultyFileIo counting = new FaultyFileIo();
     disks.close();
     disks = new DiskManager(List.of(tmp.resolve("disk")), 0, 1, counting);
     LocalDisk disk = disks.disks().get(0);
@@ -305,7 +289,7 @@ class PartitionFilesTest {
     Blocks.assertEntries(partition, entries, 0, 0);
     assertTrue(disk.isHealthy(), disk.toString());
     assertTrue(disk.takesDirectWrites());
-    assertEquals(5, directOpens.get(), "every append asked to bypass the cache did");
+    assertEquals(5, counting.directOpens(), "every append asked to bypass the cache did");
 
     // Off a flush thread there is no staging buffer: the append goes through the page cache.
     List<TestBlock> more = Blocks.make(316, 5);
@@ -314,7 +298,7 @@ class PartitionFilesTest {
     } finally {
       Blocks.release(more);
     }
-    assertEquals(5, directOpens.get());
+    assertEquals(5, counting.directOpens());
     assertArrayEquals(Blocks.expected(0, 321), Blocks.readAllData(partition));
   }
 }
