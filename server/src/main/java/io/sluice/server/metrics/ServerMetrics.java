@@ -66,6 +66,7 @@ public final class ServerMetrics {
     new MemoryPoolsExports().register(registry);
     new BufferPoolsExports().register(registry);
     new ThreadExports().register(registry);
+    new ThreadCpuExports().register(registry);
   }
 
   public CollectorRegistry registry() {
