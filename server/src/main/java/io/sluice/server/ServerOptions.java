@@ -121,15 +121,18 @@ public final class ServerOptions implements ConfigOptionSet {
 
   public static final ConfigOption<FlushDirect> FLUSH_DIRECT =
       ConfigOption.enumValue("flush.direct", FlushDirect.class)
-          .defaultValue("last_copies")
-          .doc("Which partitions flushes write with O_DIRECT, around the page cache: `none`, "
-              + "`last_copies` (those this server holds as the last copy of a replica chain, read "
-              + "only when the servers before it are lost) or `all`. A page-cache write costs "
-              + "the flush thread several times the CPU of a direct one, but data written directly "
-              + "is read from the device, not from memory: `all` suits servers whose shuffles do "
-              + "not fit the page cache anyway. With any but `none` each flush thread holds a 1 MiB "
-              + "staging buffer (counted in the direct memory bin/start-server.sh sets). `none` "
-              + "suits storage where synchronous 1 MiB writes are slow (network block devices).")
+          .defaultValue("all")
+          .doc("Which partitions flushes write with O_DIRECT, around the page cache: `all`, "
+              + "`last_copies` (only those this server holds as the last copy of a replica chain, "
+              + "read only when the servers before it are lost) or `none`. A flush writes what the "
+              + "push pool has no room for; a copy of it in the page cache costs the flush thread "
+              + "several times the CPU of a direct write, and pays off only when the data is read "
+              + "before the kernel evicts it, since data written directly is read from the device "
+              + "(docs/benchmarks.md, 'Flush threads and direct writes'). `last_copies` suits "
+              + "servers whose page cache holds what they flush until it is read; `none` suits "
+              + "storage where synchronous 1 MiB writes are slow (network block devices). With any "
+              + "but `none` each flush thread holds a 1 MiB staging buffer (counted in the direct "
+              + "memory bin/start-server.sh sets).")
           .build();
 
   public static final ConfigOption<List<String>> LOCAL_DIRS =

@@ -62,6 +62,9 @@ class ReplicationTest {
     // Partitions with big blocks reach disk; the others stay in memory.
     conf.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "256k");
     conf.put(ServerOptions.REPLICATION_TIMEOUT.key(), "10s");
+    // Only the last copy of a chain goes around the page cache, so that the primary's and the
+    // replica's flushes differ.
+    conf.put(ServerOptions.FLUSH_DIRECT.key(), "last_copies");
     conf.putAll(overrides);
     FaultyFileIo counting = fileIo.computeIfAbsent(name, n -> new FaultyFileIo());
     ShuffleServer server = new ShuffleServer(TestServers.conf(dir.resolve(name), conf), counting);
