@@ -20,8 +20,22 @@ public final class DiskWriteTest {
   private static final Pattern COPIED =
       Pattern.compile("(\\d+) bytes .*copied, ([0-9.]+) s");
 
-  /** One measurement: bytes per second, and the dd command that gave it. */
-  public record Result(double bytesPerSecond, String command) {}
+  /**
+   * The {@code times} line of the shell that ran dd: its children's user and system CPU.
+   */
+  private static final Pattern CHILD_TIMES =
+      Pattern.compile("(?m)^(\\d+)m([0-9.]+)s (\\d+)m([0-9.]+)s\\s*\\z");
+
+  /**
+   * One measurement: bytes per second, the CPU seconds dd spent (user and system: for writes into
+   * the page cache, the kernel's copy into its pages), and the dd command that gave them.
+   */
+  public record Result(double bytesPerSecond, double cpuSeconds, long bytes, String command) {
+    /** CPU seconds per GiB written. */
+    public double cpuSecondsPerGib() {
+      return cpuSeconds / bytes * (1L << 30);
+    }
+  }
 
   private DiskWriteTest() {}
 
@@ -58,7 +72,11 @@ public final class DiskWriteTest {
     if (!mode.isEmpty()) {
       command.add(mode);
     }
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    // The shell's 'times' reports what dd (its child) spent, once dd has ended.
+    List<String> shell =
+        new ArrayList<>(List.of("bash", "-c", "\"$@\"; rc=$?; times; exit $rc", "dd-cpu"));
+    shell.addAll(command);
+    ProcessBuilder builder = new ProcessBuilder(shell).redirectErrorStream(true);
     // dd's summary line must use '.' decimals and English words for the pattern above.
     builder.environment().put("LC_ALL", "C");
     Process process = builder.start();
@@ -68,12 +86,16 @@ public final class DiskWriteTest {
       throw new IOException(String.join(" ", command) + " did not finish");
     }
     Matcher m = COPIED.matcher(output);
-    if (process.exitValue() != 0 || !m.find()) {
+    Matcher cpu = CHILD_TIMES.matcher(output);
+    if (process.exitValue() != 0 || !m.find() || !cpu.find()) {
       throw new IOException(String.join(" ", command) + " failed:\n" + output);
     }
     double seconds = Double.parseDouble(m.group(2));
+    long bytes = Long.parseLong(m.group(1));
+    double cpuSeconds = Integer.parseInt(cpu.group(1)) * 60 + Double.parseDouble(cpu.group(2))
+        + Integer.parseInt(cpu.group(3)) * 60 + Double.parseDouble(cpu.group(4));
     String shown = ("dd if=/dev/zero of=<data dir>/dd-write-test bs=1M count=" + mebibytes + " "
         + mode).strip();
-    return new Result(Long.parseLong(m.group(1)) / seconds, shown);
+    return new Result(bytes / seconds, cpuSeconds, bytes, shown);
   }
 }

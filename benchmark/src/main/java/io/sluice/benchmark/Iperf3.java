@@ -82,10 +82,11 @@ public final class Iperf3 {
   }
 
   /**
-   * What one iperf3 test measured: the bits per second received over all streams, and the CPU its
-   * client and server spent per GiB received.
+   * What one iperf3 test measured: the bits per second received over all streams, the CPU its
+   * client and server spent per GiB received, and the server's (receiving) share of it.
    */
-  public record Measurement(double bitsPerSecond, double cpuSecondsPerGib) {}
+  public record Measurement(double bitsPerSecond, double cpuSecondsPerGib,
+      double receiverCpuSecondsPerGib) {}
 
   /** As {@link #receivedBitsPerSecond}, with the CPU both iperf3 processes used per GiB. */
   public Measurement measure(int streams, int seconds, int omitSeconds)
@@ -129,9 +130,10 @@ public final class Iperf3 {
     if (!host.find() || !remote.find()) {
       throw new IOException("iperf3 reported no cpu_utilization_percent:\n" + json);
     }
-    double cores = (Double.parseDouble(host.group(1)) + Double.parseDouble(remote.group(1))) / 100;
+    double receiverCores = Double.parseDouble(remote.group(1)) / 100;
+    double cores = Double.parseDouble(host.group(1)) / 100 + receiverCores;
     double gibPerSecond = bits / 8 / (1L << 30);
-    return new Measurement(bits, cores / gibPerSecond);
+    return new Measurement(bits, cores / gibPerSecond, receiverCores / gibPerSecond);
   }
 
   /** {@code end.sum_received.bits_per_second} of iperf3's JSON output. */

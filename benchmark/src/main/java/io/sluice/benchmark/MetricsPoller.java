@@ -44,7 +44,16 @@ public final class MetricsPoller implements AutoCloseable {
   public static final String GC_SECONDS = "jvm_gc_collection_seconds_sum";
   public static final String GC_COUNT = "jvm_gc_collection_seconds_count";
   public static final String CPU_SECONDS = "process_cpu_seconds_total";
+  public static final String THREAD_CPU = "sluice_server_cpu_seconds_total";
+  /** The groups of the server's threads in {@link #threadCpu}, as docs/metrics.md names them. */
+  public static final List<String> THREAD_GROUPS =
+      List.of("network", "flush", "compiler", "gc", "replication", "other");
   public static final String RESIDENT = "process_resident_memory_bytes";
+
+  /** The CPU seconds a group of the server's threads spent ({@link #THREAD_GROUPS}). */
+  public static String threadCpu(String group) {
+    return THREAD_CPU + "{threads=\"" + group + "\"}";
+  }
 
   /**
    * One reading of one server, at {@code nanoTime} on this JVM's clock and {@code epochMs} on the

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -55,6 +56,16 @@ public final class SluiceCluster implements AutoCloseable {
    */
   public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
       Map<String, String> daemonSettings) throws IOException {
+    this(home, dir, servers, sizing, daemonSettings, Map.of());
+  }
+
+  /**
+   * @param daemonSettings further settings of the coordinator and every server (authentication,
+   *     TLS), written into their configuration files
+   * @param serverSettings further settings of every server only, replacing the harness's own
+   */
+  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
+      Map<String, String> daemonSettings, Map<String, String> serverSettings) throws IOException {
     this.home = home;
     this.dir = dir;
     Files.createDirectories(dir);
@@ -76,18 +87,20 @@ public final class SluiceCluster implements AutoCloseable {
     for (int i = 1; i <= servers; i++) {
       int httpPort = freePort();
       Path conf = dir.resolve("server-" + i + ".conf");
-      List<String> server = new ArrayList<>(List.of(
-          entry(ServerOptions.BIND_HOST.key(), "127.0.0.1"),
-          entry(ServerOptions.PORT.key(), freePort()),
-          entry(ServerOptions.HTTP_PORT.key(), httpPort),
-          entry(ServerOptions.COORDINATORS.key(), coordinatorAddress()),
-          entry(ServerOptions.HEARTBEAT_INTERVAL.key(), "1s"),
-          entry(ServerOptions.LOCAL_DIRS.key(), dir.resolve("data-" + i)),
-          entry(ServerOptions.DISK_MIN_FREE.key(), "1g"),
-          entry(ServerOptions.BUFFER_CAPACITY.key(), sizing.bufferCapacity()),
-          entry(ServerOptions.READ_BUFFER_CAPACITY.key(), sizing.readBufferCapacity())));
-      server.addAll(extra);
-      write(conf, server);
+      // A key may appear once in a file: later settings replace the harness's own.
+      Map<String, Object> server = new LinkedHashMap<>();
+      server.put(ServerOptions.BIND_HOST.key(), "127.0.0.1");
+      server.put(ServerOptions.PORT.key(), freePort());
+      server.put(ServerOptions.HTTP_PORT.key(), httpPort);
+      server.put(ServerOptions.COORDINATORS.key(), coordinatorAddress());
+      server.put(ServerOptions.HEARTBEAT_INTERVAL.key(), "1s");
+      server.put(ServerOptions.LOCAL_DIRS.key(), dir.resolve("data-" + i));
+      server.put(ServerOptions.DISK_MIN_FREE.key(), "1g");
+      server.put(ServerOptions.BUFFER_CAPACITY.key(), sizing.bufferCapacity());
+      server.put(ServerOptions.READ_BUFFER_CAPACITY.key(), sizing.readBufferCapacity());
+      server.putAll(daemonSettings);
+      server.putAll(serverSettings);
+      write(conf, server.entrySet().stream().map(e -> entry(e.getKey(), e.getValue())).toList());
       serverConfs.add(conf);
       serverHttpPorts.add(httpPort);
     }

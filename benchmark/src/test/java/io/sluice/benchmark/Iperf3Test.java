@@ -25,6 +25,8 @@ class Iperf3Test {
     assertEquals(8589934592.0, m.bitsPerSecond());
     // 1 GiB/s received while the two processes kept 1.0 core busy between them.
     assertEquals(1.0, m.cpuSecondsPerGib(), 1e-9);
+    // The server's 60% of a core is the receiving end's share.
+    assertEquals(0.6, m.receiverCpuSecondsPerGib(), 1e-9);
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.sluice.benchmark.MetricsPoller;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one run measured: {@code clients} map tasks pushed into one shuffle, committed, and then as
@@ -21,6 +22,8 @@ import java.util.List;
  * @param serverPushedBytes bytes the server counted as accepted, to compare with the acknowledged
  * @param serverCpuIngest the server's CPU seconds during the ingest phase
  * @param serverCpuRead the server's CPU seconds during the read phase
+ * @param serverThreadCpuIngest the server's CPU seconds during the ingest phase by group of threads
+ *     ({@code sluice_server_cpu_seconds_total})
  * @param gcSeconds the server's GC time over the whole run, and {@code gcCount} its collections
  * @param readMemoryBytes bytes the server sent from memory (and {@code readDiskBytes} from files)
  * @param windows the ingest and read phases in wall-clock time, to cut the server's profile
@@ -38,6 +41,7 @@ record RunResult(
     long serverPushedBytes,
     double serverCpuIngest,
     double serverCpuRead,
+    Map<String, Double> serverThreadCpuIngest,
     double benchmarkCoresIngest,
     double benchmarkCoresRead,
     double machineCoresIngest,

@@ -1,12 +1,13 @@
 package io.sluice.benchmark.server;
 
-import io.sluice.benchmark.JfrProfile;
 import static io.sluice.benchmark.Format.count;
 import static io.sluice.benchmark.Format.mib;
 import static io.sluice.benchmark.Format.percent;
 import static io.sluice.benchmark.Format.percent2;
 import static io.sluice.benchmark.Format.rate;
 
+import io.sluice.benchmark.JfrProfile;
+import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -100,20 +101,26 @@ final class ServerBenchReport {
   }
 
   private void limits(StringBuilder md) {
-    md.append("| Machine limit, same invocation | Median | Range |\n|---|---:|---:|\n");
+    md.append("| Machine limit, same invocation | Median | Range | CPU-s per GiB |\n"
+        + "|---|---:|---:|---:|\n");
     if (!results.loopbackBytesPerSecond.isEmpty()) {
       md.append("| Loopback TCP, `iperf3 -c 127.0.0.1 -t ").append(settings.iperfSeconds())
           .append(" -O 1`, one stream (").append(results.iperfVersion).append(") | ")
           .append(rate(results.loopbackBytesPerSecond.median())).append(" | ")
-          .append(range(results.loopbackBytesPerSecond)).append(" |\n");
+          .append(range(results.loopbackBytesPerSecond)).append(" | ")
+          .append(cores(results.loopbackReceiveCpuPerGib.median())).append(" receiving |\n");
     }
     md.append("| Disk sequential write, `").append(results.ddCommand).append("` | ")
         .append(rate(results.diskBytesPerSecond.median())).append(" | ")
-        .append(range(results.diskBytesPerSecond)).append(" |\n");
+        .append(range(results.diskBytesPerSecond)).append(" | |\n");
     md.append("| Page cache write (no sync; for reference, not a target), `")
         .append(results.ddPageCacheCommand).append("` | ")
         .append(rate(results.pageCacheBytesPerSecond.median())).append(" | ")
-        .append(range(results.pageCacheBytesPerSecond)).append(" |\n\n");
+        .append(range(results.pageCacheBytesPerSecond)).append(" | ")
+        .append(cores(results.pageCacheCpuPerGib.median())).append(" |\n\n");
+    md.append("*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
+        + "`remote_total`); for the page cache write, what dd spent (user and system time), which "
+        + "is the kernel's copy into new page-cache pages.\n\n");
   }
 
   private void rates(StringBuilder md) {
@@ -342,6 +349,7 @@ final class ServerBenchReport {
           rate(results.pageCacheBytesPerSecond.median()),
           range(results.pageCacheBytesPerSecond)));
     }
+    cpuBudget(md);
     if (results.ingestProfile == null) {
       md.append("No flight recording was taken (`--no-profile`).\n");
       return;
@@ -377,6 +385,71 @@ final class ServerBenchReport {
       md.append("| ").append(cell(p.nativeCalls(), i, p.nativeSamples())).append(" |\n");
     }
     md.append("\n");
+  }
+
+  /**
+   * Where each GiB's CPU went during ingest, against the machine's two copies that no server can
+   * avoid (the socket's receive and the page cache's write, measured by iperf3 and dd in the same
+   * rounds), and the ingest rate the machine's cores allow at those costs.
+   */
+  private void cpuBudget(StringBuilder md) {
+    if (results.loopbackReceiveCpuPerGib.isEmpty() || results.runs.isEmpty()) {
+      return;
+    }
+    int cpus = Runtime.getRuntime().availableProcessors();
+    double copies = results.loopbackReceiveCpuPerGib.median() + results.pageCacheCpuPerGib.median();
+    md.append("What each GiB ingested cost, in CPU seconds, against the two copies every server "
+        + "that writes through the page cache makes: receiving from the socket (iperf3's "
+        + "receiving end, ").append(cores(results.loopbackReceiveCpuPerGib.median()))
+        .append(") and writing into the page cache (dd, ")
+        .append(cores(results.pageCacheCpuPerGib.median())).append("), both measured in the same "
+        + "rounds. The clients share the machine's ").append(cpus).append(" cores with the server, "
+        + "so ingest cannot pass ").append(cpus).append(" cores / (server + clients) per GiB.\n\n");
+    md.append("| Clients | Server | of which the two copies | Server, the rest | Clients | Ingest "
+        + "the cores allow at these costs | With only the two copies on the server | Measured "
+        + "ingest |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      List<RunResult> runs = e.getValue();
+      double server = median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes()));
+      double clients = median(runs,
+          r -> r.benchmarkCoresIngest() * r.ingestEndSeconds() / gib(r.ackedBytes()));
+      double allowed = cpus / (server + clients) * (1L << 30);
+      double lean = cpus / (copies + clients) * (1L << 30);
+      md.append("| ").append(e.getKey()).append(" | ").append(cores(server)).append(" | ")
+          .append(cores(copies)).append(" | ").append(cores(server - copies)).append(" | ")
+          .append(cores(clients)).append(" | ").append(rate(allowed)).append(" (")
+          .append(percent(allowed / limit())).append(") | ").append(rate(lean)).append(" (")
+          .append(percent(lean / limit())).append(") | ")
+          .append(rate(median(runs, RunResult::flushedBytesPerSecond))).append(" (")
+          .append(percent(median(runs, RunResult::flushedBytesPerSecond) / limit()))
+          .append(") |\n");
+    }
+    md.append("\nPercentages are of min(loopback, disk). *With only the two copies on the "
+        + "server*: the rate the cores would allow if the server spent nothing beyond the two "
+        + "copies, the clients' cost unchanged.\n\n");
+    threadCpu(md);
+  }
+
+  /** The server's ingest CPU per GiB by its threads ({@code sluice_server_cpu_seconds_total}). */
+  private void threadCpu(StringBuilder md) {
+    md.append("The server's CPU seconds per GiB ingested by its threads "
+        + "(`sluice_server_cpu_seconds_total`, docs/metrics.md), medians: *network* holds the "
+        + "socket's receive and the copy into the push pool, *flush* the writes to disk.\n\n"
+        + "| Clients |");
+    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
+    md.append("\n|---:|");
+    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append("---:|"));
+    md.append('\n');
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      md.append("| ").append(e.getKey()).append(" |");
+      for (String g : MetricsPoller.THREAD_GROUPS) {
+        md.append(' ').append(cores(median(e.getValue(),
+            r -> r.serverThreadCpuIngest().getOrDefault(g, 0.0) / gib(r.ackedBytes()))))
+            .append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
   }
 
   private static String cell(List<JfrProfile.Count> counts, int i, long total) {

@@ -192,10 +192,12 @@ public final class ServerBenchmark {
 
   private void measureLimits(int round, Path dataDir) throws IOException, InterruptedException {
     if (iperf != null) {
-      double bits = iperf.receivedBitsPerSecond(1, settings.iperfSeconds(), 1);
-      results.loopbackBytesPerSecond.add(bits / 8);
-      log(String.format(Locale.ROOT, "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s", round,
-          bits / 8 / (1 << 20)));
+      Iperf3.Measurement loopback = iperf.measure(1, settings.iperfSeconds(), 1);
+      results.loopbackBytesPerSecond.add(loopback.bitsPerSecond() / 8);
+      results.loopbackReceiveCpuPerGib.add(loopback.receiverCpuSecondsPerGib());
+      log(String.format(Locale.ROOT, "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s, "
+              + "receiver %.2f CPU-s/GiB", round, loopback.bitsPerSecond() / 8 / (1 << 20),
+          loopback.receiverCpuSecondsPerGib()));
     }
     DiskWriteTest.Result disk = DiskWriteTest.device(dataDir, settings.ddMib());
     results.diskBytesPerSecond.add(disk.bytesPerSecond());
@@ -204,9 +206,10 @@ public final class ServerBenchmark {
         disk.bytesPerSecond() / (1 << 20)));
     DiskWriteTest.Result cache = DiskWriteTest.pageCache(dataDir, settings.ddMib());
     results.pageCacheBytesPerSecond.add(cache.bytesPerSecond());
+    results.pageCacheCpuPerGib.add(cache.cpuSecondsPerGib());
     results.ddPageCacheCommand = cache.command();
-    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s", round, cache.command(),
-        cache.bytesPerSecond() / (1 << 20)));
+    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB", round,
+        cache.command(), cache.bytesPerSecond() / (1 << 20), cache.cpuSecondsPerGib()));
   }
 
   static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {

@@ -28,7 +28,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -61,7 +63,8 @@ final class ShuffleRun {
       MetricsPoller.READ_USED, MetricsPoller.JDK_DIRECT, MetricsPoller.PUSHED,
       MetricsPoller.FLUSHED, MetricsPoller.FLUSH_QUEUE, MetricsPoller.REJECTIONS,
       MetricsPoller.READ, MetricsPoller.GC_SECONDS, MetricsPoller.GC_COUNT,
-      MetricsPoller.CPU_SECONDS, MetricsPoller.RESIDENT, MetricsPoller.HEAP);
+      MetricsPoller.CPU_SECONDS, MetricsPoller.RESIDENT, MetricsPoller.HEAP,
+      MetricsPoller.THREAD_CPU);
   private static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(5);
   private static final int SETTLED_SAMPLES = 3;
   private static final long TIMEOUT_SECONDS = 120;
@@ -162,6 +165,7 @@ final class ShuffleRun {
           (long) ingestEnd.since(before, MetricsPoller.PUSHED),
           ingestEnd.since(before, MetricsPoller.CPU_SECONDS),
           readEnd.since(ingestEnd, MetricsPoller.CPU_SECONDS),
+          threadCpu(before, ingestEnd),
           cpu1.benchmarkCoresSince(cpu0), cpu2.benchmarkCoresSince(cpu1),
           cpu1.machineCoresSince(cpu0), cpu2.machineCoresSince(cpu1),
           readEnd.since(before, MetricsPoller.GC_SECONDS),
@@ -176,6 +180,15 @@ final class ShuffleRun {
       metrics.close();
       pools.forEach(TransportClientFactory::close);
     }
+  }
+
+  /** What each group of the server's threads spent between two samples, in CPU seconds. */
+  private static Map<String, Double> threadCpu(Sample from, Sample to) {
+    Map<String, Double> cpu = new LinkedHashMap<>();
+    for (String group : MetricsPoller.THREAD_GROUPS) {
+      cpu.put(group, to.since(from, MetricsPoller.threadCpu(group)));
+    }
+    return cpu;
   }
 
   /** One map task: pushes blocks to random partitions until its share is out; returns bytes. */

@@ -7,6 +7,7 @@ import static io.sluice.benchmark.tpc.Figures.serverMax;
 import static io.sluice.benchmark.tpc.Figures.serverSum;
 import static io.sluice.benchmark.tpc.Figures.stageSum;
 
+import io.sluice.benchmark.MetricsPoller;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -22,7 +23,8 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     int errors,
     Set<String> answers, Set<String> notes, List<String> stagesOfMedianRound,
     long serverPeakDirectBytes, long serverPeakPushBytes, long serverPeakHeapBytes,
-    double serverGcMs, double serverCpuMs, double serverFlushedBytes, long pushRejections) {
+    double serverGcMs, double serverCpuMs, double serverFlushedBytes, long pushRejections,
+    Map<String, Double> serverThreadCpuMs) {
 
   /** {@code lines}: the job's line for this query from each round of this mode. */
   static QueryStats of(String query, Mode mode, List<Map<String, Object>> lines) {
@@ -36,6 +38,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     List<Long> serverGc = new ArrayList<>();
     List<Long> serverCpu = new ArrayList<>();
     List<Long> flushed = new ArrayList<>();
+    Map<String, List<Long>> threadCpu = new LinkedHashMap<>();
     long failed = 0;
     long retried = 0;
     long stageRetries = 0;
@@ -75,6 +78,10 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
         peakPush = Math.max(peakPush, serverMax(l, "peakPushMemoryBytes"));
         peakHeap = Math.max(peakHeap, serverMax(l, "peakHeapBytes"));
         rejections += serverSum(l, "pushRejections");
+        for (String group : MetricsPoller.THREAD_GROUPS) {
+          threadCpu.computeIfAbsent(group, g -> new ArrayList<>())
+              .add(serverSum(l, TpcBenchmark.threadCpuKey(group)));
+        }
       }
     }
     double med = median(walls);
@@ -90,7 +97,13 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
         median(write), median(read), median(cpu), median(taskGc), median(jvmGc), median(jvmCpu),
         failed, retried, stageRetries, errors, answers, notes, stages, peakDirect, peakPush, peakHeap,
         serverGc.isEmpty() ? 0 : median(serverGc), serverCpu.isEmpty() ? 0 : median(serverCpu),
-        flushed.isEmpty() ? 0 : median(flushed), rejections);
+        flushed.isEmpty() ? 0 : median(flushed), rejections, medians(threadCpu));
+  }
+
+  private static Map<String, Double> medians(Map<String, List<Long>> values) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    values.forEach((k, v) -> m.put(k, median(v)));
+    return m;
   }
 
   boolean hasServers() {
@@ -123,6 +136,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
       m.put("serverPeakPushMemoryBytes", serverPeakPushBytes);
       m.put("serverPeakHeapBytes", serverPeakHeapBytes);
       m.put("serverGcMs", serverGcMs);
+      m.put("serverThreadCpuMs", serverThreadCpuMs);
       m.put("serverCpuMs", serverCpuMs);
       m.put("serverFlushedBytes", serverFlushedBytes);
       m.put("serverPushRejections", pushRejections);

@@ -43,14 +43,27 @@ public final class TpcBenchmark {
       Map.entry("peakDirectMemoryBytes", MetricsPoller.NETTY_DIRECT),
       Map.entry("peakPushMemoryBytes", MetricsPoller.PUSH_HELD),
       Map.entry("peakHeapBytes", MetricsPoller.HEAP));
-  private static final List<Map.Entry<String, String>> INCREASES = List.of(
-      Map.entry("gcMs", MetricsPoller.GC_SECONDS),
-      Map.entry("cpuMs", MetricsPoller.CPU_SECONDS),
-      Map.entry("flushedBytes", MetricsPoller.FLUSHED),
-      Map.entry("pushedBytes", MetricsPoller.PUSHED),
-      Map.entry("readBytes", MetricsPoller.READ),
-      Map.entry("pushRejections", MetricsPoller.REJECTIONS));
+  private static final List<Map.Entry<String, String>> INCREASES = increases();
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static List<Map.Entry<String, String>> increases() {
+    List<Map.Entry<String, String>> increases = new ArrayList<>(List.of(
+        Map.entry("gcMs", MetricsPoller.GC_SECONDS),
+        Map.entry("cpuMs", MetricsPoller.CPU_SECONDS),
+        Map.entry("flushedBytes", MetricsPoller.FLUSHED),
+        Map.entry("pushedBytes", MetricsPoller.PUSHED),
+        Map.entry("readBytes", MetricsPoller.READ),
+        Map.entry("pushRejections", MetricsPoller.REJECTIONS)));
+    for (String group : MetricsPoller.THREAD_GROUPS) {
+      increases.add(Map.entry(threadCpuKey(group), MetricsPoller.threadCpu(group)));
+    }
+    return List.copyOf(increases);
+  }
+
+  /** The key of a server's figures that holds what a group of its threads spent, in ms. */
+  static String threadCpuKey(String group) {
+    return "cpu." + group + "Ms";
+  }
   /** Rows of each list of a query's profile (--profile). */
   private static final int PROFILE_ROWS = 12;
 
@@ -82,13 +95,15 @@ public final class TpcBenchmark {
     }
 
     List<RunRecord> runs = new ArrayList<>();
+    RunRecord warmUp = null;
     SluiceCluster cluster = null;
     MetricsPoller poller = null;
     Thread cleanup = null;
     try {
       if (s.modes.contains(Mode.SLUICE)) {
         System.out.println("== Starting a coordinator and two shuffle servers");
-        cluster = new SluiceCluster(s.home, out.resolve("cluster"), 2, s.serverSizing);
+        cluster = new SluiceCluster(s.home, out.resolve("cluster"), 2, s.serverSizing, Map.of(),
+            s.serverConf);
         SluiceCluster started = cluster;
         cleanup = new Thread(() -> {
           try {
@@ -104,6 +119,11 @@ public final class TpcBenchmark {
         INCREASES.forEach(e -> keys.add(e.getValue()));
         poller = new MetricsPoller(cluster.serverMetricsPorts(), keys,
             Duration.ofMillis(s.scrapeMs)).start();
+      }
+      if (cluster != null && s.warmUp) {
+        // The servers are long-lived: their JIT compiles once per start, not once per job.
+        System.out.println("== Warm-up: sluice, not counted");
+        warmUp = runOnce(s, Mode.SLUICE, 0, cluster, poller, logs);
       }
       for (int round = 1; round <= s.rounds; round++) {
         for (Mode mode : s.modes) {
@@ -133,6 +153,9 @@ public final class TpcBenchmark {
     List<Object> rawRuns = new ArrayList<>();
     runs.forEach(r -> rawRuns.add(r.toMap()));
     results.put("runs", rawRuns);
+    if (warmUp != null) {
+      results.put("warmUp", warmUp.toMap());
+    }
     Path json = out.resolve("results-" + stamp + ".json");
     Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
     System.out.println("== Results: " + json);
@@ -154,7 +177,7 @@ public final class TpcBenchmark {
         jsonLink = docs.relativize(kept.toAbsolutePath()).toString();
       }
     }
-    String body = TpcMarkdown.body(summary, setup(s, environment, runs), chartLink);
+    String body = TpcMarkdown.body(summary, setup(s, environment, runs, warmUp), chartLink);
     if (s.markdown != null) {
       BenchmarkReport.writeSection(s.markdown, s.section(),
           "TPC-style shuffle benchmark" + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
@@ -296,12 +319,14 @@ public final class TpcBenchmark {
     e.put("serverSizing", Map.of("bufferCapacity", s.serverSizing.bufferCapacity(),
         "readBufferCapacity", s.serverSizing.readBufferCapacity(),
         "heap", s.serverSizing.heap()));
+    e.put("serverConf", s.serverConf);
     e.put("sparkJavaOptions", s.install().sparkJavaOptions().stream()
         .filter(o -> !o.startsWith("--add-opens")).toList());
     return e;
   }
 
-  private static String setup(TpcSettings s, Map<String, Object> env, List<RunRecord> runs) {
+  private static String setup(TpcSettings s, Map<String, Object> env, List<RunRecord> runs,
+      RunRecord warmUp) {
     long orders = (Long) env.get("orders");
     StringBuilder sb = new StringBuilder();
     sb.append("Scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
@@ -322,11 +347,24 @@ public final class TpcBenchmark {
               + "harness with bin/start-coordinator.sh and bin/start-server.sh (buffer.capacity ")
           .append(s.serverSizing.bufferCapacity()).append(", read.buffer.capacity ")
           .append(s.serverSizing.readBufferCapacity()).append(", heap ")
-          .append(s.serverSizing.heap())
-          .append("), running through the whole invocation, their /metrics read every ")
+          .append(s.serverSizing.heap());
+      s.serverConf.forEach((key, value) -> sb.append(", ").append(key).append(' ').append(value));
+      sb.append("), running through the whole invocation, their /metrics read every ")
           .append(s.scrapeMs).append(" ms.");
       if (!s.sluiceConf.isEmpty()) {
         sb.append(" Client settings: ").append(s.sluiceConf).append('.');
+      }
+      if (warmUp != null) {
+        double jit = 0;
+        for (Map<String, Object> server : warmUp.servers()) {
+          jit += Figures.num(server, threadCpuKey("compiler"));
+        }
+        sb.append(" Before round 1, one sluice run of the same queries warmed the servers up and "
+                + "is not counted (`--no-warmup` leaves it out): servers are long-lived daemons, "
+                + "whose JIT compiles their hot code once per start, not once per job. It took ")
+            .append(Figures.seconds(warmUp.wallMs())).append(" s, exit code ")
+            .append(warmUp.exitCode()).append(", and the servers' JIT compiler spent ")
+            .append(Figures.seconds(jit)).append(" CPU-s in it.");
       }
     }
     long total = runs.stream().mapToLong(RunRecord::wallMs).sum();

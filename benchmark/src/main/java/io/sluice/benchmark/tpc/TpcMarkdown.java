@@ -4,6 +4,8 @@ import static io.sluice.benchmark.tpc.Figures.bytes;
 import static io.sluice.benchmark.tpc.Figures.ratio;
 import static io.sluice.benchmark.tpc.Figures.seconds;
 
+import io.sluice.benchmark.MetricsPoller;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -98,6 +100,7 @@ final class TpcMarkdown {
             .append(st.pushRejections()).append(" |\n");
       }
       md.append('\n');
+      md.append(serverThreads(s));
     }
 
     md.append(profiles(s));
@@ -271,6 +274,44 @@ final class TpcMarkdown {
           / (jvm[builtin] / gib[builtin]))).append("** |");
     }
     return md.append("\n\n").toString();
+  }
+
+  /**
+   * Where the servers' CPU went, by group of threads ({@code sluice_server_cpu_seconds_total}),
+   * per query: both servers added, medians over the rounds.
+   */
+  private static String serverThreads(TpcSummary s) {
+    StringBuilder md = new StringBuilder("The servers' CPU by their threads (s; "
+        + "`sluice_server_cpu_seconds_total`, docs/metrics.md; both servers added, median over "
+        + "the rounds). *network*: the event loops that take pushes into the push pool, answer "
+        + "and send reads; *flush*: writing to disk; *compiler*: the JIT; *other*: the rest of "
+        + "the process:\n\n| Query |");
+    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
+    md.append(" all |\n|---|");
+    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append("---:|"));
+    md.append("---:|\n");
+    Map<String, Double> totals = new LinkedHashMap<>();
+    for (String q : s.queries) {
+      QueryStats st = s.get(q, Mode.SLUICE);
+      md.append("| ").append(q).append(" |");
+      double all = 0;
+      for (String g : MetricsPoller.THREAD_GROUPS) {
+        double ms = st.serverThreadCpuMs().getOrDefault(g, 0.0);
+        all += ms;
+        totals.merge(g, ms, Double::sum);
+        md.append(' ').append(seconds(ms)).append(" |");
+      }
+      md.append(' ').append(seconds(all)).append(" |\n");
+    }
+    md.append("| **all queries** |");
+    double all = 0;
+    for (String g : MetricsPoller.THREAD_GROUPS) {
+      double ms = totals.getOrDefault(g, 0.0);
+      all += ms;
+      md.append(" **").append(seconds(ms)).append("** |");
+    }
+    md.append(" **").append(seconds(all)).append("** |\n\n");
+    return md.toString();
   }
 
   private static String perGib(double cpuMs, double gib) {

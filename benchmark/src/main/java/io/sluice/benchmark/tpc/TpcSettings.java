@@ -32,11 +32,14 @@ final class TpcSettings {
       "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
       "  --run-timeout DURATION  longest a Spark run may take before its threads are dumped",
       "                        and it counts as failed, e.g. 4m or 1h (default 1h)",
+      "  --no-warmup           no unmeasured sluice run before the rounds (by default one",
+      "                        warms the long-lived servers' JIT up, as a day's jobs would)",
       "  --profile             a flight recording (settings=profile) of every Spark JVM, kept",
       "                        under --output; the report shows where the slowest query's",
       "                        CPU went in each mode",
       "  --conf k=v            an extra Spark setting for every mode (repeatable)",
       "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
+      "  --server-conf k=v     an extra setting of both shuffle servers (repeatable)",
       "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
       "  --data DIR            generated tables, kept between runs",
       "                        (default benchmark/target/tpc-data)",
@@ -66,6 +69,8 @@ final class TpcSettings {
   final Duration runTimeout;
   final Map<String, String> extraConf;
   final Map<String, String> sluiceConf;
+  /** Settings of the shuffle servers beyond the harness's own. */
+  final Map<String, String> serverConf;
   final Path output;
   final Path data;
   final Path markdown;
@@ -73,10 +78,14 @@ final class TpcSettings {
   final String command;
   /** Whether every Spark JVM runs a flight recording. */
   final boolean profile;
+  /** Whether one unmeasured sluice run warms the servers up before the rounds. */
+  final boolean warmUp;
 
   private TpcSettings(Map<String, String> o, Map<String, String> extraConf,
-      Map<String, String> sluiceConf, boolean profile) {
+      Map<String, String> sluiceConf, Map<String, String> serverConf, boolean profile,
+      boolean warmUp) {
     this.profile = profile;
+    this.warmUp = warmUp;
     home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     spark = o.getOrDefault("spark", "3.5");
     if (!SparkInstall.LINES.contains(spark)) {
@@ -104,6 +113,7 @@ final class TpcSettings {
     runTimeout = parseDuration(o.getOrDefault("run-timeout", "1h"));
     this.extraConf = extraConf;
     this.sluiceConf = sluiceConf;
+    this.serverConf = serverConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
     data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
     markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks.md"));
@@ -133,20 +143,24 @@ final class TpcSettings {
     Map<String, String> o = new LinkedHashMap<>();
     Map<String, String> extra = new LinkedHashMap<>();
     Map<String, String> sluice = new LinkedHashMap<>();
+    Map<String, String> server = new LinkedHashMap<>();
     Flags flags = new Flags(args, USAGE);
     boolean profile = false;
+    boolean warmUp = true;
     while (flags.hasNext()) {
       String flag = flags.next();
       switch (flag) {
         case "--profile" -> profile = true;
+        case "--no-warmup" -> warmUp = false;
         case "--conf" -> flags.keyValue(flag, extra);
         case "--sluice-conf" -> flags.keyValue(flag, sluice);
+        case "--server-conf" -> flags.keyValue(flag, server);
         default -> flags.named(flag, OPTIONS, o);
       }
     }
     refuseDriverJvmSettings(extra, "--conf");
     refuseDriverJvmSettings(sluice, "--sluice-conf");
-    return new TpcSettings(o, extra, sluice, profile);
+    return new TpcSettings(o, extra, sluice, server, profile, warmUp);
   }
 
   /**

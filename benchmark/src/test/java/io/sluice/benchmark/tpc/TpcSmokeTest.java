@@ -41,7 +41,7 @@ class TpcSmokeTest {
     assertTrue(run.output().contains(
         "every query gave the same row count and checksum in every round and mode"), run.output());
     for (String query : List.of("aggregate", "join", "sort", "skewjoin", "groupbykey",
-        "repartition")) {
+        "repartition", "partitionby")) {
       assertEquals(2, count(run.output(), "Query " + query + ": "), run.output());
     }
     assertTrue(run.output().contains("AQE split skewed partitions"), run.output());

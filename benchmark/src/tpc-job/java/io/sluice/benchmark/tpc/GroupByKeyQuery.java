@@ -32,13 +32,7 @@ final class GroupByKeyQuery implements TpcQuery {
         .groupByKey(in.rddPartitions())
         .mapPartitions(GroupByKeyQuery::summarize)
         .collect();
-    long groups = 0;
-    long checksum = 0;
-    for (long[] p : parts) {
-      groups += p[0];
-      checksum += p[1];
-    }
-    return new QueryOutcome(groups, checksum, total + " records");
+    return QueryOutcome.ofPartitions(parts, total + " records");
   }
 
   private static Iterator<long[]> summarize(Iterator<Tuple2<Long, Iterable<Integer>>> groups) {

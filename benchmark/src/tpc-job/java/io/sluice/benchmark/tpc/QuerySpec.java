@@ -21,7 +21,9 @@ enum QuerySpec {
   GROUP_BY_KEY("groupbykey", "RDD groupByKey of 12M small (long, int) records per SF, ~16 per "
       + "key, Kryo, no map-side combine"),
   REPARTITION("repartition", "RDD repartition of 1M wide rows (1 KiB of lineitem .tbl text) per "
-      + "SF");
+      + "SF"),
+  PARTITION_BY("partitionby", "RDD partitionBy (hash partitioner) of 5M (long, 100 random bytes) "
+      + "records per SF, Kryo: incompressible mid-sized records");
 
   private final String label;
   private final String description;

@@ -5,7 +5,8 @@ import java.util.List;
 /** The implementation of each {@link QuerySpec}. */
 final class TpcQueries {
   private static final List<TpcQuery> ALL = List.of(new AggregateQuery(), new JoinQuery(),
-      new SortQuery(), new SkewJoinQuery(), new GroupByKeyQuery(), new RepartitionQuery());
+      new SortQuery(), new SkewJoinQuery(), new GroupByKeyQuery(), new RepartitionQuery(),
+      new PartitionByQuery());
 
   private TpcQueries() {}
 
