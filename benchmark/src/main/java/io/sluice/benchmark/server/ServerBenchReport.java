@@ -9,6 +9,7 @@ import static io.sluice.benchmark.Format.rate;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
+import io.sluice.server.ServerOptions;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Locale;
@@ -112,15 +113,17 @@ final class ServerBenchReport {
     }
     md.append("| Disk sequential write, `").append(results.ddCommand).append("` | ")
         .append(rate(results.diskBytesPerSecond.median())).append(" | ")
-        .append(range(results.diskBytesPerSecond)).append(" | |\n");
+        .append(range(results.diskBytesPerSecond)).append(" | ")
+        .append(cores(results.diskCpuPerGib.median())).append(" |\n");
     md.append("| Page cache write (no sync; for reference, not a target), `")
         .append(results.ddPageCacheCommand).append("` | ")
         .append(rate(results.pageCacheBytesPerSecond.median())).append(" | ")
         .append(range(results.pageCacheBytesPerSecond)).append(" | ")
         .append(cores(results.pageCacheCpuPerGib.median())).append(" |\n\n");
     md.append("*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
-        + "`remote_total`); for the page cache write, what dd spent (user and system time), which "
-        + "is the kernel's copy into new page-cache pages.\n\n");
+        + "`remote_total`); for dd, what it spent (user and system time): past the page cache "
+        + "the copy into its buffer and the device's I/O, into the page cache the kernel's copy "
+        + "into new page-cache pages.\n\n");
   }
 
   private void rates(StringBuilder md) {
@@ -339,15 +342,18 @@ final class ServerBenchReport {
               + "were %.0f%% busy: the server used %.2f cores, the clients (generating blocks, "
               + "CRC32C, the client transport) %.2f, anything else %.2f. The server spent %.2f "
               + "CPU seconds per GiB taken and flushed, and answered %s NO_BUFFER. Its flushes are "
-              + "writes into the page cache (no fsync), which ran at %s (%s MiB/s) for dd in the "
-              + "same rounds.\n\n",
+              + "writes %s, which ran at %s (%s MiB/s) for dd in the same rounds.\n\n",
           results.profiledClients, Runtime.getRuntime().availableProcessors(),
           100 * machine / Runtime.getRuntime().availableProcessors(), server, client,
           Math.max(0, machine - server - client),
           median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes())),
           count(median(runs, RunResult::noBufferRefusals)),
-          rate(results.pageCacheBytesPerSecond.median()),
-          range(results.pageCacheBytesPerSecond)));
+          flushesAroundCache() ? "around the page cache (`flush.direct all`)"
+              : "into the page cache (no fsync)",
+          rate(flushesAroundCache() ? results.diskBytesPerSecond.median()
+              : results.pageCacheBytesPerSecond.median()),
+          range(flushesAroundCache() ? results.diskBytesPerSecond
+              : results.pageCacheBytesPerSecond)));
     }
     cpuBudget(md);
     if (results.ingestProfile == null) {
@@ -397,14 +403,17 @@ final class ServerBenchReport {
       return;
     }
     int cpus = Runtime.getRuntime().availableProcessors();
-    double copies = results.loopbackReceiveCpuPerGib.median() + results.pageCacheCpuPerGib.median();
-    md.append("What each GiB ingested cost, in CPU seconds, against the two copies every server "
-        + "that writes through the page cache makes: receiving from the socket (iperf3's "
-        + "receiving end, ").append(cores(results.loopbackReceiveCpuPerGib.median()))
-        .append(") and writing into the page cache (dd, ")
-        .append(cores(results.pageCacheCpuPerGib.median())).append("), both measured in the same "
-        + "rounds. The clients share the machine's ").append(cpus).append(" cores with the server, "
-        + "so ingest cannot pass ").append(cpus).append(" cores / (server + clients) per GiB.\n\n");
+    double write = flushesAroundCache() ? results.diskCpuPerGib.median()
+        : results.pageCacheCpuPerGib.median();
+    double copies = results.loopbackReceiveCpuPerGib.median() + write;
+    md.append("What each GiB ingested cost, in CPU seconds, against the two copies this server "
+        + "makes of it: receiving from the socket (iperf3's receiving end, ")
+        .append(cores(results.loopbackReceiveCpuPerGib.median())).append(") and writing it ")
+        .append(flushesAroundCache() ? "around the page cache (`flush.direct all`; dd "
+            + "`oflag=direct`, " : "into the page cache (dd, ")
+        .append(cores(write)).append("), both measured in the same rounds. The clients share the "
+            + "machine's ").append(cpus).append(" cores with the server, so ingest cannot pass ")
+        .append(cpus).append(" cores / (server + clients) per GiB.\n\n");
     md.append("| Clients | Server | of which the two copies | Server, the rest | Clients | Ingest "
         + "the cores allow at these costs | With only the two copies on the server | Measured "
         + "ingest |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -428,6 +437,18 @@ final class ServerBenchReport {
         + "server*: the rate the cores would allow if the server spent nothing beyond the two "
         + "copies, the clients' cost unchanged.\n\n");
     threadCpu(md);
+  }
+
+  /** Whether the throughput server writes its flushes around the page cache (flush.direct all). */
+  private boolean flushesAroundCache() {
+    String key = ServerOptions.FLUSH_DIRECT.key() + " ";
+    String direct = ServerOptions.FLUSH_DIRECT.defaultValueText();
+    for (String line : results.throughputServer.conf()) {
+      if (line.startsWith(key)) {
+        direct = line.substring(key.length()).trim();
+      }
+    }
+    return direct.equals("all");
   }
 
   /** The server's ingest CPU per GiB by its threads ({@code sluice_server_cpu_seconds_total}). */

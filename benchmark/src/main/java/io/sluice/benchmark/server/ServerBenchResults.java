@@ -15,6 +15,8 @@ final class ServerBenchResults {
   final Series diskBytesPerSecond = new Series();
   /** dd's sequential write rate into the page cache (no sync), bytes per second, per round. */
   final Series pageCacheBytesPerSecond = new Series();
+  /** What dd's writes to the device (around the page cache) cost: CPU seconds per GiB. */
+  final Series diskCpuPerGib = new Series();
   /** What dd's writes into the page cache cost: CPU seconds per GiB, per round. */
   final Series pageCacheCpuPerGib = new Series();
   /** What iperf3's receiving end spent: CPU seconds per GiB received, per round. */

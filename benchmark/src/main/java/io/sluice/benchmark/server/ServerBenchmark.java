@@ -201,9 +201,10 @@ public final class ServerBenchmark {
     }
     DiskWriteTest.Result disk = DiskWriteTest.device(dataDir, settings.ddMib());
     results.diskBytesPerSecond.add(disk.bytesPerSecond());
+    results.diskCpuPerGib.add(disk.cpuSecondsPerGib());
     results.ddCommand = disk.command();
-    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s", round, disk.command(),
-        disk.bytesPerSecond() / (1 << 20)));
+    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB", round,
+        disk.command(), disk.bytesPerSecond() / (1 << 20), disk.cpuSecondsPerGib()));
     DiskWriteTest.Result cache = DiskWriteTest.pageCache(dataDir, settings.ddMib());
     results.pageCacheBytesPerSecond.add(cache.bytesPerSecond());
     results.pageCacheCpuPerGib.add(cache.cpuSecondsPerGib());
