@@ -42,7 +42,8 @@ class TpcSmokeTest {
         "every query gave the same row count and checksum in every round and mode"), run.output());
     for (String query : List.of("aggregate", "join", "sort", "skewjoin", "groupbykey",
         "repartition", "partitionby")) {
-      assertEquals(2, count(run.output(), "Query " + query + ": "), run.output());
+      // builtin, the servers' warm-up run, sluice
+      assertEquals(3, count(run.output(), "Query " + query + ": "), run.output());
     }
     assertTrue(run.output().contains("AQE split skewed partitions"), run.output());
 
@@ -67,6 +68,12 @@ class TpcSmokeTest {
     assertTrue(section.contains(". Spark " + spark + "."), section);
     assertTrue(section.contains("sluice-client-spark-" + spark + "_"), section);
     assertTrue(section.contains("| skewjoin |"), section);
+    assertTrue(section.contains("one sluice run of the same queries warmed the servers up"),
+        section);
+    // The servers' CPU by their threads, from their own metric.
+    assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | other "
+        + "| all |"), section);
+    assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
     assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
     assertTrue(section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
         section);
