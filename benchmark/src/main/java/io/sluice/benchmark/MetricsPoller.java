@@ -38,6 +38,7 @@ public final class MetricsPoller implements AutoCloseable {
   public static final String FLUSH_QUEUE = "sluice_server_flush_queue";
   public static final String REJECTIONS = "sluice_server_push_rejections_total";
   public static final String NO_BUFFER = REJECTIONS + "{reason=\"NO_BUFFER\"}";
+  public static final String PUSH_WAITS = "sluice_server_push_waits_total";
   public static final String READ = "sluice_server_read_bytes_total";
   public static final String READ_MEMORY = READ + "{source=\"memory\"}";
   public static final String READ_DISK = READ + "{source=\"disk\"}";

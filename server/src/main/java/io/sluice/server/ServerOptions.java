@@ -72,8 +72,23 @@ public final class ServerOptions implements ConfigOptionSet {
       ConfigOption.bytes("buffer.capacity")
           .defaultValue("1g")
           .min(16L << 20)
-          .doc("Off-heap memory for pushed blocks not yet flushed. Pushes beyond it are refused with "
-              + "the retriable NO_BUFFER status until flushing frees memory.")
+          .doc("Off-heap memory for pushed blocks not yet flushed. A push beyond it is refused with "
+              + "the retriable NO_BUFFER status, and later pushes wait unread while flushes free "
+              + "memory (`buffer.push.wait`).")
+          .build();
+
+  public static final ConfigOption<Duration> PUSH_WAIT =
+      ConfigOption.duration("buffer.push.wait")
+          .defaultValue("1s")
+          .min(0)
+          .max(60_000)
+          .doc("Once the push memory refused a push for want of room, how long a connection's "
+              + "next push waits unread while flushes under way free blocks of its size (or bring "
+              + "the pool below `buffer.flush.high.watermark`), before it is read all the same "
+              + "(and refused with NO_BUFFER if there is still no room). Holding the push in its "
+              + "client's socket costs no network transfer; refusing it costs one, and another "
+              + "when the client sends it again. Later requests on that connection wait behind "
+              + "the push. `0` reads every push at once.")
           .build();
 
   public static final ConfigOption<Long> READ_BUFFER_CAPACITY =
@@ -295,7 +310,7 @@ public final class ServerOptions implements ConfigOptionSet {
 
   private static final List<ConfigOption<?>> ALL = List.of(
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
-      BUFFER_CAPACITY, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
+      BUFFER_CAPACITY, PUSH_WAIT, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
       PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,
       DISK_MIN_FREE, HDFS_DIR,

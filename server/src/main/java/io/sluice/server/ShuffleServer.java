@@ -151,7 +151,8 @@ public final class ShuffleServer implements Closeable {
           flushManager,
           new ReplicaForwarder(peers, app -> forwardingCredentials(app, clusterSecret),
               networkAllocator, conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
-          hdfs == null ? null : hdfs.readExecutor(), transportConf.maxFrameSize());
+          hdfs == null ? null : hdfs.readExecutor(), transportConf.maxFrameSize(),
+          conf.get(ServerOptions.PUSH_WAIT));
       // Executors prove their application's secret; drivers bring it, proving the cluster secret.
       ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
           : new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), clusterSecret,
@@ -266,6 +267,10 @@ public final class ShuffleServer implements Closeable {
 
   public PushBufferPool pushPool() {
     return pushPool;
+  }
+
+  public FlushManager flushManager() {
+    return flushManager;
   }
 
   public ReadBudget readBudget() {

@@ -85,15 +85,23 @@ class MemoryContractTest {
           "sluice_server_push_rejections_total", new String[] {"reason"},
           new String[] {StatusCode.NO_BUFFER.name()});
       long retries = refused == null ? 0 : refused.longValue();
+      Double waited = server.metrics().registry().getSampleValue("sluice_server_push_waits_total");
+      long waits = waited == null ? 0 : waited.longValue();
       long limit = BUFFER_CAPACITY + READ_CAPACITY + ServerJvmOptions.networkAllowance(conf);
       System.out.printf("pushed %d MiB through a %d MiB budget; peak push pool %d MiB, peak "
-          + "server direct memory %d MiB (limit %d MiB); %d pushes answered NO_BUFFER%n",
+          + "server direct memory %d MiB (limit %d MiB); %d pushes answered NO_BUFFER, %d held "
+          + "back unread until the pool had room%n",
           TOTAL_BYTES >> 20, BUFFER_CAPACITY >> 20, peakPush.get() >> 20, peak.get() >> 20,
-          limit >> 20, retries);
+          limit >> 20, retries, waits);
       assertTrue(peakPush.get() <= BUFFER_CAPACITY,
           "push pool peaked at " + peakPush.get() + " > " + BUFFER_CAPACITY);
       assertTrue(peak.get() <= limit, "server direct memory peaked at " + peak.get());
-      assertTrue(retries > 0, "a 12x oversubscription must have met back-pressure");
+      // The clients outran the disk: the pool passed its high watermark, where flushing, waits
+      // and refusals are what keep it within its capacity (a fast disk may need no refusal).
+      long highWatermark = (long) (BUFFER_CAPACITY
+          * Double.parseDouble(ServerOptions.FLUSH_HIGH_WATERMARK.defaultValueText()));
+      assertTrue(peakPush.get() >= highWatermark || retries + waits > 0,
+          "a 12x oversubscription must have filled the pool past its high watermark");
 
       int blocksSeen = 0;
       int blocksExpected = 0;

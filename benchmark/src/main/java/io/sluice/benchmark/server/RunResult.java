@@ -13,6 +13,8 @@ import java.util.Map;
  *
  * @param noBufferRefusals pushes the server refused with NO_BUFFER during ingest (its
  *     {@code sluice_server_push_rejections_total{reason="NO_BUFFER"}}); each was sent again
+ * @param pushWaits pushes the server held back unread until its pool had room
+ *     ({@code sluice_server_push_waits_total})
  * @param ackSeconds until every push was acknowledged
  * @param flushedSeconds until the server had written what it flushes (the last flush's end, to the
  *     sampling interval)
@@ -33,6 +35,7 @@ record RunResult(
     long ackedBytes,
     long ackedBlocks,
     long noBufferRefusals,
+    long pushWaits,
     double ackSeconds,
     double flushedSeconds,
     double ingestEndSeconds,

@@ -128,9 +128,9 @@ final class ServerBenchReport {
 
   private void rates(StringBuilder md) {
     md.append("| Clients | Acknowledged | Ingest with flush | / min(loopback, disk) | Flushed "
-        + "/ pushed | Read back | Read from memory | NO_BUFFER answers | Pool filled with "
-        + "blocks while refusing |\n");
-    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "/ pushed | Read back | Read from memory | Pushes held back unread | NO_BUFFER answers | "
+        + "Pool filled with blocks while refusing |\n");
+    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
       Series flushed = series(runs, RunResult::flushedBytesPerSecond);
@@ -143,6 +143,7 @@ final class ServerBenchReport {
           .append(" | ").append(rateWithRange(series(runs, RunResult::readBytesPerSecond)))
           .append(" | ").append(percent(median(runs,
               r -> r.readMemoryBytes() / (double) (r.readMemoryBytes() + r.readDiskBytes()))))
+          .append(" | ").append(count(median(runs, RunResult::pushWaits)))
           .append(" | ").append(count(median(runs, RunResult::noBufferRefusals)))
           .append(" | ").append(fill(runs)).append(" |\n");
     }
@@ -152,11 +153,19 @@ final class ServerBenchReport {
         .append("memory by design (below the flush watermarks, under the per-partition ")
         .append("threshold) and was read from there. *Read back*: verified bytes / time from the ")
         .append("first to the last read; reads of files just written are served from the page ")
-        .append("cache, not the disk. The server writes without fsync, so its flushes also end in ")
-        .append("the page cache, which the kernel writes back on its own, while dd's ")
-        .append("`oflag=direct` ")
-        .append("goes to the device: the ratio compares the server's handing of data to the ")
-        .append("kernel with the device's rate. *NO_BUFFER answers*: the median of the server's ")
+        .append(flushesAroundCache()
+            ? "cache unless they were written around it, as this server's flushes are "
+                + "(`flush.direct all`). The ratio compares the server's writes with the device's "
+                + "rate. "
+            : "cache, not the disk. The server writes without fsync, so its flushes also end in "
+                + "the page cache, which the kernel writes back on its own, while dd's "
+                + "`oflag=direct` goes to the device: the ratio compares the server's handing of "
+                + "data to the kernel with the device's rate. ")
+        .append("*Pushes held back unread*: the median of the server's ")
+        .append("`sluice_server_push_waits_total` over the ingest: pushes whose connection it ")
+        .append("stopped reading until flushes made room in the pool (`buffer.push.wait`), ")
+        .append("received once instead of refused and sent again. ")
+        .append("*NO_BUFFER answers*: the median of the server's ")
         .append("`sluice_server_push_rejections_total{reason=\"NO_BUFFER\"}` over the ingest; ")
         .append("each refused push was sent again after a back-off (the Spark client's default ")
         .append("back-off is longer: 50 ms doubling to 2 s, 20 retries). *Pool filled with ")
@@ -267,11 +276,12 @@ final class ServerBenchReport {
     md.append("| Server still running after the run | ")
         .append(results.contractServerAlive ? "yes" : "no").append(" | | ")
         .append(yes(results.contractServerAlive)).append(" |\n\n");
-    md.append(String.format(Locale.ROOT, "Back-pressure: %s NO_BUFFER answers; while refusing, "
+    md.append(String.format(Locale.ROOT, "Back-pressure: %s pushes held back unread until the "
+            + "pool had room, %s NO_BUFFER answers; while refusing, "
             + "blocks filled a median %s of what the pool held. "
             + "Acknowledged at %s, ingest with flush %s, read back at %s; server GC %s of the "
             + "wall time.",
-        count(c.noBufferRefusals()),
+        count(c.pushWaits()), count(c.noBufferRefusals()),
         Double.isNaN(c.refusals().medianFill()) ? "n/a" : percent(c.refusals().medianFill()),
         rate(c.ackBytesPerSecond()),
         rate(c.flushedBytesPerSecond()), rate(c.readBytesPerSecond()), percent2(c.gcShare())));

@@ -221,14 +221,15 @@ public final class ServerBenchmark {
 
   private static String summary(RunResult r) {
     return String.format(Locale.ROOT,
-        "%s acked at %,.0f MiB/s, flushed %s at %,.0f MiB/s, read %,.0f MiB/s, %,d NO_BUFFER "
-            + "(%s), server GC %.2f%%, %s",
+        "%s acked at %,.0f MiB/s, flushed %s at %,.0f MiB/s, read %,.0f MiB/s, %,d held back, "
+            + "%,d NO_BUFFER (%s), server GC %.2f%%, server %.2f CPU-s/GiB ingest, %s",
         mib(r.ackedBytes()), r.ackBytesPerSecond() / (1 << 20), mib(r.flushedBytes()),
         r.flushedBytesPerSecond() / (1 << 20), r.readBytesPerSecond() / (1 << 20),
-        r.noBufferRefusals(), Double.isNaN(r.refusals().medianFill()) ? "never refused"
+        r.pushWaits(), r.noBufferRefusals(), Double.isNaN(r.refusals().medianFill()) ? "never refused"
             : String.format(Locale.ROOT, "pool %.0f%% filled while refusing",
                 r.refusals().medianFill() * 100),
-        r.gcShare() * 100, r.intact() ? "all blocks intact"
+        r.gcShare() * 100, r.serverCpuIngest() / (r.ackedBytes() / (double) (1 << 30)),
+        r.intact() ? "all blocks intact"
             : r.read().problems() + " problems: " + r.read().firstProblems());
   }
 

@@ -62,6 +62,7 @@ final class ShuffleRun {
       MetricsPoller.PUSH_ALLOCATED, MetricsPoller.NETWORK, MetricsPoller.NETTY_DIRECT,
       MetricsPoller.READ_USED, MetricsPoller.JDK_DIRECT, MetricsPoller.PUSHED,
       MetricsPoller.FLUSHED, MetricsPoller.FLUSH_QUEUE, MetricsPoller.REJECTIONS,
+      MetricsPoller.PUSH_WAITS,
       MetricsPoller.READ, MetricsPoller.GC_SECONDS, MetricsPoller.GC_COUNT,
       MetricsPoller.CPU_SECONDS, MetricsPoller.RESIDENT, MetricsPoller.HEAP,
       MetricsPoller.THREAD_CPU);
@@ -157,6 +158,7 @@ final class ShuffleRun {
       return new RunResult(clients, IntStream.range(0, clients).mapToLong(i -> pushed[i]).sum(),
           IntStream.range(0, clients).mapToLong(i -> IntStream.of(counts[i]).sum()).sum(),
           (long) ingestEnd.since(before, MetricsPoller.NO_BUFFER),
+          (long) ingestEnd.since(before, MetricsPoller.PUSH_WAITS),
           seconds(acked - t0),
           seconds(Math.max(settled.nanoTime(), acked) - t0),
           seconds(ingestEnd.nanoTime() - t0),

@@ -5,6 +5,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.LogRateLimiter;
 import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportOptions;
@@ -35,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * frame not complete within the frame timeout closes the connection. Received buffers that hold
  * much less than their capacity (a peer sending tiny segments) are merged into one, so that what a
  * connection holds stays within 1.5 times its bytes plus {@link #MAX_UNMERGED_SLACK}.
+ *
+ * <p>Before reserving, a server's decoder asks its {@link FrameGate} whether the frame, by its type
+ * and length, can be taken now; while the gate holds it back (at most the gate's longest wait) the
+ * connection is not read and holds no reservation.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -50,6 +55,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private final int maxFrameSize;
   /** The server's receive budget, or null on a client, whose reads are bounded by its requests. */
   private final ReceiveBudget budget;
+  private final FrameGate gate;
   private final long frameTimeoutNanos;
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
   private long pendingBytes;
@@ -57,6 +63,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private long pendingCapacity;
   /** Length of the frame whose length field was consumed, or -1 while waiting for a length field. */
   private int frameLength = -1;
+  /** Whether the current frame passed the gate (always, on a client). */
+  private boolean frameAdmitted;
+  /** The current frame's wait at the gate, or null. */
+  private GateWait gateWait;
   /** Bytes of the budget this connection holds for the current frame: 0 or {@code frameLength}. */
   private long frameReserved;
   private long frameStartNanos;
@@ -76,16 +86,18 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    * @param maxFrameSize the largest acceptable {@code frameLength}, at least 1
    */
   public FrameDecoder(int maxFrameSize) {
-    this(maxFrameSize, null, Duration.ZERO);
+    this(maxFrameSize, null, FrameGate.OPEN, Duration.ZERO);
   }
 
   /**
    * A server's decoder.
    *
    * @param budget       the server's receive budget, at least {@code maxFrameSize} large
+   * @param gate         what may hold a frame back before its reservation
    * @param frameTimeout how long a frame may take from its reservation to its last byte
    */
-  public FrameDecoder(int maxFrameSize, ReceiveBudget budget, Duration frameTimeout) {
+  public FrameDecoder(int maxFrameSize, ReceiveBudget budget, FrameGate gate,
+      Duration frameTimeout) {
     if (maxFrameSize < 1) {
       throw new IllegalArgumentException("maxFrameSize must be at least 1: " + maxFrameSize);
     }
@@ -95,6 +107,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
     this.maxFrameSize = maxFrameSize;
     this.budget = budget;
+    this.gate = gate;
     this.frameTimeoutNanos = frameTimeout.toNanos();
   }
 
@@ -183,7 +196,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   }
 
   private void decodeFrames(ChannelHandlerContext ctx) {
-    while (!discarding && waitingGrant == null) {
+    while (!discarding && waitingGrant == null && gateWait == null) {
       if (budget != null && !ctx.channel().isWritable()) {
         // Answers wait unsent: the peer does not read them. Hand nothing more on until it does.
         return;
@@ -199,7 +212,13 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
         skip(LENGTH_FIELD_SIZE);
         frameLength = length;
-        if (budget != null && !reserveFrame(ctx)) {
+        frameAdmitted = budget == null;
+      }
+      if (!frameAdmitted) {
+        if (pendingBytes < 1) {
+          return; // the gate judges by the type byte
+        }
+        if (!passGate(ctx) || !admitted(ctx)) {
           return;
         }
       }
@@ -208,6 +227,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       }
       ByteBuf frame = takeFrame(ctx, frameLength);
       frameLength = -1;
+      frameAdmitted = false;
       firedFrame = true;
       ctx.fireChannelRead(frame);
       // The next handler returned: the frame was handled (or copied, or released) by now.
@@ -217,6 +237,24 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         discardAll();
       }
     }
+  }
+
+  /** Asks the gate about the current frame; false when it queued the frame. */
+  private boolean passGate(ChannelHandlerContext ctx) {
+    GateWait wait = new GateWait(ctx);
+    if (gate.admitOrQueue(MessageType.fromByte((byte) getUnsignedByte(0)), frameLength, wait)) {
+      return true;
+    }
+    gateWait = wait;
+    wait.timer = ctx.executor().schedule(wait::timedOut, gate.maxWait().toNanos(),
+        TimeUnit.NANOSECONDS);
+    return false;
+  }
+
+  /** The current frame passed the gate: reserves it, or queues for it and returns false. */
+  private boolean admitted(ChannelHandlerContext ctx) {
+    frameAdmitted = true;
+    return reserveFrame(ctx);
   }
 
   /** Reserves the current frame's length, or queues for it and returns false. */
@@ -253,7 +291,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     if (budget == null || discarding) {
       return;
     }
-    boolean read = waitingGrant == null && ctx.channel().isWritable();
+    boolean read = waitingGrant == null && gateWait == null && ctx.channel().isWritable();
     if (ctx.channel().config().isAutoRead() != read) {
       ctx.channel().config().setAutoRead(read);
     }
@@ -278,6 +316,43 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
     discardAll();
     ctx.close();
+  }
+
+  /** A frame held back by the gate. */
+  private final class GateWait implements Runnable {
+    private final ChannelHandlerContext ctx;
+    private ScheduledFuture<?> timer;
+
+    GateWait(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
+    }
+
+    /** The gate lets the frame in; runs on whichever thread made room. */
+    @Override
+    public void run() {
+      try {
+        ctx.executor().execute(this::proceed);
+      } catch (RejectedExecutionException e) {
+        // The event loop is gone, and the connection with it; the wait held nothing.
+      }
+    }
+
+    void timedOut() {
+      if (gateWait == this && gate.cancel(this)) {
+        proceed();
+      }
+    }
+
+    private void proceed() {
+      if (gateWait != this) {
+        return; // the connection was discarded meanwhile
+      }
+      gateWait = null;
+      timer.cancel(false);
+      admitted(ctx);
+      decodeFrames(ctx);
+      updateReading(ctx);
+    }
   }
 
   /** A queued reservation; once granted it owns {@code bytes} of the budget. */
@@ -433,9 +508,16 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     pendingCapacity = 0;
     mergeTarget = null;
     frameLength = -1;
+    frameAdmitted = false;
     if (frameTimer != null) {
       frameTimer.cancel(false);
       frameTimer = null;
+    }
+    if (gateWait != null) {
+      // When it was let in already, its hand-over finds that nobody waits for it any more.
+      gate.cancel(gateWait);
+      gateWait.timer.cancel(false);
+      gateWait = null;
     }
     if (budget != null) {
       releaseReservation();

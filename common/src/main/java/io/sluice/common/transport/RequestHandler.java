@@ -16,6 +16,14 @@ public interface RequestHandler {
    */
   void handle(TransportChannel channel, RequestMessage request);
 
+  /**
+   * What decides, before a frame's body is read, whether this handler can take it now (see
+   * {@link FrameGate}); asked once per connection.
+   */
+  default FrameGate frameGate() {
+    return FrameGate.OPEN;
+  }
+
   /** A connection completed its handshake. */
   default void channelActive(TransportChannel channel) {}
 

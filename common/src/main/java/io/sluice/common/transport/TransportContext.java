@@ -112,7 +112,8 @@ public final class TransportContext {
     TransportChannel channel = new TransportChannel(ch);
     p.addLast("encoder", encoder)
         .addLast("frameDecoder",
-            new FrameDecoder(conf.maxFrameSize(), budget, conf.frameTimeout()))
+            new FrameDecoder(conf.maxFrameSize(), budget, handler.frameGate(),
+                conf.frameTimeout()))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())
         .addLast("handler", new ServerChannelHandler(channel, handler, localId, auth,

@@ -13,8 +13,11 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.common.protocol.WireTestSupport.Recorder;
+import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.ReceiveBudget;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -54,7 +57,7 @@ class BoundedFrameDecoderTest {
       }
     };
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, FRAME_TIMEOUT), sampler, recorder);
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), sampler, recorder);
 
     channel.writeInbound(header(3).writeByte(1));
     assertEquals(3, budget.reservedBytes(), "reserved before the body arrives");
@@ -72,7 +75,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(50);
     Recorder recorder = new Recorder();
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, FRAME_TIMEOUT), recorder);
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
     assertTrue(budget.reserveOrQueue(40, () -> { }), "another connection holds 40 bytes");
 
     channel.writeInbound(header(20).writeZero(5));
@@ -94,9 +97,9 @@ class BoundedFrameDecoderTest {
   void aConnectionClosedWhileQueuedLeavesNothingReserved() {
     ReceiveBudget budget = new ReceiveBudget(50);
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, FRAME_TIMEOUT), new Recorder());
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), new Recorder());
     assertTrue(budget.reserveOrQueue(40, () -> { }));
-    channel.writeInbound(header(20));
+    channel.writeInbound(header(20).writeByte(0));
     assertEquals(1, budget.queuedCount());
 
     channel.close();
@@ -110,9 +113,9 @@ class BoundedFrameDecoderTest {
   void aConnectionClosedAfterItsGrantWasSentGivesItBack() {
     ReceiveBudget budget = new ReceiveBudget(50);
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, FRAME_TIMEOUT), new Recorder());
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), new Recorder());
     assertTrue(budget.reserveOrQueue(40, () -> { }));
-    channel.writeInbound(header(20));
+    channel.writeInbound(header(20).writeByte(0));
     budget.release(40); // grants 20 to the channel; the hand-over waits on its event loop
     assertEquals(20, budget.reservedBytes());
 
@@ -126,7 +129,7 @@ class BoundedFrameDecoderTest {
   void aFrameThatStallsPastTheTimeoutClosesTheConnectionAndGivesItsReservationBack() {
     ReceiveBudget budget = new ReceiveBudget(1000);
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(1000, budget, FRAME_TIMEOUT), new Recorder());
+        frozen(new FrameDecoder(1000, budget, FrameGate.OPEN, FRAME_TIMEOUT), new Recorder());
     channel.writeInbound(header(500).writeZero(100));
     assertEquals(500, budget.reservedBytes());
 
@@ -148,7 +151,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(frameLength);
     Recorder recorder = new Recorder();
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(frameLength, budget, FRAME_TIMEOUT), recorder);
+        frozen(new FrameDecoder(frameLength, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
     channel.writeInbound(header(frameLength));
     long held = 0;
     for (int i = 0; i < frameLength / segment; i++) {
@@ -177,7 +180,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(100);
     Recorder recorder = new Recorder();
     EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, FRAME_TIMEOUT), recorder);
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
     channel.config().setWriteBufferWaterMark(
         new WriteBufferWaterMark(8, 16));
     // An answer written but not flushed counts as pending outbound bytes.
@@ -195,6 +198,112 @@ class BoundedFrameDecoderTest {
     assertEquals(2, recorder.messages.size(), "both frames once the answers left");
     assertTrue(channel.config().isAutoRead());
     recorder.messages.forEach(m -> ((ByteBuf) m).release());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** Holds back every push frame until the test lets it in. */
+  private static final class PushGate implements FrameGate {
+    final List<Runnable> queued = new ArrayList<>();
+    final List<Integer> asked = new ArrayList<>();
+    int cancelled;
+
+    @Override
+    public boolean admitOrQueue(MessageType type, int frameLength, Runnable resume) {
+      asked.add(frameLength);
+      if (type != MessageType.PUSH_DATA_REQUEST) {
+        return true;
+      }
+      queued.add(resume);
+      return false;
+    }
+
+    @Override
+    public boolean cancel(Runnable resume) {
+      boolean removed = queued.remove(resume);
+      cancelled += removed ? 1 : 0;
+      return removed;
+    }
+
+    @Override
+    public Duration maxWait() {
+      return Duration.ofSeconds(1);
+    }
+  }
+
+  private static ByteBuf pushHeader(int frameLength) {
+    return header(frameLength).writeByte(MessageType.PUSH_DATA_REQUEST.id());
+  }
+
+  @Test
+  void aFrameTheGateHoldsBackIsNeitherReadNorReservedUntilLetIn() {
+    ReceiveBudget budget = new ReceiveBudget(100);
+    PushGate gate = new PushGate();
+    Recorder recorder = new Recorder();
+    EmbeddedChannel channel =
+        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
+
+    channel.writeInbound(header(4));
+    assertTrue(gate.asked.isEmpty(), "the gate judges by the type byte, which has not arrived");
+    channel.writeInbound(bytes(MessageType.PUSH_DATA_REQUEST.id(), 1, 2, 3));
+    assertEquals(List.of(4), gate.asked);
+    assertFalse(channel.config().isAutoRead(), "a held-back frame stops the connection's reads");
+    assertEquals(0, budget.reservedBytes(), "and reserves nothing while it waits");
+    assertEquals(0, recorder.messages.size());
+
+    gate.queued.remove(0).run();
+    channel.runPendingTasks();
+    assertTrue(channel.config().isAutoRead());
+    assertEquals(1, recorder.messages.size(), "let in, the frame is read and handed on");
+    assertEquals(0, budget.reservedBytes());
+    ((ByteBuf) recorder.messages.get(0)).release();
+
+    channel.writeInbound(header(2).writeByte(MessageType.FETCH_DATA_REQUEST.id()).writeByte(9));
+    assertEquals(2, recorder.messages.size(), "frames the gate does not hold back go through");
+    ((ByteBuf) recorder.messages.get(1)).release();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void aHeldBackFrameIsReadAfterTheGatesLongestWait() {
+    ReceiveBudget budget = new ReceiveBudget(100);
+    PushGate gate = new PushGate();
+    Recorder recorder = new Recorder();
+    EmbeddedChannel channel =
+        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
+    channel.writeInbound(pushHeader(3).writeByte(1).writeByte(2));
+    assertFalse(channel.config().isAutoRead());
+
+    channel.advanceTimeBy(999, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+    assertFalse(channel.config().isAutoRead(), "still within the gate's longest wait");
+    channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+
+    assertEquals(1, gate.cancelled, "the wait is taken back from the gate");
+    assertTrue(channel.config().isAutoRead());
+    assertEquals(1, recorder.messages.size(), "then the frame is read all the same");
+    ((ByteBuf) recorder.messages.get(0)).release();
+    assertTrue(channel.isOpen());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void aConnectionClosedWhileHeldBackLeavesTheGateAndTheBudgetClear() {
+    ReceiveBudget budget = new ReceiveBudget(100);
+    PushGate gate = new PushGate();
+    Recorder recorder = new Recorder();
+    EmbeddedChannel channel =
+        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
+    channel.writeInbound(pushHeader(30).writeZero(10));
+    Runnable resume = gate.queued.get(0);
+
+    channel.close();
+    assertEquals(1, gate.cancelled);
+    assertTrue(gate.queued.isEmpty());
+    resume.run(); // a late hand-over finds nobody waiting
+    channel.runPendingTasks();
+    assertEquals(0, budget.reservedBytes());
+    assertEquals(0, recorder.messages.size());
     assertFalse(channel.finishAndReleaseAll());
   }
 }

@@ -17,6 +17,7 @@ import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.server.flush.FlushManager;
@@ -28,6 +29,7 @@ import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -44,25 +46,29 @@ public final class ShuffleRequestHandler implements RequestHandler {
 
   private final ShuffleStore store;
   private final PushHandler push;
+  private final PushMemoryGate pushGate;
   private final ReadHandler read;
   private final ExecutorService control;
   private final ServerMetrics metrics;
 
+  /**
+   * @param remoteReads threads that read data on the HDFS tier; null without one
+   * @param pushWait    how long a push is held back unread while the pool has no room for it
+   */
   public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
       FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
-      ExecutorService control, int maxFrameSize) {
-    this(store, pool, readBudget, flushManager, forwarder, metrics, control, null, maxFrameSize);
-  }
-
-  /** @param remoteReads threads that read data on the HDFS tier; null without one */
-  public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
-      FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
-      ExecutorService control, Executor remoteReads, int maxFrameSize) {
+      ExecutorService control, Executor remoteReads, int maxFrameSize, Duration pushWait) {
     this.store = store;
+    this.pushGate = new PushMemoryGate(pool, flushManager, metrics, pushWait);
     this.push = new PushHandler(store, pool, flushManager, forwarder, metrics);
     this.read = new ReadHandler(store, readBudget, metrics, remoteReads, maxFrameSize);
     this.control = control;
     this.metrics = metrics;
+  }
+
+  @Override
+  public FrameGate frameGate() {
+    return pushGate;
   }
 
   @Override

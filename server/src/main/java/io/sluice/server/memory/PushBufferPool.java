@@ -44,6 +44,7 @@ public final class PushBufferPool {
   private final LongConsumer slabFreed = bytes -> slabBytes.addAndGet(-bytes);
   /** The slab small blocks go to; the pool holds one reference to it. Guarded by this. */
   private Slab open;
+  private final RoomQueue roomQueue = new RoomQueue();
 
   /**
    * @param highWatermark fraction of the capacity held at which flushing starts
@@ -100,7 +101,11 @@ public final class PushBufferPool {
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length);
     }
-    return length < SMALL_BLOCK ? fromSlab(length) : fromArena(length);
+    ByteBuf block = length < SMALL_BLOCK ? fromSlab(length) : fromArena(length);
+    if (block == null) {
+      roomQueue.allocationFailed();
+    }
+    return block;
   }
 
   /**
@@ -110,8 +115,10 @@ public final class PushBufferPool {
    * shares its slab.
    */
   public void free(ByteBuf buf) {
+    long charge;
     if (buf.capacity() < SMALL_BLOCK) {
-      blockBytes.addAndGet(-Math.max(buf.capacity(), minBlockCharge));
+      charge = Math.max(buf.capacity(), minBlockCharge);
+      blockBytes.addAndGet(-charge);
       synchronized (this) {
         buf.release();
         if (open != null && open.refCnt() == 1) {
@@ -121,9 +128,33 @@ public final class PushBufferPool {
         }
       }
     } else {
-      blockBytes.addAndGet(-((PageBlock) buf).charge());
+      charge = ((PageBlock) buf).charge();
+      blockBytes.addAndGet(-charge);
       buf.release();
     }
+    roomQueue.freed(charge, arena.heldBytesSnapshot() + slabBytes.get() < highBytes);
+  }
+
+  /**
+   * Whether a push of about {@code bytes} may be read now; when not (or other pushes wait already),
+   * queues {@code resume} to run, on the thread that frees the room, once it may. The pool counts
+   * as having room until an allocation fails; then a push waits until blocks of its size were
+   * freed, or until the pool holds less than its high watermark (see {@link RoomQueue}).
+   *
+   * @return true when there is room now; false when {@code resume} was queued
+   */
+  public boolean hasRoomOrQueue(long bytes, Runnable resume) {
+    return roomQueue.hasRoomOrQueue(bytes, resume);
+  }
+
+  /** Takes back a queued {@code resume}; false when it ran already, or is about to. */
+  public boolean cancelRoomWait(Runnable resume) {
+    return roomQueue.cancel(resume);
+  }
+
+  /** Pushes waiting for room now. */
+  public int roomWaiters() {
+    return roomQueue.size();
   }
 
   /**

@@ -29,6 +29,11 @@ public final class ServerMetrics {
       .register(registry);
   private final Counter pushRejections = Counter.build("sluice_server_push_rejections_total",
       "Pushes refused, by reason").labelNames("reason").register(registry);
+  private final Counter pushWaits = Counter.build("sluice_server_push_waits_total",
+      "Pushes whose connection stopped reading until the push pool had room").register(registry);
+  private final Counter pushWaitExpiries = Counter.build("sluice_server_push_wait_expiries_total",
+      "Push waits that ended without room: the longest wait passed or the connection closed")
+      .register(registry);
   private final Counter protocolErrors = Counter.build("sluice_server_protocol_errors_total",
       "Connections closed for breaking the protocol, by status").labelNames("status")
       .register(registry);
@@ -94,6 +99,14 @@ public final class ServerMetrics {
 
   public void pushRejected(String reason) {
     pushRejections.labels(reason).inc();
+  }
+
+  public void pushWaited() {
+    pushWaits.inc();
+  }
+
+  public void pushWaitExpired() {
+    pushWaitExpiries.inc();
   }
 
   public void protocolError(String status) {

@@ -88,6 +88,43 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void afterAFailedAllocationPushesWaitUntilBlocksOfTheirSizeAreFreed() {
+    PushBufferPool pool = new PushBufferPool(4 * MIB, 0.6, 0.25);
+    List<ByteBuf> blocks = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      blocks.add(pool.tryAllocate((int) MIB / 2));
+    }
+    List<String> letIn = new ArrayList<>();
+    assertTrue(pool.hasRoomOrQueue(MIB, () -> letIn.add("early")),
+        "the pool has room until an allocation says otherwise");
+    assertNull(pool.tryAllocate((int) MIB / 2));
+
+    assertFalse(pool.hasRoomOrQueue(MIB, () -> letIn.add("first")));
+    assertFalse(pool.hasRoomOrQueue(MIB / 2, () -> letIn.add("second")));
+    Runnable third = () -> letIn.add("third");
+    assertFalse(pool.hasRoomOrQueue(MIB, third));
+    assertEquals(3, pool.roomWaiters());
+
+    pool.free(blocks.get(0));
+    assertTrue(letIn.isEmpty(), "half of what the first waiter needs");
+    pool.free(blocks.get(1));
+    assertEquals(List.of("first"), letIn, "a MiB freed: room for the first waiter only");
+    assertTrue(pool.cancelRoomWait(third), "a waiter not let in can be taken back");
+    assertFalse(pool.hasRoomOrQueue(MIB / 4, () -> letIn.add("fourth")),
+        "first come first served: a new push waits behind the second");
+    pool.free(blocks.get(2));
+    assertEquals(List.of("first", "second"), letIn);
+    assertFalse(pool.cancelRoomWait(third), "taken back already");
+    assertEquals(1, pool.roomWaiters());
+
+    pool.free(blocks.get(3)); // 2 of 4 MiB held now: below the high watermark (2.4)
+    assertEquals(List.of("first", "second", "fourth"), letIn);
+    assertTrue(pool.hasRoomOrQueue(4 * MIB, () -> letIn.add("late")),
+        "below the high watermark the pool has room again");
+    blocks.subList(4, 8).forEach(pool::free);
+  }
+
+  @Test
   void blocksNeverShareMemory() {
     // Every live block holds its own pattern; a page handed out twice would overwrite another's.
     PushBufferPool pool = new PushBufferPool(8 * MIB, 0.75, 0.5);
