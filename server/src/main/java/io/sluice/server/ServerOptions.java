@@ -82,10 +82,10 @@ public final class ServerOptions implements ConfigOptionSet {
           .defaultValue("1s")
           .min(0)
           .max(60_000)
-          .doc("Once the push memory refused a push for want of room, how long a connection's "
-              + "next push waits unread while flushes under way free blocks of its size (or bring "
-              + "the pool below `buffer.flush.high.watermark`), before it is read all the same "
-              + "(and refused with NO_BUFFER if there is still no room). Holding the push in its "
+          .doc("Once the push memory refused a push for want of room, how long each further push "
+              + "waits unread, its connection not read, while flushes under way free blocks of "
+              + "its size (or bring the pool below `buffer.flush.high.watermark`), before it is "
+              + "read all the same (and refused with NO_BUFFER if there is still no room). Holding the push in its "
               + "client's socket costs no network transfer; refusing it costs one, and another "
               + "when the client sends it again. Later requests on that connection wait behind "
               + "the push. `0` reads every push at once.")

@@ -142,8 +142,8 @@ public final class ShuffleServer implements Closeable {
       TransportConf transportConf = new TransportConf(conf);
       // The id is known once the port is bound; the handshake reports it from then on.
       String configuredId = conf.getOptional(ServerOptions.SERVER_ID).orElse(null);
-      this.peers = new TransportContext(transportConf,
-          configuredId == null ? "sluice-server" : configuredId, networkAllocator)
+      this.peers = new TransportContext(transportConf, ReplicaForwarder.CLIENT_ID_PREFIX
+          + (configuredId == null ? "sluice-server" : configuredId), networkAllocator)
           .createClientFactory();
       opened.push(peers);
       Secret clusterSecret = AuthOptions.clusterSecret(conf);

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.transport.RemoteException;
+import io.sluice.server.replication.ReplicaForwarder;
 import io.sluice.server.storage.FileIo;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -27,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Once the push pool refused a push for want of room, the next push waits unread in its client's
  * socket while flushes make room ({@code buffer.push.wait}), and is then taken without a refusal;
  * one that waits longer than that is read and refused with NO_BUFFER as before. The disk is stalled
- * by the test, so the pool stays full for as long as it says; other connections are served
- * meanwhile.
+ * by the test, so the pool stays full for as long as it says; requests on other connections are
+ * served meanwhile, and pushes a server forwards are never held.
  */
 class PushWaitTest {
   private static final String APP = "app-push-wait";
@@ -175,6 +177,22 @@ class PushWaitTest {
     assertEquals(StatusCode.NO_BUFFER, ServerTestClient.statusOf(refused), refused.toString());
     assertEquals(0.0, metric("sluice_server_push_waits_total"));
     assertEquals(2.0, rejections());
+  }
+
+  @Test
+  void pushesForwardedByAnotherServerAreNeverHeldBack() throws Exception {
+    fillWhileTheDiskStalls("30s");
+    // A server forwarding to this one holds its copies until answered: it is answered at once.
+    other = new ServerTestClient(ServerTestClient.address(server),
+        ReplicaForwarder.CLIENT_ID_PREFIX + "primary");
+    byte[] big = bytes(2 * MIB, 99);
+    RemoteException refused = assertThrows(RemoteException.class,
+        () -> other.pushRaw(APP, 0, List.of(), List.of(descriptor(20, big)), big));
+    assertEquals(StatusCode.NO_BUFFER, refused.status(), refused.getMessage());
+    assertEquals(0.0, metric("sluice_server_push_waits_total"));
+
+    CompletableFuture<Void> push = pushAsync(21, big);
+    waitUntil(() -> server.pushPool().roomWaiters() == 1, "a writer's push to wait for room");
   }
 
   private CompletableFuture<Void> pushAsync(int partition, byte[] block) {

@@ -75,8 +75,13 @@ final class ServerTestClient implements Closeable {
   }
 
   ServerTestClient(ServerAddress server) {
+    this(server, "test-client");
+  }
+
+  /** @param clientId the id this client's handshakes send */
+  ServerTestClient(ServerAddress server, String clientId) {
     this.transportConf = new TransportConf(SluiceConf.empty());
-    this.factory = new TransportContext(transportConf, "test-client",
+    this.factory = new TransportContext(transportConf, clientId,
         PooledByteBufAllocator.DEFAULT).createClientFactory();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "test-client-timer");

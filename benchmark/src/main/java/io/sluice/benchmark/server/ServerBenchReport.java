@@ -80,8 +80,11 @@ final class ServerBenchReport {
         .append(mib(ShuffleRun.FETCH_IN_FLIGHT)).append(" in flight), which checks each ")
         .append("block's CRC32C and every committed count; the benchmark checks besides that ")
         .append("each block holds the bytes pushed under its identity, once. The server's ")
-        .append("`/metrics` are sampled every ").append(settings.sampleMillis())
-        .append(" ms for peaks; a peak between two samples is not seen.\n\n");
+        .append("memory gauges, flushes and refusals (`/metrics`) are sampled every ")
+        .append(settings.sampleMillis())
+        .append(" ms for peaks, and a peak between two samples is not seen; its CPU and its ")
+        .append("other counters are read at the start and the end of each phase, so that the ")
+        .append("sampling does not add to the CPU it measures.\n\n");
     if (results.throughputServer != null) {
       ServerBenchResults.ServerSetup s = results.throughputServer;
       md.append("Throughput runs: ").append(settings.runMib()).append(" MiB pushed per run, ")

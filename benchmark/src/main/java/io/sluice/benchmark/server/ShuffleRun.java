@@ -40,6 +40,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * One measured run against a running server: registers a shuffle, has {@code clients} map tasks push
@@ -58,14 +59,21 @@ final class ShuffleRun {
   static final int FETCH_REQUEST = 4 << 20;
   static final Backoff FETCH_BACKOFF = new Backoff(Duration.ofMillis(1), Duration.ofMillis(64),
       1_000);
-  static final List<String> METRICS = List.of(MetricsPoller.PUSH_HELD,
+  /**
+   * What the background sampling reads, for peaks and for the refusals between samples: gauges and
+   * cheap counters only, since every scrape costs the measured server CPU (its CPU by threads reads
+   * a file per thread).
+   */
+  static final List<String> SAMPLED = List.of(MetricsPoller.PUSH_HELD,
       MetricsPoller.PUSH_ALLOCATED, MetricsPoller.NETWORK, MetricsPoller.NETTY_DIRECT,
-      MetricsPoller.READ_USED, MetricsPoller.JDK_DIRECT, MetricsPoller.PUSHED,
-      MetricsPoller.FLUSHED, MetricsPoller.FLUSH_QUEUE, MetricsPoller.REJECTIONS,
-      MetricsPoller.PUSH_WAITS,
-      MetricsPoller.READ, MetricsPoller.GC_SECONDS, MetricsPoller.GC_COUNT,
-      MetricsPoller.CPU_SECONDS, MetricsPoller.RESIDENT, MetricsPoller.HEAP,
-      MetricsPoller.THREAD_CPU);
+      MetricsPoller.READ_USED, MetricsPoller.JDK_DIRECT, MetricsPoller.FLUSHED,
+      MetricsPoller.FLUSH_QUEUE, MetricsPoller.REJECTIONS, MetricsPoller.RESIDENT,
+      MetricsPoller.HEAP);
+  /** What is read at the start and end of each phase: everything the results need. */
+  static final List<String> METRICS = Stream.concat(SAMPLED.stream(), Stream.of(
+      MetricsPoller.PUSHED, MetricsPoller.PUSH_WAITS, MetricsPoller.READ,
+      MetricsPoller.GC_SECONDS, MetricsPoller.GC_COUNT, MetricsPoller.CPU_SECONDS,
+      MetricsPoller.THREAD_CPU)).toList();
   private static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(5);
   private static final int SETTLED_SAMPLES = 3;
   private static final long TIMEOUT_SECONDS = 120;
@@ -94,7 +102,10 @@ final class ShuffleRun {
       t.setDaemon(true);
       return t;
     });
-    MetricsPoller metrics = new MetricsPoller(List.of(server.httpPort()), METRICS,
+    MetricsPoller metrics = new MetricsPoller(List.of(server.httpPort()), SAMPLED,
+        Duration.ofMillis(sampleMillis));
+    // Never started: scraped at the phases' ends only.
+    MetricsPoller totals = new MetricsPoller(List.of(server.httpPort()), METRICS,
         Duration.ofMillis(sampleMillis));
     try {
       TransportClient admin = null;
@@ -116,7 +127,7 @@ final class ShuffleRun {
             shuffleId, PARTITIONS, i));
       }
 
-      Sample before = metrics.scrape(0);
+      Sample before = totals.scrape(0);
       CpuSnapshot cpu0 = CpuSnapshot.take();
       Instant ingestStart = Instant.now();
       metrics.start();
@@ -126,7 +137,7 @@ final class ShuffleRun {
       long acked = System.nanoTime();
       all(threads, clients, i -> pushers.get(i).commit(i));
       Sample settled = awaitFlushSettled(metrics, sampleMillis);
-      Sample ingestEnd = metrics.scrape(0);
+      Sample ingestEnd = totals.scrape(0);
       CpuSnapshot cpu1 = CpuSnapshot.take();
       Instant readStart = Instant.now();
 
@@ -141,7 +152,7 @@ final class ShuffleRun {
           IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + clients).toArray(), counts,
           check));
       check.checkComplete();
-      Sample readEnd = metrics.scrape(0);
+      Sample readEnd = totals.scrape(0);
       CpuSnapshot cpu2 = CpuSnapshot.take();
       Instant readStop = Instant.now();
       metrics.close();

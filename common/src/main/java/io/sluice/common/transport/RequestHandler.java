@@ -18,9 +18,9 @@ public interface RequestHandler {
 
   /**
    * What decides, before a frame's body is read, whether this handler can take it now (see
-   * {@link FrameGate}); asked once per connection.
+   * {@link FrameGate}); asked once per connection, before its handshake.
    */
-  default FrameGate frameGate() {
+  default FrameGate frameGate(TransportChannel channel) {
     return FrameGate.OPEN;
   }
 

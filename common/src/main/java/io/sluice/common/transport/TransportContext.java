@@ -112,7 +112,7 @@ public final class TransportContext {
     TransportChannel channel = new TransportChannel(ch);
     p.addLast("encoder", encoder)
         .addLast("frameDecoder",
-            new FrameDecoder(conf.maxFrameSize(), budget, handler.frameGate(),
+            new FrameDecoder(conf.maxFrameSize(), budget, handler.frameGate(channel),
                 conf.frameTimeout()))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())

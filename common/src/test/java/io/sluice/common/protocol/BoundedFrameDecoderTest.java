@@ -306,4 +306,26 @@ class BoundedFrameDecoderTest {
     assertEquals(0, recorder.messages.size());
     assertFalse(channel.finishAndReleaseAll());
   }
+
+  @Test
+  void aFrameLetInByTheGateThenQueuedForTheBudgetLeavesNothingWhenClosed() {
+    ReceiveBudget budget = new ReceiveBudget(50);
+    PushGate gate = new PushGate();
+    EmbeddedChannel channel =
+        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), new Recorder());
+    assertTrue(budget.reserveOrQueue(40, () -> { }), "another connection holds 40 bytes");
+    channel.writeInbound(pushHeader(20));
+
+    gate.queued.remove(0).run();
+    channel.runPendingTasks();
+    assertEquals(1, budget.queuedCount(), "let in by the gate, the frame queues for the budget");
+    assertFalse(channel.config().isAutoRead());
+
+    channel.close();
+    assertEquals(0, budget.queuedCount());
+    budget.release(40);
+    assertEquals(0, budget.reservedBytes());
+    assertEquals(0, gate.cancelled, "nothing was left at the gate to take back");
+    assertFalse(channel.finishAndReleaseAll());
+  }
 }

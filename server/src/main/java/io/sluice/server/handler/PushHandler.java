@@ -203,6 +203,10 @@ final class PushHandler {
       for (int j = 0; j < copies.length && copies[j] != null; j++) {
         pool.free(copies[j]);
       }
+      if (e instanceof RequestRejectedException r && r.status() == StatusCode.NO_BUFFER) {
+        // After freeing the partial copies: their room was there before and did not suffice.
+        pool.pushRefused();
+      }
       throw e;
     }
   }

@@ -46,7 +46,9 @@ public final class ShuffleRequestHandler implements RequestHandler {
 
   private final ShuffleStore store;
   private final PushHandler push;
-  private final PushMemoryGate pushGate;
+  private final PushBufferPool pool;
+  private final FlushManager flushManager;
+  private final Duration pushWait;
   private final ReadHandler read;
   private final ExecutorService control;
   private final ServerMetrics metrics;
@@ -59,7 +61,9 @@ public final class ShuffleRequestHandler implements RequestHandler {
       FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
       ExecutorService control, Executor remoteReads, int maxFrameSize, Duration pushWait) {
     this.store = store;
-    this.pushGate = new PushMemoryGate(pool, flushManager, metrics, pushWait);
+    this.pool = pool;
+    this.flushManager = flushManager;
+    this.pushWait = pushWait;
     this.push = new PushHandler(store, pool, flushManager, forwarder, metrics);
     this.read = new ReadHandler(store, readBudget, metrics, remoteReads, maxFrameSize);
     this.control = control;
@@ -67,8 +71,8 @@ public final class ShuffleRequestHandler implements RequestHandler {
   }
 
   @Override
-  public FrameGate frameGate() {
-    return pushGate;
+  public FrameGate frameGate(TransportChannel channel) {
+    return new PushMemoryGate(pool, flushManager, metrics, pushWait, channel);
   }
 
   @Override

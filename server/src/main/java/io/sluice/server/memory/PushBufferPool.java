@@ -41,7 +41,12 @@ public final class PushBufferPool {
   private final AtomicLong blockBytes = new AtomicLong();
   /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
   private final AtomicLong slabBytes = new AtomicLong();
-  private final LongConsumer slabFreed = bytes -> slabBytes.addAndGet(-bytes);
+  /** Memory of slabs freed since the last {@link #free}: room for small blocks again. */
+  private final AtomicLong slabsFreedSinceFree = new AtomicLong();
+  private final LongConsumer slabFreed = bytes -> {
+    slabBytes.addAndGet(-bytes);
+    slabsFreedSinceFree.addAndGet(bytes);
+  };
   /** The slab small blocks go to; the pool holds one reference to it. Guarded by this. */
   private Slab open;
   private final RoomQueue roomQueue = new RoomQueue();
@@ -101,11 +106,7 @@ public final class PushBufferPool {
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length);
     }
-    ByteBuf block = length < SMALL_BLOCK ? fromSlab(length) : fromArena(length);
-    if (block == null) {
-      roomQueue.allocationFailed();
-    }
-    return block;
+    return length < SMALL_BLOCK ? fromSlab(length) : fromArena(length);
   }
 
   /**
@@ -115,10 +116,11 @@ public final class PushBufferPool {
    * shares its slab.
    */
   public void free(ByteBuf buf) {
-    long charge;
+    // Room for other blocks: a large block's pages now (unless a memory read still holds them,
+    // until it ends), a small block's place only once its whole slab goes.
+    long room;
     if (buf.capacity() < SMALL_BLOCK) {
-      charge = Math.max(buf.capacity(), minBlockCharge);
-      blockBytes.addAndGet(-charge);
+      blockBytes.addAndGet(-Math.max(buf.capacity(), minBlockCharge));
       synchronized (this) {
         buf.release();
         if (open != null && open.refCnt() == 1) {
@@ -127,19 +129,29 @@ public final class PushBufferPool {
           open = null;
         }
       }
+      room = slabsFreedSinceFree.getAndSet(0);
     } else {
-      charge = ((PageBlock) buf).charge();
-      blockBytes.addAndGet(-charge);
+      room = ((PageBlock) buf).charge();
+      blockBytes.addAndGet(-room);
       buf.release();
     }
-    roomQueue.freed(charge, arena.heldBytesSnapshot() + slabBytes.get() < highBytes);
+    roomQueue.freed(room, arena.heldBytesSnapshot() + slabBytes.get() < highBytes);
+  }
+
+  /**
+   * A push was refused for want of room (its blocks, partly placed, are freed by now): from now on
+   * pushes wait for room ({@link #hasRoomOrQueue}).
+   */
+  public void pushRefused() {
+    roomQueue.pushRefused();
   }
 
   /**
    * Whether a push of about {@code bytes} may be read now; when not (or other pushes wait already),
    * queues {@code resume} to run, on the thread that frees the room, once it may. The pool counts
-   * as having room until an allocation fails; then a push waits until blocks of its size were
-   * freed, or until the pool holds less than its high watermark (see {@link RoomQueue}).
+   * as having room until a push is refused ({@link #pushRefused}); then a push waits until blocks
+   * of its size were freed, or until the pool holds less than its high watermark (see
+   * {@link RoomQueue}).
    *
    * @return true when there is room now; false when {@code resume} was queued
    */

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Whether a push fits is known only when its blocks are placed ({@link PushBufferPool#tryAllocate}
  * finds runs of pages inside held chunks, or a new chunk), so the pool is taken to have room until
- * an allocation fails. From then on the pool is <em>short</em>: a push waits until blocks of at
+ * a push is refused for want of it. From then on the pool is <em>short</em>: a push waits until blocks of at
  * least its size were freed since (a credit that pushes let in consume, so that one freed block
  * does not let in every waiting connection), and the pool stops being short once what it holds
  * falls below the high watermark, which lets every waiter in. Room is not reserved: a push let in
@@ -26,8 +26,8 @@ final class RoomQueue {
   /** Written under the lock, read without it by {@link #freed} on every free. */
   private volatile int size;
 
-  /** An allocation failed: pushes wait from now on until blocks are freed. */
-  void allocationFailed() {
+  /** A push found no room: pushes wait from now on until blocks are freed. */
+  void pushRefused() {
     synchronized (waiters) {
       shortOfRoom = true;
       credit.set(0);
@@ -39,7 +39,7 @@ final class RoomQueue {
    * than its high watermark. Lets in the waiters at the head of the queue that this makes room for.
    */
   void freed(long bytes, boolean belowHighWatermark) {
-    if (!shortOfRoom) {
+    if (!shortOfRoom || (bytes == 0 && !belowHighWatermark)) {
       return;
     }
     if (belowHighWatermark) {
@@ -50,14 +50,21 @@ final class RoomQueue {
     if (size == 0) {
       return;
     }
-    List<Runnable> woken = new ArrayList<>();
+    List<Runnable> woken;
     synchronized (waiters) {
-      while (!waiters.isEmpty() && takeRoom(waiters.peekFirst().bytes)) {
-        woken.add(waiters.removeFirst().resume);
-      }
-      size = waiters.size();
+      woken = letInWhatFits();
     }
     woken.forEach(Runnable::run);
+  }
+
+  /** Takes the waiters at the head of the queue that there is room for off it. Under the lock. */
+  private List<Runnable> letInWhatFits() {
+    List<Runnable> woken = new ArrayList<>();
+    while (!waiters.isEmpty() && takeRoom(waiters.peekFirst().bytes)) {
+      woken.add(waiters.removeFirst().resume);
+    }
+    size = waiters.size();
+    return woken;
   }
 
   /** True when the pool has room for {@code bytes} and nobody waits before; else queues. */
@@ -82,13 +89,19 @@ final class RoomQueue {
     }
   }
 
-  /** Takes a waiter back; false when it was let in already. */
+  /**
+   * Takes a waiter back; false when it was let in already. The waiters behind it may fit what it
+   * waited for.
+   */
   boolean cancel(Runnable resume) {
+    List<Runnable> woken;
+    boolean removed;
     synchronized (waiters) {
-      boolean removed = waiters.removeIf(w -> w.resume == resume);
-      size = waiters.size();
-      return removed;
+      removed = waiters.removeIf(w -> w.resume == resume);
+      woken = removed ? letInWhatFits() : List.of();
     }
+    woken.forEach(Runnable::run);
+    return removed;
   }
 
   int size() {

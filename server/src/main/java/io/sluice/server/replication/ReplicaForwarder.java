@@ -35,6 +35,14 @@ import java.util.function.Function;
  * forwards further when its chain goes on.
  */
 public final class ReplicaForwarder {
+  /**
+   * How the client ids of the connections a server forwards on begin (the handshake's
+   * {@code clientId}): a server receiving pushes on such a connection reads them at once even when
+   * its pool is short of room, since the sender holds what it forwards in its own pool meanwhile
+   * (see {@code PushMemoryGate}).
+   */
+  public static final String CLIENT_ID_PREFIX = "sluice-replica:";
+
   private final TransportClientFactory peers;
   private final Function<String, Credentials> credentials;
   private final ByteBufAllocator allocator;

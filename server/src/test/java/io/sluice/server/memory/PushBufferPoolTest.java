@@ -96,8 +96,9 @@ class PushBufferPoolTest {
     }
     List<String> letIn = new ArrayList<>();
     assertTrue(pool.hasRoomOrQueue(MIB, () -> letIn.add("early")),
-        "the pool has room until an allocation says otherwise");
+        "the pool has room until a push is refused for want of it");
     assertNull(pool.tryAllocate((int) MIB / 2));
+    pool.pushRefused();
 
     assertFalse(pool.hasRoomOrQueue(MIB, () -> letIn.add("first")));
     assertFalse(pool.hasRoomOrQueue(MIB / 2, () -> letIn.add("second")));
@@ -122,6 +123,46 @@ class PushBufferPoolTest {
     assertTrue(pool.hasRoomOrQueue(4 * MIB, () -> letIn.add("late")),
         "below the high watermark the pool has room again");
     blocks.subList(4, 8).forEach(pool::free);
+  }
+
+  @Test
+  void aWaiterTakenBackLetsInThoseBehindItThatFit() {
+    PushBufferPool pool = new PushBufferPool(4 * MIB, 0.6, 0.25);
+    List<ByteBuf> blocks = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      blocks.add(pool.tryAllocate((int) MIB));
+    }
+    pool.pushRefused();
+    List<String> letIn = new ArrayList<>();
+    Runnable big = () -> letIn.add("big");
+    assertFalse(pool.hasRoomOrQueue(2 * MIB, big));
+    assertFalse(pool.hasRoomOrQueue(MIB / 2, () -> letIn.add("small")));
+    pool.free(blocks.remove(0));
+    assertTrue(letIn.isEmpty(), "1 MiB freed: not enough for the big push at the head");
+
+    assertTrue(pool.cancelRoomWait(big));
+    assertEquals(List.of("small"), letIn, "the room the big push waited for goes to the next");
+    blocks.forEach(pool::free);
+  }
+
+  @Test
+  void smallBlocksMakeRoomOnlyWhenTheirSlabGoes() {
+    PushBufferPool pool = new PushBufferPool(2 * MIB, 0.5, 0.25);
+    List<ByteBuf> small = new ArrayList<>();
+    for (int i = 0; i < 65; i++) {
+      small.add(pool.tryAllocate(16 * 1024)); // 64 fill the first slab, one opens a second
+    }
+    assertEquals(2 * MIB, pool.usedBytes());
+    pool.pushRefused();
+    List<String> letIn = new ArrayList<>();
+    assertFalse(pool.hasRoomOrQueue(64 * 1024, () -> letIn.add("push")));
+    pool.free(small.get(0));
+    pool.free(small.get(1));
+    assertTrue(letIn.isEmpty(), "their slab still holds other blocks: no room came back");
+    small.subList(2, 64).forEach(pool::free);
+    assertEquals(MIB, pool.usedBytes());
+    assertEquals(List.of("push"), letIn, "the first slab went back");
+    pool.free(small.get(64));
   }
 
   @Test
