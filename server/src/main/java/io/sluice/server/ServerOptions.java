@@ -72,9 +72,9 @@ public final class ServerOptions implements ConfigOptionSet {
       ConfigOption.bytes("buffer.capacity")
           .defaultValue("1g")
           .min(16L << 20)
-          .doc("Off-heap memory for pushed blocks not yet flushed. A push beyond it is refused with "
-              + "the retriable NO_BUFFER status, and later pushes wait unread while flushes free "
-              + "memory (`buffer.push.wait`).")
+          .doc("Off-heap memory for pushed blocks not yet flushed. A push beyond it is refused "
+              + "with the retriable NO_BUFFER status, and later pushes wait unread while flushes "
+              + "free memory (`buffer.push.wait`).")
           .build();
 
   public static final ConfigOption<Duration> PUSH_WAIT =
@@ -85,10 +85,11 @@ public final class ServerOptions implements ConfigOptionSet {
           .doc("Once the push memory refused a push for want of room, how long each further push "
               + "waits unread, its connection not read, while flushes under way free blocks of "
               + "its size (or bring the pool below `buffer.flush.high.watermark`), before it is "
-              + "read all the same (and refused with NO_BUFFER if there is still no room). Holding the push in its "
-              + "client's socket costs no network transfer; refusing it costs one, and another "
-              + "when the client sends it again. Later requests on that connection wait behind "
-              + "the push. `0` reads every push at once.")
+              + "read all the same (and refused with NO_BUFFER if there is still no room). "
+              + "Holding the push in its client's socket costs no network transfer; refusing it "
+              + "costs one, and another when the client sends it again. Later requests on that "
+              + "connection wait behind the push. Pushes another server forwards are never held. "
+              + "`0` reads every push at once.")
           .build();
 
   public static final ConfigOption<Long> READ_BUFFER_CAPACITY =

@@ -241,6 +241,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   /** Asks the gate about the current frame; false when it queued the frame. */
   private boolean passGate(ChannelHandlerContext ctx) {
+    if (gate == FrameGate.OPEN) {
+      return true;
+    }
     GateWait wait = new GateWait(ctx);
     if (gate.admitOrQueue(MessageType.fromByte((byte) getUnsignedByte(0)), frameLength, wait)) {
       return true;
