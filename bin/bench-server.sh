@@ -17,6 +17,8 @@
 # Environment:
 #   JAVA_HOME               Java 17 or newer; `java` on the PATH otherwise
 #   SLUICE_BENCH_JAVA_OPTS  extra JVM options of the clients' JVM
+#   SLUICE_BENCH_SERVER_JAVA_OPTS
+#                           extra JVM options of the server's JVM (an -agentpath profiler, say)
 #   SLUICE_SERVER_HEAP      the server's heap (default: derived from its configuration, as
 #                           bin/start-server.sh does)
 . "$(dirname "$0")/bench-lib.sh"

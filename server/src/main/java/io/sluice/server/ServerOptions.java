@@ -92,6 +92,18 @@ public final class ServerOptions implements ConfigOptionSet {
               + "`0` reads every push at once.")
           .build();
 
+  public static final ConfigOption<Duration> CHUNK_KEEP =
+      ConfigOption.duration("buffer.chunk.keep")
+          .defaultValue("5m")
+          .min(0)
+          .max(86_400_000)
+          .doc("How long the push memory keeps a 1 MiB chunk whose blocks were all flushed, "
+              + "mapped for the next blocks, before giving it back to the operating system. Such "
+              + "chunks count against `buffer.capacity` and give way to any allocation that needs "
+              + "the room. Memory mapped anew costs a page fault and the kernel's zeroing of each "
+              + "4 KiB page when a push first fills it. `0` gives each chunk back as it empties.")
+          .build();
+
   public static final ConfigOption<Long> READ_BUFFER_CAPACITY =
       ConfigOption.bytes("read.buffer.capacity")
           .defaultValue("256m")
@@ -311,7 +323,7 @@ public final class ServerOptions implements ConfigOptionSet {
 
   private static final List<ConfigOption<?>> ALL = List.of(
       SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
-      BUFFER_CAPACITY, PUSH_WAIT, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
+      BUFFER_CAPACITY, PUSH_WAIT, CHUNK_KEEP, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
       PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,
       DISK_MIN_FREE, HDFS_DIR,

@@ -43,7 +43,7 @@ final class ServerStatusReport {
     status.put("state", server.state());
     status.put("version", VERSION);
     Map<String, Object> memory = new LinkedHashMap<>();
-    memory.put("pushHeldBytes", server.pushPool().usedBytes());
+    memory.put("pushHeldBytes", server.pushPool().heldBytes());
     memory.put("pushAllocatedBytes", server.pushPool().allocatedBytes());
     memory.put("pushCapacityBytes", server.pushPool().capacity());
     memory.put("readUsedBytes", server.readBudget().usedBytes());

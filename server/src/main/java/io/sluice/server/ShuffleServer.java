@@ -98,7 +98,8 @@ public final class ShuffleServer implements Closeable {
           conf.get(ServerOptions.FLUSH_HIGH_WATERMARK),
           conf.get(ServerOptions.FLUSH_LOW_WATERMARK),
           PushBufferPool.minBlockCharge(conf.get(ServerOptions.BUFFER_CAPACITY),
-              conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY)));
+              conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY)), conf.get(ServerOptions.CHUNK_KEEP));
+      opened.push(pushPool::close);
       this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
       this.networkAllocator = NettyTransports.pooledAllocator(
           Math.max(1, Runtime.getRuntime().availableProcessors()));
@@ -404,6 +405,7 @@ public final class ShuffleServer implements Closeable {
         LOG.warn("Closing the HDFS tier failed: {}", e.toString());
       }
     }
+    pushPool.close();
     LOG.info("Shuffle server {} stopped", serverId);
   }
 

@@ -94,8 +94,9 @@ final class ServerProcess implements AutoCloseable {
     Map<String, String> env = Map.of(
         "SLUICE_PID_DIR", pidDir.toAbsolutePath().toString(),
         "SLUICE_LOG_DIR", logDir.toAbsolutePath().toString(),
-        "SLUICE_JAVA_OPTS", recording == null ? "" : "-XX:StartFlightRecording=filename="
-            + recording.toAbsolutePath() + ",settings=profile,dumponexit=true");
+        "SLUICE_JAVA_OPTS", (extraServerJavaOptions() + (recording == null ? ""
+            : " -XX:StartFlightRecording=filename=" + recording.toAbsolutePath()
+                + ",settings=profile,dumponexit=true")).trim());
     Daemons.script(home, "start-server.sh", conf, env);
     Path pidFile = pidDir.resolve("server-" + name + ".pid");
     long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
@@ -103,6 +104,12 @@ final class ServerProcess implements AutoCloseable {
         logDir.resolve("server-" + name + ".log"), env, port, httpPort, parsed, recording, pid);
     server.awaitServing();
     return server;
+  }
+
+  /** {@code SLUICE_BENCH_SERVER_JAVA_OPTS}: extra options of the servers' JVMs, a profiler say. */
+  private static String extraServerJavaOptions() {
+    String options = System.getenv("SLUICE_BENCH_SERVER_JAVA_OPTS");
+    return options == null ? "" : options;
   }
 
   int port() {

@@ -104,7 +104,8 @@ public final class FlushManager implements Closeable {
     roundRequested.set(false);
     try {
       storageAvailable = disks.pick() != null || (hdfs != null && hdfs.isWritable());
-      metrics.pushMemoryUsed(pool.usedBytes(), pool.allocatedBytes());
+      pool.releaseIdleSpares();
+      metrics.pushMemoryUsed(pool.heldBytes(), pool.allocatedBytes());
       long toFlush = pool.bytesToFlush();
       if (toFlush == 0) {
         return;

@@ -1,6 +1,7 @@
 package io.sluice.server.memory;
 
 import io.netty.buffer.ByteBuf;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -16,7 +17,9 @@ import java.util.function.LongConsumer;
  *   <li>Blocks of {@link #SMALL_BLOCK} bytes and more: a {@link PageArena}, 1 MiB chunks of 8 KiB
  *       pages, a block taking a run of whole pages. A flushed block's pages take new blocks while
  *       the rest of its chunk waits for its own flushes, so steady ingest reuses mapped memory; a
- *       chunk goes back when its last block goes.
+ *       chunk whose last block goes is kept as a spare for the next chunk needed, for at most
+ *       {@code buffer.chunk.keep} when it is not reused, and counts against the capacity
+ *       meanwhile.
  *   <li>Smaller blocks: {@link Slab}s of 1 MiB that the pool allocates and frees itself, blocks back
  *       to back, a slab freed when its last block goes.
  * </ul>
@@ -31,7 +34,7 @@ public final class PushBufferPool {
   static final int SMALL_BLOCK = 32 * 1024;
   static final int SLAB_SIZE = 1 << 20;
 
-  private final PageArena arena = new PageArena(this);
+  private final PageArena arena;
   private final long capacity;
   private final long highBytes;
   private final long lowBytes;
@@ -61,13 +64,21 @@ public final class PushBufferPool {
     this(capacity, highWatermark, lowWatermark, 1);
   }
 
+  /** A pool that gives each emptied chunk back at once (see the next constructor). */
+  public PushBufferPool(long capacity, double highWatermark, double lowWatermark,
+      int minBlockCharge) {
+    this(capacity, highWatermark, lowWatermark, minBlockCharge, Duration.ZERO);
+  }
+
   /**
    * @param minBlockCharge the least a block takes of the capacity, however small (at most
    *     {@link #SMALL_BLOCK}): the pool then holds at most {@code capacity / minBlockCharge} blocks,
    *     which bounds the heap their bookkeeping takes (see {@link #minBlockCharge(long, long)})
+   * @param spareKeep how long an emptied chunk is kept for reuse ({@code buffer.chunk.keep}; zero
+   *     gives it back at once); a pool that keeps spares is to be {@link #close closed}
    */
   public PushBufferPool(long capacity, double highWatermark, double lowWatermark,
-      int minBlockCharge) {
+      int minBlockCharge, Duration spareKeep) {
     if (minBlockCharge < 1 || minBlockCharge > SMALL_BLOCK) {
       throw new IllegalArgumentException("a block's least charge must be 1 to " + SMALL_BLOCK
           + " bytes, got " + minBlockCharge);
@@ -81,6 +92,7 @@ public final class PushBufferPool {
     this.capacity = capacity;
     this.highBytes = (long) (capacity * highWatermark);
     this.lowBytes = (long) (capacity * lowWatermark);
+    this.arena = new PageArena(this, spareKeep.toNanos());
   }
 
   /**
@@ -218,12 +230,34 @@ public final class PushBufferPool {
   }
 
   /**
-   * Memory the pool holds from the operating system: the arena's chunks and the live slabs. Under
-   * this pool's lock, so that no allocation moves memory between the two counts while they are read
-   * (frees only lower them): the sum is what the pool held at one moment.
+   * Memory the pool's blocks keep from the operating system: the arena's chunks that hold blocks
+   * and the live slabs; what the flush watermarks compare. Under this pool's lock, so that no
+   * allocation moves memory between the two counts while they are read (frees only lower them):
+   * the sum is what the pool held at one moment.
    */
   public synchronized long usedBytes() {
     return arena.heldBytes() + slabBytes.get();
+  }
+
+  /**
+   * Memory the pool holds from the operating system: {@link #usedBytes()} and the spare chunks
+   * kept for reuse. {@code buffer.capacity} bounds it.
+   */
+  public synchronized long heldBytes() {
+    return arena.heldBytes() + arena.spareBytes() + slabBytes.get();
+  }
+
+  /** Gives back the spare chunks that were not reused within the spare keep time. */
+  public synchronized void releaseIdleSpares() {
+    arena.releaseIdleSpares(System.nanoTime());
+  }
+
+  /**
+   * Gives back every spare chunk, and from now on each chunk as it empties. The blocks still
+   * handed out stay valid until freed.
+   */
+  public synchronized void close() {
+    arena.close();
   }
 
   /** Bytes of the blocks handed out and not yet freed (large blocks rounded to their pages). */
@@ -259,7 +293,7 @@ public final class PushBufferPool {
         return open.take(length, charge);
       }
     }
-    if (arena.heldBytes() + slabBytes.get() + SLAB_SIZE > capacity) {
+    if (!arena.makeRoom(SLAB_SIZE, capacity - slabBytes.get())) {
       return null;
     }
     // Concurrent frees only lower the count, so checking and then adding cannot pass the capacity.

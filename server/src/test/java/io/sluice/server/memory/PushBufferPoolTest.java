@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -592,6 +593,81 @@ class PushBufferPoolTest {
       if (buf != null) {
         pool.free(buf);
       }
+    }
+  }
+
+  @Test
+  void anEmptiedChunkIsKeptAndTakesTheNextChunkOfBlocks() {
+    PushBufferPool pool = new PushBufferPool(4 * MIB, 0.75, 0.5, 1, Duration.ofHours(1));
+    try {
+      ByteBuf first = pool.tryAllocate(256 * 1024);
+      long firstMemory = first.memoryAddress();
+      pool.free(first);
+      assertEquals(0, pool.usedBytes(), "the watermarks see no blocks");
+      assertEquals(MIB, pool.heldBytes(), "the spare stays mapped, counted as held");
+      assertFalse(pool.needsFlush());
+      ByteBuf next = pool.tryAllocate(512 * 1024);
+      try {
+        assertEquals(firstMemory, next.memoryAddress(), "the spare's memory, reused");
+        assertEquals(MIB, pool.heldBytes(), "no new chunk");
+        assertEquals(MIB, pool.usedBytes());
+      } finally {
+        pool.free(next);
+      }
+      pool.releaseIdleSpares();
+      assertEquals(MIB, pool.heldBytes(), "a spare within its keep time stays");
+    } finally {
+      pool.close();
+    }
+    assertEquals(0, pool.heldBytes(), "closing gives the spares back");
+  }
+
+  @Test
+  void sparesCountAgainstTheCapacityAndGiveWayToSlabsAndLargeBlocks() {
+    PushBufferPool pool = new PushBufferPool(3 * MIB, 0.75, 0.5, 1, Duration.ofHours(1));
+    List<ByteBuf> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        held.add(pool.tryAllocate((int) MIB));
+      }
+      held.forEach(pool::free);
+      held.clear();
+      assertEquals(3 * MIB, pool.heldBytes(), "three spares");
+      // A slab needs memory of its own: a spare goes back for it, and the capacity holds.
+      held.add(pool.tryAllocate(1024));
+      assertEquals(3 * MIB, pool.heldBytes());
+      // A block larger than a chunk has memory of its own: the other spares give way.
+      held.add(pool.tryAllocate((int) (2 * MIB)));
+      assertEquals(3 * MIB, pool.heldBytes());
+      assertEquals(3 * MIB, pool.usedBytes());
+      assertNull(pool.tryAllocate(64 * 1024), "the capacity is reached");
+    } finally {
+      held.forEach(pool::free);
+      pool.close();
+    }
+    assertEquals(0, pool.heldBytes());
+  }
+
+  @Test
+  void unusedSparesGoBackAfterTheKeepTimeAndAfterClosingAtOnce() {
+    PushBufferPool pool = new PushBufferPool(4 * MIB, 0.75, 0.5, 1, Duration.ofMillis(1));
+    try {
+      pool.free(pool.tryAllocate(64 * 1024));
+      assertEquals(MIB, pool.heldBytes());
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (pool.heldBytes() > 0 && System.nanoTime() < deadline) {
+        pool.releaseIdleSpares();
+        Thread.onSpinWait();
+      }
+      assertEquals(0, pool.heldBytes(), "a spare not reused within its keep time goes back");
+      ByteBuf block = pool.tryAllocate(64 * 1024);
+      pool.close();
+      assertEquals(MIB, pool.heldBytes(), "a block handed out stays valid after closing");
+      block.writeLong(7);
+      pool.free(block);
+      assertEquals(0, pool.heldBytes(), "after closing, an emptied chunk goes back at once");
+    } finally {
+      pool.close();
     }
   }
 }
