@@ -153,7 +153,7 @@ public final class ShuffleServer implements Closeable {
           new ReplicaForwarder(peers, app -> forwardingCredentials(app, clusterSecret),
               networkAllocator, conf.get(ServerOptions.REPLICATION_TIMEOUT)), metrics, control,
           hdfs == null ? null : hdfs.readExecutor(), transportConf.maxFrameSize(),
-          conf.get(ServerOptions.PUSH_WAIT));
+          conf.get(ServerOptions.PUSH_WAIT), clusterSecret != null);
       // Executors prove their application's secret; drivers bring it, proving the cluster secret.
       ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
           : new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), clusterSecret,

@@ -4,21 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.config.SluiceConf;
-import io.sluice.common.protocol.Message;
-import io.sluice.common.protocol.MessageEncoder;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.transport.TransportOptions;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -88,10 +82,10 @@ class ReceiveMemoryBoundTest {
       }, "network-sampler");
       sampler.start();
 
-      byte[] handshake = encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
+      byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
           ProtocolVersion.CURRENT, "hostile"));
       // A push to an application nobody registered: the server takes the whole frame, then refuses.
-      byte[] push = encode(maximumPush());
+      byte[] push = ServerTestClient.encode(maximumPush());
       for (int i = 0; i < PIPELINERS; i++) {
         threads.add(start("pipeliner-" + i, () -> {
           boolean wroteAll = false;
@@ -186,7 +180,7 @@ class ReceiveMemoryBoundTest {
         TransportOptions.MAX_CONNECTIONS.key(), "3"));
     List<Socket> sockets = new ArrayList<>();
     try (ShuffleServer server = new ShuffleServer(conf)) {
-      byte[] handshake = encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
+      byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
           ProtocolVersion.CURRENT, "counted"));
       for (int i = 0; i < 3; i++) {
         Socket s = connect(server, sockets);
@@ -213,7 +207,7 @@ class ReceiveMemoryBoundTest {
   /** A push to an application nobody registered whose frame is exactly the maximum. */
   private static PushDataRequest maximumPush() {
     int lengthField = 4;
-    int header = encode(pushWithBody(0)).length - lengthField;
+    int header = ServerTestClient.encode(pushWithBody(0)).length - lengthField;
     return pushWithBody(MAX_FRAME - header);
   }
 
@@ -224,20 +218,6 @@ class ReceiveMemoryBoundTest {
   }
 
   /** The bytes a client puts on the wire for {@code message}: length field and frame. */
-  private static byte[] encode(Message message) {
-    EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
-    channel.writeOutbound(message);
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    Object part;
-    while ((part = channel.readOutbound()) != null) {
-      ByteBuf buf = (ByteBuf) part;
-      bytes.writeBytes(ByteBufUtil.getBytes(buf));
-      buf.release();
-    }
-    channel.finishAndReleaseAll();
-    return bytes.toByteArray();
-  }
-
   private static Socket connect(ShuffleServer server, List<Socket> sockets) throws IOException {
     Socket s = new Socket("127.0.0.1", server.port());
     sockets.add(s);

@@ -2,12 +2,15 @@ package io.sluice.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.protocol.Message;
+import io.sluice.common.protocol.MessageEncoder;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.ServerAddress;
@@ -35,6 +38,7 @@ import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
+import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
@@ -292,6 +296,21 @@ final class ServerTestClient implements Closeable {
       }
     }
     return null;
+  }
+
+  /** {@code message} as the bytes of its frame, for tests that write to a socket themselves. */
+  static byte[] encode(Message message) {
+    EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
+    channel.writeOutbound(message);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    Object part;
+    while ((part = channel.readOutbound()) != null) {
+      ByteBuf buf = (ByteBuf) part;
+      bytes.writeBytes(ByteBufUtil.getBytes(buf));
+      buf.release();
+    }
+    channel.finishAndReleaseAll();
+    return bytes.toByteArray();
   }
 
   /** Releases a message that may hold a body. */

@@ -5,9 +5,11 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.sluice.common.transport.BodyPlacer;
 import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.LogRateLimiter;
 import io.sluice.common.transport.ReceiveBudget;
+import io.sluice.common.transport.ReceiveTarget;
 import io.sluice.common.transport.TransportOptions;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -40,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * <p>Before reserving, a server's decoder asks its {@link FrameGate} whether the frame, by its type
  * and length, can be taken now; while the gate holds it back (at most the gate's longest wait) the
  * connection is not read and holds no reservation.
+ *
+ * <p>Once a large frame is reserved, a server's decoder may offer it to a {@link BodyPlacer}: when
+ * the placer takes it, the bytes of the frame already received are copied into the placer's
+ * buffers and the socket reads the rest straight into them ({@link ReceiveTarget}); the frame is
+ * then fired as the message the placement completes to, not as bytes. A frame is offered only
+ * while its received bytes are one buffer and at least {@link #MIN_PLACED_BYTES} are still to come.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -47,6 +55,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   /** Capacity beyond 1.5 times the queued bytes that is tolerated before queued buffers merge. */
   public static final int MAX_UNMERGED_SLACK = 64 * 1024;
+
+  /** The least of a frame still to come for which the decoder offers it to its placer. */
+  public static final int MIN_PLACED_BYTES = 64 * 1024;
 
   private static final int LENGTH_FIELD_SIZE = 4;
   /** Bytes after the length field that hold the type byte and a request id. */
@@ -56,6 +67,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   /** The server's receive budget, or null on a client, whose reads are bounded by its requests. */
   private final ReceiveBudget budget;
   private final FrameGate gate;
+  /** Where large frames' bodies may be received in place, or null; with {@link #receiveTarget}. */
+  private final BodyPlacer placer;
+  private final ReceiveTarget receiveTarget;
   private final long frameTimeoutNanos;
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
   private long pendingBytes;
@@ -77,6 +91,13 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   /** The last queued buffer when it was made by merging and the current frame's bytes go into it. */
   private ByteBuf mergeTarget;
   private ScheduledFuture<?> frameTimer;
+  /** Whether the current frame was offered to the placer for good. */
+  private boolean placementDecided;
+  /** The current frame's placement, or null; its buffers, the one being filled, bytes to come. */
+  private BodyPlacer.Placement placement;
+  private ByteBuf[] placedBuffers;
+  private int placedIndex;
+  private int placedRemaining;
   private boolean discarding;
   private boolean firedFrame;
 
@@ -98,6 +119,23 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    */
   public FrameDecoder(int maxFrameSize, ReceiveBudget budget, FrameGate gate,
       Duration frameTimeout) {
+    this(maxFrameSize, budget, gate, frameTimeout, null, null);
+  }
+
+  /**
+   * A server's decoder that may receive large frames' bodies in place.
+   *
+   * @param placer        what may take a frame's body into buffers of its own, or null
+   * @param receiveTarget the connection's receive buffers, through which the placer's buffers are
+   *                      read into; null exactly when {@code placer} is
+   */
+  public FrameDecoder(int maxFrameSize, ReceiveBudget budget, FrameGate gate,
+      Duration frameTimeout, BodyPlacer placer, ReceiveTarget receiveTarget) {
+    if ((placer == null) != (receiveTarget == null)) {
+      throw new IllegalArgumentException("a placer needs the connection's receive target");
+    }
+    this.placer = placer;
+    this.receiveTarget = receiveTarget;
     if (maxFrameSize < 1) {
       throw new IllegalArgumentException("maxFrameSize must be at least 1: " + maxFrameSize);
     }
@@ -117,11 +155,24 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       ctx.fireChannelRead(msg);
       return;
     }
-    if (discarding || !buf.isReadable()) {
+    if (placement != null && receiveTarget.isOwnRead(buf)) {
+      // The socket read into the placement's buffer: its bytes are there already.
+      int n = buf.readableBytes();
+      buf.release();
+      placedArrived(n);
+    } else if (discarding || !buf.isReadable()) {
       buf.release();
       return;
+    } else {
+      if (placement != null) {
+        fillPlacement(buf);
+      }
+      if (buf.isReadable()) {
+        enqueue(ctx, buf);
+      } else {
+        buf.release();
+      }
     }
-    enqueue(ctx, buf);
     decodeFrames(ctx);
     updateReading(ctx);
   }
@@ -182,7 +233,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    * belong to it (later bytes of the frame are then copied in as they arrive), and frees the rest.
    */
   private void merge(ChannelHandlerContext ctx) {
-    boolean withinFrame = frameReserved > 0 && pendingBytes <= frameLength;
+    boolean withinFrame = frameReserved > 0 && placement == null && pendingBytes <= frameLength;
     int capacity = (int) (withinFrame ? frameLength : pendingBytes);
     ByteBuf merged = ctx.alloc().directBuffer(capacity, capacity);
     ByteBuf piece;
@@ -222,12 +273,26 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
           return;
         }
       }
-      if (pendingBytes < frameLength) {
-        return;
+      if (placer != null && !placementDecided && placement == null) {
+        offerToPlacer();
       }
-      ByteBuf frame = takeFrame(ctx, frameLength);
+      Object frame;
+      if (placement != null) {
+        if (placedRemaining > 0) {
+          return;
+        }
+        BodyPlacer.Placement done = placement;
+        endPlacement();
+        frame = done.complete();
+      } else {
+        if (pendingBytes < frameLength) {
+          return;
+        }
+        frame = takeFrame(ctx, frameLength);
+      }
       frameLength = -1;
       frameAdmitted = false;
+      placementDecided = false;
       firedFrame = true;
       ctx.fireChannelRead(frame);
       // The next handler returned: the frame was handled (or copied, or released) by now.
@@ -237,6 +302,90 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         discardAll();
       }
     }
+  }
+
+  /**
+   * Offers the current frame to the placer once its first bytes are one buffer and much of it is
+   * still to come; when placed, moves what arrived into the placement and points the socket's next
+   * read at it.
+   */
+  private void offerToPlacer() {
+    if (pending.size() != 1 || frameLength - pendingBytes < MIN_PLACED_BYTES) {
+      // Little to come (nothing to gain), or a start split over buffers (the placer reads one).
+      placementDecided = true;
+      return;
+    }
+    ByteBuf first = pending.peekFirst();
+    BodyPlacer.Placement offered =
+        placer.place(first.slice(first.readerIndex(), first.readableBytes()), frameLength);
+    placementDecided = true;
+    if (offered == null) {
+      return;
+    }
+    int header = offered.headerLength();
+    long room = 0;
+    for (ByteBuf b : offered.buffers()) {
+      room += b.writableBytes();
+    }
+    if (header < 1 || header > pendingBytes || room != frameLength - header) {
+      offered.abandon();
+      throw new IllegalStateException("a placement of a " + frameLength + "-byte frame took "
+          + header + " bytes of header (of " + pendingBytes + " received) and has room for "
+          + room);
+    }
+    placement = offered;
+    placedBuffers = offered.buffers();
+    placedIndex = 0;
+    placedRemaining = frameLength - header;
+    skip(header);
+    // What is left holds only this frame's bytes: fewer than the frame had arrived.
+    ByteBuf piece;
+    while ((piece = pending.pollFirst()) != null) {
+      fillPlacement(piece);
+      piece.release();
+    }
+    pendingBytes = 0;
+    pendingCapacity = 0;
+    mergeTarget = null;
+    targetNextBuffer();
+  }
+
+  /** Copies bytes of {@code src} that belong to the placement into its buffers. */
+  private void fillPlacement(ByteBuf src) {
+    while (placedRemaining > 0 && src.isReadable()) {
+      ByteBuf into = placedBuffers[placedIndex];
+      int n = Math.min(src.readableBytes(), into.writableBytes());
+      into.writeBytes(src, n);
+      placedRemaining -= n;
+      targetNextBuffer();
+    }
+  }
+
+  /** The socket read {@code n} bytes straight into the placement's current buffer. */
+  private void placedArrived(int n) {
+    ByteBuf into = placedBuffers[placedIndex];
+    into.writerIndex(into.writerIndex() + n);
+    placedRemaining -= n;
+    targetNextBuffer();
+  }
+
+  /** Points the next socket read at the first placement buffer with room, or back at the usual. */
+  private void targetNextBuffer() {
+    while (placedIndex < placedBuffers.length && !placedBuffers[placedIndex].isWritable()) {
+      placedIndex++;
+    }
+    if (placedIndex < placedBuffers.length) {
+      receiveTarget.set(placedBuffers[placedIndex]);
+    } else {
+      receiveTarget.clear();
+    }
+  }
+
+  private void endPlacement() {
+    placement = null;
+    placedBuffers = null;
+    placedRemaining = 0;
+    receiveTarget.clear();
   }
 
   /** Asks the gate about the current frame; false when it queued the frame. */
@@ -314,8 +463,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     long elapsed = System.nanoTime() - frameStartNanos;
     if (TIMEOUT_WARNINGS.tryAcquire()) {
       LOG.warn("Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
-          + "such closings are not logged for 10 s", ctx.channel().remoteAddress(), pendingBytes,
-          frameLength, TimeUnit.NANOSECONDS.toMillis(elapsed), TransportOptions.FRAME_TIMEOUT.key());
+          + "such closings are not logged for 10 s", ctx.channel().remoteAddress(),
+          placement != null ? frameLength - placedRemaining : pendingBytes, frameLength,
+          TimeUnit.NANOSECONDS.toMillis(elapsed), TransportOptions.FRAME_TIMEOUT.key());
     }
     discardAll();
     ctx.close();
@@ -512,6 +662,12 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     mergeTarget = null;
     frameLength = -1;
     frameAdmitted = false;
+    placementDecided = false;
+    if (placement != null) {
+      BodyPlacer.Placement abandoned = placement;
+      endPlacement();
+      abandoned.abandon();
+    }
     if (frameTimer != null) {
       frameTimer.cancel(false);
       frameTimer = null;

@@ -24,6 +24,15 @@ public interface RequestHandler {
     return FrameGate.OPEN;
   }
 
+  /**
+   * What may receive large frames' bodies straight into this handler's buffers (see
+   * {@link BodyPlacer}), or null; asked once per connection, before its handshake, and not for
+   * connections under TLS.
+   */
+  default BodyPlacer bodyPlacer(TransportChannel channel) {
+    return null;
+  }
+
   /** A connection completed its handshake. */
   default void channelActive(TransportChannel channel) {}
 

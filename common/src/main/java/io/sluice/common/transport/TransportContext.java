@@ -110,10 +110,16 @@ public final class TransportContext {
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
     }
     TransportChannel channel = new TransportChannel(ch);
+    BodyPlacer placer = serverTls == null ? handler.bodyPlacer(channel) : null;
+    ReceiveTarget receiveTarget = null;
+    if (placer != null) {
+      receiveTarget = new ReceiveTarget(ch.config().getRecvByteBufAllocator());
+      ch.config().setRecvByteBufAllocator(receiveTarget);
+    }
     p.addLast("encoder", encoder)
         .addLast("frameDecoder",
             new FrameDecoder(conf.maxFrameSize(), budget, handler.frameGate(channel),
-                conf.frameTimeout()))
+                conf.frameTimeout(), placer, receiveTarget))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())
         .addLast("handler", new ServerChannelHandler(channel, handler, localId, auth,

@@ -25,8 +25,8 @@ import java.util.Set;
 
 /**
  * Takes a push: copies each block once, out of the network's receive buffers, into an exact-size
- * buffer of the push pool, and checks the copy against the block's CRC32C (a mismatch refuses the
- * whole push with CORRUPT_BLOCK). When the pool cannot take the whole frame nothing is kept and the client
+ * buffer of the push pool (unless the socket read it into one already: {@link PushPlacer}), and
+ * checks the block against its CRC32C (a mismatch refuses the whole push with CORRUPT_BLOCK). When the pool cannot take the whole frame nothing is kept and the client
  * gets the retriable NO_BUFFER answer; when no disk can take data, STORAGE_UNAVAILABLE. Partitions
  * that carry a replica chain are forwarded to the chain's next server from those copies, and the
  * blocks are kept and acknowledged only once every next server acknowledged: what this server
@@ -54,8 +54,14 @@ final class PushHandler {
     ByteBuf[] copies;
     ShuffleState shuffle;
     try {
-      shuffle = admit(push);
-      copies = copy(push);
+      shuffle = admit(push.appId(), push.shuffleId(), push.replicaChains(), push.blocks(),
+          push.body().size());
+      if (push.body() instanceof PlacedBlocks placed) {
+        copies = checkPlaced(push.blocks(), placed.take());
+        metrics.receivedInPlace(push.body().size());
+      } else {
+        copies = copy(push);
+      }
     } catch (RequestRejectedException e) {
       refused(channel, push.requestId(), e);
       return;
@@ -135,14 +141,56 @@ final class PushHandler {
     channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
   }
 
-  /** Checks the push against its shuffle and the server's state; returns the shuffle. */
-  private ShuffleState admit(PushDataRequest push) {
+  /**
+   * The pool buffers for a push whose header arrived, to receive its blocks into
+   * ({@link PushPlacer}); null when the push would not be admitted now or the pool has no room for
+   * every block, the usual path then receives it and answers. Nothing is counted as refused here.
+   */
+  ByteBuf[] placeBlocks(PushDataRequest.Header header) {
+    List<BlockDescriptor> blocks = header.blocks();
+    try {
+      admit(header.appId(), header.shuffleId(), header.replicaChains(), blocks,
+          BlockDescriptor.totalLength(blocks));
+    } catch (RequestRejectedException e) {
+      return null;
+    }
+    ByteBuf[] placed = new ByteBuf[blocks.size()];
+    for (int i = 0; i < placed.length; i++) {
+      placed[i] = pool.tryAllocate(blocks.get(i).length());
+      if (placed[i] == null) {
+        for (int j = 0; j < i; j++) {
+          pool.free(placed[j]);
+        }
+        return null;
+      }
+    }
+    return placed;
+  }
+
+  /** The blocks a socket read into the pool, once each matched its CRC32C; all freed if not. */
+  private ByteBuf[] checkPlaced(List<BlockDescriptor> blocks, ByteBuf[] placed) {
+    try {
+      for (int i = 0; i < placed.length; i++) {
+        checkCrc(blocks.get(i), placed[i]);
+      }
+      return placed;
+    } catch (RuntimeException e) {
+      for (ByteBuf block : placed) {
+        pool.free(block);
+      }
+      throw e;
+    }
+  }
+
+  /** Checks a push against its shuffle and the server's state; returns the shuffle. */
+  private ShuffleState admit(String appId, int shuffleId, List<ReplicaChain> chains,
+      List<BlockDescriptor> blocks, long bodySize) {
     store.checkTakingData();
-    ShuffleState shuffle = store.shuffle(push.appId(), push.shuffleId());
-    for (BlockDescriptor b : push.blocks()) {
+    ShuffleState shuffle = store.shuffle(appId, shuffleId);
+    for (BlockDescriptor b : blocks) {
       ShuffleStore.checkPartition(shuffle, b.partitionId());
     }
-    for (ReplicaChain chain : push.replicaChains()) {
+    for (ReplicaChain chain : chains) {
       ShuffleStore.checkPartition(shuffle, chain.partitionId());
     }
     if (!flushManager.storageAvailable()) {
@@ -154,12 +202,12 @@ final class PushHandler {
                   : "; or set " + ServerOptions.HDFS_DIR.key() + " for an HDFS tier)"));
     }
     long charged = 0;
-    for (BlockDescriptor block : push.blocks()) {
+    for (BlockDescriptor block : blocks) {
       charged += pool.chargeOf(block.length());
     }
     if (!pool.canEverHold(charged)) {
       throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a push of "
-          + push.body().size() + " bytes in " + push.blocks().size() + " blocks, which take "
+          + bodySize + " bytes in " + blocks.size() + " blocks, which take "
           + charged + " bytes of push memory (each at least " + pool.minBlockCharge()
           + ", " + ServerOptions.BUFFER_CAPACITY.key() + " / "
           + ServerOptions.HEAP_BLOCKS_IN_MEMORY.key() + "), can never fit this server's "
@@ -168,10 +216,10 @@ final class PushHandler {
     }
     // The partitions exist before any block is copied: creating one may be refused (its state
     // counts against the bookkeeping budget), and nothing of the push is kept then.
-    for (BlockDescriptor b : push.blocks()) {
+    for (BlockDescriptor b : blocks) {
       if (shuffle.partition(b.partitionId()) == null) {
         throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE, "shuffle "
-            + push.shuffleId() + " of " + push.appId() + " was unregistered");
+            + shuffleId + " of " + appId + " was unregistered");
       }
     }
     return shuffle;

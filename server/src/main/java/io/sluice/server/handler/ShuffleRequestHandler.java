@@ -17,6 +17,7 @@ import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.transport.BodyPlacer;
 import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
@@ -52,14 +53,19 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private final ReadHandler read;
   private final ExecutorService control;
   private final ServerMetrics metrics;
+  private final boolean authRequired;
 
   /**
    * @param remoteReads threads that read data on the HDFS tier; null without one
    * @param pushWait    how long a push is held back unread while the pool has no room for it
+   * @param authRequired whether connections must authenticate (pushes are received in place only
+   *                    on connections that may act for their application)
    */
   public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
       FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
-      ExecutorService control, Executor remoteReads, int maxFrameSize, Duration pushWait) {
+      ExecutorService control, Executor remoteReads, int maxFrameSize, Duration pushWait,
+      boolean authRequired) {
+    this.authRequired = authRequired;
     this.store = store;
     this.pool = pool;
     this.flushManager = flushManager;
@@ -73,6 +79,11 @@ public final class ShuffleRequestHandler implements RequestHandler {
   @Override
   public FrameGate frameGate(TransportChannel channel) {
     return new PushMemoryGate(pool, flushManager, metrics, pushWait, channel);
+  }
+
+  @Override
+  public BodyPlacer bodyPlacer(TransportChannel channel) {
+    return new PushPlacer(push, pool, channel, authRequired);
   }
 
   @Override

@@ -31,6 +31,10 @@ public final class ServerMetrics {
       "Pushes refused, by reason").labelNames("reason").register(registry);
   private final Counter pushWaits = Counter.build("sluice_server_push_waits_total",
       "Pushes whose connection stopped reading until the push pool had room").register(registry);
+  private final Counter bytesReceivedInPlace =
+      Counter.build("sluice_server_push_bytes_received_in_place_total",
+          "Bytes of pushes taken that the socket read straight into the push pool")
+          .register(registry);
   private final Counter pushWaitExpiries = Counter.build("sluice_server_push_wait_expiries_total",
       "Push waits that ended without room: the longest wait passed or the connection closed")
       .register(registry);
@@ -99,6 +103,10 @@ public final class ServerMetrics {
 
   public void pushRejected(String reason) {
     pushRejections.labels(reason).inc();
+  }
+
+  public void receivedInPlace(long bytes) {
+    bytesReceivedInPlace.inc(bytes);
   }
 
   public void pushWaited() {

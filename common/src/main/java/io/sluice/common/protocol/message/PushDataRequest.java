@@ -98,6 +98,22 @@ public final class PushDataRequest extends AbstractBodyMessage implements Applic
    * keeps its own reference to {@code in}.
    */
   public static PushDataRequest decode(ByteBuf in) {
+    Header header = decodeHeader(in);
+    BlockDescriptor.checkFrameBodySize(header.blocks(), in.readableBytes());
+    ManagedBuffer body = new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes()));
+    try {
+      return header.withBody(body);
+    } catch (RuntimeException e) {
+      body.release();
+      throw e;
+    }
+  }
+
+  /**
+   * Decodes the header alone from {@code in} (positioned after the type byte), leaving {@code in}
+   * at the first byte of the body: for a receiver that takes the body elsewhere.
+   */
+  public static Header decodeHeader(ByteBuf in) {
     long requestId = in.readLong();
     String appId = WireEncoding.readString(in);
     int shuffleId = in.readInt();
@@ -107,14 +123,16 @@ public final class PushDataRequest extends AbstractBodyMessage implements Applic
       chains[i] = ReplicaChain.decode(in);
     }
     List<BlockDescriptor> blocks = BlockDescriptor.decodeList(in);
-    BlockDescriptor.checkFrameBodySize(blocks, in.readableBytes());
-    ManagedBuffer body = new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes()));
-    try {
-      return new PushDataRequest(
-          requestId, appId, shuffleId, List.of(chains), blocks, body);
-    } catch (RuntimeException e) {
-      body.release();
-      throw e;
+    return new Header(requestId, appId, shuffleId, List.of(chains), blocks);
+  }
+
+  /** The fields of a push before its body. */
+  public record Header(long requestId, String appId, int shuffleId,
+      List<ReplicaChain> replicaChains, List<BlockDescriptor> blocks) {
+
+    /** The push with {@code body}, whose reference it takes (see the constructor). */
+    public PushDataRequest withBody(ManagedBuffer body) {
+      return new PushDataRequest(requestId, appId, shuffleId, replicaChains, blocks, body);
     }
   }
 
