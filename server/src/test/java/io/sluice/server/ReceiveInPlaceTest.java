@@ -31,6 +31,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,6 +106,66 @@ class ReceiveInPlaceTest {
       client.unregisterApp(APP);
       waitFor(() -> server.pushPool().allocatedBytes() == 0,
           () -> server.pushPool().allocatedBytes() + " bytes of blocks left in the pool");
+    }
+  }
+
+  /**
+   * Small blocks share slabs, which several event loops write at once: each read must go to its
+   * own block, whichever transport reads it.
+   */
+  @ParameterizedTest
+  @EnumSource(value = IoMode.class, names = {"EPOLL", "NIO"})
+  void smallBlocksOfConnectionsPushingAtOnceAreReceivedIntact(IoMode mode) throws Exception {
+    int writers = 4;
+    int pushes = 30;
+    int blocksPerPush = 16;
+    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
+            TransportOptions.IO_MODE.key(), mode.name())));
+        ServerTestClient admin = new ServerTestClient(server)) {
+      admin.registerApp(APP);
+      admin.registerShuffle(APP, 0, writers);
+      List<CompletableFuture<List<byte[]>>> sent = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        int partition = w;
+        sent.add(CompletableFuture.supplyAsync(() -> {
+          List<byte[]> blocks = new ArrayList<>();
+          try (ServerTestClient writer = new ServerTestClient(server)) {
+            Random random = new Random(partition);
+            for (int push = 0; push < pushes; push++) {
+              List<BlockDescriptor> descriptors = new ArrayList<>();
+              byte[][] data = new byte[blocksPerPush][];
+              for (int b = 0; b < blocksPerPush; b++) {
+                data[b] = new byte[4096 + random.nextInt(12_000)];
+                random.nextBytes(data[b]);
+                descriptors.add(new BlockDescriptor(partition, 1L + partition,
+                    push * blocksPerPush + b, data[b].length, data[b].length,
+                    Crc32c.of(data[b])));
+                blocks.add(data[b]);
+              }
+              writer.pushRaw(APP, 0, List.of(), descriptors, data);
+            }
+          } catch (Exception e) {
+            throw new CompletionException(e);
+          }
+          return blocks;
+        }));
+      }
+      for (int p = 0; p < writers; p++) {
+        List<byte[]> expected = sent.get(p).get(120, TimeUnit.SECONDS);
+        FetchMemoryDataResponse memory = admin.send(new FetchMemoryDataRequest(
+            TransportClient.nextRequestId(), APP, 0, p, FetchMemoryDataRequest.FROM_START,
+            16 << 20, new long[0]), FetchMemoryDataResponse.class);
+        try {
+          ByteBuf body = ((NettyManagedBuffer) memory.body()).byteBuf();
+          assertEquals(expected.size(), memory.blocks().size(), "blocks of partition " + p);
+          for (byte[] block : expected) {
+            assertArrayEquals(block, ByteBufUtil.getBytes(body.readSlice(block.length)));
+          }
+        } finally {
+          memory.release();
+        }
+      }
+      assertTrue(server.metrics().registry().getSampleValue(IN_PLACE) > 0);
     }
   }
 

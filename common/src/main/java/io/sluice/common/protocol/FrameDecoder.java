@@ -355,7 +355,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     while (placedRemaining > 0 && src.isReadable()) {
       ByteBuf into = placedBuffers[placedIndex];
       int n = Math.min(src.readableBytes(), into.writableBytes());
+      int from = into.writerIndex();
       into.writeBytes(src, n);
+      placement.arrived(placedIndex, from, n);
       placedRemaining -= n;
       targetNextBuffer();
     }
@@ -364,7 +366,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   /** The socket read {@code n} bytes straight into the placement's current buffer. */
   private void placedArrived(int n) {
     ByteBuf into = placedBuffers[placedIndex];
-    into.writerIndex(into.writerIndex() + n);
+    int from = into.writerIndex();
+    into.writerIndex(from + n);
+    placement.arrived(placedIndex, from, n);
     placedRemaining -= n;
     targetNextBuffer();
   }

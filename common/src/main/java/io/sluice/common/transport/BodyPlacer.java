@@ -32,6 +32,12 @@ public interface BodyPlacer {
 
     ByteBuf[] buffers();
 
+    /**
+     * Bytes {@code [index, index + length)} of {@code buffers()[buffer]} were just written, in
+     * order: a placer may look at them while they are still in the processor's cache.
+     */
+    default void arrived(int buffer, int index, int length) {}
+
     /** Every byte arrived: the frame as a message, which owns the buffers from now on. */
     Message complete();
 

@@ -2,15 +2,16 @@ package io.sluice.common.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
  * One connection's receive buffers: those of the channel's usual allocator, except while a handler
- * names a buffer of its own ({@link #set}), into which the socket then reads straight (a slice of
+ * names a buffer of its own ({@link #set}), into which the socket then reads straight (a view of
  * its unwritten part per read, so no read passes its end). Such a read reaches the pipeline as that
- * slice, which {@link #isOwnRead} tells apart; the handler then moves the buffer's writer index on
- * by what the slice holds and releases the slice.
+ * view, which {@link #isOwnRead} tells apart; the handler then moves the buffer's writer index on
+ * by what the view holds and releases the view.
  *
  * <p>Netty asks the allocator of a channel for a buffer before every socket read and hands what was
  * read to the pipeline before it asks again, all on the channel's event loop: a buffer named while
@@ -20,7 +21,7 @@ import io.netty.util.UncheckedBooleanSupplier;
 public final class ReceiveTarget implements RecvByteBufAllocator {
   private final RecvByteBufAllocator usual;
   private ByteBuf target;
-  /** The slice of the target handed to the last read, until the pipeline saw it. */
+  /** The view of the target handed to the last read, until the pipeline saw it. */
   private ByteBuf handedOut;
 
   public ReceiveTarget(RecvByteBufAllocator usual) {
@@ -41,7 +42,7 @@ public final class ReceiveTarget implements RecvByteBufAllocator {
     handedOut = null;
   }
 
-  /** Whether {@code msg} is a read into the target: a slice of it, its bytes written there. */
+  /** Whether {@code msg} is a read into the target: a view of it, its bytes written there. */
   public boolean isOwnRead(Object msg) {
     if (msg != null && msg == handedOut) {
       handedOut = null;
@@ -69,8 +70,14 @@ public final class ReceiveTarget implements RecvByteBufAllocator {
       if (into == null || !into.isWritable()) {
         return usual.allocate(alloc);
       }
-      // Netty reads into [writerIndex, capacity) of what it gets: a slice of the unwritten part.
-      handedOut = into.retainedSlice(into.writerIndex(), into.writableBytes()).clear();
+      // Netty reads into [writerIndex, capacity) of what it gets: the unwritten part, wrapped in a
+      // view of its own. A slice would do for the epoll transport, which reads to the memory
+      // address; NIO reads through the buffer's internal ByteBuffer, which a slice shares with its
+      // parent, and the parent (a slab of small blocks) with every block in it, which other event
+      // loops write at the same time. The wrapper neither owns nor frees the memory: the handler
+      // keeps the target alive until the read was handed on.
+      handedOut = Unpooled.wrappedBuffer(into.nioBuffer(into.writerIndex(), into.writableBytes()))
+          .clear();
       return handedOut;
     }
 

@@ -44,6 +44,8 @@ class PlacedFrameDecoderTest {
     final List<ByteBuf[]> placed = new ArrayList<>();
     boolean abandoned;
     int offers;
+    /** Per buffer, where the bytes told as arrived end: they must come in order, without gaps. */
+    final int[] arrivedUpTo = new int[2];
 
     @Override
     public Placement place(ByteBuf frameStart, int frameLength) {
@@ -64,6 +66,13 @@ class PlacedFrameDecoderTest {
         @Override
         public ByteBuf[] buffers() {
           return buffers;
+        }
+
+        @Override
+        public void arrived(int buffer, int index, int length) {
+          assertEquals(arrivedUpTo[buffer], index, "bytes told in order, once each");
+          assertEquals(buffers[buffer].writerIndex(), index + length, "told once written");
+          arrivedUpTo[buffer] = index + length;
         }
 
         @Override
@@ -143,6 +152,7 @@ class PlacedFrameDecoderTest {
       channel.writeInbound(direct(stream, from, Math.min(stream.length, from + 70_000)));
     }
 
+    assertEquals(List.of(), recorder.errors);
     assertEquals(2, recorder.messages.size());
     Placed placed = assertInstanceOf(Placed.class, recorder.messages.get(0));
     ByteBuf[] buffers = placed.buffers();
@@ -151,6 +161,8 @@ class PlacedFrameDecoderTest {
     buffers[1].readBytes(received, body.length - buffers[1].readableBytes(),
         buffers[1].readableBytes());
     assertArrayEquals(body, received, "the body, without the frame's header");
+    assertArrayEquals(new int[] {buffers[0].capacity(), buffers[1].capacity()},
+        placer.arrivedUpTo, "every byte told as arrived");
     ByteBuf after = (ByteBuf) recorder.messages.get(1);
     assertEquals(7, after.readByte());
     after.release();
@@ -229,7 +241,7 @@ class PlacedFrameDecoderTest {
     target.clear();
     ByteBuf afterClear = handle.allocate(PooledByteBufAllocator.DEFAULT);
     assertFalse(target.isOwnRead(afterClear));
-    assertSame(1, into.refCnt(), "every slice handed out was released");
+    assertSame(1, into.refCnt(), "the target's own count is untouched");
     afterClear.release();
     into.release();
   }

@@ -7,20 +7,27 @@ import java.io.InputStream;
 
 /**
  * The body of a push received straight into the push pool ({@link PushPlacer}): its blocks'
- * buffers, written by the socket. Owns them until {@link PushHandler} takes them; released before
+ * buffers, written by the socket, and the CRC32C of each as it arrived. Owns them until {@link PushHandler} takes them; released before
  * that (the push was refused before its handler saw it), it frees them into the pool. Used on the
  * connection's event loop only.
  */
 final class PlacedBlocks extends ManagedBuffer {
   private final PushBufferPool pool;
   private final long size;
+  private final int[] crcs;
   private ByteBuf[] blocks;
   private int refCnt = 1;
 
-  PlacedBlocks(PushBufferPool pool, ByteBuf[] blocks, long size) {
+  PlacedBlocks(PushBufferPool pool, ByteBuf[] blocks, int[] crcs, long size) {
     this.pool = pool;
     this.blocks = blocks;
+    this.crcs = crcs;
     this.size = size;
+  }
+
+  /** The CRC32C of each block's bytes as they arrived. */
+  int[] crcs() {
+    return crcs;
   }
 
   /** Hands the blocks over: the caller frees them into the pool from now on. */

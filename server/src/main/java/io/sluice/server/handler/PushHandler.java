@@ -57,7 +57,7 @@ final class PushHandler {
       shuffle = admit(push.appId(), push.shuffleId(), push.replicaChains(), push.blocks(),
           push.body().size());
       if (push.body() instanceof PlacedBlocks placed) {
-        copies = checkPlaced(push.blocks(), placed.take());
+        copies = checkPlaced(push.blocks(), placed.crcs(), placed.take());
         metrics.receivedInPlace(push.body().size());
       } else {
         copies = copy(push);
@@ -167,11 +167,14 @@ final class PushHandler {
     return placed;
   }
 
-  /** The blocks a socket read into the pool, once each matched its CRC32C; all freed if not. */
-  private ByteBuf[] checkPlaced(List<BlockDescriptor> blocks, ByteBuf[] placed) {
+  /**
+   * The blocks a socket read into the pool, once each matched its CRC32C (computed as its bytes
+   * arrived); all freed if not.
+   */
+  private ByteBuf[] checkPlaced(List<BlockDescriptor> blocks, int[] crcs, ByteBuf[] placed) {
     try {
       for (int i = 0; i < placed.length; i++) {
-        checkCrc(blocks.get(i), placed[i]);
+        checkCrc(blocks.get(i), crcs[i]);
       }
       return placed;
     } catch (RuntimeException e) {
@@ -261,7 +264,10 @@ final class PushHandler {
 
   /** Nothing corrupt is stored: a block must match the CRC32C its writer computed. */
   private static void checkCrc(BlockDescriptor block, ByteBuf copy) {
-    int crc = Crc32c.of(copy);
+    checkCrc(block, Crc32c.of(copy));
+  }
+
+  private static void checkCrc(BlockDescriptor block, int crc) {
     if (crc != block.crc32c()) {
       throw new RequestRejectedException(StatusCode.CORRUPT_BLOCK, "block " + block.sequence()
           + " of map attempt " + block.taskAttemptId() + " for partition " + block.partitionId()
