@@ -155,16 +155,23 @@ final class PushHandler {
       return null;
     }
     ByteBuf[] placed = new ByteBuf[blocks.size()];
-    for (int i = 0; i < placed.length; i++) {
-      placed[i] = pool.tryAllocate(blocks.get(i).length());
-      if (placed[i] == null) {
-        for (int j = 0; j < i; j++) {
+    int allocated = 0;
+    try {
+      for (; allocated < placed.length; allocated++) {
+        placed[allocated] = pool.tryAllocate(blocks.get(allocated).length());
+        if (placed[allocated] == null) {
+          break;
+        }
+      }
+    } finally {
+      // All or none, also when the allocator itself fails (out of direct memory).
+      if (allocated < placed.length) {
+        for (int j = 0; j < allocated; j++) {
           pool.free(placed[j]);
         }
-        return null;
       }
     }
-    return placed;
+    return allocated == placed.length ? placed : null;
   }
 
   /**

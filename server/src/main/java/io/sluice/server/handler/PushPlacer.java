@@ -63,7 +63,13 @@ final class PushPlacer implements BodyPlacer {
         || !mayActFor(header.appId())) {
       return null;
     }
-    ByteBuf[] blocks = pushes.placeBlocks(header);
+    ByteBuf[] blocks;
+    try {
+      blocks = pushes.placeBlocks(header);
+    } catch (RuntimeException e) {
+      // Whatever refuses it now refuses it on the usual path too, where it is answered.
+      return null;
+    }
     return blocks == null ? null : new PushPlacement(header, headerLength, blocks, bodyLength);
   }
 
