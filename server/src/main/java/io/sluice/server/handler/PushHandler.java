@@ -54,6 +54,8 @@ final class PushHandler {
     ByteBuf[] copies;
     ShuffleState shuffle;
     try {
+      // A placed push was admitted when its header arrived; admitted again now, as its shuffle
+      // may have been unregistered (or the server begun draining) while its body arrived.
       shuffle = admit(push.appId(), push.shuffleId(), push.replicaChains(), push.blocks(),
           push.body().size());
       if (push.body() instanceof PlacedBlocks placed) {
