@@ -2,6 +2,7 @@ package io.sluice.common.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -115,13 +116,25 @@ public final class WireEncoding {
     if (length == 0) {
       return "";
     }
-    int index = in.readerIndex();
-    if (!ByteBufUtil.isText(in, index, length, StandardCharsets.UTF_8)) {
+    // One bulk copy, then checks on the array: every push carries its application id, and
+    // validating it byte by byte through the frame's buffer cost more than the rest of its header.
+    byte[] bytes = new byte[length];
+    in.getBytes(in.readerIndex(), bytes);
+    if (!isAscii(bytes)
+        && !ByteBufUtil.isText(Unpooled.wrappedBuffer(bytes), StandardCharsets.UTF_8)) {
       throw new CorruptFrameException("string of " + length + " bytes is not valid UTF-8");
     }
-    String value = in.toString(index, length, StandardCharsets.UTF_8);
     in.skipBytes(length);
-    return value;
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  private static boolean isAscii(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // ---- string lists ----

@@ -5,14 +5,12 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.common.auth.Credentials;
 import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.protocol.FrameDecoder;
 import io.sluice.common.protocol.MessageDecoder;
 import io.sluice.common.protocol.MessageEncoder;
 import io.sluice.common.protocol.ProtocolVersion;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds servers, client factories and their pipelines from one configuration, so both sides of a
@@ -141,7 +139,7 @@ public final class TransportContext {
     return client;
   }
 
-  private IdleStateHandler idleHandler() {
-    return new IdleStateHandler(0, 0, conf.idleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+  private IdleDetector idleHandler() {
+    return new IdleDetector(conf.idleTimeout().toMillis());
   }
 }

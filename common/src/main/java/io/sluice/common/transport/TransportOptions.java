@@ -64,7 +64,8 @@ public final class TransportOptions implements ConfigOptionSet {
       ConfigOption.duration("transport.idle.timeout")
           .defaultValue("300s")
           .min(1000)
-          .doc("A connection with no traffic and no outstanding request for this long is closed.")
+          .doc("A connection with no traffic and no outstanding request for this long is closed "
+              + "(connections are checked every quarter of this time).")
           .build();
 
   public static final ConfigOption<Long> MAX_FRAME_SIZE = ProtocolOptions.MAX_FRAME_SIZE;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.FileRegion;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.EncoderException;
 import io.netty.util.ReferenceCountUtil;
@@ -16,6 +17,7 @@ import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.protocol.message.FetchDataResponse;
 import io.sluice.common.protocol.message.StatusResponse;
 import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Random;
@@ -80,6 +82,60 @@ class MessageEncoderTest {
     assertInstanceOf(IllegalArgumentException.class, e.getCause());
     assertEquals(0, body.refCnt());
     assertNull(channel.readOutbound());
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void smallBodyInMemoryTravelsInTheHeadersBuffer() {
+    EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
+    ManagedBuffer body = MessageFixtures.randomBody(new Random(2), MessageEncoder.INLINE_BODY_BYTES);
+    ByteBuf underlying = ((NettyManagedBuffer) body).byteBuf();
+    ByteBuf expected = underlying.copy();
+    FetchDataResponse response = FetchDataResponse.ok(7, body);
+    int headerBytes = 4 + 1 + response.encodedLength();
+
+    channel.writeOutbound(response);
+
+    ByteBuf frame = channel.readOutbound();
+    assertNull(channel.readOutbound(), "one buffer per frame");
+    assertEquals(headerBytes + MessageEncoder.INLINE_BODY_BYTES, frame.readableBytes());
+    assertEquals(frame.readableBytes() - 4, frame.getInt(0));
+    assertEquals(expected, frame.slice(headerBytes, MessageEncoder.INLINE_BODY_BYTES));
+    assertEquals(0, underlying.refCnt(), "the body is released once copied");
+    frame.release();
+    expected.release();
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void largerBodyFollowsTheHeaderAsItsOwnBuffer() {
+    EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
+    int size = MessageEncoder.INLINE_BODY_BYTES + 1;
+    ManagedBuffer body = MessageFixtures.randomBody(new Random(3), size);
+
+    channel.writeOutbound(FetchDataResponse.ok(8, body));
+
+    ByteBuf header = channel.readOutbound();
+    ByteBuf sent = channel.readOutbound();
+    assertEquals(size, sent.readableBytes());
+    assertEquals(header.readableBytes() - 4 + size, header.getInt(0));
+    header.release();
+    sent.release();
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void smallBodyFromAFileStaysAFileRegion() throws Exception {
+    Path file = tempDir.resolve("segment");
+    Files.write(file, new byte[100]);
+    EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
+
+    channel.writeOutbound(FetchDataResponse.ok(9, new FileSegmentManagedBuffer(file, 0, 100)));
+
+    ReferenceCountUtil.release(channel.readOutbound());
+    Object body = channel.readOutbound();
+    assertInstanceOf(FileRegion.class, body);
+    ReferenceCountUtil.release(body);
     channel.finishAndReleaseAll();
   }
 
