@@ -25,11 +25,6 @@ final class ByteArrayBuffer extends OutputStream {
     count += len;
   }
 
-  /** Appends the content of another buffer. */
-  void append(ByteArrayBuffer other) {
-    write(other.bytes, 0, other.count);
-  }
-
   byte[] array() {
     return bytes;
   }

@@ -1,6 +1,7 @@
 package io.sluice.client.spark.write;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
@@ -16,9 +17,10 @@ import scala.reflect.ClassTag$;
  * manager; when it grants no more, every buffer is cut and handed on ("spilling means pushing").
  *
  * <p>When the serializer allows relocating serialized records (Kryo with auto-reset, Spark SQL's
- * row serializer), records are serialized by one stream into a scratch buffer and copied to their
- * partition, so a block holds records of one stream. Otherwise (Java serialization) every partition
- * has its own stream, closed at each block's end; either way a block is one readable stream.
+ * row serializer), one stream serializes every record and is flushed after each, into the buffer of
+ * that record's partition: a block holds records of one stream, and no record is copied between
+ * buffers on its way. Otherwise (Java serialization) every partition has its own stream, closed at
+ * each block's end; either way a block is one readable stream.
  */
 final class PartitionBuffers extends MemoryConsumer {
   private static final ClassTag<Object> ANY = ClassTag$.MODULE$.Any();
@@ -31,8 +33,8 @@ final class PartitionBuffers extends MemoryConsumer {
   private final BlockSink sink;
   private final ByteArrayBuffer[] buffers;
   private final SerializationStream[] streams;
-  private final ByteArrayBuffer scratch;
-  private final SerializationStream scratchStream;
+  private final RecordTarget target;
+  private final SerializationStream sharedStream;
   private long bufferedCapacity;
   private long granted;
 
@@ -45,8 +47,8 @@ final class PartitionBuffers extends MemoryConsumer {
     this.sink = sink;
     this.buffers = new ByteArrayBuffer[numPartitions];
     this.streams = relocatable ? null : new SerializationStream[numPartitions];
-    this.scratch = relocatable ? new ByteArrayBuffer(INITIAL_CAPACITY) : null;
-    this.scratchStream = relocatable ? serializer.serializeStream(scratch) : null;
+    this.target = relocatable ? new RecordTarget() : null;
+    this.sharedStream = relocatable ? serializer.serializeStream(target) : null;
   }
 
   void write(int partition, Object key, Object value) throws IOException {
@@ -58,11 +60,11 @@ final class PartitionBuffers extends MemoryConsumer {
     }
     long before = buffer.capacity();
     if (relocatable) {
-      scratchStream.writeKey(key, ANY);
-      scratchStream.writeValue(value, ANY);
-      scratchStream.flush();
-      buffer.append(scratch);
-      scratch.reset();
+      // The flush leaves nothing in the stream's own buffer, so the next record may go elsewhere.
+      target.partition = buffer;
+      sharedStream.writeKey(key, ANY);
+      sharedStream.writeValue(value, ANY);
+      sharedStream.flush();
     } else {
       SerializationStream stream = streams[partition];
       if (stream == null) {
@@ -160,5 +162,20 @@ final class PartitionBuffers extends MemoryConsumer {
       }
     }
     buffer.reset();
+  }
+
+  /** Passes what the shared stream flushes to the buffer of the record being written. */
+  private static final class RecordTarget extends OutputStream {
+    ByteArrayBuffer partition;
+
+    @Override
+    public void write(int b) {
+      partition.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      partition.write(b, off, len);
+    }
   }
 }
