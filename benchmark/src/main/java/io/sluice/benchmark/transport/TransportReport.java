@@ -107,7 +107,12 @@ final class TransportReport {
             + "once per burst (`BatchingWriter`: a flush queued behind the first write, from the "
             + "event loop only, so no write misses it), and overdue requests are found by one "
             + "sweep per connection instead of a timer per request; before both, each request and "
-            + "each answer cost a system call and a timer, and this ran at 122,616 messages/s.\n");
+            + "each answer cost a system call and a timer, and this ran at 122,616 messages/s. "
+            + "Idle connections are found by a flag per message and a check every quarter of "
+            + "`transport.idle.timeout` (`IdleDetector`), not a listener on every write, and a "
+            + "body of at most 1 KiB travels in its header's buffer; before these two and a "
+            + "cheaper string check, alternating runs gave 479-577 k messages/s against "
+            + "669-741 k.\n");
     if (!results.unbatchedMessagesPerSecond.isEmpty()
         && !results.batchedMessagesPerSecond.isEmpty()) {
       md.append("\nBatching carries ")
