@@ -93,11 +93,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> frameTimer;
   /** Whether the current frame was offered to the placer for good. */
   private boolean placementDecided;
-  /** The current frame's placement, or null; its buffers, the one being filled, bytes to come. */
-  private BodyPlacer.Placement placement;
-  private ByteBuf[] placedBuffers;
-  private int placedIndex;
-  private int placedRemaining;
+  /** The current frame's body when it is received in place, or null. */
+  private PlacedBody placed;
   private boolean discarding;
   private boolean firedFrame;
 
@@ -155,17 +152,17 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       ctx.fireChannelRead(msg);
       return;
     }
-    if (placement != null && receiveTarget.isOwnRead(buf)) {
+    if (placed != null && placed.isOwnRead(buf)) {
       // The socket read into the placement's buffer: its bytes are there already.
       int n = buf.readableBytes();
       buf.release();
-      placedArrived(n);
+      placed.arrivedInPlace(n);
     } else if (discarding || !buf.isReadable()) {
       buf.release();
       return;
     } else {
-      if (placement != null) {
-        fillPlacement(buf);
+      if (placed != null) {
+        placed.fill(buf);
       }
       if (buf.isReadable()) {
         enqueue(ctx, buf);
@@ -233,7 +230,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    * belong to it (later bytes of the frame are then copied in as they arrive), and frees the rest.
    */
   private void merge(ChannelHandlerContext ctx) {
-    boolean withinFrame = frameReserved > 0 && placement == null && pendingBytes <= frameLength;
+    boolean withinFrame = frameReserved > 0 && placed == null && pendingBytes <= frameLength;
     int capacity = (int) (withinFrame ? frameLength : pendingBytes);
     ByteBuf merged = ctx.alloc().directBuffer(capacity, capacity);
     ByteBuf piece;
@@ -273,16 +270,16 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
           return;
         }
       }
-      if (placer != null && !placementDecided && placement == null) {
+      if (placer != null && !placementDecided && placed == null) {
         offerToPlacer();
       }
       Object frame;
-      if (placement != null) {
-        if (placedRemaining > 0) {
+      if (placed != null) {
+        if (placed.remaining() > 0) {
           return;
         }
-        BodyPlacer.Placement done = placement;
-        endPlacement();
+        PlacedBody done = placed;
+        placed = null;
         frame = done.complete();
       } else {
         if (pendingBytes < frameLength) {
@@ -323,73 +320,22 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       return;
     }
     int header = offered.headerLength();
-    long room = 0;
-    for (ByteBuf b : offered.buffers()) {
-      room += b.writableBytes();
-    }
-    if (header < 1 || header > pendingBytes || room != frameLength - header) {
+    if (header < 1 || header > pendingBytes) {
       offered.abandon();
       throw new IllegalStateException("a placement of a " + frameLength + "-byte frame took "
-          + header + " bytes of header (of " + pendingBytes + " received) and has room for "
-          + room);
+          + header + " bytes of header, of " + pendingBytes + " received");
     }
-    placement = offered;
-    placedBuffers = offered.buffers();
-    placedIndex = 0;
-    placedRemaining = frameLength - header;
+    placed = new PlacedBody(offered, frameLength - header, receiveTarget);
     skip(header);
     // What is left holds only this frame's bytes: fewer than the frame had arrived.
     ByteBuf piece;
     while ((piece = pending.pollFirst()) != null) {
-      fillPlacement(piece);
+      placed.fill(piece);
       piece.release();
     }
     pendingBytes = 0;
     pendingCapacity = 0;
     mergeTarget = null;
-    targetNextBuffer();
-  }
-
-  /** Copies bytes of {@code src} that belong to the placement into its buffers. */
-  private void fillPlacement(ByteBuf src) {
-    while (placedRemaining > 0 && src.isReadable()) {
-      ByteBuf into = placedBuffers[placedIndex];
-      int n = Math.min(src.readableBytes(), into.writableBytes());
-      int from = into.writerIndex();
-      into.writeBytes(src, n);
-      placement.arrived(placedIndex, from, n);
-      placedRemaining -= n;
-      targetNextBuffer();
-    }
-  }
-
-  /** The socket read {@code n} bytes straight into the placement's current buffer. */
-  private void placedArrived(int n) {
-    ByteBuf into = placedBuffers[placedIndex];
-    int from = into.writerIndex();
-    into.writerIndex(from + n);
-    placement.arrived(placedIndex, from, n);
-    placedRemaining -= n;
-    targetNextBuffer();
-  }
-
-  /** Points the next socket read at the first placement buffer with room, or back at the usual. */
-  private void targetNextBuffer() {
-    while (placedIndex < placedBuffers.length && !placedBuffers[placedIndex].isWritable()) {
-      placedIndex++;
-    }
-    if (placedIndex < placedBuffers.length) {
-      receiveTarget.set(placedBuffers[placedIndex]);
-    } else {
-      receiveTarget.clear();
-    }
-  }
-
-  private void endPlacement() {
-    placement = null;
-    placedBuffers = null;
-    placedRemaining = 0;
-    receiveTarget.clear();
   }
 
   /** Asks the gate about the current frame; false when it queued the frame. */
@@ -468,7 +414,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     if (TIMEOUT_WARNINGS.tryAcquire()) {
       LOG.warn("Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
           + "such closings are not logged for 10 s", ctx.channel().remoteAddress(),
-          placement != null ? frameLength - placedRemaining : pendingBytes, frameLength,
+          placed != null ? frameLength - placed.remaining() : pendingBytes, frameLength,
           TimeUnit.NANOSECONDS.toMillis(elapsed), TransportOptions.FRAME_TIMEOUT.key());
     }
     discardAll();
@@ -667,9 +613,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     frameLength = -1;
     frameAdmitted = false;
     placementDecided = false;
-    if (placement != null) {
-      BodyPlacer.Placement abandoned = placement;
-      endPlacement();
+    if (placed != null) {
+      PlacedBody abandoned = placed;
+      placed = null;
       abandoned.abandon();
     }
     if (frameTimer != null) {

@@ -11,10 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Whether a push fits is known only when its blocks are placed
  * ({@link PushBufferPool#tryAllocate} finds runs of pages inside held chunks, or a new chunk), so
  * the pool is taken to have room until a push is refused for want of it. From then on the pool is
- * <em>short</em>: a push waits until blocks of at least its size were freed since (a credit that pushes let in consume, so that one freed block
- * does not let in every waiting connection), and the pool stops being short once what it holds
- * falls below the high watermark, which lets every waiter in. Room is not reserved: a push let in
- * may still find the pool full, is refused as any other, and makes the pool short again.
+ * <em>short</em>: a push waits until blocks of at least its size were freed since (a credit that
+ * pushes let in consume, so that one freed block does not let in every waiting connection), and the
+ * pool stops being short once what it holds falls below the high watermark, which lets every waiter
+ * in. Room is not reserved: a push let in may still find the pool full, is refused as any other,
+ * and makes the pool short again.
  */
 final class RoomQueue {
   private record Waiter(long bytes, Runnable resume) {}
