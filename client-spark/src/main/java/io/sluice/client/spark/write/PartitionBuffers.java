@@ -61,6 +61,10 @@ final class PartitionBuffers extends MemoryConsumer {
     long before = buffer.capacity();
     if (relocatable) {
       // The flush leaves nothing in the stream's own buffer, so the next record may go elsewhere.
+      // A record larger than that buffer reaches the partition's buffer in parts before the flush;
+      // no block is cut in between, since cuts happen here after the flush or in spill(), which
+      // runs when another consumer of this task asks for memory: on this thread, between records
+      // (the records' iterator and its aggregation are those consumers).
       target.partition = buffer;
       sharedStream.writeKey(key, ANY);
       sharedStream.writeValue(value, ANY);
