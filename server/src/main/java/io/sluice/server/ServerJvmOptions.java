@@ -13,8 +13,8 @@ import java.util.Map;
 
 /**
  * Prints the JVM options {@code bin/start-server.sh} starts the server with, so that the script never
- * parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus a fixed
- * allowance for Netty's network pool derived from the transport's receive bounds (and one for
+ * parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus the push
+ * pool's alignment slack (4 KiB per MiB), the flush threads' staging buffers, a fixed allowance for Netty's network pool derived from the transport's receive bounds (and one for
  * Hadoop's client with an HDFS tier); the heap, where no shuffle byte lives, holds a fixed base plus
  * the bookkeeping of the shuffle shape the configuration sizes it for ({@code heap.commit.pairs},
  * {@code heap.blocks.in.memory}), unless the operator gives a size.
@@ -61,8 +61,9 @@ public final class ServerJvmOptions {
   }
 
   public static long maxDirectMemory(SluiceConf conf) {
-    return conf.get(ServerOptions.BUFFER_CAPACITY) + conf.get(ServerOptions.READ_BUFFER_CAPACITY)
-        + networkAllowance(conf) + hdfsAllowance(conf) + flushStagingAllowance(conf);
+    long pushCapacity = conf.get(ServerOptions.BUFFER_CAPACITY);
+    return pushCapacity + PushBufferPool.alignmentSlack(pushCapacity)
+        + conf.get(ServerOptions.READ_BUFFER_CAPACITY) + networkAllowance(conf) + hdfsAllowance(conf) + flushStagingAllowance(conf);
   }
 
   /**

@@ -8,6 +8,8 @@ import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.shuffle.push.MapOutputPusher;
+import io.sluice.server.memory.PushBufferPool;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,7 +90,8 @@ class MemoryContractTest {
       long retries = refused == null ? 0 : refused.longValue();
       Double waited = server.metrics().registry().getSampleValue("sluice_server_push_waits_total");
       long waits = waited == null ? 0 : waited.longValue();
-      long limit = BUFFER_CAPACITY + READ_CAPACITY + ServerJvmOptions.networkAllowance(conf);
+      long limit = BUFFER_CAPACITY + PushBufferPool.alignmentSlack(BUFFER_CAPACITY)
+          + READ_CAPACITY + ServerJvmOptions.networkAllowance(conf);
       System.out.printf("pushed %d MiB through a %d MiB budget; peak push pool %d MiB, peak "
           + "server direct memory %d MiB (limit %d MiB); %d pushes answered NO_BUFFER, %d held "
           + "back unread until the pool had room%n",
@@ -118,6 +122,16 @@ class MemoryContractTest {
         blocksExpected += expected.size();
       }
       assertEquals(blocksExpected, blocksSeen, "every acknowledged block reads back once");
+      // Blocks of 64 KiB and more were written to disk straight from the pool, at aligned
+      // offsets: their data files hold zeros besides the blocks, which the reads skipped.
+      long onDisk;
+      try (Stream<Path> files = Files.walk(dir)) {
+        onDisk = files.filter(f -> f.toString().endsWith(".data"))
+            .mapToLong(f -> f.toFile().length()).sum();
+      }
+      double flushed = server.metrics().flushedBytes();
+      assertTrue(onDisk > flushed && flushed > 0,
+          "data files of " + onDisk + " bytes for " + flushed + " bytes of blocks flushed");
     } finally {
       sampling.set(false);
       pool.shutdownNow();

@@ -30,6 +30,14 @@ final class PageArena {
   static final int PAGE_SIZE = 8 * 1024;
   static final int PAGES = 128;
   static final int CHUNK_SIZE = PAGE_SIZE * PAGES;
+  /**
+   * Where a chunk's pages start: a multiple of this in memory, so that a block can be written to
+   * disk around the page cache straight from its pages ({@code storage/DirectAppender}). The memory
+   * allocator gives no such alignment, so each chunk takes this much more memory than its pages, as
+   * slack before them; the pool's capacity counts the pages, the server's direct-memory bound the
+   * slack too ({@link PushBufferPool#alignmentSlack}).
+   */
+  static final int PAGE_ALIGNMENT = 4096;
 
   private final Object lock;
   private final long spareKeepNanos;
@@ -81,8 +89,8 @@ final class PageArena {
     }
     Chunk spare = spares.pollFirst();
     if (spare != null) {
-      spareBytes -= CHUNK_SIZE;
-      heldBytes += CHUNK_SIZE;
+      spareBytes -= spare.size;
+      heldBytes += spare.size;
       heldBytesSnapshot = heldBytes;
       return spare.take(0, pages, length);
     }
@@ -124,7 +132,7 @@ final class PageArena {
   }
 
   private void releaseSpare(Chunk spare) {
-    spareBytes -= spare.memory.capacity();
+    spareBytes -= spare.size;
     spare.memory.release();
   }
 
@@ -161,6 +169,10 @@ final class PageArena {
    */
   final class Chunk {
     private final Slab memory;
+    /** Bytes of its pages: what the arena counts it as holding. */
+    private final int size;
+    /** Where the first page starts in {@link #memory}: the first {@link #PAGE_ALIGNMENT} boundary. */
+    private final int firstPage;
     private final int pages;
     /** Bit i set: page i is taken. A chunk of its own block has one run, taken whole. */
     private final long[] taken;
@@ -172,7 +184,9 @@ final class PageArena {
     private long spareSince;
 
     Chunk(int size, int pages) {
-      this.memory = new Slab(size, freed -> { });
+      this.memory = new Slab(size + PAGE_ALIGNMENT, freed -> { });
+      this.size = size;
+      this.firstPage = (int) (-memory.memoryAddress() & (PAGE_ALIGNMENT - 1));
       this.pages = pages;
       this.taken = new long[(pages + 63) / 64];
       this.freePages = pages;
@@ -198,7 +212,7 @@ final class PageArena {
       }
       freePages -= n;
       relist();
-      return new PageBlock(memory.nioBuffer(first * PAGE_SIZE, length), n * PAGE_SIZE,
+      return new PageBlock(memory.nioBuffer(firstPage + first * PAGE_SIZE, length), n * PAGE_SIZE,
           () -> giveBack(first, n));
     }
 
@@ -210,12 +224,12 @@ final class PageArena {
         freePages += n;
         if (freePages == pages) {
           unlist();
-          heldBytes -= memory.capacity();
+          heldBytes -= size;
           heldBytesSnapshot = heldBytes;
           if (pages == PAGES && spareKeepNanos > 0 && !closed) {
             spareSince = System.nanoTime();
             spares.addFirst(this);
-            spareBytes += memory.capacity();
+            spareBytes += size;
           } else {
             memory.release();
           }

@@ -12,7 +12,8 @@ import java.util.function.LongConsumer;
  * held data a flush round must write ({@link #bytesToFlush()}).
  *
  * <p>Memory is accounted the way it is actually held from the operating system, never by the bytes
- * of the blocks, and counted exactly as it changes. It comes from two places:
+ * of the blocks, and counted exactly as it changes, all but the slack that aligns the chunks' pages
+ * ({@link #alignmentSlack}). It comes from two places:
  * <ul>
  *   <li>Blocks of {@link #SMALL_BLOCK} bytes and more: a {@link PageArena}, 1 MiB chunks of 8 KiB
  *       pages, a block taking a run of whole pages. A flushed block's pages take new blocks while
@@ -267,6 +268,16 @@ public final class PushBufferPool {
 
   public long capacity() {
     return capacity;
+  }
+
+  /**
+   * Direct memory the pool takes beyond {@code capacity}: the slack before each chunk's pages that
+   * aligns them ({@link PageArena#PAGE_ALIGNMENT}). Every chunk is at least {@link
+   * PageArena#CHUNK_SIZE} and the chunks' pages never pass the capacity, so there are at most
+   * {@code capacity / CHUNK_SIZE} of them.
+   */
+  public static long alignmentSlack(long capacity) {
+    return capacity / PageArena.CHUNK_SIZE * PageArena.PAGE_ALIGNMENT;
   }
 
   /** The size of the arena's chunks and of slabs. */

@@ -5,6 +5,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,12 +17,23 @@ import java.util.List;
  * writeback: several times the CPU of the direct write this class makes.
  *
  * <p>Direct I/O moves whole blocks of the file system at aligned offsets from aligned memory, and
- * a partition's blocks are neither: they lie back to back at any offset. So the blocks are copied,
- * in order, into a staging buffer of the flush thread ({@link #STAGING_BYTES}, aligned), which is
- * written whenever it is full. A file that does not end on a block boundary has its last partial
- * block read back first and written again with the new bytes after it; the last partial block of
- * an append is written padded to a whole block and the file is then cut back to its true length, so
- * that the file holds exactly the bytes a buffered append would have left.
+ * every piece of a gathering write must be a whole number of them too (the kernel refuses a vector
+ * of any other length, whatever the total). Blocks are placed two ways:
+ * <ul>
+ *   <li><b>In place</b>: a block of at least {@link #IN_PLACE_MIN_BYTES} whose memory starts at an
+ *       {@link #ALIGNMENT} boundary (the push pool's large blocks do) is written straight from its
+ *       memory, its whole aligned units as one piece of the write. It starts at the next aligned
+ *       offset of the file: up to {@code ALIGNMENT - 1} bytes of zeros lie before it, which no index
+ *       entry covers. Its last partial unit is copied into the staging buffer, where the next
+ *       blocks follow it.
+ *   <li><b>Staged</b>: any other block is copied into the flush thread's staging buffer
+ *       ({@link #STAGING_BYTES}, aligned), right after the bytes before it.
+ * </ul>
+ * Staged runs and in-place blocks are written in file order with gathering writes of up to
+ * {@link #WRITE_BYTES}. A file that does not end on an aligned offset, appended to with a staged
+ * block first, has its last partial unit read back and written again with the new bytes after it.
+ * The last partial unit of an append is written padded with zeros, and the file then cut back to
+ * the end of its last block.
  */
 public final class DirectAppender {
   /**
@@ -30,13 +42,18 @@ public final class DirectAppender {
    * gets buffered writes ({@link LocalDisk#takesDirectWrites}).
    */
   static final int ALIGNMENT = 4096;
-  /** Bytes each flush thread stages and writes at once. */
+  /** Bytes each flush thread stages. */
   static final int STAGING_BYTES = 1 << 20;
+  /**
+   * The smallest block written in place: the zeros before it (2 KiB on average) stay below 3% of
+   * the bytes it saves copying.
+   */
+  static final int IN_PLACE_MIN_BYTES = 64 * 1024;
+  /** Bytes queued before a gathering write is made (a staging buffer full is written at once). */
+  static final int WRITE_BYTES = 4 << 20;
 
   /** The direct memory of one staging buffer, its alignment slack included. */
   public static final long STAGING_MEMORY_BYTES = STAGING_BYTES + ALIGNMENT;
-
-  private static final byte[] ZEROS = new byte[ALIGNMENT];
 
   private DirectAppender() {}
 
@@ -49,72 +66,192 @@ public final class DirectAppender {
   }
 
   /**
-   * Appends the blocks' readable bytes (without moving their indexes) to {@code channel} from
-   * {@code position}, its current length; returns the bytes appended. On failure the file may hold
-   * more than {@code position} bytes: the caller cuts it back.
+   * Appends the blocks' readable bytes (without moving their indexes) to {@code channel} after
+   * {@code position}, its current length, and stores where each block starts in the file in
+   * {@code starts}; returns the file's new length. On failure the file may hold more than
+   * {@code position} bytes: the caller cuts it back.
    */
   static long append(FileChannel channel, ByteBuffer staging, long position,
-      List<? extends FlushableBlock> blocks) throws IOException {
-    long writeAt = position - position % ALIGNMENT;
-    int tail = (int) (position - writeAt);
-    staging.clear();
-    if (tail > 0) {
-      readTail(channel, staging, writeAt, tail);
+      List<? extends FlushableBlock> blocks, long[] starts) throws IOException {
+    Batch batch = new Batch(channel, staging, position);
+    for (int i = 0; i < blocks.size(); i++) {
+      starts[i] = batch.add(blocks.get(i).data());
     }
-    long appended = 0;
-    for (FlushableBlock block : blocks) {
-      ByteBuf data = block.data();
+    return batch.finish();
+  }
+
+  /**
+   * The state of one append. The staging buffer holds, from {@code runStart} to its position, the
+   * run of staged bytes not yet queued for writing, which starts at file offset {@code runAt}; the
+   * queued pieces end where the run starts. Staging indexes and file offsets are congruent modulo
+   * {@link #ALIGNMENT}.
+   */
+  private static final class Batch {
+    private final FileChannel channel;
+    private final ByteBuffer staging;
+    private final long position;
+    private final List<ByteBuffer> queued = new ArrayList<>();
+    private long queuedAt;
+    private long queuedBytes;
+    private int runStart;
+    private long runAt;
+    /** Where the next block's bytes go. */
+    private long end;
+    /** Nothing placed yet: the file's last partial unit is not in the staging buffer. */
+    private boolean untouched = true;
+
+    Batch(FileChannel channel, ByteBuffer staging, long position) {
+      this.channel = channel;
+      this.staging = staging;
+      this.position = position;
+      this.end = position;
+      staging.clear();
+    }
+
+    /** Places a block's readable bytes; returns the file offset where they start. */
+    long add(ByteBuf data) throws IOException {
+      int length = data.readableBytes();
+      if (length == 0) {
+        return end;
+      }
       int index = data.readerIndex();
-      int left = data.readableBytes();
-      while (left > 0) {
-        int n = Math.min(left, staging.remaining());
+      if (length < IN_PLACE_MIN_BYTES || data.nioBufferCount() != 1 || !data.hasMemoryAddress()
+          || (data.memoryAddress() + index) % ALIGNMENT != 0) {
+        long start = end;
+        stage(data, index, length);
+        return start;
+      }
+      alignEnd();
+      long start = end;
+      int whole = length - length % ALIGNMENT;
+      queue(data.nioBuffer(index, whole));
+      runAt += whole;
+      end += whole;
+      stage(data, index + whole, length - whole);
+      if (queuedBytes >= WRITE_BYTES) {
+        writeQueued();
+        // The run so far holds only what came after the queued pieces: move it to the front.
+        int run = staging.position() - runStart;
+        staging.put(0, staging, runStart, run).position(run);
+        runStart = 0;
+      }
+      return start;
+    }
+
+    /** The file's new length, once every byte placed is written. */
+    long finish() throws IOException {
+      if (untouched) {
+        return position;
+      }
+      padRun();
+      queueRun();
+      writeQueued();
+      if (channel.size() > end) {
+        channel.truncate(end);
+      }
+      return end;
+    }
+
+    /** Copies bytes after the end of what is placed, writing the staging buffer whenever full. */
+    private void stage(ByteBuf data, int index, int length) throws IOException {
+      if (untouched) {
+        untouched = false;
+        runAt = position - position % ALIGNMENT;
+        int tail = (int) (position - runAt);
+        if (tail > 0) {
+          readTail(channel, staging, runAt, tail);
+        }
+      }
+      while (length > 0) {
+        int n = Math.min(length, staging.remaining());
         staging.limit(staging.position() + n);
         data.getBytes(index, staging);
         staging.limit(staging.capacity());
         index += n;
-        left -= n;
-        appended += n;
+        length -= n;
+        end += n;
         if (!staging.hasRemaining()) {
-          staging.flip();
-          writeFully(channel, staging, writeAt);
-          writeAt += staging.capacity();
+          queueRun();
+          writeQueued();
           staging.clear();
+          runStart = 0;
         }
       }
     }
-    int pending = staging.position();
-    if (pending > 0) {
-      int padded = (pending + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
-      staging.put(ZEROS, 0, padded - pending);
-      staging.flip();
-      writeFully(channel, staging, writeAt);
+
+    /**
+     * Moves the end of what is placed to the next aligned offset, for a block written in place:
+     * zeros after the staged run, or, before anything was placed, a hole after the file's end.
+     */
+    private void alignEnd() {
+      if (untouched) {
+        untouched = false;
+        end = (position + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+        runAt = end;
+        return;
+      }
+      end += padRun();
+      queueRun();
     }
-    long end = position + appended;
-    if (channel.size() > end) {
-      channel.truncate(end);
+
+    /** Pads the staged run with zeros to an aligned length; returns the zeros' count. */
+    private int padRun() {
+      int zeros = (ALIGNMENT - staging.position() % ALIGNMENT) % ALIGNMENT;
+      for (int i = 0; i < zeros; i++) {
+        staging.put((byte) 0);
+      }
+      return zeros;
     }
-    return appended;
+
+    /** Queues the staged run, of an aligned length by now, for writing. */
+    private void queueRun() {
+      int length = staging.position() - runStart;
+      if (length > 0) {
+        queue(staging.slice(runStart, length));
+        runAt += length;
+        runStart = staging.position();
+      }
+    }
+
+    private void queue(ByteBuffer piece) {
+      if (queued.isEmpty()) {
+        queuedAt = runAt;
+      }
+      queued.add(piece);
+      queuedBytes += piece.remaining();
+    }
+
+    private void writeQueued() throws IOException {
+      if (queued.isEmpty()) {
+        return;
+      }
+      ByteBuffer[] pieces = queued.toArray(new ByteBuffer[0]);
+      channel.position(queuedAt);
+      long left = queuedBytes;
+      int first = 0;
+      while (left > 0) {
+        // A short direct write leaves the next piece unaligned, which the channel refuses: the
+        // append fails as a failed write does (the device is full or failing).
+        left -= channel.write(pieces, first, pieces.length - first);
+        while (first < pieces.length && !pieces[first].hasRemaining()) {
+          first++;
+        }
+      }
+      queued.clear();
+      queuedBytes = 0;
+    }
   }
 
-  /** Reads the file's last partial block, the {@code tail} bytes from {@code blockStart}. */
-  private static void readTail(FileChannel channel, ByteBuffer staging, long blockStart, int tail)
+  /** Reads the file's last partial unit, the {@code tail} bytes from {@code unitStart}. */
+  private static void readTail(FileChannel channel, ByteBuffer staging, long unitStart, int tail)
       throws IOException {
     staging.limit(ALIGNMENT);
-    // One aligned read of a whole block: at the end of the file it returns what is there.
-    int n = channel.read(staging, blockStart);
+    // One aligned read of a whole unit: at the end of the file it returns what is there.
+    int n = channel.read(staging, unitStart);
     if (n < tail) {
       throw new EOFException("the file ends " + Math.max(n, 0) + " bytes after offset "
-          + blockStart + "; " + tail + " were written");
+          + unitStart + "; " + tail + " were written");
     }
     staging.limit(staging.capacity()).position(tail);
-  }
-
-  private static void writeFully(FileChannel channel, ByteBuffer src, long position)
-      throws IOException {
-    while (src.hasRemaining()) {
-      // A short direct write leaves the next one unaligned, which the channel refuses: the append
-      // fails as a failed write does (the device is full or failing).
-      position += channel.write(src, position);
-    }
   }
 }

@@ -24,8 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flushed data of one partition: a data file of blocks appended one after another and an index
- * file of one {@link IndexEntry} per block.
+ * The flushed data of one partition: a data file of blocks appended one after another (a block
+ * written around the page cache from where it lies in memory starts at the next aligned offset,
+ * see {@link DirectAppender}) and an index file of one {@link IndexEntry} per block, which says
+ * where each starts.
  *
  * <p>Normally a partition has one data file and one index file on one disk. When a write fails, the
  * disk is taken out of rotation and the partition goes on in a new <em>generation</em> (a data and an
@@ -689,7 +691,7 @@ public final class PartitionFiles {
       boolean bypassPageCache) throws IOException {
     if (g.isRemote()) {
       long written = hdfs.writeSegment(g.remoteFile(), appId, blocks,
-          indexEntries(g.end(), blocks));
+          indexEntries(g.start(), blocks, backToBack(g.dataLength(), blocks)));
       return g.grownBy(written, blocks.size());
     }
     if (g.dataLength() == 0) {
@@ -701,11 +703,17 @@ public final class PartitionFiles {
     try (FileChannel data = direct != null ? direct : io.openForAppend(g.dataFile());
         FileChannel index = io.openForAppend(g.indexFile())) {
       try {
-        long written = direct != null
-            ? appendDirect(data, staging, g.dataLength(), blocks)
-            : writeData(data, g.dataLength(), blocks);
-        writeFully(index, g.indexLength(), indexEntries(g.end(), blocks));
-        return g.grownBy(written, blocks.size());
+        long[] starts;
+        long length;
+        if (direct != null) {
+          starts = new long[blocks.size()];
+          length = appendDirect(data, staging, g.dataLength(), blocks, starts);
+        } else {
+          starts = backToBack(g.dataLength(), blocks);
+          length = writeData(data, g.dataLength(), blocks);
+        }
+        writeFully(index, g.indexLength(), indexEntries(g.start(), blocks, starts));
+        return g.grownBy(length - g.dataLength(), blocks.size());
       } catch (IOException | RuntimeException e) {
         // Leave no partial batch behind where it would take space; readers never saw it anyway.
         truncateQuietly(data, g.dataLength(), g.dataFile());
@@ -739,10 +747,11 @@ public final class PartitionFiles {
     }
   }
 
+  /** Returns the file's new length; see {@link DirectAppender#append}. */
   private static long appendDirect(FileChannel channel, ByteBuffer staging, long position,
-      List<? extends FlushableBlock> blocks) throws DirectWriteException {
+      List<? extends FlushableBlock> blocks, long[] starts) throws DirectWriteException {
     try {
-      return DirectAppender.append(channel, staging, position, blocks);
+      return DirectAppender.append(channel, staging, position, blocks, starts);
     } catch (IOException e) {
       throw new DirectWriteException(e);
     }
@@ -755,7 +764,7 @@ public final class PartitionFiles {
     }
   }
 
-  /** Gathering writes of all blocks' bytes from {@code position}; returns the bytes written. */
+  /** Gathering writes of all blocks' bytes from {@code position}; returns the file's new length. */
   private static long writeData(FileChannel channel, long position,
       List<? extends FlushableBlock> blocks) throws IOException {
     List<ByteBuffer> views = new ArrayList<>(blocks.size());
@@ -780,17 +789,31 @@ public final class PartitionFiles {
         first++;
       }
     }
-    return total;
+    return position + total;
   }
 
-  private static ByteBuffer indexEntries(long firstOffset, List<? extends FlushableBlock> blocks) {
+  /** Where the blocks start when written one after another from {@code position}. */
+  private static long[] backToBack(long position, List<? extends FlushableBlock> blocks) {
+    long[] starts = new long[blocks.size()];
+    for (int i = 0; i < starts.length; i++) {
+      starts[i] = position;
+      position += blocks.get(i).data().readableBytes();
+    }
+    return starts;
+  }
+
+  /**
+   * The blocks' index entries; {@code starts} says where each block starts in its generation's
+   * data, which starts at logical offset {@code generationStart}.
+   */
+  private static ByteBuffer indexEntries(long generationStart, List<? extends FlushableBlock> blocks,
+      long[] starts) {
     ByteBuffer entries = ByteBuffer.allocate(Math.multiplyExact(blocks.size(), IndexEntry.SIZE));
-    long offset = firstOffset;
-    for (FlushableBlock block : blocks) {
-      int length = block.data().readableBytes();
-      new IndexEntry(offset, length, block.uncompressedLength(), block.crc32c(),
-          block.taskAttemptId(), block.sequence()).writeTo(entries);
-      offset += length;
+    for (int i = 0; i < starts.length; i++) {
+      FlushableBlock block = blocks.get(i);
+      new IndexEntry(generationStart + starts[i], block.data().readableBytes(),
+          block.uncompressedLength(), block.crc32c(), block.taskAttemptId(), block.sequence())
+          .writeTo(entries);
     }
     return entries.flip();
   }

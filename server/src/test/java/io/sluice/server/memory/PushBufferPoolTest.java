@@ -346,6 +346,22 @@ class PushBufferPoolTest {
   }
 
   @Test
+  void largeBlocksStartAtAlignedAddressesForDirectWrites() {
+    PushBufferPool pool = new PushBufferPool(4 * MIB, 0.75, 0.5);
+    List<ByteBuf> held = new ArrayList<>();
+    for (int length : new int[] {32 * 1024, 100_000, 8 * 1024 * 5 + 1, (int) (2 * MIB)}) {
+      ByteBuf b = pool.tryAllocate(length);
+      assertNotNull(b);
+      assertEquals(0, b.memoryAddress() % PageArena.PAGE_ALIGNMENT, "a block of " + length);
+      held.add(b);
+    }
+    assertEquals(4 * MIB / PageArena.CHUNK_SIZE * PageArena.PAGE_ALIGNMENT,
+        PushBufferPool.alignmentSlack(4 * MIB));
+    held.forEach(pool::free);
+    assertEquals(0, pool.usedBytes());
+  }
+
+  @Test
   void freedPagesTakeNewBlocksWhileTheirChunkHoldsOthers() {
     PushBufferPool pool = new PushBufferPool(2 * MIB, 0.75, 0.5);
     List<ByteBuf> held = new ArrayList<>();

@@ -482,6 +482,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   /** Offers the blocks cut so far; reads on where a short answer ended, or closes the range. */
   private void deliver(LocationRead r, RangeAssembler assembler,
       List<RangeAssembler.Piece> pieces) {
+    long dropped = assembler.takeDroppedBytes();
+    assembler.settle(dropped);
+    reservedBytes -= dropped;
     for (int i = 0; i < pieces.size(); i++) {
       RangeAssembler.Piece piece = pieces.get(i);
       IndexEntry b = piece.block();

@@ -24,6 +24,10 @@ final class RangeAssembler {
   private final ByteBufAllocator allocator;
   private CompositeByteBuf received;
   private long receivedBytes;
+  /** The offset in the partition's data of the first byte of {@code received} not yet read. */
+  private long cursor;
+  /** Bytes between blocks dropped since {@link #takeDroppedBytes()} last ran. */
+  private long dropped;
   private int nextBlock;
   private long unsettled;
 
@@ -33,6 +37,7 @@ final class RangeAssembler {
   RangeAssembler(DataRange range, ByteBufAllocator allocator) {
     this.range = range;
     this.allocator = allocator;
+    this.cursor = range.offset();
   }
 
   DataRange range() {
@@ -100,16 +105,31 @@ final class RangeAssembler {
     List<IndexEntry> blocks = range.blocks();
     while (nextBlock < blocks.size()) {
       IndexEntry block = blocks.get(nextBlock);
+      // Bytes between blocks (zeros a server left, a block nobody wants) are dropped.
+      int skip = (int) (block.offset() - cursor);
       if (block.length() == 0) {
         pieces.add(new Piece(block, Unpooled.EMPTY_BUFFER));
-      } else if (received != null && received.readableBytes() >= block.length()) {
+      } else if (received != null && received.readableBytes() >= skip + block.length()) {
+        received.skipBytes(skip);
+        dropped += skip;
         pieces.add(new Piece(block, received.readRetainedSlice(block.length())));
+        cursor = block.end();
       } else {
         break;
       }
       nextBlock++;
     }
     return pieces;
+  }
+
+  /**
+   * The bytes between blocks dropped since the last call: read with the range and reserved with it,
+   * but no block's.
+   */
+  long takeDroppedBytes() {
+    long bytes = dropped;
+    dropped = 0;
+    return bytes;
   }
 
   /** Drops this assembler's reference to the bytes; blocks handed out stay valid. Idempotent. */

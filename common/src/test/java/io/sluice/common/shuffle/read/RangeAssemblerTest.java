@@ -132,6 +132,33 @@ class RangeAssemblerTest {
   }
 
   @Test
+  void bytesBetweenBlocksAreDroppedAndCountedEvenWhenAnAnswerEndsAmongThem() throws IOException {
+    // Blocks of 100 and 200 bytes with 300 bytes of zeros between, as a direct write leaves them.
+    DataRange gapped = new DataRange(1000, 600, List.of(
+        new IndexEntry(1000, 100, 100, 0, 5, 1),
+        new IndexEntry(1400, 200, 200, 0, 5, 2)));
+    RangeAssembler assembler = new RangeAssembler(gapped, ALLOC);
+    List<Integer> ids = new ArrayList<>();
+    List<ByteBuf> kept = new ArrayList<>();
+
+    kept.addAll(keep(assembler.append(answer(0, 250)), ids)); // ends among the zeros
+    assertEquals(List.of(1), ids);
+    assertEquals(0, assembler.takeDroppedBytes(), "nothing dropped before the next block is cut");
+    kept.addAll(keep(assembler.append(answer(250, 200)), ids)); // ends inside block 2
+    assertEquals(List.of(1), ids);
+    kept.addAll(keep(assembler.append(answer(450, 150)), ids));
+    assertEquals(List.of(1, 2), ids);
+    assertEquals(300, assembler.takeDroppedBytes());
+    assertEquals(0, assembler.takeDroppedBytes());
+    assertTrue(assembler.complete());
+    assembler.close();
+
+    assertArrayEquals(Arrays.copyOfRange(data, 0, 100), ByteBufUtil.getBytes(kept.get(0)));
+    assertArrayEquals(Arrays.copyOfRange(data, 400, 600), ByteBufUtil.getBytes(kept.get(1)));
+    kept.forEach(ByteBuf::release);
+  }
+
+  @Test
   void aRangeOfEmptyBlocksNeedsNoRead() {
     DataRange empty = new DataRange(40, 0, List.of(new IndexEntry(40, 0, 0, 0, 5, 9)));
     RangeAssembler assembler = new RangeAssembler(empty, ALLOC);

@@ -57,6 +57,25 @@ class RangePlannerTest {
   }
 
   @Test
+  void readsAcrossFewBytesThatNoBlockCoversButNotAcrossBlocksOrMore() {
+    int most = RangePlanner.MAX_SKIPPED_BYTES;
+    List<IndexEntry> entries = List.of(
+        new IndexEntry(0, 100, 100, 0, A, 0),
+        new IndexEntry(100 + most, 100, 100, 0, A, 1), // after the most zeros one read spans
+        new IndexEntry(300 + 2 * most, 100, 100, 0, A, 2), // one byte more: a read of its own
+        new IndexEntry(400 + 2 * most + 10, 50, 50, 0, NOT_COUNTED, 0),
+        new IndexEntry(400 + 2 * most + 100, 100, 100, 0, B, 0)); // after a block nobody wants
+    long length = 500 + 2 * most + 100;
+    assertEquals(List.of("0+" + (200 + most) + ":2", (300 + 2 * most) + "+100:1",
+        (400 + 2 * most + 100) + "+100:1"),
+        describe(RangePlanner.plan(entries, length, COUNTED, 1 << 20)));
+    assertEquals(List.of("0+100:1", (100 + most) + "+100:1", (300 + 2 * most) + "+100:1",
+        (400 + 2 * most + 100) + "+100:1"),
+        describe(RangePlanner.plan(entries, length, COUNTED, 200 + most - 1)),
+        "the bytes between count towards the request's limit");
+  }
+
+  @Test
   void aBlockLargerThanTheLimitIsReadAlone() {
     List<IndexEntry> entries = layout(A, 10, A, 1000, A, 10);
     assertEquals(List.of("0+10:1", "10+1000:1", "1010+10:1"),
