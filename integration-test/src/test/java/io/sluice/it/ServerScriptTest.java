@@ -61,10 +61,11 @@ class ServerScriptTest {
           status.output());
       String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
           .map(a -> String.join(" ", a)).orElse("");
-      // The two budgets plus the default network allowance: 1.5 x 128 MiB receive memory,
-      // 1,024 connections x 192 KiB, 32 MiB; and the two flush threads' staging buffers.
-      long expectedDirect = (64L << 20) + (16L << 20) + (192L << 20) + (192L << 20) + (32L << 20)
-          + 2 * ((1L << 20) + 4096);
+      // The two budgets, 4 KiB per MiB of push memory that aligns the pool's pages, the default
+      // network allowance (1.5 x 128 MiB receive memory, 1,024 connections x 192 KiB, 32 MiB)
+      // and the two flush threads' staging buffers.
+      long expectedDirect = (64L << 20) + 64 * 4096 + (16L << 20) + (192L << 20) + (192L << 20)
+          + (32L << 20) + 2 * ((1L << 20) + 4096);
       assertTrue(cmdline.contains("-XX:MaxDirectMemorySize=" + expectedDirect), cmdline);
 
       HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(

@@ -158,9 +158,10 @@ public final class ServerOptions implements ConfigOptionSet {
               + "before the kernel evicts it, since data written directly is read from the device "
               + "(docs/benchmarks.md, 'Flush threads and direct writes'). `last_copies` suits "
               + "servers whose page cache holds what they flush until it is read; `none` suits "
-              + "storage where synchronous 1 MiB writes are slow (network block devices). With any "
-              + "but `none` each flush thread holds a 1 MiB staging buffer (counted in the direct "
-              + "memory bin/start-server.sh sets).")
+              + "storage where synchronous writes of up to 4 MiB are slow (network block devices). "
+              + "With any but `none` each flush thread holds a 1 MiB staging buffer (counted in the "
+              + "direct memory bin/start-server.sh sets), and a directly written data file may hold "
+              + "up to 4,095 zero bytes before each block of 64 KiB or more (docs/protocol.md).")
           .build();
 
   public static final ConfigOption<List<String>> LOCAL_DIRS =
