@@ -91,8 +91,9 @@ final class ServerBenchReport {
           .append(settings.rounds()).append(settings.rounds() == 1 ? " round" : " rounds")
           .append(" of client counts ").append(join(settings.clients()))
           .append(", each round after its own iperf3 and dd measurements; one server for all of ")
-          .append("them, warmed up with ").append(settings.warmupMib())
-          .append(" MiB first; each run's shuffle is deleted after it. Medians over the rounds, ")
+          .append("them, warmed up first with a run of ").append(settings.warmupMib())
+          .append(" MiB at each client count; each run's shuffle is deleted after it. Medians ")
+          .append("over the rounds, ")
           .append("ranges in brackets. Server configuration: `")
           .append(String.join("`, `", s.conf())).append("` (other keys at their defaults); ")
           .append("server JVM: `").append(jvmOptions(s.commandLine())).append("`.");

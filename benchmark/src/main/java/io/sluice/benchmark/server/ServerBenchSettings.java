@@ -13,8 +13,8 @@ import java.util.Map;
  * @param rounds how many times the throughput runs (and the machine's limits) are measured,
  *     interleaved; medians are reported
  * @param runMib MiB pushed by each throughput run, shared among its clients
- * @param warmupMib MiB pushed (and read) once before the measured runs, so that the server's code is
- *     compiled when measuring starts
+ * @param warmupMib MiB pushed (and read) once at each client count before the measured runs, so
+ *     that the server's code is compiled for every load measured when measuring starts
  * @param bufferMib the throughput server's {@code buffer.capacity}
  * @param contractClients clients of the memory-contract run
  * @param contractMib MiB pushed by the memory-contract run
@@ -43,7 +43,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
       "  --clients LIST          client counts of the throughput runs (default 1,4,16)",
       "  --rounds N              repetitions of the throughput runs, interleaved (default 3)",
       "  --run-mib N             MiB pushed per throughput run (default 4096)",
-      "  --warmup-mib N          MiB pushed and read before measuring (default 1024)",
+      "  --warmup-mib N          MiB pushed and read per client count first (default 1024)",
       "  --buffer-mib N          buffer.capacity of the throughput server (default 512)",
       "  --contract-clients N    clients of the memory-contract run (default 16)",
       "  --contract-mib N        MiB pushed by the memory-contract run (default 4096)",

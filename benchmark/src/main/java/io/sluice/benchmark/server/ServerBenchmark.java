@@ -123,9 +123,13 @@ public final class ServerBenchmark {
       results.throughputServer = setup(server);
       ShuffleRun runs = shuffleRun(server, connections, context, payload, retryTimer);
       if (settings.warmupMib() > 0) {
-        RunResult warmup = runs.run(nextShuffleId++, Math.min(4, largest),
-            (long) settings.warmupMib() << 20);
-        log("warm-up: " + summary(warmup));
+        // Each load the rounds measure, once: the JIT compiles a hot method again when a load
+        // takes a branch it never took (the first push held back, 16 readers at once), and a
+        // long-running server has long paid for that.
+        for (int clients : settings.clients()) {
+          RunResult warmup = runs.run(nextShuffleId++, clients, (long) settings.warmupMib() << 20);
+          log(String.format(Locale.ROOT, "warm-up, %2d client(s): %s", clients, summary(warmup)));
+        }
       }
       for (int round = 1; round <= settings.rounds(); round++) {
         measureLimits(round, server.dataDir());
