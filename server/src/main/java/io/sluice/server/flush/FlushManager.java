@@ -124,17 +124,13 @@ public final class FlushManager implements Closeable {
       // the partition's blocks take of the pool, in which each block counts at least its least
       // charge: for tiny blocks that, not their bytes, is what a flush gives back.
       long[] sizes = new long[candidates.size()];
-      Integer[] order = new Integer[candidates.size()];
       for (int i = 0; i < sizes.length; i++) {
         PartitionState p = candidates.get(i);
         sizes[i] = Math.max(p.unflushedBytes(), (long) p.unflushedBlocks() * pool.minBlockCharge());
-        order[i] = i;
       }
-      java.util.Arrays.sort(order, (a, b) -> Long.compare(sizes[b], sizes[a]));
-      for (Integer i : order) {
-        if (toFlush <= 0) {
-          break;
-        }
+      LargestFirst order = new LargestFirst(sizes);
+      while (toFlush > 0 && order.hasNext()) {
+        int i = order.next();
         if (queue(candidates.get(i))) {
           toFlush -= sizes[i];
         }
