@@ -43,7 +43,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
       "  --clients LIST          client counts of the throughput runs (default 1,4,16)",
       "  --rounds N              repetitions of the throughput runs, interleaved (default 3)",
       "  --run-mib N             MiB pushed per throughput run (default 4096)",
-      "  --warmup-mib N          MiB pushed and read per client count first (default 1024)",
+      "  --warmup-mib N          MiB pushed and read per client count first (default 3072)",
       "  --buffer-mib N          buffer.capacity of the throughput server (default 512)",
       "  --contract-clients N    clients of the memory-contract run (default 16)",
       "  --contract-mib N        MiB pushed by the memory-contract run (default 4096)",
@@ -68,7 +68,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
     List<Integer> clients = List.of(1, 4, 16);
     int rounds = 3;
     int runMib = 4096;
-    int warmupMib = 1024;
+    int warmupMib = 3072;
     int bufferMib = 512;
     int contractClients = 16;
     int contractMib = 4096;
