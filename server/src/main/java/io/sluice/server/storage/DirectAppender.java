@@ -23,8 +23,8 @@ import java.util.List;
  *   <li><b>In place</b>: a block of at least {@link #IN_PLACE_MIN_BYTES} whose memory starts at an
  *       {@link #ALIGNMENT} boundary (the push pool's large blocks do) is written straight from its
  *       memory, its whole aligned units as one piece of the write. It starts at the next aligned
- *       offset of the file: up to {@code ALIGNMENT - 1} bytes of zeros lie before it, which no index
- *       entry covers. Its last partial unit is copied into the staging buffer, where the next
+ *       offset of the file: up to {@code ALIGNMENT - 1} bytes of zeros lie before it, which no
+ *       index entry covers. Its last partial unit is copied into the staging buffer, where the next
  *       blocks follow it.
  *   <li><b>Staged</b>: any other block is copied into the flush thread's staging buffer
  *       ({@link #STAGING_BYTES}, aligned), right after the bytes before it.
@@ -54,6 +54,8 @@ public final class DirectAppender {
 
   /** The direct memory of one staging buffer, its alignment slack included. */
   public static final long STAGING_MEMORY_BYTES = STAGING_BYTES + ALIGNMENT;
+
+  private static final byte[] ZEROS = new byte[ALIGNMENT];
 
   private DirectAppender() {}
 
@@ -197,9 +199,7 @@ public final class DirectAppender {
     /** Pads the staged run with zeros to an aligned length; returns the zeros' count. */
     private int padRun() {
       int zeros = (ALIGNMENT - staging.position() % ALIGNMENT) % ALIGNMENT;
-      for (int i = 0; i < zeros; i++) {
-        staging.put((byte) 0);
-      }
+      staging.put(ZEROS, 0, zeros);
       return zeros;
     }
 
