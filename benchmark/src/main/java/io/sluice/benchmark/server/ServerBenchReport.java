@@ -11,6 +11,7 @@ import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.server.ServerOptions;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -115,6 +116,15 @@ final class ServerBenchReport {
           .append(range(results.loopbackBytesPerSecond)).append(" | ")
           .append(cores(results.loopbackReceiveCpuPerGib.median())).append(" receiving |\n");
     }
+    for (Map.Entry<Integer, Series> e : results.pooledReceiveCpuPerGib.entrySet()) {
+      Series rates = results.pooledReceiveBytesPerSecond.get(e.getKey());
+      md.append("| Loopback TCP received as a server receives: ").append(e.getKey())
+          .append(e.getKey() == 1 ? " connection" : " connections")
+          .append(" into a ").append(ReceiveCopyProbe.REGION_BYTES >> 20)
+          .append(" MiB region, one thread (`ReceiveCopyProbe`) | ")
+          .append(rate(rates.median())).append(" | ").append(range(rates)).append(" | ")
+          .append(cores(e.getValue().median())).append(" receiving |\n");
+    }
     md.append("| Disk sequential write, `").append(results.ddCommand).append("` | ")
         .append(rate(results.diskBytesPerSecond.median())).append(" | ")
         .append(range(results.diskBytesPerSecond)).append(" | ")
@@ -127,7 +137,13 @@ final class ServerBenchReport {
     md.append("*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
         + "`remote_total`); for dd, what it spent (user and system time): past the page cache "
         + "the copy into its buffer and the device's I/O, into the page cache the kernel's copy "
-        + "into new page-cache pages.\n\n");
+        + "into new page-cache pages. *Received as a server receives*: in this benchmark's JVM, "
+        + "sender threads write 1 MiB at a time and one thread reads, through a selector, up to "
+        + "256 KiB at a time into the next 256 KiB of a region far larger than the processor's "
+        + "caches, as a server's event loop reads pushes into its pool, and does nothing else "
+        + "with the bytes: what that thread spent. Unlike iperf3's one reused buffer, neither "
+        + "end of the kernel's copy is in the cache, the more so the more connections hold bytes "
+        + "in their socket buffers.\n\n");
   }
 
   private void rates(StringBuilder md) {
@@ -409,23 +425,31 @@ final class ServerBenchReport {
 
   /**
    * Where each GiB's CPU went during ingest, against the machine's two copies that no server can
-   * avoid (the socket's receive and the page cache's write, measured by iperf3 and dd in the same
-   * rounds), and the ingest rate the machine's cores allow at those costs.
+   * avoid (the sockets' receive into a pool, measured by {@link ReceiveCopyProbe}, and the write
+   * to disk, by dd, in the same rounds), and the ingest rate the machine's cores allow at those
+   * costs.
    */
   private void cpuBudget(StringBuilder md) {
-    if (results.loopbackReceiveCpuPerGib.isEmpty() || results.runs.isEmpty()) {
+    if (results.loopbackBytesPerSecond.isEmpty() || results.runs.isEmpty()
+        || !results.pooledReceiveCpuPerGib.keySet().containsAll(results.runs.keySet())) {
       return;
     }
     int cpus = Runtime.getRuntime().availableProcessors();
     double write = flushesAroundCache() ? results.diskCpuPerGib.median()
         : results.pageCacheCpuPerGib.median();
-    double copies = results.loopbackReceiveCpuPerGib.median() + write;
     md.append("What each GiB ingested cost, in CPU seconds, against the two copies this server "
-        + "makes of it: receiving from the socket (iperf3's receiving end, ")
-        .append(cores(results.loopbackReceiveCpuPerGib.median())).append(") and writing it ")
+        + "makes of it: receiving from the sockets (`ReceiveCopyProbe` above, with as many "
+        + "connections as clients: ");
+    List<String> receives = new ArrayList<>();
+    for (Map.Entry<Integer, Series> e : results.pooledReceiveCpuPerGib.entrySet()) {
+      receives.add(cores(e.getValue().median()) + " with " + e.getKey());
+    }
+    md.append(String.join(", ", receives)).append("; iperf3's receiving end, whose buffer stays in ")
+        .append("the processor's cache, ").append(cores(results.loopbackReceiveCpuPerGib.median()))
+        .append(") and writing it ")
         .append(flushesAroundCache() ? "around the page cache (`flush.direct all`; dd "
             + "`oflag=direct`, " : "into the page cache (dd, ")
-        .append(cores(write)).append("), both measured in the same rounds. The clients share the "
+        .append(cores(write)).append("), all measured in the same rounds. The clients share the "
             + "machine's ").append(cpus).append(" cores with the server, so ingest cannot pass ")
         .append(cpus).append(" cores / (server + clients) per GiB.\n\n");
     md.append("| Clients | Server | of which the two copies | Server, the rest | Clients | Ingest "
@@ -436,6 +460,7 @@ final class ServerBenchReport {
       double server = median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes()));
       double clients = median(runs,
           r -> r.benchmarkCoresIngest() * r.ingestEndSeconds() / gib(r.ackedBytes()));
+      double copies = results.pooledReceiveCpuPerGib.get(e.getKey()).median() + write;
       double allowed = cpus / (server + clients) * (1L << 30);
       double lean = cpus / (copies + clients) * (1L << 30);
       md.append("| ").append(e.getKey()).append(" | ").append(cores(server)).append(" | ")

@@ -21,6 +21,13 @@ final class ServerBenchResults {
   final Series pageCacheCpuPerGib = new Series();
   /** What iperf3's receiving end spent: CPU seconds per GiB received, per round. */
   final Series loopbackReceiveCpuPerGib = new Series();
+  /**
+   * {@link ReceiveCopyProbe}: a bare receiver's CPU seconds per GiB with as many connections as
+   * clients, into a pool-sized region, per round; by connection count.
+   */
+  final Map<Integer, Series> pooledReceiveCpuPerGib = new TreeMap<>();
+  /** The same receives' rates, bytes per second. */
+  final Map<Integer, Series> pooledReceiveBytesPerSecond = new TreeMap<>();
   String iperfVersion;
   String ddCommand;
   String ddPageCacheCommand;

@@ -8,6 +8,7 @@ import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DiskWriteTest;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
+import io.sluice.benchmark.Series;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.StatusResponse;
@@ -202,6 +203,18 @@ public final class ServerBenchmark {
       log(String.format(Locale.ROOT, "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s, "
               + "receiver %.2f CPU-s/GiB", round, loopback.bitsPerSecond() / 8 / (1 << 20),
           loopback.receiverCpuSecondsPerGib()));
+    }
+    try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
+      for (int clients : settings.clients()) {
+        ReceiveCopyProbe.Result receive = probe.intoRegion(clients, (long) settings.ddMib() << 20);
+        results.pooledReceiveCpuPerGib.computeIfAbsent(clients, c -> new Series())
+            .add(receive.cpuSecondsPerGib());
+        results.pooledReceiveBytesPerSecond.computeIfAbsent(clients, c -> new Series())
+            .add(receive.bytesPerSecond());
+        log(String.format(Locale.ROOT, "round %d, loopback received as a server receives, %d "
+                + "connection(s): %,.0f MiB/s, %.2f CPU-s/GiB", round, clients,
+            receive.bytesPerSecond() / (1 << 20), receive.cpuSecondsPerGib()));
+      }
     }
     DiskWriteTest.Result disk = DiskWriteTest.device(dataDir, settings.ddMib());
     results.diskBytesPerSecond.add(disk.bytesPerSecond());
