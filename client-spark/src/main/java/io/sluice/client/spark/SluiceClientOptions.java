@@ -101,7 +101,9 @@ public final class SluiceClientOptions implements ConfigOptionSet {
       ConfigOption.bytes("spark.sluice.fetch.max.request")
           .defaultValue("8m")
           .min(64 * 1024L)
-          .doc("Largest single read request; adjacent blocks on disk are read together up to this.")
+          .doc("Largest single read request; blocks next to each other on disk (or apart by the "
+              + "few zero bytes a server may leave before a block, docs/protocol.md) are read "
+              + "together up to this.")
           .build();
 
   public static final ConfigOption<Boolean> FALLBACK =

@@ -29,8 +29,9 @@ import java.util.List;
  *   <li><b>Staged</b>: any other block is copied into the flush thread's staging buffer
  *       ({@link #STAGING_BYTES}, aligned), right after the bytes before it.
  * </ul>
- * Staged runs and in-place blocks are written in file order with gathering writes of up to
- * {@link #WRITE_BYTES}. A file that does not end on an aligned offset, appended to with a staged
+ * Staged runs and in-place blocks are written in file order with gathering writes, each made once
+ * {@link #WRITE_BYTES} are queued (one in-place block may take it past that) or the staging buffer
+ * is full. A file that does not end on an aligned offset, appended to with a staged
  * block first, has its last partial unit read back and written again with the new bytes after it.
  * The last partial unit of an append is written padded with zeros, and the file then cut back to
  * the end of its last block.
@@ -45,8 +46,8 @@ public final class DirectAppender {
   /** Bytes each flush thread stages. */
   static final int STAGING_BYTES = 1 << 20;
   /**
-   * The smallest block written in place: the zeros before it (2 KiB on average) stay below 3% of
-   * the bytes it saves copying.
+   * The smallest block written in place: the zeros before it (2 KiB on average, at most 4,095
+   * bytes) are about 3% of the bytes it saves copying at worst.
    */
   static final int IN_PLACE_MIN_BYTES = 64 * 1024;
   /** Bytes queued before a gathering write is made (a staging buffer full is written at once). */

@@ -393,7 +393,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
         () -> new FetchIndexRequest(TransportClient.nextRequestId(), appId, shuffleId,
             r.partition.id()),
         FetchIndexResponse.class, answer -> {
-          queueRanges(r, IndexEntry.decodeAll(bodyOf(answer)), answer.dataFileLength());
+          queueRanges(r, IndexEntry.decodeAll(bodyOf(answer)), answer.dataFileLength(), 0);
           indexRead(r);
         }));
   }
@@ -420,7 +420,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       throw new IOException("an index page from entry " + fromEntry
           + " says more entries follow but names entry " + page.nextEntry() + " as the next");
     }
-    queueRanges(r, IndexEntry.decodeAll(bodyOf(page)), page.dataFileLength());
+    queueRanges(r, IndexEntry.decodeAll(bodyOf(page)), page.dataFileLength(),
+        RangePlanner.MAX_SKIPPED_BYTES);
     r.pendingReads--;
     if (page.hasMore()) {
       readIndexPage(r, page.nextEntry());
@@ -429,10 +430,15 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
   }
 
-  private void queueRanges(LocationRead r, List<IndexEntry> entries, long dataLength) {
+  /**
+   * @param maxSkipped the most bytes between blocks a read may span ({@link RangePlanner#plan}):
+   *     only within one page of the index, which is one file's
+   */
+  private void queueRanges(LocationRead r, List<IndexEntry> entries, long dataLength,
+      int maxSkipped) {
     Partition p = r.partition;
     for (DataRange range : RangePlanner.plan(entries, dataLength, p.expected::wants,
-        Math.min(settings.maxRequestBytes(), readLimit(r)))) {
+        Math.min(settings.maxRequestBytes(), readLimit(r)), maxSkipped)) {
       RangeAssembler assembler = new RangeAssembler(range, allocator);
       r.pendingReads++;
       waiting.add(new Waiting(r, range.length(), () -> {

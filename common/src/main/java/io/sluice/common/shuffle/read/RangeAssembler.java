@@ -105,18 +105,19 @@ final class RangeAssembler {
     List<IndexEntry> blocks = range.blocks();
     while (nextBlock < blocks.size()) {
       IndexEntry block = blocks.get(nextBlock);
-      // Bytes between blocks (zeros a server left, a block nobody wants) are dropped.
+      // Bytes between blocks (zeros a server left before a block) are dropped.
       int skip = (int) (block.offset() - cursor);
-      if (block.length() == 0) {
-        pieces.add(new Piece(block, Unpooled.EMPTY_BUFFER));
-      } else if (received != null && received.readableBytes() >= skip + block.length()) {
-        received.skipBytes(skip);
-        dropped += skip;
-        pieces.add(new Piece(block, received.readRetainedSlice(block.length())));
-        cursor = block.end();
-      } else {
+      int needed = skip + block.length();
+      if (needed > 0 && (received == null || received.readableBytes() < needed)) {
         break;
       }
+      if (skip > 0) {
+        received.skipBytes(skip);
+        dropped += skip;
+      }
+      pieces.add(new Piece(block, block.length() == 0
+          ? Unpooled.EMPTY_BUFFER : received.readRetainedSlice(block.length())));
+      cursor = block.end();
       nextBlock++;
     }
     return pieces;

@@ -159,6 +159,22 @@ class RangeAssemblerTest {
   }
 
   @Test
+  void anEmptyBlockAfterZerosCountsThemDropped() throws IOException {
+    DataRange gapped = new DataRange(1000, 1100, List.of(
+        new IndexEntry(1000, 100, 100, 0, 5, 1),
+        new IndexEntry(2100, 0, 0, 0, 5, 2)));
+    RangeAssembler assembler = new RangeAssembler(gapped, ALLOC);
+    ByteBuf answer = ALLOC.directBuffer(1100).writeZero(1100);
+    List<RangeAssembler.Piece> pieces = assembler.append(answer);
+    assertEquals(2, pieces.size());
+    assertEquals(0, pieces.get(1).data().readableBytes());
+    assertEquals(1000, assembler.takeDroppedBytes(), "every byte of the range is accounted");
+    assertTrue(assembler.complete());
+    assembler.close();
+    pieces.forEach(p -> p.data().release());
+  }
+
+  @Test
   void aRangeOfEmptyBlocksNeedsNoRead() {
     DataRange empty = new DataRange(40, 0, List.of(new IndexEntry(40, 0, 0, 0, 5, 9)));
     RangeAssembler assembler = new RangeAssembler(empty, ALLOC);
