@@ -9,15 +9,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
+import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.shuffle.IndexEntry;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,6 +98,63 @@ class StorageFailoverTest {
     assertEquals(Blocks.totalLength(3, 190), Files.size(partition.files().get(2)));
     assertArrayEquals(Blocks.expected(0, 193), Blocks.readAllData(partition));
     Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
+  }
+
+  /**
+   * As above with blocks written to disk straight from their memory (aligned, 64 KiB and more),
+   * with zeros before them: the failed batch goes whole to the other disk, and every block reads
+   * back at its index entry's offset from either generation.
+   */
+  @Test
+  void aDirectAppendOfBlocksInPlaceThatFailsPartWayGoesWholeToAnotherDisk() throws Exception {
+    assumeTrue(Blocks.directIoWorks(a) && diskA.takesDirectWrites(), "O_DIRECT works here");
+    PartitionFiles partition = partition(0);
+    List<byte[]> contents = new ArrayList<>();
+    appendInPlace(partition, contents, 3);
+    long firstGeneration = partition.dataLength();
+    Path dataOnA = partition.files().get(0);
+
+    io.failWritesAfter(a, 300_000, ENOSPC);
+    appendInPlace(partition, contents, 6);
+
+    assertFalse(diskA.isHealthy());
+    assertEquals(firstGeneration, Files.size(dataOnA), "the partial write was cut off again");
+    assertTrue(partition.files().get(2).startsWith(b), partition.files().toString());
+    List<IndexEntry> entries = Blocks.decodeIndex(partition.index());
+    assertEquals(contents.size(), entries.size());
+    assertTrue(entries.get(1).offset() > entries.get(0).end(), "zeros before an in-place block");
+    for (int i = 0; i < entries.size(); i++) {
+      IndexEntry e = entries.get(i);
+      assertEquals(i, e.sequence());
+      assertArrayEquals(contents.get(i), Blocks.readStream(partition.data(e.offset(), e.length())),
+          "block " + i);
+    }
+  }
+
+  /** Appends {@code count} blocks of 70-200 KiB in 4 KiB-aligned memory, on a flush thread. */
+  private void appendInPlace(PartitionFiles partition, List<byte[]> contents, int count)
+      throws Exception {
+    List<TestBlock> blocks = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      byte[] bytes = new byte[70_000 + 13_000 * (contents.size() % 10)];
+      new Random(contents.size()).nextBytes(bytes);
+      ByteBuffer memory = ByteBuffer.allocateDirect(bytes.length + 2 * 4096).alignedSlice(4096);
+      ByteBuf data = Unpooled.wrappedBuffer(memory.slice(0, bytes.length)).clear()
+          .writeBytes(bytes);
+      blocks.add(new TestBlock(data, 1, contents.size(), bytes.length, Crc32c.of(bytes)));
+      contents.add(bytes);
+    }
+    try {
+      CompletableFuture.supplyAsync(() -> {
+        try {
+          return partition.append(blocks, true);
+        } catch (StorageUnavailableException e) {
+          throw new CompletionException(e);
+        }
+      }, diskA.flushExecutor()).get(30, TimeUnit.SECONDS);
+    } finally {
+      Blocks.release(blocks);
+    }
   }
 
   /**
