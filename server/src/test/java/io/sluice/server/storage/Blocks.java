@@ -107,7 +107,12 @@ final class Blocks {
    */
   static void appendOnFlushThread(PartitionFiles partition, LocalDisk disk, long firstId,
       int count, boolean bypassPageCache) throws Exception {
-    List<TestBlock> blocks = make(firstId, count);
+    appendOnFlushThread(partition, disk, make(firstId, count), bypassPageCache);
+  }
+
+  /** Appends {@code blocks} on one of {@code disk}'s flush threads, then releases them. */
+  static void appendOnFlushThread(PartitionFiles partition, LocalDisk disk,
+      List<TestBlock> blocks, boolean bypassPageCache) throws Exception {
     try {
       CompletableFuture.supplyAsync(() -> {
         try {

@@ -24,8 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -144,17 +142,7 @@ class StorageFailoverTest {
       blocks.add(new TestBlock(data, 1, contents.size(), bytes.length, Crc32c.of(bytes)));
       contents.add(bytes);
     }
-    try {
-      CompletableFuture.supplyAsync(() -> {
-        try {
-          return partition.append(blocks, true);
-        } catch (StorageUnavailableException e) {
-          throw new CompletionException(e);
-        }
-      }, diskA.flushExecutor()).get(30, TimeUnit.SECONDS);
-    } finally {
-      Blocks.release(blocks);
-    }
+    Blocks.appendOnFlushThread(partition, diskA, blocks, true);
   }
 
   /**
