@@ -24,7 +24,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     Set<String> answers, Set<String> notes, List<String> stagesOfMedianRound,
     long serverPeakDirectBytes, long serverPeakPushBytes, long serverPeakHeapBytes,
     double serverGcMs, double serverCpuMs, double serverFlushedBytes, long pushRejections,
-    Map<String, Double> serverThreadCpuMs) {
+    Map<String, Double> serverThreadCpuMs, Map<String, Double> jvmThreadCpuMs) {
 
   /** {@code lines}: the job's line for this query from each round of this mode. */
   static QueryStats of(String query, Mode mode, List<Map<String, Object>> lines) {
@@ -39,6 +39,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     List<Long> serverCpu = new ArrayList<>();
     List<Long> flushed = new ArrayList<>();
     Map<String, List<Long>> threadCpu = new LinkedHashMap<>();
+    Map<String, List<Long>> jvmThreadCpu = new LinkedHashMap<>();
     long failed = 0;
     long retried = 0;
     long stageRetries = 0;
@@ -57,6 +58,10 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
       taskGc.add(stageSum(l, "gcMs"));
       jvmGc.add(num(l, "jvmGcMs"));
       jvmCpu.add(num(l, "jvmCpuMs"));
+      if (l.get("jvmThreadCpuMs") instanceof Map<?, ?> groups) {
+        groups.forEach((g, ms) -> jvmThreadCpu.computeIfAbsent(g.toString(),
+            k -> new ArrayList<>()).add(((Number) ms).longValue()));
+      }
       failed += stageSum(l, "failedTasks");
       retried += stageSum(l, "retriedTasks");
       stageRetries += list(l, "stages").stream().filter(s -> num(s, "attempt") > 0).count();
@@ -97,7 +102,8 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
         median(write), median(read), median(cpu), median(taskGc), median(jvmGc), median(jvmCpu),
         failed, retried, stageRetries, errors, answers, notes, stages, peakDirect, peakPush, peakHeap,
         serverGc.isEmpty() ? 0 : median(serverGc), serverCpu.isEmpty() ? 0 : median(serverCpu),
-        flushed.isEmpty() ? 0 : median(flushed), rejections, medians(threadCpu));
+        flushed.isEmpty() ? 0 : median(flushed), rejections, medians(threadCpu),
+        medians(jvmThreadCpu));
   }
 
   private static Map<String, Double> medians(Map<String, List<Long>> values) {
@@ -131,6 +137,7 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
     m.put("answers", new ArrayList<>(answers));
     m.put("notes", new ArrayList<>(notes));
     m.put("stageSecondsOfMedianRound", stagesOfMedianRound);
+    m.put("jvmThreadCpuMs", jvmThreadCpuMs);
     if (hasServers()) {
       m.put("serverPeakDirectMemoryBytes", serverPeakDirectBytes);
       m.put("serverPeakPushMemoryBytes", serverPeakPushBytes);

@@ -69,6 +69,7 @@ final class TpcMarkdown {
         + "that task metrics miss, such as the shuffle client's network threads).\n\n");
 
     md.append(cpuPerGib(s));
+    md.append(jvmThreads(s));
 
     md.append("Stage times of the median round (s, in the order the stages ran):\n\n| Query |");
     for (Mode m : modes) {
@@ -274,6 +275,46 @@ final class TpcMarkdown {
           / (jvm[builtin] / gib[builtin]))).append("** |");
     }
     return md.append("\n\n").toString();
+  }
+
+  /**
+   * Where the Spark JVM's CPU went, by group of threads ({@code JvmThreadCpu}), per query and mode,
+   * beside the servers' CPU: what Sluice adds to the machine outside the tasks, and what it saves
+   * them.
+   */
+  private static String jvmThreads(TpcSummary s) {
+    boolean measured = s.queries.stream().allMatch(q -> s.modes.stream()
+        .allMatch(m -> !s.get(q, m).jvmThreadCpuMs().isEmpty()));
+    if (!measured) {
+      return "";
+    }
+    boolean servers = s.modes.contains(Mode.SLUICE);
+    StringBuilder md = new StringBuilder("The Spark JVM's CPU by its threads (s; from "
+        + "`/proc/self/task`, median over the rounds; ")
+        .append(String.join(" / ", s.modes.stream().map(Mode::label).toList()))
+        .append("). *tasks*: the executor's task threads; *shuffle client*: Sluice's client "
+            + "event loops, which send pushes and receive fetched blocks; *compiler*: the JIT; "
+            + "*other*: the rest of the process (the driver, Spark's own threads, threads that "
+            + "ended during the query)")
+        .append(servers ? "; beside them, Sluice's two servers (both added), which run on the "
+            + "same two cores here and on machines of their own in a cluster" : "")
+        .append(":\n\n| Query |");
+    JvmThreadCpu.GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
+    md.append(servers ? " Sluice's servers |" : "").append(" all |\n|---|")
+        .append("---:|".repeat(JvmThreadCpu.GROUPS.size() + (servers ? 2 : 1))).append('\n');
+    for (String q : s.queries) {
+      md.append("| ").append(q).append(" |");
+      for (String g : JvmThreadCpu.GROUPS) {
+        md.append(' ').append(perMode(s, q,
+            st -> seconds(st.jvmThreadCpuMs().getOrDefault(g, 0.0)))).append(" |");
+      }
+      if (servers) {
+        md.append(' ').append(seconds(s.get(q, Mode.SLUICE).serverCpuMs())).append(" |");
+      }
+      md.append(' ').append(perMode(s, q, st -> seconds(st.jvmThreadCpuMs().values().stream()
+          .mapToDouble(Double::doubleValue).sum() + st.serverCpuMs()))).append(" |\n");
+    }
+    return md.append('\n').toString();
   }
 
   /**

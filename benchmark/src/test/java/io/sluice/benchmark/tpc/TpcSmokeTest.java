@@ -74,6 +74,10 @@ class TpcSmokeTest {
     assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | other "
         + "| all |"), section);
     assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
+    // The Spark JVM's CPU by its threads, from /proc/self/task.
+    assertTrue(section.contains("| Query | tasks | shuffle client | compiler | gc | other | "
+        + "Sluice's servers | all |"), section);
+    assertTrue(results.contains("\"jvmThreadCpuMs\":{\"tasks\":"), results);
     assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
     assertTrue(section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
         section);

@@ -105,6 +105,7 @@ public final class TpcJob {
         sc.setJobGroup(q.spec().label(), q.spec().description(), false);
         long gcBefore = gcMillis();
         long cpuBefore = cpuNanos();
+        JvmThreadCpu threadsBefore = JvmThreadCpu.take();
         long startMs = System.currentTimeMillis();
         long start = System.nanoTime();
         try {
@@ -125,7 +126,9 @@ public final class TpcJob {
         line.put("startMs", startMs);
         line.put("endMs", System.currentTimeMillis());
         line.put("jvmGcMs", gcMillis() - gcBefore);
-        line.put("jvmCpuMs", (cpuNanos() - cpuBefore) / 1_000_000);
+        long jvmCpuMs = (cpuNanos() - cpuBefore) / 1_000_000;
+        line.put("jvmCpuMs", jvmCpuMs);
+        line.put("jvmThreadCpuMs", JvmThreadCpu.take().millisSince(threadsBefore, jvmCpuMs));
         drain(sc);
         List<Map<String, Object>> stages = new ArrayList<>();
         listener.take(q.spec().label()).forEach(s -> stages.add(s.toMap()));
