@@ -44,13 +44,22 @@ public final class DiskWriteTest {
       throws IOException, InterruptedException {
     Path file = directory.resolve("dd-write-test");
     try {
-      try {
-        return dd(file, mebibytes, "oflag=direct");
-      } catch (IOException direct) {
-        return dd(file, mebibytes, "conv=fdatasync");
-      }
+      return deviceFile(file, mebibytes);
     } finally {
       Files.deleteIfExists(file);
+    }
+  }
+
+  /**
+   * Writes {@code file} past the page cache and leaves it there, so that nothing of it is cached
+   * (unless the file system refuses direct I/O); the caller deletes it.
+   */
+  public static Result deviceFile(Path file, int mebibytes)
+      throws IOException, InterruptedException {
+    try {
+      return dd(file, mebibytes, "oflag=direct");
+    } catch (IOException direct) {
+      return dd(file, mebibytes, "conv=fdatasync");
     }
   }
 

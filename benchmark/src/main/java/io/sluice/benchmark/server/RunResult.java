@@ -25,7 +25,8 @@ import java.util.Map;
  * @param serverCpuIngest the server's CPU seconds during the ingest phase
  * @param serverCpuRead the server's CPU seconds during the read phase
  * @param serverThreadCpuIngest the server's CPU seconds during the ingest phase by group of threads
- *     ({@code sluice_server_cpu_seconds_total})
+ *     ({@code sluice_server_cpu_seconds_total}), and {@code serverThreadCpuRead} during the read
+ *     phase
  * @param gcSeconds the server's GC time over the whole run, and {@code gcCount} its collections
  * @param readMemoryBytes bytes the server sent from memory (and {@code readDiskBytes} from files)
  * @param windows the ingest and read phases in wall-clock time, to cut the server's profile
@@ -45,6 +46,7 @@ record RunResult(
     double serverCpuIngest,
     double serverCpuRead,
     Map<String, Double> serverThreadCpuIngest,
+    Map<String, Double> serverThreadCpuRead,
     double benchmarkCoresIngest,
     double benchmarkCoresRead,
     double machineCoresIngest,

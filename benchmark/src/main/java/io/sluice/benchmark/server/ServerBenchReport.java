@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /** Renders the results as the {@code server} section of {@code docs/benchmarks.md}, with targets. */
@@ -133,11 +134,25 @@ final class ServerBenchReport {
         .append(results.ddPageCacheCommand).append("` | ")
         .append(rate(results.pageCacheBytesPerSecond.median())).append(" | ")
         .append(range(results.pageCacheBytesPerSecond)).append(" | ")
-        .append(cores(results.pageCacheCpuPerGib.median())).append(" |\n\n");
-    md.append("*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
+        .append(cores(results.pageCacheCpuPerGib.median())).append(" |\n");
+    for (Map.Entry<Integer, Series> e : results.sendfileCpuPerGib.entrySet()) {
+      Series rates = results.sendfileBytesPerSecond.get(e.getKey());
+      md.append("| Loopback TCP sent as a server sends what it flushed: a file written past the "
+          + "page cache, sent with sendfile in ").append(SendfileProbe.SEND_BYTES >> 20)
+          .append(" MiB pieces over ").append(e.getKey())
+          .append(e.getKey() == 1 ? " connection" : " connections")
+          .append(", a thread each (`SendfileProbe`) | ").append(rate(rates.median()))
+          .append(" | ").append(range(rates)).append(" | ")
+          .append(cores(e.getValue().median())).append(" sending |\n");
+    }
+    md.append("\n*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
         + "`remote_total`); for dd, what it spent (user and system time): past the page cache "
         + "the copy into its buffer and the device's I/O, into the page cache the kernel's copy "
-        + "into new page-cache pages. *Received as a server receives*: in this benchmark's JVM, "
+        + "into new page-cache pages. *Sent as a server sends*: the sending threads' CPU, the "
+        + "kernel bringing the pages from the device into the page cache, handing them to the "
+        + "sockets and, on loopback, part of their delivery to the receiving sockets, the more "
+        + "the faster they go (the file is written with `oflag=direct` first, unmeasured). "
+        + "*Received as a server receives*: in this benchmark's JVM, "
         + "sender threads write 1 MiB at a time and one thread reads, through a selector, up to "
         + "256 KiB at a time into the next 256 KiB of a region far larger than the processor's "
         + "caches, as a server's event loop reads pushes into its pool, and does nothing else "
@@ -386,6 +401,7 @@ final class ServerBenchReport {
               : results.pageCacheBytesPerSecond)));
     }
     cpuBudget(md);
+    readCpu(md);
     if (results.ingestProfile == null) {
       md.append("No flight recording was taken (`--no-profile`).\n");
       return;
@@ -496,18 +512,54 @@ final class ServerBenchReport {
         + "(`sluice_server_cpu_seconds_total`, docs/metrics.md), medians: *network* holds the "
         + "socket's receive and the copy into the push pool, *flush* the writes to disk.\n\n"
         + "| Clients |");
-    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
-    md.append("\n|---:|");
-    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append("---:|"));
-    md.append('\n');
+    threadColumns(md, 1);
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       md.append("| ").append(e.getKey()).append(" |");
-      for (String g : MetricsPoller.THREAD_GROUPS) {
-        md.append(' ').append(cores(median(e.getValue(),
-            r -> r.serverThreadCpuIngest().getOrDefault(g, 0.0) / gib(r.ackedBytes()))))
-            .append(" |");
-      }
-      md.append('\n');
+      threadCells(md, e.getValue(), RunResult::serverThreadCpuIngest, RunResult::ackedBytes);
+    }
+    md.append('\n');
+  }
+
+  /**
+   * The server's CPU per GiB read back by its threads, beside {@link SendfileProbe}'s: the server
+   * sends what it flushed around the page cache with sendfile, which the probe does and nothing
+   * else.
+   */
+  private void readCpu(StringBuilder md) {
+    if (!results.sendfileCpuPerGib.keySet().containsAll(results.runs.keySet())) {
+      return;
+    }
+    md.append("What each GiB read back cost the server, by its threads (*network* holds the file "
+        + "reads and the sends), beside what sending a file written past the page cache with "
+        + "sendfile over as many connections cost threads that did nothing else "
+        + "(`SendfileProbe` above, same rounds). The server sends its flushed data that way; "
+        + "the rest is answering the requests and its other threads.\n\n"
+        + "| Clients | Server | sendfile alone | Server, the rest |");
+    threadColumns(md, 4);
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      List<RunResult> runs = e.getValue();
+      double server = median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()));
+      double sendfile = results.sendfileCpuPerGib.get(e.getKey()).median();
+      md.append("| ").append(e.getKey()).append(" | ").append(cores(server)).append(" | ")
+          .append(cores(sendfile)).append(" | ").append(cores(server - sendfile)).append(" |");
+      threadCells(md, runs, RunResult::serverThreadCpuRead, r -> r.read().bytes());
+    }
+    md.append('\n');
+  }
+
+  /** The thread groups' headers after {@code leading} columns already named, and the rule. */
+  private static void threadColumns(StringBuilder md, int leading) {
+    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
+    md.append("\n|").append("---:|".repeat(leading + MetricsPoller.THREAD_GROUPS.size()))
+        .append('\n');
+  }
+
+  /** Each thread group's median CPU seconds per GiB of {@code bytes}, ending the row. */
+  private static void threadCells(StringBuilder md, List<RunResult> runs,
+      Function<RunResult, Map<String, Double>> cpu, ToDoubleFunction<RunResult> bytes) {
+    for (String g : MetricsPoller.THREAD_GROUPS) {
+      md.append(' ').append(cores(median(runs,
+          r -> cpu.apply(r).getOrDefault(g, 0.0) / gib(bytes.applyAsDouble(r))))).append(" |");
     }
     md.append('\n');
   }

@@ -19,6 +19,14 @@ final class ServerBenchResults {
   final Series diskCpuPerGib = new Series();
   /** What dd's writes into the page cache cost: CPU seconds per GiB, per round. */
   final Series pageCacheCpuPerGib = new Series();
+  /**
+   * {@link SendfileProbe}: a file written past the page cache sent over loopback with sendfile,
+   * over as many connections as clients: what it cost the sending threads, CPU seconds per GiB,
+   * per round; by connection count.
+   */
+  final Map<Integer, Series> sendfileCpuPerGib = new TreeMap<>();
+  /** The same sends' rates, bytes per second. */
+  final Map<Integer, Series> sendfileBytesPerSecond = new TreeMap<>();
   /** What iperf3's receiving end spent: CPU seconds per GiB received, per round. */
   final Series loopbackReceiveCpuPerGib = new Series();
   /**

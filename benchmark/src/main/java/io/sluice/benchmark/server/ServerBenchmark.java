@@ -228,6 +228,16 @@ public final class ServerBenchmark {
     results.ddPageCacheCommand = cache.command();
     log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB", round,
         cache.command(), cache.bytesPerSecond() / (1 << 20), cache.cpuSecondsPerGib()));
+    for (int clients : settings.clients()) {
+      SendfileProbe.Result send = SendfileProbe.coldFile(dataDir, settings.ddMib(), clients);
+      results.sendfileCpuPerGib.computeIfAbsent(clients, c -> new Series())
+          .add(send.cpuSecondsPerGib());
+      results.sendfileBytesPerSecond.computeIfAbsent(clients, c -> new Series())
+          .add(send.bytesPerSecond());
+      log(String.format(Locale.ROOT, "round %d, sendfile of a file written past the page cache, "
+              + "%d connection(s): %,.0f MiB/s, %.2f CPU-s/GiB", round, clients,
+          send.bytesPerSecond() / (1 << 20), send.cpuSecondsPerGib()));
+    }
   }
 
   static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {

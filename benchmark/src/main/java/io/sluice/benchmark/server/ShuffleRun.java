@@ -179,6 +179,7 @@ final class ShuffleRun {
           ingestEnd.since(before, MetricsPoller.CPU_SECONDS),
           readEnd.since(ingestEnd, MetricsPoller.CPU_SECONDS),
           threadCpu(before, ingestEnd),
+          threadCpu(ingestEnd, readEnd),
           cpu1.benchmarkCoresSince(cpu0), cpu2.benchmarkCoresSince(cpu1),
           cpu1.machineCoresSince(cpu0), cpu2.machineCoresSince(cpu1),
           readEnd.since(before, MetricsPoller.GC_SECONDS),
