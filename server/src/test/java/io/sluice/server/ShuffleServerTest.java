@@ -143,6 +143,10 @@ class ShuffleServerTest {
       Thread.sleep(50);
     }
     assertTrue(server.store().applications().isEmpty(), "application should have expired");
+    // The expiry takes the application out of the store first, then moves its files away.
+    while (!dataFiles().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
     assertTrue(dataFiles().isEmpty(), "files left: " + dataFiles());
   }
 
