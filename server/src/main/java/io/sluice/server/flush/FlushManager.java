@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Decides what to flush and when. A partition past {@code buffer.partition.flush.threshold} is
@@ -30,6 +31,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FlushManager implements Closeable {
   private static final long PLAN_INTERVAL_MILLIS = 50;
+  /**
+   * Pushes over the high watermark ask for a round at most this often. A round queues flushes for
+   * everything above the low watermark, so rounds one push apart find the same partitions already
+   * queued and only walk every partition again: with many clients that was a round per push.
+   */
+  static final long PUSH_ROUND_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   private final ShuffleStore store;
   private final DiskManager disks;
@@ -41,6 +48,8 @@ public final class FlushManager implements Closeable {
   private final ServerMetrics metrics;
   private final ScheduledExecutorService planner;
   private final AtomicBoolean roundRequested = new AtomicBoolean();
+  private final AtomicLong rounds = new AtomicLong();
+  private volatile long lastRoundNanos = System.nanoTime() - PUSH_ROUND_GAP_NANOS;
   private final AtomicInteger queued = new AtomicInteger();
   private volatile boolean storageAvailable = true;
 
@@ -73,12 +82,12 @@ public final class FlushManager implements Closeable {
     if (partition.unflushedBytes() >= partitionThreshold) {
       queue(partition);
     }
-    if (pool.mayNeedFlush()) {
+    if (pool.mayNeedFlush() && System.nanoTime() - lastRoundNanos >= PUSH_ROUND_GAP_NANOS) {
       requestRound();
     }
   }
 
-  /** Asks for a flush round soon (memory is short); coalesces concurrent requests. */
+  /** Asks for a flush round now (memory is short); coalesces concurrent requests. */
   public void requestRound() {
     if (roundRequested.compareAndSet(false, true)) {
       planner.execute(this::planRound);
@@ -100,8 +109,15 @@ public final class FlushManager implements Closeable {
     return queued.get();
   }
 
+  /** Planning rounds run so far. */
+  long roundsPlanned() {
+    return rounds.get();
+  }
+
   private void planRound() {
     roundRequested.set(false);
+    lastRoundNanos = System.nanoTime();
+    rounds.incrementAndGet();
     try {
       storageAvailable = disks.pick() != null || (hdfs != null && hdfs.isWritable());
       pool.releaseIdleSpares();

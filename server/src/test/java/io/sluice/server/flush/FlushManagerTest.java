@@ -105,23 +105,7 @@ class FlushManagerTest {
   void blocksPushedWhileAFlushRunsAreFlushedWhenItEnds() throws Exception {
     CountDownLatch writing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    FileIo slowFirstWrite = new FileIo() {
-      @Override
-      public FileChannel openForAppend(Path p) throws IOException {
-        writing.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return FileIo.DEFAULT.openForAppend(p);
-      }
-
-      @Override
-      public FileChannel openForRead(Path p) throws IOException {
-        return FileIo.DEFAULT.openForRead(p);
-      }
-    };
+    FileIo slowFirstWrite = appendsHeldUntil(writing, release);
     createStore(new PushBufferPool(64 * MIB, 0.9, 0.8), slowFirstWrite);
     startFlushManager(2 * MIB);
     PartitionState partition = fill(APP, 0, 0, 2);
@@ -195,6 +179,56 @@ class FlushManagerTest {
     assertNull(small.files(), "a partition under its threshold stays in memory");
     assertEquals(2 * MIB, pool.allocatedBytes());
     assertEquals(0, pool.bytesToFlush());
+  }
+
+  @Test
+  void pushesOverTheHighWatermarkAskForARoundAtMostEveryFewMilliseconds() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    FileIo heldWrites = appendsHeldUntil(writing, release);
+    // High watermark 16 MiB; the flush the first round queues cannot end, so the pool stays over.
+    createStore(new PushBufferPool(32 * MIB, 0.5, 0.25), heldWrites);
+    PartitionState partition = fill(APP, 0, 0, 20);
+    startFlushManager(Long.MAX_VALUE);
+    try {
+      assertTrue(writing.await(20, TimeUnit.SECONDS), "the first round queued a flush");
+      long before = flushManager.roundsPlanned();
+      long start = System.nanoTime();
+      for (int i = 0; i < 20_000; i++) {
+        flushManager.afterPush(partition);
+      }
+      long elapsed = System.nanoTime() - start;
+      // One round may be asked for and not yet started; the planner's own timer adds its rounds.
+      long allowed = 2 + elapsed / FlushManager.PUSH_ROUND_GAP_NANOS
+          + elapsed / TimeUnit.MILLISECONDS.toNanos(50);
+      long asked = flushManager.roundsPlanned() - before;
+      assertTrue(asked <= allowed, asked + " rounds in " + elapsed / 1_000 + " us of pushes");
+    } finally {
+      release.countDown();
+    }
+    waitUntil(() -> partition.memoryBytes() == 0, "the partition is flushed");
+    waitUntil(() -> flushManager.queuedFlushes() == 0, "flushes to end");
+  }
+
+  /** File access whose opens for writing report themselves and then wait for {@code release}. */
+  private static FileIo appendsHeldUntil(CountDownLatch opening, CountDownLatch release) {
+    return new FileIo() {
+      @Override
+      public FileChannel openForAppend(Path p) throws IOException {
+        opening.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return FileIo.DEFAULT.openForAppend(p);
+      }
+
+      @Override
+      public FileChannel openForRead(Path p) throws IOException {
+        return FileIo.DEFAULT.openForRead(p);
+      }
+    };
   }
 
   /**
