@@ -289,9 +289,8 @@ final class TpcMarkdown {
       return "";
     }
     boolean servers = s.modes.contains(Mode.SLUICE);
-    StringBuilder md = new StringBuilder("The Spark JVM's CPU by its threads (s; the JVM's own "
-        + "count for Java threads, `/proc/self/task` for the JIT's and the collector's; median "
-        + "over the rounds; ")
+    StringBuilder md = new StringBuilder("The Spark JVM's CPU by its threads (s; from "
+        + "`/proc/self/task`, median over the rounds; ")
         .append(String.join(" / ", s.modes.stream().map(Mode::label).toList()))
         .append("). *tasks*: the executor's task threads; *shuffle client*: Sluice's client "
             + "event loops, which send pushes and receive fetched blocks; *compiler*: the JIT; "

@@ -13,31 +13,18 @@ import org.junit.jupiter.api.Test;
 /** The TPC job's split of its JVM's CPU by thread, read from /proc/self/task. */
 class JvmThreadCpuTest {
   @Test
-  void groupsJavaThreadsByTheirJavaNamesAndTheRuntimesByTheKernels() {
-    assertEquals(JvmThreadCpu.TASKS,
-        JvmThreadCpu.javaGroup("Executor task launch worker for task 0.0 in stage 1.0 (TID 1)"));
-    assertEquals(JvmThreadCpu.TASKS, JvmThreadCpu.javaGroup("Executor task launch worker-3"));
-    assertEquals(JvmThreadCpu.SHUFFLE_CLIENT, JvmThreadCpu.javaGroup("sluice-client-1-2"));
-    assertEquals(JvmThreadCpu.OTHER, JvmThreadCpu.javaGroup("dag-scheduler-event-loop"));
-    assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.runtimeGroup("C2 CompilerThre"));
-    assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.runtimeGroup("C1 CompilerThre"));
-    assertEquals(JvmThreadCpu.GC, JvmThreadCpu.runtimeGroup("GC Thread#0"));
-    assertEquals(JvmThreadCpu.GC, JvmThreadCpu.runtimeGroup("G1 Conc#0"));
-    assertEquals(JvmThreadCpu.OTHER, JvmThreadCpu.runtimeGroup("Thread-12"));
-  }
-
-  /** Spark 4 names a task thread after it started, which the kernel's name never sees. */
-  @Test
-  void aThreadNamedAfterItStartedCountsUnderItsJavaName() throws Exception {
-    assertTaskThreadCounted(false);
+  void groupsThreadsByTheNamesTheKernelKeeps() {
+    assertEquals(JvmThreadCpu.TASKS, JvmThreadCpu.group("Executor task l"));
+    assertEquals(JvmThreadCpu.SHUFFLE_CLIENT, JvmThreadCpu.group("sluice-client-1"));
+    assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.group("C2 CompilerThre"));
+    assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.group("C1 CompilerThre"));
+    assertEquals(JvmThreadCpu.GC, JvmThreadCpu.group("GC Thread#0"));
+    assertEquals(JvmThreadCpu.GC, JvmThreadCpu.group("G1 Conc#0"));
+    assertEquals(JvmThreadCpu.OTHER, JvmThreadCpu.group("dag-scheduler-e"));
   }
 
   @Test
   void countsWhatATaskThreadSpentAndLeavesTheRestToOther() throws Exception {
-    assertTaskThreadCounted(true);
-  }
-
-  private static void assertTaskThreadCounted(boolean namedAtStart) throws Exception {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long processBefore = processCpuMs();
     JvmThreadCpu before = JvmThreadCpu.take();
@@ -53,16 +40,13 @@ class JvmThreadCpuTest {
       }
       spent.countDown();
       try {
-        // A thread that has ended is no longer listed: it lives until it was read.
+        // A thread that has ended is no longer in /proc/self/task: live until it was read.
         measured.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-    }, namedAtStart ? "Executor task launch worker-0" : "Thread-0");
+    }, "Executor task launch worker-0");
     task.start();
-    if (!namedAtStart) {
-      task.setName("Executor task launch worker-0");
-    }
     spent.await();
     JvmThreadCpu after = JvmThreadCpu.take();
     measured.countDown();
@@ -71,7 +55,8 @@ class JvmThreadCpuTest {
     Map<String, Long> ms = after.millisSince(before, process);
 
     assertEquals(JvmThreadCpu.GROUPS, List.copyOf(ms.keySet()));
-    assertTrue(ms.get(JvmThreadCpu.TASKS) >= 500, ms.toString());
+    // The kernel counts in 10 ms ticks, the thread's own clock more finely.
+    assertTrue(ms.get(JvmThreadCpu.TASKS) >= 450, ms.toString());
     assertEquals(process, ms.values().stream().mapToLong(Long::longValue).sum(), 60,
         ms.toString());
   }
