@@ -15,6 +15,8 @@ class JvmThreadCpuTest {
   @Test
   void groupsThreadsByTheNamesTheKernelKeeps() {
     assertEquals(JvmThreadCpu.TASKS, JvmThreadCpu.group("Executor task l"));
+    // Spark 4.2's task threads, as the kernel keeps their names while they run a task.
+    assertEquals(JvmThreadCpu.TASKS, JvmThreadCpu.group("Executor task i"));
     assertEquals(JvmThreadCpu.SHUFFLE_CLIENT, JvmThreadCpu.group("sluice-client-1"));
     assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.group("C2 CompilerThre"));
     assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.group("C1 CompilerThre"));

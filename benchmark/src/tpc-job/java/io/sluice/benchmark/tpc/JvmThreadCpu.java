@@ -85,9 +85,13 @@ final class JvmThreadCpu {
     return ms;
   }
 
-  /** The group of a thread by its name as the kernel keeps it (Java's name cut to 15 bytes). */
+  /**
+   * The group of a thread by its name as the kernel keeps it (Java's name cut to 15 bytes). Spark
+   * renames a task thread while it runs a task: the kernel keeps "Executor task l" from Spark 3.5's
+   * names and "Executor task i" from Spark 4.2's.
+   */
   static String group(String name) {
-    if (name.startsWith("Executor task l")) {
+    if (name.startsWith("Executor task ")) {
       return TASKS;
     }
     if (name.startsWith("sluice-client")) {
