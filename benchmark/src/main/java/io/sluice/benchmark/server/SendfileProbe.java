@@ -56,6 +56,7 @@ final class SendfileProbe {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     AtomicReference<Throwable> failed = new AtomicReference<>();
     AtomicLong cpuNanos = new AtomicLong();
+    AtomicLong received = new AtomicLong();
     try (ServerSocketChannel listener = ServerSocketChannel.open();
         FileChannel source = FileChannel.open(file, StandardOpenOption.READ)) {
       listener.bind(new InetSocketAddress("127.0.0.1", 0));
@@ -68,7 +69,8 @@ final class SendfileProbe {
         for (int c = 0; c < connections; c++) {
           senders.add(SocketChannel.open(address));
           SocketChannel receiving = listener.accept();
-          started.add(start("sendfile-probe-receiver-" + c, () -> drain(receiving), failed));
+          started.add(start("sendfile-probe-receiver-" + c,
+              () -> received.addAndGet(drain(receiving)), failed));
         }
         long t0 = System.nanoTime();
         List<Thread> sending = new ArrayList<>();
@@ -95,6 +97,10 @@ final class SendfileProbe {
         long nanos = System.nanoTime() - t0;
         if (failed.get() != null) {
           throw new IOException("the sendfile probe failed", failed.get());
+        }
+        if (received.get() != size) {
+          throw new IOException("the sendfile probe's receivers got " + received.get() + " of "
+              + size + " bytes");
         }
         double gib = (double) size / (1L << 30);
         return new Result(size / (nanos / 1e9), cpuNanos.get() / 1e9 / gib);
@@ -123,13 +129,15 @@ final class SendfileProbe {
     return t;
   }
 
-  /** Reads a connection to its end and drops the bytes. */
-  private static void drain(SocketChannel connection) throws IOException {
+  /** Reads a connection to its end and drops the bytes; returns how many there were. */
+  private static long drain(SocketChannel connection) throws IOException {
     try (connection) {
       ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
-      while (connection.read(buffer.clear()) >= 0) {
-        // dropped
+      long total = 0;
+      for (int n; (n = connection.read(buffer.clear())) >= 0; ) {
+        total += n;
       }
+      return total;
     }
   }
 }
