@@ -48,7 +48,7 @@ public final class MetricsPoller implements AutoCloseable {
   public static final String THREAD_CPU = "sluice_server_cpu_seconds_total";
   /** The groups of the server's threads in {@link #threadCpu}, as docs/metrics.md names them. */
   public static final List<String> THREAD_GROUPS =
-      List.of("network", "flush", "compiler", "gc", "replication", "other");
+      List.of("network", "flush", "compiler", "gc", "replication", "http", "other");
   public static final String RESIDENT = "process_resident_memory_bytes";
 
   /** The CPU seconds a group of the server's threads spent ({@link #THREAD_GROUPS}). */

@@ -510,8 +510,12 @@ final class ServerBenchReport {
   private void threadCpu(StringBuilder md) {
     md.append("The server's CPU seconds per GiB ingested by its threads "
         + "(`sluice_server_cpu_seconds_total`, docs/metrics.md), medians: *network* holds the "
-        + "socket's receive and the copy into the push pool, *flush* the writes to disk.\n\n"
-        + "| Clients |");
+        + "socket's receive and the copy into the push pool, *flush* the writes to disk, "
+        + "*http* the HTTP port answering this benchmark's own sampling of `/metrics` (every ")
+        .append(settings.sampleMillis()).append(" ms; a Prometheus scraping every 15 s asks ")
+        .append(String.format(Locale.ROOT, "%,d",
+            15_000 / Math.max(1, settings.sampleMillis())))
+        .append(" times less often).\n\n| Clients |");
     threadColumns(md, 1);
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       md.append("| ").append(e.getKey()).append(" |");

@@ -325,8 +325,8 @@ final class TpcMarkdown {
     StringBuilder md = new StringBuilder("The servers' CPU by their threads (s; "
         + "`sluice_server_cpu_seconds_total`, docs/metrics.md; both servers added, median over "
         + "the rounds). *network*: the event loops that take pushes into the push pool, answer "
-        + "and send reads; *flush*: writing to disk; *compiler*: the JIT; *other*: the rest of "
-        + "the process:\n\n| Query |");
+        + "and send reads; *flush*: writing to disk; *compiler*: the JIT; *http*: answering "
+        + "`/metrics`; *other*: the rest of the process:\n\n| Query |");
     MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
     md.append(" all |\n|---|");
     MetricsPoller.THREAD_GROUPS.forEach(g -> md.append("---:|"));

@@ -71,7 +71,7 @@ class TpcSmokeTest {
     assertTrue(section.contains("one sluice run of the same queries warmed the servers up"),
         section);
     // The servers' CPU by their threads, from their own metric.
-    assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | other "
+    assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | http | other "
         + "| all |"), section);
     assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
     // The Spark JVM's CPU by its threads, from /proc/self/task.

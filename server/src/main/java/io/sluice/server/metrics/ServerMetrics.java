@@ -7,15 +7,14 @@ import io.prometheus.client.Summary;
 import io.prometheus.client.hotspot.BufferPoolsExports;
 import io.prometheus.client.hotspot.GarbageCollectorExports;
 import io.prometheus.client.hotspot.MemoryPoolsExports;
-import io.prometheus.client.hotspot.StandardExports;
 import io.prometheus.client.hotspot.ThreadExports;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 
 /**
  * The server's Prometheus metrics, in a registry of its own so that several servers can share a JVM
- * in tests. JVM metrics (GC time, memory pools, direct buffers, threads, CPU) come from the hotspot
- * exporters.
+ * in tests. JVM metrics (GC time, memory pools, direct buffers, threads) come from the hotspot
+ * exporters, the process's ({@code process_*}) from {@link ProcessExports}.
  */
 public final class ServerMetrics {
   private final CollectorRegistry registry = new CollectorRegistry(true);
@@ -70,7 +69,7 @@ public final class ServerMetrics {
       .register(registry);
 
   public ServerMetrics() {
-    new StandardExports().register(registry);
+    new ProcessExports().register(registry);
     new GarbageCollectorExports().register(registry);
     new MemoryPoolsExports().register(registry);
     new BufferPoolsExports().register(registry);

@@ -15,9 +15,9 @@ import java.util.Map;
 /**
  * The process's CPU by what its threads do, read from Linux's {@code /proc/self/task} at each
  * scrape: {@code sluice_server_cpu_seconds_total{threads}}. Threads are told apart by name: the
- * server's event loops, the replication client's, the flush threads, the JIT compiler's and the
- * garbage collector's; {@code other} is the rest of the process's CPU, exited threads included.
- * Elsewhere than on Linux the metric is absent.
+ * server's event loops, the replication client's, the flush threads, the JIT compiler's, the
+ * garbage collector's and the HTTP port's; {@code other} is the rest of the process's CPU, exited
+ * threads included. Elsewhere than on Linux the metric is absent.
  */
 final class ThreadCpuExports extends Collector {
   static final String NAME = "sluice_server_cpu_seconds_total";
@@ -36,6 +36,8 @@ final class ThreadCpuExports extends Collector {
     COMPILER,
     /** The garbage collector's threads. */
     GC,
+    /** The HTTP port's threads: {@code /metrics} scrapes, {@code /status}, admin requests. */
+    HTTP,
     /** Everything else, threads that have ended included. */
     OTHER;
 
@@ -59,6 +61,10 @@ final class ThreadCpuExports extends Collector {
       }
       if (name.startsWith("GC Thread") || name.startsWith("G1 ")) {
         return GC;
+      }
+      // Prometheus' exporter names its pool's threads, the JDK's HTTP server its dispatcher.
+      if (name.startsWith("prometheus-http") || name.startsWith("HTTP-Dispatcher")) {
+        return HTTP;
       }
       return OTHER;
     }

@@ -30,6 +30,8 @@ class ThreadCpuExportsTest {
         ThreadCpuExports.Threads.of("C2 CompilerThre"));
     assertEquals(ThreadCpuExports.Threads.GC, ThreadCpuExports.Threads.of("GC Thread#0"));
     assertEquals(ThreadCpuExports.Threads.GC, ThreadCpuExports.Threads.of("G1 Conc#0"));
+    assertEquals(ThreadCpuExports.Threads.HTTP, ThreadCpuExports.Threads.of("prometheus-http"));
+    assertEquals(ThreadCpuExports.Threads.HTTP, ThreadCpuExports.Threads.of("HTTP-Dispatcher"));
     assertEquals(ThreadCpuExports.Threads.OTHER, ThreadCpuExports.Threads.of("main"));
   }
 
