@@ -71,8 +71,8 @@ class TpcSmokeTest {
     assertTrue(section.contains("one sluice run of the same queries warmed the servers up"),
         section);
     // The servers' CPU by their threads, from their own metric.
-    assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | http | other "
-        + "| all |"), section);
+    assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | http "
+        + "| other | all |"), section);
     assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
     // The Spark JVM's CPU by its threads, from /proc/self/task.
     assertTrue(section.contains("| Query | tasks | shuffle client | compiler | gc | other | "
