@@ -127,7 +127,11 @@ class ReceiveMemoryBoundTest {
       Map<Integer, List<byte[]>> blocks = Map.of(
           0, List.of(randomBytes(random, 300_000), randomBytes(random, 700_000)),
           1, List.of(randomBytes(random, 1_500_000)));
-      try (ServerTestClient good = new ServerTestClient(server)) {
+      // Its connection is accepted among the 500 hostile ones, whose threads and frames take both
+      // cores of a small machine: it may wait longer than the default connect timeout for that.
+      SluiceConf patient = SluiceConf.empty().with(TransportOptions.CONNECT_TIMEOUT, "120s");
+      try (ServerTestClient good = new ServerTestClient(ServerTestClient.address(server),
+          "test-client", patient)) {
         good.registerApp(APP);
         good.registerShuffle(APP, 0, 2);
         Map<Integer, List<BlockKey>> keys = good.writeMapOutput(APP, 0, 2, 0, 1L, blocks);

@@ -84,7 +84,12 @@ final class ServerTestClient implements Closeable {
 
   /** @param clientId the id this client's handshakes send */
   ServerTestClient(ServerAddress server, String clientId) {
-    this.transportConf = new TransportConf(SluiceConf.empty());
+    this(server, clientId, SluiceConf.empty());
+  }
+
+  /** @param conf the client's transport settings */
+  ServerTestClient(ServerAddress server, String clientId, SluiceConf conf) {
+    this.transportConf = new TransportConf(conf);
     this.factory = new TransportContext(transportConf, clientId,
         PooledByteBufAllocator.DEFAULT).createClientFactory();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {

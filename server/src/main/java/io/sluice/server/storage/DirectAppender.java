@@ -31,10 +31,16 @@ import java.util.List;
  * </ul>
  * Staged runs and in-place blocks are written in file order with gathering writes, each made once
  * {@link #WRITE_BYTES} are queued (one in-place block may take it past that) or the staging buffer
- * is full. A file that does not end on an aligned offset, appended to with a staged
- * block first, has its last partial unit read back and written again with the new bytes after it.
- * The last partial unit of an append is written padded with zeros, and the file then cut back to
- * the end of its last block.
+ * is full. The last partial unit of an append is written padded with zeros, and the file keeps
+ * them: it always ends on an aligned offset, past the end of its last block (which the caller
+ * records), so the next append to it either starts a block in place right there or, with a staged
+ * block first, reads that unit back and writes it again with the new bytes after the old.
+ *
+ * <p>Why the file is not cut back to its last block: on ext4 (Linux 6.18, measured), a file cut
+ * to an unaligned length and then written past its end from the next aligned offset is read back
+ * into the page cache 4 KiB at a time when read soon after, instead of in large folios, which cost
+ * the server's sendfile about 0.1 CPU seconds more per GiB sent (docs/benchmarks.md, "What reads
+ * cost the server"); each cut was also a journalled change of the file's size.
  */
 public final class DirectAppender {
   /**
@@ -70,9 +76,11 @@ public final class DirectAppender {
 
   /**
    * Appends the blocks' readable bytes (without moving their indexes) to {@code channel} after
-   * {@code position}, its current length, and stores where each block starts in the file in
-   * {@code starts}; returns the file's new length. On failure the file may hold more than
-   * {@code position} bytes: the caller cuts it back.
+   * {@code position}, where the last block appended before ends (the file may run on to the next
+   * aligned offset, with zeros), and stores where each block starts in the file in {@code starts};
+   * returns where the last block now ends, {@code position} when no block had bytes. The file then
+   * ends at the next aligned offset at or after that. On failure the file may hold more: the caller
+   * cuts it back.
    */
   static long append(FileChannel channel, ByteBuffer staging, long position,
       List<? extends FlushableBlock> blocks, long[] starts) throws IOException {
@@ -141,7 +149,7 @@ public final class DirectAppender {
       return start;
     }
 
-    /** The file's new length, once every byte placed is written. */
+    /** Where the last block ends, once every byte placed is written (the zeros after it too). */
     long finish() throws IOException {
       if (untouched) {
         return position;
@@ -149,9 +157,6 @@ public final class DirectAppender {
       padRun();
       queueRun();
       writeQueued();
-      if (channel.size() > end) {
-        channel.truncate(end);
-      }
       return end;
     }
 
@@ -184,7 +189,8 @@ public final class DirectAppender {
 
     /**
      * Moves the end of what is placed to the next aligned offset, for a block written in place:
-     * zeros after the staged run, or, before anything was placed, a hole after the file's end.
+     * zeros after the staged run or, before anything was placed, the zeros the last append left
+     * after its last block.
      */
     private void alignEnd() {
       if (untouched) {

@@ -747,7 +747,7 @@ public final class PartitionFiles {
     }
   }
 
-  /** Returns the file's new length; see {@link DirectAppender#append}. */
+  /** Returns where the last block now ends; see {@link DirectAppender#append}. */
   private static long appendDirect(FileChannel channel, ByteBuffer staging, long position,
       List<? extends FlushableBlock> blocks, long[] starts) throws DirectWriteException {
     try {

@@ -159,6 +159,15 @@ final class Blocks {
     return out.toByteArray();
   }
 
+  /**
+   * The length of a data file whose last append went around the page cache and ended at
+   * {@code end}: its last partial unit stays padded with zeros.
+   */
+  static long alignedUp(long end) {
+    return (end + DirectAppender.ALIGNMENT - 1) / DirectAppender.ALIGNMENT
+        * DirectAppender.ALIGNMENT;
+  }
+
   static long totalLength(long firstId, int count) {
     long total = 0;
     for (long id = firstId; id < firstId + count; id++) {

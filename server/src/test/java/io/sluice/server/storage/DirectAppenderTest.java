@@ -23,14 +23,17 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Appends around the page cache: every block lands at the offset the appender reports, blocks
  * written in place start at aligned offsets with only zeros before them, staged blocks follow what
- * came before them directly, and the file ends where its last block ends, across appends, batches
- * larger than the staging buffer and than one write, and blocks of every kind.
+ * came before them directly, and the file ends at the first aligned offset at or after its last
+ * block's end with only zeros after that end, across appends, batches larger than the staging
+ * buffer and than one write, and blocks of every kind.
  */
 class DirectAppenderTest {
   private static final int A = DirectAppender.ALIGNMENT;
 
   @TempDir Path dir;
   private Path file;
+  /** Where the last block appended to {@code file} ends. */
+  private long logicalEnd;
   private final Random random = new Random(42);
   private final List<ByteBuffer> aligned = new ArrayList<>();
   private final List<ByteBuf> made = new ArrayList<>();
@@ -75,15 +78,20 @@ class DirectAppenderTest {
 
   /** Appends and checks every block's bytes where reported, and that only zeros lie between. */
   private long appendAndCheck(List<TestBlock> blocks) throws IOException {
-    long before = Files.exists(file) ? Files.size(file) : 0;
+    long before = logicalEnd;
     long[] starts = new long[blocks.size()];
     long end;
     try (FileChannel channel = FileIo.DEFAULT.openForDirectWrite(file)) {
       end = DirectAppender.append(channel, DirectAppender.newStagingBuffer(), before, blocks,
           starts);
     }
+    logicalEnd = end;
     byte[] stored = Files.readAllBytes(file);
-    assertEquals(end, stored.length, "the file ends where its last block ends");
+    assertEquals(Blocks.alignedUp(end), stored.length,
+        "the file ends at the first aligned offset at or after its last block's end");
+    for (long z = end; z < stored.length; z++) {
+      assertEquals(0, stored[(int) z], "byte " + z + " after the last block");
+    }
     long at = before;
     for (int i = 0; i < blocks.size(); i++) {
       ByteBuf data = blocks.get(i).data();

@@ -281,7 +281,8 @@ class PartitionFilesTest {
     }
     byte[] expected = Blocks.expected(0, 316);
     assertEquals(expected.length, partition.dataLength());
-    assertEquals(expected.length, Files.size(partition.files().get(0)), "no padding is left");
+    assertEquals(Blocks.alignedUp(expected.length), Files.size(partition.files().get(0)),
+        "the last batch went around the page cache: its padding to 4 KiB stays");
     assertArrayEquals(expected, Blocks.readAllData(partition));
     assertArrayEquals(expected, Blocks.readRegion(partition.data(0, expected.length)));
     List<IndexEntry> entries = Blocks.decodeIndex(partition.index());
