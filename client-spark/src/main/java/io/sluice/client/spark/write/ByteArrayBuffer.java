@@ -9,7 +9,12 @@ final class ByteArrayBuffer extends OutputStream {
   private int count;
 
   ByteArrayBuffer(int initialCapacity) {
-    bytes = new byte[initialCapacity];
+    this(new byte[initialCapacity]);
+  }
+
+  /** An empty buffer that writes into {@code bytes} (whatever they hold) until it must grow. */
+  ByteArrayBuffer(byte[] bytes) {
+    this.bytes = bytes;
   }
 
   @Override

@@ -21,6 +21,9 @@ import scala.reflect.ClassTag$;
  * that record's partition: a block holds records of one stream, and no record is copied between
  * buffers on its way. Otherwise (Java serialization) every partition has its own stream, closed at
  * each block's end; either way a block is one readable stream.
+ *
+ * <p>The buffers' arrays come from, and at the task's end go back to, the task thread's
+ * {@link SpareArrays}, so that the thread's next map task does not allocate them again.
  */
 final class PartitionBuffers extends MemoryConsumer {
   private static final ClassTag<Object> ANY = ClassTag$.MODULE$.Any();
@@ -31,6 +34,7 @@ final class PartitionBuffers extends MemoryConsumer {
   private final boolean relocatable;
   private final int blockSize;
   private final BlockSink sink;
+  private final SpareArrays spares = SpareArrays.ofThisThread();
   private final ByteArrayBuffer[] buffers;
   private final SerializationStream[] streams;
   private final RecordTarget target;
@@ -54,7 +58,8 @@ final class PartitionBuffers extends MemoryConsumer {
   void write(int partition, Object key, Object value) throws IOException {
     ByteArrayBuffer buffer = buffers[partition];
     if (buffer == null) {
-      buffer = new ByteArrayBuffer(INITIAL_CAPACITY);
+      byte[] spare = spares.take();
+      buffer = spare != null ? new ByteArrayBuffer(spare) : new ByteArrayBuffer(INITIAL_CAPACITY);
       buffers[partition] = buffer;
       bufferedCapacity += buffer.capacity();
     }
@@ -96,17 +101,18 @@ final class PartitionBuffers extends MemoryConsumer {
     }
   }
 
-  /** Frees everything without producing blocks (the task failed). */
-  void discard() {
+  /**
+   * Ends the task's use of the buffers, after {@link #flushAll} (what they still hold is dropped,
+   * as when the task failed): their arrays go to the thread's spares, their memory back to Spark.
+   */
+  void finish() {
     for (int p = 0; p < buffers.length; p++) {
-      buffers[p] = null;
+      if (buffers[p] != null) {
+        spares.give(buffers[p].array());
+        buffers[p] = null;
+      }
     }
     bufferedCapacity = 0;
-    releaseGranted();
-  }
-
-  /** Memory beyond what the buffers need is given back at the end of the task. */
-  void releaseGranted() {
     if (granted > 0) {
       freeMemory(granted);
       granted = 0;

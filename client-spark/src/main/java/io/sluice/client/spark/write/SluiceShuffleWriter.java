@@ -104,7 +104,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     }
     metrics.incRecordsWritten(written);
     buffers.flushAll();
-    buffers.releaseGranted();
+    buffers.finish();
     releaseCompressionBuffer();
     pusher.finish();
     long commitStart = System.nanoTime();
@@ -166,7 +166,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   public Option<MapStatus> stop(boolean success) {
     releaseCompressionBuffer();
     if (!success || mapStatus == null) {
-      buffers.discard();
+      buffers.finish();
       pusher.abort();
       return Option.empty();
     }

@@ -122,7 +122,7 @@ class PartitionBuffersTest {
     writeRecords(buffers, 4_000);
     int cutWhileWriting = blocks.count();
     buffers.flushAll();
-    buffers.releaseGranted();
+    buffers.finish();
 
     assertTrue(cutWhileWriting >= PARTITIONS, "~100 KiB per partition makes several blocks each");
     for (List<byte[]> partition : blocks.byPartition.values()) {
@@ -146,7 +146,7 @@ class PartitionBuffersTest {
 
     writeRecords(buffers, 3_000);
     buffers.flushAll();
-    buffers.releaseGranted();
+    buffers.finish();
 
     assertTrue(blocks.count() > PARTITIONS, "several blocks per partition");
     assertEveryRecordOnceInOrder(serializer, blocks, 3_000);
@@ -178,7 +178,7 @@ class PartitionBuffersTest {
     long held = memory.getMemoryConsumptionForThisTask() - (available - MB);
     assertTrue(held <= MB, "the buffers hold " + held + " bytes of a 1 MiB grant");
     buffers.flushAll();
-    buffers.releaseGranted();
+    buffers.finish();
     assertEveryRecordOnceInOrder(serializer, blocks, 40_000);
     memory.releaseExecutionMemory(available - MB, hog);
     assertEquals(0, memory.getMemoryConsumptionForThisTask());
@@ -207,7 +207,7 @@ class PartitionBuffersTest {
     assertTrue(released > 0, "the buffers gave memory back");
     assertEquals(PARTITIONS, blocks.count(), "each partition's records became a block");
     buffers.flushAll();
-    buffers.releaseGranted();
+    buffers.finish();
     assertEveryRecordOnceInOrder(serializer, blocks, 2_000);
     assertEquals(0, memory.getMemoryConsumptionForThisTask());
   }
@@ -221,10 +221,62 @@ class PartitionBuffersTest {
     writeRecords(buffers, 2_000);
     assertTrue(memory.getMemoryConsumptionForThisTask() > 0);
 
-    buffers.discard();
+    buffers.finish();
     buffers.flushAll();
 
     assertEquals(0, blocks.count(), "nothing of a failed task is pushed");
+    assertEquals(0, memory.getMemoryConsumptionForThisTask());
+  }
+
+  @Test
+  void aThreadsNextTaskWritesIntoTheArraysItsLastTaskLeftWithinItsOwnGrant() throws Exception {
+    Serializer serializer = kryo();
+    SpareArrays spares = SpareArrays.ofThisThread();
+    while (spares.take() != null) {
+      // Another test on this thread may have left some.
+    }
+    TaskMemoryManager first = memory(64 * MB);
+    PartitionBuffers one = new PartitionBuffers(first, PARTITIONS, serializer.newInstance(), true,
+        BLOCK_SIZE, new Blocks());
+    for (int i = 0; i < 4_000; i++) {
+      one.write(i % PARTITIONS, 1_000_000 + i, value(i)); // keys the second task never writes
+    }
+    one.flushAll();
+    one.finish();
+    long kept = spares.bytes();
+    assertTrue(kept >= (long) PARTITIONS * BLOCK_SIZE, "the grown buffers were kept: " + kept);
+    assertEquals(0, first.getMemoryConsumptionForThisTask());
+
+    TaskMemoryManager second = memory(64 * MB);
+    Blocks blocks = new Blocks();
+    PartitionBuffers two = new PartitionBuffers(second, PARTITIONS, serializer.newInstance(), true,
+        BLOCK_SIZE, blocks);
+    writeRecords(two, 4_000);
+    assertEquals(0, spares.bytes(), "the next task took every kept array");
+    assertTrue(second.getMemoryConsumptionForThisTask() >= kept,
+        "the reused arrays count against the task that holds them");
+    two.flushAll();
+    two.finish();
+    assertEveryRecordOnceInOrder(serializer, blocks, 4_000); // nothing of the first task's
+    assertEquals(0, second.getMemoryConsumptionForThisTask());
+  }
+
+  @Test
+  void aThreadKeepsAtMostItsShareOfArraysBetweenTasks() throws Exception {
+    SpareArrays spares = SpareArrays.ofThisThread();
+    TaskMemoryManager memory = memory(512 * MB);
+    int partitions = 20;
+    int blockSize = 1 << 20;
+    PartitionBuffers buffers = new PartitionBuffers(memory, partitions, kryo().newInstance(), true,
+        blockSize, new Blocks());
+    // About 1.5 MiB per partition: every buffer grows to 2 MiB, 40 MiB in all.
+    for (int i = 0; i < partitions * 15_000; i++) {
+      buffers.write(i % partitions, i, value(i));
+    }
+    buffers.flushAll();
+    buffers.finish();
+    assertTrue(spares.bytes() <= SpareArrays.MAX_BYTES, spares.bytes() + " bytes kept");
+    assertTrue(spares.bytes() >= SpareArrays.MAX_BYTES / 2, spares.bytes() + " bytes kept");
     assertEquals(0, memory.getMemoryConsumptionForThisTask());
   }
 }
