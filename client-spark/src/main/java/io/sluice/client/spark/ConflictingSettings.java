@@ -7,13 +7,17 @@ import org.apache.spark.SparkConf;
 /**
  * Spark settings that work against a remote shuffle service, found when the driver's shuffle
  * manager starts: each gets one warning naming the key, and push-based shuffle, which would make
- * every shuffle map stage wait for merges that never come, is turned off.
+ * every shuffle map stage wait for merges that never come, is turned off, as is unregistering a
+ * host's outputs on a fetch failure, which would leave a lost Sluice partition's map outputs
+ * registered (see {@link MapOutputLocation}).
  */
 final class ConflictingSettings {
   static final String PUSH_BASED_SHUFFLE = "spark.shuffle.push.enabled";
   static final String DYNAMIC_ALLOCATION = "spark.dynamicAllocation.enabled";
   static final String SHUFFLE_TRACKING = "spark.dynamicAllocation.shuffleTracking.enabled";
   static final String SHUFFLE_SERVICE = "spark.shuffle.service.enabled";
+  static final String UNREGISTER_HOST_ON_FETCH_FAILURE =
+      "spark.files.fetchFailure.unRegisterOutputOnHost";
 
   private ConflictingSettings() {}
 
@@ -25,6 +29,15 @@ final class ConflictingSettings {
       warnings.add(PUSH_BASED_SHUFFLE + "=true asks Spark's external shuffle services to merge "
           + "map output that Sluice holds instead; Sluice turned it off for this application. "
           + "Remove the setting where Sluice is the shuffle manager.");
+    }
+    if (conf.getBoolean(UNREGISTER_HOST_ON_FETCH_FAILURE, false)) {
+      // Spark would then remove the outputs on the host a FetchFailedException names instead of
+      // those of its executor, and a Sluice fetch failure names its shuffle, not a host.
+      conf.set(UNREGISTER_HOST_ON_FETCH_FAILURE, "false");
+      warnings.add(UNREGISTER_HOST_ON_FETCH_FAILURE + "=true would keep a lost Sluice "
+          + "partition's map outputs registered, so that its stage could never recover; Sluice "
+          + "turned it off for this application. Remove the setting where Sluice is the shuffle "
+          + "manager.");
     }
     if (conf.getBoolean(DYNAMIC_ALLOCATION, false) && conf.getBoolean(SHUFFLE_TRACKING, false)) {
       warnings.add(SHUFFLE_TRACKING + "=true keeps executors alive while shuffles they wrote "

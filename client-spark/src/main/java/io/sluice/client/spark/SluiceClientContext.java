@@ -94,7 +94,7 @@ public final class SluiceClientContext {
 
   /**
    * The block codec, with Spark's own settings for it: zstd's level, and lz4's chunk size, in which
-   * the sizes reported to Spark are those of its sort shuffle (see SortShuffleSizes).
+   * the sizes reported to Spark are those of its sort shuffle ({@link SortShuffleSizes}).
    */
   private static CompressionCodec codec(SluiceConf conf, SparkConf sparkConf) {
     long chunk = sparkConf.getSizeAsBytes(LZ4_BLOCK_SIZE, "32k");
@@ -139,6 +139,11 @@ public final class SluiceClientContext {
 
   public CompressionCodec codec() {
     return codec;
+  }
+
+  /** The sizes Spark's sort shuffle would count for this application's blocks. */
+  public SortShuffleSizes sortShuffleSizes() {
+    return new SortShuffleSizes(codec, ioEncryption);
   }
 
   /** How map tasks push, from the client's settings. */

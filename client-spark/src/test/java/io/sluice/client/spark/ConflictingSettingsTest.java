@@ -24,6 +24,17 @@ class ConflictingSettingsTest {
   }
 
   @Test
+  void unregisteringAHostsOutputsOnAFetchFailureIsTurnedOff() {
+    SparkConf conf = new SparkConf(false)
+        .set(ConflictingSettings.UNREGISTER_HOST_ON_FETCH_FAILURE, "true");
+    List<String> warnings = ConflictingSettings.resolve(conf);
+    assertEquals(1, warnings.size());
+    assertTrue(warnings.get(0).startsWith("spark.files.fetchFailure.unRegisterOutputOnHost=true"),
+        warnings.get(0));
+    assertEquals("false", conf.get(ConflictingSettings.UNREGISTER_HOST_ON_FETCH_FAILURE));
+  }
+
+  @Test
   void shuffleTrackingAndTheShuffleServiceAreNamedAndLeftAsSet() {
     SparkConf conf = new SparkConf(false)
         .set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")

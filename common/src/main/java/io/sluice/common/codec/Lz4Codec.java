@@ -175,27 +175,16 @@ public final class Lz4Codec implements CompressionCodec {
   /**
    * The length of a block of this codec if each chunk had a header of {@code chunkHeaderLength}
    * bytes instead of this codec's: for Spark's LZ4 stream (21-byte headers), the bytes the stream
-   * writes for the same input before its end mark. Reads the chunk headers between the block's
-   * reader and writer index without moving them.
+   * writes for the same input before its end mark. A block holds one chunk per
+   * {@link #chunkSize()} uncompressed bytes (the last may be shorter), so its lengths alone give
+   * the count; the bytes need not be at hand (they may still be sealed).
    *
-   * @throws IllegalArgumentException if the block's chunk headers do not add up to its length
+   * @param blockLength the block's compressed length, chunk headers included
+   * @param uncompressedLength what the block decompresses to
    */
-  public static long reframedLength(ByteBuf block, int chunkHeaderLength) {
-    long total = 0;
-    int at = block.readerIndex();
-    int end = block.writerIndex();
-    while (at < end) {
-      if (end - at < CHUNK_HEADER_LENGTH) {
-        throw new IllegalArgumentException("not an lz4 block: a chunk header is cut off");
-      }
-      int stored = block.getInt(at) & ~STORED_FLAG;
-      if (stored > end - at - CHUNK_HEADER_LENGTH) {
-        throw new IllegalArgumentException("not an lz4 block: a chunk runs past its end");
-      }
-      total += chunkHeaderLength + stored;
-      at += CHUNK_HEADER_LENGTH + stored;
-    }
-    return total;
+  public long reframedLength(int blockLength, int uncompressedLength, int chunkHeaderLength) {
+    long chunks = (uncompressedLength + (long) chunkSize - 1) / chunkSize;
+    return blockLength + chunks * (chunkHeaderLength - CHUNK_HEADER_LENGTH);
   }
 
   private static CorruptBlockException corrupt(int length, int uncompressedLength, String what) {

@@ -87,11 +87,11 @@ final class CountedMaps {
 
   /**
    * The exception that makes Spark compute the shuffle's whole map output again: it names the
-   * shuffle's synthetic location and no single map (see {@link MapOutputLocation}), so that one
+   * shuffle's synthetic executor and no single map (see {@link MapOutputLocation}), so that one
    * lost partition costs one re-run of the map stage.
    */
   FetchFailedException fetchFailed(int partition, String message, Throwable cause) {
-    return new FetchFailedException(MapOutputLocation.of(shuffleId), shuffleId, -1L, -1,
+    return new FetchFailedException(MapOutputLocation.ofLostShuffle(shuffleId), shuffleId, -1L, -1,
         partition, message, cause);
   }
 

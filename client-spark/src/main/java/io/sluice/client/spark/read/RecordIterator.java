@@ -2,13 +2,16 @@ package io.sluice.client.spark.read;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import io.sluice.client.spark.SortShuffleSizes;
 import io.sluice.common.codec.CorruptBlockException;
 import io.sluice.common.shuffle.read.BlockDecoder;
 import io.sluice.common.shuffle.read.BlockSource;
 import io.sluice.common.shuffle.read.FetchedBlock;
 import io.sluice.common.shuffle.read.PartitionFetchException;
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.serializer.DeserializationStream;
 import org.apache.spark.serializer.SerializerInstance;
@@ -33,6 +36,9 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
   private final SerializerInstance serializer;
   private final ShuffleReadMetricsReporter metrics;
   private final CountedMaps maps;
+  private final SortShuffleSizes sizes;
+  /** The map outputs' partitions already begun, each counted once as Spark counts a stream. */
+  private final Set<MapPartition> streamsBegun = new HashSet<>();
   private final Runnable whileWaiting;
   private final Runnable onExhausted;
 
@@ -46,17 +52,19 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
 
   /**
    * @param maps names the map output to compute again when a block cannot be read
+   * @param sizes the bytes read are counted as the map tasks counted the bytes written
    * @param whileWaiting runs while the task waits for a block (it throws if the task was killed)
    * @param onExhausted runs once, after the last record
    */
   RecordIterator(BlockSource source, BlockDecoder decoder, SerializerInstance serializer,
-      ShuffleReadMetricsReporter metrics, CountedMaps maps, Runnable whileWaiting,
-      Runnable onExhausted) {
+      ShuffleReadMetricsReporter metrics, CountedMaps maps, SortShuffleSizes sizes,
+      Runnable whileWaiting, Runnable onExhausted) {
     this.source = source;
     this.decoder = decoder;
     this.serializer = serializer;
     this.metrics = metrics;
     this.maps = maps;
+    this.sizes = sizes;
     this.whileWaiting = whileWaiting;
     this.onExhausted = onExhausted;
   }
@@ -115,7 +123,11 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
 
   private void openBlock(FetchedBlock block) {
     metrics.incRemoteBlocksFetched(1);
-    metrics.incRemoteBytesRead(block.length());
+    long counted = sizes.ofStoredBlock(block.length(), block.uncompressedLength());
+    if (streamsBegun.add(new MapPartition(block.taskAttemptId(), block.partition()))) {
+      counted += sizes.perStream();
+    }
+    metrics.incRemoteBytesRead(counted);
     ByteBuf bytes;
     try {
       bytes = decoder.decode(block);
@@ -151,6 +163,8 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
       }
     }
   }
+
+  private record MapPartition(long taskAttemptId, int partition) {}
 
   @SuppressWarnings("unchecked")
   private static Iterator<Tuple2<Object, Object>> noRecords() {

@@ -75,7 +75,8 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
         client.scheduler());
     RecordIterator records = new RecordIterator(reader,
         new BlockDecoder(client.codec(), client.allocator(), client.blockCipher()),
-        dependency.serializer().newInstance(), metrics, maps, context::killTaskIfInterrupted,
+        dependency.serializer().newInstance(), metrics, maps, client.sortShuffleSizes(),
+        context::killTaskIfInterrupted,
         () -> {
           reader.close();
           context.taskMetrics().mergeShuffleReadMetrics();

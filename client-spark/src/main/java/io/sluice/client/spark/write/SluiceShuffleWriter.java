@@ -6,6 +6,7 @@ import io.sluice.client.spark.MapOutputLocation;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceClientOptions;
 import io.sluice.client.spark.SluiceShuffleHandle;
+import io.sluice.client.spark.SortShuffleSizes;
 import io.sluice.client.spark.SparkCompat;
 import io.sluice.common.codec.CompressionCodec;
 import io.sluice.common.shuffle.BlockCipher;
@@ -28,8 +29,8 @@ import scala.collection.Iterator;
  * A map task's writer: partitions (and, when the dependency asks, combines) records, serializes them
  * into per-partition blocks, compresses each block and hands it to the shuffle protocol's
  * {@link MapOutputPusher}, which pushes, relocates and commits; then reports each partition's size
- * to Spark at the shuffle's synthetic {@link MapOutputLocation}, as its sort shuffle would have
- * written it ({@link SortShuffleSizes}).
+ * to Spark at the shuffle's {@link MapOutputLocation}, as its sort shuffle would have written it
+ * ({@link SortShuffleSizes}).
  */
 public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final SluiceShuffleHandle<K, V, C> handle;
@@ -65,7 +66,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
         client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(),
         numPartitions, context.taskAttemptId());
     this.checksums = SparkCompat.rowChecksums(dependency);
-    this.sizes = new SortShuffleSizes(client.codec(), client.blockCipher() != null);
+    this.sizes = client.sortShuffleSizes();
     Serializer serializer = dependency.serializer();
     this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
         serializer.newInstance(), serializer.supportsRelocationOfSerializedObjects(),
@@ -122,7 +123,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
         metrics.incBytesWritten(sizes.perStream());
       }
     }
-    mapStatus = SparkCompat.mapStatus(MapOutputLocation.of(handle.shuffleId()), partitionLengths,
+    mapStatus = SparkCompat.mapStatus(MapOutputLocation.ofMapOutput(handle.shuffleId()), partitionLengths,
         mapId, checksums);
   }
 
@@ -132,7 +133,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     ByteBuf compressed = compressionBuffer(codec.maxCompressedLength(length));
     codec.compress(Unpooled.wrappedBuffer(bytes, 0, length), compressed);
     // Spark is told the size its own shuffle would have written, so that it plans the same way.
-    long size = sizes.ofBlock(compressed, length);
+    long size = sizes.ofBlock(compressed.readableBytes(), length);
     partitionLengths[partition] += size;
     metrics.incBytesWritten(size);
     BlockCipher cipher = client.blockCipher();

@@ -43,7 +43,7 @@ class CountedMapsTest {
 
     FetchFailed reason = (FetchFailed) e.toTaskFailedReason();
     // Spark then unregisters every map output "on" that location: the whole shuffle, once.
-    assertEquals(MapOutputLocation.of(9), reason.bmAddress());
+    assertEquals(MapOutputLocation.ofLostShuffle(9), reason.bmAddress());
     assertEquals("sluice-shuffle-9", reason.bmAddress().executorId());
     assertEquals(9, reason.shuffleId());
     assertEquals(-1, reason.mapId());
@@ -57,7 +57,7 @@ class CountedMapsTest {
   void aPartitionFetchExceptionBecomesTheSameFailure() {
     PartitionFetchException cause = new PartitionFetchException(4, "server lost", null);
     FetchFailed reason = (FetchFailed) maps().fetchFailed(cause).toTaskFailedReason();
-    assertEquals(MapOutputLocation.of(9), reason.bmAddress());
+    assertEquals(MapOutputLocation.ofLostShuffle(9), reason.bmAddress());
     assertEquals(-1, reason.mapIndex());
     assertEquals(4, reason.reduceId());
   }

@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.client.spark.MapOutputLocation;
+import io.sluice.client.spark.SortShuffleSizes;
 import io.sluice.common.codec.CodecKind;
 import io.sluice.common.codec.CompressionCodec;
 import io.sluice.common.codec.CompressionCodecs;
@@ -100,16 +101,20 @@ class RecordIteratorTest {
         .add(CountedMapsTest.EXEC_2, B, 1, PARTITION, 100)
         .build();
     return new RecordIterator(source, new BlockDecoder(LZ4, ALLOC), serializer, metrics, maps,
-        () -> {}, exhausted::incrementAndGet);
+        new SortShuffleSizes(LZ4, false), () -> {}, exhausted::incrementAndGet);
   }
 
   @Test
   void yieldsTheRecordsOfEveryBlockAndReportsReadMetrics() {
     FetchedBlock first = block(A, 0, "a", 1, "b", 2, "c", 3);
     FetchedBlock second = block(B, 0, "d", 4, "e", 5);
-    long bytes = first.length() + second.length();
+    FetchedBlock third = block(B, 1, "f", 6);
+    // Counted as Spark's lz4 stream would hold them: each one-chunk block with a 21-byte chunk
+    // header instead of 8, and each map output's partition once with its 21-byte end mark.
+    long bytes = first.length() + second.length() + third.length() + 3 * (21 - 8) + 2 * 21;
     source.items.add(first);
     source.items.add(second);
+    source.items.add(third);
 
     RecordIterator it = records();
     List<String> seen = new ArrayList<>();
@@ -118,14 +123,14 @@ class RecordIteratorTest {
       seen.add(record._1() + "=" + record._2());
     }
 
-    assertEquals(List.of("a=1", "b=2", "c=3", "d=4", "e=5"), seen);
+    assertEquals(List.of("a=1", "b=2", "c=3", "d=4", "e=5", "f=6"), seen);
     assertFalse(it.hasNext());
     assertEquals(1, exhausted.get(), "the end is reported once");
-    assertEquals(5, metrics.recordsRead());
-    assertEquals(2, metrics.remoteBlocksFetched());
+    assertEquals(6, metrics.recordsRead());
+    assertEquals(3, metrics.remoteBlocksFetched());
     assertEquals(bytes, metrics.remoteBytesRead());
     assertEquals(7, metrics.remoteReqsDuration());
-    assertEquals(List.of(first, second), source.consumed);
+    assertEquals(List.of(first, second, third), source.consumed);
     assertEquals(0, first.data().refCnt());
   }
 
@@ -140,7 +145,7 @@ class RecordIteratorTest {
     FetchFailedException e = assertThrows(FetchFailedException.class, it::hasNext);
 
     FetchFailed reason = (FetchFailed) e.toTaskFailedReason();
-    assertEquals(MapOutputLocation.of(9), reason.bmAddress());
+    assertEquals(MapOutputLocation.ofLostShuffle(9), reason.bmAddress());
     assertEquals(9, reason.shuffleId());
     assertEquals(-1, reason.mapIndex());
     assertEquals(PARTITION, reason.reduceId());
@@ -155,7 +160,7 @@ class RecordIteratorTest {
     FetchFailedException e = assertThrows(FetchFailedException.class, () -> records().hasNext());
 
     FetchFailed reason = (FetchFailed) e.toTaskFailedReason();
-    assertEquals(MapOutputLocation.of(9), reason.bmAddress());
+    assertEquals(MapOutputLocation.ofLostShuffle(9), reason.bmAddress());
     assertEquals(PARTITION, reason.reduceId());
     assertEquals(0, exhausted.get());
   }
