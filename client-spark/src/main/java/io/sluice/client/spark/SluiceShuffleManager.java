@@ -51,7 +51,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
     int numPartitions = dependency.partitioner().numPartitions();
     try {
       SluiceDriver d = driver();
-      ShuffleLocations locations = d.registerShuffle(shuffleId, numPartitions);
+      ShuffleLocations locations = d.registerShuffle(shuffleId, numPartitions, dependency);
       return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
           d.endpointHost(), d.endpointPort(), d.auth());
     } catch (IOException | RuntimeException e) {

@@ -6,6 +6,7 @@ import io.sluice.common.transport.RequestTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -61,8 +62,17 @@ public final class Retries {
       if (error == null) {
         result.complete(value);
       } else if (retry < backoff.maxRetries() && isRetriableStatus(error)) {
-        timer.schedule(() -> run(attempt, backoff, retry + 1, mayTimeOut, timer, result),
-            backoff.delayMillis(retry), TimeUnit.MILLISECONDS);
+        try {
+          timer.schedule(() -> run(attempt, backoff, retry + 1, mayTimeOut, timer, result),
+              backoff.delayMillis(retry), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+          // The client is closing: no retry will run, and a caller waiting on the result must
+          // not wait for ever.
+          RuntimeException closed = new IllegalStateException(
+              "the client closed before it could retry: " + unwrap(error).getMessage(), e);
+          closed.addSuppressed(unwrap(error));
+          result.completeExceptionally(closed);
+        }
       } else if (mayTimeOut && isTimeout(error)) {
         run(attempt, backoff, retry, false, timer, result);
       } else {

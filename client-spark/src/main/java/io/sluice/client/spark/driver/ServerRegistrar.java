@@ -1,5 +1,6 @@
 package io.sluice.client.spark.driver;
 
+import io.sluice.client.spark.SluiceClientOptions;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
@@ -21,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,6 +133,11 @@ final class ServerRegistrar {
       io.sluice.common.protocol.RequestMessage request) {
     return clients.getClientAsync(server.host(), server.port())
         .thenCompose(c -> c.request(request, StatusResponse.class))
-        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(e -> CompletableFuture.failedFuture(
+            Retries.unwrap(e) instanceof TimeoutException
+                ? new TimeoutException(server + " did not answer " + request.type() + " within "
+                    + SluiceClientOptions.CALL_TIMEOUT.key() + " (" + timeout + ")")
+                : Retries.unwrap(e)));
   }
 }

@@ -20,9 +20,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,7 +45,7 @@ public final class SluiceDriver implements Closeable {
   private final String appId;
   private final CoordinatorClient coordinators;
   private final ServerRegistrar servers;
-  private final Map<Integer, ShuffleBook> books = new ConcurrentHashMap<>();
+  private final ShuffleBooks books;
   private final ExecutorService relocations;
   private final ScheduledExecutorService coordinatorBeats;
   private final TransportServer endpoint;
@@ -93,9 +91,10 @@ public final class SluiceDriver implements Closeable {
     Relocator relocator = new Relocator(appId, coordinators, servers,
         client.conf().get(SluiceClientOptions.REPLICAS),
         client.conf().get(SluiceClientOptions.SERVER_TAGS), callTimeout, System::nanoTime);
+    this.books = new ShuffleBooks(relocator);
     this.endpoint = new TransportContext(transport, "sluice-driver-" + appId, client.allocator())
         .createServer(bindHost, client.conf().get(SluiceClientOptions.DRIVER_PORT),
-            new DriverEndpoint(appId, books::get, relocator, relocations),
+            new DriverEndpoint(appId, books, relocations),
             authenticated ? new ServerAuth(Set.of(AuthRole.APPLICATION), null,
                 id -> id.equals(appId) ? appSecret : null) : ServerAuth.disabled());
     long interval = client.conf().get(SluiceClientOptions.HEARTBEAT_INTERVAL).toMillis();
@@ -124,8 +123,13 @@ public final class SluiceDriver implements Closeable {
     return endpoint.port();
   }
 
-  /** Asks the coordinator for servers and registers the shuffle with each of them. */
-  public ShuffleLocations registerShuffle(int shuffleId, int numPartitions)
+  /**
+   * Asks the coordinator for servers and registers the shuffle with each of them.
+   *
+   * @param dependency Spark's dependency of the shuffle: while Spark holds it, the shuffle can be
+   *     used again after Spark removed its data (see {@link ShuffleBooks})
+   */
+  public ShuffleLocations registerShuffle(int shuffleId, int numPartitions, Object dependency)
       throws IOException, InterruptedException {
     AssignmentAnswer response = coordinators.getAssignment(appId, shuffleId, numPartitions,
         client.conf().get(SluiceClientOptions.REPLICAS),
@@ -134,11 +138,15 @@ public final class SluiceDriver implements Closeable {
     try {
       servers.register(locations.servers(), shuffleId, numPartitions)
           .get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (ExecutionException e) {
       throw new IOException("cannot register shuffle " + shuffleId + " with its servers: "
-          + e.getMessage(), e);
+          + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IOException("cannot register shuffle " + shuffleId + " with its servers "
+          + locations.servers() + " within " + SluiceClientOptions.CALL_TIMEOUT.key() + " ("
+          + callTimeout + ")", e);
     }
-    books.put(shuffleId, new ShuffleBook(shuffleId, locations));
+    books.add(new ShuffleBook(shuffleId, locations), dependency);
     return locations;
   }
 

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The driver's port for executors, spoken to over a real connection: relocations answered with the
  * new locations and recorded in the shuffle's book, every location of a partition for readers,
- * other applications' and unknown shuffles refused, and a relocation the coordinator cannot serve
+ * a shuffle Spark removed and runs again revived, other applications' and unknown shuffles refused, and a relocation the coordinator cannot serve
  * answered with its status instead of a hang.
  */
 class DriverEndpointTest {
@@ -56,6 +56,9 @@ class DriverEndpointTest {
   private CoordinatorClient coordinator;
   private ExecutorService relocations;
   private ShuffleBook book;
+  private ShuffleBooks books;
+  /** Stands for Spark's ShuffleDependency, held as long as the test runs. */
+  private final Object dependency = new Object();
   private ServerAddress first;
   private ServerAddress second;
   private volatile boolean coordinatorHasServers = true;
@@ -78,9 +81,11 @@ class DriverEndpointTest {
     book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
         AssignmentRunsResponse.ok(1, List.of(first),
             PartitionChains.ofChains(new int[][] {{0}, {0}, {0}, {0}}))));
+    books = new ShuffleBooks(relocator);
+    books.add(book, dependency);
     relocations = Executors.newSingleThreadExecutor();
     TransportServer endpoint = context.createServer("127.0.0.1", 0,
-        new DriverEndpoint(APP, id -> id == SHUFFLE ? book : null, relocator, relocations));
+        new DriverEndpoint(APP, books, relocations));
     servers.add(endpoint);
     executor = clients.createUnpooledClient("127.0.0.1", endpoint.port());
   }
@@ -129,6 +134,31 @@ class DriverEndpointTest {
       assertEquals(StatusCode.UNKNOWN_SHUFFLE, refused.status(), request.toString());
     }
     assertEquals(new PartitionLocation(0, List.of(first)), book.current(0), "nothing moved");
+  }
+
+  /**
+   * Spark removed the shuffle's data but holds its dependency, and runs it again (Spark 4.1's SQL
+   * cleanup): the first request revives it, every partition moved to newly registered servers one
+   * epoch later, so that writers naming the old epoch and readers get the new locations.
+   */
+  @Test
+  void aShuffleSparkRemovedAndUsesAgainIsRevivedOnNewServers() throws Exception {
+    assertEquals(book, books.remove(SHUFFLE));
+
+    LocationsResponse relocated = executor.request(new RelocateRequest(
+        TransportClient.nextRequestId(), APP, SHUFFLE, new int[] {2}, new int[] {0}, "first",
+        "UNKNOWN_SHUFFLE"), LocationsResponse.class).get(30, TimeUnit.SECONDS);
+
+    PartitionLocation next = new PartitionLocation(1, List.of(second));
+    assertEquals(List.of(new LocationsResponse.Entry(2, next)), relocated.entries());
+    LocationsResponse all = executor.request(new GetLocationsRequest(
+        TransportClient.nextRequestId(), APP, SHUFFLE, 0, 4), LocationsResponse.class)
+        .get(30, TimeUnit.SECONDS);
+    assertEquals(8, all.entries().size(), "every partition moved: " + all.entries());
+    for (int p = 0; p < 4; p++) {
+      assertEquals(next, book.current(p), "partition " + p);
+    }
+    assertEquals(book, books.live(SHUFFLE), "live again");
   }
 
   @Test
