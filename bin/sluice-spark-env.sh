@@ -17,17 +17,9 @@ esac
 export SPARK_HOME="$SLUICE_HOME/$SLUICE_EXAMPLES_MODULE/target/spark-home" SPARK_SCALA_VERSION
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="java"; fi
 
-# Spark on Java 17 needs these opens (the same list as the parent POM's sluice.addOpens).
-SPARK_JAVA_OPENS=(
-  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
-  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
-  --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
-  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED
-  --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
-  --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED
-  --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
-)
+# Spark on Java 17 needs these opens: bin/spark-java-opens.args, the list the build's test JVMs
+# read too (as a java @argument file).
+read -r -a SPARK_JAVA_OPENS <<<"$(tr '\n' ' ' <"$SLUICE_HOME/bin/spark-java-opens.args")"
 
 # The Spark line's shaded client jar (empty when it is not built).
 sluice_shaded_jar() {

@@ -54,7 +54,7 @@ final class Answers {
     StringBuilder key = new StringBuilder();
     for (int c = 0; c < row.length(); c++) {
       Object v = row.get(c);
-      if (v instanceof Double || v instanceof Float) {
+      if (isFloatingPoint(v)) {
         key.append(String.format(Locale.ROOT, "%.9g", ((Number) v).doubleValue()));
       } else if (v instanceof BigDecimal d) {
         key.append(d.toPlainString());
@@ -66,8 +66,12 @@ final class Answers {
     return key.toString();
   }
 
+  private static boolean isFloatingPoint(Object v) {
+    return v instanceof Double || v instanceof Float;
+  }
+
   private static boolean same(Object x, Object y) {
-    if ((x instanceof Double || x instanceof Float) && (y instanceof Double || y instanceof Float)) {
+    if (isFloatingPoint(x) && isFloatingPoint(y)) {
       double a = ((Number) x).doubleValue();
       double b = ((Number) y).doubleValue();
       if (Double.isNaN(a) || Double.isNaN(b) || Double.isInfinite(a) || Double.isInfinite(b)) {

@@ -113,6 +113,8 @@ final class ConformanceCluster {
         "SLUICE_JAVA_OPTS", "-Dio.netty.leakDetection.level=paranoid",
         "SLUICE_STOP_TIMEOUT", "30");
     Files.createDirectories(work.resolve("conf"));
+    // The daemons log as the shipped configuration has them log, into SLUICE_LOG_DIR.
+    Files.copy(projectRoot.resolve("conf/log4j2.xml"), work.resolve("conf/log4j2.xml"));
     int[] ports = freePorts(2 + 2 * SERVERS);
     int coordinatorPort = ports[0];
     this.coordinatorHttpPort = ports[1];

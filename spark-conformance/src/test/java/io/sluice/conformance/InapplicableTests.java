@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import scala.collection.JavaConverters;
-import scala.collection.Seq;
 
 /**
  * The tests of Spark's suites that cannot apply to a remote shuffle service, each with its reason,
@@ -28,9 +27,10 @@ final class InapplicableTests {
    * registers each as an ignored test named "name (excluded)". Spark calls it while the suite's
    * constructor registers its tests, so it reads nothing but the list.
    */
-  static Seq<String> excluded(String suite) {
+  static scala.collection.immutable.List<String> excluded(String suite) {
+    // An immutable List: the Seq that Spark 3.5 (Scala 2.12) and Spark 4 (2.13) both accept.
     return JavaConverters.asScalaBufferConverter(new ArrayList<>(reasons(suite).keySet()))
-        .asScala().toSeq();
+        .asScala().toList();
   }
 
   /** Fails unless every test the list names for {@code suite} is one of its tests. */

@@ -4,7 +4,6 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.sql.execution.adaptive.AdaptiveQueryExecSuite;
 import org.scalatest.Args;
 import org.scalatest.Status;
-import scala.collection.Seq;
 
 /**
  * Spark's own {@code AdaptiveQueryExecSuite} (from its spark-sql test jar) through Sluice: the
@@ -37,7 +36,7 @@ public class SluiceAdaptiveQueryExecSuite extends AdaptiveQueryExecSuite {
   }
 
   @Override
-  public Seq<String> excluded() {
+  public scala.collection.immutable.List<String> excluded() {
     return InapplicableTests.excluded(SUITE);
   }
 

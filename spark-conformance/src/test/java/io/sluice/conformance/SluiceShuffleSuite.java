@@ -3,7 +3,6 @@ package io.sluice.conformance;
 import org.apache.spark.ShuffleSuite;
 import org.scalatest.Args;
 import org.scalatest.Status;
-import scala.collection.Seq;
 
 /**
  * Spark's own {@code ShuffleSuite} (from its spark-core test jar) through Sluice, as Spark's
@@ -30,7 +29,7 @@ public class SluiceShuffleSuite extends ShuffleSuite {
   }
 
   @Override
-  public Seq<String> excluded() {
+  public scala.collection.immutable.List<String> excluded() {
     return InapplicableTests.excluded(SUITE);
   }
 

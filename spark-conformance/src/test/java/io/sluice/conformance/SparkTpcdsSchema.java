@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.TPCDSSchema;
 import scala.collection.JavaConverters;
-import scala.collection.Seq;
 
 /**
  * The TPC-DS tables as Spark's own TPC-DS tests define them ({@code TPCDSSchema} in Spark's
@@ -14,7 +13,9 @@ import scala.collection.Seq;
  */
 final class SparkTpcdsSchema implements TPCDSSchema {
   private scala.collection.immutable.Map<String, String> tableColumns;
-  private scala.collection.immutable.Map<String, Seq<String>> tablePartitionColumns;
+  /** Raw: its value type is Scala 2.12's collection.Seq on Spark 3.5, 2.13's immutable.Seq on 4. */
+  @SuppressWarnings("rawtypes")
+  private scala.collection.immutable.Map tablePartitionColumns;
 
   SparkTpcdsSchema() {
     TPCDSSchema.$init$(this);
@@ -32,7 +33,8 @@ final class SparkTpcdsSchema implements TPCDSSchema {
   }
 
   @Override
-  public scala.collection.immutable.Map<String, Seq<String>> tablePartitionColumns() {
+  @SuppressWarnings("rawtypes")
+  public scala.collection.immutable.Map tablePartitionColumns() {
     return tablePartitionColumns;
   }
 
@@ -43,8 +45,9 @@ final class SparkTpcdsSchema implements TPCDSSchema {
   }
 
   @Override
+  @SuppressWarnings("rawtypes")
   public void org$apache$spark$sql$TPCDSSchema$_setter_$tablePartitionColumns_$eq(
-      scala.collection.immutable.Map<String, Seq<String>> value) {
+      scala.collection.immutable.Map value) {
     this.tablePartitionColumns = value;
   }
 }

@@ -19,9 +19,11 @@ import org.junit.jupiter.api.Timeout;
  * Every TPC-DS query text of the Spark line's own test jar gives the same answer through Sluice as
  * through Spark's built-in shuffle, on data generated at {@code sluice.tpcds.scale} (0.1 by
  * default; {@code -Dsluice.tpcds.scale=1} for scale 1), compared without regard to row order
- * ({@link Answers}). Each mode runs every query in a fresh Spark application of its own
- * ({@code local[2]}, Spark's defaults but {@code spark.sql.shuffle.partitions}); each query has
- * the conformance suites' time limit, so a hang fails naming the query.
+ * ({@link Answers}); a query that fails (Spark 4's ANSI mode divides by zero in q90 at small
+ * scales) must fail the same way both ways. Each mode runs every query in a fresh Spark
+ * application of its own ({@code local[2]}, Spark's defaults but
+ * {@code spark.sql.shuffle.partitions}); each query has the conformance suites' time limit, so a
+ * hang fails naming the query.
  */
 @Timeout(value = 40, unit = TimeUnit.MINUTES)
 class TpcdsAnswersTest {
@@ -36,7 +38,7 @@ class TpcdsAnswersTest {
     Map<String, String> queries = TpcdsQueries.all();
     assertTrue(queries.size() >= 99, "TPC-DS has at least 99 queries: " + queries.keySet());
 
-    Map<String, List<Row>> builtIn;
+    Map<String, Outcome> builtIn;
     SparkSession spark = start(conf("tpcds-built-in"));
     Path data;
     try {
@@ -46,7 +48,7 @@ class TpcdsAnswersTest {
       stop(spark);
     }
 
-    Map<String, List<Row>> sluice;
+    Map<String, Outcome> sluice;
     String coordinators = ConformanceCluster.acquire();
     try {
       spark = start(SluiceSettings.apply(conf("tpcds-sluice"), coordinators));
@@ -61,7 +63,7 @@ class TpcdsAnswersTest {
 
     List<String> differences = new ArrayList<>();
     for (String query : queries.keySet()) {
-      String difference = Answers.difference(builtIn.get(query), sluice.get(query));
+      String difference = builtIn.get(query).difference(sluice.get(query));
       if (difference != null) {
         differences.add(query + ": " + difference);
       }
@@ -91,21 +93,46 @@ class TpcdsAnswersTest {
     SparkSession.clearDefaultSession();
   }
 
-  /** Each query's rows, in query order; prints each query's time. */
-  private static Map<String, List<Row>> run(SparkSession spark, Path data,
+  /** A query's rows, or the first line of the error it failed with. */
+  private record Outcome(List<Row> rows, String error) {
+    String difference(Outcome other) {
+      if (error != null || other.error != null) {
+        return java.util.Objects.equals(error, other.error) ? null
+            : "expected " + (error != null ? "the error " + error : rows.size() + " rows")
+                + ", found " + (other.error != null ? "the error " + other.error
+                    : other.rows.size() + " rows");
+      }
+      return Answers.difference(rows, other.rows);
+    }
+
+    @Override
+    public String toString() {
+      return error != null ? "error " + error : rows.size() + " rows";
+    }
+  }
+
+  /** Each query's outcome, in query order; prints each query's time. */
+  private static Map<String, Outcome> run(SparkSession spark, Path data,
       Map<String, String> queries, String mode) {
     TpcdsData.register(spark, data);
-    Map<String, List<Row>> answers = new LinkedHashMap<>();
+    Map<String, Outcome> answers = new LinkedHashMap<>();
     long total = 0;
     for (Map.Entry<String, String> query : queries.entrySet()) {
       long start = System.nanoTime();
-      List<Row> rows = TestWatchdog.guard("TPC-DS through " + mode, query.getKey(),
-          () -> spark.sql(query.getValue()).collectAsList());
+      Outcome outcome = TestWatchdog.guard("TPC-DS through " + mode, query.getKey(), () -> {
+        try {
+          return new Outcome(spark.sql(query.getValue()).collectAsList(), null);
+        } catch (RuntimeException e) {
+          String message = String.valueOf(e.getMessage());
+          return new Outcome(null, e.getClass().getName() + ": " + message.lines().findFirst()
+              .orElse(""));
+        }
+      });
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       total += millis;
-      System.out.printf("TPC-DS %s through %s: %d rows in %d ms%n", query.getKey(), mode,
-          rows.size(), millis);
-      answers.put(query.getKey(), rows);
+      System.out.printf("TPC-DS %s through %s: %s in %d ms%n", query.getKey(), mode, outcome,
+          millis);
+      answers.put(query.getKey(), outcome);
     }
     System.out.printf("TPC-DS at scale %s through %s: %d queries in %.1f s%n", SCALE, mode,
         queries.size(), total / 1000.0);
