@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code spark.sql.shuffle.partitions}); each query has the conformance suites' time limit, so a
  * hang fails naming the query.
  */
-@Timeout(value = 40, unit = TimeUnit.MINUTES)
+@Timeout(value = 60, unit = TimeUnit.MINUTES)
 class TpcdsAnswersTest {
   private static final double SCALE = Double.parseDouble(
       System.getProperty("sluice.tpcds.scale", "0.1"));
