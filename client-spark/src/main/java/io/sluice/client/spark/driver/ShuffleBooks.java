@@ -22,7 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * one epoch later, so that requests naming the old epochs get the new locations. A shuffle whose
  * dependency is gone is forgotten.
  *
- * <p>Thread-safe; {@link #liveOrRevived} makes remote calls and runs off the event loops.
+ * <p>Thread-safe: {@link #live} never waits (the endpoint's event loop asks it); the rest is
+ * serialized, so that a removal waits for a revival in progress (which makes remote calls and runs
+ * off the event loops) instead of missing its book.
  */
 final class ShuffleBooks {
   private record Removed(ShuffleBook book, WeakReference<Object> dependency) {}
@@ -42,7 +44,7 @@ final class ShuffleBooks {
   }
 
   /** Records a registered shuffle; {@code dependency} is what Spark holds while it may run. */
-  void add(ShuffleBook book, Object dependency) {
+  synchronized void add(ShuffleBook book, Object dependency) {
     removed.remove(book.shuffleId());
     dependencies.put(book.shuffleId(), new WeakReference<>(dependency));
     live.put(book.shuffleId(), book);
@@ -57,7 +59,7 @@ final class ShuffleBooks {
    * Takes a shuffle out of use: returns its book (null if unknown), whose servers then delete its
    * data. The book stays revivable while Spark holds the shuffle's dependency.
    */
-  ShuffleBook remove(int shuffleId) {
+  synchronized ShuffleBook remove(int shuffleId) {
     ShuffleBook book = live.remove(shuffleId);
     WeakReference<Object> dependency = dependencies.remove(shuffleId);
     removed.values().removeIf(r -> r.dependency().get() == null);
