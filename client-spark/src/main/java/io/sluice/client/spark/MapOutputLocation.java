@@ -40,11 +40,7 @@ public final class MapOutputLocation {
 
   /** The location of a map output of {@code shuffleId} written on this executor. */
   public static BlockManagerId ofMapOutput(int shuffleId) {
-    return ofMapOutput(shuffleId, SparkEnv.get().blockManager().blockManagerId().host());
-  }
-
-  /** The location of a map output of {@code shuffleId} written by an executor on {@code host}. */
-  public static BlockManagerId ofMapOutput(int shuffleId, String host) {
+    String host = SparkEnv.get().blockManager().blockManagerId().host();
     return BlockManagerId.apply(PREFIX + shuffleId, host, PORT, Option.empty());
   }
 

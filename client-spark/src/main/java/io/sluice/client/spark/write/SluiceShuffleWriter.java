@@ -123,8 +123,8 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
         metrics.incBytesWritten(sizes.perStream());
       }
     }
-    mapStatus = SparkCompat.mapStatus(MapOutputLocation.ofMapOutput(handle.shuffleId()), partitionLengths,
-        mapId, checksums);
+    mapStatus = SparkCompat.mapStatus(MapOutputLocation.ofMapOutput(handle.shuffleId()),
+        partitionLengths, mapId, checksums);
   }
 
   /** Compresses one block and hands it to the pusher. */

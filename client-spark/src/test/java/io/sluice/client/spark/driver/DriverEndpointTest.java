@@ -43,8 +43,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The driver's port for executors, spoken to over a real connection: relocations answered with the
  * new locations and recorded in the shuffle's book, every location of a partition for readers,
- * a shuffle Spark removed and runs again revived, other applications' and unknown shuffles refused, and a relocation the coordinator cannot serve
- * answered with its status instead of a hang.
+ * a shuffle Spark removed and runs again revived, other applications' and unknown shuffles
+ * refused, and a relocation the coordinator cannot serve answered with its status instead of a
+ * hang.
  */
 class DriverEndpointTest {
   private static final String APP = "app-endpoint";
