@@ -103,14 +103,7 @@ class ExecutorLossTest {
 
   @Test
   void dynamicAllocationWithoutShuffleServiceOrTrackingReleasesIdleExecutors() throws Exception {
-    SparkConf conf = conf("dynamic-allocation")
-        .set("spark.dynamicAllocation.enabled", "true")
-        .set("spark.dynamicAllocation.shuffleTracking.enabled", "false")
-        .set("spark.shuffle.service.enabled", "false")
-        .set("spark.dynamicAllocation.minExecutors", "0")
-        .set("spark.dynamicAllocation.initialExecutors", "2")
-        .set("spark.dynamicAllocation.maxExecutors", "2")
-        .set("spark.dynamicAllocation.executorIdleTimeout", "2s");
+    SparkConf conf = dynamicAllocation(conf("dynamic-allocation"));
     // SparkContext refuses to start here unless the shuffle output is declared reliable.
     SparkSession spark = SparkSessions.start(conf, Map.of());
     JobObserver observer = new JobObserver();
@@ -129,6 +122,48 @@ class ExecutorLossTest {
     }
     assertEquals(MAPS, observer.taskStarts().get(MAP_STAGE),
         "map tasks started over both jobs; failures: " + observer.failures());
+  }
+
+  @Test
+  void aFallenBackShuffleLostWithItsReleasedExecutorsRerunsItsMapsWithoutAFetchFailure()
+      throws Exception {
+    // No server carries the tag, so the coordinator places nothing and the shuffle falls back to
+    // Spark's sort shuffle: its files live on the executors that dynamic allocation releases.
+    SparkConf conf = dynamicAllocation(conf("fallback-dynamic-allocation"))
+        .set("spark.sluice.server.tags", "no-server-has-this-tag")
+        .set("spark.sluice.fallback.enabled", "true");
+    long pushedBefore = cluster.pushedBytes();
+    SparkSession spark = SparkSessions.start(conf, Map.of());
+    JobObserver observer = new JobObserver();
+    spark.sparkContext().addSparkListener(observer);
+    try {
+      JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      JavaRDD<Tuple2<Integer, Long>> counts = counts(sc, 0);
+      assertCounts(counts.collect());
+      ProcessCluster.await(() -> sc.sc().getExecutorIds().isEmpty(),
+          "idle executors to be released");
+      // Their files went with them: Spark must know that before it reads, and run the maps again
+      // rather than fail fetching from executors that are gone.
+      assertCounts(counts.collect());
+    } finally {
+      spark.stop();
+    }
+    assertEquals(pushedBefore, cluster.pushedBytes(), "the shuffle fell back");
+    assertEquals(List.of(), observer.failures(), "no task failed");
+    // Spark forgets a finished job's stages: the second job's map stage is stage 2.
+    assertEquals(Map.of(MAP_STAGE, MAPS, 1, 4, 2, MAPS, 3, 4), observer.taskStarts(),
+        "tasks started per stage: the second job ran every map again");
+  }
+
+  /** Dynamic allocation as a Sluice user runs it: no shuffle service, no shuffle tracking. */
+  private static SparkConf dynamicAllocation(SparkConf conf) {
+    return conf.set("spark.dynamicAllocation.enabled", "true")
+        .set("spark.dynamicAllocation.shuffleTracking.enabled", "false")
+        .set("spark.shuffle.service.enabled", "false")
+        .set("spark.dynamicAllocation.minExecutors", "0")
+        .set("spark.dynamicAllocation.initialExecutors", "2")
+        .set("spark.dynamicAllocation.maxExecutors", "2")
+        .set("spark.dynamicAllocation.executorIdleTimeout", "2s");
   }
 
   /** Kills one executor JVM of this test's local cluster with SIGKILL; returns its pid. */

@@ -31,6 +31,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
   private final SparkConf conf;
   private final boolean isDriver;
   private final SluiceClientContext client;
+  private final FallenBackOutputs fallenBack = new FallenBackOutputs();
   private SluiceDriver driver;
 
   /** Called by Spark on the driver and on every executor. */
@@ -61,6 +62,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
       }
       LOG.warn("Shuffle {} runs with Spark's sort shuffle: Sluice cannot take it ({})",
           shuffleId, e.getMessage());
+      fallenBack.watch(dependency.rdd().context());
       return super.registerShuffle(shuffleId, dependency);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
