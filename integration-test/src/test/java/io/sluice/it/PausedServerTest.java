@@ -44,7 +44,7 @@ class PausedServerTest {
   static void stop() throws IOException, InterruptedException {
     if (cluster != null) {
       try {
-        signal("CONT", cluster.pid(SILENT)); // in case the test stopped half-way
+        cluster.thaw(SILENT); // in case the test stopped half-way
       } finally {
         cluster.close();
       }
@@ -76,11 +76,11 @@ class PausedServerTest {
             "server " + s + " holds part of the shuffle");
       }
 
-      signal("STOP", cluster.pid(SILENT));
+      cluster.freeze(SILENT);
       try {
         assertOthersKeepTheApplication(3 * EXPIRY_MILLIS);
       } finally {
-        signal("CONT", cluster.pid(SILENT));
+        cluster.thaw(SILENT);
       }
       // Resumed, the silent server hears the driver again, and must not count its own pause.
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * EXPIRY_MILLIS);
@@ -124,13 +124,6 @@ class PausedServerTest {
         }
       }
       Thread.sleep(100);
-    }
-  }
-
-  private static void signal(String name, long pid) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
-    if (p.waitFor() != 0) {
-      throw new IOException("kill -" + name + " " + pid + " failed");
     }
   }
 }

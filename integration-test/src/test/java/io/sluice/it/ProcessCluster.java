@@ -165,6 +165,26 @@ final class ProcessCluster implements Closeable {
     }
   }
 
+  /**
+   * Freezes server {@code i} with SIGSTOP, as a long pause or a hung disk would: its port still
+   * takes connections and its sockets stay open, but nothing answers until {@link #thaw}.
+   */
+  void freeze(int i) throws IOException, InterruptedException {
+    signal(i, "STOP");
+  }
+
+  /** Resumes server {@code i} after {@link #freeze} (SIGCONT); harmless on a running server. */
+  void thaw(int i) throws IOException, InterruptedException {
+    signal(i, "CONT");
+  }
+
+  private void signal(int i, String name) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid(i))).start();
+    if (p.waitFor() != 0) {
+      throw new IOException("kill -" + name + " of " + serverId(i) + " failed");
+    }
+  }
+
   /** Waits until the coordinator counts {@code n} live servers. */
   void awaitLive(int n) throws Exception {
     await(() -> coordinator.servers().size() == n, n + " live servers");

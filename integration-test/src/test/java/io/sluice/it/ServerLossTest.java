@@ -39,6 +39,7 @@ class ServerLossTest {
   private static ProcessCluster cluster;
   private static List<Tuple2<Integer, long[]>> expected;
   private final List<Integer> killed = new ArrayList<>();
+  private final List<Integer> frozen = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -53,8 +54,14 @@ class ServerLossTest {
 
   @AfterEach
   void restartKilledServers() throws Exception {
+    for (int i : frozen) {
+      cluster.thaw(i);
+    }
     for (int i : killed) {
       cluster.start(i);
+    }
+    if (!frozen.isEmpty()) {
+      cluster.awaitLive(3);
     }
   }
 
@@ -131,6 +138,12 @@ class ServerLossTest {
 
   private JobObserver runDisturbed(int replicas, Predicate<JobObserver.TaskEvent> when,
       Fault fault) {
+    return runDisturbed(replicas, when, fault, true);
+  }
+
+  /** @param restart whether the disturbed server is to be started again after the test */
+  private JobObserver runDisturbed(int replicas, Predicate<JobObserver.TaskEvent> when,
+      Fault fault, boolean restart) {
     int victim = 1;
     AtomicInteger faults = new AtomicInteger();
     JobObserver observer = new JobObserver().onceWhen(when, () -> {
@@ -141,7 +154,9 @@ class ServerLossTest {
         throw new IllegalStateException(e);
       }
     });
-    killed.add(victim);
+    if (restart) {
+      killed.add(victim);
+    }
     List<Tuple2<Integer, long[]>> answer = job(conf(replicas), observer);
     assertEquals(1, faults.get(), "the server was disturbed while the job ran");
     assertAnswer(answer);
@@ -205,6 +220,38 @@ class ServerLossTest {
   @Test
   void withOneCopyAKillDuringTheMapStageRerunsTheMapStageOnce() {
     JobObserver observer = runKilling(1, midMap());
+    assertEquals(2, observer.submissions().get(MAP_STAGE),
+        "map stage submissions; task failures: " + observer.failures());
+  }
+
+  /**
+   * A frozen server (SIGSTOP, as in a long pause or on a hung disk) keeps its connections open and
+   * answers nothing until the job is over: pushes to it and reads from it are given up within
+   * {@code transport.liveness.timeout}, not {@code transport.request.timeout}, so writers move to
+   * other servers and readers read the replicas.
+   */
+  private JobObserver runFreezing(int replicas, Predicate<JobObserver.TaskEvent> when) {
+    return runDisturbed(replicas, when, victim -> {
+      frozen.add(victim);
+      cluster.freeze(victim);
+    }, false);
+  }
+
+  @Test
+  void withTwoCopiesAServerFrozenDuringTheMapStageRerunsNoStage() {
+    JobObserver observer = runFreezing(2, midMap());
+    assertNoStageRan(observer, 1);
+  }
+
+  @Test
+  void withTwoCopiesAServerFrozenDuringTheReduceStageRerunsNoStage() {
+    JobObserver observer = runFreezing(2, midReduce());
+    assertNoStageRan(observer, 1);
+  }
+
+  @Test
+  void withOneCopyAServerFrozenDuringTheMapStageRerunsTheMapStageOnce() {
+    JobObserver observer = runFreezing(1, midMap());
     assertEquals(2, observer.submissions().get(MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
   }

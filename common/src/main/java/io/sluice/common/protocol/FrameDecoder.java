@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * Input is also discarded once the channel is closed. One instance per channel.
  *
  * <p>On a server the decoder also bounds what the connection holds ({@link ReceiveBudget}): it
- * reserves each frame's length from the server's budget before reading the frame's body and gives
- * it back once the next handler returned, which is when the frame was handled (a push is copied
- * into the push pool by then); while its reservation is queued, or while the connection's answers
+ * reserves each frame's length from the server's budget before reading the frame's body (unless
+ * the frame arrived whole with the bytes already read) and gives it back once the next handler
+ * returned, which is when the frame was handled (a push is copied into the push pool by then);
+ * while its reservation is queued, or while the connection's answers
  * are piling up unsent (the channel is not writable), it stops reading and hands no frame on. A
  * frame not complete within the frame timeout closes the connection. Received buffers that hold
  * much less than their capacity (a peer sending tiny segments) are merged into one, so that what a
@@ -353,10 +354,15 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     return false;
   }
 
-  /** The current frame passed the gate: reserves it, or queues for it and returns false. */
+  /**
+   * The current frame passed the gate: reserves it, or queues for it and returns false. A frame
+   * that arrived whole needs no reservation: its bytes are held already, within the read's worth
+   * each connection may hold besides the budget, and waiting would only keep small requests (a
+   * handshake, a commit, a read) behind large frames still to come.
+   */
   private boolean admitted(ChannelHandlerContext ctx) {
     frameAdmitted = true;
-    return reserveFrame(ctx);
+    return pendingBytes >= frameLength || reserveFrame(ctx);
   }
 
   /** Reserves the current frame's length, or queues for it and returns false. */

@@ -35,20 +35,40 @@ public final class TransportClient implements Closeable {
   private final BatchingWriter writer;
   private final long timeoutMillis;
   private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+  /** How long the peer may stay silent while requests are outstanding; 0 when nobody is told. */
+  private final long silenceNanos;
+  private final Runnable onSilence;
+  // Event loop only: set by every read from the socket, cleared by the sweep.
+  private boolean heard;
+  private long quietSinceNanos = System.nanoTime();
   private volatile String serverId = "";
   private volatile int protocolVersion;
   /** The largest frame the server accepts, from its handshake; 0 when it did not say. */
   private volatile int serverMaxFrameSize;
 
   TransportClient(Channel channel, Duration requestTimeout) {
+    this(channel, requestTimeout, Duration.ZERO, null);
+  }
+
+  /**
+   * @param silence   how long the peer may send nothing while requests to it are outstanding
+   *                  before {@code onSilence} runs (again after each such stretch); zero for never
+   * @param onSilence what to tell, on the event loop, or null
+   */
+  TransportClient(Channel channel, Duration requestTimeout, Duration silence,
+      Runnable onSilence) {
     this.channel = channel;
     this.writer = new BatchingWriter(channel);
     this.timeoutMillis = requestTimeout.toMillis();
+    this.onSilence = onSilence;
+    this.silenceNanos = onSilence == null ? 0 : silence.toNanos();
     // One sweep per connection rather than a timer per request: scheduling and cancelling a timer
     // for each of hundreds of thousands of small requests a second costs more than the requests.
-    long period = Math.max(MIN_SWEEP_MILLIS, Math.min(MAX_SWEEP_MILLIS, timeoutMillis / 8));
+    long shortest = silenceNanos > 0
+        ? Math.min(timeoutMillis, TimeUnit.NANOSECONDS.toMillis(silenceNanos)) : timeoutMillis;
+    long period = Math.max(MIN_SWEEP_MILLIS, Math.min(MAX_SWEEP_MILLIS, shortest / 8));
     ScheduledFuture<?> sweep = channel.eventLoop().scheduleWithFixedDelay(
-        this::failOverdue, period, period, TimeUnit.MILLISECONDS);
+        this::sweep, period, period, TimeUnit.MILLISECONDS);
     channel.closeFuture().addListener(f -> sweep.cancel(false));
   }
 
@@ -114,9 +134,36 @@ public final class TransportClient implements Closeable {
     p.complete(response, channel.remoteAddress());
   }
 
-  /** Fails the requests whose answer is overdue; runs on the event loop. */
-  private void failOverdue() {
+  /** Bytes arrived from the peer; event loop only. */
+  void heard() {
+    heard = true;
+  }
+
+  /** Runs on the event loop every sweep period. */
+  private void sweep() {
     long now = System.nanoTime();
+    failOverdue(now);
+    if (silenceNanos > 0) {
+      watchSilence(now);
+    }
+  }
+
+  /**
+   * Tells {@link #onSilence} when requests are outstanding and not a byte came back for the silence
+   * time: bytes, not answers, so that a large answer on a slow link counts as progress.
+   */
+  private void watchSilence(long now) {
+    if (heard || pending.isEmpty()) {
+      heard = false;
+      quietSinceNanos = now;
+    } else if (now - quietSinceNanos >= silenceNanos) {
+      quietSinceNanos = now;
+      onSilence.run();
+    }
+  }
+
+  /** Fails the requests whose answer is overdue. */
+  private void failOverdue(long now) {
     for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
       Pending<?> p = e.getValue();
       if (now - p.deadlineNanos >= 0 && pending.remove(e.getKey(), p)) {

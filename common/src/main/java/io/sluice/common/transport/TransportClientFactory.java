@@ -42,6 +42,8 @@ public final class TransportClientFactory implements Connections, Closeable {
   private final EventLoopGroup workerGroup;
   private final Bootstrap bootstrap;
   private final ConcurrentHashMap<String, Slots> pools = new ConcurrentHashMap<>();
+  /** Null when {@code transport.liveness.timeout} is 0. */
+  private final PeerLiveness liveness;
 
   TransportClientFactory(TransportContext context, Credentials credentials) {
     this.context = context;
@@ -62,6 +64,10 @@ public final class TransportClientFactory implements Connections, Closeable {
     if (conf.receiveBuffer() > 0) {
       bootstrap.option(ChannelOption.SO_RCVBUF, conf.receiveBuffer());
     }
+    long livenessMillis = conf.livenessTimeout().toMillis();
+    this.liveness = livenessMillis > 0
+        ? new PeerLiveness(livenessMillis, this::probe, this::giveUp, workerGroup)
+        : null;
   }
 
   /**
@@ -87,7 +93,11 @@ public final class TransportClientFactory implements Connections, Closeable {
    */
   public CompletableFuture<TransportClient> getClientAsync(String host, int port,
       Credentials as) {
-    Slots slots = pools.computeIfAbsent(host + ":" + port + "#" + as.poolKey(),
+    PeerUnresponsiveException refused = liveness == null ? null : liveness.refusal(host, port);
+    if (refused != null) {
+      return CompletableFuture.failedFuture(refused);
+    }
+    Slots slots = pools.computeIfAbsent(poolPrefix(host, port) + as.poolKey(),
         k -> new Slots(conf.connectionsPerPeer()));
     int i = ThreadLocalRandom.current().nextInt(slots.clients.length);
     synchronized (slots) {
@@ -105,6 +115,10 @@ public final class TransportClientFactory implements Connections, Closeable {
   public TransportClient createUnpooledClient(String host, int port)
       throws IOException, InterruptedException {
     return await(connect(host, port, credentials), host, port);
+  }
+
+  private static String poolPrefix(String host, int port) {
+    return host + ":" + port + "#";
   }
 
   private static boolean isLive(CompletableFuture<TransportClient> f) {
@@ -130,13 +144,9 @@ public final class TransportClientFactory implements Connections, Closeable {
   private CompletableFuture<TransportClient> connect(String host, int port, Credentials as) {
     CompletableFuture<TransportClient> result = new CompletableFuture<>();
     long timeoutMillis = conf.connectTimeout().toMillis();
-    Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
-      @Override
-      protected void initChannel(SocketChannel ch) {
-        ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port));
-      }
-    });
-    ChannelFuture connect = b.connect(new InetSocketAddress(host, port));
+    Runnable onSilence = liveness == null ? null : () -> liveness.silent(host, port);
+    ChannelFuture connect = bootstrap(host, port, onSilence)
+        .connect(new InetSocketAddress(host, port));
     ScheduledFuture<?> deadline = workerGroup.schedule(() -> {
       if (result.completeExceptionally(new IOException("timed out connecting to " + host + ":"
           + port + " after " + timeoutMillis + " ms ("
@@ -144,7 +154,12 @@ public final class TransportClientFactory implements Connections, Closeable {
         connect.channel().close();
       }
     }, timeoutMillis, TimeUnit.MILLISECONDS);
-    result.whenComplete((c, e) -> deadline.cancel(false));
+    result.whenComplete((c, e) -> {
+      deadline.cancel(false);
+      if (e != null) {
+        connect.channel().close(); // also when failed from outside: see giveUp
+      }
+    });
     connect.addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess()) {
         result.completeExceptionally(new IOException(
@@ -186,6 +201,65 @@ public final class TransportClientFactory implements Connections, Closeable {
           });
     });
     return result;
+  }
+
+  private Bootstrap bootstrap(String host, int port, Runnable onSilence) {
+    return bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, onSilence));
+      }
+    });
+  }
+
+  /**
+   * Whether a process answers at {@code host:port} within {@code timeoutMillis}: a new connection,
+   * outside the pool, and a handshake. Any answer counts, a refusal or the peer closing the
+   * connection included; no connection, or silence, does not. The connection is closed after.
+   */
+  private CompletableFuture<Boolean> probe(String host, int port, long timeoutMillis) {
+    CompletableFuture<Boolean> answered = new CompletableFuture<>();
+    ChannelFuture connect = bootstrap(host, port, null)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+            timeoutMillis))
+        .connect(new InetSocketAddress(host, port));
+    ScheduledFuture<?> deadline = workerGroup.schedule(() -> answered.complete(false),
+        timeoutMillis, TimeUnit.MILLISECONDS);
+    answered.whenComplete((alive, e) -> {
+      deadline.cancel(false);
+      connect.channel().close();
+    });
+    connect.addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess()) {
+        answered.complete(false);
+        return;
+      }
+      f.channel().attr(CLIENT).get().request(new HandshakeRequest(
+              TransportClient.nextRequestId(), ProtocolVersion.MIN_SUPPORTED,
+              context.newestVersion(), context.localId() + ":probe"), HandshakeResponse.class)
+          .whenComplete((hello, error) -> answered.complete(true));
+    });
+    return answered;
+  }
+
+  /** Fails what is outstanding on every pooled connection to {@code host:port}, and closes them. */
+  private void giveUp(String host, int port, PeerUnresponsiveException cause) {
+    String prefix = poolPrefix(host, port);
+    pools.forEach((key, slots) -> {
+      if (!key.startsWith(prefix)) {
+        return;
+      }
+      synchronized (slots) {
+        for (CompletableFuture<TransportClient> c : slots.clients) {
+          if (c == null || c.completeExceptionally(cause) || c.isCompletedExceptionally()) {
+            continue; // a connection attempt under way fails now and closes its channel
+          }
+          TransportClient client = c.getNow(null);
+          client.failAll(cause);
+          client.channel().close();
+        }
+      }
+    });
   }
 
   /** Why the channel's TLS handshake failed, or null when it has none or it did not fail. */

@@ -41,6 +41,11 @@ public final class TransportConf {
     return conf.get(TransportOptions.REQUEST_TIMEOUT);
   }
 
+  /** {@code transport.liveness.timeout}; zero when probing is off. */
+  public Duration livenessTimeout() {
+    return conf.get(TransportOptions.LIVENESS_TIMEOUT);
+  }
+
   public Duration idleTimeout() {
     return conf.get(TransportOptions.IDLE_TIMEOUT);
   }

@@ -1,6 +1,8 @@
 package io.sluice.common.transport;
 
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -124,13 +126,26 @@ public final class TransportContext {
             conf.maxFrameSize(), newestVersion));
   }
 
-  TransportClient initClientPipeline(SocketChannel ch, String host, int port) {
+  /**
+   * @param onSilence told when the connection's peer stays silent while requests are outstanding
+   *                  (see {@link TransportClient}), or null
+   */
+  TransportClient initClientPipeline(SocketChannel ch, String host, int port,
+      Runnable onSilence) {
     ChannelPipeline p = ch.pipeline();
+    TransportClient client = new TransportClient(ch, conf.requestTimeout(),
+        conf.livenessTimeout().dividedBy(2), onSilence);
+    p.addLast("heard", new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        client.heard();
+        ctx.fireChannelRead(msg);
+      }
+    });
     if (clientTls != null) {
       p.addLast("tls", TlsContexts.clientHandler(clientTls, conf.conf(), ch.alloc(), host, port));
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
     }
-    TransportClient client = new TransportClient(ch, conf.requestTimeout());
     p.addLast("encoder", encoder)
         .addLast("frameDecoder", new FrameDecoder(conf.maxFrameSize()))
         .addLast("decoder", new MessageDecoder())

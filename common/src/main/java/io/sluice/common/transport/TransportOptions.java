@@ -60,6 +60,20 @@ public final class TransportOptions implements ConfigOptionSet {
               + "at most every second), so a request fails up to that much later.")
           .build();
 
+  public static final ConfigOption<Duration> LIVENESS_TIMEOUT =
+      ConfigOption.duration("transport.liveness.timeout")
+          .defaultValue("8s")
+          .min(0)
+          .doc("How soon a client gives up a peer that stopped answering (a frozen process, a "
+              + "link that drops packets). A peer silent for half of this while requests to it "
+              + "are outstanding is probed with a new connection and handshake, which a live "
+              + "process answers however busy it is; if the probe is not answered within the "
+              + "other half, every request outstanding to the peer fails, its connections close "
+              + "and new ones fail at once until a probe, repeated meanwhile, is answered. Writers "
+              + "then move to another server and readers to a replica. 0 turns probing off, "
+              + "leaving `transport.request.timeout`.")
+          .build();
+
   public static final ConfigOption<Duration> IDLE_TIMEOUT =
       ConfigOption.duration("transport.idle.timeout")
           .defaultValue("300s")
@@ -163,7 +177,7 @@ public final class TransportOptions implements ConfigOptionSet {
 
   private static final List<ConfigOption<?>> ALL = List.of(
       IO_MODE, SERVER_THREADS, CLIENT_THREADS, CONNECTIONS_PER_PEER, CONNECT_TIMEOUT,
-      REQUEST_TIMEOUT, IDLE_TIMEOUT, MAX_FRAME_SIZE, RECEIVE_MEMORY, MAX_CONNECTIONS, FRAME_TIMEOUT,
+      REQUEST_TIMEOUT, LIVENESS_TIMEOUT, IDLE_TIMEOUT, MAX_FRAME_SIZE, RECEIVE_MEMORY, MAX_CONNECTIONS, FRAME_TIMEOUT,
       BACKLOG, SEND_BUFFER, RECEIVE_BUFFER,
       TLS_ENABLED, TLS_CERT_CHAIN, TLS_PRIVATE_KEY, TLS_TRUST_CERTS, TLS_VERIFY_HOSTNAME,
       TLS_CLIENT_AUTH);

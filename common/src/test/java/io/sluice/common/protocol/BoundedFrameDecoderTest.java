@@ -94,6 +94,25 @@ class BoundedFrameDecoderTest {
   }
 
   @Test
+  void aFrameThatArrivedWholeGoesOnWithoutWaitingForReceiveMemory() {
+    ReceiveBudget budget = new ReceiveBudget(50);
+    Recorder recorder = new Recorder();
+    EmbeddedChannel channel =
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
+    assertTrue(budget.reserveOrQueue(40, () -> { }), "another connection holds 40 bytes");
+    assertFalse(budget.reserveOrQueue(30, () -> { }), "and a third waits for 30");
+
+    channel.writeInbound(header(20).writeZero(20));
+    assertEquals(1, recorder.messages.size(), "its bytes are here: handed on at once");
+    assertTrue(channel.config().isAutoRead());
+    assertEquals(40, budget.reservedBytes(), "without a reservation");
+    assertEquals(1, budget.queuedCount());
+
+    ((ByteBuf) recorder.messages.get(0)).release();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
   void aConnectionClosedWhileQueuedLeavesNothingReserved() {
     ReceiveBudget budget = new ReceiveBudget(50);
     EmbeddedChannel channel =

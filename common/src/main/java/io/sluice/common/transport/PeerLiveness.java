@@ -1,0 +1,149 @@
+package io.sluice.common.transport;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells a peer that stopped answering from one that is only busy, for the connections of one
+ * {@link TransportClientFactory} ({@code transport.liveness.timeout}).
+ *
+ * <p>A connection with requests outstanding that heard nothing from its peer for half the timeout
+ * reports the peer {@link #silent}. The peer is then probed: a new connection and handshake, outside
+ * the pool, answered within the other half. Any answer shows a live process, even a refusal or the
+ * peer closing the connection: a busy server answers handshakes on its event loops, and a handshake,
+ * arriving whole, never waits for receive memory. No connection or no answer gives the peer up: its
+ * connections' outstanding requests fail with {@link PeerUnresponsiveException} and they close, and
+ * {@link #refusal} fails new connections to it at once. A peer given up is probed again, one probe at
+ * a time and at most one per half timeout, while callers still ask for it, and is taken back as soon
+ * as a probe is answered: a process resumed from a pause answers the probe waiting in its socket.
+ * Nobody asking for a peer for {@link #FORGET_NANOS} forgets it (a later connection is tried anew).
+ */
+final class PeerLiveness {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerLiveness.class);
+  private static final long FORGET_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  /** Probes a peer: completes true when it answered anything within the time, false otherwise. */
+  interface Prober {
+    CompletableFuture<Boolean> probe(String host, int port, long timeoutMillis);
+  }
+
+  /** Fails the outstanding requests of every connection to a peer, and closes them. */
+  interface Breaker {
+    void giveUp(String host, int port, PeerUnresponsiveException cause);
+  }
+
+  private final long halfMillis;
+  private final Prober prober;
+  private final Breaker breaker;
+  private final ScheduledExecutorService timer;
+  private final ConcurrentHashMap<String, Peer> peers = new ConcurrentHashMap<>();
+
+  /** @param timeoutMillis {@code transport.liveness.timeout}, positive */
+  PeerLiveness(long timeoutMillis, Prober prober, Breaker breaker,
+      ScheduledExecutorService timer) {
+    this.halfMillis = Math.max(1, timeoutMillis / 2);
+    this.prober = prober;
+    this.breaker = breaker;
+    this.timer = timer;
+  }
+
+  /** A connection to the peer heard nothing for half the timeout with requests outstanding. */
+  void silent(String host, int port) {
+    Peer peer = peers.computeIfAbsent(host + ":" + port, k -> new Peer(host, port));
+    synchronized (peer) {
+      if (peer.probing) {
+        return;
+      }
+      peer.probing = true;
+    }
+    probe(peer);
+  }
+
+  /** Why no connection to the peer is to be made now, or null when one may. */
+  PeerUnresponsiveException refusal(String host, int port) {
+    Peer peer = peers.get(host + ":" + port);
+    if (peer == null) {
+      return null;
+    }
+    synchronized (peer) {
+      if (!peer.givenUp) {
+        return null;
+      }
+      peer.lastAskedNanos = System.nanoTime();
+    }
+    return unresponsive(peer);
+  }
+
+  private void probe(Peer peer) {
+    long start = System.nanoTime();
+    CompletableFuture<Boolean> probed;
+    try {
+      probed = prober.probe(peer.host, peer.port, halfMillis);
+    } catch (RuntimeException e) {
+      probed = CompletableFuture.failedFuture(e);
+    }
+    probed.whenComplete((alive, error) -> probed(peer, start, error == null && alive));
+  }
+
+  private void probed(Peer peer, long start, boolean alive) {
+    long now = System.nanoTime();
+    boolean newlyGivenUp;
+    synchronized (peer) {
+      if (alive || (peer.givenUp && now - peer.lastAskedNanos > FORGET_NANOS)) {
+        if (alive && peer.givenUp) {
+          LOG.info("{}:{} answers again: connections to it are made again", peer.host,
+              peer.port);
+        }
+        peer.probing = false;
+        peer.givenUp = false;
+        peers.remove(peer.host + ":" + peer.port, peer);
+        return;
+      }
+      newlyGivenUp = !peer.givenUp;
+      if (newlyGivenUp) {
+        peer.givenUp = true;
+        peer.lastAskedNanos = now;
+      }
+    }
+    if (newlyGivenUp) {
+      PeerUnresponsiveException cause = unresponsive(peer);
+      LOG.warn("{}; failing the requests outstanding to it and probing it until it answers",
+          cause.getMessage());
+      breaker.giveUp(peer.host, peer.port, cause);
+    }
+    long next = Math.max(0, halfMillis - TimeUnit.NANOSECONDS.toMillis(now - start));
+    try {
+      timer.schedule(() -> probe(peer), next, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closing) {
+      synchronized (peer) {
+        peer.probing = false;
+      }
+    }
+  }
+
+  private PeerUnresponsiveException unresponsive(Peer peer) {
+    return new PeerUnresponsiveException(peer.host + ":" + peer.port + " answered neither "
+        + "requests nor a probe within " + 2 * halfMillis + " ms ("
+        + TransportOptions.LIVENESS_TIMEOUT.key() + "): its process is frozen or the link to it "
+        + "drops packets");
+  }
+
+  /** One peer's probing; guarded by the instance. */
+  private static final class Peer {
+    final String host;
+    final int port;
+    boolean probing;
+    boolean givenUp;
+    long lastAskedNanos;
+
+    Peer(String host, int port) {
+      this.host = host;
+      this.port = port;
+    }
+  }
+}
