@@ -68,7 +68,7 @@ final class Relocator {
    */
   Map<Integer, PartitionLocation> relocate(ShuffleBook book, int[] partitions, int[] epochs,
       String failedServerId, String reason) throws IOException, InterruptedException {
-    synchronized (book) {
+    synchronized (book.relocations()) {
       List<Integer> stale = new ArrayList<>();
       Set<String> oldServers = new LinkedHashSet<>();
       for (int i = 0; i < partitions.length; i++) {

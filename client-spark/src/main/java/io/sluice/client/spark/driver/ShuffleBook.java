@@ -19,6 +19,7 @@ final class ShuffleBook {
   private final int shuffleId;
   private final ShuffleLocations initial;
   private final Map<Integer, List<PartitionLocation>> moved = new HashMap<>();
+  private final Object relocations = new Object();
 
   ShuffleBook(int shuffleId, ShuffleLocations initial) {
     this.shuffleId = shuffleId;
@@ -31,6 +32,16 @@ final class ShuffleBook {
 
   int numPartitions() {
     return initial.numPartitions();
+  }
+
+  /**
+   * Held by a relocation of this shuffle for all its length, remote calls included, so that the
+   * shuffle's relocations take turns. The book's own monitor guards only its data, and briefly:
+   * executors asking for locations (on the driver endpoint's event loops) never wait for a
+   * relocation's calls to the coordinator and servers.
+   */
+  Object relocations() {
+    return relocations;
   }
 
   /** The location the partition is written to now. */

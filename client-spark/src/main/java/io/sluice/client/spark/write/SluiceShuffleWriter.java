@@ -64,7 +64,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     this.partitionLengths = new long[numPartitions];
     this.pusher = new MapOutputPusher(client.connections(handle), client.allocator(),
         client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(),
-        numPartitions, context.taskAttemptId());
+        numPartitions, context.taskAttemptId(), context::isInterrupted);
     this.checksums = SparkCompat.rowChecksums(dependency);
     this.sizes = client.sortShuffleSizes();
     Serializer serializer = dependency.serializer();

@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * they take, not only the bytes they hold), batched or pushed and not yet acknowledged, however many
  * servers it writes to: when it would pass that, the largest batch goes out, and when nothing is
  * left to send the caller waits for acknowledgements. A map task therefore waits only for room and,
- * at the end, in {@link #finish()}.
+ * at the end, in {@link #finish()}. Every wait ends: each push either is answered, or fails after
+ * {@code transport.request.timeout} (or sooner, when its server stops answering altogether:
+ * {@code transport.liveness.timeout}), and a killed task stops waiting at once.
  *
  * <p>A push answered NO_BUFFER or BUSY is sent again to the same server after a back-off. A push
  * whose location cannot take it (refused or broken connection, no answer twice, a server that
@@ -64,6 +67,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class MapOutputPusher {
   private static final Logger LOG = LoggerFactory.getLogger(MapOutputPusher.class);
+  /** How often a waiting attempt looks whether its task was killed. */
+  private static final long WAIT_SLICE_MILLIS = 100;
 
   private final Connections clients;
   private final ByteBufAllocator allocator;
@@ -73,6 +78,7 @@ public final class MapOutputPusher {
   private final String appId;
   private final int shuffleId;
   private final long taskAttemptId;
+  private final BooleanSupplier killed;
   private final int[] blockCounts;
   /** The first location of each partition that acknowledged blocks; later ones in moreLocations. */
   private final PartitionLocation[] usedLocations;
@@ -88,6 +94,18 @@ public final class MapOutputPusher {
   public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
       ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
       int shuffleId, int numPartitions, long taskAttemptId) {
+    this(clients, allocator, timer, settings, locator, appId, shuffleId, numPartitions,
+        taskAttemptId, () -> false);
+  }
+
+  /**
+   * @param killed whether the attempt's task was killed: the attempt then stops waiting for room
+   *     or acknowledgements within a tenth of a second ({@link InterruptedIOException})
+   */
+  public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
+      ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
+      int shuffleId, int numPartitions, long taskAttemptId, BooleanSupplier killed) {
+    this.killed = killed;
     this.clients = clients;
     this.allocator = allocator;
     this.timer = timer;
@@ -146,7 +164,7 @@ public final class MapOutputPusher {
       long start = System.nanoTime();
       try {
         while (outstanding > 0 && failure == null) {
-          wait();
+          awaitAcknowledgement();
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -273,7 +291,7 @@ public final class MapOutputPusher {
         if (largest != null) {
           send(largest);
         } else {
-          wait();
+          awaitAcknowledgement();
         }
       }
     } catch (InterruptedException e) {
@@ -281,6 +299,16 @@ public final class MapOutputPusher {
       throw new InterruptedIOException("interrupted while waiting for pushes to be acknowledged");
     } finally {
       waitNanos += System.nanoTime() - start;
+    }
+  }
+
+  /** Waits a slice for an acknowledgement (or failure), then looks whether the task was killed. */
+  private void awaitAcknowledgement() throws InterruptedException, InterruptedIOException {
+    wait(WAIT_SLICE_MILLIS);
+    if (killed.getAsBoolean()) {
+      throw new InterruptedIOException("the task was killed while map attempt " + taskAttemptId
+          + " waited for " + outstanding + " pushes of shuffle " + shuffleId
+          + " to be acknowledged");
     }
   }
 

@@ -218,7 +218,8 @@ class MapOutputPusherTest {
     while (producer.isAlive()) {
       // Wait until the producer waits for acknowledgements of pushes that arrived (or is done),
       // then acknowledge them.
-      await(() -> !producer.isAlive() || (producer.getState() == Thread.State.WAITING
+      // (It waits in slices, so that a killed task stops waiting: TIMED_WAITING.)
+      await(() -> !producer.isAlive() || (producer.getState() == Thread.State.TIMED_WAITING
           && held.stream().anyMatch(s -> s.heldPushes() > 0)), "the producer to wait");
       long heldNow = 0;
       for (FakeShuffleServer s : held) {
@@ -551,6 +552,34 @@ class MapOutputPusherTest {
   }
 
   // ---- abort ----
+
+  @Test
+  void aKilledTaskStopsWaitingForAcknowledgements() throws Exception {
+    FakeShuffleServer s = newServer().holdPushes(true);
+    AtomicReference<Boolean> killed = new AtomicReference<>(false);
+    MapOutputPusher pusher = new MapOutputPusher(clients, PooledByteBufAllocator.DEFAULT, timer,
+        settings(1_000, 1 << 20, QUICK), new RecordingLocator().at(0, 0, s), APP, SHUFFLE, 1,
+        ATTEMPT, killed::get);
+    pushers.add(pusher);
+    add(pusher, 0, 500);
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    Thread finisher = new Thread(() -> {
+      try {
+        pusher.finish();
+      } catch (Throwable t) {
+        failed.set(t);
+      }
+    }, "finisher");
+    finisher.start();
+    await(() -> s.heldPushes() == 1, "the push held by the server");
+    killed.set(true);
+    finisher.join();
+    assertTrue(failed.get() instanceof IOException
+        && failed.get().getMessage().contains("killed"), String.valueOf(failed.get()));
+    pusher.abort();
+    s.releaseHeldPushes();
+    await(() -> pusher.bufferedBytes() == 0, "the held push to end");
+  }
 
   @Test
   void abortReleasesQueuedAndInFlightBlocks() throws Exception {
