@@ -109,10 +109,14 @@ final class Daemons {
 
   /** Waits until something accepts connections on the port. */
   static void awaitPort(int port, Path logFile) throws Exception {
+    awaitPort("127.0.0.1", port, logFile);
+  }
+
+  static void awaitPort(String host, int port, Path logFile) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+        s.connect(new InetSocketAddress(host, port), 500);
         return;
       } catch (IOException e) {
         Thread.sleep(100);

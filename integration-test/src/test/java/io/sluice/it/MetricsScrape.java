@@ -62,8 +62,12 @@ final class MetricsScrape {
 
   /** Scrapes {@code http://127.0.0.1:<httpPort>/metrics}; fails on any answer but 200. */
   static MetricsScrape fetch(int httpPort) throws IOException, InterruptedException {
+    return fetch("127.0.0.1", httpPort);
+  }
+
+  static MetricsScrape fetch(String host, int httpPort) throws IOException, InterruptedException {
     HttpResponse<String> response = HTTP.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+        HttpRequest.newBuilder(URI.create("http://" + host + ":" + httpPort + "/metrics"))
             .timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {

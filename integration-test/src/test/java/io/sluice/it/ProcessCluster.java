@@ -25,28 +25,33 @@ import java.util.stream.Stream;
 /**
  * A coordinator in this JVM and shuffle servers in JVMs of their own, each on a fixed loopback port
  * picked at start, so that a test can kill a server with SIGKILL ({@code kill -9}) and start it
- * again on the same port. Servers log to files under the cluster's directory; {@link #close()}
- * fails if a server that was not killed reported a leaked buffer (they run with paranoid leak
- * detection).
+ * again on the same port. On a {@link NetBed}, server {@code i} runs on the bed's host {@code s<i>}
+ * at that host's address instead, and the coordinator listens on the bed's gateway address. Servers
+ * log to files under the cluster's directory; {@link #close()} fails if a server that was not
+ * killed reported a leaked buffer (they run with paranoid leak detection).
  */
 final class ProcessCluster implements Closeable {
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   private final Path root;
+  /** Null on loopback. */
+  private final NetBed bed;
   private final CoordinatorServer coordinator;
   private final List<Server> servers = new ArrayList<>();
 
   /** One server process: its id, ports and configuration, and the process when running. */
   private static final class Server {
     final String id;
+    final String host;
     final int port;
     final int httpPort;
     final Path conf;
     final Path log;
     Process process;
 
-    Server(String id, int port, int httpPort, Path conf, Path log) {
+    Server(String id, String host, int port, int httpPort, Path conf, Path log) {
       this.id = id;
+      this.host = host;
       this.port = port;
       this.httpPort = httpPort;
       this.conf = conf;
@@ -55,9 +60,17 @@ final class ProcessCluster implements Closeable {
   }
 
   ProcessCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
+    this(numServers, serverOverrides, null);
+  }
+
+  /** @param bed where the servers run (hosts {@code s0}, {@code s1}, ...), or null for loopback */
+  ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed)
+      throws Exception {
     this.root = Files.createTempDirectory("sluice-processes");
+    this.bed = bed;
+    String coordinatorHost = bed == null ? "127.0.0.1" : bed.gateway();
     Map<String, String> c = new HashMap<>();
-    c.put(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1");
+    c.put(CoordinatorOptions.BIND_HOST.key(), coordinatorHost);
     c.put(CoordinatorOptions.PORT.key(), "0");
     c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
     c.put(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key(), "2s");
@@ -67,10 +80,11 @@ final class ProcessCluster implements Closeable {
     try {
       for (int i = 0; i < numServers; i++) {
         String id = "server-" + i;
+        String host = bed == null ? "127.0.0.1" : bed.address("s" + i);
         Map<String, String> s = new LinkedHashMap<>();
         s.put(ServerOptions.SERVER_ID.key(), id);
-        s.put(ServerOptions.BIND_HOST.key(), "127.0.0.1");
-        s.put(ServerOptions.ADVERTISED_HOST.key(), "127.0.0.1");
+        s.put(ServerOptions.BIND_HOST.key(), host);
+        s.put(ServerOptions.ADVERTISED_HOST.key(), host);
         int port = Daemons.freePort();
         int httpPort = Daemons.freePort();
         s.put(ServerOptions.PORT.key(), String.valueOf(port));
@@ -80,14 +94,14 @@ final class ProcessCluster implements Closeable {
         s.put(ServerOptions.BUFFER_CAPACITY.key(), "64m");
         s.put(ServerOptions.READ_BUFFER_CAPACITY.key(), "32m");
         s.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "2m");
-        s.put(ServerOptions.COORDINATORS.key(), "127.0.0.1:" + coordinator.port());
+        s.put(ServerOptions.COORDINATORS.key(), coordinatorHost + ":" + coordinator.port());
         s.put(ServerOptions.HEARTBEAT_INTERVAL.key(), "200ms");
         s.put(ServerOptions.DRAIN_TIMEOUT.key(), "2s");
         s.putAll(serverOverrides);
         Path conf = root.resolve(id + ".conf");
         Files.writeString(conf, s.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue())
             .collect(Collectors.joining("\n", "", "\n")));
-        Server server = new Server(id, port, httpPort, conf, root.resolve(id + ".log"));
+        Server server = new Server(id, host, port, httpPort, conf, root.resolve(id + ".log"));
         servers.add(server);
         start(i);
       }
@@ -98,8 +112,13 @@ final class ProcessCluster implements Closeable {
     }
   }
 
+  /** The address server {@code i} listens on. */
+  String host(int i) {
+    return servers.get(i).host;
+  }
+
   String coordinatorAddress() {
-    return "127.0.0.1:" + coordinator.port();
+    return (bed == null ? "127.0.0.1" : bed.gateway()) + ":" + coordinator.port();
   }
 
   CoordinatorServer coordinator() {
@@ -135,11 +154,14 @@ final class ProcessCluster implements Closeable {
         "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
         "-Dsluice.log.file=" + s.log,
         "io.sluice.server.ShuffleServerMain", s.conf.toString()));
+    if (bed != null) {
+      command = bed.command("s" + i, command);
+    }
     s.process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(s.id + ".out").toFile()))
         .start();
-    Daemons.awaitPort(s.port, s.log);
+    Daemons.awaitPort(s.host, s.port, s.log);
     await(() -> coordinator.servers().servers().stream().anyMatch(r -> r.id().equals(s.id)
         && r.lastHeartbeatMillis() >= startedMillis), s.id + " heart-beating to the coordinator");
   }
@@ -192,7 +214,7 @@ final class ProcessCluster implements Closeable {
 
   /** A counter or gauge of server {@code i}'s {@code /metrics}, summed over label values. */
   double metric(int i, String name) throws IOException, InterruptedException {
-    return MetricsScrape.fetch(servers.get(i).httpPort).sum(name);
+    return MetricsScrape.fetch(servers.get(i).host, servers.get(i).httpPort).sum(name);
   }
 
   /** Bytes that the running servers took from pushes (clients and replication alike). */

@@ -34,7 +34,7 @@ class ServerLossTest {
   static final int REDUCES = 8;
   private static final int RECORDS_PER_MAP = 40_000;
   /** The map stage's id: the job's first stage. */
-  private static final int MAP_STAGE = 0;
+  static final int MAP_STAGE = 0;
 
   private static ProcessCluster cluster;
   private static List<Tuple2<Integer, long[]>> expected;
@@ -189,17 +189,17 @@ class ServerLossTest {
   }
 
   /** After a few map tasks finished, while others still push. */
-  private static Predicate<JobObserver.TaskEvent> midMap() {
+  static Predicate<JobObserver.TaskEvent> midMap() {
     AtomicInteger ended = new AtomicInteger();
     return e -> e.stageId() == MAP_STAGE && e.end() && ended.incrementAndGet() == 4;
   }
 
   /** After the first reduce task finished, while others still read. */
-  private static Predicate<JobObserver.TaskEvent> midReduce() {
+  static Predicate<JobObserver.TaskEvent> midReduce() {
     return e -> e.stageId() != MAP_STAGE && e.end() && e.success();
   }
 
-  private static void assertNoStageRan(JobObserver observer, int times) {
+  static void assertNoStageRan(JobObserver observer, int times) {
     observer.submissions().forEach((stage, n) ->
         assertEquals(times, n, "submissions of stage " + stage + "; task failures: "
             + observer.failures()));
