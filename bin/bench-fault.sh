@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The fault benchmark: one Spark job through three shuffle servers (started with bin/start-*.sh),
-# undisturbed and with one server killed with SIGKILL mid-map and mid-reduce, with 1 and 2 copies of
-# every partition, several interleaved rounds, and the built-in shuffle on the same job for
-# reference. Reports ratios to the undisturbed run, Spark's stage submissions and failed tasks, and
-# whether every answer equals the built-in shuffle's; rewrites the 'fault' section of
-# docs/benchmarks.md. Exits 1 when a run failed or an answer differs. Takes about ten minutes.
+# undisturbed and with one server killed with SIGKILL or frozen with SIGSTOP mid-map and
+# mid-reduce, with 1 and 2 copies of every partition, several interleaved rounds, and the built-in
+# shuffle on the same job for reference. Reports ratios to the undisturbed run, Spark's stage
+# submissions and failed tasks, and whether every answer equals the built-in shuffle's; rewrites
+# the 'fault' section of docs/benchmarks.md. Exits 1 when a run failed or an answer differs.
+# Takes about fifteen minutes.
 #
-#   bin/bench-fault.sh [--rounds N] [--replicas 1,2] [--cases none,map,reduce] [--maps N]
+#   bin/bench-fault.sh [--rounds N] [--replicas 1,2]
+#                      [--cases none,map,reduce,freeze-map,freeze-reduce] [--maps N]
 #                      [--reduces N] [--records N]
 #                      [--master local[2,4]] [--driver-memory 3g]
 #                      [--output benchmark/target/fault] [--markdown docs/benchmarks.md|-]

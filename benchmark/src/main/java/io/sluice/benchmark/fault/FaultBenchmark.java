@@ -19,9 +19,10 @@ import java.util.function.ToIntFunction;
 
 /**
  * The fault benchmark: one Spark job through three shuffle servers, undisturbed and with one server
- * killed (SIGKILL) during the map stage and during the reduce stage, with one and with two copies of
- * every partition, over several interleaved rounds; the built-in shuffle's time on the same job in
- * the same invocation for reference. Each killed server is started again before the next run.
+ * killed (SIGKILL) or frozen (SIGSTOP) during the map stage and during the reduce stage, with one
+ * and with two copies of every partition, over several interleaved rounds; the built-in shuffle's
+ * time on the same job in the same invocation for reference. Each killed or frozen server is
+ * started again (a frozen one killed first) before the next run.
  * Reports each case as a ratio to the undisturbed run with the same copies, Spark's stage
  * submissions and failed tasks, and whether every answer equals the built-in shuffle's; rewrites the
  * 'fault' section of docs/benchmarks.md.
@@ -31,7 +32,9 @@ public final class FaultBenchmark {
       "Usage: bin/bench-fault.sh [flags]",
       "  --rounds N             rounds of every case (default 3)",
       "  --replicas LIST        copies per partition to measure (default 1,2)",
-      "  --cases LIST           of none,map,reduce: undisturbed, kill mid-map, mid-reduce (all)",
+      "  --cases LIST           of none,map,reduce,freeze-map,freeze-reduce: undisturbed,",
+      "                         kill mid-map, mid-reduce, freeze (SIGSTOP) mid-map, mid-reduce",
+      "                         (default all)",
       "  --maps N               map tasks (default 32)",
       "  --reduces N            reduce partitions (default 16)",
       "  --records N            records per map task, 100 bytes each (default 250000)",
@@ -62,14 +65,14 @@ public final class FaultBenchmark {
       replicas.add(Integer.parseInt(r.trim()));
     }
     List<FaultJob.Scenario> scenarios = new ArrayList<>();
-    for (String c : o.getOrDefault("cases", "none,map,reduce").split(",")) {
-      scenarios.add(switch (c.trim()) {
-        case "none" -> FaultJob.Scenario.NONE;
-        case "map" -> FaultJob.Scenario.MAP;
-        case "reduce" -> FaultJob.Scenario.REDUCE;
-        default -> throw new IllegalArgumentException("--cases takes none, map and reduce, not "
-            + c);
-      });
+    for (String c : o.getOrDefault("cases", "none,map,reduce,freeze-map,freeze-reduce")
+        .split(",")) {
+      try {
+        scenarios.add(FaultJob.Scenario.parse(c));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--cases takes none, map, reduce, freeze-map and "
+            + "freeze-reduce, not " + c);
+      }
     }
     if (!scenarios.contains(FaultJob.Scenario.NONE)) {
       throw new IllegalArgumentException("--cases must include none: the other cases are "
@@ -110,6 +113,13 @@ public final class FaultBenchmark {
                 figures.noBufferAnswers());
             outcomes.add(run.withServers(figures));
             if (pid != 0) {
+              if (scenario.freezes()) {
+                // SIGKILL ends a stopped process too; the start script clears its pid file.
+                ProcessHandle.of(pid).ifPresent(p -> {
+                  p.destroyForcibly();
+                  p.onExit().join();
+                });
+              }
               cluster.restartServer(VICTIM);
             }
           }
@@ -121,7 +131,8 @@ public final class FaultBenchmark {
     String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
     if (!markdown.equals("-")) {
       BenchmarkReport.writeSection(home.resolve(markdown), "fault",
-          "Fault benchmark: a server killed mid-map and mid-reduce, with one and two copies",
+          "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and two "
+              + "copies",
           o.getOrDefault("command", "bin/bench-fault.sh"), body);
       System.out.println("Wrote the 'fault' section of " + markdown);
     }
@@ -141,8 +152,10 @@ public final class FaultBenchmark {
         + "jar. Three shuffle servers and a coordinator started with the `bin/` scripts "
         + "(`buffer.capacity` 512 MiB, heap 512 MiB each). A kill is `SIGKILL` of the second "
         + "server from Spark's listener, after a quarter of the map tasks ended (mid-map) or after "
-        + "the first reduce task ended (mid-reduce); the server is started again (same port, empty) "
-        + "before the next run. One undisturbed warm-up run with each copy count, then %d rounds, cases "
+        + "the first reduce task ended (mid-reduce); a freeze is `SIGSTOP` at the same moments "
+        + "(the process keeps its sockets open and answers nothing, as in a long pause or on a hung "
+        + "disk, until the run ends; clients give it up after `transport.liveness.timeout`, 8 s). "
+        + "The server is started again (same port, empty) before the next run. One undisturbed warm-up run with each copy count, then %d rounds, cases "
         + "interleaved; medians, ranges in brackets. Job "
         + "time is measured inside the driver, from the job's start until the context stopped; CPU "
         + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
@@ -254,6 +267,8 @@ public final class FaultBenchmark {
       case NONE -> "undisturbed";
       case MAP -> "kill mid-map";
       case REDUCE -> "kill mid-reduce";
+      case FREEZE_MAP -> "freeze mid-map";
+      case FREEZE_REDUCE -> "freeze mid-reduce";
     };
   }
 

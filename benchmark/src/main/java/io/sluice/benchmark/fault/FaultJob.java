@@ -2,6 +2,8 @@ package io.sluice.benchmark.fault;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.Flags;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,13 +30,15 @@ import scala.Tuple2;
  * The Spark application of the fault benchmark, submitted once per run by {@link FaultBenchmark}:
  * one shuffle of {@code maps x records} records of a long key and a 92-byte value into
  * {@code reduces} partitions, whose reduce side sums every record, so that each shuffled byte counts
- * in the answer. With {@code --kill-pid}, the process is sent SIGKILL from Spark's listener at the
- * chosen moment: after a quarter of the map tasks ended ({@code map}), or after the first reduce
- * task ended ({@code reduce}). Appends one JSON line to {@code --result}: wall time, the JVM's CPU
+ * in the answer. With {@code --kill-pid}, the process is sent SIGKILL ({@code map}, {@code reduce})
+ * or SIGSTOP ({@code freeze-map}, {@code freeze-reduce}: frozen, its sockets open, until the
+ * benchmark ends it after the run) from Spark's listener at the chosen moment: after a quarter of
+ * the map tasks ended, or after the first reduce task ended. Appends one JSON line to {@code --result}: wall time, the JVM's CPU
  * time, stage submissions, failed tasks and the answer.
  */
 public final class FaultJob {
-  private static final String USAGE = "Usage: FaultJob --scenario none|map|reduce --maps N"
+  private static final String USAGE = "Usage: FaultJob --scenario "
+      + "none|map|reduce|freeze-map|freeze-reduce --maps N"
       + " --reduces N --records N --result FILE [--kill-pid PID]";
   private static final int VALUE_BYTES = 92;
 
@@ -150,16 +154,41 @@ public final class FaultJob {
         ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
-  /** When to kill the server. */
+  /** When to kill or freeze the server. */
   enum Scenario {
-    NONE, MAP, REDUCE;
+    NONE, MAP, REDUCE, FREEZE_MAP, FREEZE_REDUCE;
 
     String label() {
-      return name().toLowerCase();
+      return name().toLowerCase().replace('_', '-');
+    }
+
+    /** Whether the fault comes during the map stage. */
+    boolean midMap() {
+      return this == MAP || this == FREEZE_MAP;
+    }
+
+    /** Whether the server is frozen (SIGSTOP) rather than killed. */
+    boolean freezes() {
+      return this == FREEZE_MAP || this == FREEZE_REDUCE;
     }
 
     static Scenario parse(String s) {
-      return valueOf(s.trim().toUpperCase());
+      return valueOf(s.trim().toUpperCase().replace('-', '_'));
+    }
+  }
+
+  /** SIGSTOP, as a long pause or a hung disk: the process holds its sockets and answers nothing. */
+  private static void freeze(long pid) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -STOP " + pid + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 
@@ -204,10 +233,14 @@ public final class FaultJob {
         return;
       }
       boolean mapTask = event.stageId() == mapStage;
-      boolean now = scenario == Scenario.MAP && mapTask
+      boolean now = scenario.midMap() && mapTask
           && mapTasksEnded.incrementAndGet() == Math.max(1, maps / 4)
-          || scenario == Scenario.REDUCE && !mapTask;
+          || scenario != Scenario.NONE && !scenario.midMap() && !mapTask;
       if (now && killedAtNanos.compareAndSet(0, System.nanoTime())) {
+        if (scenario.freezes()) {
+          freeze(killPid);
+          return;
+        }
         // SIGKILL, as a crash: the server gets no chance to drain or say goodbye.
         ProcessHandle.of(killPid).ifPresent(p -> {
           p.destroyForcibly();
