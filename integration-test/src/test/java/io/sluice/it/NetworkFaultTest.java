@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -18,9 +19,9 @@ import org.junit.jupiter.api.Timeout;
 import scala.Tuple2;
 
 /**
- * Faults of the network, not of processes: three shuffle servers on hosts of their own
- * ({@link NetBed}: network namespaces joined by a bridge), the coordinator and a Spark driver with
- * its executors ({@code local[2,4]}) on this JVM's side of the bridge. A server whose link is cut
+ * Faults of the network, not of processes: three shuffle servers and the coordinator on hosts of
+ * their own ({@link NetBed}: network namespaces joined by a bridge), a Spark driver with its
+ * executors ({@code local[2,4]}) on this JVM's side of the bridge. A server whose link is cut
  * (every packet dropped, so no reset tells anyone) is given up within
  * {@code transport.liveness.timeout}, as a frozen process is; a server whose link is capped to a
  * fraction of the others' only slows the job. Spark's own view (stage submissions, task failures)
@@ -40,7 +41,7 @@ class NetworkFaultTest {
   @BeforeAll
   static void start() throws Exception {
     NetBed.assumeAvailable();
-    bed = NetBed.up("sfault", 91, List.of("s0", "s1", "s2"));
+    bed = NetBed.up("sfault", 91, List.of("coord", "s0", "s1", "s2"));
     cluster = new ProcessCluster(3, Map.of(), bed);
     expected = ServerLossTest.job(SparkSessions.base("local[2]", "reference"), new JobObserver());
   }
@@ -133,6 +134,35 @@ class NetworkFaultTest {
     JobObserver observer = run(1, ServerLossTest.midMap(), cutLink());
     assertEquals(2, observer.submissions().get(ServerLossTest.MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
+  }
+
+  /**
+   * The coordinator cut off from the start of a job's map stage until after it ended: the servers
+   * and the running job go on with what they know (its shuffle was placed before), and a job that
+   * needs a placement meanwhile fails, naming the coordinator, rather than hang. Healed, the
+   * coordinator hears the servers again and the next job runs.
+   */
+  @Test
+  void aCoordinatorCutOffCostsTheRunningJobNothingAndNewShufflesFailClearly() throws Exception {
+    JobObserver observer = run(2, e -> e.stageId() == ServerLossTest.MAP_STAGE && !e.end(),
+        host -> {
+          cut.add("coord");
+          bed.cut("coord");
+        });
+    ServerLossTest.assertNoStageRan(observer, 1);
+    assertEquals(List.of(), observer.failures(), "task failures");
+
+    Exception refused = assertThrows(Exception.class,
+        () -> ServerLossTest.job(conf(2), new JobObserver()));
+    StringBuilder messages = new StringBuilder();
+    for (Throwable t = refused; t != null; t = t.getCause()) {
+      messages.append(t.getMessage()).append('\n');
+    }
+    assertTrue(messages.toString().contains(cluster.coordinatorAddress()), messages.toString());
+
+    healLinks();
+    cut.clear();
+    ServerLossTest.assertSameAnswer(expected, ServerLossTest.job(conf(2), new JobObserver()));
   }
 
   @Test

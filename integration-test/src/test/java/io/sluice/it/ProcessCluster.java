@@ -6,8 +6,14 @@ import io.sluice.common.config.SluiceConf;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.CoordinatorServer;
 import io.sluice.server.ServerOptions;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -26,17 +33,26 @@ import java.util.stream.Stream;
  * A coordinator in this JVM and shuffle servers in JVMs of their own, each on a fixed loopback port
  * picked at start, so that a test can kill a server with SIGKILL ({@code kill -9}) and start it
  * again on the same port. On a {@link NetBed}, server {@code i} runs on the bed's host {@code s<i>}
- * at that host's address instead, and the coordinator listens on the bed's gateway address. Servers
- * log to files under the cluster's directory; {@link #close()} fails if a server that was not
+ * at that host's address instead, and the coordinator is a process of its own on the bed's host
+ * {@code coord}, so that its link can be cut too. Servers log to files under the cluster's
+ * directory; {@link #close()} fails if a server that was not
  * killed reported a leaked buffer (they run with paranoid leak detection).
  */
 final class ProcessCluster implements Closeable {
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   private final Path root;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   /** Null on loopback. */
   private final NetBed bed;
+  /** The coordinator in this JVM; null on a bed, where it runs as {@link #coordinatorProcess}. */
   private final CoordinatorServer coordinator;
+  private Process coordinatorProcess;
+  private final String coordinatorHost;
+  private final int coordinatorPort;
+  private final int coordinatorHttpPort;
   private final List<Server> servers = new ArrayList<>();
 
   /** One server process: its id, ports and configuration, and the process when running. */
@@ -68,15 +84,26 @@ final class ProcessCluster implements Closeable {
       throws Exception {
     this.root = Files.createTempDirectory("sluice-processes");
     this.bed = bed;
-    String coordinatorHost = bed == null ? "127.0.0.1" : bed.gateway();
+    this.coordinatorHost = bed == null ? "127.0.0.1" : bed.address("coord");
     Map<String, String> c = new HashMap<>();
     c.put(CoordinatorOptions.BIND_HOST.key(), coordinatorHost);
-    c.put(CoordinatorOptions.PORT.key(), "0");
-    c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
     c.put(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key(), "2s");
-    this.coordinator = CoordinatorServer.start(ConfigLoader.fromMap(c,
-        ConfigDocGenerator.discover().stream()
-            .filter(set -> !set.title().startsWith("Spark client")).toList()));
+    if (bed == null) {
+      c.put(CoordinatorOptions.PORT.key(), "0");
+      c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
+      this.coordinator = CoordinatorServer.start(ConfigLoader.fromMap(c,
+          ConfigDocGenerator.discover().stream()
+              .filter(set -> !set.title().startsWith("Spark client")).toList()));
+      this.coordinatorPort = coordinator.port();
+      this.coordinatorHttpPort = coordinator.httpPort();
+    } else {
+      this.coordinator = null;
+      this.coordinatorPort = Daemons.freePort();
+      this.coordinatorHttpPort = Daemons.freePort();
+      c.put(CoordinatorOptions.PORT.key(), String.valueOf(coordinatorPort));
+      c.put(CoordinatorOptions.HTTP_PORT.key(), String.valueOf(coordinatorHttpPort));
+      startCoordinatorProcess(c);
+    }
     try {
       for (int i = 0; i < numServers; i++) {
         String id = "server-" + i;
@@ -94,7 +121,7 @@ final class ProcessCluster implements Closeable {
         s.put(ServerOptions.BUFFER_CAPACITY.key(), "64m");
         s.put(ServerOptions.READ_BUFFER_CAPACITY.key(), "32m");
         s.put(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "2m");
-        s.put(ServerOptions.COORDINATORS.key(), coordinatorHost + ":" + coordinator.port());
+        s.put(ServerOptions.COORDINATORS.key(), coordinatorAddress());
         s.put(ServerOptions.HEARTBEAT_INTERVAL.key(), "200ms");
         s.put(ServerOptions.DRAIN_TIMEOUT.key(), "2s");
         s.putAll(serverOverrides);
@@ -118,12 +145,9 @@ final class ProcessCluster implements Closeable {
   }
 
   String coordinatorAddress() {
-    return (bed == null ? "127.0.0.1" : bed.gateway()) + ":" + coordinator.port();
+    return coordinatorHost + ":" + coordinatorPort;
   }
 
-  CoordinatorServer coordinator() {
-    return coordinator;
-  }
 
   String serverId(int i) {
     return servers.get(i).id;
@@ -140,20 +164,10 @@ final class ProcessCluster implements Closeable {
    */
   void start(int i) throws Exception {
     Server s = servers.get(i);
-    long startedMillis = coordinator.servers().clock().millis();
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java,
-        "-cp", System.getProperty("java.class.path"),
-        "-Xmx256m",
-        "-XX:MaxDirectMemorySize=" + (384L << 20),
-        "-XX:+ExitOnOutOfMemoryError",
-        "-Dio.netty.leakDetection.level=paranoid",
-        "-Dio.netty.tryReflectionSetAccessible=true",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED",
-        "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-        "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
-        "-Dsluice.log.file=" + s.log,
-        "io.sluice.server.ShuffleServerMain", s.conf.toString()));
+    long startedMillis = coordinator != null
+        ? coordinator.servers().clock().millis() : System.currentTimeMillis();
+    List<String> command = javaCommand(s.log, "-XX:MaxDirectMemorySize=" + (384L << 20),
+        "io.sluice.server.ShuffleServerMain", s.conf);
     if (bed != null) {
       command = bed.command("s" + i, command);
     }
@@ -162,8 +176,67 @@ final class ProcessCluster implements Closeable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(s.id + ".out").toFile()))
         .start();
     Daemons.awaitPort(s.host, s.port, s.log);
-    await(() -> coordinator.servers().servers().stream().anyMatch(r -> r.id().equals(s.id)
-        && r.lastHeartbeatMillis() >= startedMillis), s.id + " heart-beating to the coordinator");
+    if (coordinator != null) {
+      await(() -> coordinator.servers().servers().stream().anyMatch(r -> r.id().equals(s.id)
+          && r.lastHeartbeatMillis() >= startedMillis), s.id + " heart-beating to the coordinator");
+    } else {
+      await(() -> countServers(server -> server.path("id").asText().equals(s.id)
+              && server.path("lastHeartbeatAgeMillis").asLong()
+                  <= System.currentTimeMillis() - startedMillis) == 1,
+          s.id + " heart-beating to the coordinator");
+    }
+  }
+
+  private void startCoordinatorProcess(Map<String, String> settings) throws Exception {
+    Path conf = root.resolve("coordinator.conf");
+    Files.writeString(conf, settings.entrySet().stream()
+        .map(e -> e.getKey() + " = " + e.getValue()).collect(Collectors.joining("\n", "", "\n")));
+    Path log = root.resolve("coordinator.log");
+    coordinatorProcess = new ProcessBuilder(bed.command("coord",
+            javaCommand(log, "-XX:MaxDirectMemorySize=" + (256L << 20),
+                "io.sluice.coordinator.CoordinatorMain", conf)))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("coordinator.out").toFile()))
+        .start();
+    Daemons.awaitPort(coordinatorHost, coordinatorPort, log);
+  }
+
+  /** A daemon's JVM: this test's class path, paranoid leak detection, logging to {@code log}. */
+  private static List<String> javaCommand(Path log, String directMemory, String main, Path conf) {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    return new ArrayList<>(List.of(java,
+        "-cp", System.getProperty("java.class.path"),
+        "-Xmx256m",
+        directMemory,
+        "-XX:+ExitOnOutOfMemoryError",
+        "-Dio.netty.leakDetection.level=paranoid",
+        "-Dio.netty.tryReflectionSetAccessible=true",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+        "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
+        "-Dsluice.log.file=" + log,
+        main, conf.toString()));
+  }
+
+  /** Servers in the coordinator's {@code /status} satisfying {@code which}; -1 without answer. */
+  private int countServers(Predicate<JsonNode> which) {
+    try {
+      HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(
+              "http://" + coordinatorHost + ":" + coordinatorHttpPort + "/status"))
+          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+      int n = 0;
+      for (JsonNode server : JSON.readTree(response.body()).path("servers")) {
+        if (which.test(server)) {
+          n++;
+        }
+      }
+      return n;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
   }
 
   /** Kills server {@code i} with SIGKILL and waits until the process is gone. */
@@ -209,7 +282,12 @@ final class ProcessCluster implements Closeable {
 
   /** Waits until the coordinator counts {@code n} live servers. */
   void awaitLive(int n) throws Exception {
-    await(() -> coordinator.servers().size() == n, n + " live servers");
+    if (coordinator != null) {
+      await(() -> coordinator.servers().size() == n, n + " live servers");
+    } else {
+      await(() -> countServers(server -> "active".equals(server.path("condition").asText())) == n,
+          n + " live servers");
+    }
   }
 
   /** A counter or gauge of server {@code i}'s {@code /metrics}, summed over label values. */
@@ -257,7 +335,18 @@ final class ProcessCluster implements Closeable {
         leaks.add(s.id + " (" + s.log + ")");
       }
     }
-    coordinator.close();
+    if (coordinator != null) {
+      coordinator.close();
+    } else if (coordinatorProcess != null) {
+      coordinatorProcess.destroy();
+      try {
+        if (!coordinatorProcess.waitFor(30, TimeUnit.SECONDS)) {
+          coordinatorProcess.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (leaks.isEmpty()) {
       try (Stream<Path> files = Files.walk(root)) {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
