@@ -129,6 +129,37 @@ class NetworkFaultTest {
     ServerLossTest.assertNoStageRan(observer, 1);
   }
 
+  /**
+   * Cut off mid-map, healed mid-reduce: the healed server missed blocks and commits while it was
+   * given up, and readers that reach it again must neither take its partial copy for the whole nor
+   * keep a block twice.
+   */
+  @Test
+  void withTwoCopiesAServerHealedMidReduceServesNoStaleOrDuplicateData() {
+    String victim = "s" + VICTIM;
+    AtomicInteger healed = new AtomicInteger();
+    JobObserver observer = new JobObserver()
+        .onceWhen(ServerLossTest.midMap(), () -> {
+          try {
+            cut.add(victim);
+            bed.cut(victim);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        })
+        .onceWhen(ServerLossTest.midReduce(), () -> {
+          try {
+            bed.heal(victim);
+            healed.incrementAndGet();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    ServerLossTest.assertSameAnswer(expected, ServerLossTest.job(conf(2), observer));
+    assertEquals(1, healed.get(), "the link was healed while reduce tasks ran");
+    ServerLossTest.assertNoStageRan(observer, 1);
+  }
+
   @Test
   void withOneCopyAServerCutOffDuringTheMapStageRerunsTheMapStageOnce() {
     JobObserver observer = run(1, ServerLossTest.midMap(), cutLink());
