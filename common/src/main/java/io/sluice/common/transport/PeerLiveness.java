@@ -54,14 +54,21 @@ final class PeerLiveness {
 
   /** A connection to the peer heard nothing for half the timeout with requests outstanding. */
   void silent(String host, int port) {
-    Peer peer = peers.computeIfAbsent(host + ":" + port, k -> new Peer(host, port));
-    synchronized (peer) {
-      if (peer.probing) {
-        return;
+    String key = host + ":" + port;
+    while (true) {
+      Peer peer = peers.computeIfAbsent(key, k -> new Peer(host, port));
+      synchronized (peer) {
+        if (peers.get(key) != peer) {
+          continue; // an answered probe just forgot it: take the new one
+        }
+        if (peer.probing) {
+          return;
+        }
+        peer.probing = true;
       }
-      peer.probing = true;
+      probe(peer);
+      return;
     }
-    probe(peer);
   }
 
   /** Why no connection to the peer is to be made now, or null when one may. */
@@ -110,18 +117,21 @@ final class PeerLiveness {
         peer.lastAskedNanos = now;
       }
     }
-    if (newlyGivenUp) {
-      PeerUnresponsiveException cause = unresponsive(peer);
-      LOG.warn("{}; failing the requests outstanding to it and probing it until it answers",
-          cause.getMessage());
-      breaker.giveUp(peer.host, peer.port, cause);
-    }
-    long next = Math.max(0, halfMillis - TimeUnit.NANOSECONDS.toMillis(now - start));
     try {
-      timer.schedule(() -> probe(peer), next, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException closing) {
-      synchronized (peer) {
-        peer.probing = false;
+      if (newlyGivenUp) {
+        PeerUnresponsiveException cause = unresponsive(peer);
+        LOG.warn("{}; failing the requests outstanding to it and probing it until it answers",
+            cause.getMessage());
+        breaker.giveUp(peer.host, peer.port, cause);
+      }
+    } finally {
+      long next = Math.max(0, halfMillis - TimeUnit.NANOSECONDS.toMillis(now - start));
+      try {
+        timer.schedule(() -> probe(peer), next, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closing) {
+        synchronized (peer) {
+          peer.probing = false;
+        }
       }
     }
   }

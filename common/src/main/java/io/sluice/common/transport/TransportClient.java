@@ -2,6 +2,7 @@ package io.sluice.common.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.common.protocol.MessageEncoder;
@@ -41,6 +42,7 @@ public final class TransportClient implements Closeable {
   // Event loop only: set by every read from the socket, cleared by the sweep.
   private boolean heard;
   private long quietSinceNanos = System.nanoTime();
+  private long unsentBytes;
   private volatile String serverId = "";
   private volatile int protocolVersion;
   /** The largest frame the server accepts, from its handshake; 0 when it did not say. */
@@ -149,11 +151,17 @@ public final class TransportClient implements Closeable {
   }
 
   /**
-   * Tells {@link #onSilence} when requests are outstanding and not a byte came back for the silence
-   * time: bytes, not answers, so that a large answer on a slow link counts as progress.
+   * Tells {@link #onSilence} when requests are outstanding and no byte moved either way for the
+   * silence time: bytes, not answers, so that a large answer or a large request on a slow link
+   * counts as progress. (Bytes the socket takes from us show only that the peer's kernel reads;
+   * a frozen process stops them once its socket buffers are full.)
    */
   private void watchSilence(long now) {
-    if (heard || pending.isEmpty()) {
+    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+    long unsent = out == null ? 0 : out.totalPendingWriteBytes();
+    boolean sent = unsent < unsentBytes;
+    unsentBytes = unsent;
+    if (heard || sent || pending.isEmpty()) {
       heard = false;
       quietSinceNanos = now;
     } else if (now - quietSinceNanos >= silenceNanos) {

@@ -18,6 +18,8 @@ import io.sluice.common.protocol.message.HandshakeResponse;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -101,6 +103,12 @@ public final class TransportClientFactory implements Connections, Closeable {
         k -> new Slots(conf.connectionsPerPeer()));
     int i = ThreadLocalRandom.current().nextInt(slots.clients.length);
     synchronized (slots) {
+      // Again under the lock: a peer given up meanwhile has had its slots emptied (giveUp), and
+      // must not get a new connection attempt that nobody would fail before its connect timeout.
+      refused = liveness == null ? null : liveness.refusal(host, port);
+      if (refused != null) {
+        return CompletableFuture.failedFuture(refused);
+      }
       CompletableFuture<TransportClient> current = slots.clients[i];
       if (current != null && (!current.isDone() || isLive(current))) {
         return current;
@@ -219,21 +227,23 @@ public final class TransportClientFactory implements Connections, Closeable {
    */
   private CompletableFuture<Boolean> probe(String host, int port, long timeoutMillis) {
     CompletableFuture<Boolean> answered = new CompletableFuture<>();
+    long start = System.nanoTime();
+    // Netty's connect timeout bounds the connection; the handshake gets what is left of the time,
+    // timed on the channel's own event loop, which is also the one that reads the answer.
     ChannelFuture connect = bootstrap(host, port, null)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
             timeoutMillis))
         .connect(new InetSocketAddress(host, port));
-    ScheduledFuture<?> deadline = workerGroup.schedule(() -> answered.complete(false),
-        timeoutMillis, TimeUnit.MILLISECONDS);
-    answered.whenComplete((alive, e) -> {
-      deadline.cancel(false);
-      connect.channel().close();
-    });
+    answered.whenComplete((alive, e) -> connect.channel().close());
     connect.addListener((ChannelFutureListener) f -> {
       if (!f.isSuccess()) {
         answered.complete(false);
         return;
       }
+      long left = timeoutMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      ScheduledFuture<?> deadline = f.channel().eventLoop().schedule(
+          () -> answered.complete(false), Math.max(0, left), TimeUnit.MILLISECONDS);
+      answered.whenComplete((alive, e) -> deadline.cancel(false));
       f.channel().attr(CLIENT).get().request(new HandshakeRequest(
               TransportClient.nextRequestId(), ProtocolVersion.MIN_SUPPORTED,
               context.newestVersion(), context.localId() + ":probe"), HandshakeResponse.class)
@@ -242,24 +252,35 @@ public final class TransportClientFactory implements Connections, Closeable {
     return answered;
   }
 
-  /** Fails what is outstanding on every pooled connection to {@code host:port}, and closes them. */
+  /**
+   * Fails what is outstanding on every pooled connection to {@code host:port}, and closes them.
+   * The slots are emptied under their lock, and the futures and requests failed after it: failing
+   * them runs their callers' code (a pusher's, under its own lock), which may be waiting for this
+   * very slot lock in {@link #getClientAsync}.
+   */
   private void giveUp(String host, int port, PeerUnresponsiveException cause) {
     String prefix = poolPrefix(host, port);
+    List<CompletableFuture<TransportClient>> taken = new ArrayList<>();
     pools.forEach((key, slots) -> {
-      if (!key.startsWith(prefix)) {
-        return;
-      }
-      synchronized (slots) {
-        for (CompletableFuture<TransportClient> c : slots.clients) {
-          if (c == null || c.completeExceptionally(cause) || c.isCompletedExceptionally()) {
-            continue; // a connection attempt under way fails now and closes its channel
+      if (key.startsWith(prefix)) {
+        synchronized (slots) {
+          for (int i = 0; i < slots.clients.length; i++) {
+            if (slots.clients[i] != null) {
+              taken.add(slots.clients[i]);
+              slots.clients[i] = null;
+            }
           }
-          TransportClient client = c.getNow(null);
-          client.failAll(cause);
-          client.channel().close();
         }
       }
     });
+    for (CompletableFuture<TransportClient> c : taken) {
+      if (c.completeExceptionally(cause) || c.isCompletedExceptionally()) {
+        continue; // a connection attempt under way fails now and closes its channel
+      }
+      TransportClient client = c.getNow(null);
+      client.failAll(cause);
+      client.channel().close();
+    }
   }
 
   /** Why the channel's TLS handshake failed, or null when it has none or it did not fail. */

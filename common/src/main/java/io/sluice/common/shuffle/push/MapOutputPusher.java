@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * left to send the caller waits for acknowledgements. A map task therefore waits only for room and,
  * at the end, in {@link #finish()}. Every wait ends: each push either is answered, or fails after
  * {@code transport.request.timeout} (or sooner, when its server stops answering altogether:
- * {@code transport.liveness.timeout}), and a killed task stops waiting at once.
+ * {@code transport.liveness.timeout}), and a killed task stops waiting for room or in
+ * {@link #finish()} at once.
  *
  * <p>A push answered NO_BUFFER or BUSY is sent again to the same server after a back-off. A push
  * whose location cannot take it (refused or broken connection, no answer twice, a server that
