@@ -103,23 +103,11 @@ class ExecutorLossTest {
 
   @Test
   void dynamicAllocationWithoutShuffleServiceOrTrackingReleasesIdleExecutors() throws Exception {
-    SparkConf conf = dynamicAllocation(conf("dynamic-allocation"));
-    // SparkContext refuses to start here unless the shuffle output is declared reliable.
-    SparkSession spark = SparkSessions.start(conf, Map.of());
-    JobObserver observer = new JobObserver();
-    spark.sparkContext().addSparkListener(observer);
-    try {
-      JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-      JavaRDD<Tuple2<Integer, Long>> counts = counts(sc, 0);
-      assertCounts(counts.collect());
-      ProcessCluster.await(() -> sc.sc().getExecutorIds().isEmpty(),
-          "idle executors to be released");
-      // The shuffle's output outlived the executors that wrote it: the second job reads it from
-      // the servers (on executors started anew) and runs no map task.
-      assertCounts(counts.collect());
-    } finally {
-      spark.stop();
-    }
+    // SparkContext refuses to start here unless the shuffle output is declared reliable. The
+    // shuffle's output outlives the executors that wrote it: the second job reads it from the
+    // servers (on executors started anew) and runs no map task.
+    JobObserver observer = twoJobsAcrossReleasedExecutors(
+        dynamicAllocation(conf("dynamic-allocation")));
     assertEquals(MAPS, observer.taskStarts().get(MAP_STAGE),
         "map tasks started over both jobs; failures: " + observer.failures());
   }
@@ -128,11 +116,26 @@ class ExecutorLossTest {
   void aFallenBackShuffleLostWithItsReleasedExecutorsRerunsItsMapsWithoutAFetchFailure()
       throws Exception {
     // No server carries the tag, so the coordinator places nothing and the shuffle falls back to
-    // Spark's sort shuffle: its files live on the executors that dynamic allocation releases.
-    SparkConf conf = dynamicAllocation(conf("fallback-dynamic-allocation"))
-        .set("spark.sluice.server.tags", "no-server-has-this-tag")
-        .set("spark.sluice.fallback.enabled", "true");
+    // Spark's sort shuffle: its files live on the executors that dynamic allocation releases, and
+    // Spark must know they went before it reads, and run the maps again rather than fail
+    // fetching from executors that are gone.
     long pushedBefore = cluster.pushedBytes();
+    JobObserver observer = twoJobsAcrossReleasedExecutors(
+        dynamicAllocation(conf("fallback-dynamic-allocation"))
+            .set("spark.sluice.server.tags", "no-server-has-this-tag")
+            .set("spark.sluice.fallback.enabled", "true"));
+    assertEquals(pushedBefore, cluster.pushedBytes(), "the shuffle fell back");
+    assertEquals(List.of(), observer.failures(), "no task failed");
+    // Spark forgets a finished job's stages: the second job's map stage is stage 2.
+    assertEquals(Map.of(MAP_STAGE, MAPS, 1, 4, 2, MAPS, 3, 4), observer.taskStarts(),
+        "tasks started per stage: the second job ran every map again");
+  }
+
+  /**
+   * Runs the counts job, waits until dynamic allocation released every executor, and runs it again
+   * on the same RDD; both answers are checked. Returns Spark's view of the two jobs.
+   */
+  private static JobObserver twoJobsAcrossReleasedExecutors(SparkConf conf) throws Exception {
     SparkSession spark = SparkSessions.start(conf, Map.of());
     JobObserver observer = new JobObserver();
     spark.sparkContext().addSparkListener(observer);
@@ -142,17 +145,11 @@ class ExecutorLossTest {
       assertCounts(counts.collect());
       ProcessCluster.await(() -> sc.sc().getExecutorIds().isEmpty(),
           "idle executors to be released");
-      // Their files went with them: Spark must know that before it reads, and run the maps again
-      // rather than fail fetching from executors that are gone.
       assertCounts(counts.collect());
     } finally {
       spark.stop();
     }
-    assertEquals(pushedBefore, cluster.pushedBytes(), "the shuffle fell back");
-    assertEquals(List.of(), observer.failures(), "no task failed");
-    // Spark forgets a finished job's stages: the second job's map stage is stage 2.
-    assertEquals(Map.of(MAP_STAGE, MAPS, 1, 4, 2, MAPS, 3, 4), observer.taskStarts(),
-        "tasks started per stage: the second job ran every map again");
+    return observer;
   }
 
   /** Dynamic allocation as a Sluice user runs it: no shuffle service, no shuffle tracking. */

@@ -156,7 +156,8 @@ public final class ServerOptions implements ConfigOptionSet {
               + "push pool has no room for; a copy of it in the page cache costs the flush thread "
               + "several times the CPU of a direct write, and pays off only when the data is read "
               + "before the kernel evicts it, since data written directly is read from the device "
-              + "(docs/benchmarks.md, 'Flush threads and direct writes'). `last_copies` suits "
+              + "(docs/benchmarks/investigations.md, 'Flush threads and direct writes'). "
+              + "`last_copies` suits "
               + "servers whose page cache holds what they flush until it is read; `none` suits "
               + "storage where synchronous writes of up to 4 MiB are slow (network block devices). "
               + "With any but `none` each flush thread holds a 1 MiB staging buffer (counted in the "
@@ -178,7 +179,8 @@ public final class ServerOptions implements ConfigOptionSet {
           .max(64)
           .doc("Writer threads per local directory. A flush thread is busy either copying into "
               + "the page cache or waiting for a direct write, so a second one keeps an SSD "
-              + "writing meanwhile (docs/benchmarks.md, \"Flush threads and direct writes\"); "
+              + "writing meanwhile (docs/benchmarks/investigations.md, "
+              + "\"Flush threads and direct writes\"); "
               + "one suits a spinning disk.")
           .build();
 
