@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,21 +22,25 @@ import org.junit.jupiter.api.Timeout;
 import scala.Tuple2;
 
 /**
- * Faults of the network, not of processes: three shuffle servers and the coordinator on hosts of
- * their own ({@link NetBed}: network namespaces joined by a bridge), a Spark driver with its
- * executors ({@code local[2,4]}) on this JVM's side of the bridge. A server whose link is cut
+ * Faults of the network, not of processes, on a {@link NetBed} (network namespaces joined by a
+ * bridge): three shuffle servers and the coordinator on hosts of their own, and a Spark standalone
+ * cluster ({@link SparkStandalone}) whose two workers, with their executors, are hosts of their
+ * own too; the driver is this JVM, on the machine's side of the bridge. A server whose link is cut
  * (every packet dropped, so no reset tells anyone) is given up within
  * {@code transport.liveness.timeout}, as a frozen process is; a server whose link is capped to a
- * fraction of the others' only slows the job. Spark's own view (stage submissions, task failures)
- * is asserted beside the answer, which is compared with the built-in shuffle's. Skipped, saying
- * why, where the machine does not allow network namespaces.
+ * fraction of the others' only slows the job; an executor host cut off costs its running tasks,
+ * not the map outputs. Spark's own view (stage submissions, task failures) is asserted beside the
+ * answer, which is compared with the built-in shuffle's. Skipped, saying why, where the machine
+ * does not allow network namespaces.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class NetworkFaultTest {
   private static final int VICTIM = 1;
+  private static final List<String> WORKERS = List.of("w0", "w1");
 
   private static NetBed bed;
   private static ProcessCluster cluster;
+  private static SparkStandalone spark;
   private static List<Tuple2<Integer, long[]>> expected;
   private final List<String> cut = new ArrayList<>();
   private final List<String> capped = new ArrayList<>();
@@ -41,17 +48,17 @@ class NetworkFaultTest {
   @BeforeAll
   static void start() throws Exception {
     NetBed.assumeAvailable();
-    bed = NetBed.up("sfault", 91, List.of("coord", "s0", "s1", "s2"));
+    bed = NetBed.up("sfault", 91,
+        List.of("coord", "s0", "s1", "s2", "master", WORKERS.get(0), WORKERS.get(1)));
     cluster = new ProcessCluster(3, Map.of(), bed);
+    spark = new SparkStandalone(bed, WORKERS);
     expected = ServerLossTest.job(SparkSessions.base("local[2]", "reference"), new JobObserver());
   }
 
   @AfterAll
   static void stop() throws Exception {
-    try {
-      if (cluster != null) {
-        cluster.close();
-      }
+    try (SparkStandalone s = spark; ProcessCluster c = cluster) {
+      // closed in reverse order, each even if another fails
     } finally {
       if (bed != null) {
         bed.close();
@@ -69,20 +76,27 @@ class NetworkFaultTest {
     }
     if (!cut.isEmpty()) {
       cluster.awaitLive(3);
+      spark.awaitWorkers(WORKERS.size());
     }
   }
 
-  private static SparkConf conf(int replicas) {
-    return SparkSessions.withSluice(
-            SparkSessions.base("local[2,4]", "network-fault-" + replicas),
+  private static SparkConf conf(int replicas) throws IOException {
+    return SparkSessions.withSluice(spark.conf("network-fault-" + replicas),
             cluster.coordinatorAddress())
         .set("spark.sluice.replicas", String.valueOf(replicas))
         .set("spark.sluice.block.size", "32k")
         .set("spark.sluice.push.batch.size", "128k");
   }
 
+  /** {@link ServerLossTest#job} on the standalone cluster's executors. */
+  private static List<Tuple2<Integer, long[]>> job(int replicas, JobObserver observer)
+      throws IOException {
+    return ServerLossTest.job(conf(replicas), observer, spark.executors(), null);
+  }
+
   /** Runs the job, applying {@code fault} to the victim's host once {@code when} happens. */
-  private JobObserver run(int replicas, Predicate<JobObserver.TaskEvent> when, Fault fault) {
+  private JobObserver run(int replicas, Predicate<JobObserver.TaskEvent> when, Fault fault)
+      throws IOException {
     AtomicInteger applied = new AtomicInteger();
     JobObserver observer = new JobObserver().onceWhen(when, () -> {
       try {
@@ -92,7 +106,7 @@ class NetworkFaultTest {
         throw new IllegalStateException(e);
       }
     });
-    List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf(replicas), observer);
+    List<Tuple2<Integer, long[]>> answer = job(replicas, observer);
     assertEquals(1, applied.get(), "the fault was applied while the job ran");
     ServerLossTest.assertSameAnswer(expected, answer);
     return observer;
@@ -118,13 +132,13 @@ class NetworkFaultTest {
     healLinks();
     cut.clear();
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
-    ServerLossTest.assertSameAnswer(expected, ServerLossTest.job(conf(2), new JobObserver()));
+    ServerLossTest.assertSameAnswer(expected, job(2, new JobObserver()));
     assertTrue(cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
         "the healed server takes data again");
   }
 
   @Test
-  void withTwoCopiesAServerCutOffDuringTheReduceStageRerunsNoStage() {
+  void withTwoCopiesAServerCutOffDuringTheReduceStageRerunsNoStage() throws Exception {
     JobObserver observer = run(2, ServerLossTest.midReduce(), cutLink());
     ServerLossTest.assertNoStageRan(observer, 1);
   }
@@ -135,7 +149,7 @@ class NetworkFaultTest {
    * keep a block twice.
    */
   @Test
-  void withTwoCopiesAServerHealedMidReduceServesNoStaleOrDuplicateData() {
+  void withTwoCopiesAServerHealedMidReduceServesNoStaleOrDuplicateData() throws Exception {
     String victim = "s" + VICTIM;
     AtomicInteger healed = new AtomicInteger();
     JobObserver observer = new JobObserver()
@@ -155,13 +169,13 @@ class NetworkFaultTest {
             throw new IllegalStateException(e);
           }
         });
-    ServerLossTest.assertSameAnswer(expected, ServerLossTest.job(conf(2), observer));
+    ServerLossTest.assertSameAnswer(expected, job(2, observer));
     assertEquals(1, healed.get(), "the link was healed while reduce tasks ran");
     ServerLossTest.assertNoStageRan(observer, 1);
   }
 
   @Test
-  void withOneCopyAServerCutOffDuringTheMapStageRerunsTheMapStageOnce() {
+  void withOneCopyAServerCutOffDuringTheMapStageRerunsTheMapStageOnce() throws Exception {
     JobObserver observer = run(1, ServerLossTest.midMap(), cutLink());
     assertEquals(2, observer.submissions().get(ServerLossTest.MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
@@ -184,7 +198,7 @@ class NetworkFaultTest {
     assertEquals(List.of(), observer.failures(), "task failures");
 
     Exception refused = assertThrows(Exception.class,
-        () -> ServerLossTest.job(conf(2), new JobObserver()));
+        () -> job(2, new JobObserver()));
     StringBuilder messages = new StringBuilder();
     for (Throwable t = refused; t != null; t = t.getCause()) {
       messages.append(t.getMessage()).append('\n');
@@ -193,7 +207,7 @@ class NetworkFaultTest {
 
     healLinks();
     cut.clear();
-    ServerLossTest.assertSameAnswer(expected, ServerLossTest.job(conf(2), new JobObserver()));
+    ServerLossTest.assertSameAnswer(expected, job(2, new JobObserver()));
   }
 
   @Test
@@ -211,5 +225,41 @@ class NetworkFaultTest {
         });
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(List.of(), observer.failures(), "task failures");
+  }
+
+  /**
+   * An executor's host cut off while its reduce tasks read (every reduce task waits at its first
+   * record until the cut is made, so the host's tasks are surely running): Spark declares the
+   * executor lost after {@code spark.network.timeout} and runs those tasks again on the other
+   * executor. The map outputs are on the servers, not on the lost host, so no map task runs again;
+   * with the built-in shuffle the host's map outputs would be lost with it.
+   */
+  @Test
+  void anExecutorHostCutOffMidReduceRerunsItsReduceTasksButNoMapTask() throws Exception {
+    String victim = WORKERS.get(1);
+    Path gate = Files.createTempDirectory("sluice-gate").resolve("cut");
+    JobObserver observer = new JobObserver().onceWhen(
+        e -> e.stageId() != ServerLossTest.MAP_STAGE && !e.end(), () -> {
+          try {
+            cut.add(victim);
+            bed.cut(victim);
+            Files.createFile(gate);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    List<Tuple2<Integer, long[]>> answer =
+        ServerLossTest.job(conf(2), observer, spark.executors(), gate);
+    ServerLossTest.assertSameAnswer(expected, answer);
+    ServerLossTest.assertNoStageRan(observer, 1);
+    assertEquals(ServerLossTest.MAPS, observer.taskStarts().get(ServerLossTest.MAP_STAGE),
+        "map tasks started; task failures: " + observer.failures());
+    List<String> failures = observer.failures();
+    assertTrue(!failures.isEmpty() && failures.stream().allMatch(f ->
+            !f.startsWith("stage " + ServerLossTest.MAP_STAGE + ".")
+                && f.contains("ExecutorLostFailure")),
+        "the cut host's reduce tasks failed with their executor, nothing else: " + failures);
+    Files.delete(gate);
+    Files.delete(gate.getParent());
   }
 }

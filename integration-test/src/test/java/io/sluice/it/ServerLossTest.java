@@ -3,6 +3,8 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -71,10 +73,30 @@ class ServerLossTest {
    * one runs (see {@link RollingRestart}).
    */
   static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer) {
+    return job(conf, observer, 0, null);
+  }
+
+  /**
+   * {@link #job(SparkConf, JobObserver)} on a cluster of executor JVMs.
+   *
+   * @param executors how many executors to wait for before the job starts
+   * @param reduceGate if not null, a file that every reduce task waits for before it reads on:
+   *     the test creates it after it has disturbed the tasks it knows to be running
+   */
+  static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer, int executors,
+      Path reduceGate) {
     SparkSession spark = SparkSessions.start(conf, Map.of());
     spark.sparkContext().addSparkListener(observer);
+    String gate = reduceGate == null ? null : reduceGate.toString();
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      try {
+        ProcessCluster.await(() -> sc.sc().getExecutorIds().size() >= executors,
+            executors + " executors");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for executors", e);
+      }
       List<Integer> maps = new ArrayList<>();
       for (int i = 0; i < MAPS; i++) {
         maps.add(i);
@@ -110,6 +132,7 @@ class ServerLossTest {
               Tuple2<Long, Long> r = it.next();
               if (first) {
                 RollingRestart.midReduce(index);
+                awaitFile(gate);
                 first = false;
               }
               sums[0]++;
@@ -123,6 +146,13 @@ class ServerLossTest {
       return result;
     } finally {
       spark.stop();
+    }
+  }
+
+  /** Waits (at most 90 s) until {@code path} exists; at once if it is null. */
+  private static void awaitFile(String path) throws InterruptedException {
+    if (path != null) {
+      ProcessCluster.await(() -> Files.exists(Path.of(path)), "the file " + path);
     }
   }
 
@@ -254,6 +284,37 @@ class ServerLossTest {
     JobObserver observer = runFreezing(1, midMap());
     assertEquals(2, observer.submissions().get(MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
+  }
+
+  /**
+   * Frozen mid-map and resumed mid-reduce, as a long pause that ends: the resumed server missed
+   * blocks and commits while it was given up, and readers that reach it again must neither take
+   * its partial copy for the whole nor keep a block twice.
+   */
+  @Test
+  void withTwoCopiesAServerFrozenMidMapAndResumedMidReduceServesNoStaleOrDuplicateData() {
+    int victim = 1;
+    frozen.add(victim);
+    AtomicInteger resumed = new AtomicInteger();
+    JobObserver observer = new JobObserver()
+        .onceWhen(midMap(), () -> {
+          try {
+            cluster.freeze(victim);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        })
+        .onceWhen(midReduce(), () -> {
+          try {
+            cluster.thaw(victim);
+            resumed.incrementAndGet();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    assertAnswer(job(conf(2), observer));
+    assertEquals(1, resumed.get(), "the server was resumed while reduce tasks ran");
+    assertNoStageRan(observer, 1);
   }
 
   @Test
