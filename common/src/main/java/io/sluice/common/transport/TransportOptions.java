@@ -91,7 +91,10 @@ public final class TransportOptions implements ConfigOptionSet {
           .doc("Servers and coordinators: the most memory that frames being received may reserve, "
               + "all connections together. A connection reserves a frame's length before it reads "
               + "the frame's body and stops reading while its frame does not fit; at least `"
-              + ProtocolOptions.MAX_FRAME_SIZE.key() + "`.")
+              + ProtocolOptions.MAX_FRAME_SIZE.key() + "`. A frame is granted only while room for "
+              + "as much again stays free, up to what this exceeds `"
+              + ProtocolOptions.MAX_FRAME_SIZE.key() + "` by: that margin is what keeps "
+              + "connections stalled in large frames from holding out smaller ones.")
           .build();
 
   public static final ConfigOption<Integer> MAX_CONNECTIONS =

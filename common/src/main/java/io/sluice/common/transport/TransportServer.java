@@ -44,7 +44,7 @@ public final class TransportServer implements Closeable {
   TransportServer(TransportContext context, String host, int port, RequestHandler handler,
       ServerAuth auth) {
     TransportConf conf = context.conf();
-    this.receiveBudget = new ReceiveBudget(conf.receiveMemory());
+    this.receiveBudget = new ReceiveBudget(conf.receiveMemory(), conf.maxFrameSize());
     int maxConnections = conf.maxConnections();
     IoMode mode = NettyTransports.resolve(conf.ioMode());
     this.bossGroup = NettyTransports.eventLoopGroup(mode, 1, "sluice-accept");

@@ -31,17 +31,62 @@ class ReceiveBudgetTest {
   }
 
   @Test
-  void grantsInArrivalOrderAndNoLaterRequestOvertakesAQueuedOne() {
+  void aFrameThatFitsPassesAnOlderOneThatDoesNot() {
     ReceiveBudget budget = new ReceiveBudget(100);
     assertTrue(budget.reserveOrQueue(90, waiter("a")));
     assertFalse(budget.reserveOrQueue(80, waiter("big")));
-    assertFalse(budget.reserveOrQueue(5, waiter("small")),
-        "a small frame that would fit waits behind the queued one, or big frames starve");
+    assertTrue(budget.reserveOrQueue(5, waiter("small")), "fits, and the big frame is patient");
 
     budget.release(90);
-    assertEquals(List.of("big", "small"), grants);
+    budget.release(5);
+    assertEquals(List.of("big"), grants);
+    assertEquals(80, budget.reservedBytes());
+    assertEquals(95, budget.peakReservedBytes());
+  }
+
+  @Test
+  void smallerFramesStopPassingOnceTheOldestWaitedASecondAndTheyKeepItOut() {
+    long[] now = {0};
+    ReceiveBudget budget = new ReceiveBudget(100, 100, () -> now[0]);
+    assertTrue(budget.reserveOrQueue(30, waiter("s1")));
+    assertTrue(budget.reserveOrQueue(30, waiter("s2")));
+    assertFalse(budget.reserveOrQueue(50, waiter("big")));
+    assertTrue(budget.reserveOrQueue(5, waiter("s3")), "passes while the big frame is patient");
+
+    now[0] += ReceiveBudget.PATIENCE_NANOS;
+    assertFalse(budget.reserveOrQueue(5, waiter("s4")), "the small frames are what keeps it out");
+    budget.release(5);
+    assertEquals(List.of(), grants, "60 + 50 does not fit yet");
+    budget.release(30);
+    assertEquals(List.of("big", "s4"), grants, "the oldest first, then what fits behind it");
     assertEquals(85, budget.reservedBytes());
-    assertEquals(90, budget.peakReservedBytes());
+  }
+
+  @Test
+  void framesHeldOutByLargerOnesArePassedHoweverLongTheyWaited() {
+    long[] now = {0};
+    ReceiveBudget budget = new ReceiveBudget(128, 64, () -> now[0]);
+    assertTrue(budget.reserveOrQueue(64, waiter("stalled")));
+    assertFalse(budget.reserveOrQueue(64, waiter("big")), "the largest frame needs an empty budget");
+    now[0] += 60 * ReceiveBudget.PATIENCE_NANOS;
+    assertTrue(budget.reserveOrQueue(16, waiter("small")),
+        "the stalled frame, not the small ones, keeps the big one out");
+    budget.release(16);
+    budget.release(64);
+    assertEquals(List.of("big"), grants);
+  }
+
+  @Test
+  void framesKeepRoomForOnesOfHalfTheirSize() {
+    ReceiveBudget budget = new ReceiveBudget(128, 64);
+    int granted = 0;
+    while (budget.reserveOrQueue(16, waiter("stalled-" + granted))) {
+      granted++;
+    }
+    assertEquals(7, granted, "each 16-byte frame leaves 16 free behind it");
+    assertTrue(budget.reserveOrQueue(8, waiter("half")), "room for a frame of half their size");
+    assertEquals(120, budget.reservedBytes());
+    assertEquals(List.of(), grants);
   }
 
   @Test
@@ -73,5 +118,6 @@ class ReceiveBudgetTest {
     ReceiveBudget budget = new ReceiveBudget(10);
     assertThrows(IllegalArgumentException.class, () -> budget.reserveOrQueue(11, waiter("x")));
     assertThrows(IllegalStateException.class, () -> budget.release(1));
+    assertThrows(IllegalArgumentException.class, () -> new ReceiveBudget(10, 11));
   }
 }
