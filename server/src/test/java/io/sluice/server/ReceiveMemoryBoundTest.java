@@ -4,13 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.Unpooled;
-import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
-import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.HandshakeRequest;
-import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
@@ -85,7 +81,8 @@ class ReceiveMemoryBoundTest {
       byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
           ProtocolVersion.CURRENT, "hostile"));
       // A push to an application nobody registered: the server takes the whole frame, then refuses.
-      byte[] push = ServerTestClient.encode(maximumPush());
+      byte[] push = ServerTestClient.encode(
+          ServerTestClient.pushFillingFrame("app-nobody-registered", MAX_FRAME));
       for (int i = 0; i < PIPELINERS; i++) {
         threads.add(start("pipeliner-" + i, () -> {
           boolean wroteAll = false;
@@ -208,20 +205,7 @@ class ReceiveMemoryBoundTest {
     }
   }
 
-  /** A push to an application nobody registered whose frame is exactly the maximum. */
-  private static PushDataRequest maximumPush() {
-    int lengthField = 4;
-    int header = ServerTestClient.encode(pushWithBody(0)).length - lengthField;
-    return pushWithBody(MAX_FRAME - header);
-  }
-
-  private static PushDataRequest pushWithBody(int body) {
-    return new PushDataRequest(2, "app-nobody-registered", 0, List.of(),
-        List.of(new BlockDescriptor(0, 1L, 0, body, body, 0)),
-        new NettyManagedBuffer(Unpooled.wrappedBuffer(new byte[body])));
-  }
-
-  /** The bytes a client puts on the wire for {@code message}: length field and frame. */
+  /** A connection to the server, which the test closes at the end. */
   private static Socket connect(ShuffleServer server, List<Socket> sockets) throws IOException {
     Socket s = new Socket("127.0.0.1", server.port());
     sockets.add(s);

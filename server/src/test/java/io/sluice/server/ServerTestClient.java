@@ -303,6 +303,22 @@ final class ServerTestClient implements Closeable {
     return null;
   }
 
+  /**
+   * A push of one block to {@code appId} whose frame is exactly {@code frameLength} bytes, for
+   * tests that fill or stall frames of a given size.
+   */
+  static PushDataRequest pushFillingFrame(String appId, int frameLength) {
+    int lengthField = 4;
+    int header = encode(pushWithBody(appId, 0)).length - lengthField;
+    return pushWithBody(appId, frameLength - header);
+  }
+
+  private static PushDataRequest pushWithBody(String appId, int body) {
+    return new PushDataRequest(2, appId, 0, List.of(),
+        List.of(new BlockDescriptor(0, 1L, 0, body, body, 0)),
+        new NettyManagedBuffer(Unpooled.wrappedBuffer(new byte[body])));
+  }
+
   /** {@code message} as the bytes of its frame, for tests that write to a socket themselves. */
   static byte[] encode(Message message) {
     EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));

@@ -4,13 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.Unpooled;
-import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
-import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.HandshakeRequest;
-import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.shuffle.BlockKey;
 import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportOptions;
@@ -55,7 +51,8 @@ class StalledFramesFairnessTest {
     try (ShuffleServer server = new ShuffleServer(conf)) {
       byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1,
           ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "stalling"));
-      byte[] push = ServerTestClient.encode(pushFillingFrame(maxFrame));
+      byte[] push = ServerTestClient.encode(
+          ServerTestClient.pushFillingFrame("app-stalling", maxFrame));
       List<Thread> writers = new ArrayList<>();
       for (int i = 0; i < STALLERS; i++) {
         Socket s = new Socket("127.0.0.1", server.port());
@@ -127,19 +124,6 @@ class StalledFramesFairnessTest {
         s.close();
       }
     }
-  }
-
-  /** A push whose frame is exactly {@code frameLength} bytes. */
-  private static PushDataRequest pushFillingFrame(int frameLength) {
-    int lengthField = 4;
-    int header = ServerTestClient.encode(pushWithBody(0)).length - lengthField;
-    return pushWithBody(frameLength - header);
-  }
-
-  private static PushDataRequest pushWithBody(int body) {
-    return new PushDataRequest(2, "app-stalling", 0, List.of(),
-        List.of(new BlockDescriptor(0, 1L, 0, body, body, 0)),
-        new NettyManagedBuffer(Unpooled.wrappedBuffer(new byte[body])));
   }
 
   /** Whether the server has not closed {@code s}: nothing to read and no end of stream. */
