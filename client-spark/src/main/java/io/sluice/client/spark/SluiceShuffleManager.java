@@ -53,6 +53,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
     try {
       SluiceDriver d = driver();
       ShuffleLocations locations = d.registerShuffle(shuffleId, numPartitions, dependency);
+      report(dependency, SluiceShuffleEvent.registered(shuffleId, locations));
       return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
           d.endpointHost(), d.endpointPort(), d.auth());
     } catch (IOException | RuntimeException e) {
@@ -60,14 +61,23 @@ public class SluiceShuffleManager extends SortShuffleManager {
         throw new IllegalStateException("Sluice cannot take shuffle " + shuffleId + " and "
             + SluiceClientOptions.FALLBACK.key() + " is false: " + e.getMessage(), e);
       }
-      LOG.warn("Shuffle {} runs with Spark's sort shuffle: Sluice cannot take it ({})",
-          shuffleId, e.getMessage());
+      report(dependency, SluiceShuffleEvent.fellBack(shuffleId, numPartitions, e.getMessage()));
       fallenBack.watch(dependency.rdd().context());
       return super.registerShuffle(shuffleId, dependency);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while registering shuffle " + shuffleId, e);
     }
+  }
+
+  /** Logs what became of a shuffle, and posts it for listeners and the event log. */
+  private static void report(ShuffleDependency<?, ?, ?> dependency, SluiceShuffleEvent event) {
+    if (event.sluice()) {
+      LOG.info(event.describe());
+    } else {
+      LOG.warn(event.describe());
+    }
+    dependency.rdd().context().listenerBus().post(event);
   }
 
   @Override
