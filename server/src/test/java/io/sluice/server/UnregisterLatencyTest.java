@@ -1,11 +1,13 @@
 package io.sluice.server;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.server.storage.LocalDisk;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,11 +77,27 @@ class UnregisterLatencyTest {
       long start = System.nanoTime();
       admin.unregisterApp("app-large");
       long unregisterNanos = System.nanoTime() - start;
-      long commitsBefore = commits.get();
-      for (LocalDisk disk : server.disks().disks()) {
-        assertTrue(Files.isDirectory(disk.root().resolve("sluice+trash")),
-            "the files were moved aside to be deleted in the background");
+      assertFalse(trashEmpty(server),
+          "the unregister was answered while the files moved aside were still being deleted");
+      // A commit of the other application completes while the deletion goes on: read the count
+      // before looking at the trash, so a count that grew grew while files were still there.
+      long commitsAtAnswer = commits.get();
+      boolean committedWhileDeleting = false;
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+      while (System.nanoTime() < deadline) {
+        long n = commits.get();
+        if (trashEmpty(server)) {
+          break;
+        }
+        if (n > commitsAtAnswer) {
+          committedWhileDeleting = true;
+          break;
+        }
+        Thread.sleep(1);
       }
+      assertTrue(committedWhileDeleting, "another application's commit completed while the "
+          + "files were being deleted; commits failed: " + failure.get());
+      long commitsBefore = commits.get();
       assertTrue(server.disks().awaitDeletions(Duration.ofMinutes(2)), "deletion finished");
       long deletionNanos = System.nanoTime() - start;
       waitFor(() -> commits.get() > commitsBefore, "a commit after the deletion");
@@ -89,17 +108,28 @@ class UnregisterLatencyTest {
               + "%d commits of another application meanwhile, the slowest took %d ms%n",
           DIRS * FILES_PER_DIR * server.disks().disks().size(),
           TimeUnit.NANOSECONDS.toMillis(unregisterNanos),
-          TimeUnit.NANOSECONDS.toMillis(deletionNanos), commits.get() - commitsBefore,
+          TimeUnit.NANOSECONDS.toMillis(deletionNanos), commits.get() - commitsAtAnswer,
           TimeUnit.NANOSECONDS.toMillis(slowestCommitNanos.get()));
       assertTrue(failure.get() == null, "commits failed: " + failure.get());
-      assertTrue(slowestCommitNanos.get() < TimeUnit.SECONDS.toNanos(1),
-          "a commit took " + TimeUnit.NANOSECONDS.toMillis(slowestCommitNanos.get()) + " ms");
-      assertTrue(unregisterNanos < TimeUnit.SECONDS.toNanos(1),
-          "the unregister took " + TimeUnit.NANOSECONDS.toMillis(unregisterNanos) + " ms");
       for (LocalDisk disk : server.disks().disks()) {
         assertTrue(!Files.exists(disk.root().resolve("app-large")), "moved aside and deleted");
       }
     }
+  }
+
+  /** Whether no disk's {@code sluice+trash} holds anything still to be deleted. */
+  private static boolean trashEmpty(ShuffleServer server) throws IOException {
+    for (LocalDisk disk : server.disks().disks()) {
+      Path trash = disk.root().resolve("sluice+trash");
+      if (Files.isDirectory(trash)) {
+        try (Stream<Path> left = Files.list(trash)) {
+          if (left.findAny().isPresent()) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
   }
 
   private static void waitFor(java.util.function.BooleanSupplier condition, String what)

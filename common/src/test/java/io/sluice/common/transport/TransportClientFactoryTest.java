@@ -383,10 +383,9 @@ class TransportClientFactoryTest {
       long start = System.nanoTime();
       List<CompletableFuture<TransportClient>> futures =
           concurrently(8, () -> one.getClientAsync("127.0.0.1", hole.port()));
-      long returnedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
-      // The peer accepts TCP but never answers the handshake: nobody blocks on it.
-      assertTrue(returnedMillis < 1_000, "the callers returned after " + returnedMillis + " ms");
+      // The peer accepts TCP but never answers the handshake: nobody blocks on it (a caller that
+      // waited for the attempt would hold a future already failed by the connect timeout).
       for (CompletableFuture<TransportClient> f : futures) {
         assertSame(futures.get(0), f, "one attempt, shared");
         assertFalse(f.isDone());
@@ -397,7 +396,8 @@ class TransportClientFactoryTest {
       assertInstanceOf(IOException.class, e.getCause());
       assertTrue(e.getCause().getMessage().contains("transport.connect.timeout"),
           e.getCause().getMessage());
-      assertTrue(failedMillis >= 1_000 && failedMillis < 6_000, "failed after " + failedMillis);
+      // After the connect timeout, and long before the request timeout (60 s) would have failed it.
+      assertTrue(failedMillis >= 1_000 && failedMillis < 30_000, "failed after " + failedMillis);
       assertEquals(1, hole.accepted(), "one TCP connection for all callers");
       assertTrue(hole.awaitClosedByClient(0), "the timed-out connection is closed");
 
