@@ -12,6 +12,7 @@ import io.sluice.common.protocol.ApplicationRequest;
 import io.sluice.common.protocol.ProtocolException;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AuthProofRequest;
 import io.sluice.common.protocol.message.AuthRequest;
@@ -68,7 +69,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     }
     if (!(msg instanceof RequestMessage)) {
       ReferenceCountUtil.release(msg);
-      rejectAndClose(-1, StatusCode.INVALID_REQUEST,
+      // A response's frame was read whole: its request id is the peer's own, so echo it.
+      rejectAndClose(msg instanceof ResponseMessage r ? r.requestId() : -1,
+          StatusCode.INVALID_REQUEST,
           "a server accepts only requests, got " + msg.getClass().getSimpleName());
       return;
     }
@@ -212,8 +215,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       LOG.warn("Closing connection from {}: {} {} (further protocol errors are counted in the "
           + "metrics and not logged for 10 s)", channel.remoteAddress(), status, reason);
     }
+    // As the peer's version knows the status (a stand-in for a status newer than it).
     channel.channel()
-        .writeAndFlush(StatusResponse.error(requestId, status, reason))
+        .writeAndFlush(channel.forPeer(StatusResponse.error(requestId, status, reason)))
         .addListener(ChannelFutureListener.CLOSE);
   }
 }

@@ -42,7 +42,8 @@ public final class TransportChannel {
     });
   }
 
-  private ResponseMessage forPeer(ResponseMessage response) {
+  /** {@code response} as the peer's protocol version knows it (a status newer than it stood in). */
+  ResponseMessage forPeer(ResponseMessage response) {
     if (response instanceof StatusResponse answer && protocolVersion > 0) {
       StatusCode status = answer.status().forVersion(protocolVersion);
       if (status != answer.status()) {

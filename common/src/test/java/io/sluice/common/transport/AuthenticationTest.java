@@ -12,11 +12,14 @@ import io.sluice.common.auth.Identity;
 import io.sluice.common.auth.Secret;
 import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.protocol.AuthRole;
+import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
+import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import java.io.IOException;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -140,6 +143,24 @@ class AuthenticationTest {
       Thread.sleep(10);
     }
     assertFalse(anonymous.isActive(), "closed after the refusal");
+    assertEquals(List.of(), servedFor);
+  }
+
+  /** The refusal closing the connection is sent as a peer of that version knows it. */
+  @Test
+  void aConnectionSpeakingAVersionBeforeAuthenticationIsRefusedWithAStatusItKnows()
+      throws Exception {
+    TransportServer server = server(shuffleServerAuth());
+    try (Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.getOutputStream().write(RawFrames.encode(new HandshakeRequest(1, 3, 3, "old")));
+      assertEquals(MessageType.HANDSHAKE_RESPONSE.id(), RawFrames.readAnswer(socket).type());
+      socket.getOutputStream().write(RawFrames.encode(new AppHeartbeatRequest(2, "app-a")));
+      RawFrames.Answer refused = RawFrames.readAnswer(socket);
+      assertEquals(2, refused.requestId());
+      assertEquals(StatusCode.REFUSED.code(), refused.status(),
+          "version 3 knows no UNAUTHENTICATED: " + refused.message());
+      assertTrue(RawFrames.closedByPeer(socket));
+    }
     assertEquals(List.of(), servedFor);
   }
 

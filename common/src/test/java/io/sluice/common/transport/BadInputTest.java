@@ -105,6 +105,17 @@ class BadInputTest {
   }
 
   @Test
+  void aResponseSentToAServerIsRefusedWithItsOwnRequestIdAndClosed() throws Exception {
+    try (Socket socket = socket()) {
+      socket.getOutputStream().write(RawFrames.encode(StatusResponse.ok(51)));
+      RawFrames.Answer answer = RawFrames.readAnswer(socket);
+      assertEquals(StatusCode.INVALID_REQUEST.code(), answer.status());
+      assertEquals(51, answer.requestId());
+      assertTrue(RawFrames.closedByPeer(socket));
+    }
+  }
+
+  @Test
   void aNewerClientGetsAClearErrorNamingBothRanges() throws Exception {
     int future = ProtocolVersion.CURRENT + 1;
     try (Socket socket = socket()) {
