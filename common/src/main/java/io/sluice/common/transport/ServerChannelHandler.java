@@ -9,6 +9,7 @@ import io.sluice.common.auth.AuthOptions;
 import io.sluice.common.auth.Identity;
 import io.sluice.common.auth.ServerAuth;
 import io.sluice.common.protocol.ApplicationRequest;
+import io.sluice.common.protocol.LogText;
 import io.sluice.common.protocol.ProtocolException;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.RequestMessage;
@@ -164,7 +165,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     if (DENIALS.tryAcquire()) {
       LOG.warn("Refused {} for application {} to {} ({}): it acts for {} only (further "
           + "refusals are counted in the metrics and not logged for 10 s)", request.type(),
-          appId, channel.remoteAddress(), channel.clientId(), who);
+          LogText.escape(appId), channel.remoteAddress(), LogText.escape(channel.clientId()), who);
     }
     channel.respond(StatusResponse.error(request.requestId(), StatusCode.ACCESS_DENIED,
         "this connection authenticated as " + who + " and may not act for application "
@@ -213,7 +214,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     handler.protocolError(status);
     if (PROTOCOL_ERRORS.tryAcquire()) {
       LOG.warn("Closing connection from {}: {} {} (further protocol errors are counted in the "
-          + "metrics and not logged for 10 s)", channel.remoteAddress(), status, reason);
+          + "metrics and not logged for 10 s)", channel.remoteAddress(), status,
+          LogText.escape(reason));
     }
     // As the peer's version knows the status (a stand-in for a status newer than it).
     channel.channel()

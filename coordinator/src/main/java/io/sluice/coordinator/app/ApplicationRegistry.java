@@ -1,5 +1,6 @@
 package io.sluice.coordinator.app;
 
+import io.sluice.common.protocol.LogText;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.RequestRefusedException;
@@ -72,7 +73,8 @@ public final class ApplicationRegistry {
     }
     apps.put(appId, new App(appId, user, now));
     appsPerUser.merge(user, 1, Integer::sum);
-    LOG.info("Application {} of user {} registered", appId, user);
+    LOG.info("Application {} of user {} registered", LogText.escape(appId),
+        LogText.escape(user));
   }
 
   /**
@@ -95,7 +97,8 @@ public final class ApplicationRegistry {
       return false;
     }
     release(app);
-    LOG.info("Application {} of user {} unregistered", appId, app.user);
+    LOG.info("Application {} of user {} unregistered", LogText.escape(appId),
+        LogText.escape(app.user));
     return true;
   }
 
@@ -109,8 +112,9 @@ public final class ApplicationRegistry {
         it.remove();
         release(app);
         expired.add(app.id);
-        LOG.info("Application {} of user {} sent no heartbeat for {} ms ({}); forgotten", app.id,
-            app.user, now - app.lastSeenMillis, CoordinatorOptions.APP_EXPIRY.key());
+        LOG.info("Application {} of user {} sent no heartbeat for {} ms ({}); forgotten",
+            LogText.escape(app.id), LogText.escape(app.user), now - app.lastSeenMillis,
+            CoordinatorOptions.APP_EXPIRY.key());
       }
     }
     return expired;

@@ -2,6 +2,7 @@ package io.sluice.server.shuffle;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.common.auth.Secret;
+import io.sluice.common.protocol.LogText;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.storage.DiskManager;
@@ -99,7 +100,7 @@ public final class ShuffleStore {
             + "registration of application " + id + " is still being deleted; retry");
       }
       limits.checkNewApplication(apps.values(), user);
-      LOG.info("Registered application {} of user {}", id, user);
+      LOG.info("Registered application {} of user {}", id, LogText.escape(user));
       return new AppState(id, user, secret, nanoClock.getAsLong());
     });
     app.heartbeat(nanoClock.getAsLong());
