@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -64,8 +66,16 @@ public final class Daemons {
    */
   public static String script(Path home, String script, Path conf, Map<String, String> env)
       throws IOException, InterruptedException {
-    Result result = run(home, env, SCRIPT_TIMEOUT,
-        home.resolve("bin").resolve(script).toString(), conf.toAbsolutePath().toString());
+    return script(home, script, conf, env, List.of());
+  }
+
+  /** As above, run through {@code launcher} (e.g. {@code ip netns exec <namespace>}). */
+  public static String script(Path home, String script, Path conf, Map<String, String> env,
+      List<String> launcher) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(launcher);
+    command.add(home.resolve("bin").resolve(script).toString());
+    command.add(conf.toAbsolutePath().toString());
+    Result result = run(home, env, SCRIPT_TIMEOUT, command.toArray(String[]::new));
     if (result.exitCode() != 0) {
       throw new IOException("bin/" + script + " " + conf + " failed (exit " + result.exitCode()
           + "):\n" + result.output());

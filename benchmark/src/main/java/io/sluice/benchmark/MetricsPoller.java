@@ -130,17 +130,32 @@ public final class MetricsPoller implements AutoCloseable {
    * @param keys the series to read (as for {@link Sample#get}); empty for all
    */
   public MetricsPoller(List<Integer> httpPorts, List<String> keys, Duration interval) {
-    Set<String> names = new LinkedHashSet<>();
-    keys.forEach(k -> names.add(k.replaceFirst("\\{.*", "")));
-    String query = names.stream().map(n -> "name%5B%5D=" + n).collect(Collectors.joining("&"));
-    for (int port : httpPorts) {
-      uris.add(URI.create("http://127.0.0.1:" + port + "/metrics" + (query.isEmpty() ? ""
-          : "?" + query)));
+    this(endpoints(httpPorts.stream().map(port -> "127.0.0.1:" + port).toList(), keys), interval);
+  }
+
+  /** As above, for servers at {@code host:port} HTTP addresses. */
+  public static MetricsPoller at(List<String> httpAddresses, List<String> keys,
+      Duration interval) {
+    return new MetricsPoller(endpoints(httpAddresses, keys), interval);
+  }
+
+  private MetricsPoller(List<URI> endpoints, Duration interval) {
+    for (URI endpoint : endpoints) {
+      uris.add(endpoint);
       samples.add(new ArrayList<>());
     }
     this.interval = interval;
     this.sampler = new Thread(this::sampleUntilClosed, "server-metrics-poller");
     this.sampler.setDaemon(true);
+  }
+
+  /** Each server's {@code /metrics} asking only for {@code keys}' series (all when empty). */
+  private static List<URI> endpoints(List<String> httpAddresses, List<String> keys) {
+    Set<String> names = new LinkedHashSet<>();
+    keys.forEach(k -> names.add(k.replaceFirst("\\{.*", "")));
+    String query = names.stream().map(n -> "name%5B%5D=" + n).collect(Collectors.joining("&"));
+    return httpAddresses.stream().map(address -> URI.create("http://" + address + "/metrics"
+        + (query.isEmpty() ? "" : "?" + query))).toList();
   }
 
   /** How many servers this polls. */

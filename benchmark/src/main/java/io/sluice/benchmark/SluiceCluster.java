@@ -41,7 +41,33 @@ public final class SluiceCluster implements AutoCloseable {
   private final List<Integer> serverHttpPorts = new ArrayList<>();
   private final Path coordinatorConf;
   private final Set<Integer> ports = new HashSet<>();
+  private final Placement placement;
+  private final List<String> serverHosts = new ArrayList<>();
   private boolean started;
+
+  /**
+   * Where each daemon runs: its address, and what a command is prefixed with to run there (for
+   * hosts of a network test bed, {@code ip netns exec <namespace>}).
+   */
+  public interface Placement {
+    /** @param daemon {@code coordinator}, or {@code server-<i>} counting from 1 */
+    String host(String daemon);
+
+    List<String> launcher(String daemon);
+  }
+
+  /** Every daemon on this machine's loopback address. */
+  public static final Placement LOOPBACK = new Placement() {
+    @Override
+    public String host(String daemon) {
+      return "127.0.0.1";
+    }
+
+    @Override
+    public List<String> launcher(String daemon) {
+      return List.of();
+    }
+  };
 
   /** Settings of each server: memory for pushed data and for reads, and the server heap. */
   public record ServerSizing(String bufferCapacity, String readBufferCapacity, String heap) {}
@@ -66,7 +92,15 @@ public final class SluiceCluster implements AutoCloseable {
    */
   public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
       Map<String, String> daemonSettings, Map<String, String> serverSettings) throws IOException {
+    this(home, dir, servers, sizing, daemonSettings, serverSettings, LOOPBACK);
+  }
+
+  /** As above, with each daemon where {@code placement} puts it. */
+  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
+      Map<String, String> daemonSettings, Map<String, String> serverSettings,
+      Placement placement) throws IOException {
     this.home = home;
+    this.placement = placement;
     this.dir = dir;
     Files.createDirectories(dir);
     this.env = Map.of("SLUICE_LOG_DIR", dir.resolve("logs").toString(),
@@ -79,7 +113,7 @@ public final class SluiceCluster implements AutoCloseable {
     List<String> extra = new ArrayList<>();
     daemonSettings.forEach((key, value) -> extra.add(entry(key, value)));
     List<String> coordinator = new ArrayList<>(List.of(
-        entry(CoordinatorOptions.BIND_HOST.key(), "127.0.0.1"),
+        entry(CoordinatorOptions.BIND_HOST.key(), placement.host("coordinator")),
         entry(CoordinatorOptions.PORT.key(), coordinatorPort),
         entry(CoordinatorOptions.HTTP_PORT.key(), coordinatorHttpPort)));
     coordinator.addAll(extra);
@@ -89,7 +123,10 @@ public final class SluiceCluster implements AutoCloseable {
       Path conf = dir.resolve("server-" + i + ".conf");
       // A key may appear once in a file: later settings replace the harness's own.
       Map<String, Object> server = new LinkedHashMap<>();
-      server.put(ServerOptions.BIND_HOST.key(), "127.0.0.1");
+      String host = placement.host("server-" + i);
+      serverHosts.add(host);
+      server.put(ServerOptions.BIND_HOST.key(), host);
+      server.put(ServerOptions.ADVERTISED_HOST.key(), host);
       server.put(ServerOptions.PORT.key(), freePort());
       server.put(ServerOptions.HTTP_PORT.key(), httpPort);
       server.put(ServerOptions.COORDINATORS.key(), coordinatorAddress());
@@ -107,11 +144,20 @@ public final class SluiceCluster implements AutoCloseable {
   }
 
   public String coordinatorAddress() {
-    return "127.0.0.1:" + coordinatorPort;
+    return placement.host("coordinator") + ":" + coordinatorPort;
   }
 
   public List<Integer> serverMetricsPorts() {
     return List.copyOf(serverHttpPorts);
+  }
+
+  /** Each server's HTTP address, {@code host:port}. */
+  public List<String> serverMetricsAddresses() {
+    List<String> addresses = new ArrayList<>();
+    for (int i = 0; i < serverHttpPorts.size(); i++) {
+      addresses.add(serverHosts.get(i) + ":" + serverHttpPorts.get(i));
+    }
+    return addresses;
   }
 
   public List<Path> configurationFiles() {
@@ -123,9 +169,9 @@ public final class SluiceCluster implements AutoCloseable {
   /** Starts everything and waits until the coordinator counts every server as active. */
   public void start() throws IOException, InterruptedException {
     started = true;
-    script("start-coordinator.sh", coordinatorConf);
-    for (Path conf : serverConfs) {
-      script("start-server.sh", conf);
+    script("start-coordinator.sh", coordinatorConf, "coordinator");
+    for (int i = 0; i < serverConfs.size(); i++) {
+      script("start-server.sh", serverConfs.get(i), "server-" + (i + 1));
     }
     awaitCoordinator(status -> count(status, server -> "active".equals(
         server.path("condition").asText())) >= serverConfs.size(),
@@ -145,7 +191,7 @@ public final class SluiceCluster implements AutoCloseable {
    */
   public void restartServer(int i) throws IOException, InterruptedException {
     long startedMillis = System.currentTimeMillis();
-    script("start-server.sh", serverConfs.get(i));
+    script("start-server.sh", serverConfs.get(i), "server-" + (i + 1));
     int httpPort = serverHttpPorts.get(i);
     awaitCoordinator(status -> count(status, server -> server.path("httpPort").asInt() == httpPort
         && "active".equals(server.path("condition").asText())
@@ -161,11 +207,11 @@ public final class SluiceCluster implements AutoCloseable {
   public String serverMetrics() {
     StringBuilder out = new StringBuilder();
     HttpClient http = HttpClient.newHttpClient();
-    for (int port : serverHttpPorts) {
-      out.append("== /metrics of the server on HTTP port ").append(port).append('\n');
+    for (String address : serverMetricsAddresses()) {
+      out.append("== /metrics of the server at ").append(address).append('\n');
       try {
         String metrics = http.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/metrics"))
+                URI.create("http://" + address + "/metrics"))
                 .timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.ofString()).body();
         metrics.lines().filter(l -> l.startsWith("sluice_server_") && !l.contains("_bucket{"))
@@ -201,7 +247,8 @@ public final class SluiceCluster implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       try {
         String status = http.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + coordinatorHttpPort + "/status"))
+                URI.create("http://" + placement.host("coordinator") + ":"
+                    + coordinatorHttpPort + "/status"))
                 .timeout(Duration.ofSeconds(2)).build(),
             HttpResponse.BodyHandlers.ofString()).body();
         if (condition.test(JSON.readTree(status))) {
@@ -232,14 +279,15 @@ public final class SluiceCluster implements AutoCloseable {
       return;
     }
     started = false;
-    for (Path conf : serverConfs) {
-      script("stop-server.sh", conf);
+    for (int i = 0; i < serverConfs.size(); i++) {
+      script("stop-server.sh", serverConfs.get(i), "server-" + (i + 1));
     }
-    script("stop-coordinator.sh", coordinatorConf);
+    script("stop-coordinator.sh", coordinatorConf, "coordinator");
   }
 
-  private void script(String script, Path conf) throws IOException, InterruptedException {
-    System.out.println(Daemons.script(home, script, conf, env));
+  private void script(String script, Path conf, String daemon)
+      throws IOException, InterruptedException {
+    System.out.println(Daemons.script(home, script, conf, env, placement.launcher(daemon)));
   }
 
   private static String entry(String key, Object value) {

@@ -79,6 +79,13 @@ public final class SparkRun {
     return command;
   }
 
+  /** This run started through {@code launcher} (e.g. {@code ip netns exec <namespace>}). */
+  public SparkRun via(List<String> launcher) {
+    List<String> prefixed = new ArrayList<>(launcher);
+    prefixed.addAll(command);
+    return new SparkRun(List.copyOf(prefixed), log, echo);
+  }
+
   /** Runs to the end, however long that takes; returns the exit code. */
   public int run(Map<String, String> env) throws IOException, InterruptedException {
     return run(env, null);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Assumptions;
  * Hosts on this machine with addresses of their own: one network namespace per host, joined by a
  * bridge to each other and to this JVM's namespace, whose links a test can cap, cut (packets
  * vanish, no reset reaches either side) and heal. A process started with {@link #command} runs on
- * the host. The work is done by {@code integration-test/netbed/netbed.sh}, the one home of the
+ * the host. The work is done by {@code bin/netbed.sh}, the one home of the
  * namespace commands; {@link #close()} removes the bed and kills what runs on it, and
  * {@link #up} first removes a bed of the same name that a killed test run left behind.
  */
@@ -118,7 +118,7 @@ final class NetBed implements Closeable {
 
   private static Result run(List<String> args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
-    command.add(ProjectRoot.get().resolve(Path.of("integration-test", "netbed", "netbed.sh"))
+    command.add(ProjectRoot.get().resolve(Path.of("bin", "netbed.sh"))
         .toString());
     command.addAll(args);
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -85,7 +85,7 @@ public final class FaultBenchmark {
     FaultJobRunner job = new FaultJobRunner(new SparkInstall(home), o.getOrDefault("master", "local[2,4]"),
         o.getOrDefault("driver-memory", "3g"), Integer.parseInt(o.getOrDefault("maps", "32")),
         Integer.parseInt(o.getOrDefault("reduces", "16")),
-        Long.parseLong(o.getOrDefault("records", "250000")), out, results);
+        Long.parseLong(o.getOrDefault("records", "250000")), out, results, List.of());
 
     List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
     FaultJobRunner.Outcome reference = job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.HashPartitioner;
+import org.apache.spark.SparkConf;
 import org.apache.spark.Success$;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
@@ -62,6 +63,7 @@ public final class FaultJob {
     spark.sparkContext().setLogLevel("WARN");
     Observer observer = new Observer(scenario, maps, killPid);
     spark.sparkContext().addSparkListener(observer);
+    awaitExecutors(spark);
     long cpuBefore = processCpuNanos();
     long start = System.nanoTime();
     List<Tuple2<Integer, long[]>> answer;
@@ -78,6 +80,7 @@ public final class FaultJob {
     line.put("scenario", scenario.label());
     line.put("wallMs", wallMs);
     line.put("cpuMs", cpuMs);
+    line.put("taskCpuMs", TimeUnit.NANOSECONDS.toMillis(observer.taskCpuNanos.get()));
     line.put("killed", observer.killedAtNanos.get() > 0);
     line.put("killedAtNanos", observer.killedAtNanos.get() > 0
         ? TimeUnit.NANOSECONDS.toMillis(observer.killedAtNanos.get() - start) : -1);
@@ -94,6 +97,25 @@ public final class FaultJob {
         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     System.out.println("Fault run " + scenario.label() + ": " + wallMs + " ms, stage submissions "
         + observer.submissions + ", failed tasks " + observer.failedTasks.get());
+  }
+
+  /**
+   * On a cluster whose size the settings fix ({@code spark.cores.max} cores in executors of
+   * {@code spark.executor.cores}), waits (at most two minutes) until every executor registered, so
+   * that the job's time is the shuffle's, not the executors' start.
+   */
+  private static void awaitExecutors(SparkSession spark) throws InterruptedException {
+    SparkConf conf = spark.sparkContext().getConf();
+    if (!conf.contains("spark.cores.max") || !conf.contains("spark.executor.cores")) {
+      return;
+    }
+    int expected = conf.getInt("spark.cores.max", 0) / conf.getInt("spark.executor.cores", 1);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    // The status tracker counts the driver among the executors.
+    while (spark.sparkContext().statusTracker().getExecutorInfos().length - 1 < expected
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
   }
 
   /** Per reduce partition: its index, record count, sum of keys and sum of value checksums. */
@@ -155,7 +177,7 @@ public final class FaultJob {
   }
 
   /** When to kill or freeze the server. */
-  enum Scenario {
+  public enum Scenario {
     NONE, MAP, REDUCE, FREEZE_MAP, FREEZE_REDUCE;
 
     String label() {
@@ -201,6 +223,8 @@ public final class FaultJob {
     final AtomicInteger failedTasks = new AtomicInteger();
     final AtomicInteger fetchFailures = new AtomicInteger();
     final AtomicLong killedAtNanos = new AtomicLong();
+    /** CPU time of every task, wherever it ran (in executors of their own on a cluster). */
+    final AtomicLong taskCpuNanos = new AtomicLong();
     private final AtomicInteger mapTasksEnded = new AtomicInteger();
     /** The first stage submitted is the map stage: the job's only shuffle map stage. */
     private volatile int mapStage = -1;
@@ -222,6 +246,9 @@ public final class FaultJob {
 
     @Override
     public void onTaskEnd(SparkListenerTaskEnd event) {
+      if (event.taskMetrics() != null) {
+        taskCpuNanos.addAndGet(event.taskMetrics().executorCpuTime());
+      }
       boolean success = event.reason() == Success$.MODULE$;
       if (!success) {
         failedTasks.incrementAndGet();

@@ -68,7 +68,7 @@ public final class SecurityJobBenchmark {
     FaultJobRunner job = new FaultJobRunner(new SparkInstall(home),
         o.getOrDefault("master", "local[2]"), "3g", Integer.parseInt(o.getOrDefault("maps", "32")),
         Integer.parseInt(o.getOrDefault("reduces", "16")),
-        Long.parseLong(o.getOrDefault("records", "250000")), out, results);
+        Long.parseLong(o.getOrDefault("records", "250000")), out, results, List.of());
     Settings settings = Settings.create(out);
 
     FaultJobRunner.Outcome reference =

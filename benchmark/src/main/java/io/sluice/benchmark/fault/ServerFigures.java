@@ -10,14 +10,15 @@ import java.util.List;
  * and after it (a server killed in the run is left out): their CPU, the pushes they refused for want
  * of memory, and the bytes they took, forwarded to replicas and wrote to disk.
  */
-record ServerFigures(double cpuMs, double noBufferAnswers, double pushedBytes,
+public record ServerFigures(double cpuMs, double noBufferAnswers, double pushedBytes,
     double replicatedBytes, double flushedBytes, int servers) {
   static final String REPLICATED = "sluice_server_replicated_bytes_total";
-  static final List<String> KEYS = List.of(MetricsPoller.CPU_SECONDS, MetricsPoller.NO_BUFFER,
-      MetricsPoller.PUSHED, REPLICATED, MetricsPoller.FLUSHED);
+  public static final List<String> KEYS = List.of(MetricsPoller.CPU_SECONDS,
+      MetricsPoller.NO_BUFFER, MetricsPoller.PUSHED, REPLICATED, MetricsPoller.FLUSHED);
 
   /** Every server's counters now; null for a server that does not answer. */
-  static List<MetricsPoller.Sample> scrape(MetricsPoller servers) throws InterruptedException {
+  public static List<MetricsPoller.Sample> scrape(MetricsPoller servers)
+      throws InterruptedException {
     List<MetricsPoller.Sample> all = new ArrayList<>();
     for (int i = 0; i < servers.servers(); i++) {
       try {
@@ -33,7 +34,7 @@ record ServerFigures(double cpuMs, double noBufferAnswers, double pushedBytes,
    * The counters' increase from {@code before} to {@code after}. A server whose CPU counter went
    * down was started again in between (its counters began anew) and is left out too.
    */
-  static ServerFigures between(List<MetricsPoller.Sample> before,
+  public static ServerFigures between(List<MetricsPoller.Sample> before,
       List<MetricsPoller.Sample> after) {
     double cpu = 0;
     double noBuffer = 0;
