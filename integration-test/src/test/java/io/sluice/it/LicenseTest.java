@@ -84,16 +84,20 @@ class LicenseTest {
       home = unpacked.findFirst().orElseThrow();
     }
     Set<String> bundled = new TreeSet<>();
+    List<String> unnamed = new ArrayList<>();
     for (String lib : List.of("lib/server", "lib/coordinator")) {
       try (Stream<Path> jars = Files.list(home.resolve(lib))) {
         for (Path jar : jars.toList()) {
           Matcher m = JAR.matcher(jar.getFileName().toString());
-          if (m.matches() && !m.group(1).startsWith("sluice-")) {
+          if (!m.matches()) {
+            unnamed.add(lib + "/" + jar.getFileName());
+          } else if (!m.group(1).startsWith("sluice-")) {
             bundled.add(m.group(1));
           }
         }
       }
     }
+    assertEquals(List.of(), unnamed, "files of lib/ that are not artifact-version.jar");
     System.out.println("The tarball's lib/server and lib/coordinator bundle " + bundled);
     Set<String> missing = new TreeSet<>(bundled);
     missing.removeAll(listed("## The distribution tarball"));

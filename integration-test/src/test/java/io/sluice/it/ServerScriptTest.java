@@ -84,7 +84,7 @@ class ServerScriptTest {
         Thread.sleep(20);
       }
       String logged = Files.readString(log);
-      assertTrue(logged.contains("intruder\\n2099-01-01"), logged);
+      assertTrue(logged.contains("intruder\\u000a2099-01-01"), logged);
       assertFalse(logged.lines().anyMatch(line -> line.startsWith("2099-01-01")), logged);
       String afterRefusal = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),

@@ -34,6 +34,8 @@ final class SparkStandalone implements Closeable {
   private static final int MASTER_UI_PORT = 8080;
   /** Cores each worker offers; each application takes one executor of this many per worker. */
   private static final int CORES = 2;
+  /** The Spark setting after which an executor whose heart-beats stopped is declared lost. */
+  static final String EXECUTOR_LOSS_TIMEOUT = "spark.storage.blockManagerHeartbeatTimeoutMs";
 
   private final NetBed bed;
   private final Path root;
@@ -74,7 +76,8 @@ final class SparkStandalone implements Closeable {
   /**
    * A session's settings for this cluster: one executor of {@value #CORES} cores per worker, with
    * the shaded client and this module's test classes (the jobs' closures) on its class path, and
-   * an executor whose host stops answering declared lost after 10 s (Spark's default is 120 s).
+   * executors heart-beating every second (checked every second), so that a test may declare an
+   * executor lost sooner than Spark's 120 s ({@link #EXECUTOR_LOSS_TIMEOUT}).
    */
   SparkConf conf(String appName) throws IOException {
     String driverHost = bed.gateway();
@@ -87,11 +90,8 @@ final class SparkStandalone implements Closeable {
         .set("spark.executor.extraClassPath",
             Artifacts.shadedClientJar() + ":" + Artifacts.testClasses())
         .set("spark.executor.heartbeatInterval", "1s")
-        .set("spark.network.timeout", "10s")
         // How often the driver looks for executors whose heart-beats stopped (60 s by default).
-        .set("spark.network.timeoutInterval", "1s")
-        // Asks of the driver's RPC keep Spark's default: a loaded machine may be slow to answer.
-        .set("spark.rpc.askTimeout", "120s");
+        .set("spark.network.timeoutInterval", "1s");
   }
 
   /** Waits until the master counts {@code n} workers alive. */

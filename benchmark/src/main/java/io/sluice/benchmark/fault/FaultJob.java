@@ -112,8 +112,11 @@ public final class FaultJob {
     int expected = conf.getInt("spark.cores.max", 0) / conf.getInt("spark.executor.cores", 1);
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     // The status tracker counts the driver among the executors.
-    while (spark.sparkContext().statusTracker().getExecutorInfos().length - 1 < expected
-        && System.nanoTime() < deadline) {
+    while (spark.sparkContext().statusTracker().getExecutorInfos().length - 1 < expected) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(expected + " executors did not register within two "
+            + "minutes: the job's time would include their start");
+      }
       Thread.sleep(50);
     }
   }

@@ -142,8 +142,11 @@ public final class LinkBenchmark {
     return daemon.equals("coordinator") ? "coord" : "s" + daemon.substring("server-".length());
   }
 
+  /** Whether every run that finished gave the same answer (failed runs are counted apart). */
   private static boolean answersAgree(List<Run> runs) {
-    return runs.stream().allMatch(r -> r.outcome().answer().equals(runs.get(0).outcome().answer()));
+    List<FaultJobRunner.Outcome> done = runs.stream().map(Run::outcome)
+        .filter(x -> x.exit() == 0).toList();
+    return done.stream().allMatch(x -> x.answer().equals(done.get(0).answer()));
   }
 
   private static String report(List<Run> runs, List<String> rates, int rounds, int replicas,
@@ -196,21 +199,24 @@ public final class LinkBenchmark {
           + "built-in shuffle: %s, %.2fx.", rate, ratio <= 1.0 ? "**met**" : "**missed**", ratio));
     }
     int executors = WORKERS.size();
-    double builtinLink = job.mib() * (executors - 1) / executors / executors;
-    double sluiceLink = 2 * job.mib() / executors;
+    // Each executor wrote 1/E of the map output; with the built-in shuffle its reduce tasks fetch
+    // the (E-1)/E of their input that other executors wrote while those fetch as much from it,
+    // both directions at once; through Sluice all it wrote goes out in the map stage and all its
+    // reduce tasks read comes back in the reduce stage, one direction after the other.
+    double builtinEachWay = job.mib() / executors * (executors - 1) / executors;
+    double sluiceEachWay = job.mib() / executors;
     b.append(String.format(Locale.ROOT, "%nWhat crosses each executor's link: with the built-in "
-            + "shuffle about %,.0f MiB (its reduce tasks fetch the part of the map output the "
-            + "other executor wrote; the rest is read from local disk), through Sluice about "
-            + "%,.0f MiB "
-            + "(every byte it wrote goes out to the servers in the map stage and every byte its "
-            + "reduce tasks read comes back in the reduce stage), so a remote shuffle moves %.0fx "
-            + "the bytes over these links.", builtinLink, sluiceLink, sluiceLink / builtinLink));
+            + "shuffle about %,.0f MiB each way at once (its reduce tasks fetch what the other "
+            + "executor wrote, and it serves as much; the rest is read from local disk), through "
+            + "Sluice about %,.0f MiB out during the map stage and as much in during the reduce "
+            + "stage: %.0fx the bytes, and in turn rather than at once.", builtinEachWay,
+        sluiceEachWay, 2 * sluiceEachWay / (2 * builtinEachWay)));
     for (String rate : rates) {
       double bitsPerSecond = bitsPerSecond(rate);
       if (bitsPerSecond > 0) {
         b.append(String.format(Locale.ROOT, " At %s that is %.1f s against %.1f s of transfer "
-                + "per executor.", rate, sluiceLink * 8 * (1 << 20) / bitsPerSecond,
-            builtinLink * 8 * (1 << 20) / bitsPerSecond));
+                + "per executor.", rate, 2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond,
+            builtinEachWay * 8 * (1 << 20) / bitsPerSecond));
       }
     }
     b.append(String.format(Locale.ROOT, "%n%nEvery answer equal to the built-in shuffle's: %s.%n%n"

@@ -50,12 +50,11 @@ public class SluiceShuffleManager extends SortShuffleManager {
   public <K, V, C> ShuffleHandle registerShuffle(int shuffleId,
       ShuffleDependency<K, V, C> dependency) {
     int numPartitions = dependency.partitioner().numPartitions();
+    SluiceDriver d;
+    ShuffleLocations locations;
     try {
-      SluiceDriver d = driver();
-      ShuffleLocations locations = d.registerShuffle(shuffleId, numPartitions, dependency);
-      report(dependency, SluiceShuffleEvent.registered(shuffleId, locations));
-      return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
-          d.endpointHost(), d.endpointPort(), d.auth());
+      d = driver();
+      locations = d.registerShuffle(shuffleId, numPartitions, dependency);
     } catch (IOException | RuntimeException e) {
       if (!client.conf().get(SluiceClientOptions.FALLBACK)) {
         throw new IllegalStateException("Sluice cannot take shuffle " + shuffleId + " and "
@@ -68,6 +67,10 @@ public class SluiceShuffleManager extends SortShuffleManager {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while registering shuffle " + shuffleId, e);
     }
+    // Registered with its servers: the shuffle is Sluice's from here on.
+    report(dependency, SluiceShuffleEvent.registered(shuffleId, locations));
+    return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
+        d.endpointHost(), d.endpointPort(), d.auth());
   }
 
   /** Logs what became of a shuffle, and posts it for listeners and the event log. */

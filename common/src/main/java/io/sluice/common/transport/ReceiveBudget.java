@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -26,14 +25,15 @@ import java.util.function.LongSupplier;
  * empty budget): stalled frames hold at most {@code capacity - n} between them, so a frame of at
  * most half their size always fits. Frames waiting are granted in order of arrival, but one that
  * fits passes those before it that do not; once the oldest has waited {@link #PATIENCE_NANOS} (a
- * second), none passes it while frames smaller than it are what keeps it out, so a stream of small
- * frames cannot starve a large one.
+ * second), none passes it while the frames that passed waiting ones are what keeps it out, so a
+ * stream of small frames cannot starve a large one, while frames that held the budget before
+ * (stalled ones, say) stop nobody from passing.
  *
  * <p>Thread-safe; grants run on the thread that gave bytes back, and a waiter hands its grant to its
  * own event loop.
  */
 public final class ReceiveBudget {
-  /** How long the oldest waiting frame lets smaller frames pass it. */
+  /** How long the oldest waiting frame lets others pass it whatever keeps it out. */
   static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** Told when a queued reservation was made on its behalf: it now owns those bytes. */
@@ -50,6 +50,14 @@ public final class ReceiveBudget {
   private final ArrayDeque<Request> queue = new ArrayDeque<>();
   /** Reservations held, counted by length. */
   private final TreeMap<Long, Integer> held = new TreeMap<>();
+  /**
+   * The reservations among {@link #held} granted while older frames waited (they passed them),
+   * counted by length; forgotten once nothing waits. A release is taken as a passer's when one of
+   * its length is held: lengths vary, and a mistake only shifts which frames may pass, never what
+   * is reserved.
+   */
+  private final TreeMap<Long, Integer> passers = new TreeMap<>();
+  private long passerBytes;
   private long reserved;
   private long peakReserved;
 
@@ -95,7 +103,7 @@ public final class ReceiveBudget {
     }
     synchronized (this) {
       if (fits(bytes) && mayPass()) {
-        reserve(bytes);
+        reserve(bytes, !queue.isEmpty());
         return true;
       }
       queue.addLast(new Request(bytes, waiter, nanoClock.getAsLong()));
@@ -107,8 +115,21 @@ public final class ReceiveBudget {
    * Takes a queued waiter out of the queue. Returns false when it was already granted (its grant
    * may still be on its way to it), so the caller then owns the bytes and must release them.
    */
-  public synchronized boolean cancel(Waiter waiter) {
-    return queue.removeIf(r -> r.waiter == waiter);
+  public boolean cancel(Waiter waiter) {
+    List<Waiter> granted = new ArrayList<>(0);
+    boolean removed;
+    synchronized (this) {
+      removed = queue.removeIf(r -> r.waiter == waiter);
+      if (removed) {
+        // The oldest may have gone: those behind it that fit are granted now, not at the next
+        // release, which may be a frame timeout away.
+        grantWaiting(granted);
+      }
+    }
+    for (Waiter w : granted) {
+      w.granted();
+    }
+    return removed;
   }
 
   /**
@@ -120,14 +141,11 @@ public final class ReceiveBudget {
     }
     List<Waiter> granted = new ArrayList<>(0);
     synchronized (this) {
-      Integer count = held.get(bytes);
-      if (count == null) {
+      if (!take(held, bytes)) {
         throw new IllegalStateException("releasing " + bytes + " bytes, which no reservation holds");
       }
-      if (count == 1) {
-        held.remove(bytes);
-      } else {
-        held.put(bytes, count - 1);
+      if (take(passers, bytes)) {
+        passerBytes -= bytes;
       }
       reserved -= bytes;
       grantWaiting(granted);
@@ -143,8 +161,8 @@ public final class ReceiveBudget {
    */
   private void grantWaiting(List<Waiter> granted) {
     Iterator<Request> it = queue.iterator();
-    // Granting a frame that passes leaves mayPass's answer as it was (the frame is smaller than
-    // the oldest): it is asked again only when the oldest changes.
+    // Granting a frame that passes leaves mayPass's answer as it was (it adds as much to the
+    // passers as to what is reserved): it is asked again only when the oldest changes.
     Request oldest = null;
     boolean pass = false;
     while (it.hasNext()) {
@@ -158,7 +176,7 @@ public final class ReceiveBudget {
       }
       if (fits(next.bytes)) {
         it.remove();
-        reserve(next.bytes);
+        reserve(next.bytes, next != oldest);
         granted.add(next.waiter);
       }
     }
@@ -167,27 +185,23 @@ public final class ReceiveBudget {
   /**
    * Whether a frame may be granted before the oldest waiting one (which does not fit: the queue is
    * granted whenever room is given back): while the oldest has waited less than
-   * {@link #PATIENCE_NANOS}, or when it would not fit even if every frame smaller than it were given
-   * back (the frames that hold it out are larger, stalled perhaps, and a smaller frame that passes
-   * takes nothing from it).
+   * {@link #PATIENCE_NANOS}, or when it would not fit even if every frame that passed waiting
+   * frames were given back (what holds it out was there before, stalled perhaps, and a frame that
+   * passes takes nothing from it).
    */
   private boolean mayPass() {
     Request oldest = queue.peekFirst();
     return oldest == null || nanoClock.getAsLong() - oldest.sinceNanos < PATIENCE_NANOS
-        || !fitsWithoutSmaller(oldest.bytes);
+        || !fitsWithoutPassers(oldest.bytes);
   }
 
   private boolean fits(long bytes) {
     return reserved + bytes + headroom(bytes) <= capacity;
   }
 
-  /** Whether {@code bytes} would fit if every reservation smaller than it were given back. */
-  private boolean fitsWithoutSmaller(long bytes) {
-    long smaller = 0;
-    for (Map.Entry<Long, Integer> e : held.headMap(bytes, false).entrySet()) {
-      smaller += e.getKey() * e.getValue();
-    }
-    return reserved - smaller + bytes + headroom(bytes) <= capacity;
+  /** Whether {@code bytes} would fit if every reservation that passed were given back. */
+  private boolean fitsWithoutPassers(long bytes) {
+    return reserved - passerBytes + bytes + headroom(bytes) <= capacity;
   }
 
   private long headroom(long bytes) {
@@ -207,9 +221,31 @@ public final class ReceiveBudget {
     return queue.size();
   }
 
-  private void reserve(long bytes) {
+  /** @param passing whether frames older than this one wait */
+  private void reserve(long bytes, boolean passing) {
     held.merge(bytes, 1, Integer::sum);
+    if (passing) {
+      passers.merge(bytes, 1, Integer::sum);
+      passerBytes += bytes;
+    } else if (queue.isEmpty()) {
+      passers.clear();
+      passerBytes = 0;
+    }
     reserved += bytes;
     peakReserved = Math.max(peakReserved, reserved);
+  }
+
+  /** Takes one count of {@code bytes} from {@code counts}; false when it holds none. */
+  private static boolean take(TreeMap<Long, Integer> counts, long bytes) {
+    Integer count = counts.get(bytes);
+    if (count == null) {
+      return false;
+    }
+    if (count == 1) {
+      counts.remove(bytes);
+    } else {
+      counts.put(bytes, count - 1);
+    }
+    return true;
   }
 }

@@ -45,21 +45,54 @@ class ReceiveBudgetTest {
   }
 
   @Test
-  void smallerFramesStopPassingOnceTheOldestWaitedASecondAndTheyKeepItOut() {
+  void framesStopPassingOnceTheOldestWaitedASecondAndFramesThatPassedKeepItOut() {
     long[] now = {0};
     ReceiveBudget budget = new ReceiveBudget(100, 100, () -> now[0]);
-    assertTrue(budget.reserveOrQueue(30, waiter("s1")));
-    assertTrue(budget.reserveOrQueue(30, waiter("s2")));
-    assertFalse(budget.reserveOrQueue(50, waiter("big")));
-    assertTrue(budget.reserveOrQueue(5, waiter("s3")), "passes while the big frame is patient");
+    assertTrue(budget.reserveOrQueue(30, waiter("held")));
+    assertFalse(budget.reserveOrQueue(80, waiter("big")));
+    assertTrue(budget.reserveOrQueue(40, waiter("p1")), "passes while the big frame is patient");
+    assertTrue(budget.reserveOrQueue(25, waiter("p2")));
+    budget.release(30);
+    assertEquals(List.of(), grants, "65 + 80 does not fit");
 
     now[0] += ReceiveBudget.PATIENCE_NANOS;
-    assertFalse(budget.reserveOrQueue(5, waiter("s4")), "the small frames are what keeps it out");
-    budget.release(5);
-    assertEquals(List.of(), grants, "60 + 50 does not fit yet");
-    budget.release(30);
-    assertEquals(List.of("big", "s4"), grants, "the oldest first, then what fits behind it");
+    assertFalse(budget.reserveOrQueue(5, waiter("late")),
+        "the frames that passed are what keeps the big one out: none passes it now");
+    budget.release(40);
+    assertEquals(List.of(), grants, "25 + 80 does not fit yet, and nothing passes");
+    budget.release(25);
+    assertEquals(List.of("big", "late"), grants, "the oldest first, then what fits behind it");
     assertEquals(85, budget.reservedBytes());
+  }
+
+  @Test
+  void framesThatHeldTheBudgetBeforeStopNobodyFromPassing() {
+    long[] now = {0};
+    ReceiveBudget budget = new ReceiveBudget(128, 64, () -> now[0]);
+    for (int i = 0; i < 6; i++) {
+      assertTrue(budget.reserveOrQueue(16, waiter("stalled-" + i)));
+    }
+    assertFalse(budget.reserveOrQueue(20, waiter("big")), "96 + 20 leaves no 20 free");
+    now[0] += 60 * ReceiveBudget.PATIENCE_NANOS;
+    assertTrue(budget.reserveOrQueue(2, waiter("small")),
+        "the stalled frames, not the ones that passed, keep the big one out");
+    assertEquals(List.of(), grants);
+  }
+
+  @Test
+  void cancellingTheOldestGrantsTheFramesBehindItThatFit() {
+    long[] now = {0};
+    ReceiveBudget budget = new ReceiveBudget(100, 100, () -> now[0]);
+    assertTrue(budget.reserveOrQueue(30, waiter("held")));
+    ReceiveBudget.Waiter big = waiter("big");
+    assertFalse(budget.reserveOrQueue(80, big));
+    assertTrue(budget.reserveOrQueue(40, waiter("passer")));
+    budget.release(30);
+    now[0] += ReceiveBudget.PATIENCE_NANOS;
+    assertFalse(budget.reserveOrQueue(20, waiter("behind")), "the passer keeps the big one out");
+    assertTrue(budget.cancel(big), "the big frame's connection closed");
+    assertEquals(List.of("behind"), grants, "granted at once, not at the next release");
+    assertEquals(60, budget.reservedBytes());
   }
 
   @Test
