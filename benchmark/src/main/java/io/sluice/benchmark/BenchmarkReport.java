@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Writes a benchmark's figures into its own section of {@code docs/benchmarks.md}, between
@@ -45,6 +47,32 @@ public final class BenchmarkReport {
     } catch (IOException ex) {
       throw new UncheckedIOException(ex);
     }
+  }
+
+  /**
+   * The commit of the checkout at {@code home} that a run measured, with {@code +changes} when its
+   * tracked files differed from it; {@code unknown} outside a Git checkout.
+   */
+  public static String commit(Path home) {
+    try {
+      String head = git(home, "rev-parse", "--short=12", "HEAD").strip();
+      boolean changed = !git(home, "status", "--porcelain", "--untracked-files=no").isBlank();
+      return head.isEmpty() ? "unknown" : head + (changed ? "+changes" : "");
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static String git(Path home, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("git", "-C",
+        home.toString()));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    return p.waitFor() == 0 ? out : "";
   }
 
   /** Cores, memory, disk, OS and JVM of this machine, in one line. */

@@ -72,6 +72,26 @@ public record SparkInstall(Path home, String line) {
         : benchmarkJar();
   }
 
+  /**
+   * The jars the TPC job's TPC-DS suite adds to Spark ({@code spark.jars}): this line's spark-sql
+   * test jar (Spark's TPC-DS schema and query texts) and dsdgen's Java port, which the build copies
+   * into {@code target/tpcds-jars} of the module that holds the job.
+   */
+  public List<Path> tpcdsJars() {
+    Path dir = home.resolve(spark4() ? "examples-spark-4/target/tpcds-jars"
+        : "benchmark/target/tpcds-jars");
+    try (Stream<Path> files = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
+      List<Path> jars = files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
+      if (jars.size() < 2) {
+        throw new IllegalStateException("no TPC-DS jars in " + dir
+            + "; build with mvn -B -DskipTests package");
+      }
+      return jars;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   public Path shadedClientJar() {
     return jar(home.resolve(spark4() ? "client-spark-4/target" : "client-spark/target"), "",
         "-shaded.jar");

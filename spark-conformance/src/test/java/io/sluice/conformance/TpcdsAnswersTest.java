@@ -3,6 +3,8 @@ package io.sluice.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.benchmark.tpc.TpcdsQueryTexts;
+import io.sluice.benchmark.tpc.TpcdsTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * through Spark's built-in shuffle, on data generated at {@code sluice.tpcds.scale} (0.1 by
  * default; {@code -Dsluice.tpcds.scale=1} for scale 1), compared without regard to row order
  * ({@link Answers}); a query that fails (Spark 4's ANSI mode divides by zero in q90 at small
- * scales) must fail the same way both ways. Each mode runs every query in a fresh Spark
+ * scales) must fail the same way both ways. The data and the query texts are the TPC-DS
+ * benchmark's ({@link TpcdsTables}, {@link TpcdsQueryTexts}: {@code bin/sluice-bench --tpcds}). Each mode runs every query in a fresh Spark
  * application of its own ({@code local[2]}, Spark's defaults but
  * {@code spark.sql.shuffle.partitions}); each query has the conformance suites' time limit, so a
  * hang fails naming the query.
@@ -35,14 +38,14 @@ class TpcdsAnswersTest {
 
   @Test
   void everyQueryGivesTheBuiltInShufflesAnswer() throws Exception {
-    Map<String, String> queries = TpcdsQueries.all();
+    Map<String, String> queries = TpcdsQueryTexts.all();
     assertTrue(queries.size() >= 99, "TPC-DS has at least 99 queries: " + queries.keySet());
 
     Map<String, Outcome> builtIn;
     SparkSession spark = start(conf("tpcds-built-in"));
     Path data;
     try {
-      data = TpcdsData.ensure(spark, WORK.resolve("tpcds-data"), SCALE);
+      data = TpcdsTables.ensure(spark, WORK.resolve("tpcds-data"), SCALE);
       builtIn = run(spark, data, queries, "built-in");
     } finally {
       stop(spark);
@@ -114,7 +117,7 @@ class TpcdsAnswersTest {
   /** Each query's outcome, in query order; prints each query's time. */
   private static Map<String, Outcome> run(SparkSession spark, Path data,
       Map<String, String> queries, String mode) {
-    TpcdsData.register(spark, data);
+    TpcdsTables.register(spark, data);
     Map<String, Outcome> answers = new LinkedHashMap<>();
     long total = 0;
     for (Map.Entry<String, String> query : queries.entrySet()) {

@@ -21,8 +21,10 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -75,17 +77,15 @@ public final class TpcBenchmark {
     Path out = s.output;
     Path logs = out.resolve("logs-" + stamp);
     Files.createDirectories(logs);
-    List<String> queries = QuerySpec.select(s.queries).stream().map(QuerySpec::label).toList();
-
-    Path tables = TableLayout.directory(s.data, s.scale, s.seed);
+    Path tables = s.suite.tables(s.data, s.scale, s.seed);
     long generationMs = 0;
-    if (!TableLayout.complete(tables)) {
+    if (!s.suite.complete(tables)) {
       System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
       long t0 = System.nanoTime();
       SparkRun gen = submit(s, Mode.BUILTIN, Map.of(), List.of(), List.of("--generate", "--data",
           s.data.toString(), "--scale", String.valueOf(s.scale), "--seed", String.valueOf(s.seed)),
           logs.resolve("generate.log"));
-      if (gen.run(Map.of(), s.runTimeout) != 0 || !TableLayout.complete(tables)) {
+      if (gen.run(Map.of(), s.runTimeout) != 0 || !s.suite.complete(tables)) {
         throw new IllegalStateException("generating the tables failed; see "
             + logs.resolve("generate.log"));
       }
@@ -142,10 +142,10 @@ public final class TpcBenchmark {
       }
     }
 
-    TpcSummary summary = new TpcSummary(queries, s.modes, runs);
+    TpcSummary summary = new TpcSummary(s.suite, queries(s, runs), s.modes, runs);
     Map<String, Object> environment = environment(s, tables, generationMs);
     Map<String, Object> results = new LinkedHashMap<>();
-    results.put("benchmark", "tpc");
+    results.put("benchmark", s.suite.label());
     results.put("timestamp", stamp);
     results.put("command", s.command);
     results.put("environment", environment);
@@ -160,12 +160,12 @@ public final class TpcBenchmark {
     Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
     System.out.println("== Results: " + json);
 
-    String title = "TPC-style queries at SF " + ScaleFactor.format(s.scale) + ", Spark "
-        + environment.get("spark") + ", " + s.master;
+    String title = (s.suite == Suite.TPC ? "TPC-style queries" : "TPC-DS") + " at SF "
+        + ScaleFactor.format(s.scale) + ", Spark " + environment.get("spark") + ", " + s.master;
     String chartLink = null;
     String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
     if (s.chart != null) {
-      TpcChart.write(summary, title + ": median wall time", s.chart);
+      TpcChart.write(summary, title, s.chart);
       System.out.println("== Chart: " + s.chart);
       // The raw figures go beside the chart too, so that a committed report keeps them.
       String stem = s.chart.getFileName().toString().replaceFirst("\\.[^.]*$", "");
@@ -180,7 +180,8 @@ public final class TpcBenchmark {
     String body = TpcMarkdown.body(summary, setup(s, environment, runs, warmUp), chartLink);
     if (s.markdown != null) {
       BenchmarkReport.writeSection(s.markdown, s.section(),
-          "TPC-style shuffle benchmark" + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
+          (s.suite == Suite.TPC ? "TPC-style shuffle benchmark" : "TPC-DS")
+              + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
               + ": Sluice against Spark's sort shuffle", s.command,
           body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
               + "works and the configuration for a real cluster: [tpc-benchmark.md]"
@@ -192,11 +193,33 @@ public final class TpcBenchmark {
     System.exit(summary.answersAgree() ? 0 : 1);
   }
 
+  /**
+   * The queries in their order: the TPC-style suite's from its list; TPC-DS's as the runs' events
+   * name them (the texts live in Spark's test jar, which the harness does not load).
+   */
+  private static List<String> queries(TpcSettings s, List<RunRecord> runs) {
+    if (s.suite == Suite.TPC) {
+      return QuerySpec.select(s.queries).stream().map(QuerySpec::label).toList();
+    }
+    Set<String> named = new LinkedHashSet<>();
+    if (!s.queries.equals("all")) {
+      named.addAll(List.of(s.queries.split(",")));
+    }
+    runs.forEach(r -> r.queries().forEach(q -> named.add(String.valueOf(q.get("query")))));
+    return List.copyOf(named);
+  }
+
   /** A SparkSubmit of {@link TpcJob} in {@code mode}, with every mode's settings and its own. */
   private static SparkRun submit(TpcSettings s, Mode mode, Map<String, String> modeConf,
       List<String> jvmOptions, List<String> jobArgs, Path log) {
     Map<String, String> conf = new LinkedHashMap<>(s.commonSparkConf());
     conf.putAll(modeConf);
+    if (s.suite == Suite.TPCDS) {
+      conf.put("spark.jars", String.join(",", s.install().tpcdsJars().stream()
+          .map(Path::toString).toList()));
+      jobArgs = new ArrayList<>(jobArgs);
+      jobArgs.add("--tpcds");
+    }
     return SparkRun.of(s.install(), s.driverMemory(), s.master(), mode.usesClientJar(), conf,
         jvmOptions, TpcJob.class.getName(), jobArgs, log,
         line -> line.startsWith("Query ") || line.startsWith("Generated "));
@@ -299,13 +322,17 @@ public final class TpcBenchmark {
       throws IOException {
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("machine", BenchmarkReport.machine(s.home.resolve("docs")));
+    e.put("commit", BenchmarkReport.commit(s.home));
     e.put("java", System.getProperty("java.version"));
     e.put("spark", sparkVersion(s));
     e.put("sluice", s.install().benchmarkJar().getFileName().toString()
         .replace("sluice-benchmark-", "").replace(".jar", ""));
     e.put("scale", s.scale);
     e.put("seed", s.seed);
-    e.put("orders", TableLayout.orderCount(s.scale));
+    e.put("suite", s.suite.label());
+    if (s.suite == Suite.TPC) {
+      e.put("orders", TableLayout.orderCount(s.scale));
+    }
     e.put("tables", tables.toString());
     e.put("tableBytes", directoryBytes(tables));
     e.put("generationMs", generationMs);
@@ -327,16 +354,26 @@ public final class TpcBenchmark {
 
   private static String setup(TpcSettings s, Map<String, Object> env, List<RunRecord> runs,
       RunRecord warmUp) {
-    long orders = (Long) env.get("orders");
     StringBuilder sb = new StringBuilder();
-    sb.append("Scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
-        .append(String.format("%,d", orders)).append(" orders, about ")
-        .append(String.format("%,d", orders * 4)).append(" lineitem rows; ")
-        .append(Figures.bytes((Long) env.get("tableBytes")))
-        .append(" of Parquet, generated once and read by every run), seed ").append(s.seed)
-        .append(". Spark ").append(env.get("spark")).append(" with `--master ").append(s.master)
+    if (s.suite == Suite.TPC) {
+      long orders = (Long) env.get("orders");
+      sb.append("Scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
+          .append(String.format("%,d", orders)).append(" orders, about ")
+          .append(String.format("%,d", orders * 4)).append(" lineitem rows; ")
+          .append(Figures.bytes((Long) env.get("tableBytes")))
+          .append(" of Parquet, generated once and read by every run), seed ").append(s.seed);
+    } else {
+      sb.append("TPC-DS at scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
+          .append(Figures.bytes((Long) env.get("tableBytes")))
+          .append(" of Parquet in Spark's TPC-DS schema, generated once with dsdgen's Java port "
+              + "`io.trino.tpcds` and read by every run); every query text of Spark's own test jar "
+              + "(`tpcds/q*.sql` in spark-sql's tests jar), each collected to the driver and "
+              + "checksummed there (doubles to 9 significant digits)");
+    }
+    sb.append(". Spark ").append(env.get("spark")).append(" with `--master ").append(s.master)
         .append("`, driver heap ").append(s.driverMemory)
-        .append(", Kryo, AQE on, broadcast joins off, Spark's default codec (lz4) for both modes. ")
+        .append(", Kryo, AQE on, ").append(s.suite == Suite.TPC ? "broadcast joins off" : "Spark's "
+            + "default broadcast threshold").append(", Spark's default codec (lz4) for both modes. ")
         .append(s.rounds).append(" round(s); each round runs ")
         .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
         .append(", each a fresh SparkSubmit JVM, so both modes see the same machine noise.");
@@ -368,6 +405,7 @@ public final class TpcBenchmark {
       }
     }
     long total = runs.stream().mapToLong(RunRecord::wallMs).sum();
+    sb.append(" Commit ").append(env.get("commit")).append('.');
     sb.append(" The invocation's SparkSubmit runs took ").append(Figures.seconds(total))
         .append(" s in all.");
     return sb.toString();

@@ -20,7 +20,9 @@ final class TpcMarkdown {
     StringBuilder md = new StringBuilder();
     md.append(setup.strip()).append("\n\n");
     if (chartLink != null) {
-      md.append("![Median wall time per query and mode](").append(chartLink).append(")\n\n");
+      md.append(s.suite == Suite.TPCDS && s.compares()
+          ? "![Sluice's median wall time over the built-in shuffle's, per query]("
+          : "![Median wall time per query and mode](").append(chartLink).append(")\n\n");
     }
     List<Mode> modes = s.modes;
     md.append("| Query |");
@@ -116,9 +118,9 @@ final class TpcMarkdown {
     for (String q : s.queries) {
       for (Mode m : modes) {
         QueryStats st = s.get(q, m);
-        if (!st.notes().isEmpty() && m == modes.get(modes.size() - 1)) {
-          md.append("- ").append(q).append(": ").append(String.join("; ", st.notes()))
-              .append('\n');
+        if (!st.notes().isEmpty()) {
+          md.append("- ").append(q).append(", ").append(m.label()).append(": ")
+              .append(String.join("; ", st.notes())).append('\n');
         }
       }
     }
@@ -128,6 +130,10 @@ final class TpcMarkdown {
       md.append("Targets (this machine, one invocation):\n\n");
       targets.forEach(t -> md.append("- ").append(t).append('\n'));
       md.append('\n');
+    }
+    if (s.suite == Suite.TPCDS) {
+      return md.append("Queries: the TPC-DS texts of Spark's own TPC-DS tests, unchanged.\n")
+          .toString();
     }
     md.append("Queries:\n\n");
     for (QuerySpec q : QuerySpec.values()) {

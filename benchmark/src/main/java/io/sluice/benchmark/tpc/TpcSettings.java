@@ -18,10 +18,13 @@ final class TpcSettings {
       "Usage: bin/sluice-bench [flags]",
       "  --spark 3.5|4         the Spark line (default 3.5); 4 runs Spark 4 (Scala 2.13) with",
       "                        the Spark 4 client and reports into its own section and chart",
-      "  --scale SF|smoke      TPC-H scale factor (default 1); smoke = 0.01",
+      "  --tpcds               TPC-DS: every query text of the Spark line's own test jar on",
+      "                        dsdgen's data, reported in docs/benchmarks/tpcds.md (Spark 4:",
+      "                        tpcds-spark-4.md); without it the TPC-style shuffle queries",
+      "  --scale SF|smoke      scale factor (default 1); smoke = 0.01",
       "  --rounds N            rounds of A B (default 2)",
       "  --modes a,b           default builtin,sluice",
-      "  --queries q1,q2|all   default all",
+      "  --queries q1,q2|all   default all (TPC-DS: names such as q1,q14a)",
       "  --seed N              data generator seed (default 1)",
       "  --master URL          default local[2]",
       "  --driver-memory SIZE  driver JVM heap (default 4g)",
@@ -43,10 +46,10 @@ final class TpcSettings {
       "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
       "  --data DIR            generated tables, kept between runs",
       "                        (default benchmark/target/tpc-data)",
-      "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4') rewritten",
-      "                        (default docs/benchmarks.md; - for none)",
-      "  --chart FILE|-        PNG chart (default docs/benchmarks/tpc.png, Spark 4:",
-      "                        docs/benchmarks/tpc-spark-4.png; - for none)",
+      "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds',",
+      "                        'tpcds-spark-4') rewritten (default docs/benchmarks.md; TPC-DS:",
+      "                        docs/benchmarks/<section>.md; - for none)",
+      "  --chart FILE|-        PNG chart (default docs/benchmarks/<section>.png; - for none)",
       "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
       "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
   private static final List<String> OPTIONS = List.of("spark", "scale", "rounds", "modes", "queries",
@@ -54,6 +57,7 @@ final class TpcSettings {
       "server-heap", "scrape-ms", "run-timeout", "output", "data", "markdown", "chart", "home", "command");
 
   final Path home;
+  final Suite suite;
   /** The Spark line: 3.5 or 4. */
   final String spark;
   final double scale;
@@ -81,9 +85,10 @@ final class TpcSettings {
   /** Whether one unmeasured sluice run warms the servers up before the rounds. */
   final boolean warmUp;
 
-  private TpcSettings(Map<String, String> o, Map<String, String> extraConf,
+  private TpcSettings(Suite suite, Map<String, String> o, Map<String, String> extraConf,
       Map<String, String> sluiceConf, Map<String, String> serverConf, boolean profile,
       boolean warmUp) {
+    this.suite = suite;
     this.profile = profile;
     this.warmUp = warmUp;
     home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
@@ -99,7 +104,12 @@ final class TpcSettings {
     modes = Arrays.stream(o.getOrDefault("modes", "builtin,sluice").split(","))
         .map(Mode::parse).distinct().toList();
     queries = o.getOrDefault("queries", "all");
-    QuerySpec.select(queries);
+    if (suite == Suite.TPC) {
+      QuerySpec.select(queries);
+    } else if (!queries.matches("all|q\\d+[a-z]?(,q\\d+[a-z]?)*")) {
+      throw new IllegalArgumentException("--queries is '" + queries
+          + "': give all or TPC-DS query names separated by commas, e.g. q1,q14a,q72");
+    }
     seed = Long.parseLong(o.getOrDefault("seed", "1"));
     master = o.getOrDefault("master", "local[2]");
     driverMemory = o.getOrDefault("driver-memory", "4g");
@@ -116,7 +126,8 @@ final class TpcSettings {
     this.serverConf = serverConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
     data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
-    markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks.md"));
+    markdown = optionalPath(o.getOrDefault("markdown", suite == Suite.TPC ? "docs/benchmarks.md"
+        : "docs/benchmarks/" + section() + ".md"));
     chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/" + section() + ".png"));
     command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
   }
@@ -147,11 +158,13 @@ final class TpcSettings {
     Flags flags = new Flags(args, USAGE);
     boolean profile = false;
     boolean warmUp = true;
+    Suite suite = Suite.TPC;
     while (flags.hasNext()) {
       String flag = flags.next();
       switch (flag) {
         case "--profile" -> profile = true;
         case "--no-warmup" -> warmUp = false;
+        case "--tpcds" -> suite = Suite.TPCDS;
         case "--conf" -> flags.keyValue(flag, extra);
         case "--sluice-conf" -> flags.keyValue(flag, sluice);
         case "--server-conf" -> flags.keyValue(flag, server);
@@ -160,7 +173,7 @@ final class TpcSettings {
     }
     refuseDriverJvmSettings(extra, "--conf");
     refuseDriverJvmSettings(sluice, "--sluice-conf");
-    return new TpcSettings(o, extra, sluice, server, profile, warmUp);
+    return new TpcSettings(suite, o, extra, sluice, server, profile, warmUp);
   }
 
   /**
@@ -191,11 +204,12 @@ final class TpcSettings {
   }
 
   /**
-   * The section of docs/benchmarks.md this line's results go to, also the default chart's name:
-   * {@code tpc} for Spark 3.5, {@code tpc-spark-4} for Spark 4, so that each line keeps its own.
+   * The report section this suite's and line's results go to, also the default chart's name:
+   * {@code tpc} or {@code tpcds} for Spark 3.5, {@code tpc-spark-4} or {@code tpcds-spark-4} for
+   * Spark 4, so that each keeps its own.
    */
   String section() {
-    return spark.equals("3.5") ? "tpc" : "tpc-spark-" + spark;
+    return suite.label() + (spark.equals("3.5") ? "" : "-spark-" + spark);
   }
 
   /** Spark settings of every mode. */
@@ -210,7 +224,13 @@ final class TpcSettings {
     c.put("spark.local.dir", output.resolve("spark-local").toString());
     c.put("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
     c.put("spark.sql.adaptive.enabled", "true");
-    c.put("spark.sql.autoBroadcastJoinThreshold", "-1");
+    if (suite == Suite.TPC) {
+      c.put("spark.sql.autoBroadcastJoinThreshold", "-1");
+    } else {
+      // Spark's broadcast threshold stays: TPC-DS's dimension tables are broadcast as on a
+      // cluster; 32 partitions rather than 200 suit scale 1 on a few cores.
+      c.put("spark.sql.shuffle.partitions", "32");
+    }
     c.put("spark.shuffle.push.enabled", "false");
     c.putAll(extraConf);
     return c;

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code --spark} picks the Spark installation, the client and the job's jar, and keeps each line's
- * figures apart: its own section of docs/benchmarks.md and its own chart.
+ * figures apart: its own section of docs/benchmarks.md and its own chart; {@code --tpcds} picks the
+ * TPC-DS suite, with a report file of its own.
  */
 class TpcSettingsTest {
   private static final Path HOME = Path.of("/checkout");
@@ -33,6 +34,35 @@ class TpcSettingsTest {
     assertEquals(HOME.resolve("examples-spark-4/target/spark-home"), s.install().sparkHome());
     // The tables are the same for both lines.
     assertEquals(TpcSettings.parse(new String[] {"--home", HOME.toString()}).data, s.data);
+  }
+
+  @Test
+  void tpcdsReportsIntoAFileOfItsOwnPerLineAndKeepsSparksBroadcasts() {
+    TpcSettings s = TpcSettings.parse(new String[] {"--home", HOME.toString(), "--tpcds"});
+    assertEquals(Suite.TPCDS, s.suite);
+    assertEquals("tpcds", s.section());
+    assertEquals(HOME.resolve("docs/benchmarks/tpcds.md"), s.markdown);
+    assertEquals(HOME.resolve("docs/benchmarks/tpcds.png"), s.chart);
+    assertEquals("32", s.commonSparkConf().get("spark.sql.shuffle.partitions"));
+    assertEquals(null, s.commonSparkConf().get("spark.sql.autoBroadcastJoinThreshold"));
+    assertEquals(HOME.resolve("benchmark/target/tpc-data/tpcds-sf-1"),
+        s.suite.tables(s.data, s.scale, s.seed));
+
+    TpcSettings four = TpcSettings.parse(new String[] {"--home", HOME.toString(), "--tpcds",
+        "--spark", "4", "--queries", "q1,q14a,q99"});
+    assertEquals("tpcds-spark-4", four.section());
+    assertEquals(HOME.resolve("docs/benchmarks/tpcds-spark-4.md"), four.markdown);
+    assertEquals("q1,q14a,q99", four.queries);
+  }
+
+  @Test
+  void tpcdsQueryNamesAreCheckedBeforeAnythingRuns() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> TpcSettings.parse(new String[] {"--tpcds", "--queries", "q1,join"}));
+    assertTrue(e.getMessage().contains("TPC-DS query names"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> TpcSettings.parse(new String[] {"--queries", "q1"}));
+    assertTrue(e.getMessage().contains("unknown query 'q1'"), e.getMessage());
   }
 
   @Test

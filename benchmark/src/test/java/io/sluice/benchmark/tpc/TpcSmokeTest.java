@@ -41,11 +41,12 @@ class TpcSmokeTest {
     assertTrue(run.output().contains(
         "every query gave the same row count and checksum in every round and mode"), run.output());
     for (String query : List.of("aggregate", "join", "sort", "skewjoin", "groupbykey",
-        "repartition", "partitionby")) {
+        "repartition", "partitionby", "smallshuffles")) {
       // builtin, the servers' warm-up run, sluice
       assertEquals(3, count(run.output(), "Query " + query + ": "), run.output());
     }
     assertTrue(run.output().contains("AQE split skewed partitions"), run.output());
+    assertTrue(run.output().contains("20 shuffles of 50,000 rows"), run.output());
 
     Path json;
     try (Stream<Path> files = Files.list(dir.resolve("out"))) {
@@ -81,6 +82,40 @@ class TpcSmokeTest {
     assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
     assertTrue(section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
         section);
+    assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
+  }
+
+  /**
+   * The TPC-DS suite at the smoke size on both lines: four of Spark's own TPC-DS query texts on
+   * generated data, both modes agreeing, the report in a file of its own. q90 divides by zero at
+   * this scale under Spark 4's ANSI mode: it must fail alike in both modes and count as agreeing.
+   */
+  @ParameterizedTest(name = "Spark {0}")
+  @ValueSource(strings = {"3.5", "4"})
+  void tpcdsSmokeRunAgreesAcrossModes(String spark) throws Exception {
+    Path markdown = dir.resolve("tpcds.md");
+    Path chart = dir.resolve("tpcds.png");
+    Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
+        "bin/sluice-bench", "--tpcds", "--spark", spark, "--scale", "smoke", "--rounds", "1",
+        "--no-warmup", "--queries", "q3,q14a,q72,q90", "--run-timeout", "4m",
+        "--output", dir.resolve("out").toString(), "--data", dir.resolve("data").toString(),
+        "--markdown", markdown.toString(), "--chart", chart.toString());
+    assertEquals(0, run.exitCode(), run.output());
+    assertTrue(run.output().contains(
+        "every query gave the same row count and checksum in every round and mode"), run.output());
+    for (String query : List.of("q3", "q14a", "q72")) {
+      assertEquals(2, count(run.output(), "Query " + query + ": "), run.output());
+    }
+    assertTrue(run.output().contains("Query q3: 20 rows"), run.output());
+    if (spark.equals("4")) {
+      assertTrue(run.output().contains("failed alike: org.apache.spark.SparkArithmeticException"),
+          run.output());
+    }
+    String section = Files.readString(markdown);
+    String name = spark.equals("3.5") ? "tpcds" : "tpcds-spark-4";
+    assertTrue(section.contains("<!-- BEGIN " + name + " -->"), section);
+    assertTrue(section.contains("| q14a |"), section);
+    assertTrue(section.contains("CPU per shuffled GiB (Spark JVM and servers)"), section);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
   }
 

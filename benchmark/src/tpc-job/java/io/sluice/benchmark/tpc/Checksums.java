@@ -7,7 +7,12 @@ import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.xxhash64;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -44,6 +49,52 @@ final class Checksums {
   static QueryOutcome outcome(Row summary, String note) {
     return new QueryOutcome(summary.getLong(0), summary.isNullAt(1) ? 0 : summary.getLong(1),
         note);
+  }
+
+  /**
+   * The count and the checksum of rows collected to the driver (a TPC-DS query's answer), each row
+   * hashed over a text of its values in which floating-point values keep 9 significant digits: two
+   * answers that differ only in how the partitions of a double sum were added up checksum alike.
+   */
+  static QueryOutcome ofRows(List<Row> rows, String note) {
+    long checksum = 0;
+    for (Row row : rows) {
+      checksum += term(fnv64(canonical(row)));
+    }
+    return new QueryOutcome(rows.size(), checksum, note);
+  }
+
+  private static final MathContext DOUBLE_DIGITS = new MathContext(9, RoundingMode.HALF_EVEN);
+
+  private static String canonical(Row row) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < row.length(); i++) {
+      Object v = row.get(i);
+      if (v == null) {
+        text.append('\u0000');
+      } else if (v instanceof Double || v instanceof Float) {
+        double d = ((Number) v).doubleValue();
+        text.append(Double.isFinite(d) && d != 0
+            ? new BigDecimal(d).round(DOUBLE_DIGITS).stripTrailingZeros().toString()
+            : String.valueOf(d == 0 ? 0.0 : d));
+      } else if (v instanceof BigDecimal b) {
+        text.append(b.toPlainString());
+      } else if (v instanceof byte[] bytes) {
+        text.append(Arrays.toString(bytes));
+      } else {
+        text.append(v);
+      }
+      text.append('\u0001');
+    }
+    return text.toString();
+  }
+
+  private static long fnv64(String text) {
+    long h = 0xCBF29CE484222325L;
+    for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+      h = (h ^ (b & 0xFF)) * 0x100000001B3L;
+    }
+    return h;
   }
 
   /** Folds a 64-bit value into a checksum term in the same range as the SQL checksums'. */

@@ -23,7 +23,10 @@ enum QuerySpec {
   REPARTITION("repartition", "RDD repartition of 1M wide rows (1 KiB of lineitem .tbl text) per "
       + "SF"),
   PARTITION_BY("partitionby", "RDD partitionBy (hash partitioner) of 5M (long, 100 random bytes) "
-      + "records per SF, Kryo: incompressible mid-sized records");
+      + "records per SF, Kryo: incompressible mid-sized records"),
+  SMALL_SHUFFLES("smallshuffles", SmallShufflesQuery.SHUFFLES + " SQL repartitions by key of "
+      + "50,000 (long, 64-character hash) rows, about 4 MiB each, one after the other, whatever "
+      + "the scale: the fixed cost of a shuffle");
 
   private final String label;
   private final String description;

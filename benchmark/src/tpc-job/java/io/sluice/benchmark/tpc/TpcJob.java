@@ -24,26 +24,31 @@ import org.apache.spark.sql.SparkSession;
  * The Spark application of the TPC benchmark, submitted once per round and mode by
  * {@code TpcBenchmark} (the harness, in src/main/java). With {@code --generate} it writes the
  * tables; otherwise it runs the queries one after the other and appends one JSON line per query to
- * the events file: wall time, answer, and the task metrics of its stages.
+ * the events file: wall time, answer, and the task metrics of its stages. {@code --tpcds} picks
+ * the TPC-DS suite ({@link Suite}): its tables, and the query texts of Spark's own test jar.
  *
  * <p>This source root (src/tpc-job/java) is compiled twice: by this module for Spark 3.5 and by
  * examples-spark-4 for Spark 4 (Scala 2.13), so it uses nothing but Spark, Jackson (Spark's own)
  * and the JDK.
  */
 public final class TpcJob {
-  private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--seed N] [--generate]"
-      + " [--queries aggregate,join,...] [--events FILE] [--rdd-partitions N]";
+  private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--tpcds] [--seed N]"
+      + " [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
+      + " [--rdd-partitions N]";
 
   private TpcJob() {}
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new LinkedHashMap<>();
     boolean generate = false;
+    Suite suite = Suite.TPC;
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {
       String flag = flags.next();
       if (flag.equals("--generate")) {
         generate = true;
+      } else if (flag.equals("--tpcds")) {
+        suite = Suite.TPCDS;
       } else {
         flags.named(flag, List.of("data", "scale", "seed", "queries", "events", "rdd-partitions"),
             opts);
@@ -51,30 +56,32 @@ public final class TpcJob {
     }
     double scale = ScaleFactor.parse(required(opts, "scale"));
     long seed = Long.parseLong(opts.getOrDefault("seed", "1"));
-    Path tables = TableLayout.directory(Path.of(required(opts, "data")), scale, seed);
-    int generatorPartitions = TableLayout.generatorPartitions(scale);
-    TpchGenerator generator = new TpchGenerator(scale, seed, generatorPartitions);
+    Path tables = suite.tables(Path.of(required(opts, "data")), scale, seed);
 
-    SparkSession spark = SparkSession.builder().appName("sluice-tpc")
-        .config("spark.sql.datetime.java8API.enabled", "true").getOrCreate();
+    SparkSession spark = SparkSession.builder().appName("sluice-" + suite.label())
+        .config("spark.sql.datetime.java8API.enabled", suite == Suite.TPC).getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     try {
       if (generate) {
         long start = System.nanoTime();
-        TpchTables.write(spark, tables, generator, generatorPartitions);
+        if (suite == Suite.TPC) {
+          int generatorPartitions = TableLayout.generatorPartitions(scale);
+          TpchTables.write(spark, tables, new TpchGenerator(scale, seed, generatorPartitions),
+              generatorPartitions);
+        } else {
+          TpcdsTables.write(spark, tables, scale);
+        }
         System.out.printf("Generated SF %s in %s in %.1f s%n", ScaleFactor.format(scale), tables,
             (System.nanoTime() - start) / 1e9);
         return;
       }
-      if (!TableLayout.complete(tables)) {
+      if (!suite.complete(tables)) {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
-      int rddPartitions = Integer.parseInt(opts.getOrDefault("rdd-partitions",
-          String.valueOf(defaultRddPartitions(scale))));
-      QueryInputs in = new QueryInputs(spark, tables, generator, scale, seed, rddPartitions);
-      List<TpcQuery> queries = TpcQueries.select(opts.getOrDefault("queries", "all"));
-      Path events = Path.of(required(opts, "events"));
-      boolean failed = runAll(spark, in, queries, events);
+      String names = opts.getOrDefault("queries", "all");
+      List<JobQuery> queries = suite == Suite.TPC
+          ? tpcQueries(spark, tables, scale, seed, names, opts) : tpcdsQueries(spark, tables, names);
+      boolean failed = runAll(spark, queries, Path.of(required(opts, "events")));
       if (failed) {
         System.exit(2);
       }
@@ -83,13 +90,47 @@ public final class TpcJob {
     }
   }
 
+  private static List<JobQuery> tpcQueries(SparkSession spark, Path tables, double scale,
+      long seed, String names, Map<String, String> opts) {
+    int rddPartitions = Integer.parseInt(opts.getOrDefault("rdd-partitions",
+        String.valueOf(defaultRddPartitions(scale))));
+    TpchGenerator generator = new TpchGenerator(scale, seed,
+        TableLayout.generatorPartitions(scale));
+    QueryInputs in = new QueryInputs(spark, tables, generator, scale, seed, rddPartitions);
+    return TpcQueries.select(names).stream().map(q -> new JobQuery(q.spec().label(),
+        q.spec().description(), () -> q.run(in))).toList();
+  }
+
+  /**
+   * Each query collects its rows (most end in a LIMIT 100), checksummed in the driver. A query
+   * whose data divides by zero under ANSI mode (Spark 4's default; q90 at small scales) fails in
+   * every mode alike: that error is its answer, compared like rows, and does not fail the run.
+   */
+  private static List<JobQuery> tpcdsQueries(SparkSession spark, Path tables, String names)
+      throws IOException {
+    TpcdsTables.register(spark, tables);
+    List<JobQuery> queries = new ArrayList<>();
+    TpcdsQueryTexts.select(names).forEach((name, text) -> queries.add(new JobQuery(name,
+        "TPC-DS " + name, () -> {
+          try {
+            return Checksums.ofRows(spark.sql(text).collectAsList(), "");
+          } catch (ArithmeticException e) {
+            String error = e.getClass().getName() + ": "
+                + String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+            return new QueryOutcome(-1, Checksums.term(error.hashCode()), "failed alike: "
+                + error);
+          }
+        })));
+    return queries;
+  }
+
   /** Map and reduce tasks of the RDD queries: 16 per scale factor, at least 4. */
   static int defaultRddPartitions(double scale) {
     return (int) Math.max(4, Math.round(scale * 16));
   }
 
-  private static boolean runAll(SparkSession spark, QueryInputs in, List<TpcQuery> queries,
-      Path events) throws IOException {
+  private static boolean runAll(SparkSession spark, List<JobQuery> queries, Path events)
+      throws IOException {
     SparkContext sc = spark.sparkContext();
     QueryMetricsListener listener = new QueryMetricsListener();
     sc.addSparkListener(listener);
@@ -98,30 +139,30 @@ public final class TpcJob {
     Files.createDirectories(events.toAbsolutePath().getParent());
     try (Writer out = Files.newBufferedWriter(events, StandardCharsets.UTF_8,
         StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
-      for (TpcQuery q : queries) {
+      for (JobQuery q : queries) {
         Map<String, Object> line = new LinkedHashMap<>();
-        line.put("query", q.spec().label());
-        sc.setLocalProperty(QueryMetricsListener.QUERY_PROPERTY, q.spec().label());
-        sc.setJobGroup(q.spec().label(), q.spec().description(), false);
+        line.put("query", q.label());
+        sc.setLocalProperty(QueryMetricsListener.QUERY_PROPERTY, q.label());
+        sc.setJobGroup(q.label(), q.description(), false);
         long gcBefore = gcMillis();
         long cpuBefore = cpuNanos();
         JvmThreadCpu threadsBefore = JvmThreadCpu.take();
         long startMs = System.currentTimeMillis();
         long start = System.nanoTime();
         try {
-          QueryOutcome outcome = q.run(in);
+          QueryOutcome outcome = q.run().call();
           line.put("wallMs", (System.nanoTime() - start) / 1_000_000);
           line.put("rows", outcome.rows());
           line.put("checksum", Long.toHexString(outcome.checksum()));
           line.put("note", outcome.note());
-          System.out.printf("Query %s: %s in %.1f s%s%n", q.spec().label(), outcome.answer(),
+          System.out.printf("Query %s: %s in %.1f s%s%n", q.label(), outcome.answer(),
               (System.nanoTime() - start) / 1e9,
               outcome.note().isEmpty() ? "" : " (" + outcome.note() + ")");
         } catch (Exception e) {
           failed = true;
           line.put("wallMs", (System.nanoTime() - start) / 1_000_000);
           line.put("error", stackTrace(e));
-          System.out.printf("Query %s FAILED: %s%n", q.spec().label(), e);
+          System.out.printf("Query %s FAILED: %s%n", q.label(), e);
         }
         line.put("startMs", startMs);
         line.put("endMs", System.currentTimeMillis());
@@ -131,7 +172,7 @@ public final class TpcJob {
         line.put("jvmThreadCpuMs", JvmThreadCpu.take().millisSince(threadsBefore, jvmCpuMs));
         drain(sc);
         List<Map<String, Object>> stages = new ArrayList<>();
-        listener.take(q.spec().label()).forEach(s -> stages.add(s.toMap()));
+        listener.take(q.label()).forEach(s -> stages.add(s.toMap()));
         line.put("stages", stages);
         sc.clearJobGroup();
         out.write(json.writeValueAsString(line));

@@ -6,7 +6,7 @@ import java.util.List;
 final class TpcQueries {
   private static final List<TpcQuery> ALL = List.of(new AggregateQuery(), new JoinQuery(),
       new SortQuery(), new SkewJoinQuery(), new GroupByKeyQuery(), new RepartitionQuery(),
-      new PartitionByQuery());
+      new PartitionByQuery(), new SmallShufflesQuery());
 
   private TpcQueries() {}
 

@@ -1,4 +1,4 @@
-package io.sluice.conformance;
+package io.sluice.benchmark.tpc;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,4 +1,4 @@
-package io.sluice.conformance;
+package io.sluice.benchmark.tpc;
 
 import io.trino.tpcds.Results;
 import io.trino.tpcds.Session;
@@ -30,21 +30,27 @@ import org.apache.spark.sql.types.StructType;
  * TPC-DS data at a scale factor, generated with dsdgen's Java port ({@code io.trino.tpcds} from
  * Maven Central, no downloaded data set) in Spark tasks, one per chunk of each table, and stored as
  * Parquet with Spark's own TPC-DS schema ({@link SparkTpcdsSchema}): a directory per table, kept
- * for later runs at the same scale (a marker file says the set is complete).
+ * for later runs at the same scale ({@link Suite#complete} says whether the set is whole).
  */
-final class TpcdsData {
-  private static final String COMPLETE = "_COMPLETE";
-
-  private TpcdsData() {}
+public final class TpcdsTables {
+  private TpcdsTables() {}
 
   /** The data set at {@code scale} under {@code root}, generated with {@code spark} if missing. */
-  static Path ensure(SparkSession spark, Path root, double scale) throws IOException {
-    Path dir = root.resolve("sf" + scale);
-    if (Files.exists(dir.resolve(COMPLETE))) {
-      return dir;
+  public static Path ensure(SparkSession spark, Path root, double scale) throws IOException {
+    Path dir = Suite.TPCDS.tables(root, scale, 0);
+    if (!Suite.TPCDS.complete(dir)) {
+      write(spark, dir, scale);
     }
+    return dir;
+  }
+
+  /**
+   * Writes every table into {@code dir}, in chunks: the Spark context's default parallelism, or two
+   * per scale factor where that is more, so that large scales split into tasks of bounded size.
+   */
+  static void write(SparkSession spark, Path dir, double scale) throws IOException {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    int chunks = Math.max(1, sc.defaultParallelism());
+    int chunks = (int) Math.max(Math.max(1, sc.defaultParallelism()), Math.ceil(scale * 2));
     for (Map.Entry<String, String> table : SparkTpcdsSchema.tables().entrySet()) {
       StructType schema = storedSchema(table.getValue());
       String name = table.getKey();
@@ -54,15 +60,14 @@ final class TpcdsData {
       spark.createDataFrame(rows, schema).write().mode(SaveMode.Overwrite)
           .parquet(dir.resolve(name).toString());
     }
-    Files.writeString(dir.resolve(COMPLETE), "scale " + scale + "\n");
-    return dir;
+    Files.writeString(dir.resolve(Suite.TPCDS_COMPLETE), "scale " + scale + "\n");
   }
 
   /**
    * Registers every table of the data set in {@code spark}'s catalog with Spark's own DDL, so that
    * CHAR and VARCHAR columns keep Spark's semantics.
    */
-  static void register(SparkSession spark, Path dir) {
+  public static void register(SparkSession spark, Path dir) {
     for (Map.Entry<String, String> table : SparkTpcdsSchema.tables().entrySet()) {
       spark.sql("CREATE TABLE `" + table.getKey() + "` (" + table.getValue() + ") USING parquet "
           + "LOCATION '" + dir.resolve(table.getKey()).toUri() + "'");
