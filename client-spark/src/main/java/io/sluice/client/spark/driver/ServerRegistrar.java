@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * servers that will hold it, heart-beats that keep the application alive there, and deletion. Every
  * call is asynchronous with a bounded wait, so that no slow or silent server delays the others. A
  * server that answers a heartbeat with UNKNOWN_APPLICATION restarted: the application is
- * registered there again, so that the server can be given new partitions.
+ * registered there again, so that the server can be given new partitions. The application is
+ * registered on a server once: later shuffles register with one round trip, and a server that
+ * answers UNKNOWN_APPLICATION (it restarted or expired the application) gets the application
+ * again before the shuffle.
  */
 final class ServerRegistrar {
   private static final Logger LOG = LoggerFactory.getLogger(ServerRegistrar.class);
@@ -41,6 +44,8 @@ final class ServerRegistrar {
   private final String user;
   private final Duration timeout;
   private final Set<ServerAddress> known = ConcurrentHashMap.newKeySet();
+  /** Servers that accepted this application's registration. */
+  private final Set<ServerAddress> registered = ConcurrentHashMap.newKeySet();
 
   /** @param timeout how long one server may take to answer one of these calls */
   ServerRegistrar(Connections clients, String appId, String user, Duration timeout) {
@@ -71,12 +76,30 @@ final class ServerRegistrar {
     Map<ServerAddress, CompletableFuture<StatusResponse>> outcomes = new LinkedHashMap<>();
     for (ServerAddress server : servers) {
       known.add(server);
-      outcomes.put(server, call(server, new RegisterApplicationRequest(
-          TransportClient.nextRequestId(), appId, user)).thenCompose(ok -> call(server,
-              new RegisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId,
-                  numPartitions))));
+      outcomes.put(server, registered.contains(server)
+          ? registerShuffle(server, shuffleId, numPartitions).exceptionallyCompose(e ->
+              Retries.hasStatus(e, StatusCode.UNKNOWN_APPLICATION)
+                  ? registerApplication(server).thenCompose(ok ->
+                      registerShuffle(server, shuffleId, numPartitions))
+                  : CompletableFuture.failedFuture(e))
+          : registerApplication(server).thenCompose(ok ->
+              registerShuffle(server, shuffleId, numPartitions)));
     }
     return outcomes;
+  }
+
+  private CompletableFuture<StatusResponse> registerApplication(ServerAddress server) {
+    return call(server, new RegisterApplicationRequest(TransportClient.nextRequestId(), appId,
+        user)).thenApply(ok -> {
+          registered.add(server);
+          return ok;
+        });
+  }
+
+  private CompletableFuture<StatusResponse> registerShuffle(ServerAddress server, int shuffleId,
+      int numPartitions) {
+    return call(server, new RegisterShuffleRequest(TransportClient.nextRequestId(), appId,
+        shuffleId, numPartitions));
   }
 
   /** Tells every server that held data of the application that it lives; never waits. */
@@ -90,8 +113,8 @@ final class ServerRegistrar {
             if (Retries.hasStatus(error, StatusCode.UNKNOWN_APPLICATION)) {
               LOG.info("Server {} no longer knows {} (it restarted); registering it again",
                   server, appId);
-              call(server, new RegisterApplicationRequest(TransportClient.nextRequestId(), appId,
-                  user));
+              registered.remove(server);
+              registerApplication(server);
             } else {
               LOG.debug("Heartbeat to {} failed: {}", server, Retries.unwrap(error).toString());
             }

@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The driver's calls to shuffle servers, against scripted servers on loopback sockets: the
- * application is registered before its shuffle on every server, a restarted server gets the
- * application again from the next heart-beat, and a silent server delays none of the calls past
+ * application is registered before its shuffle on every server and once only, a restarted server
+ * gets the application again from the next heart-beat or before the next shuffle, and a silent server delays none of the calls past
  * the call timeout.
  */
 class ServerRegistrarTest {
@@ -80,6 +80,30 @@ class ServerRegistrarTest {
       assertEquals(3, shuffle.shuffleId());
       assertEquals(10, shuffle.numPartitions());
     }
+  }
+
+  @Test
+  void laterShufflesRegisterWithOneRequestPerServer() throws Exception {
+    Scripted a = new Scripted();
+    ServerAddress server = address("a", a);
+    registrar.register(List.of(server), 0, 4).get(10, TimeUnit.SECONDS);
+
+    registrar.register(List.of(server), 1, 4).get(10, TimeUnit.SECONDS);
+
+    assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE, REGISTER_SHUFFLE), a.types());
+  }
+
+  @Test
+  void aServerThatForgotTheApplicationGetsItAgainBeforeTheShuffle() throws Exception {
+    Scripted restarted = new Scripted();
+    ServerAddress server = address("restarted", restarted);
+    registrar.register(List.of(server), 0, 4).get(10, TimeUnit.SECONDS);
+    restarted.forgetTheApplicationOnce();
+
+    registrar.register(List.of(server), 1, 4).get(10, TimeUnit.SECONDS);
+
+    assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE, REGISTER_SHUFFLE, REGISTER_APP,
+        REGISTER_SHUFFLE), restarted.types());
   }
 
   @Test
@@ -172,6 +196,7 @@ class ServerRegistrarTest {
     final List<RequestMessage> received = new CopyOnWriteArrayList<>();
     private volatile boolean silent;
     private volatile StatusCode heartbeatStatus = StatusCode.OK;
+    private volatile boolean forgetOnce;
 
     Scripted silent() {
       silent = true;
@@ -180,6 +205,11 @@ class ServerRegistrarTest {
 
     void answerHeartbeats(StatusCode status) {
       heartbeatStatus = status;
+    }
+
+    /** The next shuffle registration is answered as by a server that restarted since. */
+    void forgetTheApplicationOnce() {
+      forgetOnce = true;
     }
 
     List<MessageType> types() {
@@ -193,7 +223,11 @@ class ServerRegistrarTest {
         return;
       }
       received.add(request);
-      if (request.type() == HEARTBEAT && heartbeatStatus != StatusCode.OK) {
+      if (request.type() == REGISTER_SHUFFLE && forgetOnce) {
+        forgetOnce = false;
+        channel.respond(StatusResponse.error(request.requestId(),
+            StatusCode.UNKNOWN_APPLICATION, "no application " + APP));
+      } else if (request.type() == HEARTBEAT && heartbeatStatus != StatusCode.OK) {
         channel.respond(StatusResponse.error(request.requestId(), heartbeatStatus,
             "no application " + APP));
       } else {
