@@ -375,6 +375,10 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     r.pendingReads--;
     if (more) {
       readMemory(r, last);
+    } else if (r.partition.expected.missing() == null) {
+      // Every block of every counted attempt has arrived: the index could list only blocks
+      // already read, so a partition that never left the servers' memory costs no index round trip.
+      indexRead(r);
     } else {
       readIndex(r);
     }

@@ -126,6 +126,21 @@ class PartitionReaderTest {
   }
 
   @Test
+  void aPartitionWhollyInMemoryIsReadWithoutItsIndex() throws Exception {
+    int p = 2;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    Block b0 = block(p, B, 0, 1000);
+    server.inMemory(p, a0, a1, b0).commit(p, a0, a1, b0);
+
+    List<Taken> taken = readAll(start(WIDE, source(p, A, B)));
+
+    assertBlocks(List.of(a0, a1, b0), taken);
+    assertEquals(List.of(GetShuffleResultRequest.class, FetchMemoryDataRequest.class),
+        server.received(RequestMessage.class).stream().<Class<?>>map(Object::getClass).toList());
+  }
+
+  @Test
   void readsTheIndexPageByPageAsTheServerCutsIt() throws Exception {
     int p = 3;
     Block a0 = block(p, A, 0, 1000);
