@@ -90,7 +90,7 @@ public final class TpcBenchmark {
             + logs.resolve("generate.log"));
       }
       generationMs = (System.nanoTime() - t0) / 1_000_000;
-    } else {
+    } else if (s.suite != Suite.RDD) {
       System.out.println("== Using the tables in " + tables);
     }
 
@@ -160,7 +160,7 @@ public final class TpcBenchmark {
     Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
     System.out.println("== Results: " + json);
 
-    String title = (s.suite == Suite.TPC ? "TPC-style queries" : "TPC-DS") + " at SF "
+    String title = s.suite.title() + " at SF "
         + ScaleFactor.format(s.scale) + ", Spark " + environment.get("spark") + ", " + s.master;
     String chartLink = null;
     String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
@@ -180,7 +180,7 @@ public final class TpcBenchmark {
     String body = TpcMarkdown.body(summary, setup(s, environment, runs, warmUp), chartLink);
     if (s.markdown != null) {
       BenchmarkReport.writeSection(s.markdown, s.section(),
-          (s.suite == Suite.TPC ? "TPC-style shuffle benchmark" : "TPC-DS")
+          (s.suite == Suite.TPC ? "TPC-style shuffle benchmark" : s.suite.title())
               + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
               + ": Sluice against Spark's sort shuffle", s.command,
           body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
@@ -201,6 +201,9 @@ public final class TpcBenchmark {
     if (s.suite == Suite.TPC) {
       return QuerySpec.select(s.queries).stream().map(QuerySpec::label).toList();
     }
+    if (s.suite == Suite.RDD) {
+      return List.of(QuerySpec.PARTITION_BY.label());
+    }
     Set<String> named = new LinkedHashSet<>();
     if (!s.queries.equals("all")) {
       named.addAll(List.of(s.queries.split(",")));
@@ -214,7 +217,10 @@ public final class TpcBenchmark {
       List<String> jvmOptions, List<String> jobArgs, Path log) {
     Map<String, String> conf = new LinkedHashMap<>(s.commonSparkConf());
     conf.putAll(modeConf);
-    if (s.suite == Suite.TPCDS) {
+    if (s.suite == Suite.RDD) {
+      jobArgs = new ArrayList<>(jobArgs);
+      jobArgs.add("--rdd");
+    } else if (s.suite == Suite.TPCDS) {
       conf.put("spark.jars", String.join(",", s.install().tpcdsJars().stream()
           .map(Path::toString).toList()));
       jobArgs = new ArrayList<>(jobArgs);
@@ -362,6 +368,12 @@ public final class TpcBenchmark {
           .append(String.format("%,d", orders * 4)).append(" lineitem rows; ")
           .append(Figures.bytes((Long) env.get("tableBytes")))
           .append(" of Parquet, generated once and read by every run), seed ").append(s.seed);
+    } else if (s.suite == Suite.RDD) {
+      sb.append("The plain RDD shuffle at scale factor ").append(ScaleFactor.format(s.scale))
+          .append(": `partitionBy(new HashPartitioner(").append(Suite.RDD_PARTITIONS)
+          .append("))` of ").append(String.format("%,d", TableLayout.orderCount(s.scale) * 10 / 3))
+          .append(" records of a random `long` key and 100 random bytes, made inside ")
+          .append(Suite.RDD_PARTITIONS).append(" map tasks (no tables), Kryo");
     } else {
       sb.append("TPC-DS at scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
           .append(Figures.bytes((Long) env.get("tableBytes")))
@@ -372,7 +384,7 @@ public final class TpcBenchmark {
     }
     sb.append(". Spark ").append(env.get("spark")).append(" with `--master ").append(s.master)
         .append("`, driver heap ").append(s.driverMemory)
-        .append(", Kryo, AQE on, ").append(s.suite == Suite.TPC ? "broadcast joins off" : "Spark's "
+        .append(", Kryo, AQE on, ").append(s.suite != Suite.TPCDS ? "broadcast joins off" : "Spark's "
             + "default broadcast threshold").append(", Spark's default codec (lz4) for both modes. ")
         .append(s.rounds).append(" round(s); each round runs ")
         .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
@@ -421,6 +433,9 @@ public final class TpcBenchmark {
   }
 
   private static long directoryBytes(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return 0;
+    }
     try (Stream<Path> files = Files.walk(dir)) {
       return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
     }

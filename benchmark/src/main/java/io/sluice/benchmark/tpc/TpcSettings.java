@@ -21,6 +21,9 @@ final class TpcSettings {
       "  --tpcds               TPC-DS: every query text of the Spark line's own test jar on",
       "                        dsdgen's data, reported in docs/benchmarks/tpcds.md (Spark 4:",
       "                        tpcds-spark-4.md); without it the TPC-style shuffle queries",
+      "  --rdd                 the plain RDD shuffle: partitionBy(HashPartitioner(16)) of",
+      "                        (long, 100 random bytes) records, 5 M per scale factor, 16",
+      "                        map tasks (defaults: --scale 2, --rounds 5; section 'rdd')",
       "  --scale SF|smoke      scale factor (default 1); smoke = 0.01",
       "  --rounds N            rounds of A B (default 2)",
       "  --modes a,b           default builtin,sluice",
@@ -96,17 +99,19 @@ final class TpcSettings {
     if (!SparkInstall.LINES.contains(spark)) {
       throw new IllegalArgumentException("--spark is '" + spark + "': give 3.5 or 4");
     }
-    scale = ScaleFactor.parse(o.getOrDefault("scale", "1"));
-    rounds = Integer.parseInt(o.getOrDefault("rounds", "2"));
+    scale = ScaleFactor.parse(o.getOrDefault("scale", suite == Suite.RDD ? "2" : "1"));
+    rounds = Integer.parseInt(o.getOrDefault("rounds", suite == Suite.RDD ? "5" : "2"));
     if (rounds < 1) {
       throw new IllegalArgumentException("--rounds must be at least 1");
     }
     modes = Arrays.stream(o.getOrDefault("modes", "builtin,sluice").split(","))
         .map(Mode::parse).distinct().toList();
     queries = o.getOrDefault("queries", "all");
-    if (suite == Suite.TPC) {
+    if (suite == Suite.RDD && !queries.equals("all")) {
+      throw new IllegalArgumentException("--rdd runs its one query: leave --queries out");
+    } else if (suite == Suite.TPC) {
       QuerySpec.select(queries);
-    } else if (!queries.matches("all|q\\d+[a-z]?(,q\\d+[a-z]?)*")) {
+    } else if (suite == Suite.TPCDS && !queries.matches("all|q\\d+[a-z]?(,q\\d+[a-z]?)*")) {
       throw new IllegalArgumentException("--queries is '" + queries
           + "': give all or TPC-DS query names separated by commas, e.g. q1,q14a,q72");
     }
@@ -126,8 +131,8 @@ final class TpcSettings {
     this.serverConf = serverConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
     data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
-    markdown = optionalPath(o.getOrDefault("markdown", suite == Suite.TPC ? "docs/benchmarks.md"
-        : "docs/benchmarks/" + section() + ".md"));
+    markdown = optionalPath(o.getOrDefault("markdown", suite == Suite.TPCDS
+        ? "docs/benchmarks/" + section() + ".md" : "docs/benchmarks.md"));
     chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/" + section() + ".png"));
     command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
   }
@@ -165,6 +170,7 @@ final class TpcSettings {
         case "--profile" -> profile = true;
         case "--no-warmup" -> warmUp = false;
         case "--tpcds" -> suite = Suite.TPCDS;
+        case "--rdd" -> suite = Suite.RDD;
         case "--conf" -> flags.keyValue(flag, extra);
         case "--sluice-conf" -> flags.keyValue(flag, sluice);
         case "--server-conf" -> flags.keyValue(flag, server);
@@ -224,7 +230,7 @@ final class TpcSettings {
     c.put("spark.local.dir", output.resolve("spark-local").toString());
     c.put("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
     c.put("spark.sql.adaptive.enabled", "true");
-    if (suite == Suite.TPC) {
+    if (suite != Suite.TPCDS) {
       c.put("spark.sql.autoBroadcastJoinThreshold", "-1");
     } else {
       // Spark's broadcast threshold stays: TPC-DS's dimension tables are broadcast as on a

@@ -56,6 +56,21 @@ class TpcSettingsTest {
   }
 
   @Test
+  void rddIsTenMillionRecordsOnSixteenTasksOverFiveRounds() {
+    TpcSettings s = TpcSettings.parse(new String[] {"--home", HOME.toString(), "--rdd"});
+    assertEquals(Suite.RDD, s.suite);
+    assertEquals("rdd", s.section());
+    assertEquals(HOME.resolve("docs/benchmarks.md"), s.markdown);
+    assertEquals(2.0, s.scale);
+    assertEquals(10_000_000, TableLayout.orderCount(s.scale) * 10 / 3);
+    assertEquals(5, s.rounds);
+    assertEquals(16, Suite.RDD_PARTITIONS);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> TpcSettings.parse(new String[] {"--rdd", "--queries", "join"}));
+    assertTrue(e.getMessage().contains("leave --queries out"), e.getMessage());
+  }
+
+  @Test
   void tpcdsQueryNamesAreCheckedBeforeAnythingRuns() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> TpcSettings.parse(new String[] {"--tpcds", "--queries", "q1,join"}));

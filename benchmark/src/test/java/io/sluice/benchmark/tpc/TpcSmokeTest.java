@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -117,6 +118,24 @@ class TpcSmokeTest {
     assertTrue(section.contains("| q14a |"), section);
     assertTrue(section.contains("CPU per shuffled GiB (Spark JVM and servers)"), section);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
+  }
+
+  /** The RDD workload: its one query on 16 tasks, no tables generated, the 'rdd' section. */
+  @Test
+  void rddSmokeRunAgreesAcrossModes() throws Exception {
+    Path markdown = dir.resolve("benchmarks.md");
+    Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
+        "bin/sluice-bench", "--rdd", "--scale", "smoke", "--rounds", "1", "--no-warmup",
+        "--run-timeout", "3m", "--output", dir.resolve("out").toString(),
+        "--data", dir.resolve("data").toString(), "--markdown", markdown.toString(),
+        "--chart", "-");
+    assertEquals(0, run.exitCode(), run.output());
+    assertEquals(2, count(run.output(), "Query partitionby: 50000 rows"), run.output());
+    assertTrue(Files.notExists(dir.resolve("data")), "the RDD workload generated tables");
+    String section = Files.readString(markdown);
+    assertTrue(section.contains("<!-- BEGIN rdd -->"), section);
+    assertTrue(section.contains("`partitionBy(new HashPartitioner(16))` of 50,000 records"),
+        section);
   }
 
   /** The checkout's root, which the parent POM passes to every test JVM. */

@@ -5,24 +5,36 @@ import java.nio.file.Path;
 
 /**
  * The query suites the benchmark runs: the TPC-style shuffle queries of this project (TPC-H-like
- * tables) or TPC-DS (the query texts of the Spark line's own test jar). Free of Spark classes, so
- * that the harness can find each suite's tables.
+ * tables), TPC-DS (the query texts of the Spark line's own test jar), or the plain RDD shuffle
+ * (the {@code partitionby} query alone, 16 map and reduce tasks, no tables). Free of Spark
+ * classes, so that the harness can find each suite's tables.
  */
 enum Suite {
-  TPC("tpc"),
-  TPCDS("tpcds");
+  TPC("tpc", "TPC-style queries"),
+  TPCDS("tpcds", "TPC-DS"),
+  RDD("rdd", "RDD shuffle");
+
+  /** The RDD suite's map and reduce tasks, whatever the scale. */
+  static final int RDD_PARTITIONS = 16;
 
   /** Marks a TPC-DS data set as complete: its tables are written one after the other. */
   static final String TPCDS_COMPLETE = "_COMPLETE";
 
   private final String label;
+  private final String title;
 
-  Suite(String label) {
+  Suite(String label, String title) {
     this.label = label;
+    this.title = title;
   }
 
   String label() {
     return label;
+  }
+
+  /** What reports call the suite. */
+  String title() {
+    return title;
   }
 
   /**
@@ -34,8 +46,12 @@ enum Suite {
         : dataRoot.resolve("tpcds-sf-" + ScaleFactor.format(scale));
   }
 
-  /** Whether every table in {@code dir} was written completely. */
+  /** Whether every table in {@code dir} was written completely; the RDD suite reads none. */
   boolean complete(Path dir) {
-    return this == TPC ? TableLayout.complete(dir) : Files.exists(dir.resolve(TPCDS_COMPLETE));
+    return switch (this) {
+      case TPC -> TableLayout.complete(dir);
+      case TPCDS -> Files.exists(dir.resolve(TPCDS_COMPLETE));
+      case RDD -> true;
+    };
   }
 }

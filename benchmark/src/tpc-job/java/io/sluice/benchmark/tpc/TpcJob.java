@@ -25,15 +25,16 @@ import org.apache.spark.sql.SparkSession;
  * {@code TpcBenchmark} (the harness, in src/main/java). With {@code --generate} it writes the
  * tables; otherwise it runs the queries one after the other and appends one JSON line per query to
  * the events file: wall time, answer, and the task metrics of its stages. {@code --tpcds} picks
- * the TPC-DS suite ({@link Suite}): its tables, and the query texts of Spark's own test jar.
+ * the TPC-DS suite ({@link Suite}): its tables, and the query texts of Spark's own test jar;
+ * {@code --rdd} the plain RDD shuffle (the partitionby query on 16 tasks, no tables).
  *
  * <p>This source root (src/tpc-job/java) is compiled twice: by this module for Spark 3.5 and by
  * examples-spark-4 for Spark 4 (Scala 2.13), so it uses nothing but Spark, Jackson (Spark's own)
  * and the JDK.
  */
 public final class TpcJob {
-  private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--tpcds] [--seed N]"
-      + " [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
+  private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--tpcds|--rdd]"
+      + " [--seed N] [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
       + " [--rdd-partitions N]";
 
   private TpcJob() {}
@@ -49,6 +50,8 @@ public final class TpcJob {
         generate = true;
       } else if (flag.equals("--tpcds")) {
         suite = Suite.TPCDS;
+      } else if (flag.equals("--rdd")) {
+        suite = Suite.RDD;
       } else {
         flags.named(flag, List.of("data", "scale", "seed", "queries", "events", "rdd-partitions"),
             opts);
@@ -68,7 +71,7 @@ public final class TpcJob {
           int generatorPartitions = TableLayout.generatorPartitions(scale);
           TpchTables.write(spark, tables, new TpchGenerator(scale, seed, generatorPartitions),
               generatorPartitions);
-        } else {
+        } else if (suite == Suite.TPCDS) {
           TpcdsTables.write(spark, tables, scale);
         }
         System.out.printf("Generated SF %s in %s in %.1f s%n", ScaleFactor.format(scale), tables,
@@ -79,8 +82,12 @@ public final class TpcJob {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
       String names = opts.getOrDefault("queries", "all");
-      List<JobQuery> queries = suite == Suite.TPC
-          ? tpcQueries(spark, tables, scale, seed, names, opts) : tpcdsQueries(spark, tables, names);
+      List<JobQuery> queries = switch (suite) {
+        case TPC -> tpcQueries(spark, tables, scale, seed, names, opts);
+        case RDD -> tpcQueries(spark, tables, scale, seed, QuerySpec.PARTITION_BY.label(),
+            Map.of("rdd-partitions", String.valueOf(Suite.RDD_PARTITIONS)));
+        case TPCDS -> tpcdsQueries(spark, tables, names);
+      };
       boolean failed = runAll(spark, queries, Path.of(required(opts, "events")));
       if (failed) {
         System.exit(2);
