@@ -155,8 +155,7 @@ public final class ServerOptions implements ConfigOptionSet {
               + "read only when the servers before it are lost) or `none`. A flush writes what the "
               + "push pool has no room for; a copy of it in the page cache costs the flush thread "
               + "several times the CPU of a direct write, and pays off only when the data is read "
-              + "before the kernel evicts it, since data written directly is read from the device "
-              + "(docs/benchmarks/investigations.md, 'Flush threads and direct writes'). "
+              + "before the kernel evicts it, since data written directly is read from the device. "
               + "`last_copies` suits "
               + "servers whose page cache holds what they flush until it is read; `none` suits "
               + "storage where synchronous writes of up to 4 MiB are slow (network block devices). "
@@ -179,9 +178,7 @@ public final class ServerOptions implements ConfigOptionSet {
           .max(64)
           .doc("Writer threads per local directory. A flush thread is busy either copying into "
               + "the page cache or waiting for a direct write, so a second one keeps an SSD "
-              + "writing meanwhile (docs/benchmarks/investigations.md, "
-              + "\"Flush threads and direct writes\"); "
-              + "one suits a spinning disk.")
+              + "writing meanwhile; one suits a spinning disk.")
           .build();
 
   public static final ConfigOption<Long> DISK_MIN_FREE =

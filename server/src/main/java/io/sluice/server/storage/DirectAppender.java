@@ -39,9 +39,8 @@ import java.util.List;
  * <p>Why the file is not cut back to its last block: on ext4 (Linux 6.18, measured), a file cut
  * to an unaligned length and then written past its end from the next aligned offset is read back
  * into the page cache 4 KiB at a time when read soon after, instead of in large folios, which cost
- * the server's sendfile about 0.1 CPU seconds more per GiB sent
- * (docs/benchmarks/investigations.md, "What reads cost the server"); each cut was also a
- * journalled change of the file's size.
+ * the server's sendfile about 0.1 CPU seconds more per GiB sent (bin/bench-server.sh's read
+ * figures); each cut was also a journalled change of the file's size.
  */
 public final class DirectAppender {
   /**

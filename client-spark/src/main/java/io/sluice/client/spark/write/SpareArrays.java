@@ -6,7 +6,7 @@ import java.util.ArrayDeque;
  * Byte arrays that a thread's finished map tasks leave for the next map task it runs. A map task's
  * partition buffers grow to the block size and past it, and live until the task ends: allocated
  * anew by every task, they were 7-8% of what a {@code groupByKey} of many small records allocated
- * (docs/benchmarks/investigations.md), and young collections copied them while they lived.
+ * (in a JFR allocation profile), and young collections copied them while they lived.
  * Reused, a thread allocates them once. At most {@link #MAX_BYTES} are kept per thread; while no
  * task holds them they are outside Spark's memory manager, as the sort shuffle's per-partition
  * file buffers are.
