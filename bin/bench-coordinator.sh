@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Coordinator benchmark: assignment latency and rate with 5,000 registered servers (1,000 and 10,000
 # partitions per request), and the CPU that heartbeats of 5,000 servers at 1 Hz cost. Prints the
-# figures and rewrites the 'coordinator' section of docs/benchmarks.md.
+# figures and rewrites the 'coordinator' section of docs/benchmarks/coordinator.md.
 #
-#   bin/bench-coordinator.sh [--seconds 10] [--output docs/benchmarks.md | --output -]
+#   bin/bench-coordinator.sh [--seconds 10] [--output docs/benchmarks/coordinator.md | --output -]
 #
 # Builds the benchmark module first when it is missing or older than the sources. The run opens
 # 5,000 loopback connections (10,000 file descriptors): raise `ulimit -n` if it is lower.

@@ -4,14 +4,14 @@
 # mid-reduce, with 1 and 2 copies of every partition, several interleaved rounds, and the built-in
 # shuffle on the same job for reference. Reports ratios to the undisturbed run, Spark's stage
 # submissions and failed tasks, and whether every answer equals the built-in shuffle's; rewrites
-# the 'fault' section of docs/benchmarks.md. Exits 1 when a run failed or an answer differs.
+# the 'fault' section of docs/benchmarks/fault.md. Exits 1 when a run failed or an answer differs.
 # Takes about fifteen minutes.
 #
 #   bin/bench-fault.sh [--rounds N] [--replicas 1,2]
 #                      [--cases none,map,reduce,freeze-map,freeze-reduce] [--maps N]
 #                      [--reduces N] [--records N]
 #                      [--master local[2,4]] [--driver-memory 3g]
-#                      [--output benchmark/target/fault] [--markdown docs/benchmarks.md|-]
+#                      [--output benchmark/target/fault] [--markdown docs/benchmarks/fault.md|-]
 #
 # Builds the project first when a jar is missing or older than the sources. Figures are only worth
 # recording from a machine with nothing else running.

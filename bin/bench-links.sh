@@ -4,11 +4,11 @@
 # this machine), every host's link capped (1 and 10 Gbit/s by default); rounds alternate Spark's
 # built-in shuffle and Sluice. Reports the ratio of their times at each cap, the tasks' and the
 # servers' CPU per GiB shuffled, and whether every answer agrees; rewrites the 'links' section of
-# docs/benchmarks.md. Needs root. Exits 1 when a run failed or an answer differs.
+# docs/benchmarks/links.md. Needs root. Exits 1 when a run failed or an answer differs.
 #
 #   bin/bench-links.sh [--rates 1gbit,10gbit] [--rounds N] [--replicas N] [--maps N]
 #                      [--reduces N] [--records N]
-#                      [--output benchmark/target/links] [--markdown docs/benchmarks.md|-]
+#                      [--output benchmark/target/links] [--markdown docs/benchmarks/links.md|-]
 #
 # Builds the project first when a jar is missing or older than the sources. Figures are only worth
 # recording from a machine with nothing else running.

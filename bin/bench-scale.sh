@@ -6,11 +6,11 @@
 # and the data read back; the commit bookkeeping of 10,000 maps x 10,000 partitions over the wire
 # (heap per pair); and commit and fetch latency p99 while a large application's thousands of files
 # are unregistered, against the same just before. Prints a table and rewrites the 'scale' section
-# of docs/benchmarks.md. Takes a few minutes.
+# of docs/benchmarks/scale.md. Takes a few minutes.
 #
 #   bin/bench-scale.sh [--pushers N] [--pipeliners N] [--stallers N] [--maps N] [--partitions N]
 #                      [--large-partitions N] [--no-connections] [--no-commits] [--no-unregister]
-#                      [--output docs/benchmarks.md | --output -]     (--help lists all flags)
+#                      [--output docs/benchmarks/scale.md | --output -]     (--help lists all flags)
 #
 # Builds the modules first when they are missing or older than the sources. The servers' data and
 # logs go to benchmark/target/bench-scale.

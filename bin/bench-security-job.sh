@@ -2,12 +2,12 @@
 # What security costs a Spark job: the fault benchmark's job, undisturbed, through three shuffle
 # servers (started with bin/start-*.sh), plain, with authentication, with authentication and blocks
 # encrypted with Spark's I/O key, and with authentication over TLS; interleaved rounds, ratios to
-# the plain runs. Rewrites the 'security-job' section of docs/benchmarks.md. Exits 1 when a run
-# failed or an answer differs from the built-in shuffle's. Takes about ten minutes.
+# the plain runs. Rewrites docs/benchmarks/security-job.md. Exits 1 when a run failed or an answer
+# differs from the built-in shuffle's. Takes about ten minutes.
 #
 #   bin/bench-security-job.sh [--rounds N] [--maps N] [--reduces N] [--records N]
 #                             [--master local[2]] [--output benchmark/target/security-job]
-#                             [--markdown docs/benchmarks.md|-]
+#                             [--markdown docs/benchmarks/security-job.md|-]
 #
 # Builds the project first when a jar is missing or older than the sources. Figures are only worth
 # recording from a machine with nothing else running.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The cost of authentication and TLS on the push path: bulk push throughput, CPU per GiB and the
 # time to open a connection, plain, authenticated, over TLS, and both, in interleaved rounds of one
-# invocation. Prints a table and rewrites the 'security' section of docs/benchmarks.md.
+# invocation. Prints a table and rewrites the 'security' section of docs/benchmarks/security.md.
 #
 #   bin/bench-security.sh [--seconds N] [--warmup N] [--rounds N] [--connects N]
-#                         [--output docs/benchmarks.md | --output -]
+#                         [--output docs/benchmarks/security.md | --output -]
 #
 # Builds the benchmark module first when it is missing or older than the sources. Figures are only
 # worth recording from a machine with nothing else running.

@@ -3,11 +3,11 @@
 # clients pushing over loopback while it flushes to disk and then reading everything back, beside the
 # machine's limits measured in the same run (iperf3 over loopback, dd to the data disk); and the
 # memory contract: 16 clients push 4 GiB into a 128 MiB buffer.capacity. Prints a table and rewrites
-# the 'server' section of docs/benchmarks.md. Takes a few minutes.
+# the 'server' section of docs/benchmarks/server.md. Takes a few minutes.
 #
 #   bin/bench-server.sh [--clients 1,4,16] [--rounds N] [--run-mib N] [--contract-mib N]
 #                       [--no-contract] [--no-iperf] [--no-profile]
-#                       [--output docs/benchmarks.md | --output -]     (--help lists all flags)
+#                       [--output docs/benchmarks/server.md | --output -]  (--help lists all flags)
 #
 # Builds the modules first when they are missing or older than the sources, and installs iperf3 with
 # apt-get when it is missing (as root; otherwise it says what to install). The servers' data, logs

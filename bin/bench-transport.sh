@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Transport micro-benchmark: bulk push throughput beside iperf3 over loopback, and the rate of small
 # messages with and without client-side batching. Prints a table and rewrites the 'transport' section
-# of docs/benchmarks.md.
+# of docs/benchmarks/transport.md.
 #
 #   bin/bench-transport.sh [--seconds N] [--warmup N] [--rounds N] [--connections 1,4]
-#                          [--output docs/benchmarks.md | --output -] [--no-iperf]
+#                          [--output docs/benchmarks/transport.md | --output -] [--no-iperf]
 #
 # Builds the benchmark module first when it is missing or older than the sources, and installs iperf3
 # with apt-get when it is missing (as root; otherwise it says what to install). Figures are only worth

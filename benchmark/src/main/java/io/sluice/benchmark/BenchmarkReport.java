@@ -13,10 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Writes a benchmark's figures into its own section of {@code docs/benchmarks.md}, between
- * {@code <!-- BEGIN name -->} and {@code <!-- END name -->} markers, so that every harness can rerun
- * and replace its section without touching the others. Each section states the machine and the exact
- * command that produced it.
+ * Writes a benchmark's figures into its report, by default {@code docs/benchmarks/<section>.md},
+ * between {@code <!-- BEGIN name -->} and {@code <!-- END name -->} markers, so that a harness
+ * reruns and replaces its section without touching anything else. Each section states the machine
+ * and the exact command that produced it; docs/benchmarks.md links every report.
  */
 public final class BenchmarkReport {
   private BenchmarkReport() {}
@@ -34,9 +34,8 @@ public final class BenchmarkReport {
     try {
       String text = Files.exists(markdown)
           ? Files.readString(markdown, StandardCharsets.UTF_8)
-          : "# Benchmarks\n\nFigures measured by the harnesses in `benchmark/`. Each section is "
-              + "rewritten by the command it names; compare ratios within a section, not absolute "
-              + "numbers across runs, because the machine is shared and noisy.\n";
+          : "# " + title + "\n\nRewritten by the command it names; compare ratios within it, "
+              + "not absolute numbers across runs, because the machine is shared and noisy.\n";
       int b = text.indexOf(begin);
       int e = text.indexOf(end);
       String updated = b >= 0 && e > b

@@ -42,7 +42,8 @@ import java.util.Set;
  *       connection.
  * </ul>
  *
- * <p>Prints the figures and rewrites the {@code coordinator} section of {@code docs/benchmarks.md}.
+ * <p>Prints the figures and rewrites the {@code coordinator} section of {@code
+ * docs/benchmarks/coordinator.md}.
  * Run it with {@code bin/bench-coordinator.sh}.
  */
 public final class AssignmentBenchmark {
@@ -65,7 +66,7 @@ public final class AssignmentBenchmark {
       "Usage: AssignmentBenchmark [flags]",
       "  --seconds N     seconds of heartbeats from every server (default 10)",
       "  --output PATH   Markdown file whose 'coordinator' section is rewritten",
-      "                  (default docs/benchmarks.md; '-' prints only)",
+      "                  (default docs/benchmarks/coordinator.md; '-' prints only)",
       "  --command TEXT  the command line to state in the report");
 
   public static void main(String[] args) throws Exception {
@@ -73,7 +74,7 @@ public final class AssignmentBenchmark {
   }
 
   private static AssignmentBenchmark parse(String[] args) {
-    Path output = Path.of("docs/benchmarks.md");
+    Path output = Path.of("docs/benchmarks/coordinator.md");
     String command = "bin/bench-coordinator.sh";
     int seconds = 10;
     Flags flags = new Flags(args, USAGE);

@@ -25,7 +25,7 @@ import java.util.function.ToIntFunction;
  * started again (a frozen one killed first) before the next run.
  * Reports each case as a ratio to the undisturbed run with the same copies, Spark's stage
  * submissions and failed tasks, and whether every answer equals the built-in shuffle's; rewrites the
- * 'fault' section of docs/benchmarks.md.
+ * 'fault' section of docs/benchmarks/fault.md.
  */
 public final class FaultBenchmark {
   static final String USAGE = String.join("\n",
@@ -41,7 +41,7 @@ public final class FaultBenchmark {
       "  --master URL           default local[2,4] (tasks may fail and retry, as on a cluster)",
       "  --driver-memory SIZE   default 3g",
       "  --output DIR           results and logs (default benchmark/target/fault)",
-      "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks.md)",
+      "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks/fault.md)",
       "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
       "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
   private static final List<String> OPTIONS = List.of("rounds", "replicas", "cases", "maps",
@@ -128,7 +128,7 @@ public final class FaultBenchmark {
     }
     String body = report(reference, outcomes, replicas, scenarios, rounds, job);
     System.out.println(body);
-    String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
+    String markdown = o.getOrDefault("markdown", "docs/benchmarks/fault.md");
     if (!markdown.equals("-")) {
       BenchmarkReport.writeSection(home.resolve(markdown), "fault",
           "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and two "

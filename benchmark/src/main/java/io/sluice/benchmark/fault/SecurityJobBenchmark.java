@@ -22,7 +22,7 @@ import java.util.Map;
  * started with the {@code bin/} scripts, plain, with authentication, with authentication and
  * blocks encrypted with Spark's I/O key, and with authentication over TLS; interleaved rounds,
  * each run on a freshly started cluster of its mode; ratios to the plain runs of the same
- * invocation. Writes the {@code security-job} section of {@code docs/benchmarks.md}.
+ * invocation. Writes the {@code security-job} section of {@code docs/benchmarks/security-job.md}.
  */
 public final class SecurityJobBenchmark {
   private static final String USAGE = String.join("\n",
@@ -33,7 +33,8 @@ public final class SecurityJobBenchmark {
       "  --records N            records per map task, 100 bytes each (default 250000)",
       "  --master URL           default local[2]",
       "  --output DIR           results and logs (default benchmark/target/security-job)",
-      "  --markdown FILE|-      section 'security-job' rewritten (default docs/benchmarks.md)",
+      "  --markdown FILE|-      section 'security-job' rewritten",
+      "                          (default docs/benchmarks/security-job.md)",
       "  --home DIR             the Sluice checkout (set by the script)",
       "  --command TEXT         the command line to record (set by the script)");
 
@@ -91,7 +92,7 @@ public final class SecurityJobBenchmark {
     settings.certificate.delete();
     String body = report(reference, outcomes, rounds, job);
     System.out.println(body);
-    String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
+    String markdown = o.getOrDefault("markdown", "docs/benchmarks/security-job.md");
     if (!markdown.equals("-")) {
       BenchmarkReport.writeSection(home.resolve(markdown), "security-job",
           "Security: the cost of authentication, TLS and encrypted blocks on a Spark job",

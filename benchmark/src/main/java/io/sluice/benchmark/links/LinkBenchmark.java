@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * to and read from the servers across theirs), each run a fresh application; reports the ratio of
  * their median times at each cap, the tasks' CPU and the servers' CPU per GiB shuffled, and
  * whether every answer equals the built-in shuffle's; rewrites the 'links' section of
- * docs/benchmarks.md. Needs root (network namespaces).
+ * docs/benchmarks/links.md. Needs root (network namespaces).
  */
 public final class LinkBenchmark {
   static final String USAGE = String.join("\n",
@@ -42,7 +42,7 @@ public final class LinkBenchmark {
       "  --reduces N            reduce partitions (default 8)",
       "  --records N            records per map task, 100 bytes each (default 500000)",
       "  --output DIR           results and logs (default benchmark/target/links)",
-      "  --markdown FILE|-      section 'links' rewritten (default docs/benchmarks.md)",
+      "  --markdown FILE|-      section 'links' rewritten (default docs/benchmarks/links.md)",
       "  --home DIR             the Sluice checkout (set by bin/bench-links.sh)",
       "  --command TEXT         the command line to record (set by bin/bench-links.sh)");
   private static final List<String> OPTIONS = List.of("rates", "rounds", "replicas", "maps",
@@ -125,7 +125,7 @@ public final class LinkBenchmark {
     }
     String body = report(runs, rates, rounds, replicas, job);
     System.out.println(body);
-    String markdown = o.getOrDefault("markdown", "docs/benchmarks.md");
+    String markdown = o.getOrDefault("markdown", "docs/benchmarks/links.md");
     if (!markdown.equals("-")) {
       BenchmarkReport.writeSection(home.resolve(markdown), "links",
           "Links benchmark: Sluice and the built-in shuffle across capped links",

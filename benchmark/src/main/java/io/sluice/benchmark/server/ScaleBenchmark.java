@@ -60,8 +60,8 @@ import java.util.stream.Stream;
  * bookkeeping of a 10,000-map x 10,000-partition shuffle driven over the wire, with the server's
  * heap per (map, partition); (3) commit and fetch latencies of a small application while a large
  * application's thousands of files are unregistered, against the same latencies just before.
- * Prints a table and rewrites the {@code scale} section of {@code docs/benchmarks.md}. Run it with
- * {@code bin/bench-scale.sh}.
+ * Prints a table and rewrites the {@code scale} section of {@code docs/benchmarks/scale.md}. Run it
+ * with {@code bin/bench-scale.sh}.
  */
 public final class ScaleBenchmark {
   static final String APP = "scale-app";

@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Renders {@link ScaleResults} as the {@code scale} section of {@code docs/benchmarks.md}. */
+/**
+ * Renders {@link ScaleResults} as the {@code scale} section of {@code docs/benchmarks/scale.md}.
+ */
 final class ScaleReport {
   private final ScaleSettings settings;
   private final ScaleResults results;

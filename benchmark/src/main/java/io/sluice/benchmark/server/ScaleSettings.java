@@ -68,7 +68,7 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
       "  --home PATH             the Sluice installation to run (default .)",
       "  --work-dir PATH         servers' conf, data, logs (default benchmark/target/bench-scale)",
       "  --output PATH           Markdown file whose 'scale' section is rewritten",
-      "                          (default docs/benchmarks.md; '-' prints only)",
+      "                          (default docs/benchmarks/scale.md; '-' prints only)",
       "  --command TEXT          the command line to state in the report");
 
   /** Connections the connections part opens: every client's, beside the admin's. */
@@ -100,7 +100,7 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
     boolean unregister = true;
     Path home = Path.of(".");
     Path workDir = Path.of("benchmark", "target", "bench-scale");
-    Path output = Path.of("docs", "benchmarks.md");
+    Path output = Path.of("docs", "benchmarks", "scale.md");
     String command = "ScaleBenchmark " + String.join(" ", args);
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {

@@ -18,7 +18,10 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
-/** Renders the results as the {@code server} section of {@code docs/benchmarks.md}, with targets. */
+/**
+ * Renders the results as the {@code server} section of {@code docs/benchmarks/server.md}, with
+ * targets.
+ */
 final class ServerBenchReport {
   static final double INGEST_TARGET_RATIO = 0.70;
   static final double GC_TARGET_SHARE = 0.01;

@@ -61,7 +61,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
       "  --work-dir PATH         servers' conf, data, logs, recordings",
       "                          (default benchmark/target/bench-server)",
       "  --output PATH           Markdown file whose 'server' section is rewritten",
-      "                          (default docs/benchmarks.md; '-' prints only)",
+      "                          (default docs/benchmarks/server.md; '-' prints only)",
       "  --command TEXT          the command line to state in the report");
 
   static ServerBenchSettings parse(String[] args) {
@@ -83,7 +83,7 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
     Map<String, String> serverConf = new LinkedHashMap<>();
     Path home = Path.of(".");
     Path workDir = Path.of("benchmark", "target", "bench-server");
-    Path output = Path.of("docs", "benchmarks.md");
+    Path output = Path.of("docs", "benchmarks", "server.md");
     String command = "ServerBenchmark " + String.join(" ", args);
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {

@@ -36,7 +36,7 @@ import java.util.stream.Stream;
  * disk, then reading everything back and verifying it; the machine's limits (iperf3 over loopback, dd
  * to the data disk) measured in the same invocation; and the memory contract under 32x
  * oversubscription. Prints a table and rewrites the {@code server} section of
- * {@code docs/benchmarks.md}. Run it with {@code bin/bench-server.sh}.
+ * {@code docs/benchmarks/server.md}. Run it with {@code bin/bench-server.sh}.
  */
 public final class ServerBenchmark {
   private static final String APP_ID = "server-benchmark";

@@ -32,8 +32,8 @@ import java.util.stream.Stream;
  * Generates the tables once, starts a coordinator and two servers with the shipped scripts when the
  * sluice mode runs, then for each round submits {@link TpcJob} once per mode in alternation (A B A
  * B), each in a fresh JVM, while polling the servers' {@code /metrics}. Writes every raw figure as
- * JSON, the {@code tpc} section of docs/benchmarks.md ({@code tpc-spark-4} for {@code --spark 4})
- * and a PNG chart (options: {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
+ * JSON, the report docs/benchmarks/tpc.md ({@code tpc-spark-4.md} for {@code --spark 4}) and a
+ * PNG chart (options: {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
  */
 public final class TpcBenchmark {
   /**
@@ -184,13 +184,19 @@ public final class TpcBenchmark {
               + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
               + ": Sluice against Spark's sort shuffle", s.command,
           body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
-              + "works and the configuration for a real cluster: [tpc-benchmark.md]"
-              + "(tpc-benchmark.md).\n");
+              + "works and the configuration for a real cluster: [tpc-benchmark.md]("
+              + guideLink(s) + ").\n");
       System.out.println("== Report: section '" + s.section() + "' of " + s.markdown);
     }
     System.out.println();
     System.out.println(body);
     System.exit(summary.answersAgree() ? 0 : 1);
+  }
+
+  /** docs/tpc-benchmark.md as a link from the report's own directory. */
+  private static String guideLink(TpcSettings s) {
+    return s.markdown.toAbsolutePath().getParent()
+        .relativize(s.home.resolve("docs/tpc-benchmark.md")).toString();
   }
 
   /**

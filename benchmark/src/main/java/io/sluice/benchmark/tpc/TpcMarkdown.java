@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The body of the {@code tpc} section of docs/benchmarks.md. */
+/** The body of the {@code tpc} section of docs/benchmarks/tpc.md. */
 final class TpcMarkdown {
   private TpcMarkdown() {}
 

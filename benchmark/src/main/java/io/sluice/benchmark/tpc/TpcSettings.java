@@ -50,8 +50,8 @@ final class TpcSettings {
       "  --data DIR            generated tables, kept between runs",
       "                        (default benchmark/target/tpc-data)",
       "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds',",
-      "                        'tpcds-spark-4') rewritten (default docs/benchmarks.md; TPC-DS:",
-      "                        docs/benchmarks/<section>.md; - for none)",
+      "                        'tpcds-spark-4'; RDD: 'rdd', 'rdd-spark-4') rewritten",
+      "                        (default docs/benchmarks/<section>.md; - for none)",
       "  --chart FILE|-        PNG chart (default docs/benchmarks/<section>.png; - for none)",
       "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
       "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
@@ -131,8 +131,7 @@ final class TpcSettings {
     this.serverConf = serverConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
     data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
-    markdown = optionalPath(o.getOrDefault("markdown", suite == Suite.TPCDS
-        ? "docs/benchmarks/" + section() + ".md" : "docs/benchmarks.md"));
+    markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks/" + section() + ".md"));
     chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/" + section() + ".png"));
     command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
   }

@@ -25,7 +25,7 @@ record BenchmarkSettings(int seconds, int warmupSeconds, int rounds, List<Intege
       "  --rounds N          repetitions of the whole set, interleaved; medians reported (default 3)",
       "  --connections LIST  connection counts of the bulk runs, comma separated (default 1,4)",
       "  --output PATH       Markdown file whose 'transport' section is rewritten",
-      "                      (default docs/benchmarks.md; '-' prints only)",
+      "                      (default docs/benchmarks/transport.md; '-' prints only)",
       "  --no-iperf          do not run iperf3 (no ratios, the bulk target is not evaluated)",
       "  --command TEXT      the command line to state in the report");
 
@@ -34,7 +34,7 @@ record BenchmarkSettings(int seconds, int warmupSeconds, int rounds, List<Intege
     int warmup = 2;
     int rounds = 3;
     List<Integer> connections = List.of(1, 4);
-    Path output = Path.of("docs", "benchmarks.md");
+    Path output = Path.of("docs", "benchmarks", "transport.md");
     boolean iperf = true;
     String command = "TransportBenchmark " + String.join(" ", args);
     Flags flags = new Flags(args, USAGE);

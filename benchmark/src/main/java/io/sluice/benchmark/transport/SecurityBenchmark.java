@@ -35,7 +35,7 @@ import java.util.Set;
  * per GiB pushed (client and server share the JVM), and the time to open a connection, plain, with
  * authentication, with TLS, and with both, in interleaved rounds of one invocation; every figure is
  * also given as a ratio to the plain run. Run it with {@code bin/bench-security.sh}; writes the
- * {@code security} section of {@code docs/benchmarks.md}.
+ * {@code security} section of {@code docs/benchmarks/security.md}.
  */
 public final class SecurityBenchmark {
   private static final String USAGE = "Usage: SecurityBenchmark [--seconds N] [--warmup N]"
@@ -106,7 +106,7 @@ public final class SecurityBenchmark {
     String body = benchmark.report(figures, floor.cipherSuite(), floorCpu);
     System.out.println();
     System.out.println(body);
-    String output = o.getOrDefault("output", "docs/benchmarks.md");
+    String output = o.getOrDefault("output", "docs/benchmarks/security.md");
     if (!output.equals("-")) {
       BenchmarkReport.writeSection(Path.of(output), "security",
           "Security: the cost of authentication and TLS on the push path",

@@ -19,7 +19,8 @@ import java.util.function.Supplier;
 /**
  * Transport micro-benchmark: bulk push throughput with 1 MiB bodies on one and several connections
  * beside iperf3 on the same loopback, and the rate of 100-byte messages with and without client-side
- * batching. Prints a table and rewrites the {@code transport} section of {@code docs/benchmarks.md}.
+ * batching. Prints a table and rewrites the {@code transport} section of {@code
+ * docs/benchmarks/transport.md}.
  * Run it with {@code bin/bench-transport.sh}.
  */
 public final class TransportBenchmark {

@@ -11,7 +11,10 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Renders the results as the Markdown section of {@code docs/benchmarks.md}, targets included. */
+/**
+ * Renders the results as the Markdown section of {@code docs/benchmarks/transport.md}, targets
+ * included.
+ */
 final class TransportReport {
   static final double BULK_TARGET_RATIO = 0.75;
   static final double BATCHED_TARGET_MESSAGES = 1_000_000;

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code --spark} picks the Spark installation, the client and the job's jar, and keeps each line's
- * figures apart: its own section of docs/benchmarks.md and its own chart; {@code --tpcds} picks the
+ * figures apart: its own report under docs/benchmarks/ and its own chart; {@code --tpcds} picks the
  * TPC-DS suite, with a report file of its own.
  */
 class TpcSettingsTest {
@@ -21,7 +21,7 @@ class TpcSettingsTest {
     assertEquals("3.5", s.spark);
     assertEquals("tpc", s.section());
     assertEquals(HOME.resolve("docs/benchmarks/tpc.png"), s.chart);
-    assertEquals(HOME.resolve("docs/benchmarks.md"), s.markdown);
+    assertEquals(HOME.resolve("docs/benchmarks/tpc.md"), s.markdown);
     assertEquals(HOME.resolve("examples/target/spark-home"), s.install().sparkHome());
   }
 
@@ -30,7 +30,7 @@ class TpcSettingsTest {
     TpcSettings s = TpcSettings.parse(new String[] {"--home", HOME.toString(), "--spark", "4"});
     assertEquals("tpc-spark-4", s.section());
     assertEquals(HOME.resolve("docs/benchmarks/tpc-spark-4.png"), s.chart);
-    assertEquals(HOME.resolve("docs/benchmarks.md"), s.markdown);
+    assertEquals(HOME.resolve("docs/benchmarks/tpc-spark-4.md"), s.markdown);
     assertEquals(HOME.resolve("examples-spark-4/target/spark-home"), s.install().sparkHome());
     // The tables are the same for both lines.
     assertEquals(TpcSettings.parse(new String[] {"--home", HOME.toString()}).data, s.data);
@@ -60,7 +60,7 @@ class TpcSettingsTest {
     TpcSettings s = TpcSettings.parse(new String[] {"--home", HOME.toString(), "--rdd"});
     assertEquals(Suite.RDD, s.suite);
     assertEquals("rdd", s.section());
-    assertEquals(HOME.resolve("docs/benchmarks.md"), s.markdown);
+    assertEquals(HOME.resolve("docs/benchmarks/rdd.md"), s.markdown);
     assertEquals(2.0, s.scale);
     assertEquals(10_000_000, TableLayout.orderCount(s.scale) * 10 / 3);
     assertEquals(5, s.rounds);
