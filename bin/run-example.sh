@@ -4,10 +4,10 @@
 # the shaded client jar added, prints its result and how many bytes went through Sluice, and stops
 # what it started.
 #
-# SLUICE_SPARK=4 runs it on Spark 4 (Scala 2.13) with the Spark 4 client; the default is Spark 3.5.
-# Builds the project first when needed (mvn -B -DskipTests package). Spark comes from Maven Central:
-# the build assembles examples/target/spark-home/jars (Spark 3.5) and
-# examples-spark-4/target/spark-home/jars (Spark 4).
+# SLUICE_SPARK=4 runs it on Spark 4 (Scala 2.13) with the Spark 4 client, SLUICE_SPARK=3.4 or 3.3 on
+# that line with its client; the default is Spark 3.5. Builds the project first when needed
+# (mvn -B -DskipTests package). Spark comes from Maven Central: the build assembles
+# examples/target/spark-home/jars (Spark 3.5) and examples-spark-<line>/target/spark-home/jars.
 set -euo pipefail
 HOME_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HOME_DIR"

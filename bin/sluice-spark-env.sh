@@ -3,16 +3,19 @@
 # by itself): where Spark and the client jar are in a built checkout, the JVM options Spark needs
 # on Java 17, and building and running the job benchmarks.
 #
-# SLUICE_SPARK picks the Spark line: 3.5 (the default; Scala 2.12) or 4 (Scala 2.13). SPARK_HOME is
-# that line's examples module's target/spark-home, whose jars/ the build assembles from Maven
-# Central; the client jar and the example job are that line's too.
+# SLUICE_SPARK picks the Spark line: 3.5 (the default), 3.4 or 3.3 (Scala 2.12), or 4 (Scala 2.13).
+# SPARK_HOME is that line's examples module's target/spark-home, whose jars/ the build assembles
+# from Maven Central; the client jar and the example job are that line's too.
 
 SLUICE_HOME="${SLUICE_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 case "${SLUICE_SPARK:-3.5}" in
   3.5) SLUICE_CLIENT_MODULE=client-spark SLUICE_EXAMPLES_MODULE=examples SPARK_SCALA_VERSION=2.12 ;;
+  3.4|3.3) SLUICE_CLIENT_MODULE=client-spark-$SLUICE_SPARK
+     SLUICE_EXAMPLES_MODULE=examples-spark-$SLUICE_SPARK SPARK_SCALA_VERSION=2.12 ;;
   4) SLUICE_CLIENT_MODULE=client-spark-4 SLUICE_EXAMPLES_MODULE=examples-spark-4
      SPARK_SCALA_VERSION=2.13 ;;
-  *) echo "SLUICE_SPARK is '$SLUICE_SPARK': set it to 3.5 or 4" >&2; return 1 2>/dev/null || exit 1 ;;
+  *) echo "SLUICE_SPARK is '$SLUICE_SPARK': set it to 3.5, 3.4, 3.3 or 4" >&2
+     return 1 2>/dev/null || exit 1 ;;
 esac
 export SPARK_HOME="$SLUICE_HOME/$SLUICE_EXAMPLES_MODULE/target/spark-home" SPARK_SCALA_VERSION
 if [ -n "${JAVA_HOME:-}" ]; then JAVA="$JAVA_HOME/bin/java"; else JAVA="java"; fi

@@ -40,7 +40,8 @@ class DistributionTest {
       assertTrue(Files.isRegularFile(home.resolve(file)), file);
     }
     try (Stream<Path> client = Files.list(home.resolve("lib/client"))) {
-      assertEquals(List.of("sluice-client-spark-3.5_2.12", "sluice-client-spark-4_2.13"),
+      assertEquals(List.of("sluice-client-spark-3.3_2.12", "sluice-client-spark-3.4_2.12",
+          "sluice-client-spark-3.5_2.12", "sluice-client-spark-4_2.13"),
           client.map(f -> f.getFileName().toString())
               .filter(name -> name.endsWith("-shaded.jar"))
               .map(name -> name.substring(0, name.indexOf("_2.1") + 5)).sorted().toList(),

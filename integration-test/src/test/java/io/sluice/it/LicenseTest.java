@@ -115,7 +115,8 @@ class LicenseTest {
   @Test
   void everyThirdPartyPartOfTheClientJarsIsListedWithItsLicense() throws IOException {
     Set<String> listed = listed("## The shaded client jars");
-    for (Path jarPath : List.of(Artifacts.shadedClientJar(), spark4ClientJar())) {
+    for (Path jarPath : List.of(Artifacts.shadedClientJar(), clientJar("client-spark-4"),
+        clientJar("client-spark-3.4"), clientJar("client-spark-3.3"))) {
       Set<String> bundled = new TreeSet<>();
       List<String> unknown = new ArrayList<>();
       try (ZipFile jar = new ZipFile(jarPath.toFile())) {
@@ -150,10 +151,11 @@ class LicenseTest {
     }
   }
 
-  private static Path spark4ClientJar() throws IOException {
-    try (Stream<Path> files = Files.list(ProjectRoot.get().resolve("client-spark-4/target"))) {
+  /** The shaded jar of another Spark line's client module. */
+  private static Path clientJar(String module) throws IOException {
+    try (Stream<Path> files = Files.list(ProjectRoot.get().resolve(module + "/target"))) {
       return files.filter(f -> f.getFileName().toString().endsWith("-shaded.jar")).findFirst()
-          .orElseThrow(() -> new IllegalStateException("no Spark 4 client jar: run mvn verify"));
+          .orElseThrow(() -> new IllegalStateException("no " + module + " jar: run mvn verify"));
     }
   }
 

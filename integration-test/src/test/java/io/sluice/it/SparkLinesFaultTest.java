@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -15,7 +16,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,8 +34,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  *       submitted twice.
  *   <li>The same with one copy: the right answer after exactly one re-run of the map stage.
  *   <li>A server killed while the reducers read, with two copies: no stage re-run, no task fails.
- *   <li>An executor of a {@code local-cluster} killed while the reducers read (Spark 4; Spark 3.5
- *       runs it in-process in {@link ExecutorLossTest}): no map task runs twice.
+ *   <li>An executor of a {@code local-cluster} killed while the reducers read (Spark 4, 3.4 and
+ *       3.3; Spark 3.5 runs it in-process in {@link ExecutorLossTest}): no map task runs twice.
+ *   <li>Dynamic allocation on Spark 3.3 and 3.4 without shuffle tracking: refused by Spark, with
+ *       Sluice's warning naming the setting; with it, the job runs through Sluice.
  * </ul>
  *
  * <p>Three server processes and a coordinator are shared by the class; a killed server is started
@@ -73,7 +75,7 @@ class SparkLinesFaultTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5", "4"})
+  @CsvSource({"3.5", "4", "3.4", "3.3"})
   void withTwoCopiesAServerKilledDuringTheMapStageRerunsNoStage(String line) throws Exception {
     String out = runKillingAServer(line, 2, "map");
     assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
@@ -81,7 +83,7 @@ class SparkLinesFaultTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5", "4"})
+  @CsvSource({"3.5", "4", "3.4", "3.3"})
   void withOneCopyAServerKilledDuringTheMapStageRerunsTheMapStageOnce(String line)
       throws Exception {
     String out = runKillingAServer(line, 1, "map");
@@ -92,7 +94,7 @@ class SparkLinesFaultTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5", "4"})
+  @CsvSource({"3.5", "4", "3.4", "3.3"})
   void withTwoCopiesAServerKilledDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
       throws Exception {
     String out = runKillingAServer(line, 2, "reduce");
@@ -101,15 +103,18 @@ class SparkLinesFaultTest {
   }
 
   /**
-   * Executors in JVMs of their own on Spark 4 (Spark 3.5 runs the same case in-process, in
+   * Executors in JVMs of their own (Spark 3.5 runs the same case in-process, in
    * {@link ExecutorLossTest}): the executor of a reduce task that has started reading is killed;
    * the task runs again elsewhere and reads the map output from the servers, so no map task runs
-   * twice.
+   * twice. Spark 3.3 and 3.4, which cannot be told that shuffle storage is reliable, remove the
+   * lost executor's map outputs, but Sluice registers its outputs at a synthetic executor
+   * ({@code MapOutputLocation}), so the same holds there.
    */
-  @Test
-  void onSpark4LosingAnExecutorDuringTheReduceStageRerunsNoMapTask() throws Exception {
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"4", "3.4", "3.3"})
+  void losingAnExecutorDuringTheReduceStageRerunsNoMapTask(String line) throws Exception {
     Path dir = Files.createTempDirectory(jobDirs, "executor-loss");
-    Daemons.Running job = SubmittedJob.start(jobDirs, "4", "local-cluster[2,1,1024]", JOB,
+    Daemons.Running job = SubmittedJob.start(jobDirs, line, "local-cluster[2,1,1024]", JOB,
         conf(2, "--conf", "spark.executor.memory=512m", "--conf", "spark.task.maxFailures=4"),
         List.of(dir.toString(), "reduce"));
     try {
@@ -121,7 +126,7 @@ class SparkLinesFaultTest {
       executor.destroyForcibly();
       executor.onExit().get(30, TimeUnit.SECONDS);
       Files.writeString(dir.resolve("go"), "");
-      String out = answered(job, "4");
+      String out = answered(job, line);
       // The killed executor had run map tasks: the built-in shuffle would have lost their output.
       Matcher ranMaps = Pattern.compile("Stage 0 tasks succeeded by executor: .*\\b"
           + Pattern.quote(held[1]) + "=[1-9]").matcher(out);
@@ -132,6 +137,43 @@ class SparkLinesFaultTest {
     } finally {
       job.kill();
     }
+  }
+
+  /**
+   * Spark 3.3 and 3.4 cannot be told that shuffle storage is reliable, so their dynamic allocation
+   * needs shuffle tracking (or an external shuffle service): without either, SparkContext refuses
+   * to start, after Sluice's driver has named the setting to change; with shuffle tracking the job
+   * runs through Sluice. (Spark 3.5 needs neither: {@link ExecutorLossTest}.)
+   */
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"3.4", "3.3"})
+  void beforeSpark35DynamicAllocationNeedsShuffleTracking(String line) throws Exception {
+    List<String> dynamic = conf(2, "--conf", "spark.dynamicAllocation.enabled=true",
+        "--conf", "spark.executor.memory=512m");
+    // Spark 3.4 tracks shuffles by default, 3.3 does not.
+    List<String> untracked = new ArrayList<>(dynamic);
+    untracked.addAll(List.of("--conf", "spark.dynamicAllocation.shuffleTracking.enabled=false"));
+    Daemons.Result refused = SubmittedJob.start(jobDirs, line, "local-cluster[2,1,1024]",
+        "io.sluice.examples.ShuffleExample", untracked, List.of("20000", "100"))
+        .await(JOB_TIMEOUT);
+    assertTrue(refused.exitCode() != 0, refused.output());
+    assertTrue(refused.output().contains("spark.dynamicAllocation.enabled=true needs "
+        + "spark.dynamicAllocation.shuffleTracking.enabled=true with Sluice"), refused.output());
+    assertTrue(refused.output().contains(
+        "Dynamic allocation of executors requires the external shuffle service"),
+        refused.output());
+
+    List<String> tracked = new ArrayList<>(dynamic);
+    tracked.addAll(List.of("--conf", "spark.dynamicAllocation.shuffleTracking.enabled=true"));
+    double before = cluster.pushedBytes();
+    Daemons.Result ran = SubmittedJob.start(jobDirs, line, "local-cluster[2,1,1024]",
+        "io.sluice.examples.ShuffleExample", tracked, List.of("20000", "100")).await(JOB_TIMEOUT);
+    assertEquals(0, ran.exitCode(), ran.output());
+    SubmittedJob.assertNoLeak(ran);
+    assertTrue(ran.output().contains("Result: 100 keys"), ran.output());
+    assertTrue(ran.output().contains("on Spark " + line + "."), ran.output());
+    assertTrue(cluster.pushedBytes() > before, "nothing went through Sluice");
+    assertFalse(ran.output().contains("shuffleTracking"), ran.output());
   }
 
   /**

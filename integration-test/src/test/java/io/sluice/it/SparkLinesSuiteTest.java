@@ -40,7 +40,7 @@ class SparkLinesSuiteTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5, 3.5.", "4, 4."})
+  @CsvSource({"3.5, 3.5.", "4, 4.", "3.4, 3.4.", "3.3, 3.3."})
   @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void sameAnswersAndPlansAsTheBuiltInShuffle(String line, String versionPrefix)
       throws Exception {

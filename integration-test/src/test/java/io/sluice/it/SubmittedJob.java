@@ -47,7 +47,7 @@ final class SubmittedJob {
   }
 
   /**
-   * Runs {@code jobClass} to completion (at most 120 s) on Spark {@code line} (3.5 or 4).
+   * Runs {@code jobClass} to completion (at most 120 s) on Spark {@code line} (3.5, 4, 3.4 or 3.3).
    *
    * @param master e.g. {@code local[2,4]}, which allows task retries
    * @param sparkArgs further SparkSubmit arguments, e.g. {@code --conf k=v}
@@ -59,7 +59,7 @@ final class SubmittedJob {
   }
 
   /**
-   * Starts {@code jobClass} on Spark {@code line} (3.5 or 4), for a test that acts while it runs.
+   * Starts {@code jobClass} on Spark {@code line} (3.5, 4, 3.4 or 3.3), for a test that acts while it runs.
    *
    * @param sparkArgs further SparkSubmit arguments, e.g. {@code --conf k=v}
    * @param jobArgs the arguments of the job's {@code main}

@@ -3,6 +3,7 @@ package io.sluice.client.spark;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.SparkConf;
+import org.apache.spark.internal.config.package$;
 
 /**
  * Spark settings that work against a remote shuffle service, found when the driver's shuffle
@@ -39,16 +40,33 @@ final class ConflictingSettings {
           + "turned it off for this application. Remove the setting where Sluice is the shuffle "
           + "manager.");
     }
-    if (conf.getBoolean(DYNAMIC_ALLOCATION, false) && conf.getBoolean(SHUFFLE_TRACKING, false)) {
-      warnings.add(SHUFFLE_TRACKING + "=true keeps executors alive while shuffles they wrote "
-          + "live, but with Sluice no shuffle output is on an executor: set it to false so that "
-          + "dynamic allocation releases idle executors (no external shuffle service is needed).");
+    boolean dynamicAllocation = conf.getBoolean(DYNAMIC_ALLOCATION, false);
+    boolean shuffleService = conf.getBoolean(SHUFFLE_SERVICE, false);
+    boolean shuffleTracking = conf.getBoolean(SHUFFLE_TRACKING, shuffleTrackingByDefault());
+    if (!ReliableStorage.DECLARED) {
+      // Spark 3.3 and 3.4 then refuse to start, naming the external shuffle service only.
+      if (dynamicAllocation && !shuffleTracking && !shuffleService) {
+        warnings.add(DYNAMIC_ALLOCATION + "=true needs " + SHUFFLE_TRACKING + "=true with Sluice "
+            + "on Spark 3.3 and 3.4, which cannot be told that shuffle output is on Sluice's "
+            + "servers (Spark 3.5 and later need neither it nor an external shuffle service).");
+      }
+    } else if (dynamicAllocation && shuffleTracking && !shuffleService) {
+      warnings.add(SHUFFLE_TRACKING + "=true (Spark's default) keeps executors alive while "
+          + "shuffles they wrote live, but with Sluice no shuffle output is on an executor: set "
+          + "it to false so that dynamic allocation releases idle executors (no external shuffle "
+          + "service is needed).");
     }
-    if (conf.getBoolean(SHUFFLE_SERVICE, false)) {
+    if (shuffleService && ReliableStorage.DECLARED) {
       warnings.add(SHUFFLE_SERVICE + "=true: Spark's external shuffle service serves no shuffle "
           + "data with Sluice (it still serves cached RDD blocks on disk, if you use that); "
           + "dynamic allocation does not need it.");
     }
     return warnings;
+  }
+
+  /** Spark's own default for shuffle tracking, which differs between lines (3.3: false). */
+  private static boolean shuffleTrackingByDefault() {
+    return Boolean.parseBoolean(
+        package$.MODULE$.DYN_ALLOCATION_SHUFFLE_TRACKING_ENABLED().defaultValueString());
   }
 }

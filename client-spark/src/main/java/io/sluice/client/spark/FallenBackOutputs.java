@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * reliable: it removes the outputs registered at that executor, so that the next stage needing them
  * runs the missing maps first. Sluice's own outputs are registered at synthetic executors
  * ({@link MapOutputLocation}), which are never removed. With an external shuffle service, which
- * serves a removed executor's files, nothing is removed.
+ * serves a removed executor's files, nothing is removed; nor on Spark 3.3 and 3.4, where storage is
+ * not declared reliable and Spark removes them itself.
  */
 final class FallenBackOutputs extends SparkListener {
   static final String SHUFFLE_SERVICE = "spark.shuffle.service.enabled";
@@ -33,7 +34,8 @@ final class FallenBackOutputs extends SparkListener {
 
   /** Starts following {@code sc}'s executor removals, the first time a shuffle falls back. */
   void watch(SparkContext sc) {
-    if (sc.conf().getBoolean(SHUFFLE_SERVICE, false) || !watching.compareAndSet(false, true)) {
+    if (!ReliableStorage.DECLARED || sc.conf().getBoolean(SHUFFLE_SERVICE, false)
+        || !watching.compareAndSet(false, true)) {
       return;
     }
     sc.addSparkListener(this);

@@ -5,7 +5,6 @@ import org.apache.spark.shuffle.api.ShuffleDataIO;
 import org.apache.spark.shuffle.api.ShuffleDriverComponents;
 import org.apache.spark.shuffle.api.ShuffleExecutorComponents;
 import org.apache.spark.shuffle.sort.io.LocalDiskShuffleDataIO;
-import org.apache.spark.shuffle.sort.io.LocalDiskShuffleDriverComponents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * an executor then re-runs none of its map tasks, and dynamic allocation may release executors
  * with neither an external shuffle service nor shuffle tracking. Everything else is Spark's local
  * disk implementation, which shuffles that fall back to the sort shuffle still use (their output is
- * on executors: Spark recovers a lost one through a fetch failure instead).
+ * on executors: Spark recovers a lost one through a fetch failure instead). Spark 3.3 and 3.4 have
+ * no such declaration ({@link ReliableStorage}).
  */
 public final class SluiceShuffleDataIO implements ShuffleDataIO {
   static final String PLUGIN_KEY = "spark.shuffle.sort.io.plugin.class";
@@ -34,20 +34,19 @@ public final class SluiceShuffleDataIO implements ShuffleDataIO {
 
   @Override
   public ShuffleDriverComponents driver() {
-    return new LocalDiskShuffleDriverComponents() {
-      @Override
-      public boolean supportsReliableStorage() {
-        return true;
-      }
-    };
+    return ReliableStorage.driverComponents();
   }
 
   /**
    * Sets the plugin on the driver's configuration when the user set none. Spark 3.5 creates the
    * shuffle manager before it loads the plugin from the same configuration, so this takes effect;
-   * docs/client.md still lists the line, for Spark lines that load the plugin first.
+   * docs/client.md still lists the line, for Spark lines that load the plugin first. On Spark 3.3
+   * and 3.4, where storage cannot be declared reliable, nothing is set.
    */
   static void installIfMissing(SparkConf conf) {
+    if (!ReliableStorage.DECLARED) {
+      return;
+    }
     String configured = conf.get(PLUGIN_KEY, null);
     if (configured == null) {
       conf.set(PLUGIN_KEY, SluiceShuffleDataIO.class.getName());

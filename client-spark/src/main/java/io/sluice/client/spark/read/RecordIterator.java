@@ -173,7 +173,7 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
 
   private void reportRequestTime() {
     long requestMillis = source.requestMillis();
-    metrics.incRemoteReqsDuration(requestMillis - reportedRequestMillis);
+    RemoteRequestTime.report(metrics, requestMillis - reportedRequestMillis);
     reportedRequestMillis = requestMillis;
   }
 }

@@ -7,8 +7,8 @@ import org.apache.spark.scheduler.MapStatus$;
 import org.apache.spark.storage.BlockManagerId;
 
 /**
- * The writer's calls into Spark whose signatures differ between Spark lines (this copy: Spark 3.5,
- * Scala 2.12). Each line's build compiles its own copy from {@code src/spark-<line>/java}.
+ * The writer's calls into Spark whose signatures differ between Spark lines (this copy: Spark 3.3,
+ * 3.4 and 3.5, Scala 2.12, from {@code client-spark/src/spark-3/java}; Spark 4 has its own).
  */
 public final class SparkCompat {
   private SparkCompat() {}

@@ -11,9 +11,9 @@ import scala.collection.Iterator;
 import scala.math.Ordering;
 
 /**
- * The reader's calls into Spark whose signatures differ between Spark lines (this copy: Spark 3.5,
- * Scala 2.12): the sorter. Each line's build compiles its own copy from
- * {@code src/spark-<line>/java}.
+ * The reader's calls into Spark whose signatures differ between Spark lines (this copy: Spark 3.3,
+ * 3.4 and 3.5, Scala 2.12, from {@code client-spark/src/spark-3/java}; Spark 4 has its own): the
+ * sorter.
  */
 final class SparkReadCalls {
   private SparkReadCalls() {}
