@@ -63,7 +63,7 @@ class LicenseTest {
   /** Sluice's own entries in a client jar. */
   private static final List<String> OWN = List.of("io/sluice/client/", "io/sluice/common/",
       "META-INF/MANIFEST.MF", "META-INF/services/", "META-INF/LICENSE", "META-INF/NOTICE",
-      "META-INF/licenses/");
+      "META-INF/licenses/", "META-INF/versions/17/io/sluice/client/");
 
   @Test
   void theSourceTreeIsApacheLicensedAndEveryCitedTextExists() throws IOException {

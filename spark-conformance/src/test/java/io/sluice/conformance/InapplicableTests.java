@@ -5,16 +5,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.LinkedHashSet;
+import scala.Option;
 import scala.collection.JavaConverters;
+import scala.collection.immutable.Map;
+import scala.collection.immutable.Set;
 
 /**
  * The tests of Spark's suites that cannot apply to a remote shuffle service, each with its reason,
  * from {@code inapplicable-tests.tsv} (suite, test name and reason, tab-separated): for example a
  * test that looks for the shuffle files Spark's built-in shuffle writes on the executor's disk.
- * Spark's own {@code SparkFunSuite.excluded} reports them as ignored; every other test must pass.
+ * Each is tagged {@code org.scalatest.Ignore}, which ScalaTest reports as ignored (on every Spark
+ * line: Spark 3.3 and 3.4 have no {@code SparkFunSuite.excluded}); every other test must pass.
  */
 final class InapplicableTests {
   private static final String IGNORE_TAG = "org.scalatest.Ignore";
@@ -23,20 +26,29 @@ final class InapplicableTests {
   private InapplicableTests() {}
 
   /**
-   * The names of the suite's inapplicable tests, for {@code SparkFunSuite.excluded}, which
-   * registers each as an ignored test named "name (excluded)". Spark calls it while the suite's
-   * constructor registers its tests, so it reads nothing but the list.
+   * The suite's tags ({@code Suite.tags}: test name to tag names) with the ignore tag added to each
+   * inapplicable test. Only calls whose Java signatures Scala 2.12 and 2.13 both keep (Scala's
+   * {@code Set.+} is not one: Java sees another return type than Scala compiles).
    */
-  static scala.collection.immutable.List<String> excluded(String suite) {
-    // An immutable List: the Seq that Spark 3.5 (Scala 2.12) and Spark 4 (2.13) both accept.
-    return JavaConverters.asScalaBufferConverter(new ArrayList<>(reasons(suite).keySet()))
-        .asScala().toList();
+  static Map<String, Set<String>> withIgnored(String suite, Map<String, Set<String>> tags) {
+    Map<String, Set<String>> result = tags;
+    for (String test : reasons(suite).keySet()) {
+      java.util.Set<String> names = new LinkedHashSet<>();
+      Option<Set<String>> own = tags.get(test);
+      if (own.isDefined()) {
+        names.addAll(JavaConverters.setAsJavaSetConverter(own.get()).asJava());
+      }
+      names.add(IGNORE_TAG);
+      result = result.updated(test,
+          JavaConverters.asScalaSetConverter(names).asScala().<String>toSet());
+    }
+    return result;
   }
 
   /** Fails unless every test the list names for {@code suite} is one of its tests. */
-  static void checkListed(String suite, scala.collection.immutable.Set<String> testNames) {
-    for (Map.Entry<String, String> e : reasons(suite).entrySet()) {
-      if (!testNames.contains(e.getKey() + " (excluded)")) {
+  static void checkListed(String suite, Set<String> testNames) {
+    for (java.util.Map.Entry<String, String> e : reasons(suite).entrySet()) {
+      if (!testNames.contains(e.getKey())) {
         throw new IllegalStateException(RESOURCE + " names \"" + e.getKey() + "\", which "
             + suite + " does not have");
       }
@@ -46,8 +58,8 @@ final class InapplicableTests {
   }
 
   /** Test name to reason, for one suite (its simple name in Spark), in the file's order. */
-  static Map<String, String> reasons(String suite) {
-    Map<String, String> reasons = new LinkedHashMap<>();
+  static java.util.Map<String, String> reasons(String suite) {
+    java.util.Map<String, String> reasons = new LinkedHashMap<>();
     try (InputStream in = InapplicableTests.class.getResourceAsStream(RESOURCE);
         BufferedReader lines = new BufferedReader(
             new InputStreamReader(in, StandardCharsets.UTF_8))) {
