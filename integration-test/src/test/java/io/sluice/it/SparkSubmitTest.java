@@ -26,7 +26,7 @@ class SparkSubmitTest {
   @TempDir Path dir;
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5, 3.5.", "4, 4."})
+  @CsvSource({"3.5, 3.5.", "4, 4.", "3.4, 3.4.", "3.3, 3.3."})
   @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
   void exampleJobRunsThroughSluiceFromTheScripts(String line, String versionPrefix)
       throws Exception {

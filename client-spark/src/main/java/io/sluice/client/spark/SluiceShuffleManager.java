@@ -37,6 +37,9 @@ public class SluiceShuffleManager extends SortShuffleManager {
   /** Called by Spark on the driver and on every executor. */
   public SluiceShuffleManager(SparkConf conf, boolean isDriver) {
     super(conf);
+    if (isDriver) {
+      ClientJarPlacement.check(conf);
+    }
     this.conf = conf;
     this.isDriver = isDriver;
     this.client = SluiceClientContext.acquire(conf);
