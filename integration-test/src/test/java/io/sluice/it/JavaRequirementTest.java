@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.jar.JarFile;
@@ -65,13 +67,27 @@ class JavaRequirementTest {
     Path jar = shadedJar(module);
     try (JarFile java17View = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ,
         Runtime.Version.parse("17"))) {
-      assertEquals(61, majorVersion(java17View, MANAGER));
-      assertEquals(61, majorVersion(java17View, DATA_IO));
+      for (String entryPoint : new String[] {MANAGER, DATA_IO}) {
+        assertEquals(61, majorVersion(java17View, entryPoint));
+        // The build copies these classes into META-INF/versions/17 unrelocated: a Netty or Guava
+        // reference there would name a package the shaded jar does not have.
+        String constants = new String(classBytes(java17View, entryPoint),
+            StandardCharsets.ISO_8859_1);
+        assertFalse(constants.contains("io/netty/") || constants.contains("com/google/"),
+            entryPoint + " in " + jar + " names an unrelocated Netty or Guava class");
+      }
     }
     try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
         SparkConf.class.getClassLoader())) {
       assertTrue(SortShuffleManager.class.isAssignableFrom(loader.loadClass(MANAGER)),
           "a Java 17 class loader finds the real shuffle manager in " + jar);
+    }
+  }
+
+  private static byte[] classBytes(JarFile jar, String className) throws IOException {
+    try (InputStream in = jar.getInputStream(
+        jar.getJarEntry(className.replace('.', '/') + ".class"))) {
+      return in.readAllBytes();
     }
   }
 
