@@ -20,6 +20,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.apache.spark.SparkConf;
 import org.apache.spark.shuffle.sort.SortShuffleManager;
+import org.apache.spark.status.AppHistoryServerPlugin;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,6 +35,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class JavaRequirementTest {
   private static final String MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
   private static final String DATA_IO = "io.sluice.client.spark.SluiceShuffleDataIO";
+  private static final String HISTORY_PLUGIN =
+      "io.sluice.client.spark.ui.SluiceHistoryServerPlugin";
+  private static final String PLUGIN_SERVICE =
+      "META-INF/services/org.apache.spark.status.AppHistoryServerPlugin";
   /** Java 11's newest class file version. */
   private static final int JAVA_11 = 55;
 
@@ -61,13 +66,36 @@ class JavaRequirementTest {
     }
   }
 
+  /**
+   * A history server on Java 11 with the client jar on its class path loads the plugin its service
+   * file names: the plugin must load there, and show nothing, rather than stop the history server.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"client-spark", "client-spark-3.4", "client-spark-3.3"})
+  void onJava11TheHistoryServerPluginLoadsAndAddsNothing(String module) throws Exception {
+    Path jar = shadedJar(module);
+    try (JarFile java11View = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ,
+            Runtime.Version.parse("11"));
+        Java11Loader loader = new Java11Loader(java11View)) {
+      String service;
+      try (InputStream in = java11View.getInputStream(java11View.getJarEntry(PLUGIN_SERVICE))) {
+        service = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+      }
+      assertEquals(HISTORY_PLUGIN, service);
+      AppHistoryServerPlugin plugin = (AppHistoryServerPlugin) Class.forName(service, true, loader)
+          .getConstructor().newInstance();
+      assertTrue(plugin.createListeners(new SparkConf(false), null).isEmpty());
+      plugin.setupUI(null);
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"client-spark", "client-spark-3.4", "client-spark-3.3"})
   void onJava17TheEntryPointsAreTheRealOnes(String module) throws Exception {
     Path jar = shadedJar(module);
     try (JarFile java17View = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ,
         Runtime.Version.parse("17"))) {
-      for (String entryPoint : new String[] {MANAGER, DATA_IO}) {
+      for (String entryPoint : new String[] {MANAGER, DATA_IO, HISTORY_PLUGIN}) {
         assertEquals(61, majorVersion(java17View, entryPoint));
         // The build copies these classes into META-INF/versions/17 unrelocated: a Netty or Guava
         // reference there would name a package the shaded jar does not have.

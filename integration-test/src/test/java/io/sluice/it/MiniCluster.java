@@ -13,8 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A coordinator and shuffle servers in this JVM, on ephemeral loopback ports with temporary
@@ -24,6 +26,7 @@ final class MiniCluster implements Closeable {
   private final Path root;
   private final CoordinatorServer coordinator;
   private final List<ShuffleServer> servers = new ArrayList<>();
+  private final Set<ShuffleServer> stopped = new HashSet<>();
   private final int disksPerServer;
 
   MiniCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
@@ -125,10 +128,20 @@ final class MiniCluster implements Closeable {
     return sum;
   }
 
+  /** Stops server {@code i} (it closes its connections and drops its data), for good. */
+  void stopServer(int i) {
+    ShuffleServer server = servers.get(i);
+    if (stopped.add(server)) {
+      server.close();
+    }
+  }
+
   @Override
   public void close() throws IOException {
     for (ShuffleServer s : servers) {
-      s.close();
+      if (stopped.add(s)) {
+        s.close();
+      }
     }
     coordinator.close();
     try (var files = Files.walk(root)) {

@@ -45,6 +45,9 @@ class ShuffleEventLogTest {
       assertEquals(2, event.copies());
       assertEquals(2, event.servers().size(), event.toString());
       assertNull(event.fallbackReason());
+      assertEquals(List.of("bytesPushed", "bytesRead", "pushRetries", "fetchRetries",
+          "replicaReads"), List.copyOf(event.counters().keySet()),
+          "the accumulators the Sluice tab sums: " + event);
 
       SparkConf fallBack = conf(cluster, "fallen-back", eventLogs.resolve("fallback"))
           .set("spark.sluice.fallback.enabled", "true")
@@ -54,6 +57,7 @@ class ShuffleEventLogTest {
       assertEquals(1, fell.size(), "one event per shuffle: " + fell);
       assertFalse(fell.get(0).sluice(), fell.get(0).toString());
       assertEquals(0, fell.get(0).copies());
+      assertEquals(Map.of(), fell.get(0).counters());
       assertTrue(fell.get(0).fallbackReason().contains("no-server-has-this-tag"),
           "the reason names what no server offers: " + fell.get(0).fallbackReason());
     }

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
@@ -20,11 +23,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * SQL under adaptive execution with coalescing and a skew split) submitted with SparkSubmit, with
  * the built-in shuffle and through Sluice with only that line's client jar. Every case's rows, what
  * adaptive execution did with each query, and Spark's count of failed tasks and stage re-runs
- * must be the same both ways.
+ * must be the same both ways. The line's history server then shows the Sluice run's shuffles in
+ * the Sluice tab (headless Chromium).
  */
 class SparkLinesSuiteTest {
   private static final int CASES = 18;
   private static final int SQL_CASES = 8;
+  private static final Pattern SHUFFLES =
+      Pattern.compile("(\\d+) shuffles?: (\\d+) through Sluice, 0 with Spark's sort shuffle");
+  private static final Pattern BYTES_PUSHED =
+      Pattern.compile("class=\"bytes-pushed\"[^>]* data-bytes=\"(\\d+)\"");
   private static MiniCluster cluster;
   private static Path logs;
 
@@ -47,7 +55,11 @@ class SparkLinesSuiteTest {
     Daemons.Result builtIn = submit(line, List.of());
     assertEquals(0, builtIn.exitCode(), builtIn.output());
     long pushedBefore = cluster.pushedBytes();
-    Daemons.Result sluice = submit(line, SubmittedJob.throughSluice(cluster));
+    Path eventLogs = Files.createDirectories(logs.resolve("event-logs-" + line));
+    List<String> throughSluice = new ArrayList<>(SubmittedJob.throughSluice(cluster));
+    throughSluice.addAll(List.of("--conf", "spark.eventLog.enabled=true",
+        "--conf", "spark.eventLog.dir=" + eventLogs.toUri()));
+    Daemons.Result sluice = submit(line, throughSluice);
     assertEquals(0, sluice.exitCode(), sluice.output());
     SubmittedJob.assertNoLeak(sluice);
     assertTrue(cluster.pushedBytes() > pushedBefore, "nothing went through Sluice");
@@ -69,6 +81,29 @@ class SparkLinesSuiteTest {
     assertTrue(expected.stream().anyMatch(l -> l.startsWith("Decisions rebalance: ")
         && l.contains("skew split")), "the rebalance should have been split: " + expected);
     assertEquals(expected, results(sluice.output()));
+    assertTheHistoryServerShowsTheSluiceTab(line, eventLogs);
+  }
+
+  /** The line's history server, with the line's client jar, shows every shuffle in the tab. */
+  private static void assertTheHistoryServerShowsTheSluiceTab(String line, Path eventLogs)
+      throws Exception {
+    try (SparkHistoryServer history = SparkHistoryServer.start(line, eventLogs,
+        logs.resolve("history-server-" + line + ".log"))) {
+      String appId = history.awaitApplication();
+      String dom = HeadlessChromium.dom(history.url() + "/history/" + appId + "/sluice/",
+          Files.createTempDirectory(logs, "chromium"));
+      Matcher summary = SHUFFLES.matcher(dom);
+      assertTrue(summary.find(), dom + "\nlog:\n" + history.log());
+      int shuffles = Integer.parseInt(summary.group(1));
+      assertTrue(shuffles > 0, summary.group());
+      assertEquals(shuffles, Integer.parseInt(summary.group(2)), "all through Sluice: " + dom);
+      Matcher pushed = BYTES_PUSHED.matcher(dom);
+      long bytes = 0;
+      while (pushed.find()) {
+        bytes += Long.parseLong(pushed.group(1));
+      }
+      assertTrue(bytes > 0, "the tab counts the bytes pushed: " + dom);
+    }
   }
 
   private static Daemons.Result submit(String line, List<String> conf) throws Exception {

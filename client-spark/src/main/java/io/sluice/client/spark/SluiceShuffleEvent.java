@@ -1,6 +1,7 @@
 package io.sluice.client.spark;
 
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.scheduler.SparkListenerEvent;
 
 /**
@@ -13,19 +14,24 @@ import org.apache.spark.scheduler.SparkListenerEvent;
  * @param copies how many servers hold each partition (0 with the sort shuffle)
  * @param servers the servers the partitions were placed on, as {@code id@host:port}
  * @param fallbackReason why Sluice could not take the shuffle, or null when it did
+ * @param counters the accumulator id of each of the shuffle's {@link ShuffleCounters}, by name
+ *     (empty with the sort shuffle; null in event logs of clients before they were counted)
  */
 public record SluiceShuffleEvent(int shuffleId, int partitions, boolean sluice, int copies,
-    List<String> servers, String fallbackReason) implements SparkListenerEvent {
+    List<String> servers, String fallbackReason, Map<String, Long> counters)
+    implements SparkListenerEvent {
 
-  static SluiceShuffleEvent registered(int shuffleId, ShuffleLocations locations) {
+  static SluiceShuffleEvent registered(int shuffleId, ShuffleLocations locations,
+      ShuffleCounters counters) {
     int partitions = locations.numPartitions();
     return new SluiceShuffleEvent(shuffleId, partitions, true,
         partitions == 0 ? 0 : locations.location(0).servers().size(),
-        locations.servers().stream().map(Object::toString).toList(), null);
+        locations.servers().stream().map(Object::toString).toList(), null,
+        counters.accumulatorIds());
   }
 
   static SluiceShuffleEvent fellBack(int shuffleId, int partitions, String reason) {
-    return new SluiceShuffleEvent(shuffleId, partitions, false, 0, List.of(), reason);
+    return new SluiceShuffleEvent(shuffleId, partitions, false, 0, List.of(), reason, Map.of());
   }
 
   /** The driver's log line for this event. */

@@ -2,11 +2,13 @@ package io.sluice.client.spark;
 
 import io.sluice.client.spark.driver.SluiceDriver;
 import io.sluice.client.spark.read.SluiceShuffleReader;
+import io.sluice.client.spark.ui.SluiceTab;
 import io.sluice.client.spark.write.SluiceShuffleWriter;
 import java.io.IOException;
 import java.net.InetAddress;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.SparkConf;
+import org.apache.spark.SparkContext;
 import org.apache.spark.TaskContext;
 import org.apache.spark.shuffle.ShuffleHandle;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
@@ -33,6 +35,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
   private final SluiceClientContext client;
   private final FallenBackOutputs fallenBack = new FallenBackOutputs();
   private SluiceDriver driver;
+  private boolean tabAttached;
 
   /** Called by Spark on the driver and on every executor. */
   public SluiceShuffleManager(SparkConf conf, boolean isDriver) {
@@ -56,7 +59,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
     SluiceDriver d;
     ShuffleLocations locations;
     try {
-      d = driver();
+      d = driver(dependency.rdd().context());
       locations = d.registerShuffle(shuffleId, numPartitions, dependency);
     } catch (IOException | RuntimeException e) {
       if (!client.conf().get(SluiceClientOptions.FALLBACK)) {
@@ -71,19 +74,30 @@ public class SluiceShuffleManager extends SortShuffleManager {
       throw new IllegalStateException("interrupted while registering shuffle " + shuffleId, e);
     }
     // Registered with its servers: the shuffle is Sluice's from here on.
-    report(dependency, SluiceShuffleEvent.registered(shuffleId, locations));
+    ShuffleCounters counters = ShuffleCounters.register(dependency.rdd().context(), shuffleId);
+    report(dependency, SluiceShuffleEvent.registered(shuffleId, locations, counters));
     return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
-        d.endpointHost(), d.endpointPort(), d.auth());
+        d.endpointHost(), d.endpointPort(), d.auth(), counters);
   }
 
-  /** Logs what became of a shuffle, and posts it for listeners and the event log. */
-  private static void report(ShuffleDependency<?, ?, ?> dependency, SluiceShuffleEvent event) {
+  /**
+   * Logs what became of a shuffle, and posts it for listeners and the event log; the application's
+   * first shuffle brings the Sluice tab into its UI.
+   */
+  private void report(ShuffleDependency<?, ?, ?> dependency, SluiceShuffleEvent event) {
     if (event.sluice()) {
       LOG.info(event.describe());
     } else {
       LOG.warn(event.describe());
     }
-    dependency.rdd().context().listenerBus().post(event);
+    SparkContext sc = dependency.rdd().context();
+    synchronized (this) {
+      if (!tabAttached) {
+        tabAttached = true;
+        SluiceTab.attachLive(sc);
+      }
+    }
+    sc.listenerBus().post(event);
   }
 
   @Override
@@ -135,7 +149,8 @@ public class SluiceShuffleManager extends SortShuffleManager {
   }
 
   /** The driver's coordination, started with the first shuffle (the app id is known by then). */
-  private synchronized SluiceDriver driver() throws IOException, InterruptedException {
+  private synchronized SluiceDriver driver(SparkContext sc)
+      throws IOException, InterruptedException {
     if (!isDriver) {
       throw new IllegalStateException("shuffles are registered on the driver");
     }
@@ -143,7 +158,7 @@ public class SluiceShuffleManager extends SortShuffleManager {
       String host = conf.get("spark.driver.host", InetAddress.getLoopbackAddress().getHostAddress());
       driver = new SluiceDriver(client, conf.getAppId(),
           System.getProperty("user.name", "unknown"), conf.get("spark.driver.bindAddress", host),
-          host);
+          host, sc.listenerBus()::post);
     }
     return driver;
   }

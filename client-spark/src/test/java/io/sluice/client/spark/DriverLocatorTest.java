@@ -65,7 +65,7 @@ class DriverLocatorTest {
     // The dependency stays on the driver's side of this test: the locator needs only ids and
     // addresses from the handle.
     locator = new DriverLocator(new SluiceShuffleHandle<>(SHUFFLE, null, APP, initial,
-        "127.0.0.1", driver.port(), ApplicationAuth.NONE), clients);
+        "127.0.0.1", driver.port(), ApplicationAuth.NONE, null), clients);
   }
 
   @AfterEach

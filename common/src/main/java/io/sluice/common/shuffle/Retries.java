@@ -44,13 +44,23 @@ public final class Retries {
   /** Runs {@code attempt} until it succeeds, fails for good, or the retries are used up. */
   public static <T> CompletableFuture<T> withRetries(Supplier<CompletableFuture<T>> attempt,
       Backoff backoff, ScheduledExecutorService timer) {
+    return withRetries(attempt, backoff, timer, () -> {});
+  }
+
+  /**
+   * As {@link #withRetries(Supplier, Backoff, ScheduledExecutorService)}, and runs {@code onRetry}
+   * before each attempt after the first.
+   */
+  public static <T> CompletableFuture<T> withRetries(Supplier<CompletableFuture<T>> attempt,
+      Backoff backoff, ScheduledExecutorService timer, Runnable onRetry) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    run(attempt, backoff, 0, true, timer, result);
+    run(attempt, backoff, 0, true, timer, onRetry, result);
     return result;
   }
 
   private static <T> void run(Supplier<CompletableFuture<T>> attempt, Backoff backoff, int retry,
-      boolean mayTimeOut, ScheduledExecutorService timer, CompletableFuture<T> result) {
+      boolean mayTimeOut, ScheduledExecutorService timer, Runnable onRetry,
+      CompletableFuture<T> result) {
     CompletableFuture<T> f;
     try {
       f = attempt.get();
@@ -63,8 +73,10 @@ public final class Retries {
         result.complete(value);
       } else if (retry < backoff.maxRetries() && isRetriableStatus(error)) {
         try {
-          timer.schedule(() -> run(attempt, backoff, retry + 1, mayTimeOut, timer, result),
-              backoff.delayMillis(retry), TimeUnit.MILLISECONDS);
+          timer.schedule(() -> {
+            onRetry.run();
+            run(attempt, backoff, retry + 1, mayTimeOut, timer, onRetry, result);
+          }, backoff.delayMillis(retry), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
           // The client is closing: no retry will run, and a caller waiting on the result must
           // not wait for ever.
@@ -74,7 +86,8 @@ public final class Retries {
           result.completeExceptionally(closed);
         }
       } else if (mayTimeOut && isTimeout(error)) {
-        run(attempt, backoff, retry, false, timer, result);
+        onRetry.run();
+        run(attempt, backoff, retry, false, timer, onRetry, result);
       } else {
         result.completeExceptionally(unwrap(error));
       }

@@ -27,15 +27,17 @@ class RetriesTest {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {
       AtomicInteger attempts = new AtomicInteger();
+      AtomicInteger retries = new AtomicInteger();
       CompletableFuture<String> result = Retries.withRetries(() -> {
         attempts.incrementAndGet();
         return busy();
-      }, BACKOFF, timer);
+      }, BACKOFF, timer, retries::incrementAndGet);
 
       ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
           ExecutionException.class, () -> result.get(10, TimeUnit.SECONDS));
       assertInstanceOf(RemoteException.class, e.getCause());
       assertEquals(4, attempts.get(), "the first attempt and three retries");
+      assertEquals(3, retries.get(), "each retry is told");
     } finally {
       timer.shutdownNow();
     }

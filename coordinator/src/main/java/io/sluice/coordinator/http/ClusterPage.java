@@ -3,6 +3,7 @@ package io.sluice.coordinator.http;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.sluice.common.metrics.StatusHttpServer;
+import io.sluice.common.text.Html;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +38,7 @@ public final class ClusterPage implements HttpHandler {
     StringBuilder b = new StringBuilder(4096);
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta http-equiv=\"refresh\" content=\"5\">")
-        .append("<title>Sluice cluster: ").append(esc(s.get("coordinator"))).append("</title>")
+        .append("<title>Sluice cluster: ").append(Html.escape(s.get("coordinator"))).append("</title>")
         .append("<style>body{font:14px sans-serif;margin:1.5em;color:#222}")
         .append("table{border-collapse:collapse;margin:.5em 0 1.5em}")
         .append("th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}")
@@ -47,15 +48,15 @@ public final class ClusterPage implements HttpHandler {
         .append(".bar{display:inline-block;width:6em;height:.7em;background:#e6e6e6;")
         .append("margin-right:.4em}.bar span{display:block;height:100%;background:#4a7bd0}")
         .append("</style></head><body>\n");
-    b.append("<h1>Sluice cluster</h1>\n<p>Coordinator <b>").append(esc(s.get("coordinator")))
-        .append("</b>, up ").append(esc(s.get("uptimeSeconds"))).append(" s; servers are stale after ")
-        .append(esc(s.get("heartbeatTimeoutMillis"))).append(" ms without a heart-beat.</p>\n");
+    b.append("<h1>Sluice cluster</h1>\n<p>Coordinator <b>").append(Html.escape(s.get("coordinator")))
+        .append("</b>, up ").append(Html.escape(s.get("uptimeSeconds"))).append(" s; servers are stale after ")
+        .append(Html.escape(s.get("heartbeatTimeoutMillis"))).append(" ms without a heart-beat.</p>\n");
 
     b.append("<h2>Servers</h2>\n<p id=\"server-counts\">");
     Map<String, Object> counts = map(s.get("serverCounts"));
     boolean first = true;
     for (Map.Entry<String, Object> e : counts.entrySet()) {
-      b.append(first ? "" : ", ").append(esc(e.getKey())).append(": ").append(esc(e.getValue()));
+      b.append(first ? "" : ", ").append(Html.escape(e.getKey())).append(": ").append(Html.escape(e.getValue()));
       first = false;
     }
     b.append("</p>\n<table id=\"servers\"><tr><th>Server</th><th>Address</th><th>Condition</th>")
@@ -69,21 +70,21 @@ public final class ClusterPage implements HttpHandler {
       long healthy = disks.stream().filter(d -> Boolean.TRUE.equals(map(d).get("healthy"))).count();
       long used = disks.stream().mapToLong(d -> number(map(d).get("usedBytes"))).sum();
       long total = disks.stream().mapToLong(d -> number(map(d).get("totalBytes"))).sum();
-      b.append("<tr><td>").append(esc(server.get("id"))).append("</td><td>")
-          .append(esc(server.get("host"))).append(':').append(esc(server.get("port")))
-          .append(" (HTTP ").append(esc(server.get("httpPort"))).append(")</td><td class=\"")
-          .append(esc(condition)).append("\">").append(esc(condition)).append("</td><td>")
-          .append(esc(server.get("reportedState"))).append("</td><td>");
+      b.append("<tr><td>").append(Html.escape(server.get("id"))).append("</td><td>")
+          .append(Html.escape(server.get("host"))).append(':').append(Html.escape(server.get("port")))
+          .append(" (HTTP ").append(Html.escape(server.get("httpPort"))).append(")</td><td class=\"")
+          .append(Html.escape(condition)).append("\">").append(Html.escape(condition)).append("</td><td>")
+          .append(Html.escape(server.get("reportedState"))).append("</td><td>");
       usage(b, number(server.get("pushBufferUsed")), number(server.get("pushBufferCapacity")));
       b.append("</td><td>");
       usage(b, number(server.get("readBufferUsed")), number(server.get("readBufferCapacity")));
-      b.append("</td><td class=\"num\">").append(esc(server.get("partitionsHeld")))
-          .append("</td><td class=\"num\">").append(esc(server.get("partitionsPending")))
+      b.append("</td><td class=\"num\">").append(Html.escape(server.get("partitionsHeld")))
+          .append("</td><td class=\"num\">").append(Html.escape(server.get("partitionsPending")))
           .append("</td><td class=\"num\">").append(healthy).append(" / ").append(disks.size())
           .append("</td><td>");
       usage(b, used, total);
-      b.append("</td><td class=\"num\">").append(esc(server.get("lastHeartbeatAgeMillis")))
-          .append(" ms ago</td><td>").append(esc(server.get("version"))).append("</td></tr>\n");
+      b.append("</td><td class=\"num\">").append(Html.escape(server.get("lastHeartbeatAgeMillis")))
+          .append(" ms ago</td><td>").append(Html.escape(server.get("version"))).append("</td></tr>\n");
     }
     b.append("</table>\n");
 
@@ -91,21 +92,21 @@ public final class ClusterPage implements HttpHandler {
     if (!excluded.isEmpty()) {
       b.append("<h2>Exclusions</h2>\n<table id=\"exclusions\"><tr><th>Server</th><th>Why</th></tr>\n");
       for (Map.Entry<String, Object> e : excluded.entrySet()) {
-        b.append("<tr><td>").append(esc(e.getKey())).append("</td><td>").append(esc(e.getValue()))
+        b.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td>").append(Html.escape(e.getValue()))
             .append("</td></tr>\n");
       }
       b.append("</table>\n");
     }
 
     Map<String, Object> apps = map(s.get("applications"));
-    b.append("<h2>Applications</h2>\n<p id=\"applications\">").append(esc(apps.get("registered")))
+    b.append("<h2>Applications</h2>\n<p id=\"applications\">").append(Html.escape(apps.get("registered")))
         .append(" registered</p>\n");
     Map<String, Object> byUser = map(apps.get("byUser"));
     if (!byUser.isEmpty()) {
       b.append("<table id=\"users\"><tr><th>User</th><th>Applications</th></tr>\n");
       for (Map.Entry<String, Object> e : byUser.entrySet()) {
-        b.append("<tr><td>").append(esc(e.getKey())).append("</td><td class=\"num\">")
-            .append(esc(e.getValue())).append("</td></tr>\n");
+        b.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td class=\"num\">")
+            .append(Html.escape(e.getValue())).append("</td></tr>\n");
       }
       b.append("</table>\n");
     }
@@ -137,23 +138,5 @@ public final class ClusterPage implements HttpHandler {
 
   private static long number(Object o) {
     return o instanceof Number n ? n.longValue() : 0;
-  }
-
-  /** HTML-escapes a value for text and for attribute values in double quotes. */
-  static String esc(Object value) {
-    String s = String.valueOf(value);
-    StringBuilder b = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '<' -> b.append("&lt;");
-        case '>' -> b.append("&gt;");
-        case '&' -> b.append("&amp;");
-        case '"' -> b.append("&quot;");
-        case '\'' -> b.append("&#39;");
-        default -> b.append(c);
-      }
-    }
-    return b.toString();
   }
 }

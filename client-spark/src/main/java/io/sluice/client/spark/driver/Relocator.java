@@ -1,5 +1,6 @@
 package io.sluice.client.spark.driver;
 
+import io.sluice.client.spark.SluiceRelocationEvent;
 import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
@@ -20,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,10 +49,13 @@ final class Relocator {
   private final List<String> tags;
   private final Duration timeout;
   private final LongSupplier nanoClock;
+  private final Consumer<SluiceRelocationEvent> onMove;
   private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
 
   Relocator(String appId, CoordinatorClient coordinators, ServerRegistrar registrar, int replicas,
-      List<String> tags, Duration timeout, LongSupplier nanoClock) {
+      List<String> tags, Duration timeout, LongSupplier nanoClock,
+      Consumer<SluiceRelocationEvent> onMove) {
+    this.onMove = onMove;
     this.appId = appId;
     this.coordinators = coordinators;
     this.registrar = registrar;
@@ -136,6 +141,8 @@ final class Relocator {
     }
     LOG.info("Moved {} partitions of shuffle {} to {} ({}); servers kept out: {}", stale.size(),
         book.shuffleId(), describe(assignment.servers()), reason, excluded);
+    onMove.accept(new SluiceRelocationEvent(book.shuffleId(), stale.size(),
+        assignment.servers().stream().map(Object::toString).toList(), reason));
   }
 
   /**

@@ -4,6 +4,7 @@ import io.sluice.client.spark.ApplicationAuth;
 import io.sluice.client.spark.ShuffleLocations;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceClientOptions;
+import io.sluice.client.spark.SluiceRelocationEvent;
 import io.sluice.common.auth.Credentials;
 import io.sluice.common.auth.Secret;
 import io.sluice.common.auth.SecretFile;
@@ -28,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,9 +59,11 @@ public final class SluiceDriver implements Closeable {
   /**
    * @param bindHost the address the endpoint listens on
    * @param advertisedHost the host executors reach the endpoint at
+   * @param onMove told of every move of partitions to new servers (on the relocation thread)
    */
   public SluiceDriver(SluiceClientContext client, String appId, String user, String bindHost,
-      String advertisedHost) throws IOException, InterruptedException {
+      String advertisedHost, Consumer<SluiceRelocationEvent> onMove)
+      throws IOException, InterruptedException {
     this.client = client;
     this.appId = appId;
     this.endpointHost = advertisedHost;
@@ -90,7 +94,8 @@ public final class SluiceDriver implements Closeable {
     this.relocations = Executors.newSingleThreadExecutor(daemon("sluice-driver-relocations"));
     Relocator relocator = new Relocator(appId, coordinators, servers,
         client.conf().get(SluiceClientOptions.REPLICAS),
-        client.conf().get(SluiceClientOptions.SERVER_TAGS), callTimeout, System::nanoTime);
+        client.conf().get(SluiceClientOptions.SERVER_TAGS), callTimeout, System::nanoTime,
+        onMove);
     this.books = new ShuffleBooks(relocator);
     this.endpoint = new TransportContext(transport, "sluice-driver-" + appId, client.allocator())
         .createServer(bindHost, client.conf().get(SluiceClientOptions.DRIVER_PORT),

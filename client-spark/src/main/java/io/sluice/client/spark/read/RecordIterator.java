@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.apache.spark.serializer.DeserializationStream;
 import org.apache.spark.serializer.SerializerInstance;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
@@ -35,6 +36,7 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
   private final BlockDecoder decoder;
   private final SerializerInstance serializer;
   private final ShuffleReadMetricsReporter metrics;
+  private final LongConsumer storedBytesRead;
   private final CountedMaps maps;
   private final SortShuffleSizes sizes;
   /** The map outputs' partitions already begun, each counted once as Spark counts a stream. */
@@ -51,18 +53,20 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
   private long reportedRequestMillis;
 
   /**
+   * @param storedBytesRead told the size of each block as the servers stored it
    * @param maps names the map output to compute again when a block cannot be read
    * @param sizes the bytes read are counted as the map tasks counted the bytes written
    * @param whileWaiting runs while the task waits for a block (it throws if the task was killed)
    * @param onExhausted runs once, after the last record
    */
   RecordIterator(BlockSource source, BlockDecoder decoder, SerializerInstance serializer,
-      ShuffleReadMetricsReporter metrics, CountedMaps maps, SortShuffleSizes sizes,
-      Runnable whileWaiting, Runnable onExhausted) {
+      ShuffleReadMetricsReporter metrics, LongConsumer storedBytesRead, CountedMaps maps,
+      SortShuffleSizes sizes, Runnable whileWaiting, Runnable onExhausted) {
     this.source = source;
     this.decoder = decoder;
     this.serializer = serializer;
     this.metrics = metrics;
+    this.storedBytesRead = storedBytesRead;
     this.maps = maps;
     this.sizes = sizes;
     this.whileWaiting = whileWaiting;
@@ -128,6 +132,7 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
       counted += sizes.perStream();
     }
     metrics.incRemoteBytesRead(counted);
+    storedBytesRead.accept(block.length());
     ByteBuf bytes;
     try {
       bytes = decoder.decode(block);

@@ -72,10 +72,11 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
         handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition);
     PartitionReader reader = new PartitionReader(handle.appId(), handle.shuffleId(),
         sources(maps), client.fetchSettings(), client.connections(handle), client.allocator(),
-        client.scheduler());
+        client.scheduler(), handle.counters());
     RecordIterator records = new RecordIterator(reader,
         new BlockDecoder(client.codec(), client.allocator(), client.blockCipher()),
-        dependency.serializer().newInstance(), metrics, maps, client.sortShuffleSizes(),
+        dependency.serializer().newInstance(), metrics, handle.counters()::read, maps,
+        client.sortShuffleSizes(),
         context::killTaskIfInterrupted,
         () -> {
           reader.close();

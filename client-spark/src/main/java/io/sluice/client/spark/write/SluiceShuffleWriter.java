@@ -64,7 +64,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     this.partitionLengths = new long[numPartitions];
     this.pusher = new MapOutputPusher(client.connections(handle), client.allocator(),
         client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(),
-        numPartitions, context.taskAttemptId(), context::isInterrupted);
+        numPartitions, context.taskAttemptId(), context::isInterrupted, handle.counters());
     this.checksums = SparkCompat.rowChecksums(dependency);
     this.sizes = client.sortShuffleSizes();
     Serializer serializer = dependency.serializer();
@@ -144,6 +144,7 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
       int n = compressed.readableBytes();
       block = client.allocator().directBuffer(n, n).writeBytes(compressed);
     }
+    handle.counters().pushed(block.readableBytes());
     pusher.add(partition, block, length);
   }
 

@@ -78,7 +78,7 @@ class DriverEndpointTest {
         List.of(new CoordinatorAddress("127.0.0.1", c.port())), Duration.ofSeconds(5));
     Relocator relocator = new Relocator(APP, coordinator,
         new ServerRegistrar(clients, APP, "tester", Duration.ofSeconds(5)), 1, List.of(),
-        Duration.ofSeconds(5), System::nanoTime);
+        Duration.ofSeconds(5), System::nanoTime, move -> {});
     book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
         AssignmentRunsResponse.ok(1, List.of(first),
             PartitionChains.ofChains(new int[][] {{0}, {0}, {0}, {0}}))));

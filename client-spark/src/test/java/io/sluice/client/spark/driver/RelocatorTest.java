@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.client.spark.ShuffleLocations;
+import io.sluice.client.spark.SluiceRelocationEvent;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
@@ -36,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +60,7 @@ class RelocatorTest {
   private ScriptedCoordinator assignments;
   private Relocator relocator;
   private ShuffleBook book;
+  private final List<SluiceRelocationEvent> moves = new CopyOnWriteArrayList<>();
   private ServerAddress first;
   private ServerAddress live;
   private ServerAddress alsoLive;
@@ -77,7 +80,7 @@ class RelocatorTest {
         List.of(new CoordinatorAddress("127.0.0.1", c.port())), Duration.ofSeconds(5));
     ServerRegistrar registrar = new ServerRegistrar(clients, APP, "tester", Duration.ofSeconds(5));
     relocator = new Relocator(APP, coordinator, registrar, 1, List.of(), Duration.ofSeconds(5),
-        System::nanoTime);
+        System::nanoTime, moves::add);
     book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
         AssignmentRunsResponse.ok(1, List.of(first),
             PartitionChains.ofChains(new int[][] {{0}, {0}, {0}}))));
@@ -114,6 +117,8 @@ class RelocatorTest {
     assertEquals(Set.of(first, live), book.allServers());
     assertEquals(List.of("first"), assignments.requests.get(0).excludedServerIds());
     assertEquals(List.of(SHUFFLE), registeredShuffles(live));
+    assertEquals(List.of(new SluiceRelocationEvent(SHUFFLE, 2, List.of(live.toString()),
+        "refused")), moves, "one move, posted for the Spark UI and the event log");
   }
 
   @Test

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.SparkConf;
 import org.apache.spark.executor.TempShuffleReadMetrics;
@@ -47,6 +48,7 @@ class RecordIteratorTest {
   private final TempShuffleReadMetrics metrics = new TempShuffleReadMetrics();
   private final FakeSource source = new FakeSource();
   private final AtomicInteger exhausted = new AtomicInteger();
+  private final AtomicLong storedBytes = new AtomicLong();
 
   /** Blocks and failures in order, as a fetcher would hand them out. */
   private static final class FakeSource implements BlockSource {
@@ -101,8 +103,9 @@ class RecordIteratorTest {
         .add(CountedMapsTest.EXEC_1, A, 0, PARTITION, 100)
         .add(CountedMapsTest.EXEC_2, B, 1, PARTITION, 100)
         .build();
-    return new RecordIterator(source, new BlockDecoder(LZ4, ALLOC), serializer, metrics, maps,
-        new SortShuffleSizes(LZ4, false), () -> {}, exhausted::incrementAndGet);
+    return new RecordIterator(source, new BlockDecoder(LZ4, ALLOC), serializer, metrics,
+        storedBytes::addAndGet, maps, new SortShuffleSizes(LZ4, false), () -> {},
+        exhausted::incrementAndGet);
   }
 
   @Test
@@ -130,6 +133,8 @@ class RecordIteratorTest {
     assertEquals(6, metrics.recordsRead());
     assertEquals(3, metrics.remoteBlocksFetched());
     assertEquals(bytes, metrics.remoteBytesRead());
+    assertEquals(first.length() + second.length() + third.length(), storedBytes.get(),
+        "the Sluice tab counts the bytes as stored");
     assertEquals(7, remoteRequestMillis());
     assertEquals(List.of(first, second, third), source.consumed);
     assertEquals(0, first.data().refCnt());

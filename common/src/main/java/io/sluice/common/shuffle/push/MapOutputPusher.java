@@ -14,6 +14,7 @@ import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.shuffle.TransferCounters;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestTimeoutException;
@@ -80,6 +81,7 @@ public final class MapOutputPusher {
   private final int shuffleId;
   private final long taskAttemptId;
   private final BooleanSupplier killed;
+  private final TransferCounters counters;
   private final int[] blockCounts;
   /** The first location of each partition that acknowledged blocks; later ones in moreLocations. */
   private final PartitionLocation[] usedLocations;
@@ -106,7 +108,17 @@ public final class MapOutputPusher {
   public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
       ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
       int shuffleId, int numPartitions, long taskAttemptId, BooleanSupplier killed) {
+    this(clients, allocator, timer, settings, locator, appId, shuffleId, numPartitions,
+        taskAttemptId, killed, TransferCounters.NONE);
+  }
+
+  /** @param counters told of every push and commit sent again */
+  public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
+      ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
+      int shuffleId, int numPartitions, long taskAttemptId, BooleanSupplier killed,
+      TransferCounters counters) {
     this.killed = killed;
+    this.counters = counters;
     this.clients = clients;
     this.allocator = allocator;
     this.timer = timer;
@@ -212,7 +224,8 @@ public final class MapOutputPusher {
       commits.put(server, Retries.withRetries(() -> clients.getClientAsync(server.host(),
           server.port()).thenCompose(c -> c.request(new CommitMapOutputRequest(
               TransportClient.nextRequestId(), appId, shuffleId, mapIndex, taskAttemptId,
-              partitions, counts), StatusResponse.class)), settings.backoff(), timer));
+              partitions, counts), StatusResponse.class)), settings.backoff(), timer,
+          counters::pushRetried));
     }
     Map<String, String> failed = new HashMap<>();
     for (Map.Entry<ServerAddress, CompletableFuture<StatusResponse>> e : commits.entrySet()) {
@@ -329,7 +342,7 @@ public final class MapOutputPusher {
             .thenCompose(c -> c.request(new PushDataRequest(TransportClient.nextRequestId(), appId,
                 shuffleId, chains, blocks, new NettyManagedBuffer(batch.body(allocator))),
                 StatusResponse.class)),
-        settings.backoff(), timer);
+        settings.backoff(), timer, counters::pushRetried);
     pushed.whenComplete((ok, error) -> onPushed(batch, relocations, error));
   }
 

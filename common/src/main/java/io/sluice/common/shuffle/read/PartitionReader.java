@@ -25,6 +25,7 @@ import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.shuffle.TransferCounters;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;
@@ -106,6 +107,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private final Connections clients;
   private final ByteBufAllocator allocator;
   private final ScheduledExecutorService timer;
+  private final TransferCounters counters;
   private final List<Partition> partitions = new ArrayList<>();
   private final SerialRunner runner = new SerialRunner(this::onUnexpected);
   private final LinkedBlockingDeque<Object> ready = new LinkedBlockingDeque<>();
@@ -133,6 +135,14 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   public PartitionReader(String appId, int shuffleId, List<PartitionSource> sources,
       FetchSettings settings, Connections clients, ByteBufAllocator allocator,
       ScheduledExecutorService timer) {
+    this(appId, shuffleId, sources, settings, clients, allocator, timer, TransferCounters.NONE);
+  }
+
+  /** @param counters told of every request sent again and every read of a replica */
+  public PartitionReader(String appId, int shuffleId, List<PartitionSource> sources,
+      FetchSettings settings, Connections clients, ByteBufAllocator allocator,
+      ScheduledExecutorService timer, TransferCounters counters) {
+    this.counters = counters;
     this.appId = appId;
     this.shuffleId = shuffleId;
     this.settings = settings;
@@ -619,6 +629,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       r.finished = false;
       r.server++;
       r.attempt++;
+      counters.replicaRead();
       r.client = null;
       r.pendingReads = 0;
       r.planned = false;
@@ -651,6 +662,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     abandon(r);
     List<LocationRead> followers = List.copyOf(r.followers);
     r.followers.clear();
+    if (r.server + 1 < r.location.servers().size()) {
+      counters.replicaRead();
+    }
     r.server++;
     r.attempt++;
     r.client = null;
@@ -736,6 +750,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return;
     }
     long wait = settings.backoff().delayMillis(call.retries++);
+    counters.fetchRetried();
     LOG.debug("Reading {} of {} failed ({}); retry {} in {} ms", call.what,
         describe(r.partition), cause, call.retries, wait);
     r.calls.add(call);

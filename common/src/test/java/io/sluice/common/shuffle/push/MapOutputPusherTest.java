@@ -19,6 +19,7 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.TransferCounters;
 import io.sluice.common.shuffle.read.FakeShuffleServer;
 import io.sluice.common.shuffle.read.FakeShuffleServer.Block;
 import io.sluice.common.shuffle.read.FetchSettings;
@@ -67,6 +68,7 @@ class MapOutputPusherTest {
   private static ScheduledExecutorService timer;
   private final List<FakeShuffleServer> servers = new ArrayList<>();
   private final List<MapOutputPusher> pushers = new ArrayList<>();
+  private final PushRetries pushRetries = new PushRetries();
 
   @BeforeAll
   static void startClient() {
@@ -272,6 +274,7 @@ class MapOutputPusherTest {
     assertEquals(1, s.memory(0).size());
     assertArrayEquals(bytes, s.memory(0).get(0).bytes());
     assertTrue(locator.calls.isEmpty(), "a full server is not a failed location");
+    assertEquals(3, pushRetries.count, "each push sent again is counted");
   }
 
   @Test
@@ -549,6 +552,7 @@ class MapOutputPusherTest {
 
     assertEquals(3, s.received(CommitMapOutputRequest.class).size());
     assertEquals(1, s.committedCount(0, ATTEMPT));
+    assertEquals(2, pushRetries.count, "each commit sent again is counted");
   }
 
   // ---- abort ----
@@ -675,6 +679,16 @@ class MapOutputPusherTest {
     }
   }
 
+  /** The pushes and commits the pusher sent again, as the Spark UI counts them. */
+  private static final class PushRetries implements TransferCounters {
+    volatile int count;
+
+    @Override
+    public synchronized void pushRetried() {
+      count++;
+    }
+  }
+
   private static PushSettings settings(long batchSize, long maxBuffered, Backoff backoff) {
     return new PushSettings(batchSize, maxBuffered, backoff, 3);
   }
@@ -682,7 +696,7 @@ class MapOutputPusherTest {
   private MapOutputPusher pusher(PushSettings settings, PartitionLocator locator,
       int numPartitions) {
     MapOutputPusher pusher = new MapOutputPusher(clients, PooledByteBufAllocator.DEFAULT, timer,
-        settings, locator, APP, SHUFFLE, numPartitions, ATTEMPT);
+        settings, locator, APP, SHUFFLE, numPartitions, ATTEMPT, () -> false, pushRetries);
     pushers.add(pusher);
     return pusher;
   }

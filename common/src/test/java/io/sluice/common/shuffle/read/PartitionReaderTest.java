@@ -22,6 +22,7 @@ import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.shuffle.TransferCounters;
 import io.sluice.common.shuffle.read.FakeShuffleServer.Block;
 import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
 import io.sluice.common.transport.TransportClientFactory;
@@ -37,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -65,6 +67,7 @@ class PartitionReaderTest {
   private FakeShuffleServer server;
   private final List<FakeShuffleServer> servers = new ArrayList<>();
   private final List<PartitionReader> readers = new ArrayList<>();
+  private final Counting counters = new Counting();
 
   /** A block as the task took it. */
   private record Taken(int partition, long attempt, int sequence, byte[] bytes,
@@ -270,6 +273,8 @@ class PartitionReaderTest {
     assertEquals(2, server.received(FetchMemoryDataRequest.class).size());
     assertEquals(2, server.received(FetchIndexPageRequest.class).size());
     assertEquals(List.of("0+100", "0+100", "0+100"), dataReads(server));
+    assertEquals(5, counters.fetchRetries.get(), "each request sent again is counted");
+    assertEquals(0, counters.replicaReads.get());
   }
 
   @Test
@@ -486,6 +491,7 @@ class PartitionReaderTest {
     assertBlocks(List.of(a0, b0, a1), taken);
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
     assertEquals(List.of("1000+1000"), dataReads(replica), "only the missing block is read there");
+    assertEquals(1, counters.replicaReads.get());
   }
 
   @Test
@@ -502,6 +508,8 @@ class PartitionReaderTest {
 
     assertBlocks(List.of(a0, a1, a2), taken);
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
+    assertEquals(1, counters.replicaReads.get());
+    assertEquals(0, counters.fetchRetries.get());
   }
 
   @Test
@@ -738,6 +746,22 @@ class PartitionReaderTest {
     }
   }
 
+  /** What the reader counted for the Spark UI. */
+  private static final class Counting implements TransferCounters {
+    final AtomicInteger fetchRetries = new AtomicInteger();
+    final AtomicInteger replicaReads = new AtomicInteger();
+
+    @Override
+    public void fetchRetried() {
+      fetchRetries.incrementAndGet();
+    }
+
+    @Override
+    public void replicaRead() {
+      replicaReads.incrementAndGet();
+    }
+  }
+
   /** The partition at one location: the test's server alone, at epoch 0. */
   private PartitionSource source(int partition, long... attempts) {
     return source(partition, List.of(new PartitionLocation(0, List.of(server.address()))),
@@ -751,7 +775,7 @@ class PartitionReaderTest {
 
   private PartitionReader start(FetchSettings settings, PartitionSource... sources) {
     PartitionReader reader = new PartitionReader(APP, SHUFFLE, List.of(sources), settings,
-        clients, PooledByteBufAllocator.DEFAULT, timer);
+        clients, PooledByteBufAllocator.DEFAULT, timer, counters);
     readers.add(reader);
     reader.start();
     return reader;
