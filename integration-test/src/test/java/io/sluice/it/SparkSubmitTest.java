@@ -38,7 +38,7 @@ class SparkSubmitTest {
     Matcher result = Pattern.compile("Result: (\\d+) keys, checksum (-?\\d+)").matcher(run.output());
     assertTrue(result.find(), run.output());
     assertEquals(KEYS, Integer.parseInt(result.group(1)));
-    assertEquals(expectedChecksum(), Long.parseLong(result.group(2)), run.output());
+    assertEquals(expectedChecksum(RECORDS, KEYS), Long.parseLong(result.group(2)), run.output());
     Matcher bytes = Pattern.compile("Bytes that went through Sluice: (\\d+)").matcher(run.output());
     assertTrue(bytes.find(), run.output());
     assertTrue(Long.parseLong(bytes.group(1)) > 0, run.output());
@@ -46,13 +46,13 @@ class SparkSubmitTest {
   }
 
   /** What ShuffleExample computes: the sum over keys of key * 31 + the sum of the key's values. */
-  private static long expectedChecksum() {
-    Set<Integer> keys = new HashSet<>();
+  static long expectedChecksum(long records, int keys) {
+    Set<Integer> seen = new HashSet<>();
     long checksum = 0;
-    long perSlice = RECORDS / 8;
+    long perSlice = records / 8;
     for (long v = 0; v < 8 * perSlice; v++) {
-      int key = (int) Math.floorMod(v * 2654435761L, (long) KEYS);
-      if (keys.add(key)) {
+      int key = (int) Math.floorMod(v * 2654435761L, (long) keys);
+      if (seen.add(key)) {
         checksum += key * 31L;
       }
       checksum += v;

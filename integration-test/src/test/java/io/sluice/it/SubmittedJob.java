@@ -3,6 +3,7 @@ package io.sluice.it;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -66,11 +67,19 @@ final class SubmittedJob {
    */
   static Daemons.Running start(Path logDir, String line, String master, String jobClass,
       List<String> sparkArgs, List<String> jobArgs) throws Exception {
+    return start(logDir, Map.of(), line, master, jobClass, sparkArgs, jobArgs);
+  }
+
+  /** As {@link #start}, with more environment for SparkSubmit (e.g. {@code YARN_CONF_DIR}). */
+  static Daemons.Running start(Path logDir, Map<String, String> env, String line, String master,
+      String jobClass, List<String> sparkArgs, List<String> jobArgs) throws Exception {
     // $1 master, $2 job class, $3 how many SparkSubmit arguments follow; then the job's.
     String script = ". bin/sluice-spark-env.sh && exec \"$JAVA\" -Xmx768m "
         + "\"${SPARK_JAVA_OPENS[@]}\" -D" + LEAK_DETECTION + " "
         + "-Dlog4j2.configurationFile=conf/spark-log4j2.properties "
-        + "-cp \"$SPARK_HOME/jars/*:$(sluice_shaded_jar)\" org.apache.spark.deploy.SparkSubmit "
+        // As Spark's launcher does, a YARN_CONF_DIR goes on the class path (yarn-site.xml).
+        + "-cp \"$SPARK_HOME/jars/*:$(sluice_shaded_jar)${YARN_CONF_DIR:+:$YARN_CONF_DIR}\" "
+        + "org.apache.spark.deploy.SparkSubmit "
         + "--master \"$1\" --conf spark.ui.enabled=false --conf spark.driver.host=127.0.0.1 "
         + "--conf spark.shuffle.push.enabled=false "
         + "--conf spark.executor.extraClassPath=\"$(sluice_shaded_jar)\" "
@@ -80,6 +89,8 @@ final class SubmittedJob {
         jobClass, String.valueOf(sparkArgs.size())));
     command.addAll(sparkArgs);
     command.addAll(jobArgs);
-    return Daemons.start(logDir, Map.of("SLUICE_SPARK", line), command.toArray(String[]::new));
+    Map<String, String> environment = new HashMap<>(env);
+    environment.put("SLUICE_SPARK", line);
+    return Daemons.start(logDir, environment, command.toArray(String[]::new));
   }
 }

@@ -47,7 +47,9 @@ final class ClientJarPlacement {
         + "through --jars (spark.jars), and Spark " + sparkVersion + " executors create the "
         + "shuffle manager before they fetch those jars, so none could start. Put the jar on "
         + EXECUTOR_CLASS_PATH + " and spark.driver.extraClassPath (the file at that path on "
-        + "every node), or into $SPARK_HOME/jars on every node (docs/client.md).");
+        + "every node; on YARN, keep --jars and give the file's name " + name + ", which YARN "
+        + "puts in each container's working directory), or into $SPARK_HOME/jars on every "
+        + "node (docs/client.md).");
   }
 
   private static Path clientJar() {
