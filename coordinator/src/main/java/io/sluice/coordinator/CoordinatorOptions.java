@@ -140,8 +140,9 @@ public final class CoordinatorOptions implements ConfigOptionSet {
           .noDefault()
           .doc("File holding the token (at least 32 characters, not readable by every user) that "
               + "admin calls on the HTTP port must send as `Authorization: Bearer <token>`. When "
-              + "unset, admin calls are refused if `auth.enabled` is true and open to anyone who "
-              + "reaches the HTTP port otherwise.")
+              + "unset, admin calls are refused if `auth.enabled` is true or "
+              + "`coordinator.bind.host` is not a loopback address, and open to anyone who "
+              + "reaches the loopback HTTP port otherwise.")
           .build();
 
   private static final List<ConfigOption<?>> ALL = List.of(

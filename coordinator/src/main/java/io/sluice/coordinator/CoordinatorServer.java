@@ -112,7 +112,7 @@ public final class CoordinatorServer implements Closeable {
             .map(file -> SecretFile.read(file, CoordinatorOptions.ADMIN_TOKEN_FILE.key()))
             .orElse(null);
         httpServer.addHandler(AdminHandler.PREFIX,
-            new AdminHandler(servers, adminToken, clusterSecret != null));
+            new AdminHandler(servers, adminToken, clusterSecret != null, host));
         httpServer.addHandler(ClusterPage.PATH, new ClusterPage(status::build));
       }
     } catch (IOException e) {

@@ -11,7 +11,9 @@ import io.sluice.coordinator.exclusion.ExclusionList;
 import io.sluice.coordinator.exclusion.ExclusionReason;
 import io.sluice.coordinator.registry.ServerRegistry;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.URLDecoder;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
@@ -37,29 +39,56 @@ public final class AdminHandler implements HttpHandler {
   private final ServerRegistry servers;
   private final ExclusionList exclusions;
   private final byte[] token;
-  private final boolean closedWithoutToken;
+  /** Why calls are refused without a token, or null when they are not. */
+  private final String closedWithoutToken;
 
   /**
    * @param token what callers must send as {@code Authorization: Bearer <token>}; null for none
-   * @param closedWithoutToken whether to refuse every call when there is no token (the cluster
-   *     authenticates its connections, so an open admin port would be its weakest door)
+   * @param authenticated whether the cluster authenticates its connections (an open admin port
+   *     would then be its weakest door)
+   * @param bindHost the address the HTTP port listens on: off loopback, anyone on the network
+   *     could reach an open admin port
    */
-  public AdminHandler(ServerRegistry servers, Secret token, boolean closedWithoutToken) {
+  public AdminHandler(ServerRegistry servers, Secret token, boolean authenticated,
+      String bindHost) {
     this.servers = servers;
     this.exclusions = servers.exclusions();
     this.token = token == null ? null
         : ("Bearer " + new String(token.copyOfBytes(), StandardCharsets.UTF_8))
             .getBytes(StandardCharsets.UTF_8);
-    this.closedWithoutToken = closedWithoutToken;
+    if (token != null) {
+      this.closedWithoutToken = null;
+    } else if (authenticated) {
+      this.closedWithoutToken = "authentication is on ('" + AuthOptions.ENABLED.key() + "')";
+    } else if (!isLoopback(bindHost)) {
+      this.closedWithoutToken = "the HTTP port listens on " + bindHost + " ('"
+          + CoordinatorOptions.BIND_HOST.key() + "'), off loopback";
+    } else {
+      this.closedWithoutToken = null;
+    }
+  }
+
+  /** Whether {@code host} names only loopback addresses (0.0.0.0, any address, does not). */
+  static boolean isLoopback(String host) {
+    try {
+      for (InetAddress address : InetAddress.getAllByName(host)) {
+        if (!address.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      return false;
+    }
   }
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getPath();
-    if (token == null && closedWithoutToken) {
-      reply(exchange, 403, error("admin calls are disabled: authentication is on ('"
-          + AuthOptions.ENABLED.key() + "') and no admin token is configured ('"
-          + CoordinatorOptions.ADMIN_TOKEN_FILE.key() + "')"));
+    if (closedWithoutToken != null) {
+      reply(exchange, 403, error("admin calls are disabled: " + closedWithoutToken
+          + " and no admin token is configured ('" + CoordinatorOptions.ADMIN_TOKEN_FILE.key()
+          + "')"));
       return;
     }
     if (token != null && !authorized(exchange)) {
