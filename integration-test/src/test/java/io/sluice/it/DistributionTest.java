@@ -32,7 +32,8 @@ class DistributionTest {
       home = homes.get(0);
     }
     for (String file : List.of("bin/start-server.sh", "bin/stop-server.sh", "bin/status-server.sh",
-        "bin/start-coordinator.sh", "bin/stop-coordinator.sh", "bin/status-coordinator.sh")) {
+        "bin/start-coordinator.sh", "bin/stop-coordinator.sh", "bin/status-coordinator.sh",
+        "bin/sluice-admin")) {
       assertTrue(Files.isExecutable(home.resolve(file)), file);
     }
     for (String file : List.of("conf/server.conf", "conf/coordinator.conf", "conf/log4j2.xml",
@@ -92,6 +93,15 @@ class DistributionTest {
           return false;
         }
       }, "the server registered with the coordinator");
+      Daemons.Result servers = Daemons.run(dir, env, bin + "sluice-admin", "--coordinator",
+          "127.0.0.1:" + coordinatorHttp, "servers");
+      assertEquals(0, servers.exitCode(), servers.output());
+      assertTrue(servers.output().startsWith("SERVER ")
+          && servers.output().contains(":" + serverPort + " ")
+          && servers.output().endsWith("1 server\n"), servers.output());
+      Daemons.Result draining = Daemons.run(dir, env, bin + "sluice-admin", "--coordinator",
+          "127.0.0.1:" + coordinatorHttp, "--json", "drain-status");
+      assertEquals("[]\n", draining.output());
     } finally {
       Daemons.run(dir, env, bin + "stop-server.sh", serverConf.toString());
       Daemons.run(dir, env, bin + "stop-coordinator.sh", coordinatorConf.toString());

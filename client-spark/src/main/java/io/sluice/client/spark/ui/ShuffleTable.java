@@ -1,9 +1,9 @@
 package io.sluice.client.spark.ui;
 
+import io.sluice.common.text.ByteSizes;
 import io.sluice.common.text.Html;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.apache.spark.util.kvstore.KVStore;
 import org.apache.spark.util.kvstore.KVStoreIterator;
 
@@ -77,18 +77,7 @@ final class ShuffleTable {
   /** Shown in binary units; the exact count sorts the column (Spark's sorttable) and is kept. */
   private static void bytes(StringBuilder out, String name, long bytes) {
     out.append("<td class=\"").append(name).append("\" sorttable_customkey=\"").append(bytes)
-        .append("\" data-bytes=\"").append(bytes).append("\">").append(binaryUnits(bytes))
+        .append("\" data-bytes=\"").append(bytes).append("\">").append(ByteSizes.binary(bytes))
         .append("</td>");
-  }
-
-  static String binaryUnits(long bytes) {
-    String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double value = bytes;
-    int unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit++;
-    }
-    return unit == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
   }
 }

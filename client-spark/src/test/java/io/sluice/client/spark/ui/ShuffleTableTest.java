@@ -40,14 +40,6 @@ class ShuffleTableTest {
         + "Sluice, 0 with Spark's sort shuffle.</p></div>", ShuffleTable.html(List.of()));
   }
 
-  @Test
-  void bytesInBinaryUnits() {
-    assertEquals("0 B", ShuffleTable.binaryUnits(0));
-    assertEquals("1023 B", ShuffleTable.binaryUnits(1023));
-    assertEquals("1.0 KiB", ShuffleTable.binaryUnits(1024));
-    assertEquals("1.5 GiB", ShuffleTable.binaryUnits(3L << 29));
-  }
-
   /** The live UI's store keeps summaries in memory; the history server's on disk, as JSON. */
   @Test
   void summariesAreKeptByShuffleInMemoryAndAsJson() throws Exception {
