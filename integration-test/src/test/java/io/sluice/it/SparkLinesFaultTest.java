@@ -33,7 +33,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  *   <li>A server of three killed while the maps push, with two copies: the right answer, no stage
  *       submitted twice.
  *   <li>The same with one copy: the right answer after exactly one re-run of the map stage.
- *   <li>A server killed while the reducers read, with two copies: no stage re-run, no task fails.
+ *   <li>A server killed while the reducers read, with two copies: no stage re-run, no task fails;
+ *       with one copy (Spark 4, 3.4 and 3.3), exactly one re-run of the map stage.
+ *   <li>A server frozen (SIGSTOP) while the maps push, with two copies (Spark 4, 3.4 and 3.3): no
+ *       stage re-run, no task fails.
  *   <li>An executor of a {@code local-cluster} killed while the reducers read (Spark 4, 3.4 and
  *       3.3; Spark 3.5 runs it in-process in {@link ExecutorLossTest}): no map task runs twice.
  *   <li>Dynamic allocation on Spark 3.3 and 3.4 without shuffle tracking: refused by Spark, with
@@ -55,6 +58,7 @@ class SparkLinesFaultTest {
   /** Holds a directory per job, where the job and the test leave each other marker files. */
   @TempDir static Path jobDirs;
   private final List<Integer> killed = new ArrayList<>();
+  private final List<Integer> frozen = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -68,9 +72,16 @@ class SparkLinesFaultTest {
 
   @AfterEach
   void restartKilledServers() throws Exception {
+    for (int i : frozen) {
+      cluster.thaw(i);
+    }
     for (int i : killed) {
       cluster.start(i);
     }
+    if (!frozen.isEmpty()) {
+      cluster.awaitLive(3);
+    }
+    frozen.clear();
     killed.clear();
   }
 
@@ -98,6 +109,30 @@ class SparkLinesFaultTest {
   void withTwoCopiesAServerKilledDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
       throws Exception {
     String out = runKillingAServer(line, 2, "reduce");
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+  }
+
+  /** Spark 3.5 runs this case in-process, in {@link ServerLossTest}. */
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"4", "3.4", "3.3"})
+  void withOneCopyAServerKilledDuringTheReduceStageRerunsTheMapStageOnce(String line)
+      throws Exception {
+    String out = runKillingAServer(line, 1, "reduce");
+    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
+    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
+  }
+
+  /**
+   * A frozen server (SIGSTOP: a long pause, a hung disk) keeps its connections open and answers
+   * nothing: the writers give it up within {@code transport.liveness.timeout} and move its
+   * partitions to the other servers. Spark 3.5 runs this and the other frozen cases in-process, in
+   * {@link ServerLossTest}.
+   */
+  @ParameterizedTest(name = "Spark {0}")
+  @CsvSource({"4", "3.4", "3.3"})
+  void withTwoCopiesAServerFrozenDuringTheMapStageRerunsNoStage(String line) throws Exception {
+    String out = runDisturbingAServer(line, 2, "map", true);
     assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
     assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
   }
@@ -183,6 +218,12 @@ class SparkLinesFaultTest {
    * answer checked.
    */
   private String runKillingAServer(String line, int replicas, String stage) throws Exception {
+    return runDisturbingAServer(line, replicas, stage, false);
+  }
+
+  /** As {@link #runKillingAServer}, or with the server frozen (SIGSTOP) instead of killed. */
+  private String runDisturbingAServer(String line, int replicas, String stage, boolean freeze)
+      throws Exception {
     Path dir = Files.createTempDirectory(jobDirs, "server-loss-" + replicas + "-" + stage);
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
     Daemons.Running job = SubmittedJob.start(jobDirs, line, "local[2,4]", JOB, conf(replicas),
@@ -191,8 +232,13 @@ class SparkLinesFaultTest {
       awaitHeld(job, dir, stage.equals("map"));
       assertTrue(cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
           "the server to be killed holds some of the job's blocks");
-      killed.add(VICTIM);
-      cluster.kill(VICTIM);
+      if (freeze) {
+        frozen.add(VICTIM);
+        cluster.freeze(VICTIM);
+      } else {
+        killed.add(VICTIM);
+        cluster.kill(VICTIM);
+      }
       Files.writeString(dir.resolve("go"), "");
       return answered(job, line);
     } finally {
