@@ -36,6 +36,8 @@ final class SparkStandalone implements Closeable {
   private static final int CORES = 2;
   /** The Spark setting after which an executor whose heart-beats stopped is declared lost. */
   static final String EXECUTOR_LOSS_TIMEOUT = "spark.storage.blockManagerHeartbeatTimeoutMs";
+  /** Seconds without heart-beats after which the master declares a worker lost (Spark: 60). */
+  private static final int WORKER_LOSS_TIMEOUT_SECONDS = 900;
 
   private final NetBed bed;
   private final Path root;
@@ -48,13 +50,17 @@ final class SparkStandalone implements Closeable {
     this.workerHosts = List.copyOf(workerHosts);
     this.root = Files.createTempDirectory("sluice-standalone");
     try {
-      start("master", "org.apache.spark.deploy.master.Master",
+      // The master declares a worker lost after WORKER_LOSS_TIMEOUT without heart-beats, and
+      // Spark then runs again the maps that ran on that host (MapOutputLocation): a worker whose
+      // link a test cuts must stay known for the whole test, however slow the machine.
+      start("master", List.of("-Dspark.worker.timeout=" + WORKER_LOSS_TIMEOUT_SECONDS),
+          "org.apache.spark.deploy.master.Master",
           "--host", bed.address("master"), "--port", String.valueOf(MASTER_PORT),
           "--webui-port", String.valueOf(MASTER_UI_PORT));
       Daemons.awaitPort(bed.address("master"), MASTER_PORT, root.resolve("master.log"));
       for (String host : workerHosts) {
         Path work = Files.createDirectories(root.resolve(host + "-work"));
-        start(host, "org.apache.spark.deploy.worker.Worker",
+        start(host, List.of(), "org.apache.spark.deploy.worker.Worker",
             "--host", bed.address(host), "--cores", String.valueOf(CORES), "--memory", "1g",
             "--work-dir", work.toString(), masterUrl());
       }
@@ -120,14 +126,16 @@ final class SparkStandalone implements Closeable {
     }
   }
 
-  private void start(String host, String main, String... args) throws IOException {
+  private void start(String host, List<String> jvmOptions, String main, String... args)
+      throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command = new ArrayList<>(List.of(java,
         "-cp", Artifacts.sparkHome().resolve("jars") + "/*",
         "-Xmx256m",
         "-XX:+IgnoreUnrecognizedVMOptions",
-        "@" + ProjectRoot.get().resolve("bin/spark-java-opens.args"),
-        main));
+        "@" + ProjectRoot.get().resolve("bin/spark-java-opens.args")));
+    command.addAll(jvmOptions);
+    command.add(main);
     command.addAll(List.of(args));
     // SPARK_HOME and SPARK_SCALA_VERSION come from the build (see this module's POM): a worker
     // builds its executors' command from them.
