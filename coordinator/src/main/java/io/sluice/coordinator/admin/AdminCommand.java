@@ -2,10 +2,17 @@ package io.sluice.coordinator.admin;
 
 import io.sluice.common.auth.Secret;
 import io.sluice.common.auth.SecretFile;
+import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigException;
+import io.sluice.common.config.ConfigLoader;
+import io.sluice.common.config.SluiceConf;
 import io.sluice.common.metrics.Json;
 import io.sluice.common.metrics.JsonReader;
+import io.sluice.coordinator.CoordinatorOptions;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +32,12 @@ public final class AdminCommand {
       "  decommission SERVER  no new work while SERVER drains",
       "  drain-status         servers decommissioning, with the partitions they still hold",
       "",
-      "  --coordinator   the coordinator's HTTP port (coordinator.http.port), default",
-      "                  $SLUICE_COORDINATOR or 127.0.0.1:19996",
-      "  --token-file    file holding the admin token (coordinator.admin.token.file), default",
-      "                  $SLUICE_ADMIN_TOKEN_FILE; needed off loopback and with authentication",
+      "  --coordinator   the coordinator's HTTP port as host:port, default $SLUICE_COORDINATOR",
+      "                  or coordinator.bind.host and coordinator.http.port of",
+      "                  $SLUICE_COORDINATOR_CONF (bin/sluice-admin: conf/coordinator.conf)",
+      "  --token-file    file holding the admin token, default $SLUICE_ADMIN_TOKEN_FILE or",
+      "                  that file's coordinator.admin.token.file; needed off loopback and",
+      "                  with authentication",
       "  --json          JSON instead of tables");
 
   private AdminCommand() {}
@@ -39,7 +48,7 @@ public final class AdminCommand {
 
   /** Runs the command; returns the exit code: 0 done, 1 refused or failed, 2 usage. */
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
-    String coordinator = env.getOrDefault("SLUICE_COORDINATOR", "127.0.0.1:19996");
+    String coordinator = env.get("SLUICE_COORDINATOR");
     String tokenFile = env.get("SLUICE_ADMIN_TOKEN_FILE");
     boolean json = false;
     List<String> words = new ArrayList<>();
@@ -81,6 +90,18 @@ public final class AdminCommand {
           : command + " takes no arguments");
     }
     try {
+      // Unless given, the address and the token file are this host's coordinator's.
+      SluiceConf local = localConf(env.get("SLUICE_COORDINATOR_CONF"));
+      if (coordinator == null) {
+        String host = local.get(CoordinatorOptions.BIND_HOST);
+        if (host.equals("0.0.0.0") || host.equals("::")) {
+          host = InetAddress.getLoopbackAddress().getHostAddress();
+        }
+        coordinator = host + ":" + local.get(CoordinatorOptions.HTTP_PORT);
+      }
+      if (tokenFile == null) {
+        tokenFile = local.getOptional(CoordinatorOptions.ADMIN_TOKEN_FILE).orElse(null);
+      }
       Secret token = tokenFile == null ? null : SecretFile.read(tokenFile, "--token-file");
       AdminClient client = new AdminClient(coordinator, token);
       if (action) {
@@ -109,6 +130,14 @@ public final class AdminCommand {
       err.println("sluice-admin: " + e.getMessage());
       return 1;
     }
+  }
+
+  /** The coordinator configuration at {@code file}, or the defaults when there is none. */
+  private static SluiceConf localConf(String file) {
+    if (file == null || !Files.isRegularFile(Path.of(file))) {
+      return SluiceConf.empty();
+    }
+    return ConfigLoader.load(Path.of(file), Map.of(), ConfigDocGenerator.discover());
   }
 
   private static String describe(String command, String server, String answer) {

@@ -127,6 +127,12 @@ class AdminCommandTest {
     assertTrue(unreachable.err.contains("cannot reach the coordinator's HTTP port at 127.0.0.1:1")
         && unreachable.err.contains("--coordinator"), unreachable.err);
 
+    Path conf = Files.writeString(dir.resolve("coordinator.conf"),
+        "coordinator.bind.host 0.0.0.0\ncoordinator.http.port " + coordinator.httpPort() + "\n");
+    Result fromConf = run(new String[] {"servers"}, Map.of("SLUICE_COORDINATOR_CONF",
+        conf.toString()));
+    assertEquals(0, fromConf.code, "the address from the coordinator's own file: " + fromConf.err);
+
     assertEquals(2, admin("exclude").code);
     assertEquals(2, admin("servers", "extra").code);
     Result typo = admin("serverz");
