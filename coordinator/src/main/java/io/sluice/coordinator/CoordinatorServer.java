@@ -107,7 +107,10 @@ public final class CoordinatorServer implements Closeable {
       int httpPort = conf.get(CoordinatorOptions.HTTP_PORT);
       if (httpPort >= 0) {
         StatusPage status = new StatusPage(id, servers, apps, assigner);
-        this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build);
+        // Ready as soon as it answers: its RPC port is bound by now, and servers reach it through
+        // the same Service that a readiness probe gates, so waiting for servers would never end.
+        this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build,
+            () -> null);
         Secret adminToken = conf.getOptional(CoordinatorOptions.ADMIN_TOKEN_FILE)
             .map(file -> SecretFile.read(file, CoordinatorOptions.ADMIN_TOKEN_FILE.key()))
             .orElse(null);

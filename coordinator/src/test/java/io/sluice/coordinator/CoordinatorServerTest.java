@@ -154,6 +154,9 @@ class CoordinatorServerTest {
     assertTrue(metrics.body().contains("sluice_coordinator_apps 1.0"));
     assertTrue(metrics.body().contains("jvm_memory_bytes_used"));
 
+    HttpResponse<String> ready = CoordinatorTestSupport.get(coordinator.httpPort(), "/ready");
+    assertEquals(200, ready.statusCode());
+    assertEquals("ready\n", ready.body());
     HttpResponse<String> status = CoordinatorTestSupport.get(coordinator.httpPort(), "/status");
     assertEquals(200, status.statusCode());
     String body = status.body();

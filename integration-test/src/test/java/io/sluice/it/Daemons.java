@@ -58,6 +58,11 @@ final class Daemons {
       return process.isAlive();
     }
 
+    /** The process started: the script, or what the script replaced itself with. */
+    ProcessHandle handle() {
+      return process.toHandle();
+    }
+
     /**
      * Waits for the script to end, at most {@code timeout} (then kills it and fails); returns its
      * exit code and output.

@@ -1,10 +1,17 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -14,31 +21,71 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The distribution tarball ({@code dist/target/sluice-<version>-bin.tar.gz}) holds what an operator
  * needs and runs on its own: unpacked outside the build tree, its scripts start a coordinator and a
- * server from its lib/, the server registers, and both stop.
+ * server from its lib/, the server registers, and both stop; its container entry point runs each
+ * daemon in the foreground.
  */
 class DistributionTest {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   @TempDir Path dir;
 
-  @Test
-  void theTarballRunsACoordinatorAndAServerWithoutTheBuildTree() throws Exception {
+  /** Unpacks the distribution tarball into the test's directory; returns its top directory. */
+  private Path unpack() throws Exception {
     Daemons.Result untar = Daemons.run(dir, Map.of(), "tar", "-xzf",
         Artifacts.distribution().toString(), "-C", dir.toString());
     assertEquals(0, untar.exitCode(), untar.output());
-    Path home;
     try (Stream<Path> unpacked = Files.list(dir)) {
       List<Path> homes = unpacked.filter(p -> p.getFileName().toString().startsWith("sluice-"))
           .toList();
       assertEquals(1, homes.size(), "one top-level directory: " + homes);
-      home = homes.get(0);
+      return homes.get(0);
     }
+  }
+
+  private Path coordinatorConf(int port, int httpPort) throws Exception {
+    return Files.writeString(dir.resolve("coordinator.conf"), String.join("\n",
+        "coordinator.bind.host 127.0.0.1",
+        "coordinator.port " + port,
+        "coordinator.http.port " + httpPort,
+        ""));
+  }
+
+  private Path serverConf(int port, int httpPort, int coordinatorPort) throws Exception {
+    return Files.writeString(dir.resolve("server.conf"), String.join("\n",
+        "server.bind.host 127.0.0.1",
+        "server.port " + port,
+        "server.http.port " + httpPort,
+        "server.coordinators 127.0.0.1:" + coordinatorPort,
+        "local.dirs " + dir.resolve("data"),
+        "disk.min.free 0",
+        "buffer.capacity 64m",
+        "read.buffer.capacity 16m",
+        ""));
+  }
+
+  private Map<String, String> env() {
+    return Map.of(
+        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+        "SLUICE_PID_DIR", dir.resolve("run").toString(),
+        "SLUICE_SERVER_HEAP", "256m",
+        "SLUICE_COORDINATOR_HEAP", "256m");
+  }
+
+  @Test
+  void theTarballRunsACoordinatorAndAServerWithoutTheBuildTree() throws Exception {
+    Path home = unpack();
     for (String file : List.of("bin/start-server.sh", "bin/stop-server.sh", "bin/status-server.sh",
         "bin/start-coordinator.sh", "bin/stop-coordinator.sh", "bin/status-coordinator.sh",
-        "bin/sluice-admin")) {
+        "bin/sluice-admin", "bin/sluice-container.sh")) {
       assertTrue(Files.isExecutable(home.resolve(file)), file);
     }
     for (String file : List.of("conf/server.conf", "conf/coordinator.conf", "conf/log4j2.xml",
-        "docs/configuration.md", "deploy/grafana/sluice.json", "README.md")) {
+        "docs/configuration.md", "deploy/grafana/sluice.json", "deploy/kubernetes/server.yaml",
+        "deploy/docker/Dockerfile", "README.md")) {
       assertTrue(Files.isRegularFile(home.resolve(file)), file);
+    }
+    for (String buildFile : List.of("deploy/pom.xml", "deploy/src", "deploy/target")) {
+      assertFalse(Files.exists(home.resolve(buildFile)), buildFile + " is the build's, not shipped");
     }
     try (Stream<Path> client = Files.list(home.resolve("lib/client"))) {
       assertEquals(List.of("sluice-client-spark-3.3_2.12", "sluice-client-spark-3.4_2.12",
@@ -53,26 +100,9 @@ class DistributionTest {
     int coordinatorHttp = Daemons.freePort();
     int serverPort = Daemons.freePort();
     int serverHttp = Daemons.freePort();
-    Path coordinatorConf = Files.writeString(dir.resolve("coordinator.conf"), String.join("\n",
-        "coordinator.bind.host 127.0.0.1",
-        "coordinator.port " + coordinatorPort,
-        "coordinator.http.port " + coordinatorHttp,
-        ""));
-    Path serverConf = Files.writeString(dir.resolve("server.conf"), String.join("\n",
-        "server.bind.host 127.0.0.1",
-        "server.port " + serverPort,
-        "server.http.port " + serverHttp,
-        "server.coordinators 127.0.0.1:" + coordinatorPort,
-        "local.dirs " + dir.resolve("data"),
-        "disk.min.free 0",
-        "buffer.capacity 64m",
-        "read.buffer.capacity 16m",
-        ""));
-    Map<String, String> env = Map.of(
-        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString(),
-        "SLUICE_SERVER_HEAP", "256m",
-        "SLUICE_COORDINATOR_HEAP", "256m");
+    Path coordinatorConf = coordinatorConf(coordinatorPort, coordinatorHttp);
+    Path serverConf = serverConf(serverPort, serverHttp, coordinatorPort);
+    Map<String, String> env = env();
     String bin = home.resolve("bin") + "/";
     try {
       Daemons.Result coordinator = Daemons.run(dir, env, bin + "start-coordinator.sh",
@@ -109,5 +139,83 @@ class DistributionTest {
     Daemons.Result stopped = Daemons.run(dir, env, bin + "status-server.sh",
         serverConf.toString());
     assertEquals(3, stopped.exitCode(), "stopped: " + stopped.output());
+  }
+
+  /**
+   * The container image's entry point, as deploy/docker/Dockerfile and deploy/kubernetes run it:
+   * each daemon becomes the process itself (no script in between, so SIGTERM reaches the JVM), a
+   * server takes the advertised host and id from the environment, and both answer {@code /ready}.
+   */
+  @Test
+  void theContainerEntryPointRunsEachDaemonAsItsOwnProcess() throws Exception {
+    Path home = unpack();
+    String entry = home.resolve("bin/sluice-container.sh").toString();
+    Daemons.Result usage = Daemons.run(dir, Map.of(), entry, "scheduler");
+    assertEquals(2, usage.exitCode(), usage.output());
+    assertTrue(usage.output().contains("coordinator|server"), usage.output());
+
+    int coordinatorPort = Daemons.freePort();
+    int coordinatorHttp = Daemons.freePort();
+    int serverHttp = Daemons.freePort();
+    Path coordinatorConf = coordinatorConf(coordinatorPort, coordinatorHttp);
+    Path serverConf = serverConf(0, serverHttp, coordinatorPort);
+    Map<String, String> env = env();
+    Map<String, String> podEnv = new HashMap<>(env);
+    podEnv.put("SLUICE_ADVERTISED_HOST", "localhost");
+    podEnv.put("SLUICE_SERVER_ID", "sluice-server-0");
+    Daemons.Running coordinator = Daemons.start(dir, env, entry, "coordinator",
+        coordinatorConf.toString());
+    Daemons.Running server = null;
+    try {
+      awaitReady(coordinatorHttp, coordinator);
+      server = Daemons.start(dir, podEnv, entry, "server", serverConf.toString());
+      awaitReady(serverHttp, server);
+      for (Daemons.Running daemon : List.of(coordinator, server)) {
+        String command = daemon.handle().info().command().orElse("");
+        assertTrue(command.endsWith("/java"), "the daemon replaced the script: " + command);
+      }
+      ProcessCluster.await(() -> {
+        String status = get(coordinatorHttp, "/status");
+        return status.contains("\"id\":\"sluice-server-0\"")
+            && status.contains("\"host\":\"localhost\"");
+      }, "the server registered under its pod's id and name");
+
+      server.handle().destroy();
+      Daemons.Result stopped = server.await(Duration.ofSeconds(100));
+      assertTrue(stopped.output().contains("sluice-server-0"), stopped.output());
+      assertTrue(Files.notExists(dir.resolve("run")) || listing(dir.resolve("run")).isEmpty(),
+          "a foreground daemon leaves no pid file");
+    } finally {
+      if (server != null) {
+        server.kill();
+      }
+      coordinator.kill();
+    }
+  }
+
+  private static String listing(Path directory) throws Exception {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.map(Path::toString).reduce("", String::concat);
+    }
+  }
+
+  private static void awaitReady(int httpPort, Daemons.Running daemon) throws Exception {
+    ProcessCluster.await(() -> {
+      if (!daemon.isAlive()) {
+        throw new AssertionError("the daemon ended before it was ready");
+      }
+      return get(httpPort, "/ready").equals("ready\n");
+    }, "ready on HTTP port " + httpPort);
+  }
+
+  private static String get(int httpPort, String path) {
+    try {
+      HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return response.body();
+    } catch (Exception e) {
+      return "";
+    }
   }
 }

@@ -167,7 +167,8 @@ public final class ShuffleServer implements Closeable {
       registerGauges();
       int httpPort = conf.get(ServerOptions.HTTP_PORT);
       this.http = httpPort < 0 ? null
-          : new StatusHttpServer(bindHost, httpPort, metrics.registry(), this::status);
+          : new StatusHttpServer(bindHost, httpPort, metrics.registry(), this::status,
+              this::notReadyReason);
       if (http != null) {
         opened.push(http);
       }
@@ -302,6 +303,12 @@ public final class ShuffleServer implements Closeable {
 
   public ServerMetrics metrics() {
     return metrics;
+  }
+
+  /** Why the server takes no new shuffles ({@code /ready}), or null when it does. */
+  private String notReadyReason() {
+    ServerState now = state;
+    return now == ServerState.ACTIVE ? null : "the server is " + now;
   }
 
   /** The server's state as {@code /status} shows it. */

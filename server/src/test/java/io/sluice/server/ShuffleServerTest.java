@@ -25,6 +25,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -232,6 +233,22 @@ class ShuffleServerTest {
     assertTrue(status.body().contains("\"serverId\":\"" + server.serverId() + "\""),
         status.body());
     assertTrue(status.body().contains("\"healthy\":true"), status.body());
+  }
+
+  @Test
+  void readyAnswersWhetherTheServerTakesNewShuffles() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    URI ready = URI.create("http://127.0.0.1:" + server.httpPort() + "/ready");
+    HttpResponse<String> before = http.send(HttpRequest.newBuilder(ready).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, before.statusCode());
+    assertEquals("ready\n", before.body());
+
+    assertFalse(server.drain(Duration.ZERO), "an application still holds data here");
+    HttpResponse<String> draining = http.send(HttpRequest.newBuilder(ready).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(503, draining.statusCode());
+    assertEquals("not ready: the server is DECOMMISSIONING\n", draining.body());
   }
 
   private void awaitFlushes() throws InterruptedException {

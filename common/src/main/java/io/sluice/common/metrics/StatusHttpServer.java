@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP port of a daemon: {@code /metrics} in Prometheus text format, {@code /status} as JSON, and
- * any extra handlers a daemon adds (admin actions). Runs on a few threads of its own, off the data
- * path.
+ * The HTTP port of a daemon: {@code /metrics} in Prometheus text format, {@code /status} as JSON,
+ * {@code /ready} (200 when the daemon takes new work, 503 with the reason otherwise: what a
+ * Kubernetes readiness probe asks), and any extra handlers a daemon adds (admin actions). Runs on a
+ * few threads of its own, off the data path.
  */
 public final class StatusHttpServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(StatusHttpServer.class);
@@ -25,11 +26,20 @@ public final class StatusHttpServer implements Closeable {
   private final HttpServer server;
   private final HTTPServer exporter;
 
+  /**
+   * @param status what {@code /status} shows
+   * @param notReadyReason why the daemon takes no new work, or null when it does
+   */
   public StatusHttpServer(String host, int port, CollectorRegistry registry,
-      Supplier<Object> status) throws IOException {
+      Supplier<Object> status, Supplier<String> notReadyReason) throws IOException {
     this.server = HttpServer.create(new InetSocketAddress(host, port), 16);
     server.createContext("/status", exchange -> respond(exchange, 200, "application/json",
         Json.write(status.get())));
+    server.createContext("/ready", exchange -> {
+      String reason = notReadyReason.get();
+      respond(exchange, reason == null ? 200 : 503, "text/plain; charset=utf-8",
+          (reason == null ? "ready" : "not ready: " + reason) + "\n");
+    });
     // Prometheus' exporter adds /metrics (and / and /-/healthy), gives the server its own small
     // daemon thread pool and starts it.
     this.exporter = new HTTPServer.Builder()
