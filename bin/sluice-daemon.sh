@@ -20,6 +20,8 @@ set -euo pipefail
 
 SLUICE_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SLUICE_CONF_DIR="${SLUICE_CONF_DIR:-$SLUICE_HOME/conf}"
+# Exported: a configuration file may name files by them (${SLUICE_CONF_DIR}/cluster.secret).
+export SLUICE_HOME SLUICE_CONF_DIR
 if [ -f "$SLUICE_CONF_DIR/sluice-env.sh" ]; then
   # shellcheck disable=SC1091
   . "$SLUICE_CONF_DIR/sluice-env.sh"
@@ -66,6 +68,17 @@ sluice_running() {
   kill -0 "$pid" 2>/dev/null || return 1
   # -ww: the full command line, however wide (the main class comes after a long class path).
   ps -ww -p "$pid" -o args= 2>/dev/null | grep -q -- "$(sluice_main_class "$kind")"
+}
+
+# sluice_create_missing_secrets <classpath> <conf-file> <key...>: with auth.enabled, creates the
+# secret files those keys name that do not exist yet (the shipped conf/ turns authentication on
+# and names files beside it), saying so; the other hosts of the cluster need copies of them.
+sluice_create_missing_secrets() {
+  local cp="$1" conf="$2"
+  shift 2
+  if [ -f "$conf" ]; then
+    "$JAVA" -cp "$cp" -Dlog4j2.level=warn io.sluice.common.auth.MissingSecrets "$conf" "$@"
+  fi
 }
 
 # sluice_start <kind> <module> <main-class> <conf-file> <jvm-options...>

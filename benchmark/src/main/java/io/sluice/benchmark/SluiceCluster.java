@@ -2,6 +2,7 @@ package io.sluice.benchmark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.common.auth.AuthOptions;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
@@ -114,6 +115,8 @@ public final class SluiceCluster implements AutoCloseable {
     daemonSettings.forEach((key, value) -> extra.add(entry(key, value)));
     List<String> coordinator = new ArrayList<>(List.of(
         entry(CoordinatorOptions.BIND_HOST.key(), placement.host("coordinator")),
+        // Off loopback only on the test bed's hosts: namespaces the benchmark made.
+        entry(AuthOptions.INSECURE_OFF_LOOPBACK.key(), true),
         entry(CoordinatorOptions.PORT.key(), coordinatorPort),
         entry(CoordinatorOptions.HTTP_PORT.key(), coordinatorHttpPort)));
     coordinator.addAll(extra);
@@ -126,6 +129,7 @@ public final class SluiceCluster implements AutoCloseable {
       String host = placement.host("server-" + i);
       serverHosts.add(host);
       server.put(ServerOptions.BIND_HOST.key(), host);
+      server.put(AuthOptions.INSECURE_OFF_LOOPBACK.key(), true);
       server.put(ServerOptions.ADVERTISED_HOST.key(), host);
       server.put(ServerOptions.PORT.key(), freePort());
       server.put(ServerOptions.HTTP_PORT.key(), httpPort);

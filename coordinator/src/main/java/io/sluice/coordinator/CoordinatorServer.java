@@ -67,6 +67,7 @@ public final class CoordinatorServer implements Closeable {
   private boolean closed;
 
   private CoordinatorServer(SluiceConf conf, Clock clock) {
+    AuthOptions.refuseUnauthenticatedOffLoopback(conf, CoordinatorOptions.BIND_HOST);
     this.servers = new ServerRegistry(clock, conf.get(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT),
         exclusions);
     this.apps = new ApplicationRegistry(clock, conf.get(CoordinatorOptions.APP_EXPIRY),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.common.config.ConfigException;
 import io.sluice.common.coordinator.CoordinatorClient;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
@@ -67,6 +68,14 @@ class CoordinatorServerTest {
       assertNotEquals(servers.get(0).host(), servers.get(1).host());
       assertEquals(19999, servers.get(0).port());
     }
+  }
+
+  @Test
+  void offLoopbackWithoutAuthenticationTheCoordinatorRefusesToStart() {
+    ConfigException e = assertThrows(ConfigException.class, () -> CoordinatorServer.start(
+        CoordinatorTestSupport.conf().with(CoordinatorOptions.BIND_HOST, "0.0.0.0")));
+    assertTrue(e.getMessage().startsWith(
+        "'coordinator.bind.host' is 0.0.0.0, not a loopback address"), e.getMessage());
   }
 
   @Test

@@ -49,7 +49,7 @@ class ConfigKeysTest {
   /** Last segments that make a key-shaped token a file name. */
   private static final Set<String> FILE_EXTENSIONS = Set.of("conf", "sh", "md", "jfr", "log", "out",
       "pid", "jar", "xml", "properties", "json", "txt", "csv", "html", "png", "gz", "tgz", "zip",
-      "java", "class");
+      "java", "class", "yaml");
 
   private static Set<String> keys;
   private static Set<String> namespaces;
@@ -75,7 +75,9 @@ class ConfigKeysTest {
     }
     keyShaped = Pattern.compile("(?<![A-Za-z0-9_.$/@-])(?:"
         + namespaces.stream().map(Pattern::quote).collect(Collectors.joining("|"))
-        + ")[A-Za-z0-9_*-]*(?:\\.[A-Za-z0-9_*-]+)*\\.?");
+        // Possessive, then not before '/': a domain in a path or label (app.kubernetes.io/name)
+        // is not a key.
+        + ")[A-Za-z0-9_*-]*+(?:\\.[A-Za-z0-9_*-]+)*+\\.?+(?!/)");
   }
 
   @Test

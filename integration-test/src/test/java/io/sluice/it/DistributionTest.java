@@ -10,10 +10,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +67,26 @@ class DistributionTest {
         ""));
   }
 
+  /**
+   * The distribution's {@code conf/<name>} copied into {@code confDir}, with the values of the
+   * given keys replaced (every key must be in the file).
+   */
+  private static Path shippedConf(Path home, Path confDir, String name, Map<String, Object> values)
+      throws Exception {
+    List<String> lines = new ArrayList<>();
+    Set<String> replaced = new HashSet<>();
+    for (String line : Files.readAllLines(home.resolve("conf").resolve(name))) {
+      String key = line.split(" ", 2)[0];
+      if (values.containsKey(key)) {
+        line = key + " " + values.get(key);
+        replaced.add(key);
+      }
+      lines.add(line);
+    }
+    assertEquals(values.keySet(), replaced, "keys of the shipped " + name);
+    return Files.write(confDir.resolve(name), lines);
+  }
+
   private Map<String, String> env() {
     return Map.of(
         "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
@@ -96,21 +120,36 @@ class DistributionTest {
           "one shaded Spark client per Spark line");
     }
 
+    // The shipped conf/ as it is (authentication on, secrets beside it), but for ports and
+    // directories of this test's own.
     int coordinatorPort = Daemons.freePort();
     int coordinatorHttp = Daemons.freePort();
     int serverPort = Daemons.freePort();
     int serverHttp = Daemons.freePort();
-    Path coordinatorConf = coordinatorConf(coordinatorPort, coordinatorHttp);
-    Path serverConf = serverConf(serverPort, serverHttp, coordinatorPort);
-    Map<String, String> env = env();
+    Path confDir = Files.createDirectories(dir.resolve("conf"));
+    Path coordinatorConf = shippedConf(home, confDir, "coordinator.conf", Map.of(
+        "coordinator.port", coordinatorPort, "coordinator.http.port", coordinatorHttp));
+    Path serverConf = shippedConf(home, confDir, "server.conf", Map.of(
+        "server.port", serverPort, "server.http.port", serverHttp,
+        "server.coordinators", "127.0.0.1:" + coordinatorPort,
+        "local.dirs", dir.resolve("data"), "disk.min.free", 0,
+        "buffer.capacity", "64m", "read.buffer.capacity", "16m"));
+    Map<String, String> env = new HashMap<>(env());
+    env.put("SLUICE_CONF_DIR", confDir.toString());
     String bin = home.resolve("bin") + "/";
     try {
-      Daemons.Result coordinator = Daemons.run(dir, env, bin + "start-coordinator.sh",
-          coordinatorConf.toString());
+      Daemons.Result coordinator = Daemons.run(dir, env, bin + "start-coordinator.sh");
       assertEquals(0, coordinator.exitCode(), coordinator.output());
-      Daemons.Result server = Daemons.run(dir, env, bin + "start-server.sh",
-          serverConf.toString());
+      for (String secret : List.of("cluster.secret", "admin.token")) {
+        assertTrue(coordinator.output().contains("sluice: created a new secret in "
+            + confDir.resolve(secret)), coordinator.output());
+        assertEquals("rw-------", PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(confDir.resolve(secret))), secret);
+      }
+      Daemons.Result server = Daemons.run(dir, env, bin + "start-server.sh");
       assertEquals(0, server.exitCode(), server.output());
+      assertFalse(server.output().contains("created a new secret"),
+          "the server uses the coordinator's secret: " + server.output());
       assertTrue(server.output().contains("port " + serverPort), server.output());
       Daemons.Result status = Daemons.run(dir, env, bin + "status-server.sh",
           serverConf.toString());
@@ -123,14 +162,14 @@ class DistributionTest {
           return false;
         }
       }, "the server registered with the coordinator");
-      Daemons.Result servers = Daemons.run(dir, env, bin + "sluice-admin", "--coordinator",
-          "127.0.0.1:" + coordinatorHttp, "servers");
+      // Address and admin token from the configuration (authentication on: no token, no call).
+      Daemons.Result servers = Daemons.run(dir, env, bin + "sluice-admin", "servers");
       assertEquals(0, servers.exitCode(), servers.output());
       assertTrue(servers.output().startsWith("SERVER ")
           && servers.output().contains(":" + serverPort + " ")
           && servers.output().endsWith("1 server\n"), servers.output());
-      Daemons.Result draining = Daemons.run(dir, env, bin + "sluice-admin", "--coordinator",
-          "127.0.0.1:" + coordinatorHttp, "--json", "drain-status");
+      Daemons.Result draining = Daemons.run(dir, env, bin + "sluice-admin", "--json",
+          "drain-status");
       assertEquals("[]\n", draining.output());
     } finally {
       Daemons.run(dir, env, bin + "stop-server.sh", serverConf.toString());

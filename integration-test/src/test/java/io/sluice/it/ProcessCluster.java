@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.common.auth.AuthOptions;
 import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
@@ -87,6 +88,8 @@ final class ProcessCluster implements Closeable {
     this.coordinatorHost = bed == null ? "127.0.0.1" : bed.address("coord");
     Map<String, String> c = new HashMap<>();
     c.put(CoordinatorOptions.BIND_HOST.key(), coordinatorHost);
+    // The bed's hosts are namespaces this test made, which nothing else reaches.
+    c.put(AuthOptions.INSECURE_OFF_LOOPBACK.key(), "true");
     c.put(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key(), "2s");
     if (bed == null) {
       c.put(CoordinatorOptions.PORT.key(), "0");
@@ -111,6 +114,7 @@ final class ProcessCluster implements Closeable {
         Map<String, String> s = new LinkedHashMap<>();
         s.put(ServerOptions.SERVER_ID.key(), id);
         s.put(ServerOptions.BIND_HOST.key(), host);
+        s.put(AuthOptions.INSECURE_OFF_LOOPBACK.key(), "true");
         s.put(ServerOptions.ADVERTISED_HOST.key(), host);
         int port = Daemons.freePort();
         int httpPort = Daemons.freePort();

@@ -90,6 +90,7 @@ public final class ShuffleServer implements Closeable {
 
   /** @param io how storage opens files (tests inject failures here) */
   public ShuffleServer(SluiceConf conf, FileIo io) throws IOException {
+    AuthOptions.refuseUnauthenticatedOffLoopback(conf, ServerOptions.BIND_HOST);
     // What a start that fails half-way must close again: threads, the tier, bound ports.
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.checksum.Crc32c;
+import io.sluice.common.config.ConfigException;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.FetchDataRequest;
@@ -249,6 +250,16 @@ class ShuffleServerTest {
         HttpResponse.BodyHandlers.ofString());
     assertEquals(503, draining.statusCode());
     assertEquals("not ready: the server is DECOMMISSIONING\n", draining.body());
+  }
+
+  @Test
+  void offLoopbackWithoutAuthenticationTheServerRefusesToStart(@TempDir Path other) {
+    ConfigException e = assertThrows(ConfigException.class, () -> new ShuffleServer(
+        TestServers.conf(other, Map.of(ServerOptions.BIND_HOST.key(), "0.0.0.0"))));
+    assertTrue(e.getMessage().startsWith("'server.bind.host' is 0.0.0.0, not a loopback address"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("'auth.insecure.unauthenticated.off.loopback'"),
+        e.getMessage());
   }
 
   private void awaitFlushes() throws InterruptedException {

@@ -4,6 +4,8 @@ import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
 import io.sluice.common.config.SluiceConf;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.List;
 
 /** Authentication settings of the daemons (docs/security.md). */
@@ -25,7 +27,47 @@ public final class AuthOptions implements ConfigOptionSet {
               + "'auth.enabled' is true.")
           .build();
 
-  private static final List<ConfigOption<?>> ALL = List.of(ENABLED, CLUSTER_SECRET_FILE);
+  public static final ConfigOption<Boolean> INSECURE_OFF_LOOPBACK =
+      ConfigOption.bool("auth.insecure.unauthenticated.off.loopback")
+          .defaultValue("false")
+          .doc("Let a daemon with 'auth.enabled' false listen on an address other than loopback. "
+              + "Anyone who reaches its ports can then push, read and delete any application's "
+              + "shuffle data, register applications and heart-beat as a server: set it only "
+              + "where the network itself admits nobody else. Without it such a daemon refuses "
+              + "to start.")
+          .build();
+
+  private static final List<ConfigOption<?>> ALL =
+      List.of(ENABLED, CLUSTER_SECRET_FILE, INSECURE_OFF_LOOPBACK);
+
+  /**
+   * Refuses a daemon that would listen off loopback with authentication off, unless the
+   * configuration accepts that risk by name ({@link #INSECURE_OFF_LOOPBACK}).
+   *
+   * @param bindHostOption the daemon's bind address setting, for the message
+   * @throws ConfigException naming the settings that change the outcome
+   */
+  public static void refuseUnauthenticatedOffLoopback(SluiceConf conf,
+      ConfigOption<String> bindHostOption) {
+    String host = conf.get(bindHostOption);
+    if (conf.get(ENABLED) || conf.get(INSECURE_OFF_LOOPBACK) || isLoopback(host)) {
+      return;
+    }
+    throw new ConfigException("'" + bindHostOption.key() + "' is " + host + ", not a loopback "
+        + "address, and authentication is off: anyone who reaches this daemon could read and "
+        + "delete every application's shuffle data. Set '" + ENABLED.key() + "' true (with '"
+        + CLUSTER_SECRET_FILE.key() + "', docs/security.md), or bind a loopback address, or set '"
+        + INSECURE_OFF_LOOPBACK.key() + "' true to accept the risk.");
+  }
+
+  /** Whether {@code host} names a loopback address; a name that does not resolve does not. */
+  static boolean isLoopback(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
 
   /** The cluster secret when authentication is on; null when it is off. */
   public static Secret clusterSecret(SluiceConf conf) {

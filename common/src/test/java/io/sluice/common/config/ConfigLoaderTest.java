@@ -173,6 +173,23 @@ class ConfigLoaderTest {
     assertEquals(IoMode.NIO, conf.get(TestServerOptions.IO_MODE));
   }
 
+  @Test
+  void environmentVariablesInValuesAreReplacedAndAnUnsetOneIsAnError() throws IOException {
+    Map<String, String> environment = Map.of("SLUICE_CONF_DIR", "/opt/sluice/conf", "N", "2");
+    SluiceConf conf = ConfigLoader.load(write(
+        "cluster.name ${SLUICE_CONF_DIR}/cluster.secret",
+        "storage.dirs /data/${N}, /data/$N, /cost/$5"), Map.of(), SERVER, environment);
+    assertEquals("/opt/sluice/conf/cluster.secret", conf.get(TestServerOptions.CLUSTER_NAME));
+    assertEquals(List.of("/data/2", "/data/$N", "/cost/$5"),
+        conf.get(TestServerOptions.STORAGE_DIRS));
+
+    Path bad = write("cluster.name ${SLUICE_HOME}/x");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(bad, Map.of(), SERVER, environment));
+    assertEquals("'${SLUICE_HOME}' (" + bad + ", line 1) names the environment variable "
+        + "SLUICE_HOME, which is not set: set it, or write the value itself.", e.getMessage());
+  }
+
   private static SluiceConf load(Path file) {
     return ConfigLoader.load(file, Map.of(), SERVER);
   }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.auth.AuthOptions;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.CoordinatorServer;
@@ -40,7 +41,8 @@ class AdminAccessTest {
   @Test
   void offLoopbackWithoutATokenEveryAdminCallIsRefused() throws Exception {
     CoordinatorServer coordinator = CoordinatorTestSupport.start(CoordinatorTestSupport.conf()
-        .with(CoordinatorOptions.BIND_HOST, "0.0.0.0"));
+        .with(CoordinatorOptions.BIND_HOST, "0.0.0.0")
+        .with(AuthOptions.INSECURE_OFF_LOOPBACK, "true"));
     try {
       int http = coordinator.httpPort();
       HttpResponse<String> refused =
@@ -61,6 +63,7 @@ class AdminAccessTest {
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
     SluiceConf conf = CoordinatorTestSupport.conf()
         .with(CoordinatorOptions.BIND_HOST, "0.0.0.0")
+        .with(AuthOptions.INSECURE_OFF_LOOPBACK, "true")
         .with(CoordinatorOptions.ADMIN_TOKEN_FILE, tokenFile.toString());
     CoordinatorServer coordinator = CoordinatorTestSupport.start(conf);
     try {
