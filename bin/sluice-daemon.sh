@@ -72,11 +72,14 @@ sluice_running() {
 
 # sluice_create_missing_secrets <classpath> <conf-file> <key...>: with auth.enabled, creates the
 # secret files those keys name that do not exist yet (the shipped conf/ turns authentication on
-# and names files beside it), saying so; the other hosts of the cluster need copies of them.
+# and names files beside it), saying so; the other hosts of the cluster need copies of them. Only
+# bin/start-coordinator.sh and bin/start-all.sh do: a server's secret must be the coordinator's,
+# never one of its own, and bin/start-all.sh makes them once, on its own host, before it starts any
+# (SLUICE_CREATE_SECRETS=no for the scripts it runs on the hosts).
 sluice_create_missing_secrets() {
   local cp="$1" conf="$2"
   shift 2
-  if [ -f "$conf" ]; then
+  if [ -f "$conf" ] && [ "${SLUICE_CREATE_SECRETS:-yes}" != no ]; then
     "$JAVA" -cp "$cp" -Dlog4j2.level=warn io.sluice.common.auth.MissingSecrets "$conf" "$@"
   fi
 }

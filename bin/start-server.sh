@@ -7,7 +7,6 @@ CONF="${1:-$SLUICE_CONF_DIR/server.conf}"
 CP="$(sluice_classpath server)"
 # With an HDFS tier (hdfs.dir), Hadoop's client reads core-site.xml and hdfs-site.xml from here.
 if [ -n "${HADOOP_CONF_DIR:-}" ]; then CP="$HADOOP_CONF_DIR:$CP"; fi
-sluice_create_missing_secrets "$CP" "$CONF" auth.cluster.secret.file
 # The server's own config code computes the JVM sizes, so the script never parses sizes itself.
 OPTS="$("$JAVA" -cp "$CP" io.sluice.server.ServerJvmOptions "$CONF" "${SLUICE_SERVER_HEAP:-}")"
 read -r -a JVM_OPTS <<<"$OPTS"
