@@ -10,6 +10,7 @@ import io.sluice.server.ServerOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.Closeable;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -76,13 +77,35 @@ final class ProcessCluster implements Closeable {
     }
   }
 
+  /**
+   * What a test adds to every server's JVM: options (system properties such as
+   * {@code java.security.krb5.conf}) and directories put before the class path (Hadoop's site
+   * files, as {@code bin/start-server.sh} puts {@code HADOOP_CONF_DIR} there).
+   */
+  record ServerJvm(List<String> options, List<Path> classPathFirst) {
+    static final ServerJvm PLAIN = new ServerJvm(List.of(), List.of());
+  }
+
+  private final ServerJvm serverJvm;
+
   ProcessCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
-    this(numServers, serverOverrides, null);
+    this(numServers, serverOverrides, null, ServerJvm.PLAIN);
+  }
+
+  ProcessCluster(int numServers, Map<String, String> serverOverrides, ServerJvm jvm)
+      throws Exception {
+    this(numServers, serverOverrides, null, jvm);
+  }
+
+  ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed)
+      throws Exception {
+    this(numServers, serverOverrides, bed, ServerJvm.PLAIN);
   }
 
   /** @param bed where the servers run (hosts {@code s0}, {@code s1}, ...), or null for loopback */
-  ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed)
+  ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed, ServerJvm jvm)
       throws Exception {
+    this.serverJvm = jvm;
     this.root = Files.createTempDirectory("sluice-processes");
     this.bed = bed;
     this.coordinatorHost = bed == null ? "127.0.0.1" : bed.address("coord");
@@ -153,6 +176,16 @@ final class ProcessCluster implements Closeable {
   }
 
 
+  /** Server {@code i}'s HTTP port ({@code /metrics}, {@code /status}). */
+  int httpPort(int i) {
+    return servers.get(i).httpPort;
+  }
+
+  /** Server {@code i}'s log file. */
+  Path log(int i) {
+    return servers.get(i).log;
+  }
+
   String serverId(int i) {
     return servers.get(i).id;
   }
@@ -170,8 +203,8 @@ final class ProcessCluster implements Closeable {
     Server s = servers.get(i);
     long startedMillis = coordinator != null
         ? coordinator.servers().clock().millis() : System.currentTimeMillis();
-    List<String> command = javaCommand(s.log, "-XX:MaxDirectMemorySize=" + (384L << 20),
-        "io.sluice.server.ShuffleServerMain", s.conf);
+    List<String> command = javaCommand(serverJvm, s.log,
+        "-XX:MaxDirectMemorySize=" + (384L << 20), "io.sluice.server.ShuffleServerMain", s.conf);
     if (bed != null) {
       command = bed.command("s" + i, command);
     }
@@ -197,7 +230,7 @@ final class ProcessCluster implements Closeable {
         .map(e -> e.getKey() + " = " + e.getValue()).collect(Collectors.joining("\n", "", "\n")));
     Path log = root.resolve("coordinator.log");
     coordinatorProcess = new ProcessBuilder(bed.command("coord",
-            javaCommand(log, "-XX:MaxDirectMemorySize=" + (256L << 20),
+            javaCommand(ServerJvm.PLAIN, log, "-XX:MaxDirectMemorySize=" + (256L << 20),
                 "io.sluice.coordinator.CoordinatorMain", conf)))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("coordinator.out").toFile()))
@@ -206,10 +239,16 @@ final class ProcessCluster implements Closeable {
   }
 
   /** A daemon's JVM: this test's class path, paranoid leak detection, logging to {@code log}. */
-  private static List<String> javaCommand(Path log, String directMemory, String main, Path conf) {
+  private static List<String> javaCommand(ServerJvm jvm, Path log, String directMemory,
+      String main, Path conf) {
     String java = ProcessHandle.current().info().command().orElse("java");
-    return new ArrayList<>(List.of(java,
-        "-cp", System.getProperty("java.class.path"),
+    List<String> classPath = new ArrayList<>();
+    jvm.classPathFirst().forEach(dir -> classPath.add(dir.toString()));
+    classPath.add(System.getProperty("java.class.path"));
+    List<String> command = new ArrayList<>(List.of(java,
+        "-cp", String.join(File.pathSeparator, classPath)));
+    command.addAll(jvm.options());
+    command.addAll(List.of(
         "-Xmx256m",
         directMemory,
         "-XX:+ExitOnOutOfMemoryError",
@@ -220,6 +259,7 @@ final class ProcessCluster implements Closeable {
         "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
         "-Dsluice.log.file=" + log,
         main, conf.toString()));
+    return command;
   }
 
   /** Servers in the coordinator's {@code /status} satisfying {@code which}; -1 without answer. */

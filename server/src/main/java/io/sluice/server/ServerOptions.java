@@ -226,6 +226,31 @@ public final class ServerOptions implements ConfigOptionSet {
               + "read.buffer.capacity` until it is sent.")
           .build();
 
+  public static final ConfigOption<String> HDFS_KERBEROS_PRINCIPAL =
+      ConfigOption.string("hdfs.kerberos.principal")
+          .noDefault()
+          .doc("The Kerberos principal the server logs in to a secured HDFS as (sluice/_HOST@REALM; "
+              + "_HOST becomes this host's fully qualified name), with the key of "
+              + "`hdfs.kerberos.keytab`. Set both or neither: unset, the server uses HDFS as the "
+              + "user it runs as, which a cluster with Kerberos refuses.")
+          .build();
+
+  public static final ConfigOption<String> HDFS_KERBEROS_KEYTAB =
+      ConfigOption.string("hdfs.kerberos.keytab")
+          .noDefault()
+          .doc("The keytab file holding the key of `hdfs.kerberos.principal` (not readable by "
+              + "every user). The server logs in from it at start and again before its ticket "
+              + "expires.")
+          .build();
+
+  public static final ConfigOption<Duration> HDFS_KERBEROS_RELOGIN_CHECK =
+      ConfigOption.duration("hdfs.kerberos.relogin.check.interval")
+          .defaultValue("60s")
+          .min(1000)
+          .doc("How often the server checks its Kerberos ticket for HDFS; it logs in again from "
+              + "the keytab once the ticket has passed 80% of its lifetime.")
+          .build();
+
   public static final ConfigOption<Duration> APP_EXPIRY =
       ConfigOption.duration("app.expiry")
           .defaultValue("120s")
@@ -327,7 +352,8 @@ public final class ServerOptions implements ConfigOptionSet {
       HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
       PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,
       DISK_MIN_FREE, HDFS_DIR,
-      HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, APP_EXPIRY,
+      HDFS_PARTITION_THRESHOLD, HDFS_FLUSH_THREADS, HDFS_READ_THREADS, HDFS_KERBEROS_PRINCIPAL,
+      HDFS_KERBEROS_KEYTAB, HDFS_KERBEROS_RELOGIN_CHECK, APP_EXPIRY,
       MAX_APPLICATIONS, MAX_APPLICATIONS_PER_USER, MAX_SHUFFLES_PER_APPLICATION,
       REPLICATION_TIMEOUT, RECOVERY_ENABLED, DRAIN_TIMEOUT, STOP_FLUSH_TIMEOUT);
 
@@ -356,6 +382,14 @@ public final class ServerOptions implements ConfigOptionSet {
     }
     if (conf.get(LOCAL_DIRS).isEmpty()) {
       throw new ConfigException("'" + LOCAL_DIRS.key() + "' must name at least one directory");
+    }
+    if (conf.isSet(HDFS_KERBEROS_PRINCIPAL) != conf.isSet(HDFS_KERBEROS_KEYTAB)) {
+      throw new ConfigException("'" + HDFS_KERBEROS_PRINCIPAL.key() + "' and '"
+          + HDFS_KERBEROS_KEYTAB.key() + "' go together: set both, or neither");
+    }
+    if (conf.isSet(HDFS_KERBEROS_PRINCIPAL) && !conf.isSet(HDFS_DIR)) {
+      throw new ConfigException("'" + HDFS_KERBEROS_PRINCIPAL.key() + "' is set but '"
+          + HDFS_DIR.key() + "' is not: the login is for the HDFS tier");
     }
   }
 }

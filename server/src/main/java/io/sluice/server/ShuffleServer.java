@@ -27,6 +27,7 @@ import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
+import io.sluice.server.storage.HdfsLogin;
 import io.sluice.server.storage.HdfsTier;
 import io.sluice.server.storage.LocalDisk;
 import io.sluice.server.storage.PartitionFiles;
@@ -232,14 +233,35 @@ public final class ShuffleServer implements Closeable {
       return null;
     }
     try {
+      HdfsLogin.Keytab keytab = conf.getOptional(ServerOptions.HDFS_KERBEROS_PRINCIPAL)
+          .map(principal -> new HdfsLogin.Keytab(principal,
+              conf.get(ServerOptions.HDFS_KERBEROS_KEYTAB),
+              conf.get(ServerOptions.HDFS_KERBEROS_RELOGIN_CHECK)))
+          .orElse(null);
       HdfsTier tier = HdfsTier.open(dir, host, dirs, conf.get(ServerOptions.HDFS_FLUSH_THREADS),
-          conf.get(ServerOptions.HDFS_READ_THREADS), keep);
+          conf.get(ServerOptions.HDFS_READ_THREADS), keep, keytab,
+          ServerOptions.HDFS_KERBEROS_KEYTAB.key());
       LOG.info("HDFS tier in {}", tier.root());
       return tier;
     } catch (IOException | IllegalArgumentException e) {
+      String hint = !conf.isSet(ServerOptions.HDFS_KERBEROS_PRINCIPAL) && wantsKerberos(e)
+          ? "; this HDFS requires Kerberos: set '" + ServerOptions.HDFS_KERBEROS_PRINCIPAL.key()
+              + "' and '" + ServerOptions.HDFS_KERBEROS_KEYTAB.key() + "'"
+          : "";
       throw new IOException("cannot use " + ServerOptions.HDFS_DIR.key() + " = " + dir + ": "
-          + e.getMessage(), e);
+          + e.getMessage() + hint, e);
     }
+  }
+
+  /** Whether Hadoop refused a connection for want of Kerberos (its message, anywhere inside). */
+  private static boolean wantsKerberos(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      if (message.contains("SIMPLE authentication is not enabled")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -27,7 +27,16 @@ public final class ShuffleServerMain {
       System.exit(2);
       return;
     }
-    ShuffleServer server = new ShuffleServer(conf);
+    ShuffleServer server;
+    try {
+      server = new ShuffleServer(conf);
+    } catch (IOException | RuntimeException e) {
+      // The reason last: bin/start-server.sh shows the output's last lines.
+      e.printStackTrace();
+      System.err.println("Shuffle server did not start: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -57,6 +57,8 @@ public final class HdfsTier implements Closeable {
   private static final long CLOSE_TIMEOUT_SECONDS = 60;
 
   private final FileSystem fs;
+  /** The Kerberos login the file system acts as; null on an HDFS without Kerberos. */
+  private final HdfsLogin login;
   private final Path root;
   private final ThreadPoolExecutor flushExecutor;
   private final ThreadPoolExecutor readExecutor;
@@ -76,9 +78,10 @@ public final class HdfsTier implements Closeable {
   private volatile String unwritableReason;
   private volatile long unwritableSinceNanos;
 
-  private HdfsTier(FileSystem fs, Path root, int flushThreads, int readThreads,
+  private HdfsTier(FileSystem fs, HdfsLogin login, Path root, int flushThreads, int readThreads,
       LongSupplier nanoClock) {
     this.fs = fs;
+    this.login = login;
     this.root = root;
     this.nanoClock = nanoClock;
     this.flushExecutor = pool(flushThreads, "sluice-flush-hdfs-");
@@ -95,6 +98,18 @@ public final class HdfsTier implements Closeable {
    */
   public static HdfsTier open(String dir, String host, List<java.nio.file.Path> localDirs,
       int flushThreads, int readThreads, Set<String> keep) throws IOException {
+    return open(dir, host, localDirs, flushThreads, readThreads, keep, null, null);
+  }
+
+  /**
+   * As {@link #open(String, String, List, int, int, Set)}, on a secured HDFS when {@code keytab}
+   * is given: the tier acts as the Kerberos principal it names.
+   *
+   * @param keytabKey the setting that named the keytab, for error messages
+   */
+  public static HdfsTier open(String dir, String host, List<java.nio.file.Path> localDirs,
+      int flushThreads, int readThreads, Set<String> keep, HdfsLogin.Keytab keytab,
+      String keytabKey) throws IOException {
     URI uri = URI.create(dir);
     // A file system of its own: FileSystem.get shares one per URI and user within the JVM, and
     // closing a shared one would break every other user of it.
@@ -102,15 +117,23 @@ public final class HdfsTier implements Closeable {
     // Hadoop would close the file system in its own shutdown hook, which runs beside the server's
     // (a SIGTERM stop): reads, flushes and deletes of the drain would fail. close() closes it.
     conf.setBoolean("fs.automatic.close", false);
-    FileSystem fs = FileSystem.newInstance(uri, conf);
+    HdfsLogin login = keytab == null ? null : HdfsLogin.start(conf, keytab, keytabKey);
+    FileSystem fs = null;
     try {
+      fs = login == null ? FileSystem.newInstance(uri, conf)
+          : login.run(() -> FileSystem.newInstance(uri, conf));
       Path root = new Path(fs.makeQualified(new Path(uri)), serverDirName(host, localDirs));
       fs.mkdirs(root);
-      HdfsTier tier = new HdfsTier(fs, root, flushThreads, readThreads, System::nanoTime);
+      HdfsTier tier = new HdfsTier(fs, login, root, flushThreads, readThreads, System::nanoTime);
       tier.deleteLeftovers(keep);
       return tier;
     } catch (IOException | RuntimeException e) {
-      fs.close();
+      if (fs != null) {
+        fs.close();
+      }
+      if (login != null) {
+        login.close();
+      }
       throw e;
     }
   }
@@ -285,7 +308,13 @@ public final class HdfsTier implements Closeable {
       deleter.shutdownNow();
       Thread.currentThread().interrupt();
     } finally {
-      fs.close();
+      try {
+        fs.close();
+      } finally {
+        if (login != null) {
+          login.close();
+        }
+      }
     }
   }
 
