@@ -140,6 +140,8 @@ class KerberosHdfsTest {
       for (int i = 0; i < 2; i++) {
         MetricsScrape metrics = MetricsScrape.fetch(cluster.httpPort(i));
         toHdfs += metrics.sum("sluice_server_hdfs_flushed_bytes_total");
+        double expiry = metrics.sum("sluice_server_hdfs_kerberos_ticket_expiry_seconds");
+        assertTrue(expiry > 0, "server " + i + "'s ticket expires in " + expiry + " s");
         for (MetricsScrape.Sample s : metrics.samples()) {
           if (s.name().equals("sluice_server_read_bytes_total")
               && s.labels().contains("\"hdfs\"")) {

@@ -343,6 +343,12 @@ public final class ShuffleServer implements Closeable {
     if (hdfs != null) {
       metrics.gauge("sluice_server_hdfs_writable", ServerOptions.HDFS_DIR.key(),
           () -> hdfs.isWritable() ? 1 : 0);
+      HdfsLogin login = hdfs.login();
+      metrics.gauge("sluice_server_hdfs_kerberos_ticket_expiry_seconds",
+          "Seconds until the Kerberos ticket for HDFS expires (" + ServerOptions
+              .HDFS_KERBEROS_KEYTAB.key() + "), -1 without a Kerberos login",
+          () -> login == null ? -1
+              : (login.ticketEndMillis() - System.currentTimeMillis()) / 1000.0);
     }
     metrics.gauge("sluice_server_push_memory_capacity_bytes", ServerOptions.BUFFER_CAPACITY.key(),
         pushPool::capacity);

@@ -11,6 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.security.auth.Subject;
+import javax.security.auth.kerberos.KerberosTicket;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.SecurityUtil;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -78,6 +80,27 @@ public final class HdfsLogin implements Closeable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while acting as " + user.getUserName(), e);
     }
+  }
+
+  /**
+   * When the ticket-granting ticket of the login expires (epoch milliseconds), or -1 when it holds
+   * none: a login renewed in time always expires in the future.
+   */
+  // Hadoop hides the login's Subject; inside doAs it is the calling context's (Java 17 has no
+  // Subject.current() yet, hence the deprecated lookup).
+  @SuppressWarnings("removal")
+  public long ticketEndMillis() {
+    Subject subject = user.doAs((java.security.PrivilegedAction<Subject>) () ->
+        Subject.getSubject(java.security.AccessController.getContext()));
+    if (subject == null) {
+      return -1;
+    }
+    for (KerberosTicket ticket : subject.getPrivateCredentials(KerberosTicket.class)) {
+      if (ticket.getServer().getName().startsWith("krbtgt/")) {
+        return ticket.getEndTime().getTime();
+      }
+    }
+    return -1;
   }
 
   /** The logged-in user's name, principal included. */

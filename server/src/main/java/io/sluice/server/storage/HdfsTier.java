@@ -150,6 +150,11 @@ public final class HdfsTier implements Closeable {
     return safeHost + "-" + String.format("%08x", crc.getValue());
   }
 
+  /** The Kerberos login the tier acts as, or null on an HDFS without Kerberos. */
+  public HdfsLogin login() {
+    return login;
+  }
+
   /** This server's directory on the tier. */
   public Path root() {
     return root;
