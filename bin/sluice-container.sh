@@ -3,9 +3,10 @@
 # as the container's main process, logging to standard output, so that SIGTERM reaches it.
 #   sluice-container.sh coordinator [coordinator.conf]
 #   sluice-container.sh server [server.conf]
-# For a server, SLUICE_ADVERTISED_HOST and SLUICE_SERVER_ID, when set, become server.advertised.host
-# and server.id in a copy of its configuration file: a pod learns its own name only when it runs
-# (deploy/kubernetes/server.yaml), while the file comes from a ConfigMap that all pods share.
+# For a server, SLUICE_ADVERTISED_HOST, SLUICE_SERVER_ID and SLUICE_NODE, when set, become
+# server.advertised.host, server.id and server.node in a copy of its configuration file: a pod
+# learns its own name and node only when it runs (deploy/kubernetes/server.yaml), while the file
+# comes from a ConfigMap that all pods share.
 set -euo pipefail
 BIN="$(cd "$(dirname "$0")" && pwd)"
 export SLUICE_FOREGROUND=1
@@ -20,7 +21,7 @@ case "$1" in
     ;;
   server)
     conf="${2:-/etc/sluice/conf/server.conf}"
-    if [ -n "${SLUICE_ADVERTISED_HOST:-}${SLUICE_SERVER_ID:-}" ]; then
+    if [ -n "${SLUICE_ADVERTISED_HOST:-}${SLUICE_SERVER_ID:-}${SLUICE_NODE:-}" ]; then
       [ -r "$conf" ] || { echo "sluice: cannot read $conf" >&2; exit 1; }
       own="$(mktemp -t sluice-server.XXXXXX.conf)"
       cat "$conf" > "$own"
@@ -29,6 +30,9 @@ case "$1" in
       fi
       if [ -n "${SLUICE_SERVER_ID:-}" ]; then
         printf 'server.id %s\n' "$SLUICE_SERVER_ID" >> "$own"
+      fi
+      if [ -n "${SLUICE_NODE:-}" ]; then
+        printf 'server.node %s\n' "$SLUICE_NODE" >> "$own"
       fi
       conf="$own"
     fi

@@ -2,6 +2,7 @@ package io.sluice.coordinator;
 
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.protocol.RequestMessage;
+import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.AssignmentAnswer;
@@ -9,6 +10,7 @@ import io.sluice.common.protocol.message.AssignmentResponse;
 import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
+import io.sluice.common.protocol.message.ServerHeartbeatOnNodeRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
@@ -61,6 +63,9 @@ final class CoordinatorRequestHandler implements RequestHandler {
     if (request instanceof ServerHeartbeatRequest heartbeat) {
       answer(channel, request, RequestKind.SERVER_HEARTBEAT,
           () -> servers.heartbeat(heartbeat.status()));
+    } else if (request instanceof ServerHeartbeatOnNodeRequest heartbeat) {
+      answer(channel, request, RequestKind.SERVER_HEARTBEAT,
+          () -> servers.heartbeat(heartbeat.status(), heartbeat.node()));
     } else if (request instanceof GetAssignmentRequest assignment) {
       long startNanos = System.nanoTime();
       try {
@@ -140,6 +145,8 @@ final class CoordinatorRequestHandler implements RequestHandler {
       respondAssignmentError(channel, request, StatusCode.INTERNAL_ERROR, e.toString(), startNanos);
       return;
     }
+    apps.shuffleAssigned(request.appId(), request.shuffleId(), request.numPartitions(),
+        request.replicaCount(), response.servers().stream().map(ServerAddress::serverId).toList());
     metrics.assignmentServed(System.nanoTime() - startNanos, request.numPartitions());
     metrics.requestAnswered(RequestKind.ASSIGNMENT, StatusCode.OK);
     LOG.debug("Assigned {} partitions of shuffle {} of {} to {} servers", request.numPartitions(),

@@ -17,6 +17,7 @@ import io.sluice.coordinator.assignment.ShuffleAssigner;
 import io.sluice.coordinator.exclusion.ExclusionFileWatcher;
 import io.sluice.coordinator.exclusion.ExclusionList;
 import io.sluice.coordinator.http.AdminHandler;
+import io.sluice.coordinator.http.ApplicationsPage;
 import io.sluice.coordinator.http.ClusterPage;
 import io.sluice.coordinator.http.StatusPage;
 import io.sluice.coordinator.metrics.CoordinatorMetrics;
@@ -118,6 +119,7 @@ public final class CoordinatorServer implements Closeable {
         httpServer.addHandler(AdminHandler.PREFIX,
             new AdminHandler(servers, adminToken, clusterSecret != null, host));
         httpServer.addHandler(ClusterPage.PATH, new ClusterPage(status::build));
+        httpServer.addHandler(ApplicationsPage.PATH, new ApplicationsPage(apps, clock));
       }
     } catch (IOException e) {
       close();

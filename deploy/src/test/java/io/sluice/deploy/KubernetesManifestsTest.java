@@ -214,6 +214,13 @@ class KubernetesManifestsTest {
     assertEquals("$(POD_NAME).sluice-server.$(POD_NAMESPACE).svc",
         env(c, "SLUICE_ADVERTISED_HOST"));
     assertEquals("$(POD_NAME)", env(c, "SLUICE_SERVER_ID"));
+    // The node, for the copies-on-different-machines rule, from the pod's own spec.
+    boolean nodeFromSpec = false;
+    for (JsonNode e : c.path("env")) {
+      nodeFromSpec |= e.path("name").asText().equals("SLUICE_NODE") && e.path("valueFrom")
+          .path("fieldRef").path("fieldPath").asText().equals("spec.nodeName");
+    }
+    assertTrue(nodeFromSpec, "SLUICE_NODE comes from spec.nodeName");
 
     Path script = ROOT.resolve("bin/sluice-container.sh");
     assertTrue(Files.isExecutable(script), script.toString());
@@ -222,8 +229,8 @@ class KubernetesManifestsTest {
     while (m.find()) {
       written.add(m.group(1));
     }
-    assertEquals(Set.of(ServerOptions.ADVERTISED_HOST.key(), ServerOptions.SERVER_ID.key()),
-        written);
+    assertEquals(Set.of(ServerOptions.ADVERTISED_HOST.key(), ServerOptions.SERVER_ID.key(),
+        ServerOptions.NODE.key()), written);
     String dockerfile = Files.readString(ROOT.resolve("deploy/docker/Dockerfile"));
     assertTrue(dockerfile.contains("ENTRYPOINT [\"/opt/sluice/bin/sluice-container.sh\"]"),
         dockerfile);

@@ -202,6 +202,7 @@ class DistributionTest {
     Map<String, String> podEnv = new HashMap<>(env);
     podEnv.put("SLUICE_ADVERTISED_HOST", "localhost");
     podEnv.put("SLUICE_SERVER_ID", "sluice-server-0");
+    podEnv.put("SLUICE_NODE", "worker-node-7");
     Daemons.Running coordinator = Daemons.start(dir, env, entry, "coordinator",
         coordinatorConf.toString());
     Daemons.Running server = null;
@@ -216,8 +217,9 @@ class DistributionTest {
       ProcessCluster.await(() -> {
         String status = get(coordinatorHttp, "/status");
         return status.contains("\"id\":\"sluice-server-0\"")
-            && status.contains("\"host\":\"localhost\"");
-      }, "the server registered under its pod's id and name");
+            && status.contains("\"host\":\"localhost\"")
+            && status.contains("\"node\":\"worker-node-7\"");
+      }, "the server registered under its pod's id, name and node");
 
       server.handle().destroy();
       Daemons.Result stopped = server.await(Duration.ofSeconds(100));

@@ -26,6 +26,8 @@ final class ServerHeartbeats implements Closeable {
 
   private final ShuffleServer server;
   private final List<String> tags;
+  /** The node named in heartbeats; null: the coordinators take the server's host. */
+  private final String node;
   private final TransportClientFactory clients;
   private final CoordinatorClient coordinators;
   private final ScheduledExecutorService timer;
@@ -35,6 +37,7 @@ final class ServerHeartbeats implements Closeable {
       Credentials credentials) {
     this.server = server;
     this.tags = conf.get(ServerOptions.TAGS);
+    this.node = conf.getOptional(ServerOptions.NODE).orElse(null);
     List<String> listed = conf.get(ServerOptions.COORDINATORS);
     if (listed.isEmpty()) {
       this.clients = null;
@@ -60,7 +63,7 @@ final class ServerHeartbeats implements Closeable {
 
   private void beat() {
     try {
-      coordinators.sendHeartbeat(ServerStatusReport.heartbeat(server, tags));
+      coordinators.sendHeartbeat(ServerStatusReport.heartbeat(server, tags), node);
     } catch (RuntimeException e) {
       LOG.warn("Could not build or send a heartbeat: {}", e.toString());
     }

@@ -32,6 +32,16 @@ public final class ServerOptions implements ConfigOptionSet {
               + "machine's canonical host name.")
           .build();
 
+  public static final ConfigOption<String> NODE =
+      ConfigOption.string("server.node")
+          .noDefault()
+          .doc("The machine this server runs on, sent to coordinators, which keep the copies of a "
+              + "partition on servers of different nodes (while there are enough nodes). Unset, "
+              + "the node is the host clients reach the server by (`server.advertised.host`). Set "
+              + "it where that host does not name the machine: on Kubernetes, every pod has a name "
+              + "of its own, and the node's name (spec.nodeName) is the machine.")
+          .build();
+
   public static final ConfigOption<Integer> PORT =
       ConfigOption.integer("server.port")
           .defaultValue("19999")
@@ -347,7 +357,8 @@ public final class ServerOptions implements ConfigOptionSet {
           .build();
 
   private static final List<ConfigOption<?>> ALL = List.of(
-      SERVER_ID, BIND_HOST, ADVERTISED_HOST, PORT, HTTP_PORT, COORDINATORS, HEARTBEAT_INTERVAL, TAGS,
+      SERVER_ID, BIND_HOST, ADVERTISED_HOST, NODE, PORT, HTTP_PORT, COORDINATORS,
+      HEARTBEAT_INTERVAL, TAGS,
       BUFFER_CAPACITY, PUSH_WAIT, CHUNK_KEEP, READ_BUFFER_CAPACITY, FLUSH_HIGH_WATERMARK, FLUSH_LOW_WATERMARK,
       HEAP_COMMIT_PAIRS, HEAP_BLOCKS_IN_MEMORY,
       PARTITION_FLUSH_THRESHOLD, FLUSH_DIRECT, LOCAL_DIRS, FLUSH_THREADS_PER_DISK,

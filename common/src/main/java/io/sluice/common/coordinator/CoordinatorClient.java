@@ -7,6 +7,7 @@ import io.sluice.common.protocol.message.AppHeartbeatRequest;
 import io.sluice.common.protocol.message.AssignmentAnswer;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
+import io.sluice.common.protocol.message.ServerHeartbeatOnNodeRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.common.protocol.message.StatusResponse;
@@ -99,9 +100,20 @@ public final class CoordinatorClient implements Closeable {
    * whose previous heartbeat is still in flight is skipped this time.
    */
   public CompletableFuture<Integer> sendHeartbeat(ServerStatus status) {
+    return sendHeartbeat(status, null);
+  }
+
+  /**
+   * As {@link #sendHeartbeat(ServerStatus)}, naming the node the server runs on to coordinators
+   * that speak protocol version {@value ServerHeartbeatOnNodeRequest#SINCE_VERSION} or later (older
+   * ones take the server's host for its node).
+   *
+   * @param node the node, or null to let every coordinator take the host
+   */
+  public CompletableFuture<Integer> sendHeartbeat(ServerStatus status, String node) {
     List<CompletableFuture<Boolean>> sent = new ArrayList<>(lanes.size());
     for (HeartbeatLane lane : lanes.values()) {
-      sent.add(lane.send(status));
+      sent.add(lane.send(status, node));
     }
     return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]))
         .thenApply(ignored -> (int) sent.stream().filter(CompletableFuture::join).count());
@@ -219,6 +231,15 @@ public final class CoordinatorClient implements Closeable {
     }
   }
 
+  /** The heartbeat message the coordinator at the other end of {@code client} understands. */
+  private static RequestMessage heartbeat(TransportClient client, ServerStatus status,
+      String node) {
+    long id = TransportClient.nextRequestId();
+    return node != null && client.protocolVersion() >= ServerHeartbeatOnNodeRequest.SINCE_VERSION
+        ? new ServerHeartbeatOnNodeRequest(id, status, node)
+        : new ServerHeartbeatRequest(id, status);
+  }
+
   /** The heartbeats to one coordinator: at most one in flight, and log lines only on changes. */
   private final class HeartbeatLane {
     private final CoordinatorAddress coordinator;
@@ -229,7 +250,7 @@ public final class CoordinatorClient implements Closeable {
       this.coordinator = coordinator;
     }
 
-    CompletableFuture<Boolean> send(ServerStatus status) {
+    CompletableFuture<Boolean> send(ServerStatus status, String node) {
       synchronized (this) {
         if (inFlight) {
           LOG.debug("Heartbeat to coordinator {} skipped: the previous one is still in flight",
@@ -244,8 +265,7 @@ public final class CoordinatorClient implements Closeable {
         // stays busy until both are over, so a black-holed coordinator never piles up attempts.
         answer = CompletableFuture
             .supplyAsync(this::connect, connector)
-            .thenCompose(client -> client.request(
-                    new ServerHeartbeatRequest(TransportClient.nextRequestId(), status),
+            .thenCompose(client -> client.request(heartbeat(client, status, node),
                     StatusResponse.class)
                 .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS));
       } catch (RejectedExecutionException e) {

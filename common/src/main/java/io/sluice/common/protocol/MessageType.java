@@ -28,6 +28,7 @@ import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.RelocateRequest;
+import io.sluice.common.protocol.message.ServerHeartbeatOnNodeRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
@@ -79,6 +80,8 @@ public enum MessageType {
   ASSIGNMENT_RESPONSE(42, AssignmentResponse.class, false, AssignmentResponse::decode),
   ASSIGNMENT_RUNS_RESPONSE(
       43, AssignmentRunsResponse.class, false, AssignmentRunsResponse::decode),
+  SERVER_HEARTBEAT_ON_NODE_REQUEST(
+      44, ServerHeartbeatOnNodeRequest.class, true, ServerHeartbeatOnNodeRequest::decode),
 
   RELOCATE_REQUEST(50, RelocateRequest.class, true, RelocateRequest::decode),
   GET_LOCATIONS_REQUEST(51, GetLocationsRequest.class, true, GetLocationsRequest::decode),

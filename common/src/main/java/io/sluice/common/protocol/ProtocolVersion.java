@@ -14,10 +14,11 @@ package io.sluice.common.protocol;
  * the server's frame limit to the handshake's answer and index reads in pages
  * ({@code FetchIndexPage*}), so that an index of any number of blocks can be read. Version 6 adds
  * {@code AssignmentRunsResponse}, an assignment whose size does not grow with the partitions, which
- * the coordinator answers instead of {@code AssignmentResponse}.
+ * the coordinator answers instead of {@code AssignmentResponse}. Version 7 adds
+ * {@code ServerHeartbeatOnNodeRequest}, a server's heartbeat that names the node it runs on.
  */
 public final class ProtocolVersion {
-  public static final int CURRENT = 6;
+  public static final int CURRENT = 7;
   public static final int MIN_SUPPORTED = 2;
 
   private ProtocolVersion() {}

@@ -34,6 +34,7 @@ import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.RelocateRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
+import io.sluice.common.protocol.message.ServerHeartbeatOnNodeRequest;
 import io.sluice.common.protocol.message.ServerHeartbeatRequest;
 import io.sluice.common.protocol.message.ServerState;
 import io.sluice.common.protocol.message.ServerStatus;
@@ -103,6 +104,10 @@ final class MessageFixtures {
         List.of("ssd", "rack-1"), 1_718_000_000_123L)));
     messages.add(new ServerHeartbeatRequest(31, new ServerStatus("s", "h", 0, 0, ServerState.ACTIVE,
         "", 0, 0, 0, 0, 0, List.of(), List.of(), 0)));
+    messages.add(new ServerHeartbeatOnNodeRequest(35, new ServerStatus("sluice-server-0",
+        "sluice-server-0.sluice-server.sluice.svc", 19999, 19998, ServerState.ACTIVE, "0.1.0",
+        0, 4L << 30, 0, 1L << 30, 0, List.of(new DiskStatus("/data/sluice", 1L << 40, 0, true)),
+        List.of(), 1_718_000_000_456L), "worker-node-7"));
     messages.add(new GetAssignmentRequest(32, APP, 3, 200, 2, List.of("ssd"), List.of()));
     messages.add(new GetAssignmentRequest(33, APP, 4, 1, 1, List.of(), List.of("server-b", "")));
     messages.add(AssignmentResponse.ok(34, List.of(SERVER_A, SERVER_B, SERVER_C),

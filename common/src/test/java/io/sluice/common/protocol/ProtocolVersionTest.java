@@ -11,7 +11,7 @@ class ProtocolVersionTest {
 
   @Test
   void thisReleaseSpeaksVersionsTwoToSix() {
-    assertEquals(6, CURRENT);
+    assertEquals(7, CURRENT);
     assertEquals(2, MIN_SUPPORTED);
     assertTrue(MIN_SUPPORTED <= CURRENT);
   }

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -41,6 +42,12 @@ final class AdminClient {
   @SuppressWarnings("unchecked")
   Map<String, Object> status() throws AdminException {
     return (Map<String, Object>) JsonReader.parse(send(request("/status").GET().build()));
+  }
+
+  /** The coordinator's {@code /applications}, parsed: applications with their shuffles. */
+  @SuppressWarnings("unchecked")
+  List<Object> applications() throws AdminException {
+    return (List<Object>) JsonReader.parse(send(request("/applications").GET().build()));
   }
 
   /** Runs an admin action on {@code server}; returns the coordinator's JSON answer. */

@@ -23,10 +23,11 @@ import java.util.Map;
  */
 public final class AdminCommand {
   static final String USAGE = String.join("\n",
-      "usage: sluice-admin [--coordinator HOST:PORT] [--token-file FILE] [--json] COMMAND [SERVER]",
+      "usage: sluice-admin [--coordinator HOST:PORT] [--token-file FILE] [--json] COMMAND [ARG]",
       "",
       "  servers              every server: condition, memory, partitions, last heartbeat",
       "  apps                 applications registered, per user",
+      "  shuffles [APP]       shuffles this coordinator assigned, of every application or of APP",
       "  exclude SERVER       no new work for SERVER until 'include'",
       "  include SERVER       lifts an exclusion or a decommission by these commands",
       "  decommission SERVER  no new work while SERVER drains",
@@ -82,11 +83,13 @@ public final class AdminCommand {
     }
     String command = words.get(0);
     boolean action = List.of("exclude", "include", "decommission").contains(command);
-    if (!action && !List.of("servers", "apps", "drain-status").contains(command)) {
+    if (!action && !List.of("servers", "apps", "shuffles", "drain-status").contains(command)) {
       return usage(err, "unknown command '" + command + "'");
     }
-    if (words.size() != (action ? 2 : 1)) {
+    boolean shuffles = command.equals("shuffles");
+    if (shuffles ? words.size() > 2 : words.size() != (action ? 2 : 1)) {
       return usage(err, action ? command + " needs one SERVER id (as 'servers' lists them)"
+          : shuffles ? "shuffles takes at most one application id"
           : command + " takes no arguments");
     }
     try {
@@ -107,6 +110,14 @@ public final class AdminCommand {
       if (action) {
         String answer = client.action(command, words.get(1));
         out.println(json ? answer : describe(command, words.get(1), answer));
+        return 0;
+      }
+      if (shuffles) {
+        List<Object> apps = client.applications();
+        if (words.size() == 2) {
+          apps = apps.stream().filter(a -> words.get(1).equals(map(a).get("id"))).toList();
+        }
+        out.print(json ? Json.write(apps) + "\n" : StatusTables.shuffles(apps));
         return 0;
       }
       Map<String, Object> status = client.status();

@@ -35,6 +35,26 @@ final class StatusTables {
     return table(rows) + text(applications.get("registered")) + " applications registered\n";
   }
 
+  static String shuffles(List<Object> applications) {
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("APPLICATION", "USER", "SHUFFLE", "PARTITIONS", "COPIES", "SERVERS",
+        "RELOCATIONS", "ASSIGNED"));
+    int count = 0;
+    for (Object o : applications) {
+      Map<String, Object> app = AdminCommand.map(o);
+      for (Object so : AdminCommand.list(app.get("shuffles"))) {
+        Map<String, Object> s = AdminCommand.map(so);
+        rows.add(List.of(text(app.get("id")), text(app.get("user")), text(s.get("shuffleId")),
+            text(s.get("partitions")), text(s.get("copies")),
+            text(AdminCommand.list(s.get("servers")).size()), text(s.get("relocations")),
+            text(s.get("assignedAgeMillis")) + " ms ago"));
+        count++;
+      }
+    }
+    return table(rows) + count + (count == 1 ? " shuffle" : " shuffles") + " of "
+        + applications.size() + (applications.size() == 1 ? " application\n" : " applications\n");
+  }
+
   static String draining(List<Object> servers) {
     if (servers.isEmpty()) {
       return "No server is decommissioning.\n";

@@ -9,9 +9,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +27,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApplicationRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationRegistry.class);
+
+  /** Shuffles remembered per application, for {@code /applications}: the latest ones. */
+  static final int MAX_SHUFFLES_KEPT = 1000;
 
   private final Clock clock;
   private final long expiryMillis;
@@ -120,6 +126,53 @@ public final class ApplicationRegistry {
     return expired;
   }
 
+  /**
+   * Records an assignment for a shuffle of a live application (the first places the shuffle, later
+   * ones relocate partitions of it). Each application keeps its latest
+   * {@value #MAX_SHUFFLES_KEPT} shuffles.
+   */
+  public synchronized void shuffleAssigned(String appId, int shuffleId, int partitions,
+      int copies, List<String> serverIds) {
+    long now = clock.millis();
+    App app = liveApp(appId, now);
+    if (app == null) {
+      return;
+    }
+    AssignedShuffle known = app.shuffles.get(shuffleId);
+    if (known == null) {
+      app.shuffles.put(shuffleId, new AssignedShuffle(shuffleId, partitions, copies, serverIds, 0,
+          now, now));
+      if (app.shuffles.size() > MAX_SHUFFLES_KEPT) {
+        Iterator<Integer> oldest = app.shuffles.keySet().iterator();
+        oldest.next();
+        oldest.remove();
+      }
+      return;
+    }
+    Set<String> servers = new LinkedHashSet<>(known.serverIds());
+    servers.addAll(serverIds);
+    app.shuffles.put(shuffleId, new AssignedShuffle(shuffleId, known.partitions(),
+        known.copies(), List.copyOf(servers), known.relocations() + 1,
+        known.firstAssignedMillis(), now));
+  }
+
+  /** A registered application as {@code /applications} shows it. */
+  public record Registered(String appId, String user, long lastSeenMillis,
+      List<AssignedShuffle> shuffles) {}
+
+  /** The live applications, by id, each with the shuffles this coordinator assigned it. */
+  public synchronized List<Registered> applications() {
+    long now = clock.millis();
+    List<Registered> live = new ArrayList<>();
+    for (App app : new TreeMap<>(apps).values()) {
+      if (!isExpired(app, now)) {
+        live.add(new Registered(app.id, app.user, app.lastSeenMillis,
+            List.copyOf(app.shuffles.values())));
+      }
+    }
+    return live;
+  }
+
   public synchronized boolean isRegistered(String appId) {
     return liveApp(appId, clock.millis()) != null;
   }
@@ -162,6 +215,8 @@ public final class ApplicationRegistry {
     final String id;
     final String user;
     long lastSeenMillis;
+    /** By shuffle id, oldest first assigned first. */
+    final Map<Integer, AssignedShuffle> shuffles = new LinkedHashMap<>();
 
     App(String id, String user, long lastSeenMillis) {
       this.id = id;

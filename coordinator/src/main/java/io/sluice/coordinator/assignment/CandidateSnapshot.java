@@ -34,7 +34,7 @@ final class CandidateSnapshot {
   private final long validUntilMillis;
 
   private CandidateSnapshot(List<ServerRecord> eligible, List<ServerStatus> statuses,
-      long registryVersion, long loadVersion, long exclusionVersion, long builtMillis,
+      List<String> nodes, long registryVersion, long loadVersion, long exclusionVersion, long builtMillis,
       long validUntilMillis) {
     int n = eligible.size();
     this.records = eligible.toArray(new ServerRecord[0]);
@@ -50,10 +50,11 @@ final class CandidateSnapshot {
       ServerStatus status = statuses.get(i);
       ids[i] = records[i].id();
       indexOfId.put(ids[i], i);
-      Integer host = hostNumbers.get(status.host());
+      // Copies are kept apart by node: the machine, which the host names unless told otherwise.
+      Integer host = hostNumbers.get(nodes.get(i));
       if (host == null) {
         host = hostNumbers.size();
-        hostNumbers.put(status.host(), host);
+        hostNumbers.put(nodes.get(i), host);
       }
       hosts[i] = host;
       free[i] = Math.max(0, status.pushBufferCapacity() - status.pushBufferUsed());
@@ -75,15 +76,17 @@ final class CandidateSnapshot {
     long exclusionVersion = registry.exclusions().version();
     List<ServerRecord> eligible = new ArrayList<>(registry.size());
     List<ServerStatus> statuses = new ArrayList<>(registry.size());
+    List<String> nodes = new ArrayList<>(registry.size());
     long validUntil = Long.MAX_VALUE;
     for (ServerRecord record : registry.servers()) {
       if (registry.condition(record, nowMillis).takesNewWork()) {
         eligible.add(record);
         statuses.add(record.status());
+        nodes.add(record.node());
         validUntil = Math.min(validUntil, registry.staleAtMillis(record));
       }
     }
-    return new CandidateSnapshot(eligible, statuses, registryVersion, loadVersion,
+    return new CandidateSnapshot(eligible, statuses, nodes, registryVersion, loadVersion,
         exclusionVersion, nowMillis, validUntil);
   }
 

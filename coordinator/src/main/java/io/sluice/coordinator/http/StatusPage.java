@@ -72,6 +72,7 @@ public final class StatusPage {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", record.id());
     m.put("host", s.host());
+    m.put("node", record.node());
     m.put("port", s.dataPort());
     m.put("httpPort", s.httpPort());
     m.put("condition", servers.condition(record, now).name().toLowerCase());

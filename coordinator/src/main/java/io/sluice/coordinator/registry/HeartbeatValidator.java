@@ -49,6 +49,11 @@ public final class HeartbeatValidator {
     }
   }
 
+  /** @throws RequestRefusedException with INVALID_REQUEST for a bad node name */
+  public static void checkNode(ServerStatus status, String node) {
+    name("node", node);
+  }
+
   private static void name(String field, String value) {
     if (value.isEmpty()) {
       throw new RequestRefusedException(StatusCode.INVALID_REQUEST,

@@ -14,10 +14,10 @@ public final class ServerRecord {
   private final long registeredMillis;
   private volatile Report report;
 
-  ServerRecord(ServerStatus status, long nowMillis) {
+  ServerRecord(ServerStatus status, String node, long nowMillis) {
     this.id = status.serverId();
     this.registeredMillis = nowMillis;
-    this.report = new Report(status, nowMillis);
+    this.report = new Report(status, node, nowMillis);
   }
 
   public String id() {
@@ -27,6 +27,14 @@ public final class ServerRecord {
   /** The latest heartbeat's content. */
   public ServerStatus status() {
     return report.status;
+  }
+
+  /**
+   * The machine the server runs on, from the latest heartbeat: the node it named, or its host.
+   * A partition's copies go to servers of different nodes.
+   */
+  public String node() {
+    return report.node;
   }
 
   /** Where clients reach the server, from the latest heartbeat. */
@@ -52,21 +60,23 @@ public final class ServerRecord {
    * Takes a new heartbeat; returns the previous status. Callers serialize updates of one record
    * (heartbeats of a server may arrive on several connections at once).
    */
-  ServerStatus update(ServerStatus status, long nowMillis) {
+  ServerStatus update(ServerStatus status, String node, long nowMillis) {
     ServerStatus previous = report.status;
-    report = new Report(status, nowMillis);
+    report = new Report(status, node, nowMillis);
     return previous;
   }
 
   /** One heartbeat with what is derived from it, published at once so readers see it whole. */
   private static final class Report {
     final ServerStatus status;
+    final String node;
     final ServerAddress address;
     final long receivedMillis;
     final boolean hasHealthyDisk;
 
-    Report(ServerStatus status, long receivedMillis) {
+    Report(ServerStatus status, String node, long receivedMillis) {
       this.status = status;
+      this.node = node;
       this.address = new ServerAddress(status.serverId(), status.host(), status.dataPort());
       this.receivedMillis = receivedMillis;
       this.hasHealthyDisk = status.disks().isEmpty()

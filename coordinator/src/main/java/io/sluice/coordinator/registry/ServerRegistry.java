@@ -56,17 +56,27 @@ public final class ServerRegistry {
    *     claims the id of another live server at a different address; the registry is unchanged
    */
   public void heartbeat(ServerStatus status) {
+    heartbeat(status, status.host());
+  }
+
+  /**
+   * As {@link #heartbeat(ServerStatus)}, from a server that names the node it runs on.
+   *
+   * @param node the machine: a partition's copies go to servers of different nodes
+   */
+  public void heartbeat(ServerStatus status, String node) {
     HeartbeatValidator.check(status);
+    HeartbeatValidator.checkNode(status, node);
     long now = clock.millis();
     ServerRecord record = servers.get(status.serverId());
     if (record == null) {
-      ServerRecord fresh = new ServerRecord(status, now);
+      ServerRecord fresh = new ServerRecord(status, node, now);
       record = servers.putIfAbsent(status.serverId(), fresh);
       if (record == null) {
         version.incrementAndGet();
         loadVersion.incrementAndGet();
-        LOG.info("Server {} joined: {}:{}, state {}, push memory {} MiB, tags {}",
-            status.serverId(), status.host(), status.dataPort(), status.state(),
+        LOG.info("Server {} joined: {}:{} on node {}, state {}, push memory {} MiB, tags {}",
+            status.serverId(), status.host(), status.dataPort(), node, status.state(),
             status.pushBufferCapacity() >> 20, status.tags());
         return;
       }
@@ -82,14 +92,15 @@ public final class ServerRegistry {
             + "; give each server its own server.id");
       }
       boolean wasHealthy = record.hasHealthyDisk();
-      record.update(status, now);
+      boolean otherNode = !record.node().equals(node);
+      record.update(status, node, now);
       loadVersion.incrementAndGet();
-      if (moved || previous.state() != status.state() || wasHealthy != record.hasHealthyDisk()
-          || !previous.tags().equals(status.tags())) {
+      if (moved || otherNode || previous.state() != status.state()
+          || wasHealthy != record.hasHealthyDisk() || !previous.tags().equals(status.tags())) {
         version.incrementAndGet();
-        LOG.info("Server {} changed: {}:{}, state {} (was {}), healthy disk {}, tags {}",
-            status.serverId(), status.host(), status.dataPort(), status.state(), previous.state(),
-            record.hasHealthyDisk(), status.tags());
+        LOG.info("Server {} changed: {}:{} on node {}, state {} (was {}), healthy disk {}, tags {}",
+            status.serverId(), status.host(), status.dataPort(), node, status.state(),
+            previous.state(), record.hasHealthyDisk(), status.tags());
       }
     }
   }

@@ -81,6 +81,26 @@ class AdminCommandTest {
     assertTrue(apps.out.contains("alice") && apps.out.contains("1 applications registered"),
         apps.out);
 
+    // Shuffles as this coordinator assigned them: a new one, then a relocation of two of its
+    // partitions away from s1.
+    assertTrue(admin("shuffles").out.startsWith("APPLICATION"), admin("shuffles").out);
+    client.getAssignment("app-1", 7, 40, 2, List.of(), List.of());
+    client.getAssignment("app-1", 7, 2, 1, List.of(), List.of("s1"));
+    Result shuffles = admin("shuffles");
+    assertEquals(0, shuffles.code, shuffles.err);
+    String[] lines = shuffles.out.split("\n");
+    assertEquals(List.of("app-1", "alice", "7", "40", "2", "2", "1"),
+        List.of(lines[1].trim().split(" +")).subList(0, 7), shuffles.out);
+    assertTrue(shuffles.out.endsWith("1 shuffle of 1 application\n"), shuffles.out);
+    List<?> parsedShuffles = (List<?>) JsonReader.parse(admin("--json", "shuffles", "app-1").out);
+    Map<?, ?> app = (Map<?, ?>) parsedShuffles.get(0);
+    Map<?, ?> shuffle = (Map<?, ?>) ((List<?>) app.get("shuffles")).get(0);
+    assertEquals(List.of("s1", "s2"), List.copyOf(new java.util.TreeSet<Object>(
+        (List<?>) shuffle.get("servers"))));
+    assertEquals(1L, ((Number) shuffle.get("relocations")).longValue());
+    assertEquals("[]\n", admin("--json", "shuffles", "app-2").out);
+    assertEquals(2, admin("shuffles", "a", "b").code);
+
     assertEquals("No server is decommissioning.\n", admin("drain-status").out);
     Result drain = admin("decommission", "s2");
     assertEquals(0, drain.code, drain.err);

@@ -93,6 +93,28 @@ class BalanceTest {
   }
 
   @Test
+  void copiesStayOffOneNodeWhateverNamesItsServersGoBy() {
+    AssignerFixture f = new AssignerFixture(100);
+    // Four pods with names of their own on two nodes, as on Kubernetes: by names alone every
+    // server is a host of its own, and both copies of a partition could share a node.
+    f.registry.heartbeat(status("pod-0", "pod-0.sluice", 4 * GIB), "node-1");
+    f.registry.heartbeat(status("pod-1", "pod-1.sluice", 4 * GIB), "node-1");
+    f.registry.heartbeat(status("pod-2", "pod-2.sluice", GIB), "node-2");
+    f.registry.heartbeat(status("pod-3", "pod-3.sluice", GIB), "node-2");
+    Map<String, String> nodeOf = Map.of("pod-0", "node-1", "pod-1", "node-1",
+        "pod-2", "node-2", "pod-3", "node-2");
+
+    Assignment assignment = f.assign(1000, 2);
+
+    for (int p = 0; p < assignment.partitionCount(); p++) {
+      String first = nodeOf.get(AssignerFixture.server(assignment, p, 0).serverId());
+      String second = nodeOf.get(AssignerFixture.server(assignment, p, 1).serverId());
+      assertTrue(!first.equals(second), "partition " + p + " has both copies on " + first);
+    }
+    assertEquals("node-1", f.registry.get("pod-0").node());
+  }
+
+  @Test
   void replicasShareAHostOnlyWhenNoOtherHostExists() {
     AssignerFixture f = new AssignerFixture(100);
     f.heartbeat(status("a1", "host-a", GIB), status("a2", "host-a", 2 * GIB),
