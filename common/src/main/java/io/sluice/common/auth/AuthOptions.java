@@ -60,10 +60,18 @@ public final class AuthOptions implements ConfigOptionSet {
         + INSECURE_OFF_LOOPBACK.key() + "' true to accept the risk.");
   }
 
-  /** Whether {@code host} names a loopback address; a name that does not resolve does not. */
-  static boolean isLoopback(String host) {
+  /**
+   * Whether {@code host} names only loopback addresses: {@code 0.0.0.0} (every address), a name
+   * that resolves to any other address too, and a name that does not resolve do not.
+   */
+  public static boolean isLoopback(String host) {
     try {
-      return InetAddress.getByName(host).isLoopbackAddress();
+      for (InetAddress address : InetAddress.getAllByName(host)) {
+        if (!address.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
     } catch (UnknownHostException e) {
       return false;
     }

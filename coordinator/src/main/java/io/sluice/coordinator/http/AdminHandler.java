@@ -11,9 +11,7 @@ import io.sluice.coordinator.exclusion.ExclusionList;
 import io.sluice.coordinator.exclusion.ExclusionReason;
 import io.sluice.coordinator.registry.ServerRegistry;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.URLDecoder;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashMap;
@@ -60,25 +58,11 @@ public final class AdminHandler implements HttpHandler {
       this.closedWithoutToken = null;
     } else if (authenticated) {
       this.closedWithoutToken = "authentication is on ('" + AuthOptions.ENABLED.key() + "')";
-    } else if (!isLoopback(bindHost)) {
+    } else if (!AuthOptions.isLoopback(bindHost)) {
       this.closedWithoutToken = "the HTTP port listens on " + bindHost + " ('"
           + CoordinatorOptions.BIND_HOST.key() + "'), off loopback";
     } else {
       this.closedWithoutToken = null;
-    }
-  }
-
-  /** Whether {@code host} names only loopback addresses (0.0.0.0, any address, does not). */
-  static boolean isLoopback(String host) {
-    try {
-      for (InetAddress address : InetAddress.getAllByName(host)) {
-        if (!address.isLoopbackAddress()) {
-          return false;
-        }
-      }
-      return true;
-    } catch (UnknownHostException e) {
-      return false;
     }
   }
 

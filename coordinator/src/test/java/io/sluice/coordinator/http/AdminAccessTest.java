@@ -31,11 +31,11 @@ class AdminAccessTest {
 
   @Test
   void onlyLoopbackAddressesCountAsLoopback() {
-    assertTrue(AdminHandler.isLoopback("127.0.0.1"));
-    assertTrue(AdminHandler.isLoopback("localhost"));
-    assertTrue(AdminHandler.isLoopback("::1"));
-    assertFalse(AdminHandler.isLoopback("0.0.0.0"), "every address, loopback among them");
-    assertFalse(AdminHandler.isLoopback("no-such-host.invalid"));
+    assertTrue(AuthOptions.isLoopback("127.0.0.1"));
+    assertTrue(AuthOptions.isLoopback("localhost"));
+    assertTrue(AuthOptions.isLoopback("::1"));
+    assertFalse(AuthOptions.isLoopback("0.0.0.0"), "every address, loopback among them");
+    assertFalse(AuthOptions.isLoopback("no-such-host.invalid"));
   }
 
   @Test
