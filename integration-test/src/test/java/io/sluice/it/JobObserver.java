@@ -19,8 +19,8 @@ import org.apache.spark.scheduler.SparkListenerTaskStart;
  * Can run an action when a chosen task event happens (to kill a server mid-stage).
  */
 final class JobObserver extends SparkListener {
-  /** A task event of a stage. */
-  record TaskEvent(int stageId, int stageAttempt, boolean end, boolean success) {}
+  /** A task event of a stage, on the executor host {@code host}. */
+  record TaskEvent(int stageId, int stageAttempt, boolean end, boolean success, String host) {}
 
   private final Map<Integer, AtomicInteger> submissions = new ConcurrentHashMap<>();
   private final Map<Integer, AtomicInteger> taskStarts = new ConcurrentHashMap<>();
@@ -44,7 +44,8 @@ final class JobObserver extends SparkListener {
   @Override
   public void onTaskStart(SparkListenerTaskStart event) {
     taskStarts.computeIfAbsent(event.stageId(), id -> new AtomicInteger()).incrementAndGet();
-    fire(new TaskEvent(event.stageId(), event.stageAttemptId(), false, false));
+    fire(new TaskEvent(event.stageId(), event.stageAttemptId(), false, false,
+        event.taskInfo().host()));
   }
 
   @Override
@@ -56,7 +57,8 @@ final class JobObserver extends SparkListener {
             + event.taskInfo().index() + ": " + event.reason());
       }
     }
-    fire(new TaskEvent(event.stageId(), event.stageAttemptId(), true, success));
+    fire(new TaskEvent(event.stageId(), event.stageAttemptId(), true, success,
+        event.taskInfo().host()));
   }
 
   private synchronized void fire(TaskEvent e) {
