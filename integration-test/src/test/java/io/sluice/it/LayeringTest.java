@@ -9,8 +9,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module layering of docs/DESIGN: common imports nothing of ours; server, coordinator and the
- * Spark client depend on common only and never on each other; nothing imports the tests.
+ * The module layering of docs/architecture.md: common imports nothing of ours; the client core
+ * depends on common and on nothing of Spark; server and coordinator depend on common only; the
+ * Spark client on common and the client core; none depends on another role.
  */
 class LayeringTest {
   private static JavaClasses classes;
@@ -48,7 +49,15 @@ class LayeringTest {
   }
 
   @Test
-  void sparkClientDependsOnCommonOnly() {
+  void clientCoreDependsOnCommonAndNothingOfSpark() {
+    noClasses().that().resideInAPackage("io.sluice.client.core..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.sluice.client.spark..",
+            "org.apache.spark..", "scala..", "org.apache.hadoop..")
+        .check(classes);
+  }
+
+  @Test
+  void sparkClientDependsOnCommonAndClientCoreOnly() {
     noClasses().that().resideInAPackage("io.sluice.client..")
         .should().dependOnClassesThat().resideInAnyPackage("io.sluice.server..",
             "io.sluice.coordinator..", "io.sluice.benchmark..", "io.sluice.it..")

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.common.shuffle.BlockKey;
-import io.sluice.common.shuffle.read.PartitionFetchException;
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.server.storage.RestartManifest;
 import java.io.IOException;
 import java.net.InetAddress;

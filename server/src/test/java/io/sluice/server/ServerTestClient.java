@@ -26,13 +26,13 @@ import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.common.shuffle.BlockKey;
-import io.sluice.common.shuffle.push.FixedLocations;
-import io.sluice.common.shuffle.push.MapOutputPusher;
-import io.sluice.common.shuffle.push.PushSettings;
-import io.sluice.common.shuffle.read.FetchSettings;
-import io.sluice.common.shuffle.read.FetchedBlock;
-import io.sluice.common.shuffle.read.PartitionReader;
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.push.FixedLocations;
+import io.sluice.client.core.push.MapOutputPusher;
+import io.sluice.client.core.push.PushSettings;
+import io.sluice.client.core.read.FetchSettings;
+import io.sluice.client.core.read.FetchedBlock;
+import io.sluice.client.core.read.PartitionReader;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
@@ -190,7 +190,7 @@ final class ServerTestClient implements Closeable {
    * at the locations, each once, CRC32C-checked. Returns the blocks' bytes by key, in the order
    * received; a block delivered twice fails the test.
    *
-   * @throws io.sluice.common.shuffle.read.PartitionFetchException if the partition cannot be read
+   * @throws io.sluice.client.core.read.PartitionFetchException if the partition cannot be read
    *     completely
    */
   Map<BlockKey, byte[]> read(String appId, int shuffleId, int partition,

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
-import io.sluice.common.shuffle.BlockKey;
+import io.sluice.client.core.BlockKey;
 import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportOptions;
 import java.io.InputStream;

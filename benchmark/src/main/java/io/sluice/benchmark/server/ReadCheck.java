@@ -1,6 +1,6 @@
 package io.sluice.benchmark.server;
 
-import io.sluice.common.shuffle.read.FetchedBlock;
+import io.sluice.client.core.read.FetchedBlock;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;

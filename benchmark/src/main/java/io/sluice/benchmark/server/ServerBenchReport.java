@@ -68,7 +68,7 @@ final class ServerBenchReport {
         .append("Clients run in the benchmark JVM (`")
         .append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
         .append("`), each a map task with a connection and a thread of its own that pushes ")
-        .append("and reads through the production client of `io.sluice.common.shuffle`. It ")
+        .append("and reads through the production client of `io.sluice.client.core`. It ")
         .append("pushes its share as ").append(RandomPayload.MIN_BLOCK_BYTES >> 10).append("-")
         .append(RandomPayload.MAX_BLOCK_BYTES >> 10)
         .append(" KiB blocks of random bytes to ").append(ShuffleRun.PARTITIONS)

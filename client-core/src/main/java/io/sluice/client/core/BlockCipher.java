@@ -1,8 +1,8 @@
-package io.sluice.common.shuffle;
+package io.sluice.client.core;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.sluice.common.codec.CorruptBlockException;
+import io.sluice.client.core.codec.CorruptBlockException;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import javax.crypto.Cipher;

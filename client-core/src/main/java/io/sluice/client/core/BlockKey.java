@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle;
+package io.sluice.client.core;
 
 /**
  * What identifies a block within one partition of a shuffle: the map attempt that wrote it and its

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle;
+package io.sluice.client.core;
 
 /**
  * What a client's pushes and reads met on their way, for whoever reports it (the Spark client

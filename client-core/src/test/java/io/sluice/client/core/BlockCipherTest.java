@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle;
+package io.sluice.client.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.sluice.common.codec.CorruptBlockException;
+import io.sluice.client.core.codec.CorruptBlockException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;

@@ -5,7 +5,7 @@ import io.sluice.common.protocol.message.GetLocationsRequest;
 import io.sluice.common.protocol.message.LocationsResponse;
 import io.sluice.common.protocol.message.RelocateRequest;
 import io.sluice.common.shuffle.Retries;
-import io.sluice.common.shuffle.push.PartitionLocator;
+import io.sluice.client.core.push.PartitionLocator;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;

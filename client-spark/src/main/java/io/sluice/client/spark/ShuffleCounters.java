@@ -1,6 +1,6 @@
 package io.sluice.client.spark;
 
-import io.sluice.common.shuffle.TransferCounters;
+import io.sluice.client.core.TransferCounters;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,15 +1,15 @@
 package io.sluice.client.spark;
 
 import io.netty.buffer.PooledByteBufAllocator;
-import io.sluice.common.codec.CodecKind;
-import io.sluice.common.codec.CompressionCodec;
-import io.sluice.common.codec.CompressionCodecs;
-import io.sluice.common.codec.Lz4Codec;
+import io.sluice.client.core.codec.CodecKind;
+import io.sluice.client.core.codec.CompressionCodec;
+import io.sluice.client.core.codec.CompressionCodecs;
+import io.sluice.client.core.codec.Lz4Codec;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.common.shuffle.BlockCipher;
-import io.sluice.common.shuffle.push.PushSettings;
-import io.sluice.common.shuffle.read.FetchSettings;
+import io.sluice.client.core.BlockCipher;
+import io.sluice.client.core.push.PushSettings;
+import io.sluice.client.core.read.FetchSettings;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;

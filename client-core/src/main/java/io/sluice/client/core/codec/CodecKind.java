@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 import java.util.Arrays;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 /**
  * A block's bytes are not what they claim to be: compressed data that does not decode, or decodes to

@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;

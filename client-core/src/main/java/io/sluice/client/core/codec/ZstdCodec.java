@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdException;

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.push;
+package io.sluice.client.core.push;
 
 import io.sluice.common.protocol.PartitionLocation;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.push;
+package io.sluice.client.core.push;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -14,7 +14,7 @@ import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.shuffle.Retries;
-import io.sluice.common.shuffle.TransferCounters;
+import io.sluice.client.core.TransferCounters;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestTimeoutException;

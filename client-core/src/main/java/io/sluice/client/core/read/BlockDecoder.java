@@ -1,11 +1,11 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.sluice.common.codec.CompressionCodec;
-import io.sluice.common.codec.CorruptBlockException;
-import io.sluice.common.codec.NoneCodec;
-import io.sluice.common.shuffle.BlockCipher;
+import io.sluice.client.core.codec.CompressionCodec;
+import io.sluice.client.core.codec.CorruptBlockException;
+import io.sluice.client.core.codec.NoneCodec;
+import io.sluice.client.core.BlockCipher;
 
 /**
  * Decrypts (when the application encrypts its shuffle data) and decompresses a fetched block whose

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 /** Where a reduce task takes its fetched blocks from, one at a time, on the task's thread. */
 public interface BlockSource {

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 import io.sluice.common.shuffle.Backoff;
 import io.sluice.common.shuffle.IndexEntry;

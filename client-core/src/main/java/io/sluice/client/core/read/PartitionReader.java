@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -25,7 +25,7 @@ import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.shuffle.Retries;
-import io.sluice.common.shuffle.TransferCounters;
+import io.sluice.client.core.TransferCounters;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;

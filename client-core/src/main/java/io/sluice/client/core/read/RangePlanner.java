@@ -1,6 +1,6 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
-import io.sluice.common.shuffle.BlockKey;
+import io.sluice.client.core.BlockKey;
 import io.sluice.common.shuffle.IndexEntry;
 import java.util.ArrayList;
 import java.util.Arrays;

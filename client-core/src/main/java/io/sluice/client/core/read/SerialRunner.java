@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;

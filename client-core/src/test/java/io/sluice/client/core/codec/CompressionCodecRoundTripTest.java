@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -57,7 +57,7 @@ class CompressionCodecRoundTripTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("io.sluice.common.codec.CodecFixtures#codecs")
+  @MethodSource("io.sluice.client.core.codec.CodecFixtures#codecs")
   void roundTripsFourMebibytes(CompressionCodec codec) throws Exception {
     byte[] mixed = new byte[4 << 20];
     System.arraycopy(CodecFixtures.random(2 << 20, 3), 0, mixed, 0, 2 << 20);
@@ -71,7 +71,7 @@ class CompressionCodecRoundTripTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("io.sluice.common.codec.CodecFixtures#codecs")
+  @MethodSource("io.sluice.client.core.codec.CodecFixtures#codecs")
   void incompressibleDataStaysWithinTheBound(CompressionCodec codec) {
     for (int length : new int[] {0, 1, 100, 65_536, 1 << 20}) {
       byte[] data = CodecFixtures.random(length, length);
@@ -148,7 +148,7 @@ class CompressionCodecRoundTripTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("io.sluice.common.codec.CodecFixtures#codecs")
+  @MethodSource("io.sluice.client.core.codec.CodecFixtures#codecs")
   void oneCodecServesManyThreadsAtOnce(CompressionCodec codec) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {

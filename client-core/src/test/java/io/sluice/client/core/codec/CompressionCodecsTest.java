@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package io.sluice.common.codec;
+package io.sluice.client.core.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,7 +22,7 @@ class CorruptBlockTest {
       BufferKind.COMPOSITE, BufferKind.DIRECT, BufferKind.READ_ONLY_HEAP);
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("io.sluice.common.codec.CodecFixtures#codecs")
+  @MethodSource("io.sluice.client.core.codec.CodecFixtures#codecs")
   void wrongLengthsAreRejectedBeforeAnythingIsWritten(CompressionCodec codec) {
     for (byte[] data : List.of(new byte[0], CodecFixtures.text(20_000, 11), new byte[100_000])) {
       byte[] compressed = CompressionCodecRoundTripTest.compressOnHeap(codec, data);
@@ -53,7 +53,7 @@ class CorruptBlockTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("io.sluice.common.codec.CodecFixtures#codecs")
+  @MethodSource("io.sluice.client.core.codec.CodecFixtures#codecs")
   void randomDamageYieldsCorruptBlockExceptionOrTheRightLength(CompressionCodec codec) {
     byte[] data = new byte[24_000];
     System.arraycopy(CodecFixtures.text(16_000, 12), 0, data, 0, 16_000);

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.push;
+package io.sluice.client.core.push;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,13 +19,13 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.common.shuffle.TransferCounters;
-import io.sluice.common.shuffle.read.FakeShuffleServer;
-import io.sluice.common.shuffle.read.FakeShuffleServer.Block;
-import io.sluice.common.shuffle.read.FetchSettings;
-import io.sluice.common.shuffle.read.FetchedBlock;
-import io.sluice.common.shuffle.read.PartitionReader;
-import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
+import io.sluice.client.core.TransferCounters;
+import io.sluice.client.core.read.FakeShuffleServer;
+import io.sluice.client.core.read.FakeShuffleServer.Block;
+import io.sluice.client.core.read.FetchSettings;
+import io.sluice.client.core.read.FetchedBlock;
+import io.sluice.client.core.read.PartitionReader;
+import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;

@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,10 +9,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.sluice.common.codec.CodecKind;
-import io.sluice.common.codec.CompressionCodec;
-import io.sluice.common.codec.CompressionCodecs;
-import io.sluice.common.codec.CorruptBlockException;
+import io.sluice.client.core.codec.CodecKind;
+import io.sluice.client.core.codec.CompressionCodec;
+import io.sluice.client.core.codec.CompressionCodecs;
+import io.sluice.client.core.codec.CorruptBlockException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
-import static io.sluice.common.shuffle.read.FakeShuffleServer.block;
-import static io.sluice.common.shuffle.read.FakeShuffleServer.corrupted;
+import static io.sluice.client.core.read.FakeShuffleServer.block;
+import static io.sluice.client.core.read.FakeShuffleServer.corrupted;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,9 +22,9 @@ import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.common.shuffle.TransferCounters;
-import io.sluice.common.shuffle.read.FakeShuffleServer.Block;
-import io.sluice.common.shuffle.read.PartitionReader.PartitionSource;
+import io.sluice.client.core.TransferCounters;
+import io.sluice.client.core.read.FakeShuffleServer.Block;
+import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;

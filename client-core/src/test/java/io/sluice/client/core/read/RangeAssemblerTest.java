@@ -1,4 +1,4 @@
-package io.sluice.common.shuffle.read;
+package io.sluice.client.core.read;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,7 +1,7 @@
 package io.sluice.client.spark.read;
 
 import io.sluice.client.spark.MapOutputLocation;
-import io.sluice.common.shuffle.read.PartitionFetchException;
+import io.sluice.client.core.read.PartitionFetchException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

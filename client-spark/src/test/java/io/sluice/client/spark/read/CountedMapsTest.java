@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.sluice.client.spark.MapOutputLocation;
-import io.sluice.common.shuffle.read.PartitionFetchException;
+import io.sluice.client.core.read.PartitionFetchException;
 import java.io.IOException;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.shuffle.FetchFailedException;
