@@ -22,25 +22,41 @@ public final class BenchmarkReport {
   private BenchmarkReport() {}
 
   /** Replaces (or appends) the section {@code name} of the Markdown file with {@code body}. */
-  public static void writeSection(Path markdown, String name, String title, String command,
-      String body) {
+  public static void writeSection(
+      Path markdown, String name, String title, String command, String body) {
     String begin = "<!-- BEGIN " + name + " -->";
     String end = "<!-- END " + name + " -->";
-    String section = begin + "\n## " + title + "\n\n"
-        + "- Run: " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + "\n"
-        + "- Machine: " + machine(markdown) + "\n"
-        + "- Command: `" + command + "`\n\n"
-        + body.strip() + "\n" + end;
+    String section =
+        begin
+            + "\n## "
+            + title
+            + "\n\n"
+            + "- Run: "
+            + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+            + "\n"
+            + "- Machine: "
+            + machine(markdown)
+            + "\n"
+            + "- Command: `"
+            + command
+            + "`\n\n"
+            + body.strip()
+            + "\n"
+            + end;
     try {
-      String text = Files.exists(markdown)
-          ? Files.readString(markdown, StandardCharsets.UTF_8)
-          : "# " + title + "\n\nRewritten by the command it names; compare ratios within it, "
-              + "not absolute numbers across runs, because the machine is shared and noisy.\n";
+      String text =
+          Files.exists(markdown)
+              ? Files.readString(markdown, StandardCharsets.UTF_8)
+              : "# "
+                  + title
+                  + "\n\nRewritten by the command it names; compare ratios within it, "
+                  + "not absolute numbers across runs, because the machine is shared and noisy.\n";
       int b = text.indexOf(begin);
       int e = text.indexOf(end);
-      String updated = b >= 0 && e > b
-          ? text.substring(0, b) + section + text.substring(e + end.length())
-          : text.stripTrailing() + "\n\n" + section + "\n";
+      String updated =
+          b >= 0 && e > b
+              ? text.substring(0, b) + section + text.substring(e + end.length())
+              : text.stripTrailing() + "\n\n" + section + "\n";
       Files.createDirectories(markdown.toAbsolutePath().getParent());
       Files.writeString(markdown, updated, StandardCharsets.UTF_8);
     } catch (IOException ex) {
@@ -66,8 +82,7 @@ public final class BenchmarkReport {
   }
 
   private static String git(Path home, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("git", "-C",
-        home.toString()));
+    List<String> command = new ArrayList<>(List.of("git", "-C", home.toString()));
     command.addAll(List.of(args));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -77,8 +92,9 @@ public final class BenchmarkReport {
   /** Cores, memory, disk, OS and JVM of this machine, in one line. */
   public static String machine(Path near) {
     Runtime rt = Runtime.getRuntime();
-    long memBytes = ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+    long memBytes =
+        ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getTotalMemorySize();
     String disk = "unknown disk";
     try {
       Path dir = near.toAbsolutePath().getParent();
@@ -87,8 +103,16 @@ public final class BenchmarkReport {
     } catch (IOException ignored) {
       // leave "unknown disk"
     }
-    return rt.availableProcessors() + " cores, " + (memBytes >> 30) + " GiB RAM, " + disk + ", "
-        + System.getProperty("os.name") + " " + System.getProperty("os.version") + ", Java "
+    return rt.availableProcessors()
+        + " cores, "
+        + (memBytes >> 30)
+        + " GiB RAM, "
+        + disk
+        + ", "
+        + System.getProperty("os.name")
+        + " "
+        + System.getProperty("os.version")
+        + ", Java "
         + System.getProperty("java.version");
   }
 }

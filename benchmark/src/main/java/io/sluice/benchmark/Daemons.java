@@ -29,31 +29,37 @@ public final class Daemons {
    *
    * @throws IOException when it cannot start or takes longer than {@code timeout}
    */
-  public static Result run(Path home, Map<String, String> env, Duration timeout,
-      String... command) throws IOException, InterruptedException {
-    ProcessBuilder builder = new ProcessBuilder(command).directory(home.toFile())
-        .redirectErrorStream(true);
+  public static Result run(Path home, Map<String, String> env, Duration timeout, String... command)
+      throws IOException, InterruptedException {
+    ProcessBuilder builder =
+        new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true);
     builder.environment().putAll(env);
     Process process = builder.start();
     // Read on another thread, so that a command that never ends cannot block this one past
     // timeout; what it printed so far goes into the error when it overstays.
     StringBuffer printed = new StringBuffer();
-    CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
-      try (InputStream in = process.getInputStream()) {
-        byte[] chunk = new byte[8192];
-        for (int n; (n = in.read(chunk)) >= 0; ) {
-          printed.append(new String(chunk, 0, n, StandardCharsets.UTF_8));
-        }
-        return printed.toString();
-      } catch (IOException e) {
-        return printed + "\n(output unreadable: " + e + ")";
-      }
-    });
+    CompletableFuture<String> output =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (InputStream in = process.getInputStream()) {
+                byte[] chunk = new byte[8192];
+                for (int n; (n = in.read(chunk)) >= 0; ) {
+                  printed.append(new String(chunk, 0, n, StandardCharsets.UTF_8));
+                }
+                return printed.toString();
+              } catch (IOException e) {
+                return printed + "\n(output unreadable: " + e + ")";
+              }
+            });
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
-      throw new IOException(String.join(" ", command) + " did not finish within " + timeout
-          + "; it printed:\n" + lastLines(printed.toString(), 300));
+      throw new IOException(
+          String.join(" ", command)
+              + " did not finish within "
+              + timeout
+              + "; it printed:\n"
+              + lastLines(printed.toString(), 300));
     }
     return new Result(process.exitValue(), output.join());
   }
@@ -70,15 +76,23 @@ public final class Daemons {
   }
 
   /** As above, run through {@code launcher} (e.g. {@code ip netns exec <namespace>}). */
-  public static String script(Path home, String script, Path conf, Map<String, String> env,
-      List<String> launcher) throws IOException, InterruptedException {
+  public static String script(
+      Path home, String script, Path conf, Map<String, String> env, List<String> launcher)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(launcher);
     command.add(home.resolve("bin").resolve(script).toString());
     command.add(conf.toAbsolutePath().toString());
     Result result = run(home, env, SCRIPT_TIMEOUT, command.toArray(String[]::new));
     if (result.exitCode() != 0) {
-      throw new IOException("bin/" + script + " " + conf + " failed (exit " + result.exitCode()
-          + "):\n" + result.output());
+      throw new IOException(
+          "bin/"
+              + script
+              + " "
+              + conf
+              + " failed (exit "
+              + result.exitCode()
+              + "):\n"
+              + result.output());
     }
     return result.output().strip();
   }
@@ -94,8 +108,8 @@ public final class Daemons {
 
   private static String lastLines(String text, int n) {
     String[] lines = text.split("\n", -1);
-    return String.join("\n", Arrays.asList(lines).subList(Math.max(0, lines.length - n),
-        lines.length));
+    return String.join(
+        "\n", Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
   }
 
   /** A TCP port free on 127.0.0.1 now. */

@@ -12,17 +12,14 @@ import java.util.regex.Pattern;
 
 /**
  * Sequential write rates as {@code dd} measures them, 1 MiB writes of zeros to a file in a given
- * directory: to the device ({@code oflag=direct}, past the page cache; where the file system refuses
- * direct I/O, as tmpfs does, through the cache and ending with {@code conv=fdatasync}), or into the
- * page cache (plain writes, no sync: what a process that never syncs sees).
+ * directory: to the device ({@code oflag=direct}, past the page cache; where the file system
+ * refuses direct I/O, as tmpfs does, through the cache and ending with {@code conv=fdatasync}), or
+ * into the page cache (plain writes, no sync: what a process that never syncs sees).
  */
 public final class DiskWriteTest {
-  private static final Pattern COPIED =
-      Pattern.compile("(\\d+) bytes .*copied, ([0-9.]+) s");
+  private static final Pattern COPIED = Pattern.compile("(\\d+) bytes .*copied, ([0-9.]+) s");
 
-  /**
-   * The {@code times} line of the shell that ran dd: its children's user and system CPU.
-   */
+  /** The {@code times} line of the shell that ran dd: its children's user and system CPU. */
   private static final Pattern CHILD_TIMES =
       Pattern.compile("(?m)^(\\d+)m([0-9.]+)s (\\d+)m([0-9.]+)s\\s*\\z");
 
@@ -76,8 +73,14 @@ public final class DiskWriteTest {
 
   private static Result dd(Path file, int mebibytes, String mode)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("dd", "if=/dev/zero",
-        "of=" + file.toAbsolutePath(), "bs=1M", "count=" + mebibytes));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "dd",
+                "if=/dev/zero",
+                "of=" + file.toAbsolutePath(),
+                "bs=1M",
+                "count=" + mebibytes));
     if (!mode.isEmpty()) {
       command.add(mode);
     }
@@ -101,10 +104,14 @@ public final class DiskWriteTest {
     }
     double seconds = Double.parseDouble(m.group(2));
     long bytes = Long.parseLong(m.group(1));
-    double cpuSeconds = Integer.parseInt(cpu.group(1)) * 60 + Double.parseDouble(cpu.group(2))
-        + Integer.parseInt(cpu.group(3)) * 60 + Double.parseDouble(cpu.group(4));
-    String shown = ("dd if=/dev/zero of=<data dir>/dd-write-test bs=1M count=" + mebibytes + " "
-        + mode).strip();
+    double cpuSeconds =
+        Integer.parseInt(cpu.group(1)) * 60
+            + Double.parseDouble(cpu.group(2))
+            + Integer.parseInt(cpu.group(3)) * 60
+            + Double.parseDouble(cpu.group(4));
+    String shown =
+        ("dd if=/dev/zero of=<data dir>/dd-write-test bs=1M count=" + mebibytes + " " + mode)
+            .strip();
     return new Result(bytes / seconds, cpuSeconds, bytes, shown);
   }
 }

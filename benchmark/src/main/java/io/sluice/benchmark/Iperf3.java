@@ -20,8 +20,7 @@ public final class Iperf3 {
   private static final String HOST = "127.0.0.1";
   private static final Pattern BITS_PER_SECOND =
       Pattern.compile("\"bits_per_second\"\\s*:\\s*([0-9.eE+-]+)");
-  private static final Pattern HOST_CPU =
-      Pattern.compile("\"host_total\"\\s*:\\s*([0-9.eE+-]+)");
+  private static final Pattern HOST_CPU = Pattern.compile("\"host_total\"\\s*:\\s*([0-9.eE+-]+)");
   private static final Pattern REMOTE_CPU =
       Pattern.compile("\"remote_total\"\\s*:\\s*([0-9.eE+-]+)");
   private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([^\"]*)\"");
@@ -42,8 +41,8 @@ public final class Iperf3 {
     }
     Optional<Iperf3> iperf = locate();
     if (iperf.isEmpty()) {
-      System.err.println("iperf3 is not on the PATH: install it (apt-get install iperf3) or pass "
-          + "--no-iperf");
+      System.err.println(
+          "iperf3 is not on the PATH: install it (apt-get install iperf3) or pass " + "--no-iperf");
       System.exit(2);
     }
     return iperf.get();
@@ -85,19 +84,31 @@ public final class Iperf3 {
    * What one iperf3 test measured: the bits per second received over all streams, the CPU its
    * client and server spent per GiB received, and the server's (receiving) share of it.
    */
-  public record Measurement(double bitsPerSecond, double cpuSecondsPerGib,
-      double receiverCpuSecondsPerGib) {}
+  public record Measurement(
+      double bitsPerSecond, double cpuSecondsPerGib, double receiverCpuSecondsPerGib) {}
 
   /** As {@link #receivedBitsPerSecond}, with the CPU both iperf3 processes used per GiB. */
   public Measurement measure(int streams, int seconds, int omitSeconds)
       throws IOException, InterruptedException {
     int port = freePort();
-    Process server = new ProcessBuilder(executable, "-s", "-1", "--forceflush", "-p",
-        Integer.toString(port), "-B", HOST).redirectErrorStream(true).start();
+    Process server =
+        new ProcessBuilder(
+                executable, "-s", "-1", "--forceflush", "-p", Integer.toString(port), "-B", HOST)
+            .redirectErrorStream(true)
+            .start();
     try {
       awaitListening(server, port);
-      List<String> command = new ArrayList<>(List.of(executable, "-c", HOST, "-p",
-          Integer.toString(port), "-t", Integer.toString(seconds), "-J"));
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  executable,
+                  "-c",
+                  HOST,
+                  "-p",
+                  Integer.toString(port),
+                  "-t",
+                  Integer.toString(seconds),
+                  "-J"));
       if (omitSeconds > 0) {
         command.addAll(List.of("-O", Integer.toString(omitSeconds)));
       }
@@ -142,8 +153,9 @@ public final class Iperf3 {
     int sum = json.indexOf("\"sum_received\"");
     if (sum < 0) {
       Matcher error = ERROR.matcher(json);
-      throw new IOException("iperf3 reported no received sum"
-          + (error.find() ? ": " + error.group(1) : "; its output was:\n" + json));
+      throw new IOException(
+          "iperf3 reported no received sum"
+              + (error.find() ? ": " + error.group(1) : "; its output was:\n" + json));
     }
     Matcher m = BITS_PER_SECOND.matcher(json);
     if (!m.find(sum)) {
@@ -157,29 +169,33 @@ public final class Iperf3 {
       throws IOException, InterruptedException {
     CountDownLatch listening = new CountDownLatch(1);
     StringBuilder output = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(
-          new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          synchronized (output) {
-            output.append(line).append('\n');
-          }
-          if (line.contains("listening")) {
-            listening.countDown();
-          }
-        }
-      } catch (IOException ignored) {
-        // the server exited; awaitListening reports what it printed
-      }
-    }, "iperf3-server-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  synchronized (output) {
+                    output.append(line).append('\n');
+                  }
+                  if (line.contains("listening")) {
+                    listening.countDown();
+                  }
+                }
+              } catch (IOException ignored) {
+                // the server exited; awaitListening reports what it printed
+              }
+            },
+            "iperf3-server-output");
     reader.setDaemon(true);
     reader.start();
     if (!listening.await(10, TimeUnit.SECONDS)) {
       server.destroyForcibly();
       synchronized (output) {
-        throw new IOException("iperf3 server on port " + port + " did not start listening:\n"
-            + output);
+        throw new IOException(
+            "iperf3 server on port " + port + " did not start listening:\n" + output);
       }
     }
   }

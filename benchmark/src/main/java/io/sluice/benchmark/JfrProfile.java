@@ -14,21 +14,24 @@ import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * Where a JVM's threads spent their time, from the samples of its flight recording, counted
- * within given time windows. Threads running Java code ({@code jdk.ExecutionSample}, what
- * {@code jfr print --events jdk.ExecutionSample} lists) are counted by thread (numbers folded, so a
- * pool's threads add up), by the method on top of the stack, and by the innermost Sluice method on
- * the stack, and by the package of the method on top of the stack (self time by library). Threads
- * in native code ({@code jdk.NativeMethodSample}: system calls such as socket
- * reads and file writes) are counted by thread and native method, waits for events left out.
+ * Where a JVM's threads spent their time, from the samples of its flight recording, counted within
+ * given time windows. Threads running Java code ({@code jdk.ExecutionSample}, what {@code jfr print
+ * --events jdk.ExecutionSample} lists) are counted by thread (numbers folded, so a pool's threads
+ * add up), by the method on top of the stack, and by the innermost Sluice method on the stack, and
+ * by the package of the method on top of the stack (self time by library). Threads in native code
+ * ({@code jdk.NativeMethodSample}: system calls such as socket reads and file writes) are counted
+ * by thread and native method, waits for events left out.
  */
 public final class JfrProfile {
   private static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
   private static final String NATIVE_SAMPLE = "jdk.NativeMethodSample";
+
   /** Native methods in which a thread waits for work rather than does it. */
   private static final List<String> IDLE_METHODS =
       List.of("epollWait", "epollWait0", "epollBusyWait0", "wait", "accept", "accept0");
+
   private static final String SLUICE_PACKAGE = "io.sluice.";
+
   /** The harnesses' own code (the TPC job's queries) is not Sluice's. */
   private static final String BENCHMARK_PACKAGE = "io.sluice.benchmark.";
 
@@ -42,18 +45,24 @@ public final class JfrProfile {
   public record Count(String name, long samples) {}
 
   /**
-   * @param samples Java execution samples, and by thread, top frame, innermost Sluice frame and
-   *     the top frame's package
+   * @param samples Java execution samples, and by thread, top frame, innermost Sluice frame and the
+   *     top frame's package
    * @param nativeSamples samples of threads in native code, not waiting
    * @param nativeCalls those by thread and native method
    */
-  public record Summary(long samples, List<Count> threads, List<Count> topFrames,
-      List<Count> sluiceFrames, List<Count> packages, long nativeSamples,
+  public record Summary(
+      long samples,
+      List<Count> threads,
+      List<Count> topFrames,
+      List<Count> sluiceFrames,
+      List<Count> packages,
+      long nativeSamples,
       List<Count> nativeCalls) {}
 
   private JfrProfile() {}
 
-  public static Summary summarize(Path recording, List<Window> windows, int top) throws IOException {
+  public static Summary summarize(Path recording, List<Window> windows, int top)
+      throws IOException {
     Map<String, Long> threads = new HashMap<>();
     Map<String, Long> topFrames = new HashMap<>();
     Map<String, Long> sluiceFrames = new HashMap<>();
@@ -70,16 +79,17 @@ public final class JfrProfile {
           continue;
         }
         RecordedThread thread = event.getThread("sampledThread");
-        String threadName = thread == null || thread.getJavaName() == null
-            ? "(unknown)" : thread.getJavaName().replaceAll("\\d+", "N");
+        String threadName =
+            thread == null || thread.getJavaName() == null
+                ? "(unknown)"
+                : thread.getJavaName().replaceAll("\\d+", "N");
         RecordedStackTrace stack = event.getStackTrace();
         if (stack == null || stack.getFrames().isEmpty()) {
           continue;
         }
         if (type.equals(NATIVE_SAMPLE)) {
           RecordedFrame called = stack.getFrames().get(0);
-          if (called.getMethod() == null
-              || !IDLE_METHODS.contains(called.getMethod().getName())) {
+          if (called.getMethod() == null || !IDLE_METHODS.contains(called.getMethod().getName())) {
             nativeSamples++;
             nativeCalls.merge(threadName + ": " + name(called), 1L, Long::sum);
           }
@@ -99,8 +109,13 @@ public final class JfrProfile {
         sluiceFrames.merge(sluice, 1L, Long::sum);
       }
     }
-    return new Summary(samples, largest(threads, top), largest(topFrames, top),
-        largest(sluiceFrames, top), largest(packages, top), nativeSamples,
+    return new Summary(
+        samples,
+        largest(threads, top),
+        largest(topFrames, top),
+        largest(sluiceFrames, top),
+        largest(packages, top),
+        nativeSamples,
         largest(nativeCalls, top));
   }
 

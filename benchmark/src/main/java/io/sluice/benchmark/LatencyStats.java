@@ -4,13 +4,18 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /** Percentiles of a set of latencies in nanoseconds, and the rate they were achieved at. */
-public record LatencyStats(int count, long p50Nanos, long p99Nanos, long maxNanos, double perSecond) {
+public record LatencyStats(
+    int count, long p50Nanos, long p99Nanos, long maxNanos, double perSecond) {
 
   public static LatencyStats of(long[] nanos, long wallNanos) {
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
-    return new LatencyStats(sorted.length, percentile(sorted, 0.50), percentile(sorted, 0.99),
-        sorted[sorted.length - 1], sorted.length / (wallNanos / 1e9));
+    return new LatencyStats(
+        sorted.length,
+        percentile(sorted, 0.50),
+        percentile(sorted, 0.99),
+        sorted[sorted.length - 1],
+        sorted.length / (wallNanos / 1e9));
   }
 
   private static long percentile(long[] sorted, double p) {
@@ -23,7 +28,18 @@ public record LatencyStats(int count, long p50Nanos, long p99Nanos, long maxNano
   }
 
   public String row(String what) {
-    return "| " + what + " | " + count + " | " + micros(p50Nanos) + " | " + micros(p99Nanos) + " | "
-        + micros(maxNanos) + " | " + String.format(Locale.ROOT, "%,.0f", perSecond) + " |";
+    return "| "
+        + what
+        + " | "
+        + count
+        + " | "
+        + micros(p50Nanos)
+        + " | "
+        + micros(p99Nanos)
+        + " | "
+        + micros(maxNanos)
+        + " | "
+        + String.format(Locale.ROOT, "%,.0f", perSecond)
+        + " |";
   }
 }

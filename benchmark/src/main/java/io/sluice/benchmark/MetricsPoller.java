@@ -15,10 +15,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Reads shuffle servers' {@code /metrics} (Prometheus text format): once on demand, or every
- * {@code interval} on a daemon thread that keeps every sample, so that peaks and increases can be
- * read for any span afterwards. A peak between two samples is not seen: peaks are lower bounds, at
- * the sampling interval's resolution. The scrapes ask only for the series the caller names.
+ * Reads shuffle servers' {@code /metrics} (Prometheus text format): once on demand, or every {@code
+ * interval} on a daemon thread that keeps every sample, so that peaks and increases can be read for
+ * any span afterwards. A peak between two samples is not seen: peaks are lower bounds, at the
+ * sampling interval's resolution. The scrapes ask only for the series the caller names.
  */
 public final class MetricsPoller implements AutoCloseable {
   public static final String PUSH_HELD = "sluice_server_push_memory_held_bytes";
@@ -26,8 +26,10 @@ public final class MetricsPoller implements AutoCloseable {
   public static final String NETWORK = "sluice_server_network_memory_bytes";
   public static final String NETTY_DIRECT = "sluice_server_netty_direct_memory_bytes";
   public static final String READ_USED = "sluice_server_read_memory_used_bytes";
+
   /** The JDK's own direct buffers (NIO temporary buffers and the like). */
   public static final String JDK_DIRECT = "jvm_buffer_pool_used_bytes{pool=\"direct\"}";
+
   public static final String HEAP = "jvm_memory_bytes_used{area=\"heap\"}";
   public static final String HEAP_MAX = "jvm_memory_bytes_max{area=\"heap\"}";
   public static final String CONNECTIONS = "sluice_server_connections";
@@ -46,9 +48,11 @@ public final class MetricsPoller implements AutoCloseable {
   public static final String GC_COUNT = "jvm_gc_collection_seconds_count";
   public static final String CPU_SECONDS = "process_cpu_seconds_total";
   public static final String THREAD_CPU = "sluice_server_cpu_seconds_total";
+
   /** The groups of the server's threads in {@link #threadCpu}, as docs/metrics.md names them. */
   public static final List<String> THREAD_GROUPS =
       List.of("network", "flush", "compiler", "gc", "replication", "http", "other");
+
   public static final String RESIDENT = "process_resident_memory_bytes";
 
   /** The CPU seconds a group of the server's threads spent ({@link #THREAD_GROUPS}). */
@@ -73,8 +77,10 @@ public final class MetricsPoller implements AutoCloseable {
         }
         try {
           // simpleclient writes a comma after the last label: name{a="b",}
-          series.merge(trimmed.substring(0, space).strip().replace(",}", "}"),
-              Double.parseDouble(trimmed.substring(space + 1)), Double::sum);
+          series.merge(
+              trimmed.substring(0, space).strip().replace(",}", "}"),
+              Double.parseDouble(trimmed.substring(space + 1)),
+              Double::sum);
         } catch (NumberFormatException e) {
           // not a sample line
         }
@@ -89,8 +95,8 @@ public final class MetricsPoller implements AutoCloseable {
     public double get(String key) {
       int brace = key.indexOf('{');
       String name = brace < 0 ? key : key.substring(0, brace);
-      String[] labels = brace < 0 ? new String[0]
-          : key.substring(brace + 1, key.length() - 1).split(",");
+      String[] labels =
+          brace < 0 ? new String[0] : key.substring(brace + 1, key.length() - 1).split(",");
       double total = 0;
       for (Map.Entry<String, Double> e : series.entrySet()) {
         String s = e.getKey();
@@ -114,10 +120,11 @@ public final class MetricsPoller implements AutoCloseable {
     }
   }
 
-  private final HttpClient http = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5))
-      .build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private final List<URI> uris = new ArrayList<>();
   private final Duration interval;
   private final List<List<Sample>> samples = new ArrayList<>();
@@ -134,8 +141,7 @@ public final class MetricsPoller implements AutoCloseable {
   }
 
   /** As above, for servers at {@code host:port} HTTP addresses. */
-  public static MetricsPoller at(List<String> httpAddresses, List<String> keys,
-      Duration interval) {
+  public static MetricsPoller at(List<String> httpAddresses, List<String> keys, Duration interval) {
     return new MetricsPoller(endpoints(httpAddresses, keys), interval);
   }
 
@@ -154,8 +160,11 @@ public final class MetricsPoller implements AutoCloseable {
     Set<String> names = new LinkedHashSet<>();
     keys.forEach(k -> names.add(k.replaceFirst("\\{.*", "")));
     String query = names.stream().map(n -> "name%5B%5D=" + n).collect(Collectors.joining("&"));
-    return httpAddresses.stream().map(address -> URI.create("http://" + address + "/metrics"
-        + (query.isEmpty() ? "" : "?" + query))).toList();
+    return httpAddresses.stream()
+        .map(
+            address ->
+                URI.create("http://" + address + "/metrics" + (query.isEmpty() ? "" : "?" + query)))
+        .toList();
   }
 
   /** How many servers this polls. */
@@ -165,8 +174,10 @@ public final class MetricsPoller implements AutoCloseable {
 
   /** Reads server {@code server} (by its index in the port list) now; not kept as a sample. */
   public Sample scrape(int server) throws IOException, InterruptedException {
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(uris.get(server))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(uris.get(server)).timeout(Duration.ofSeconds(10)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
       throw new IOException("GET " + uris.get(server) + " answered " + response.statusCode());
     }

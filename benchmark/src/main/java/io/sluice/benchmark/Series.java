@@ -42,8 +42,14 @@ public final class Series {
   /** "median [min-max]" with each number in {@code format}; the median alone for one value. */
   public String describe(String format) {
     String median = String.format(Locale.ROOT, format, median());
-    return values.size() == 1 ? median : median + " [" + String.format(Locale.ROOT, format, min())
-        + "-" + String.format(Locale.ROOT, format, max()) + "]";
+    return values.size() == 1
+        ? median
+        : median
+            + " ["
+            + String.format(Locale.ROOT, format, min())
+            + "-"
+            + String.format(Locale.ROOT, format, max())
+            + "]";
   }
 
   private List<Double> sorted() {

@@ -25,10 +25,10 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
- * A coordinator and shuffle servers on this machine, started and stopped with the shipped
- * {@code bin/} scripts (as an operator would), with configuration files written under a work
- * directory and ports chosen free. Extra JVM options reach the daemons through the scripts'
- * {@code SLUICE_JAVA_OPTS}, e.g. a JFR recording.
+ * A coordinator and shuffle servers on this machine, started and stopped with the shipped {@code
+ * bin/} scripts (as an operator would), with configuration files written under a work directory and
+ * ports chosen free. Extra JVM options reach the daemons through the scripts' {@code
+ * SLUICE_JAVA_OPTS}, e.g. a JFR recording.
  */
 public final class SluiceCluster implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,24 +51,27 @@ public final class SluiceCluster implements AutoCloseable {
    * hosts of a network test bed, {@code ip netns exec <namespace>}).
    */
   public interface Placement {
-    /** @param daemon {@code coordinator}, or {@code server-<i>} counting from 1 */
+    /**
+     * @param daemon {@code coordinator}, or {@code server-<i>} counting from 1
+     */
     String host(String daemon);
 
     List<String> launcher(String daemon);
   }
 
   /** Every daemon on this machine's loopback address. */
-  public static final Placement LOOPBACK = new Placement() {
-    @Override
-    public String host(String daemon) {
-      return "127.0.0.1";
-    }
+  public static final Placement LOOPBACK =
+      new Placement() {
+        @Override
+        public String host(String daemon) {
+          return "127.0.0.1";
+        }
 
-    @Override
-    public List<String> launcher(String daemon) {
-      return List.of();
-    }
-  };
+        @Override
+        public List<String> launcher(String daemon) {
+          return List.of();
+        }
+      };
 
   /** Settings of each server: memory for pushed data and for reads, and the server heap. */
   public record ServerSizing(String bufferCapacity, String readBufferCapacity, String heap) {}
@@ -81,8 +84,9 @@ public final class SluiceCluster implements AutoCloseable {
    * @param daemonSettings further settings of the coordinator and every server (authentication,
    *     TLS), written into their configuration files
    */
-  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
-      Map<String, String> daemonSettings) throws IOException {
+  public SluiceCluster(
+      Path home, Path dir, int servers, ServerSizing sizing, Map<String, String> daemonSettings)
+      throws IOException {
     this(home, dir, servers, sizing, daemonSettings, Map.of());
   }
 
@@ -91,34 +95,54 @@ public final class SluiceCluster implements AutoCloseable {
    *     TLS), written into their configuration files
    * @param serverSettings further settings of every server only, replacing the harness's own
    */
-  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
-      Map<String, String> daemonSettings, Map<String, String> serverSettings) throws IOException {
+  public SluiceCluster(
+      Path home,
+      Path dir,
+      int servers,
+      ServerSizing sizing,
+      Map<String, String> daemonSettings,
+      Map<String, String> serverSettings)
+      throws IOException {
     this(home, dir, servers, sizing, daemonSettings, serverSettings, LOOPBACK);
   }
 
   /** As above, with each daemon where {@code placement} puts it. */
-  public SluiceCluster(Path home, Path dir, int servers, ServerSizing sizing,
-      Map<String, String> daemonSettings, Map<String, String> serverSettings,
-      Placement placement) throws IOException {
+  public SluiceCluster(
+      Path home,
+      Path dir,
+      int servers,
+      ServerSizing sizing,
+      Map<String, String> daemonSettings,
+      Map<String, String> serverSettings,
+      Placement placement)
+      throws IOException {
     this.home = home;
     this.placement = placement;
     this.dir = dir;
     Files.createDirectories(dir);
-    this.env = Map.of("SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString(),
-        "SLUICE_SERVER_HEAP", sizing.heap(),
-        "SLUICE_COORDINATOR_HEAP", "256m");
+    this.env =
+        Map.of(
+            "SLUICE_LOG_DIR",
+            dir.resolve("logs").toString(),
+            "SLUICE_PID_DIR",
+            dir.resolve("run").toString(),
+            "SLUICE_SERVER_HEAP",
+            sizing.heap(),
+            "SLUICE_COORDINATOR_HEAP",
+            "256m");
     coordinatorPort = freePort();
     coordinatorHttpPort = freePort();
     coordinatorConf = dir.resolve("coordinator.conf");
     List<String> extra = new ArrayList<>();
     daemonSettings.forEach((key, value) -> extra.add(entry(key, value)));
-    List<String> coordinator = new ArrayList<>(List.of(
-        entry(CoordinatorOptions.BIND_HOST.key(), placement.host("coordinator")),
-        // Off loopback only on the test bed's hosts: namespaces the benchmark made.
-        entry(AuthOptions.INSECURE_OFF_LOOPBACK.key(), true),
-        entry(CoordinatorOptions.PORT.key(), coordinatorPort),
-        entry(CoordinatorOptions.HTTP_PORT.key(), coordinatorHttpPort)));
+    List<String> coordinator =
+        new ArrayList<>(
+            List.of(
+                entry(CoordinatorOptions.BIND_HOST.key(), placement.host("coordinator")),
+                // Off loopback only on the test bed's hosts: namespaces the benchmark made.
+                entry(AuthOptions.INSECURE_OFF_LOOPBACK.key(), true),
+                entry(CoordinatorOptions.PORT.key(), coordinatorPort),
+                entry(CoordinatorOptions.HTTP_PORT.key(), coordinatorHttpPort)));
     coordinator.addAll(extra);
     write(coordinatorConf, coordinator);
     for (int i = 1; i <= servers; i++) {
@@ -177,16 +201,20 @@ public final class SluiceCluster implements AutoCloseable {
     for (int i = 0; i < serverConfs.size(); i++) {
       script("start-server.sh", serverConfs.get(i), "server-" + (i + 1));
     }
-    awaitCoordinator(status -> count(status, server -> "active".equals(
-        server.path("condition").asText())) >= serverConfs.size(),
+    awaitCoordinator(
+        status ->
+            count(status, server -> "active".equals(server.path("condition").asText()))
+                >= serverConfs.size(),
         serverConfs.size() + " active servers");
   }
 
   /** The process id of server {@code i} (from 0), as its start script recorded it. */
   public long serverPid(int i) throws IOException {
     String instance = serverConfs.get(i).getFileName().toString().replaceFirst("\\.[^.]*$", "");
-    return Long.parseLong(Files.readString(
-        dir.resolve("run").resolve("server-" + instance + ".pid"), StandardCharsets.UTF_8).trim());
+    return Long.parseLong(
+        Files.readString(
+                dir.resolve("run").resolve("server-" + instance + ".pid"), StandardCharsets.UTF_8)
+            .trim());
   }
 
   /**
@@ -197,16 +225,22 @@ public final class SluiceCluster implements AutoCloseable {
     long startedMillis = System.currentTimeMillis();
     script("start-server.sh", serverConfs.get(i), "server-" + (i + 1));
     int httpPort = serverHttpPorts.get(i);
-    awaitCoordinator(status -> count(status, server -> server.path("httpPort").asInt() == httpPort
-        && "active".equals(server.path("condition").asText())
-        && server.path("lastHeartbeatAgeMillis").asLong()
-            < System.currentTimeMillis() - startedMillis) == 1,
+    awaitCoordinator(
+        status ->
+            count(
+                    status,
+                    server ->
+                        server.path("httpPort").asInt() == httpPort
+                            && "active".equals(server.path("condition").asText())
+                            && server.path("lastHeartbeatAgeMillis").asLong()
+                                < System.currentTimeMillis() - startedMillis)
+                == 1,
         "server " + (i + 1) + " heart-beating again");
   }
 
   /**
-   * Each server's memory, connection and request figures from its {@code /metrics} now (the
-   * {@code sluice_server_} lines), for a run that failed or hung.
+   * Each server's memory, connection and request figures from its {@code /metrics} now (the {@code
+   * sluice_server_} lines), for a run that failed or hung.
    */
   public String serverMetrics() {
     StringBuilder out = new StringBuilder();
@@ -214,11 +248,16 @@ public final class SluiceCluster implements AutoCloseable {
     for (String address : serverMetricsAddresses()) {
       out.append("== /metrics of the server at ").append(address).append('\n');
       try {
-        String metrics = http.send(HttpRequest.newBuilder(
-                URI.create("http://" + address + "/metrics"))
-                .timeout(Duration.ofSeconds(5)).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
-        metrics.lines().filter(l -> l.startsWith("sluice_server_") && !l.contains("_bucket{"))
+        String metrics =
+            http.send(
+                    HttpRequest.newBuilder(URI.create("http://" + address + "/metrics"))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
+        metrics
+            .lines()
+            .filter(l -> l.startsWith("sluice_server_") && !l.contains("_bucket{"))
             .forEach(l -> out.append(l).append('\n'));
       } catch (IOException e) {
         out.append("(unreadable: ").append(e).append(")\n");
@@ -250,11 +289,19 @@ public final class SluiceCluster implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       try {
-        String status = http.send(HttpRequest.newBuilder(
-                URI.create("http://" + placement.host("coordinator") + ":"
-                    + coordinatorHttpPort + "/status"))
-                .timeout(Duration.ofSeconds(2)).build(),
-            HttpResponse.BodyHandlers.ofString()).body();
+        String status =
+            http.send(
+                    HttpRequest.newBuilder(
+                            URI.create(
+                                "http://"
+                                    + placement.host("coordinator")
+                                    + ":"
+                                    + coordinatorHttpPort
+                                    + "/status"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
         if (condition.test(JSON.readTree(status))) {
           return;
         }
@@ -263,8 +310,8 @@ public final class SluiceCluster implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new IOException("the coordinator did not see " + what + " within 60 s; logs in "
-        + dir.resolve("logs"));
+    throw new IOException(
+        "the coordinator did not see " + what + " within 60 s; logs in " + dir.resolve("logs"));
   }
 
   private static int count(JsonNode status, Predicate<JsonNode> which) {

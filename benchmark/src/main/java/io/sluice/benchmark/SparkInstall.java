@@ -42,8 +42,8 @@ public record SparkInstall(Path home, String line) {
   }
 
   public Path sparkHome() {
-    return home.resolve(spark4() ? "examples-spark-4/target/spark-home"
-        : "examples/target/spark-home");
+    return home.resolve(
+        spark4() ? "examples-spark-4/target/spark-home" : "examples/target/spark-home");
   }
 
   /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */
@@ -68,7 +68,8 @@ public record SparkInstall(Path home, String line) {
    * examples-spark-4 jar, which holds the TPC job's sources compiled for Spark 4.
    */
   public Path applicationJar() {
-    return spark4() ? jar(home.resolve("examples-spark-4/target"), "sluice-examples-", ".jar")
+    return spark4()
+        ? jar(home.resolve("examples-spark-4/target"), "sluice-examples-", ".jar")
         : benchmarkJar();
   }
 
@@ -78,13 +79,14 @@ public record SparkInstall(Path home, String line) {
    * into {@code target/tpcds-jars} of the module that holds the job.
    */
   public List<Path> tpcdsJars() {
-    Path dir = home.resolve(spark4() ? "examples-spark-4/target/tpcds-jars"
-        : "benchmark/target/tpcds-jars");
+    Path dir =
+        home.resolve(
+            spark4() ? "examples-spark-4/target/tpcds-jars" : "benchmark/target/tpcds-jars");
     try (Stream<Path> files = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
       List<Path> jars = files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
       if (jars.size() < 2) {
-        throw new IllegalStateException("no TPC-DS jars in " + dir
-            + "; build with mvn -B -DskipTests package");
+        throw new IllegalStateException(
+            "no TPC-DS jars in " + dir + "; build with mvn -B -DskipTests package");
       }
       return jars;
     } catch (IOException e) {
@@ -93,7 +95,9 @@ public record SparkInstall(Path home, String line) {
   }
 
   public Path shadedClientJar() {
-    return jar(home.resolve(spark4() ? "client-spark-4/target" : "client-spark/target"), "",
+    return jar(
+        home.resolve(spark4() ? "client-spark-4/target" : "client-spark/target"),
+        "",
         "-shaded.jar");
   }
 
@@ -115,11 +119,23 @@ public record SparkInstall(Path home, String line) {
 
   private static Path jar(Path dir, String prefix, String suffix) {
     try (Stream<Path> files = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
-      return files.filter(f -> {
-        String n = f.getFileName().toString();
-        return n.startsWith(prefix) && n.endsWith(suffix) && !n.endsWith("-tests.jar");
-      }).findFirst().orElseThrow(() -> new IllegalStateException("no " + prefix + "*" + suffix
-          + " in " + dir + "; build with mvn -B -DskipTests package"));
+      return files
+          .filter(
+              f -> {
+                String n = f.getFileName().toString();
+                return n.startsWith(prefix) && n.endsWith(suffix) && !n.endsWith("-tests.jar");
+              })
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "no "
+                          + prefix
+                          + "*"
+                          + suffix
+                          + " in "
+                          + dir
+                          + "; build with mvn -B -DskipTests package"));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

@@ -15,11 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * One {@code SparkSubmit} of a benchmark job in its own JVM, as {@code spark-submit} would start it:
- * Spark's jars from {@code SPARK_HOME/jars}, the jar with the job as the application, and for runs
- * through Sluice the shaded client jar on the driver's and executors' class path. The JVM is the
- * driver (client deploy mode), so its heap is the driver memory; in local mode it runs the tasks too.
- * Output goes to a log file; the lines the job marks as its answers are echoed.
+ * One {@code SparkSubmit} of a benchmark job in its own JVM, as {@code spark-submit} would start
+ * it: Spark's jars from {@code SPARK_HOME/jars}, the jar with the job as the application, and for
+ * runs through Sluice the shaded client jar on the driver's and executors' class path. The JVM is
+ * the driver (client deploy mode), so its heap is the driver memory; in local mode it runs the
+ * tasks too. Output goes to a log file; the lines the job marks as its answers are echoed.
  */
 public final class SparkRun {
   private final List<String> command;
@@ -39,17 +39,41 @@ public final class SparkRun {
    * @param conf Spark settings, passed as {@code --conf}
    * @param echo which lines of the job's output to print here as well
    */
-  public static SparkRun of(SparkInstall install, String driverMemory, String master,
-      boolean withClientJar, Map<String, String> conf, String mainClass, List<String> jobArgs,
-      Path log, Predicate<String> echo) {
-    return of(install, driverMemory, master, withClientJar, conf, List.of(), mainClass, jobArgs,
-        log, echo);
+  public static SparkRun of(
+      SparkInstall install,
+      String driverMemory,
+      String master,
+      boolean withClientJar,
+      Map<String, String> conf,
+      String mainClass,
+      List<String> jobArgs,
+      Path log,
+      Predicate<String> echo) {
+    return of(
+        install,
+        driverMemory,
+        master,
+        withClientJar,
+        conf,
+        List.of(),
+        mainClass,
+        jobArgs,
+        log,
+        echo);
   }
 
   /** As above, with {@code jvmOptions} for the SparkSubmit JVM besides the environment's. */
-  public static SparkRun of(SparkInstall install, String driverMemory, String master,
-      boolean withClientJar, Map<String, String> conf, List<String> jvmOptions, String mainClass,
-      List<String> jobArgs, Path log, Predicate<String> echo) {
+  public static SparkRun of(
+      SparkInstall install,
+      String driverMemory,
+      String master,
+      boolean withClientJar,
+      Map<String, String> conf,
+      List<String> jvmOptions,
+      String mainClass,
+      List<String> jobArgs,
+      Path log,
+      Predicate<String> echo) {
     List<String> cmd = new ArrayList<>();
     cmd.add(install.java());
     cmd.add("-Xmx" + driverMemory);
@@ -64,10 +88,11 @@ public final class SparkRun {
     cmd.add("org.apache.spark.deploy.SparkSubmit");
     cmd.add("--master");
     cmd.add(master);
-    conf.forEach((k, v) -> {
-      cmd.add("--conf");
-      cmd.add(k + "=" + v);
-    });
+    conf.forEach(
+        (k, v) -> {
+          cmd.add("--conf");
+          cmd.add(k + "=" + v);
+        });
     cmd.add("--class");
     cmd.add(mainClass);
     cmd.add(install.applicationJar().toString());
@@ -119,8 +144,8 @@ public final class SparkRun {
         // Beside the log, not in it: the log's last lines stay what the run printed last.
         Path threads = log.resolveSibling(log.getFileName() + ".threads");
         Files.writeString(threads, dump, StandardCharsets.UTF_8);
-        System.out.println("  the run did not end within " + timeout + "; its threads (all in "
-            + threads + "):");
+        System.out.println(
+            "  the run did not end within " + timeout + "; its threads (all in " + threads + "):");
         System.out.println(ThreadDump.interesting(dump));
         p.destroyForcibly();
         copier.join();
@@ -138,8 +163,8 @@ public final class SparkRun {
   public static final int TIMED_OUT = 124;
 
   private void copyOutput(Process p, Writer out) {
-    try (BufferedReader in = new BufferedReader(
-        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         out.write(line);

@@ -15,8 +15,14 @@ public final class ThreadDump {
   public static String of(long pid) throws InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     try {
-      return Daemons.run(Path.of("."), Map.of(), Duration.ofSeconds(30), jcmd.toString(),
-          Long.toString(pid), "Thread.print").output();
+      return Daemons.run(
+              Path.of("."),
+              Map.of(),
+              Duration.ofSeconds(30),
+              jcmd.toString(),
+              Long.toString(pid),
+              "Thread.print")
+          .output();
     } catch (IOException e) {
       return "(no thread dump of process " + pid + ": " + e + ")";
     }
@@ -30,7 +36,8 @@ public final class ThreadDump {
     List<String> kept = new ArrayList<>();
     for (String thread : dump.split("\n\\s*\n")) {
       String first = thread.strip();
-      if (first.contains("io.sluice") || first.startsWith("\"Executor task launch worker")
+      if (first.contains("io.sluice")
+          || first.startsWith("\"Executor task launch worker")
           || first.startsWith("\"main\"")) {
         kept.add(first);
       }

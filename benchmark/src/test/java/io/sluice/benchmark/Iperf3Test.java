@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /** Reading iperf3's JSON summary: the received rate and what both processes' CPU cost per GiB. */
 class Iperf3Test {
   /** The end of an iperf3 3.12 {@code -J} report, trimmed to the keys read. */
-  private static final String REPORT = """
+  private static final String REPORT =
+      """
       {"intervals": [{"sum": {"bits_per_second": 1.0e9}}],
        "end": {"sum_sent": {"bits_per_second": 8.6e9},
                "sum_received": {"bytes": 5368709120, "bits_per_second": 8589934592},
@@ -31,8 +32,10 @@ class Iperf3Test {
 
   @Test
   void aReportWithoutCpuFiguresIsAnError() {
-    IOException e = assertThrows(IOException.class, () -> Iperf3.parse(
-        "{\"end\": {\"sum_received\": {\"bits_per_second\": 8.0e9}}}"));
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () -> Iperf3.parse("{\"end\": {\"sum_received\": {\"bits_per_second\": 8.0e9}}}"));
     assertTrue(e.getMessage().contains("cpu_utilization_percent"), e.getMessage());
   }
 }

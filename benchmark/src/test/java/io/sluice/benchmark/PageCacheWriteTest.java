@@ -9,8 +9,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** dd's write into the page cache: its rate, and the CPU it spent, which the server benchmark
- * sets beside the server's own CPU per GiB. */
+/**
+ * dd's write into the page cache: its rate, and the CPU it spent, which the server benchmark sets
+ * beside the server's own CPU per GiB.
+ */
 class PageCacheWriteTest {
   @Test
   void reportsTheBytesTheRateAndTheCpuOfDd(@TempDir Path dir) throws Exception {

@@ -15,9 +15,14 @@ class SluiceClusterTest {
   @Test
   void serverSettingsReachEveryServerAndOverrideTheHarnessButNotTheCoordinator(@TempDir Path dir)
       throws Exception {
-    try (SluiceCluster cluster = new SluiceCluster(dir, dir.resolve("cluster"), 2,
-        new SluiceCluster.ServerSizing("1g", "256m", "512m"), Map.of(),
-        Map.of("flush.direct", "all", "buffer.capacity", "2g"))) {
+    try (SluiceCluster cluster =
+        new SluiceCluster(
+            dir,
+            dir.resolve("cluster"),
+            2,
+            new SluiceCluster.ServerSizing("1g", "256m", "512m"),
+            Map.of(),
+            Map.of("flush.direct", "all", "buffer.capacity", "2g"))) {
       for (int i = 1; i <= 2; i++) {
         List<String> server = Files.readAllLines(dir.resolve("cluster/server-" + i + ".conf"));
         assertTrue(server.contains("flush.direct all"), server.toString());
@@ -26,8 +31,8 @@ class SluiceClusterTest {
         assertFalse(server.contains("buffer.capacity 1g"), server.toString());
       }
       List<String> coordinator = Files.readAllLines(dir.resolve("cluster/coordinator.conf"));
-      assertFalse(coordinator.stream().anyMatch(l -> l.startsWith("flush.direct")),
-          coordinator.toString());
+      assertFalse(
+          coordinator.stream().anyMatch(l -> l.startsWith("flush.direct")), coordinator.toString());
     }
   }
 }

@@ -73,8 +73,8 @@ public final class Flags {
   }
 
   /**
-   * The value of a flag named in {@code names} (without its leading {@code --}), put into
-   * {@code into} under that name; the unknown-flag error for any other.
+   * The value of a flag named in {@code names} (without its leading {@code --}), put into {@code
+   * into} under that name; the unknown-flag error for any other.
    */
   public void named(String flag, List<String> names, Map<String, String> into) {
     if (!flag.startsWith("--") || !names.contains(flag.substring(2))) {

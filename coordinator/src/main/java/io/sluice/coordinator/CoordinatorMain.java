@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class CoordinatorMain {
   static {
-    // Log4j stops itself in a shutdown hook of its own, which races ours and can swallow the "stopped"
+    // Log4j stops itself in a shutdown hook of its own, which races ours and can swallow the
+    // "stopped"
     // line. Unless the operator decided otherwise, leave the stopping to the JVM's exit.
     if (System.getProperty("log4j.shutdownHookEnabled") == null) {
       System.setProperty("log4j.shutdownHookEnabled", "false");
@@ -52,13 +53,21 @@ public final class CoordinatorMain {
       return;
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      coordinator.close();
-      LOG.info("Coordinator {} stopped", coordinator.id());
-      stopped.countDown();
-    }, "sluice-coordinator-shutdown"));
-    LOG.info("Coordinator {} started: port {}, HTTP port {}, configuration {}", coordinator.id(),
-        coordinator.port(), coordinator.httpPort(), confFile.toAbsolutePath());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  coordinator.close();
+                  LOG.info("Coordinator {} stopped", coordinator.id());
+                  stopped.countDown();
+                },
+                "sluice-coordinator-shutdown"));
+    LOG.info(
+        "Coordinator {} started: port {}, HTTP port {}, configuration {}",
+        coordinator.id(),
+        coordinator.port(),
+        coordinator.httpPort(),
+        confFile.toAbsolutePath());
     try {
       ReadyFile.announce(coordinator.port(), coordinator.httpPort());
     } catch (IOException e) {

@@ -48,9 +48,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class CoordinatorServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorServer.class);
+
   /** How often, at most, silent servers and applications are swept out of the registries. */
   private static final long MAX_SWEEP_INTERVAL_MILLIS = 1000;
+
   private static final long MIN_SWEEP_INTERVAL_MILLIS = 100;
+
   /** Assignment requests waiting for the assigner beyond which new ones are answered BUSY. */
   static final int MAX_QUEUED_ASSIGNMENTS = 1024;
 
@@ -69,74 +72,111 @@ public final class CoordinatorServer implements Closeable {
 
   private CoordinatorServer(SluiceConf conf, Clock clock) {
     AuthOptions.refuseUnauthenticatedOffLoopback(conf, CoordinatorOptions.BIND_HOST);
-    this.servers = new ServerRegistry(clock, conf.get(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT),
-        exclusions);
-    this.apps = new ApplicationRegistry(clock, conf.get(CoordinatorOptions.APP_EXPIRY),
-        conf.get(CoordinatorOptions.MAX_APPS_PER_USER));
-    this.assigner = new ShuffleAssigner(servers,
-        conf.get(CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE),
-        conf.get(CoordinatorOptions.LOAD_HALF_PARTITIONS),
-        conf.get(CoordinatorOptions.PENDING_EXPIRY).toMillis(),
-        conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis());
+    this.servers =
+        new ServerRegistry(
+            clock, conf.get(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT), exclusions);
+    this.apps =
+        new ApplicationRegistry(
+            clock,
+            conf.get(CoordinatorOptions.APP_EXPIRY),
+            conf.get(CoordinatorOptions.MAX_APPS_PER_USER));
+    this.assigner =
+        new ShuffleAssigner(
+            servers,
+            conf.get(CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE),
+            conf.get(CoordinatorOptions.LOAD_HALF_PARTITIONS),
+            conf.get(CoordinatorOptions.PENDING_EXPIRY).toMillis(),
+            conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis());
     this.metrics = new CoordinatorMetrics(servers, apps, exclusions);
-    this.exclusionFile = conf.getOptional(CoordinatorOptions.EXCLUDE_FILE)
-        .map(file -> new ExclusionFileWatcher(Path.of(file), exclusions))
-        .orElse(null);
-    this.maintenance = Executors.newSingleThreadScheduledExecutor(
-        daemonThreads("sluice-coordinator-maintenance"));
+    this.exclusionFile =
+        conf.getOptional(CoordinatorOptions.EXCLUDE_FILE)
+            .map(file -> new ExclusionFileWatcher(Path.of(file), exclusions))
+            .orElse(null);
+    this.maintenance =
+        Executors.newSingleThreadScheduledExecutor(daemonThreads("sluice-coordinator-maintenance"));
     // One thread (assignments are computed one at a time anyway) and a bounded queue: a flood of
     // requests is answered BUSY, and the client tries the next coordinator, instead of piling up.
-    this.assignmentExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(MAX_QUEUED_ASSIGNMENTS), daemonThreads("sluice-coordinator-assigner"));
+    this.assignmentExecutor =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(MAX_QUEUED_ASSIGNMENTS),
+            daemonThreads("sluice-coordinator-assigner"));
     String host = conf.get(CoordinatorOptions.BIND_HOST);
     int port = conf.get(CoordinatorOptions.PORT);
-    this.id = conf.getOptional(CoordinatorOptions.ID).orElseGet(() -> localHostName(host) + ":" + port);
+    this.id =
+        conf.getOptional(CoordinatorOptions.ID).orElseGet(() -> localHostName(host) + ":" + port);
     try {
       if (exclusionFile != null) {
         exclusionFile.check();
       }
       TransportConf transportConf = new TransportConf(conf);
-      TransportContext context = new TransportContext(transportConf, id,
-          PooledByteBufAllocator.DEFAULT);
-      AssignmentLimits limits = new AssignmentLimits(conf.get(CoordinatorOptions.MAX_PARTITIONS),
-          conf.get(CoordinatorOptions.MAX_REPLICAS), transportConf.maxFrameSize());
+      TransportContext context =
+          new TransportContext(transportConf, id, PooledByteBufAllocator.DEFAULT);
+      AssignmentLimits limits =
+          new AssignmentLimits(
+              conf.get(CoordinatorOptions.MAX_PARTITIONS),
+              conf.get(CoordinatorOptions.MAX_REPLICAS),
+              transportConf.maxFrameSize());
       Secret clusterSecret = AuthOptions.clusterSecret(conf);
       // Only cluster members (servers heart-beating, drivers) talk to a coordinator.
-      ServerAuth auth = clusterSecret == null ? ServerAuth.disabled()
-          : new ServerAuth(Set.of(AuthRole.CLUSTER), clusterSecret, app -> null);
-      this.transportServer = context.createServer(host, port, new CoordinatorRequestHandler(
-          servers, apps, assigner, limits, metrics, assignmentExecutor), auth);
+      ServerAuth auth =
+          clusterSecret == null
+              ? ServerAuth.disabled()
+              : new ServerAuth(Set.of(AuthRole.CLUSTER), clusterSecret, app -> null);
+      this.transportServer =
+          context.createServer(
+              host,
+              port,
+              new CoordinatorRequestHandler(
+                  servers, apps, assigner, limits, metrics, assignmentExecutor),
+              auth);
       int httpPort = conf.get(CoordinatorOptions.HTTP_PORT);
       if (httpPort >= 0) {
         StatusPage status = new StatusPage(id, servers, apps, assigner);
         // Ready as soon as it answers: its RPC port is bound by now, and servers reach it through
         // the same Service that a readiness probe gates, so waiting for servers would never end.
-        this.httpServer = new StatusHttpServer(host, httpPort, metrics.registry(), status::build,
-            () -> null);
-        Secret adminToken = conf.getOptional(CoordinatorOptions.ADMIN_TOKEN_FILE)
-            .map(file -> SecretFile.read(file, CoordinatorOptions.ADMIN_TOKEN_FILE.key()))
-            .orElse(null);
-        httpServer.addHandler(AdminHandler.PREFIX,
+        this.httpServer =
+            new StatusHttpServer(host, httpPort, metrics.registry(), status::build, () -> null);
+        Secret adminToken =
+            conf.getOptional(CoordinatorOptions.ADMIN_TOKEN_FILE)
+                .map(file -> SecretFile.read(file, CoordinatorOptions.ADMIN_TOKEN_FILE.key()))
+                .orElse(null);
+        httpServer.addHandler(
+            AdminHandler.PREFIX,
             new AdminHandler(servers, adminToken, clusterSecret != null, host));
         httpServer.addHandler(ClusterPage.PATH, new ClusterPage(status::build));
         httpServer.addHandler(ApplicationsPage.PATH, new ApplicationsPage(apps, clock));
       }
     } catch (IOException e) {
       close();
-      throw new UncheckedIOException("cannot start the coordinator's HTTP server on " + host + ":"
-          + conf.get(CoordinatorOptions.HTTP_PORT) + " (" + CoordinatorOptions.HTTP_PORT.key()
-          + ")", e);
+      throw new UncheckedIOException(
+          "cannot start the coordinator's HTTP server on "
+              + host
+              + ":"
+              + conf.get(CoordinatorOptions.HTTP_PORT)
+              + " ("
+              + CoordinatorOptions.HTTP_PORT.key()
+              + ")",
+          e);
     } catch (RuntimeException e) {
       close();
       throw e;
     }
-    long sweepMillis = Math.max(MIN_SWEEP_INTERVAL_MILLIS, Math.min(Math.min(MAX_SWEEP_INTERVAL_MILLIS,
-        servers.timeoutMillis() / 4), conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis()));
-    maintenance.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+    long sweepMillis =
+        Math.max(
+            MIN_SWEEP_INTERVAL_MILLIS,
+            Math.min(
+                Math.min(MAX_SWEEP_INTERVAL_MILLIS, servers.timeoutMillis() / 4),
+                conf.get(CoordinatorOptions.REFRESH_INTERVAL).toMillis()));
+    maintenance.scheduleWithFixedDelay(
+        this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
     if (exclusionFile != null) {
       long checkMillis = conf.get(CoordinatorOptions.EXCLUDE_FILE_CHECK_INTERVAL).toMillis();
-      maintenance.scheduleWithFixedDelay(exclusionFile::check, checkMillis, checkMillis,
-          TimeUnit.MILLISECONDS);
+      maintenance.scheduleWithFixedDelay(
+          exclusionFile::check, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
     }
   }
 

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A request the coordinator will not carry out, with the status code it is answered with and a
- * message meant for the person who reads the client's error (what was wrong, which setting to change).
+ * message meant for the person who reads the client's error (what was wrong, which setting to
+ * change).
  */
 public final class RequestRefusedException extends RuntimeException {
   private static final long serialVersionUID = 1L;

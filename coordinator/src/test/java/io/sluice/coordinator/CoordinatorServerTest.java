@@ -54,7 +54,9 @@ class CoordinatorServerTest {
 
   @Test
   void serversHeartBeatAndAnApplicationGetsAnAssignment() throws Exception {
-    heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB),
+    heartbeat(
+        TestServers.status("s1", "host-1", GIB),
+        TestServers.status("s2", "host-2", GIB),
         TestServers.status("s3", "host-3", 2 * GIB));
     client.registerApplication("app-1", "alice");
 
@@ -72,40 +74,59 @@ class CoordinatorServerTest {
 
   @Test
   void offLoopbackWithoutAuthenticationTheCoordinatorRefusesToStart() {
-    ConfigException e = assertThrows(ConfigException.class, () -> CoordinatorServer.start(
-        CoordinatorTestSupport.conf().with(CoordinatorOptions.BIND_HOST, "0.0.0.0")));
-    assertTrue(e.getMessage().startsWith(
-        "'coordinator.bind.host' is 0.0.0.0, not a loopback address"), e.getMessage());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                CoordinatorServer.start(
+                    CoordinatorTestSupport.conf().with(CoordinatorOptions.BIND_HOST, "0.0.0.0")));
+    assertTrue(
+        e.getMessage().startsWith("'coordinator.bind.host' is 0.0.0.0, not a loopback address"),
+        e.getMessage());
   }
 
   @Test
   void anUnregisteredApplicationGetsUnknownApplication() throws Exception {
     heartbeat(TestServers.status("s1", "host-1", GIB));
 
-    RemoteException e = assertThrows(RemoteException.class,
-        () -> client.getAssignment("ghost", 0, 10, 1, List.of(), List.of()));
+    RemoteException e =
+        assertThrows(
+            RemoteException.class,
+            () -> client.getAssignment("ghost", 0, 10, 1, List.of(), List.of()));
 
     assertEquals(StatusCode.UNKNOWN_APPLICATION, e.status());
-    assertEquals(StatusCode.UNKNOWN_APPLICATION,
+    assertEquals(
+        StatusCode.UNKNOWN_APPLICATION,
         assertThrows(RemoteException.class, () -> client.appHeartbeat("ghost")).status());
   }
 
   @Test
   void badAssignmentRequestsAreInvalidAndNoServersIsNotEnoughServers() throws Exception {
     client.registerApplication("app-1", "alice");
-    assertEquals(StatusCode.NOT_ENOUGH_SERVERS, assertThrows(RemoteException.class,
-        () -> client.getAssignment("app-1", 0, 10, 1, List.of(), List.of())).status());
+    assertEquals(
+        StatusCode.NOT_ENOUGH_SERVERS,
+        assertThrows(
+                RemoteException.class,
+                () -> client.getAssignment("app-1", 0, 10, 1, List.of(), List.of()))
+            .status());
 
     heartbeat(TestServers.status("s1", "host-1", GIB));
     for (int partitions : new int[] {0, -7, Integer.MIN_VALUE}) {
-      RemoteException e = assertThrows(RemoteException.class,
-          () -> client.getAssignment("app-1", 0, partitions, 1, List.of(), List.of()));
+      RemoteException e =
+          assertThrows(
+              RemoteException.class,
+              () -> client.getAssignment("app-1", 0, partitions, 1, List.of(), List.of()));
       assertEquals(StatusCode.INVALID_REQUEST, e.status(), partitions + " partitions");
     }
-    assertEquals(StatusCode.INVALID_REQUEST, assertThrows(RemoteException.class,
-        () -> client.getAssignment("app-1", 0, 10, 0, List.of(), List.of())).status());
+    assertEquals(
+        StatusCode.INVALID_REQUEST,
+        assertThrows(
+                RemoteException.class,
+                () -> client.getAssignment("app-1", 0, 10, 0, List.of(), List.of()))
+            .status());
     // The coordinator is still fine.
-    assertEquals(10, client.getAssignment("app-1", 0, 10, 1, List.of(), List.of()).partitionCount());
+    assertEquals(
+        10, client.getAssignment("app-1", 0, 10, 1, List.of(), List.of()).partitionCount());
   }
 
   @Test
@@ -125,9 +146,14 @@ class CoordinatorServerTest {
   void aShuffleServerRequestIsRefusedWithoutHarm() throws Exception {
     TransportClient raw = factory.getClient("127.0.0.1", coordinator.port());
 
-    ExecutionException e = assertThrows(ExecutionException.class, () -> raw.request(
-        new RegisterShuffleRequest(TransportClient.nextRequestId(), "app", 0, 4),
-        StatusResponse.class).get(5, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                raw.request(
+                        new RegisterShuffleRequest(TransportClient.nextRequestId(), "app", 0, 4),
+                        StatusResponse.class)
+                    .get(5, TimeUnit.SECONDS));
 
     assertEquals(StatusCode.INVALID_REQUEST, ((RemoteException) e.getCause()).status());
     heartbeat(TestServers.status("s1", "host-1", GIB));
@@ -136,14 +162,16 @@ class CoordinatorServerTest {
   @Test
   void aSilentServerIsDroppedWithinTheTimeout() throws Exception {
     coordinator.close();
-    coordinator = CoordinatorTestSupport.start(CoordinatorTestSupport.conf()
-        .with(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT, "300ms"));
+    coordinator =
+        CoordinatorTestSupport.start(
+            CoordinatorTestSupport.conf()
+                .with(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT, "300ms"));
     client.close();
     client = CoordinatorTestSupport.client(factory, coordinator);
     heartbeat(TestServers.status("s1", "host-1", GIB));
 
-    CoordinatorTestSupport.waitFor("s1 to be dropped", Duration.ofSeconds(5),
-        () -> coordinator.servers().size() == 0);
+    CoordinatorTestSupport.waitFor(
+        "s1 to be dropped", Duration.ofSeconds(5), () -> coordinator.servers().size() == 0);
   }
 
   @Test
@@ -154,10 +182,14 @@ class CoordinatorServerTest {
 
     HttpResponse<String> metrics = CoordinatorTestSupport.get(coordinator.httpPort(), "/metrics");
     assertEquals(200, metrics.statusCode());
-    assertTrue(metrics.body().contains("sluice_coordinator_servers{condition=\"active\",} 2.0"),
+    assertTrue(
+        metrics.body().contains("sluice_coordinator_servers{condition=\"active\",} 2.0"),
         metrics.body());
-    assertTrue(metrics.body().contains(
-        "sluice_coordinator_requests_total{request=\"assignment\",status=\"OK\",} 1.0"));
+    assertTrue(
+        metrics
+            .body()
+            .contains(
+                "sluice_coordinator_requests_total{request=\"assignment\",status=\"OK\",} 1.0"));
     assertTrue(metrics.body().contains("sluice_coordinator_assignment_latency_seconds_count 1.0"));
     assertTrue(metrics.body().contains("sluice_coordinator_assigned_partitions_total 50.0"));
     assertTrue(metrics.body().contains("sluice_coordinator_apps 1.0"));
@@ -179,12 +211,14 @@ class CoordinatorServerTest {
   @Test
   void anyPartitionCountSparkCanAskForIsAssignedInAnAnswerThatGrowsWithTheServersOnly()
       throws Exception {
-    heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB),
+    heartbeat(
+        TestServers.status("s1", "host-1", GIB),
+        TestServers.status("s2", "host-2", GIB),
         TestServers.status("s3", "host-3", GIB));
     client.registerApplication("app-1", "alice");
 
-    AssignmentAnswer answer = client.getAssignment("app-1", 0, Integer.MAX_VALUE, 2, List.of(),
-        List.of());
+    AssignmentAnswer answer =
+        client.getAssignment("app-1", 0, Integer.MAX_VALUE, 2, List.of(), List.of());
 
     assertTrue(answer instanceof AssignmentRunsResponse, answer.toString());
     assertEquals(Integer.MAX_VALUE, answer.partitionCount());
@@ -198,12 +232,18 @@ class CoordinatorServerTest {
 
   @Test
   void aClientOfAnEarlierReleaseGetsOneEntryPerPartitionWithTheSameChains() throws Exception {
-    heartbeat(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB),
+    heartbeat(
+        TestServers.status("s1", "host-1", GIB),
+        TestServers.status("s2", "host-2", GIB),
         TestServers.status("s3", "host-3", GIB));
     client.registerApplication("app-1", "alice");
-    TransportClientFactory oldFactory = new TransportContext(
-        new TransportConf(CoordinatorTestSupport.conf()), "old-client",
-        PooledByteBufAllocator.DEFAULT).speakingUpTo(5).createClientFactory();
+    TransportClientFactory oldFactory =
+        new TransportContext(
+                new TransportConf(CoordinatorTestSupport.conf()),
+                "old-client",
+                PooledByteBufAllocator.DEFAULT)
+            .speakingUpTo(5)
+            .createClientFactory();
     CoordinatorClient old = CoordinatorTestSupport.client(oldFactory, coordinator);
     try {
       AssignmentAnswer current = client.getAssignment("app-1", 0, 1000, 2, List.of(), List.of());
@@ -218,10 +258,11 @@ class CoordinatorServerTest {
         assertEquals(2, chain.size());
         assertNotEquals(chain.get(0).host(), chain.get(1).host(), "partition " + p);
       }
-      RemoteException tooMany = assertThrows(RemoteException.class,
-          () -> old.getAssignment("app-1", 2, 1 << 24, 2, List.of(), List.of()));
-      assertTrue(tooMany.getMessage().contains("transport.max.frame.size"),
-          tooMany.getMessage());
+      RemoteException tooMany =
+          assertThrows(
+              RemoteException.class,
+              () -> old.getAssignment("app-1", 2, 1 << 24, 2, List.of(), List.of()));
+      assertTrue(tooMany.getMessage().contains("transport.max.frame.size"), tooMany.getMessage());
     } finally {
       old.close();
       oldFactory.close();
@@ -240,24 +281,29 @@ class CoordinatorServerTest {
     assertEquals(Set.of("s2"), used(client.getAssignment("app-1", 0, 20, 1, List.of(), List.of())));
 
     assertEquals(200, CoordinatorTestSupport.post(http, "/admin/include?server=s1").statusCode());
-    assertEquals(Set.of("s1", "s2"), used(client.getAssignment("app-1", 1, 20, 1, List.of(), List.of())));
+    assertEquals(
+        Set.of("s1", "s2"), used(client.getAssignment("app-1", 1, 20, 1, List.of(), List.of())));
 
     HttpResponse<String> drain = CoordinatorTestSupport.post(http, "/admin/decommission?server=s2");
     assertEquals(200, drain.statusCode(), drain.body());
     assertEquals(Set.of("s1"), used(client.getAssignment("app-1", 2, 20, 1, List.of(), List.of())));
-    assertTrue(CoordinatorTestSupport.get(http, "/status").body()
-        .contains("\"condition\":\"decommissioning\""));
+    assertTrue(
+        CoordinatorTestSupport.get(http, "/status")
+            .body()
+            .contains("\"condition\":\"decommissioning\""));
 
     assertEquals(405, CoordinatorTestSupport.get(http, "/admin/exclude?server=s1").statusCode());
     assertEquals(400, CoordinatorTestSupport.post(http, "/admin/exclude").statusCode());
-    assertEquals(404, CoordinatorTestSupport.post(http, "/admin/decommission?server=nope")
-        .statusCode());
+    assertEquals(
+        404, CoordinatorTestSupport.post(http, "/admin/decommission?server=nope").statusCode());
     assertEquals(404, CoordinatorTestSupport.post(http, "/admin/explode?server=s1").statusCode());
   }
 
   private void heartbeat(ServerStatus... statuses) throws Exception {
     for (ServerStatus status : statuses) {
-      assertEquals(1, client.sendHeartbeat(status).get(5, TimeUnit.SECONDS),
+      assertEquals(
+          1,
+          client.sendHeartbeat(status).get(5, TimeUnit.SECONDS),
           "heartbeat of " + status.serverId() + " accepted");
     }
   }

@@ -41,30 +41,37 @@ public final class CoordinatorTestSupport {
   }
 
   public static TransportClientFactory clientFactory() {
-    return new TransportContext(new TransportConf(conf()), "test-client",
-        PooledByteBufAllocator.DEFAULT).createClientFactory();
+    return new TransportContext(
+            new TransportConf(conf()), "test-client", PooledByteBufAllocator.DEFAULT)
+        .createClientFactory();
   }
 
   public static CoordinatorAddress address(CoordinatorServer coordinator) {
     return new CoordinatorAddress("127.0.0.1", coordinator.port());
   }
 
-  public static CoordinatorClient client(TransportClientFactory factory,
-      CoordinatorServer... coordinators) {
-    return new CoordinatorClient(factory, List.of(coordinators).stream()
-        .map(CoordinatorTestSupport::address).toList(), Duration.ofSeconds(5));
+  public static CoordinatorClient client(
+      TransportClientFactory factory, CoordinatorServer... coordinators) {
+    return new CoordinatorClient(
+        factory,
+        List.of(coordinators).stream().map(CoordinatorTestSupport::address).toList(),
+        Duration.ofSeconds(5));
   }
 
   public static HttpResponse<String> get(int port, String path)
       throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   public static HttpResponse<String> post(int port, String path)
       throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** Polls {@code condition} until it holds, failing after {@code timeout}. */

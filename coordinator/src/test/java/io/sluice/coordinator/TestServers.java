@@ -95,8 +95,21 @@ public final class TestServers {
     }
 
     public ServerStatus build() {
-      return new ServerStatus(id, host, port, httpPort, state, "0.1.0-test", used, capacity,
-          readUsed, readCapacity, partitionsHeld, disks, tags, System.currentTimeMillis());
+      return new ServerStatus(
+          id,
+          host,
+          port,
+          httpPort,
+          state,
+          "0.1.0-test",
+          used,
+          capacity,
+          readUsed,
+          readCapacity,
+          partitionsHeld,
+          disks,
+          tags,
+          System.currentTimeMillis());
     }
   }
 }

@@ -63,7 +63,8 @@ class TwoCoordinatorsTest {
     CoordinatorClient both = client(first, second);
     both.registerApplication("app-1", "alice");
     assertTrue(first.applications().isRegistered("app-1"));
-    assertEquals(100, both.getAssignment("app-1", 0, 100, 1, List.of(), List.of()).partitionCount());
+    assertEquals(
+        100, both.getAssignment("app-1", 0, 100, 1, List.of(), List.of()).partitionCount());
 
     first.close();
 
@@ -76,8 +77,8 @@ class TwoCoordinatorsTest {
     assertEquals(0, second.applications().size());
 
     // Servers keep heart-beating; the dead coordinator costs them nothing but a debug line.
-    assertEquals(1, both.sendHeartbeat(TestServers.status("s9", "host-9", GIB))
-        .get(5, TimeUnit.SECONDS));
+    assertEquals(
+        1, both.sendHeartbeat(TestServers.status("s9", "host-9", GIB)).get(5, TimeUnit.SECONDS));
     assertTrue(second.servers().get("s9") != null);
   }
 

@@ -78,8 +78,9 @@ class KubernetesManifestsTest {
 
   private static Map<String, Integer> containerPorts(JsonNode container) {
     Map<String, Integer> ports = new HashMap<>();
-    container.path("ports").forEach(p -> ports.put(p.path("name").asText(),
-        p.path("containerPort").asInt()));
+    container
+        .path("ports")
+        .forEach(p -> ports.put(p.path("name").asText(), p.path("containerPort").asInt()));
     return ports;
   }
 
@@ -119,8 +120,8 @@ class KubernetesManifestsTest {
         }
       }
     }
-    throw new AssertionError(file + " is on no volume of " + workload.path("metadata")
-        .path("name").asText());
+    throw new AssertionError(
+        file + " is on no volume of " + workload.path("metadata").path("name").asText());
   }
 
   /** The file lies in a volume of the Secret, not readable by every user, and that key exists. */
@@ -128,8 +129,13 @@ class KubernetesManifestsTest {
     JsonNode secret = volumeHolding(workload, file).path("secret");
     assertEquals(SECRET, secret.path("secretName").asText(), file);
     int mode = secret.path("defaultMode").asInt(0644);
-    assertEquals(0, mode & 0007, file + ": mode " + Integer.toOctalString(mode)
-        + " lets every user read the secret, which the daemons refuse");
+    assertEquals(
+        0,
+        mode & 0007,
+        file
+            + ": mode "
+            + Integer.toOctalString(mode)
+            + " lets every user read the secret, which the daemons refuse");
     String key = Path.of(file).getFileName().toString();
     if (secret.has("items")) {
       boolean listed = false;
@@ -138,9 +144,12 @@ class KubernetesManifestsTest {
       }
       assertTrue(listed, file + " is one of the Secret's items");
     }
-    String created = Files.exists(Manifest.KUBERNETES_DIR.resolve("config.yaml"))
-        ? readQuietly(Manifest.KUBERNETES_DIR.resolve("config.yaml")) : "";
-    assertTrue(created.contains("--from-literal=" + key + "="),
+    String created =
+        Files.exists(Manifest.KUBERNETES_DIR.resolve("config.yaml"))
+            ? readQuietly(Manifest.KUBERNETES_DIR.resolve("config.yaml"))
+            : "";
+    assertTrue(
+        created.contains("--from-literal=" + key + "="),
         "config.yaml's kubectl command creates the key " + key);
   }
 
@@ -153,11 +162,15 @@ class KubernetesManifestsTest {
   }
 
   private static void assertOnePerNode(JsonNode workload) {
-    JsonNode terms = podSpec(workload).path("affinity").path("podAntiAffinity")
-        .path("requiredDuringSchedulingIgnoredDuringExecution");
+    JsonNode terms =
+        podSpec(workload)
+            .path("affinity")
+            .path("podAntiAffinity")
+            .path("requiredDuringSchedulingIgnoredDuringExecution");
     assertEquals(1, terms.size(), "one anti-affinity term");
     assertEquals("kubernetes.io/hostname", terms.get(0).path("topologyKey").asText());
-    assertTrue(selects(terms.get(0).path("labelSelector"), podLabels(workload)),
+    assertTrue(
+        selects(terms.get(0).path("labelSelector"), podLabels(workload)),
         "the term keeps the workload's own pods apart");
   }
 
@@ -176,8 +189,8 @@ class KubernetesManifestsTest {
         continue;
       }
       assertFalse(m.name().isEmpty(), m.toString());
-      assertEquals(NAMESPACE, m.document().path("metadata").path("namespace").asText(),
-          m.toString());
+      assertEquals(
+          NAMESPACE, m.document().path("metadata").path("namespace").asText(), m.toString());
     }
   }
 
@@ -185,8 +198,9 @@ class KubernetesManifestsTest {
   void serversExposeTheirConfiguredPortsAndReachTheCoordinatorServices() throws IOException {
     JsonNode set = only("StatefulSet", "sluice-server");
     JsonNode c = container(set);
-    assertEquals(Map.of("rpc", server.get(ServerOptions.PORT),
-        "http", server.get(ServerOptions.HTTP_PORT)), containerPorts(c));
+    assertEquals(
+        Map.of("rpc", server.get(ServerOptions.PORT), "http", server.get(ServerOptions.HTTP_PORT)),
+        containerPorts(c));
     assertEquals("0.0.0.0", server.get(ServerOptions.BIND_HOST));
     assertProbedOnReady(c);
     JsonNode service = only("Service", set.path("spec").path("serviceName").asText());
@@ -209,16 +223,21 @@ class KubernetesManifestsTest {
     JsonNode c = container(only("StatefulSet", "sluice-server"));
     assertEquals("server", c.path("args").get(0).asText());
     String conf = c.path("args").get(1).asText();
-    assertEquals("config", volumeHolding(only("StatefulSet", "sluice-server"), conf).path("name")
-        .asText());
-    assertEquals("$(POD_NAME).sluice-server.$(POD_NAMESPACE).svc",
-        env(c, "SLUICE_ADVERTISED_HOST"));
+    assertEquals(
+        "config", volumeHolding(only("StatefulSet", "sluice-server"), conf).path("name").asText());
+    assertEquals(
+        "$(POD_NAME).sluice-server.$(POD_NAMESPACE).svc", env(c, "SLUICE_ADVERTISED_HOST"));
     assertEquals("$(POD_NAME)", env(c, "SLUICE_SERVER_ID"));
     // The node, for the copies-on-different-machines rule, from the pod's own spec.
     boolean nodeFromSpec = false;
     for (JsonNode e : c.path("env")) {
-      nodeFromSpec |= e.path("name").asText().equals("SLUICE_NODE") && e.path("valueFrom")
-          .path("fieldRef").path("fieldPath").asText().equals("spec.nodeName");
+      nodeFromSpec |=
+          e.path("name").asText().equals("SLUICE_NODE")
+              && e.path("valueFrom")
+                  .path("fieldRef")
+                  .path("fieldPath")
+                  .asText()
+                  .equals("spec.nodeName");
     }
     assertTrue(nodeFromSpec, "SLUICE_NODE comes from spec.nodeName");
 
@@ -229,11 +248,15 @@ class KubernetesManifestsTest {
     while (m.find()) {
       written.add(m.group(1));
     }
-    assertEquals(Set.of(ServerOptions.ADVERTISED_HOST.key(), ServerOptions.SERVER_ID.key(),
-        ServerOptions.NODE.key()), written);
+    assertEquals(
+        Set.of(
+            ServerOptions.ADVERTISED_HOST.key(),
+            ServerOptions.SERVER_ID.key(),
+            ServerOptions.NODE.key()),
+        written);
     String dockerfile = Files.readString(ROOT.resolve("deploy/docker/Dockerfile"));
-    assertTrue(dockerfile.contains("ENTRYPOINT [\"/opt/sluice/bin/sluice-container.sh\"]"),
-        dockerfile);
+    assertTrue(
+        dockerfile.contains("ENTRYPOINT [\"/opt/sluice/bin/sluice-container.sh\"]"), dockerfile);
   }
 
   @Test
@@ -247,8 +270,10 @@ class KubernetesManifestsTest {
       assertFromSecret(deployment, coordinator.get(AuthOptions.CLUSTER_SECRET_FILE));
       assertFromSecret(deployment, coordinator.get(CoordinatorOptions.ADMIN_TOKEN_FILE));
       // The daemons refuse secret files every user can read: the pods' group reads them.
-      assertEquals(podSpec(deployment).path("securityContext").path("runAsGroup").asInt(),
-          podSpec(deployment).path("securityContext").path("fsGroup").asInt(), name);
+      assertEquals(
+          podSpec(deployment).path("securityContext").path("runAsGroup").asInt(),
+          podSpec(deployment).path("securityContext").path("fsGroup").asInt(),
+          name);
     }
   }
 
@@ -257,17 +282,25 @@ class KubernetesManifestsTest {
     for (String name : List.of("sluice-coordinator-a", "sluice-coordinator-b")) {
       JsonNode deployment = only("Deployment", name);
       JsonNode c = container(deployment);
-      assertEquals(Map.of("rpc", coordinator.get(CoordinatorOptions.PORT),
-          "http", coordinator.get(CoordinatorOptions.HTTP_PORT)), containerPorts(c), name);
+      assertEquals(
+          Map.of(
+              "rpc",
+              coordinator.get(CoordinatorOptions.PORT),
+              "http",
+              coordinator.get(CoordinatorOptions.HTTP_PORT)),
+          containerPorts(c),
+          name);
       assertEquals("0.0.0.0", coordinator.get(CoordinatorOptions.BIND_HOST));
-      assertEquals(List.of("coordinator", "/etc/sluice/conf/coordinator.conf"),
+      assertEquals(
+          List.of("coordinator", "/etc/sluice/conf/coordinator.conf"),
           List.of(c.path("args").get(0).asText(), c.path("args").get(1).asText()));
       assertProbedOnReady(c);
       assertOnePerNode(deployment);
       String heap = env(c, "SLUICE_COORDINATOR_HEAP");
-      long limit = Sizes.kubernetesBytes(c.path("resources").path("limits").path("memory")
-          .asText());
-      assertTrue(limit >= Sizes.jvmBytes(heap) + (256L << 20),
+      long limit =
+          Sizes.kubernetesBytes(c.path("resources").path("limits").path("memory").asText());
+      assertTrue(
+          limit >= Sizes.jvmBytes(heap) + (256L << 20),
           name + ": memory limit " + limit + " below heap " + heap + " + 256 MiB");
     }
   }
@@ -282,49 +315,60 @@ class KubernetesManifestsTest {
     JsonNode coordinatorBudget = only("PodDisruptionBudget", "sluice-coordinator").path("spec");
     assertEquals(1, coordinatorBudget.path("minAvailable").asInt());
     for (String name : List.of("sluice-coordinator-a", "sluice-coordinator-b")) {
-      assertTrue(selects(coordinatorBudget.path("selector"),
-          podLabels(only("Deployment", name))), name);
+      assertTrue(
+          selects(coordinatorBudget.path("selector"), podLabels(only("Deployment", name))), name);
     }
   }
 
   @Test
   void networkPoliciesOpenTheConfiguredPortsToClientsPeersAndPrometheusOnly() {
-    Map<String, Set<Integer>> serverPorts = openPorts(only("NetworkPolicy", "sluice-server"),
-        podLabels(only("StatefulSet", "sluice-server")));
-    assertEquals(Map.of(
+    Map<String, Set<Integer>> serverPorts =
+        openPorts(
+            only("NetworkPolicy", "sluice-server"),
+            podLabels(only("StatefulSet", "sluice-server")));
+    assertEquals(
+        Map.of(
             "sluice/client=true", Set.of(server.get(ServerOptions.PORT)),
             "app.kubernetes.io/component=server", Set.of(server.get(ServerOptions.PORT)),
             "app.kubernetes.io/name=prometheus", Set.of(server.get(ServerOptions.HTTP_PORT))),
         serverPorts);
-    Map<String, Set<Integer>> coordinatorPorts = openPorts(
-        only("NetworkPolicy", "sluice-coordinator"),
-        podLabels(only("Deployment", "sluice-coordinator-a")));
-    assertEquals(Map.of(
-            "sluice/client=true", Set.of(coordinator.get(CoordinatorOptions.PORT)),
-            "app.kubernetes.io/component=server", Set.of(coordinator.get(CoordinatorOptions.PORT)),
+    Map<String, Set<Integer>> coordinatorPorts =
+        openPorts(
+            only("NetworkPolicy", "sluice-coordinator"),
+            podLabels(only("Deployment", "sluice-coordinator-a")));
+    assertEquals(
+        Map.of(
+            "sluice/client=true",
+            Set.of(coordinator.get(CoordinatorOptions.PORT)),
+            "app.kubernetes.io/component=server",
+            Set.of(coordinator.get(CoordinatorOptions.PORT)),
             "app.kubernetes.io/name=prometheus",
             Set.of(coordinator.get(CoordinatorOptions.HTTP_PORT)),
-            "sluice/admin=true", Set.of(coordinator.get(CoordinatorOptions.HTTP_PORT))),
+            "sluice/admin=true",
+            Set.of(coordinator.get(CoordinatorOptions.HTTP_PORT))),
         coordinatorPorts);
     JsonNode template = Manifest.only(ALL, "Pod", "").document();
-    assertEquals("true", template.path("metadata").path("labels").path("sluice/client").asText(),
+    assertEquals(
+        "true",
+        template.path("metadata").path("labels").path("sluice/client").asText(),
         "the driver pod template carries the client label");
   }
 
   /** Per peer (its most telling label), the ports a policy selecting {@code pod} opens to it. */
   private static Map<String, Set<Integer>> openPorts(JsonNode policy, Map<String, String> pod) {
     assertTrue(selects(policy.path("spec").path("podSelector"), pod));
-    assertEquals(List.of("Ingress"), List.of(policy.path("spec").path("policyTypes").get(0)
-        .asText()));
+    assertEquals(
+        List.of("Ingress"), List.of(policy.path("spec").path("policyTypes").get(0).asText()));
     Map<String, Set<Integer>> open = new HashMap<>();
     for (JsonNode rule : policy.path("spec").path("ingress")) {
       Set<Integer> ports = new HashSet<>();
       rule.path("ports").forEach(p -> ports.add(p.path("port").asInt()));
       for (JsonNode peer : rule.path("from")) {
         Map<String, String> peerLabels = labels(peer.path("podSelector").path("matchLabels"));
-        String telling = peerLabels.containsKey("app.kubernetes.io/component")
-            ? "app.kubernetes.io/component=" + peerLabels.get("app.kubernetes.io/component")
-            : peerLabels.entrySet().iterator().next().toString();
+        String telling =
+            peerLabels.containsKey("app.kubernetes.io/component")
+                ? "app.kubernetes.io/component=" + peerLabels.get("app.kubernetes.io/component")
+                : peerLabels.entrySet().iterator().next().toString();
         open.computeIfAbsent(telling, k -> new HashSet<>()).addAll(ports);
       }
     }
@@ -339,8 +383,10 @@ class KubernetesManifestsTest {
     List<Manifest> services = Manifest.ofKind(ALL, "Service");
     assertEquals(3, services.size());
     for (Manifest service : services) {
-      assertTrue(selects(monitor.path("selector"),
-          labels(service.document().path("metadata").path("labels"))), service.toString());
+      assertTrue(
+          selects(
+              monitor.path("selector"), labels(service.document().path("metadata").path("labels"))),
+          service.toString());
       boolean named = false;
       for (JsonNode p : service.document().path("spec").path("ports")) {
         named |= p.path("name").asText().equals(port);
@@ -355,13 +401,21 @@ class KubernetesManifestsTest {
     JsonNode c = container(set);
     long heap = Sizes.jvmBytes(env(c, "SLUICE_SERVER_HEAP"));
     long direct = ServerJvmOptions.maxDirectMemory(server);
-    long limit = Sizes.kubernetesBytes(c.path("resources").path("limits").path("memory")
-        .asText());
-    assertTrue(limit >= heap + direct + (256L << 20), "memory limit " + limit
-        + " below heap " + heap + " + direct memory " + direct + " + 256 MiB");
+    long limit = Sizes.kubernetesBytes(c.path("resources").path("limits").path("memory").asText());
+    assertTrue(
+        limit >= heap + direct + (256L << 20),
+        "memory limit "
+            + limit
+            + " below heap "
+            + heap
+            + " + direct memory "
+            + direct
+            + " + 256 MiB");
     long grace = podSpec(set).path("terminationGracePeriodSeconds").asLong();
-    assertTrue(grace >= server.get(ServerOptions.DRAIN_TIMEOUT).toSeconds()
-            + server.get(ServerOptions.STOP_FLUSH_TIMEOUT).toSeconds(),
+    assertTrue(
+        grace
+            >= server.get(ServerOptions.DRAIN_TIMEOUT).toSeconds()
+                + server.get(ServerOptions.STOP_FLUSH_TIMEOUT).toSeconds(),
         "grace period " + grace + " s: the drain plus the time a stop may take to flush");
     String dir = server.get(ServerOptions.LOCAL_DIRS).get(0);
     boolean mounted = false;

@@ -27,8 +27,8 @@ import java.util.Set;
 
 /**
  * Validates a manifest against the Kubernetes API schema. The kinds of the Kubernetes API are
- * checked by the official Kubernetes Java client's models (io.kubernetes:client-java-api), which are
- * generated from the OpenAPI schema of one Kubernetes release (1.35 for client-java 26): their
+ * checked by the official Kubernetes Java client's models (io.kubernetes:client-java-api), which
+ * are generated from the OpenAPI schema of one Kubernetes release (1.35 for client-java 26): their
  * {@code validateJsonElement} refuses a field the schema does not define and a missing required
  * field, all the way down, and reading the document into the model refuses a value of the wrong
  * type. The ServiceMonitor kind belongs to prometheus-operator, not to Kubernetes: fabric8's model
@@ -36,20 +36,21 @@ import java.util.Set;
  * an "additional property") is refused.
  */
 final class KubernetesSchema {
-  private static final Map<String, Class<?>> KUBERNETES_KINDS = Map.of(
-      "v1/Namespace", V1Namespace.class,
-      "v1/ConfigMap", V1ConfigMap.class,
-      "v1/Secret", V1Secret.class,
-      "v1/Service", V1Service.class,
-      "v1/Pod", V1Pod.class,
-      "apps/v1/Deployment", V1Deployment.class,
-      "apps/v1/StatefulSet", V1StatefulSet.class,
-      "policy/v1/PodDisruptionBudget", V1PodDisruptionBudget.class,
-      "networking.k8s.io/v1/NetworkPolicy", V1NetworkPolicy.class);
+  private static final Map<String, Class<?>> KUBERNETES_KINDS =
+      Map.of(
+          "v1/Namespace", V1Namespace.class,
+          "v1/ConfigMap", V1ConfigMap.class,
+          "v1/Secret", V1Secret.class,
+          "v1/Service", V1Service.class,
+          "v1/Pod", V1Pod.class,
+          "apps/v1/Deployment", V1Deployment.class,
+          "apps/v1/StatefulSet", V1StatefulSet.class,
+          "policy/v1/PodDisruptionBudget", V1PodDisruptionBudget.class,
+          "networking.k8s.io/v1/NetworkPolicy", V1NetworkPolicy.class);
   private static final String SERVICE_MONITOR = "monitoring.coreos.com/v1/ServiceMonitor";
 
-  private static final ObjectMapper JACKSON = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final ObjectMapper JACKSON =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
   private static final JSON KUBERNETES_JSON = new JSON();
 
   private KubernetesSchema() {}
@@ -64,8 +65,14 @@ final class KubernetesSchema {
       } else if (type.equals(SERVICE_MONITOR)) {
         validateServiceMonitor(document);
       } else {
-        throw new IllegalArgumentException("no schema for " + type + " (known: "
-            + KUBERNETES_KINDS.keySet() + ", " + SERVICE_MONITOR + ")");
+        throw new IllegalArgumentException(
+            "no schema for "
+                + type
+                + " (known: "
+                + KUBERNETES_KINDS.keySet()
+                + ", "
+                + SERVICE_MONITOR
+                + ")");
       }
     } catch (Exception e) {
       throw new AssertionError(where + " is not valid: " + e.getMessage(), e);
@@ -86,8 +93,8 @@ final class KubernetesSchema {
 
   private static void validateServiceMonitor(JsonNode document) throws Exception {
     ServiceMonitor monitor = JACKSON.treeToValue(document, ServiceMonitor.class);
-    refuseAdditionalProperties(monitor, "ServiceMonitor", java.util.Collections.newSetFromMap(
-        new IdentityHashMap<>()));
+    refuseAdditionalProperties(
+        monitor, "ServiceMonitor", java.util.Collections.newSetFromMap(new IdentityHashMap<>()));
   }
 
   /** Walks fabric8's model through its getters: any additional property is a field it lacks. */
@@ -107,16 +114,18 @@ final class KubernetesSchema {
       return;
     }
     for (Method getter : node.getClass().getMethods()) {
-      if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
-          || !getter.getName().startsWith("get") || getter.getName().equals("getClass")) {
+      if (getter.getParameterCount() != 0
+          || Modifier.isStatic(getter.getModifiers())
+          || !getter.getName().startsWith("get")
+          || getter.getName().equals("getClass")) {
         continue;
       }
       Object value = getter.invoke(node);
       if (getter.getName().equals("getAdditionalProperties")) {
         Map<?, ?> extra = (Map<?, ?>) value;
         if (extra != null && !extra.isEmpty()) {
-          throw new IllegalArgumentException(path + " has fields its kind does not define: "
-              + extra.keySet());
+          throw new IllegalArgumentException(
+              path + " has fields its kind does not define: " + extra.keySet());
         }
       } else {
         refuseAdditionalProperties(value, path + "." + getter.getName().substring(3), seen);

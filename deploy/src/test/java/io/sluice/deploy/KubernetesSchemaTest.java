@@ -28,8 +28,19 @@ class KubernetesSchemaTest {
       KubernetesSchema.validate(m.document(), m.toString());
       kinds.add(m.kind());
     }
-    assertEquals(new TreeSet<>(Set.of("ConfigMap", "Deployment", "Namespace", "NetworkPolicy",
-        "Pod", "PodDisruptionBudget", "Service", "ServiceMonitor", "StatefulSet")), kinds);
+    assertEquals(
+        new TreeSet<>(
+            Set.of(
+                "ConfigMap",
+                "Deployment",
+                "Namespace",
+                "NetworkPolicy",
+                "Pod",
+                "PodDisruptionBudget",
+                "Service",
+                "ServiceMonitor",
+                "StatefulSet")),
+        kinds);
   }
 
   @Test
@@ -75,8 +86,9 @@ class KubernetesSchemaTest {
   }
 
   private static String refusal(JsonNode document) {
-    return assertThrows(AssertionError.class,
-        () -> KubernetesSchema.validate(document, "a changed copy")).getMessage();
+    return assertThrows(
+            AssertionError.class, () -> KubernetesSchema.validate(document, "a changed copy"))
+        .getMessage();
   }
 
   private static ObjectNode copyOf(String kind, String name) {
@@ -84,8 +96,8 @@ class KubernetesSchemaTest {
   }
 
   private static ObjectNode container(ObjectNode workload) {
-    ArrayNode containers = (ArrayNode) workload.path("spec").path("template").path("spec")
-        .path("containers");
+    ArrayNode containers =
+        (ArrayNode) workload.path("spec").path("template").path("spec").path("containers");
     return (ObjectNode) containers.get(0);
   }
 }

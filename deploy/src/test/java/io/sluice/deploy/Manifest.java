@@ -41,8 +41,8 @@ record Manifest(Path file, int index, JsonNode document) {
   }
 
   static Manifest only(List<Manifest> manifests, String kind, String name) {
-    List<Manifest> found = manifests.stream()
-        .filter(m -> kind.equals(m.kind()) && name.equals(m.name())).toList();
+    List<Manifest> found =
+        manifests.stream().filter(m -> kind.equals(m.kind()) && name.equals(m.name())).toList();
     assertEquals(1, found.size(), kind + " " + name);
     return found.get(0);
   }
@@ -61,7 +61,13 @@ record Manifest(Path file, int index, JsonNode document) {
 
   @Override
   public String toString() {
-    return KUBERNETES_DIR.relativize(file) + " document " + index + " (" + kind() + " " + name()
+    return KUBERNETES_DIR.relativize(file)
+        + " document "
+        + index
+        + " ("
+        + kind()
+        + " "
+        + name()
         + ")";
   }
 }

@@ -36,12 +36,12 @@ import scala.Tuple2;
  *       finished. Between the two, the finished maps' output is on the servers and map 0 is
  *       half-way through its pushes.
  *   <li>{@code reduce}: reduce task 0 reads its first record, writes {@code dir/held} (holding its
- *       JVM's process id and its executor's id: {@code <pid> <executor>}) and waits for
- *       {@code dir/go}.
+ *       JVM's process id and its executor's id: {@code <pid> <executor>}) and waits for {@code
+ *       dir/go}.
  * </ul>
  *
- * <p>Only the first attempt of the held task in the stage's first attempt holds, at most
- * {@link #HOLD_MILLIS}; retries and re-runs go straight through.
+ * <p>Only the first attempt of the held task in the stage's first attempt holds, at most {@link
+ * #HOLD_MILLIS}; retries and re-runs go straight through.
  *
  * <p>The job: {@value #MAPS} map tasks of {@value #RECORDS_PER_MAP} records each, hash-partitioned
  * into {@value #REDUCES} reduce partitions, each reduced to its record count and the sums of its
@@ -70,10 +70,12 @@ public final class FaultJob {
     String answer;
     String manager;
     try {
-      answer = describe(run(JavaSparkContext.fromSparkContext(spark.sparkContext()), dir,
-          holdMap));
-      manager = "Shuffle manager: " + spark.conf().get("spark.shuffle.manager", "sort")
-          + ", Spark " + spark.version();
+      answer = describe(run(JavaSparkContext.fromSparkContext(spark.sparkContext()), dir, holdMap));
+      manager =
+          "Shuffle manager: "
+              + spark.conf().get("spark.shuffle.manager", "sort")
+              + ", Spark "
+              + spark.version();
     } finally {
       spark.stop();
     }
@@ -92,43 +94,49 @@ public final class FaultJob {
     for (int i = 0; i < MAPS; i++) {
       maps.add(i);
     }
-    List<Tuple2<Integer, long[]>> sums = new ArrayList<>(sc.parallelize(maps, MAPS)
-        .mapPartitionsToPair(it -> {
-          int map = it.next();
-          // Records are made as the writer consumes them, so that a held map has pushed half of
-          // its output before it waits and pushes the rest after.
-          return new Iterator<Tuple2<Long, Long>>() {
-            private int i;
+    List<Tuple2<Integer, long[]>> sums =
+        new ArrayList<>(
+            sc.parallelize(maps, MAPS)
+                .mapPartitionsToPair(
+                    it -> {
+                      int map = it.next();
+                      // Records are made as the writer consumes them, so that a held map has pushed
+                      // half of
+                      // its output before it waits and pushes the rest after.
+                      return new Iterator<Tuple2<Long, Long>>() {
+                        private int i;
 
-            @Override
-            public boolean hasNext() {
-              return i < RECORDS_PER_MAP;
-            }
+                        @Override
+                        public boolean hasNext() {
+                          return i < RECORDS_PER_MAP;
+                        }
 
-            @Override
-            public Tuple2<Long, Long> next() {
-              if (holdMap && map == 0 && i == RECORDS_PER_MAP / 2) {
-                hold(dir);
-              }
-              return record(map, i++);
-            }
-          };
-        })
-        .partitionBy(new HashPartitioner(REDUCES))
-        .mapPartitionsWithIndex((index, it) -> {
-          long[] partition = new long[3];
-          while (it.hasNext()) {
-            Tuple2<Long, Long> r = it.next();
-            if (!holdMap && index == 0 && partition[0] == 0) {
-              hold(dir);
-            }
-            partition[0]++;
-            partition[1] += r._1();
-            partition[2] += r._2();
-          }
-          return List.of(new Tuple2<>(index, partition)).iterator();
-        }, true)
-        .collect());
+                        @Override
+                        public Tuple2<Long, Long> next() {
+                          if (holdMap && map == 0 && i == RECORDS_PER_MAP / 2) {
+                            hold(dir);
+                          }
+                          return record(map, i++);
+                        }
+                      };
+                    })
+                .partitionBy(new HashPartitioner(REDUCES))
+                .mapPartitionsWithIndex(
+                    (index, it) -> {
+                      long[] partition = new long[3];
+                      while (it.hasNext()) {
+                        Tuple2<Long, Long> r = it.next();
+                        if (!holdMap && index == 0 && partition[0] == 0) {
+                          hold(dir);
+                        }
+                        partition[0]++;
+                        partition[1] += r._1();
+                        partition[2] += r._2();
+                      }
+                      return List.of(new Tuple2<>(index, partition)).iterator();
+                    },
+                    true)
+                .collect());
     sums.sort((a, b) -> Integer.compare(a._1(), b._1()));
     List<long[]> result = new ArrayList<>();
     sums.forEach(t -> result.add(t._2()));
@@ -168,14 +176,14 @@ public final class FaultJob {
       records += p[0];
       crc.update((p[0] + " " + p[1] + " " + p[2] + "\n").getBytes(StandardCharsets.UTF_8));
     }
-    return String.format("%d partitions, %d records, crc %08x", partitions.size(), records,
-        crc.getValue());
+    return String.format(
+        "%d partitions, %d records, crc %08x", partitions.size(), records, crc.getValue());
   }
 
   /**
    * Holds the calling task, if it is the first attempt of its task in its stage's first attempt:
-   * writes {@code dir/held} with this JVM's process id and the executor's id, then waits for
-   * {@code dir/go}.
+   * writes {@code dir/held} with this JVM's process id and the executor's id, then waits for {@code
+   * dir/go}.
    */
   private static void hold(String dir) {
     TaskContext task = TaskContext.get();
@@ -186,8 +194,10 @@ public final class FaultJob {
     try {
       // Written whole, then renamed: whoever sees the file reads all of it.
       Path held = Paths.get(dir, "held");
-      Path partial = Files.writeString(Paths.get(dir, "held.partial"),
-          ProcessHandle.current().pid() + " " + SparkEnv.get().executorId());
+      Path partial =
+          Files.writeString(
+              Paths.get(dir, "held.partial"),
+              ProcessHandle.current().pid() + " " + SparkEnv.get().executorId());
       Files.move(partial, held, StandardCopyOption.ATOMIC_MOVE);
       long deadline = System.currentTimeMillis() + HOLD_MILLIS;
       while (!Files.exists(go)) {
@@ -215,8 +225,11 @@ public final class FaultJob {
 
     @Override
     public synchronized void onTaskEnd(SparkListenerTaskEnd end) {
-      if (end.stageId() == 0 && end.stageAttemptId() == 0 && end.reason() instanceof Success$
-          && end.taskInfo().index() != 0 && ++succeeded == MAPS - 1) {
+      if (end.stageId() == 0
+          && end.stageAttemptId() == 0
+          && end.reason() instanceof Success$
+          && end.taskInfo().index() != 0
+          && ++succeeded == MAPS - 1) {
         try {
           Files.writeString(dir.resolve("others-done"), "");
         } catch (IOException e) {

@@ -31,12 +31,20 @@ public final class JobCounts extends SparkListener {
   @Override
   public synchronized void onTaskEnd(SparkListenerTaskEnd end) {
     if (end.reason() instanceof Success$) {
-      successesByExecutor.computeIfAbsent(end.stageId(), id -> new TreeMap<>())
+      successesByExecutor
+          .computeIfAbsent(end.stageId(), id -> new TreeMap<>())
           .merge(end.taskInfo().executorId(), 1, Integer::sum);
     } else {
       failedTasks++;
-      failures.add("stage " + end.stageId() + "." + end.stageAttemptId() + " task "
-          + end.taskInfo().index() + ": " + end.reason());
+      failures.add(
+          "stage "
+              + end.stageId()
+              + "."
+              + end.stageAttemptId()
+              + " task "
+              + end.taskInfo().index()
+              + ": "
+              + end.reason());
     }
   }
 
@@ -73,7 +81,9 @@ public final class JobCounts extends SparkListener {
    * succeeded (on a cluster, where the built-in shuffle would keep that stage's output).
    */
   public synchronized String successesByExecutor(int stage) {
-    return "Stage " + stage + " tasks succeeded by executor: "
+    return "Stage "
+        + stage
+        + " tasks succeeded by executor: "
         + format(successesByExecutor.getOrDefault(stage, Map.of()));
   }
 
@@ -83,7 +93,8 @@ public final class JobCounts extends SparkListener {
   }
 
   private static String format(Map<?, Integer> counts) {
-    return counts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+    return counts.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue())
         .collect(Collectors.joining(", "));
   }
 }

@@ -22,25 +22,29 @@ public final class SuiteData {
     for (int i = 0; i < 8; i++) {
       seeds.add(i);
     }
-    return sc.parallelize(seeds, 8).flatMapToPair(seed -> {
-      List<Tuple2<Integer, Long>> out = new ArrayList<>();
-      for (int i = 0; i < n / 8; i++) {
-        long v = seed * 1_000_003L + i;
-        out.add(new Tuple2<>((int) (v * 2654435761L % keys), v));
-      }
-      return out.iterator();
-    });
+    return sc.parallelize(seeds, 8)
+        .flatMapToPair(
+            seed -> {
+              List<Tuple2<Integer, Long>> out = new ArrayList<>();
+              for (int i = 0; i < n / 8; i++) {
+                long v = seed * 1_000_003L + i;
+                out.add(new Tuple2<>((int) (v * 2654435761L % keys), v));
+              }
+              return out.iterator();
+            });
   }
 
   /** {@code n} rows (k, v, s) over 997 keys, in 6 partitions. */
   public static Dataset<Row> facts(SparkSession spark, long n) {
-    return spark.range(0, n, 1, 6).selectExpr("id % 997 as k", "id as v",
-        "concat('row-', cast(id as string)) as s");
+    return spark
+        .range(0, n, 1, 6)
+        .selectExpr("id % 997 as k", "id as v", "concat('row-', cast(id as string)) as s");
   }
 
   /** The left side of a skewed join: key 0 holds about half of its {@code n} rows. */
   public static Dataset<Row> skewedLeft(SparkSession spark, long n) {
-    return spark.range(0, n, 1, 8)
+    return spark
+        .range(0, n, 1, 8)
         .selectExpr("case when id % 2 = 0 then 0 else id % 5000 end as k", "id as v");
   }
 

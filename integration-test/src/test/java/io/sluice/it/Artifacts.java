@@ -28,9 +28,17 @@ final class Artifacts {
 
   private static Path find(Path dir, String suffix) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> f.getFileName().toString().endsWith(suffix)).findFirst()
-          .orElseThrow(() -> new IllegalStateException("no *" + suffix + " in " + dir
-              + ": run the tests with `mvn verify` so that the jars are packaged first"));
+      return files
+          .filter(f -> f.getFileName().toString().endsWith(suffix))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "no *"
+                          + suffix
+                          + " in "
+                          + dir
+                          + ": run the tests with `mvn verify` so that the jars are packaged first"));
     }
   }
 }

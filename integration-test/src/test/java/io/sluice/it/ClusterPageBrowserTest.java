@@ -22,14 +22,14 @@ class ClusterPageBrowserTest {
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
       String url = "http://127.0.0.1:" + cluster.coordinator().httpPort() + "/cluster";
       String dom = HeadlessChromium.dom(url, profile);
-      assertTrue(dom.contains("<title>Sluice cluster: " + cluster.coordinator().id() + "</title>"),
-          dom);
+      assertTrue(
+          dom.contains("<title>Sluice cluster: " + cluster.coordinator().id() + "</title>"), dom);
       for (ShuffleServer server : cluster.servers()) {
-        assertTrue(dom.contains("<td>" + server.serverId() + "</td>"), server.serverId() + " in "
-            + dom);
+        assertTrue(
+            dom.contains("<td>" + server.serverId() + "</td>"), server.serverId() + " in " + dom);
       }
-      assertEquals(2, dom.split("class=\"active\">active<", -1).length - 1,
-          "both servers active: " + dom);
+      assertEquals(
+          2, dom.split("class=\"active\">active<", -1).length - 1, "both servers active: " + dom);
     }
   }
 }

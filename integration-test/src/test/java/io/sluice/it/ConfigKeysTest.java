@@ -26,30 +26,52 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * No phantom keys: every configuration key named in the docs ({@code docs/*.md},
- * {@code README.md}), the shipped configuration and scripts ({@code conf/*}, {@code bin/*}) and the
- * string literals of every module's production code ({@code *}{@code /src/main/java}) is a key the
- * typed registry defines ({@link ConfigDocGenerator#discover()}).
+ * No phantom keys: every configuration key named in the docs ({@code docs/*.md}, {@code
+ * README.md}), the shipped configuration and scripts ({@code conf/*}, {@code bin/*}) and the string
+ * literals of every module's production code ({@code *}{@code /src/main/java}) is a key the typed
+ * registry defines ({@link ConfigDocGenerator#discover()}).
  *
  * <p>What counts as a key is derived from the registry: a token that starts with one of the key
- * namespaces its option sets use (per set, the dotted prefix all its keys share, such as
- * {@code transport.} or {@code spark.sluice.}, else each key's first segment, such as
- * {@code buffer.}), not glued to a preceding word, dot or slash (so {@code io.sluice.server.X} and
- * {@code conf/server.conf} are not keys). Spark's own keys ({@code spark.shuffle.*}) and metric
- * names ({@code sluice_server_*}) are therefore never taken for Sluice keys. A token may also be:
+ * namespaces its option sets use (per set, the dotted prefix all its keys share, such as {@code
+ * transport.} or {@code spark.sluice.}, else each key's first segment, such as {@code buffer.}),
+ * not glued to a preceding word, dot or slash (so {@code io.sluice.server.X} and {@code
+ * conf/server.conf} are not keys). Spark's own keys ({@code spark.shuffle.*}) and metric names
+ * ({@code sluice_server_*}) are therefore never taken for Sluice keys. A token may also be:
+ *
  * <ul>
  *   <li>a namespace named on its own ({@code spark.sluice.}, or {@code server.} ending a sentence);
  *   <li>a pattern with {@code *} ({@code spark.sluice.*}): it must match at least one key;
  *   <li>a file name, whose last segment is a file extension ({@code server.conf}).
  * </ul>
- * The Spark client also reads every transport key with the {@code spark.sluice.} prefix, as
- * {@code SparkConfBridge} does.
+ *
+ * The Spark client also reads every transport key with the {@code spark.sluice.} prefix, as {@code
+ * SparkConfBridge} does.
  */
 class ConfigKeysTest {
   /** Last segments that make a key-shaped token a file name. */
-  private static final Set<String> FILE_EXTENSIONS = Set.of("conf", "sh", "md", "jfr", "log", "out",
-      "pid", "jar", "xml", "properties", "json", "txt", "csv", "html", "png", "gz", "tgz", "zip",
-      "java", "class", "yaml");
+  private static final Set<String> FILE_EXTENSIONS =
+      Set.of(
+          "conf",
+          "sh",
+          "md",
+          "jfr",
+          "log",
+          "out",
+          "pid",
+          "jar",
+          "xml",
+          "properties",
+          "json",
+          "txt",
+          "csv",
+          "html",
+          "png",
+          "gz",
+          "tgz",
+          "zip",
+          "java",
+          "class",
+          "yaml");
 
   private static Set<String> keys;
   private static Set<String> namespaces;
@@ -68,22 +90,27 @@ class ConfigKeysTest {
       namespaces.addAll(namespacesOf(setKeys));
     }
     // The client reads the transport keys under its own prefix (SparkConfBridge).
-    String clientPrefix = commonPrefix(new SluiceClientOptions().options().stream()
-        .map(ConfigOption::key).toList());
+    String clientPrefix =
+        commonPrefix(new SluiceClientOptions().options().stream().map(ConfigOption::key).toList());
     for (ConfigOption<?> option : new TransportOptions().options()) {
       keys.add(clientPrefix + option.key());
     }
-    keyShaped = Pattern.compile("(?<![A-Za-z0-9_.$/@-])(?:"
-        + namespaces.stream().map(Pattern::quote).collect(Collectors.joining("|"))
-        // Possessive, then not before '/': a domain in a path or label (app.kubernetes.io/name)
-        // is not a key.
-        + ")[A-Za-z0-9_*-]*+(?:\\.[A-Za-z0-9_*-]+)*+\\.?+(?!/)");
+    keyShaped =
+        Pattern.compile(
+            "(?<![A-Za-z0-9_.$/@-])(?:"
+                + namespaces.stream().map(Pattern::quote).collect(Collectors.joining("|"))
+                // Possessive, then not before '/': a domain in a path or label
+                // (app.kubernetes.io/name)
+                // is not a key.
+                + ")[A-Za-z0-9_*-]*+(?:\\.[A-Za-z0-9_*-]+)*+\\.?+(?!/)");
   }
 
   @Test
   void registryDefinesTheKeyNamespaces() {
-    assertTrue(namespaces.containsAll(Set.of("spark.sluice.", "transport.", "coordinator.",
-        "server.", "buffer.")), "namespaces derived from the registry: " + namespaces);
+    assertTrue(
+        namespaces.containsAll(
+            Set.of("spark.sluice.", "transport.", "coordinator.", "server.", "buffer.")),
+        "namespaces derived from the registry: " + namespaces);
     assertTrue(keys.contains("spark.sluice.transport.connections.per.peer"), keys::toString);
   }
 
@@ -92,8 +119,10 @@ class ConfigKeysTest {
     List<String> problems = new ArrayList<>();
     List<Path> files = new ArrayList<>();
     files.add(root.resolve("README.md"));
-    files.addAll(listFiles(root.resolve("docs"), true).stream()
-        .filter(p -> p.toString().endsWith(".md")).toList());
+    files.addAll(
+        listFiles(root.resolve("docs"), true).stream()
+            .filter(p -> p.toString().endsWith(".md"))
+            .toList());
     files.addAll(listFiles(root.resolve("conf"), false));
     files.addAll(listFiles(root.resolve("bin"), false));
     for (Path file : files) {
@@ -136,8 +165,13 @@ class ConfigKeysTest {
     List<String> problems = new ArrayList<>();
     List<Path> sources;
     try (Stream<Path> modules = Files.list(root)) {
-      sources = modules.map(m -> m.resolve("src/main/java")).filter(Files::isDirectory)
-          .flatMap(ConfigKeysTest::javaFiles).sorted().toList();
+      sources =
+          modules
+              .map(m -> m.resolve("src/main/java"))
+              .filter(Files::isDirectory)
+              .flatMap(ConfigKeysTest::javaFiles)
+              .sorted()
+              .toList();
     }
     assertTrue(sources.size() > 50, "found only " + sources.size() + " source files under " + root);
     for (Path source : sources) {
@@ -149,8 +183,10 @@ class ConfigKeysTest {
         }
       }
     }
-    report(problems, "Name keys as OPTION.key() where the module can reach the option; otherwise "
-        + "fix the literal or define the key.");
+    report(
+        problems,
+        "Name keys as OPTION.key() where the module can reach the option; otherwise "
+            + "fix the literal or define the key.");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -160,8 +196,11 @@ class ConfigKeysTest {
     while (m.find()) {
       String token = m.group();
       if (!isDefined(token)) {
-        problems.add(location(file, line) + ": '" + token.replaceAll("\\.+$", "")
-            + "' is not a key the registry defines");
+        problems.add(
+            location(file, line)
+                + ": '"
+                + token.replaceAll("\\.+$", "")
+                + "' is not a key the registry defines");
       }
     }
   }
@@ -179,8 +218,11 @@ class ConfigKeysTest {
       return true;
     }
     if (t.contains("*")) {
-      Pattern glob = Pattern.compile(Stream.of(t.split("\\*", -1)).map(Pattern::quote)
-          .collect(Collectors.joining("[A-Za-z0-9._-]*")));
+      Pattern glob =
+          Pattern.compile(
+              Stream.of(t.split("\\*", -1))
+                  .map(Pattern::quote)
+                  .collect(Collectors.joining("[A-Za-z0-9._-]*")));
       return keys.stream().anyMatch(k -> glob.matcher(k).matches());
     }
     if (keys.contains(t)) {
@@ -195,8 +237,10 @@ class ConfigKeysTest {
     if (!common.isEmpty()) {
       return Set.of(common);
     }
-    return setKeys.stream().map(k -> k.substring(0, k.indexOf('.') + 1))
-        .filter(ns -> !ns.isEmpty()).collect(Collectors.toSet());
+    return setKeys.stream()
+        .map(k -> k.substring(0, k.indexOf('.') + 1))
+        .filter(ns -> !ns.isEmpty())
+        .collect(Collectors.toSet());
   }
 
   /** The longest prefix ending with '.' that every key has, or "". */
@@ -217,8 +261,14 @@ class ConfigKeysTest {
 
   private static void report(List<String> problems, String advice) {
     if (!problems.isEmpty()) {
-      fail(problems.size() + " configuration key(s) named that the registry does not define:\n  "
-          + String.join("\n  ", problems) + "\n" + advice + "\nDefined keys: " + keys);
+      fail(
+          problems.size()
+              + " configuration key(s) named that the registry does not define:\n  "
+              + String.join("\n  ", problems)
+              + "\n"
+              + advice
+              + "\nDefined keys: "
+              + keys);
     }
   }
 

@@ -11,13 +11,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fails when the checked-in {@code docs/configuration.md} is not what the option sets on the class path
- * generate, so that a new or changed option cannot ship undocumented. With
- * {@code -Dsluice.docs.update=true} it writes the page instead.
+ * Fails when the checked-in {@code docs/configuration.md} is not what the option sets on the class
+ * path generate, so that a new or changed option cannot ship undocumented. With {@code
+ * -Dsluice.docs.update=true} it writes the page instead.
  */
 class ConfigurationDocTest {
-  static final String REGENERATE_COMMAND = "mvn -B -o -pl integration-test -am test"
-      + " -Dtest=ConfigurationDocTest -Dsurefire.failIfNoSpecifiedTests=false -Dsluice.docs.update=true";
+  static final String REGENERATE_COMMAND =
+      "mvn -B -o -pl integration-test -am test"
+          + " -Dtest=ConfigurationDocTest -Dsurefire.failIfNoSpecifiedTests=false -Dsluice.docs.update=true";
 
   @Test
   void checkedInPageMatchesTheOptionSets() throws IOException {
@@ -33,8 +34,12 @@ class ConfigurationDocTest {
     }
     String checkedIn = Files.readString(page, StandardCharsets.UTF_8).replace("\r\n", "\n");
     if (!checkedIn.equals(generated)) {
-      fail(page + " is stale: " + firstDifference(checkedIn, generated)
-          + "Regenerate it from the option classes with:\n  " + REGENERATE_COMMAND);
+      fail(
+          page
+              + " is stale: "
+              + firstDifference(checkedIn, generated)
+              + "Regenerate it from the option classes with:\n  "
+              + REGENERATE_COMMAND);
     }
   }
 
@@ -49,8 +54,12 @@ class ConfigurationDocTest {
     if (line == old.size() && line == current.size()) {
       return "the files differ only in the newline that ends the last line\n";
     }
-    return "from line " + (line + 1) + " the page has\n" + excerpt(old, line)
-        + "but the option classes generate\n" + excerpt(current, line);
+    return "from line "
+        + (line + 1)
+        + " the page has\n"
+        + excerpt(old, line)
+        + "but the option classes generate\n"
+        + excerpt(current, line);
   }
 
   private static String excerpt(List<String> lines, int from) {
@@ -64,7 +73,9 @@ class ConfigurationDocTest {
     return text.toString();
   }
 
-  /** {@code sluice.project.root} (set by surefire), else the nearest directory above holding docs/. */
+  /**
+   * {@code sluice.project.root} (set by surefire), else the nearest directory above holding docs/.
+   */
   private static Path projectRoot() {
     String configured = System.getProperty("sluice.project.root");
     if (configured != null && !configured.isBlank()) {
@@ -76,7 +87,10 @@ class ConfigurationDocTest {
         return dir;
       }
     }
-    return fail("Cannot find the project root above " + start + ": no docs/ directory;"
-        + " set -Dsluice.project.root=<checkout>");
+    return fail(
+        "Cannot find the project root above "
+            + start
+            + ": no docs/ directory;"
+            + " set -Dsluice.project.root=<checkout>");
   }
 }

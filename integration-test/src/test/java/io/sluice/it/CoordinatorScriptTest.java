@@ -29,22 +29,24 @@ class CoordinatorScriptTest {
     int port = Daemons.freePort();
     int httpPort = Daemons.freePort();
     Path conf = dir.resolve("coordinator-it.conf");
-    Files.writeString(conf, String.join("\n",
-        "# written by CoordinatorScriptTest",
-        "coordinator.bind.host 127.0.0.1",
-        "coordinator.port " + port,
-        "coordinator.http.port " + httpPort,
-        "coordinator.server.heartbeat.timeout 10s",
-        "transport.server.threads 1",
-        ""));
+    Files.writeString(
+        conf,
+        String.join(
+            "\n",
+            "# written by CoordinatorScriptTest",
+            "coordinator.bind.host 127.0.0.1",
+            "coordinator.port " + port,
+            "coordinator.http.port " + httpPort,
+            "coordinator.server.heartbeat.timeout 10s",
+            "transport.server.threads 1",
+            ""));
     Map<String, String> env = env();
     Path log = dir.resolve("logs/coordinator-coordinator-it.log");
     Path pidFile = dir.resolve("run/coordinator-coordinator-it.pid");
 
     Daemons.Result start = Daemons.run(dir, env, "bin/start-coordinator.sh", conf.toString());
     assertEquals(0, start.exitCode(), start.output());
-    assertTrue(start.output().contains("port " + port + ", http.port " + httpPort),
-        start.output());
+    assertTrue(start.output().contains("port " + port + ", http.port " + httpPort), start.output());
     long pid = Long.parseLong(Files.readString(pidFile).trim());
     try {
       // The script said "started" only once both ports listen: no waiting here.
@@ -52,15 +54,19 @@ class CoordinatorScriptTest {
       new Socket("127.0.0.1", httpPort).close();
       Daemons.Result running = Daemons.run(dir, env, "bin/status-coordinator.sh", conf.toString());
       assertEquals(0, running.exitCode(), running.output());
-      assertTrue(running.output().contains("is running (pid " + pid + ", port " + port),
-          running.output());
-      String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
-          .map(a -> String.join(" ", a)).orElse("");
+      assertTrue(
+          running.output().contains("is running (pid " + pid + ", port " + port), running.output());
+      String cmdline =
+          ProcessHandle.of(pid)
+              .flatMap(h -> h.info().arguments())
+              .map(a -> String.join(" ", a))
+              .orElse("");
       assertTrue(cmdline.contains("-Xmx256m"), cmdline);
 
       HttpResponse<String> metrics = get(httpPort, "/metrics");
       assertEquals(200, metrics.statusCode());
-      assertTrue(metrics.body().contains("sluice_coordinator_servers{condition=\"active\",} 0.0"),
+      assertTrue(
+          metrics.body().contains("sluice_coordinator_servers{condition=\"active\",} 0.0"),
           metrics.body());
       HttpResponse<String> status = get(httpPort, "/status");
       assertEquals(200, status.statusCode());
@@ -83,8 +89,8 @@ class CoordinatorScriptTest {
     Daemons.Result stopped = Daemons.run(dir, env, "bin/status-coordinator.sh", conf.toString());
     assertEquals(3, stopped.exitCode(), stopped.output());
     String logText = Files.readString(log);
-    assertTrue(logText.contains("Coordinator ") && logText.contains(" started: port " + port),
-        logText);
+    assertTrue(
+        logText.contains("Coordinator ") && logText.contains(" started: port " + port), logText);
     assertTrue(logText.contains(" stopped"), logText);
   }
 
@@ -108,8 +114,9 @@ class CoordinatorScriptTest {
   }
 
   private static HttpResponse<String> get(int port, String path) throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + port + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 }

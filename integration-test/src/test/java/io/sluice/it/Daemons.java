@@ -25,20 +25,23 @@ final class Daemons {
   }
 
   /** Starts a script, for a test that acts while it runs; {@link Running#await} ends it. */
-  static Running start(Path logDir, Map<String, String> env, String... command)
-      throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(ProjectRoot.get().toFile())
-        .redirectErrorStream(true);
+  static Running start(Path logDir, Map<String, String> env, String... command) throws IOException {
+    ProcessBuilder pb =
+        new ProcessBuilder(List.of(command))
+            .directory(ProjectRoot.get().toFile())
+            .redirectErrorStream(true);
     pb.environment().putAll(env);
     Process p = pb.start();
     // Read on another thread: a script whose daemon keeps its output open must still time out.
-    CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-      try {
-        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        return "(output unreadable: " + e + ")";
-      }
-    });
+    CompletableFuture<String> out =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+              } catch (IOException e) {
+                return "(output unreadable: " + e + ")";
+              }
+            });
     return new Running(String.join(" ", command), p, out);
   }
 

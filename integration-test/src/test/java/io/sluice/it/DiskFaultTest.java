@@ -1,7 +1,6 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.server.ServerOptions;
@@ -47,14 +46,16 @@ class DiskFaultTest {
 
   @BeforeAll
   static void reference() {
-    expected = ServerLossTest.job(SparkSessions.base("local[2]", "disk-reference"), new JobObserver());
+    expected =
+        ServerLossTest.job(SparkSessions.base("local[2]", "disk-reference"), new JobObserver());
   }
 
   /** A cluster of its own for each test: directories taken out of rotation stay out. */
   @BeforeEach
   void start() throws Exception {
-    cluster = new MiniCluster(SERVERS, 2,
-        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k"), Map.of());
+    cluster =
+        new MiniCluster(
+            SERVERS, 2, Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k"), Map.of());
   }
 
   /** Gives the directories back, so that the cluster's close can delete them. */
@@ -73,58 +74,62 @@ class DiskFaultTest {
   }
 
   private static SparkConf conf(int replicas) {
-    return SparkSessions.withSluice(SparkSessions.base("local[2,4]", "disk-fault-" + replicas),
-            cluster)
+    return SparkSessions.withSluice(
+            SparkSessions.base("local[2,4]", "disk-fault-" + replicas), cluster)
         .set("spark.sluice.replicas", String.valueOf(replicas))
         .set("spark.sluice.block.size", "32k")
         .set("spark.sluice.push.batch.size", "128k");
   }
 
   /**
-   * Runs the job; after a third of the map tasks ended, every server's first directory stops
-   * taking writes; after the first reduce task ended, first directories disappear: every server's
-   * with one copy, one server's with two.
-   * Returns what Spark saw, and how many partitions had file pairs on both directories of a server
-   * when the reduce stage ran.
+   * Runs the job; after a third of the map tasks ended, every server's first directory stops taking
+   * writes; after the first reduce task ended, first directories disappear: every server's with one
+   * copy, one server's with two. Returns what Spark saw, and how many partitions had file pairs on
+   * both directories of a server when the reduce stage ran.
    */
   private JobObserver runBreakingDisks(int replicas, AtomicInteger spanningPartitions) {
     AtomicInteger mapsEnded = new AtomicInteger();
     AtomicInteger faults = new AtomicInteger();
-    JobObserver observer = new JobObserver()
-        .onceWhen(e -> e.stageId() == MAP_STAGE && e.end()
-            && mapsEnded.incrementAndGet() == MAPS / 3, () -> {
-              for (int s = 0; s < SERVERS; s++) {
-                makeUnwritable(cluster.localDir(s, 0));
-              }
-              faults.incrementAndGet();
-            })
-        .onceWhen(e -> e.stageId() != MAP_STAGE && e.end() && e.success(), () -> {
-          spanningPartitions.set(partitionsOnBothDisks());
-          // One copy: every server's first directory goes, so that blocks are surely lost. Two
-          // copies: the one of the server holding most there, so that a replica is left.
-          List<Integer> victims = new ArrayList<>();
-          if (replicas == 1) {
-            for (int s = 0; s < SERVERS; s++) {
-              victims.add(s);
-            }
-          } else {
-            victims.add(serverWithMostDataInFirstDir());
-          }
-          for (int s : victims) {
-            Path dir = cluster.localDir(s, 0);
-            makeWritable(dir);
-            unwritable.remove(dir);
-            Path gone = dir.resolveSibling("disk-0.failed");
-            try {
-              Files.move(dir, gone);
-            } catch (IOException e) {
-              throw new IllegalStateException(e);
-            }
-            moved.add(new Path[] {dir, gone});
-          }
-          vanished.addAll(victims);
-          faults.incrementAndGet();
-        });
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                e -> e.stageId() == MAP_STAGE && e.end() && mapsEnded.incrementAndGet() == MAPS / 3,
+                () -> {
+                  for (int s = 0; s < SERVERS; s++) {
+                    makeUnwritable(cluster.localDir(s, 0));
+                  }
+                  faults.incrementAndGet();
+                })
+            .onceWhen(
+                e -> e.stageId() != MAP_STAGE && e.end() && e.success(),
+                () -> {
+                  spanningPartitions.set(partitionsOnBothDisks());
+                  // One copy: every server's first directory goes, so that blocks are surely lost.
+                  // Two
+                  // copies: the one of the server holding most there, so that a replica is left.
+                  List<Integer> victims = new ArrayList<>();
+                  if (replicas == 1) {
+                    for (int s = 0; s < SERVERS; s++) {
+                      victims.add(s);
+                    }
+                  } else {
+                    victims.add(serverWithMostDataInFirstDir());
+                  }
+                  for (int s : victims) {
+                    Path dir = cluster.localDir(s, 0);
+                    makeWritable(dir);
+                    unwritable.remove(dir);
+                    Path gone = dir.resolveSibling("disk-0.failed");
+                    try {
+                      Files.move(dir, gone);
+                    } catch (IOException e) {
+                      throw new IllegalStateException(e);
+                    }
+                    moved.add(new Path[] {dir, gone});
+                  }
+                  vanished.addAll(victims);
+                  faults.incrementAndGet();
+                });
     List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf(replicas), observer);
     assertEquals(2, faults.get(), "both faults struck while the job ran");
     ServerLossTest.assertSameAnswer(expected, answer);
@@ -136,8 +141,9 @@ class DiskFaultTest {
       assertTrue(second.isHealthy(), "a server's second directory stays in rotation");
     }
     assertTrue(someFirstDiskOut, "the directories that failed were taken out of rotation");
-    assertTrue(vanished.stream().anyMatch(
-            s -> cluster.servers().get(s).disks().disks().get(0).isUnreadable()),
+    assertTrue(
+        vanished.stream()
+            .anyMatch(s -> cluster.servers().get(s).disks().disks().get(0).isUnreadable()),
         "a read met a directory that disappeared and took it out for reads");
     return observer;
   }
@@ -189,17 +195,25 @@ class DiskFaultTest {
   void withTwoCopiesBrokenDirectoriesRerunNoStage() {
     AtomicInteger spanning = new AtomicInteger();
     JobObserver observer = runBreakingDisks(2, spanning);
-    assertTrue(spanning.get() > 0,
+    assertTrue(
+        spanning.get() > 0,
         "some partitions continued on the second directory after the first stopped taking writes");
-    observer.submissions().forEach((stage, n) ->
-        assertEquals(1, n, "submissions of stage " + stage + "; task failures: "
-            + observer.failures()));
+    observer
+        .submissions()
+        .forEach(
+            (stage, n) ->
+                assertEquals(
+                    1,
+                    n,
+                    "submissions of stage " + stage + "; task failures: " + observer.failures()));
   }
 
   @Test
   void withOneCopyADirectoryThatDisappearsRerunsTheMapStageOnce() {
     JobObserver observer = runBreakingDisks(1, new AtomicInteger());
-    assertEquals(2, observer.submissions().get(MAP_STAGE),
+    assertEquals(
+        2,
+        observer.submissions().get(MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
   }
 
@@ -208,14 +222,18 @@ class DiskFaultTest {
    * refuses new files and writes to files already open. Otherwise it is made read-only.
    */
   private void makeUnwritable(Path dir) {
-    run(isRoot() ? List.of("chattr", "-R", "+i", dir.toString())
-        : List.of("chmod", "-R", "a-w", dir.toString()));
+    run(
+        isRoot()
+            ? List.of("chattr", "-R", "+i", dir.toString())
+            : List.of("chmod", "-R", "a-w", dir.toString()));
     unwritable.add(dir);
   }
 
   private static void makeWritable(Path dir) {
-    run(isRoot() ? List.of("chattr", "-R", "-i", dir.toString())
-        : List.of("chmod", "-R", "u+w", dir.toString()));
+    run(
+        isRoot()
+            ? List.of("chattr", "-R", "-i", dir.toString())
+            : List.of("chmod", "-R", "u+w", dir.toString()));
   }
 
   private static boolean isRoot() {

@@ -35,36 +35,49 @@ class DistributionTest {
 
   /** Unpacks the distribution tarball into the test's directory; returns its top directory. */
   private Path unpack() throws Exception {
-    Daemons.Result untar = Daemons.run(dir, Map.of(), "tar", "-xzf",
-        Artifacts.distribution().toString(), "-C", dir.toString());
+    Daemons.Result untar =
+        Daemons.run(
+            dir,
+            Map.of(),
+            "tar",
+            "-xzf",
+            Artifacts.distribution().toString(),
+            "-C",
+            dir.toString());
     assertEquals(0, untar.exitCode(), untar.output());
     try (Stream<Path> unpacked = Files.list(dir)) {
-      List<Path> homes = unpacked.filter(p -> p.getFileName().toString().startsWith("sluice-"))
-          .toList();
+      List<Path> homes =
+          unpacked.filter(p -> p.getFileName().toString().startsWith("sluice-")).toList();
       assertEquals(1, homes.size(), "one top-level directory: " + homes);
       return homes.get(0);
     }
   }
 
   private Path coordinatorConf(int port, int httpPort) throws Exception {
-    return Files.writeString(dir.resolve("coordinator.conf"), String.join("\n",
-        "coordinator.bind.host 127.0.0.1",
-        "coordinator.port " + port,
-        "coordinator.http.port " + httpPort,
-        ""));
+    return Files.writeString(
+        dir.resolve("coordinator.conf"),
+        String.join(
+            "\n",
+            "coordinator.bind.host 127.0.0.1",
+            "coordinator.port " + port,
+            "coordinator.http.port " + httpPort,
+            ""));
   }
 
   private Path serverConf(int port, int httpPort, int coordinatorPort) throws Exception {
-    return Files.writeString(dir.resolve("server.conf"), String.join("\n",
-        "server.bind.host 127.0.0.1",
-        "server.port " + port,
-        "server.http.port " + httpPort,
-        "server.coordinators 127.0.0.1:" + coordinatorPort,
-        "local.dirs " + dir.resolve("data"),
-        "disk.min.free 0",
-        "buffer.capacity 64m",
-        "read.buffer.capacity 16m",
-        ""));
+    return Files.writeString(
+        dir.resolve("server.conf"),
+        String.join(
+            "\n",
+            "server.bind.host 127.0.0.1",
+            "server.port " + port,
+            "server.http.port " + httpPort,
+            "server.coordinators 127.0.0.1:" + coordinatorPort,
+            "local.dirs " + dir.resolve("data"),
+            "disk.min.free 0",
+            "buffer.capacity 64m",
+            "read.buffer.capacity 16m",
+            ""));
   }
 
   /**
@@ -89,34 +102,60 @@ class DistributionTest {
 
   private Map<String, String> env() {
     return Map.of(
-        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString(),
-        "SLUICE_SERVER_HEAP", "256m",
-        "SLUICE_COORDINATOR_HEAP", "256m");
+        "SLUICE_LOG_DIR",
+        dir.resolve("logs").toString(),
+        "SLUICE_PID_DIR",
+        dir.resolve("run").toString(),
+        "SLUICE_SERVER_HEAP",
+        "256m",
+        "SLUICE_COORDINATOR_HEAP",
+        "256m");
   }
 
   @Test
   void theTarballRunsACoordinatorAndAServerWithoutTheBuildTree() throws Exception {
     Path home = unpack();
-    for (String file : List.of("bin/start-server.sh", "bin/stop-server.sh", "bin/status-server.sh",
-        "bin/start-coordinator.sh", "bin/stop-coordinator.sh", "bin/status-coordinator.sh",
-        "bin/sluice-admin", "bin/sluice-container.sh")) {
+    for (String file :
+        List.of(
+            "bin/start-server.sh",
+            "bin/stop-server.sh",
+            "bin/status-server.sh",
+            "bin/start-coordinator.sh",
+            "bin/stop-coordinator.sh",
+            "bin/status-coordinator.sh",
+            "bin/sluice-admin",
+            "bin/sluice-container.sh")) {
       assertTrue(Files.isExecutable(home.resolve(file)), file);
     }
-    for (String file : List.of("conf/server.conf", "conf/coordinator.conf", "conf/log4j2.xml",
-        "docs/configuration.md", "deploy/grafana/sluice.json", "deploy/kubernetes/server.yaml",
-        "deploy/docker/Dockerfile", "README.md")) {
+    for (String file :
+        List.of(
+            "conf/server.conf",
+            "conf/coordinator.conf",
+            "conf/log4j2.xml",
+            "docs/configuration.md",
+            "deploy/grafana/sluice.json",
+            "deploy/kubernetes/server.yaml",
+            "deploy/docker/Dockerfile",
+            "README.md")) {
       assertTrue(Files.isRegularFile(home.resolve(file)), file);
     }
     for (String buildFile : List.of("deploy/pom.xml", "deploy/src", "deploy/target")) {
-      assertFalse(Files.exists(home.resolve(buildFile)), buildFile + " is the build's, not shipped");
+      assertFalse(
+          Files.exists(home.resolve(buildFile)), buildFile + " is the build's, not shipped");
     }
     try (Stream<Path> client = Files.list(home.resolve("lib/client"))) {
-      assertEquals(List.of("sluice-client-spark-3.3_2.12", "sluice-client-spark-3.4_2.12",
-          "sluice-client-spark-3.5_2.12", "sluice-client-spark-4_2.13"),
-          client.map(f -> f.getFileName().toString())
+      assertEquals(
+          List.of(
+              "sluice-client-spark-3.3_2.12",
+              "sluice-client-spark-3.4_2.12",
+              "sluice-client-spark-3.5_2.12",
+              "sluice-client-spark-4_2.13"),
+          client
+              .map(f -> f.getFileName().toString())
               .filter(name -> name.endsWith("-shaded.jar"))
-              .map(name -> name.substring(0, name.indexOf("_2.1") + 5)).sorted().toList(),
+              .map(name -> name.substring(0, name.indexOf("_2.1") + 5))
+              .sorted()
+              .toList(),
           "one shaded Spark client per Spark line");
     }
 
@@ -127,13 +166,32 @@ class DistributionTest {
     int serverPort = Daemons.freePort();
     int serverHttp = Daemons.freePort();
     Path confDir = Files.createDirectories(dir.resolve("conf"));
-    Path coordinatorConf = shippedConf(home, confDir, "coordinator.conf", Map.of(
-        "coordinator.port", coordinatorPort, "coordinator.http.port", coordinatorHttp));
-    Path serverConf = shippedConf(home, confDir, "server.conf", Map.of(
-        "server.port", serverPort, "server.http.port", serverHttp,
-        "server.coordinators", "127.0.0.1:" + coordinatorPort,
-        "local.dirs", dir.resolve("data"), "disk.min.free", 0,
-        "buffer.capacity", "64m", "read.buffer.capacity", "16m"));
+    Path coordinatorConf =
+        shippedConf(
+            home,
+            confDir,
+            "coordinator.conf",
+            Map.of("coordinator.port", coordinatorPort, "coordinator.http.port", coordinatorHttp));
+    Path serverConf =
+        shippedConf(
+            home,
+            confDir,
+            "server.conf",
+            Map.of(
+                "server.port",
+                serverPort,
+                "server.http.port",
+                serverHttp,
+                "server.coordinators",
+                "127.0.0.1:" + coordinatorPort,
+                "local.dirs",
+                dir.resolve("data"),
+                "disk.min.free",
+                0,
+                "buffer.capacity",
+                "64m",
+                "read.buffer.capacity",
+                "16m"));
     Map<String, String> env = new HashMap<>(env());
     env.put("SLUICE_CONF_DIR", confDir.toString());
     String bin = home.resolve("bin") + "/";
@@ -141,42 +199,51 @@ class DistributionTest {
       Daemons.Result coordinator = Daemons.run(dir, env, bin + "start-coordinator.sh");
       assertEquals(0, coordinator.exitCode(), coordinator.output());
       for (String secret : List.of("cluster.secret", "admin.token")) {
-        assertTrue(coordinator.output().contains("sluice: created a new secret in "
-            + confDir.resolve(secret)), coordinator.output());
-        assertEquals("rw-------", PosixFilePermissions.toString(
-            Files.getPosixFilePermissions(confDir.resolve(secret))), secret);
+        assertTrue(
+            coordinator
+                .output()
+                .contains("sluice: created a new secret in " + confDir.resolve(secret)),
+            coordinator.output());
+        assertEquals(
+            "rw-------",
+            PosixFilePermissions.toString(Files.getPosixFilePermissions(confDir.resolve(secret))),
+            secret);
       }
       Daemons.Result server = Daemons.run(dir, env, bin + "start-server.sh");
       assertEquals(0, server.exitCode(), server.output());
-      assertFalse(server.output().contains("created a new secret"),
+      assertFalse(
+          server.output().contains("created a new secret"),
           "the server uses the coordinator's secret: " + server.output());
       assertTrue(server.output().contains("port " + serverPort), server.output());
-      Daemons.Result status = Daemons.run(dir, env, bin + "status-server.sh",
-          serverConf.toString());
+      Daemons.Result status =
+          Daemons.run(dir, env, bin + "status-server.sh", serverConf.toString());
       assertEquals(0, status.exitCode(), status.output());
 
-      ProcessCluster.await(() -> {
-        try {
-          return MetricsScrape.fetch(coordinatorHttp).sum("sluice_coordinator_servers") == 1;
-        } catch (Exception e) {
-          return false;
-        }
-      }, "the server registered with the coordinator");
+      ProcessCluster.await(
+          () -> {
+            try {
+              return MetricsScrape.fetch(coordinatorHttp).sum("sluice_coordinator_servers") == 1;
+            } catch (Exception e) {
+              return false;
+            }
+          },
+          "the server registered with the coordinator");
       // Address and admin token from the configuration (authentication on: no token, no call).
       Daemons.Result servers = Daemons.run(dir, env, bin + "sluice-admin", "servers");
       assertEquals(0, servers.exitCode(), servers.output());
-      assertTrue(servers.output().startsWith("SERVER ")
-          && servers.output().contains(":" + serverPort + " ")
-          && servers.output().endsWith("1 server\n"), servers.output());
-      Daemons.Result draining = Daemons.run(dir, env, bin + "sluice-admin", "--json",
-          "drain-status");
+      assertTrue(
+          servers.output().startsWith("SERVER ")
+              && servers.output().contains(":" + serverPort + " ")
+              && servers.output().endsWith("1 server\n"),
+          servers.output());
+      Daemons.Result draining =
+          Daemons.run(dir, env, bin + "sluice-admin", "--json", "drain-status");
       assertEquals("[]\n", draining.output());
     } finally {
       Daemons.run(dir, env, bin + "stop-server.sh", serverConf.toString());
       Daemons.run(dir, env, bin + "stop-coordinator.sh", coordinatorConf.toString());
     }
-    Daemons.Result stopped = Daemons.run(dir, env, bin + "status-server.sh",
-        serverConf.toString());
+    Daemons.Result stopped = Daemons.run(dir, env, bin + "status-server.sh", serverConf.toString());
     assertEquals(3, stopped.exitCode(), "stopped: " + stopped.output());
   }
 
@@ -203,8 +270,8 @@ class DistributionTest {
     podEnv.put("SLUICE_ADVERTISED_HOST", "localhost");
     podEnv.put("SLUICE_SERVER_ID", "sluice-server-0");
     podEnv.put("SLUICE_NODE", "worker-node-7");
-    Daemons.Running coordinator = Daemons.start(dir, env, entry, "coordinator",
-        coordinatorConf.toString());
+    Daemons.Running coordinator =
+        Daemons.start(dir, env, entry, "coordinator", coordinatorConf.toString());
     Daemons.Running server = null;
     try {
       awaitReady(coordinatorHttp, coordinator);
@@ -214,17 +281,20 @@ class DistributionTest {
         String command = daemon.handle().info().command().orElse("");
         assertTrue(command.endsWith("/java"), "the daemon replaced the script: " + command);
       }
-      ProcessCluster.await(() -> {
-        String status = get(coordinatorHttp, "/status");
-        return status.contains("\"id\":\"sluice-server-0\"")
-            && status.contains("\"host\":\"localhost\"")
-            && status.contains("\"node\":\"worker-node-7\"");
-      }, "the server registered under its pod's id, name and node");
+      ProcessCluster.await(
+          () -> {
+            String status = get(coordinatorHttp, "/status");
+            return status.contains("\"id\":\"sluice-server-0\"")
+                && status.contains("\"host\":\"localhost\"")
+                && status.contains("\"node\":\"worker-node-7\"");
+          },
+          "the server registered under its pod's id, name and node");
 
       server.handle().destroy();
       Daemons.Result stopped = server.await(Duration.ofSeconds(100));
       assertTrue(stopped.output().contains("sluice-server-0"), stopped.output());
-      assertTrue(Files.notExists(dir.resolve("run")) || listing(dir.resolve("run")).isEmpty(),
+      assertTrue(
+          Files.notExists(dir.resolve("run")) || listing(dir.resolve("run")).isEmpty(),
           "a foreground daemon leaves no pid file");
     } finally {
       if (server != null) {
@@ -241,19 +311,22 @@ class DistributionTest {
   }
 
   private static void awaitReady(int httpPort, Daemons.Running daemon) throws Exception {
-    ProcessCluster.await(() -> {
-      if (!daemon.isAlive()) {
-        throw new AssertionError("the daemon ended before it was ready");
-      }
-      return get(httpPort, "/ready").equals("ready\n");
-    }, "ready on HTTP port " + httpPort);
+    ProcessCluster.await(
+        () -> {
+          if (!daemon.isAlive()) {
+            throw new AssertionError("the daemon ended before it was ready");
+          }
+          return get(httpPort, "/ready").equals("ready\n");
+        },
+        "ready on HTTP port " + httpPort);
   }
 
   private static String get(int httpPort, String path) {
     try {
-      HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + httpPort + path)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+              HttpResponse.BodyHandlers.ofString());
       return response.body();
     } catch (Exception e) {
       return "";

@@ -52,32 +52,40 @@ class EncryptionTest {
     for (int i = 0; i < 4; i++) {
       seeds.add(i);
     }
-    return sc.parallelize(seeds, 4).flatMapToPair(seed -> {
-      List<Tuple2<Integer, String>> out = new ArrayList<>();
-      for (int i = 0; i < RECORDS / 4; i++) {
-        int n = seed * RECORDS + i;
-        out.add(new Tuple2<>(n % 97, MARKER + " row " + n));
-      }
-      return out.iterator();
-    }).groupByKey(6).mapToPair(e -> {
-      long sum = 0;
-      for (String v : e._2()) {
-        sum += v.hashCode();
-      }
-      return new Tuple2<>(e._1(), sum);
-    }).sortByKey().collect();
+    return sc.parallelize(seeds, 4)
+        .flatMapToPair(
+            seed -> {
+              List<Tuple2<Integer, String>> out = new ArrayList<>();
+              for (int i = 0; i < RECORDS / 4; i++) {
+                int n = seed * RECORDS + i;
+                out.add(new Tuple2<>(n % 97, MARKER + " row " + n));
+              }
+              return out.iterator();
+            })
+        .groupByKey(6)
+        .mapToPair(
+            e -> {
+              long sum = 0;
+              for (String v : e._2()) {
+                sum += v.hashCode();
+              }
+              return new Tuple2<>(e._1(), sum);
+            })
+        .sortByKey()
+        .collect();
   }
 
   private static SparkConf conf(boolean sluice, boolean encrypted) {
-    SparkConf conf = SparkSessions.base("local[2]", "encryption")
-        .set("spark.shuffle.compress", "false")
-        .set("spark.io.encryption.enabled", String.valueOf(encrypted));
+    SparkConf conf =
+        SparkSessions.base("local[2]", "encryption")
+            .set("spark.shuffle.compress", "false")
+            .set("spark.io.encryption.enabled", String.valueOf(encrypted));
     return sluice ? SparkSessions.withSluice(conf, cluster) : conf;
   }
 
   /** Runs the job, and while the application still holds its data, looks at the servers' files. */
-  private static <T> T run(SparkConf conf, Function<String, T> whileRunning,
-      List<Tuple2<Integer, Long>> answer) {
+  private static <T> T run(
+      SparkConf conf, Function<String, T> whileRunning, List<Tuple2<Integer, Long>> answer) {
     SparkSession spark = SparkSessions.start(conf, Map.of());
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
@@ -103,10 +111,14 @@ class EncryptionTest {
     assertTrue(clearWhenUnencrypted, "without encryption the marker is on disk (control)");
 
     long flushedBefore = flushedBytes();
-    boolean clearWhenEncrypted = run(conf(true, true), app -> {
-      assertTrue(flushedBytes() > flushedBefore, "the encrypted blocks reached the disk");
-      return markerOnDisk(app);
-    }, builtin);
+    boolean clearWhenEncrypted =
+        run(
+            conf(true, true),
+            app -> {
+              assertTrue(flushedBytes() > flushedBefore, "the encrypted blocks reached the disk");
+              return markerOnDisk(app);
+            },
+            builtin);
     assertFalse(clearWhenEncrypted, "encrypted blocks hide the marker");
   }
 

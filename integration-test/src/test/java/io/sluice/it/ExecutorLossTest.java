@@ -21,9 +21,9 @@ import scala.Tuple2;
 
 /**
  * Executors come and go while their map output stays on Sluice: losing an executor JVM re-runs none
- * of the map tasks it ran, and dynamic allocation works with neither an external shuffle service nor
- * shuffle tracking, releasing idle executors. Executors run in JVMs of their own
- * ({@code local-cluster}), loading the shaded client jar.
+ * of the map tasks it ran, and dynamic allocation works with neither an external shuffle service
+ * nor shuffle tracking, releasing idle executors. Executors run in JVMs of their own ({@code
+ * local-cluster}), loading the shaded client jar.
  */
 @Timeout(value = 6, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ExecutorLossTest {
@@ -55,23 +55,27 @@ class ExecutorLossTest {
     return counts(sc, slowReduceMillis).collect();
   }
 
-  private static JavaRDD<Tuple2<Integer, Long>> counts(JavaSparkContext sc,
-      long slowReduceMillis) {
+  private static JavaRDD<Tuple2<Integer, Long>> counts(JavaSparkContext sc, long slowReduceMillis) {
     List<Integer> seeds = new ArrayList<>();
     for (int i = 0; i < MAPS; i++) {
       seeds.add(i);
     }
-    return sc.parallelize(seeds, MAPS).flatMapToPair(seed -> {
-      List<Tuple2<Integer, Long>> out = new ArrayList<>();
-      for (long i = 0; i < 20_000; i++) {
-        out.add(new Tuple2<>((int) ((seed * 20_000 + i) % 101), 1L));
-      }
-      return out.iterator();
-    }).reduceByKey(Long::sum, 4).mapPartitions(it -> {
-      // Keeps reduce tasks running long enough for an executor to die under them.
-      Thread.sleep(slowReduceMillis);
-      return it;
-    });
+    return sc.parallelize(seeds, MAPS)
+        .flatMapToPair(
+            seed -> {
+              List<Tuple2<Integer, Long>> out = new ArrayList<>();
+              for (long i = 0; i < 20_000; i++) {
+                out.add(new Tuple2<>((int) ((seed * 20_000 + i) % 101), 1L));
+              }
+              return out.iterator();
+            })
+        .reduceByKey(Long::sum, 4)
+        .mapPartitions(
+            it -> {
+              // Keeps reduce tasks running long enough for an executor to die under them.
+              Thread.sleep(slowReduceMillis);
+              return it;
+            });
   }
 
   private static void assertCounts(List<Tuple2<Integer, Long>> result) {
@@ -82,9 +86,11 @@ class ExecutorLossTest {
   @Test
   void losingAnExecutorDuringTheReduceStageRerunsNoMapTask() throws Exception {
     AtomicLong killedPid = new AtomicLong();
-    JobObserver observer = new JobObserver().onceWhen(
-        e -> e.stageId() != MAP_STAGE && !e.end(),
-        () -> killedPid.set(killOneExecutor().orElse(-1L)));
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                e -> e.stageId() != MAP_STAGE && !e.end(),
+                () -> killedPid.set(killOneExecutor().orElse(-1L)));
     SparkSession spark = SparkSessions.start(conf("executor-loss"), Map.of());
     spark.sparkContext().addSparkListener(observer);
     try {
@@ -95,7 +101,9 @@ class ExecutorLossTest {
       spark.stop();
     }
     assertTrue(killedPid.get() > 0, "an executor JVM was killed");
-    assertEquals(MAPS, observer.taskStarts().get(MAP_STAGE),
+    assertEquals(
+        MAPS,
+        observer.taskStarts().get(MAP_STAGE),
         "map tasks started; failures: " + observer.failures());
     assertEquals(1, observer.submissions().get(MAP_STAGE), "the map stage ran once");
     assertFalse(observer.failures().isEmpty(), "the killed executor's reduce task failed");
@@ -106,9 +114,11 @@ class ExecutorLossTest {
     // SparkContext refuses to start here unless the shuffle output is declared reliable. The
     // shuffle's output outlives the executors that wrote it: the second job reads it from the
     // servers (on executors started anew) and runs no map task.
-    JobObserver observer = twoJobsAcrossReleasedExecutors(
-        dynamicAllocation(conf("dynamic-allocation")));
-    assertEquals(MAPS, observer.taskStarts().get(MAP_STAGE),
+    JobObserver observer =
+        twoJobsAcrossReleasedExecutors(dynamicAllocation(conf("dynamic-allocation")));
+    assertEquals(
+        MAPS,
+        observer.taskStarts().get(MAP_STAGE),
         "map tasks started over both jobs; failures: " + observer.failures());
   }
 
@@ -120,14 +130,17 @@ class ExecutorLossTest {
     // Spark must know they went before it reads, and run the maps again rather than fail
     // fetching from executors that are gone.
     long pushedBefore = cluster.pushedBytes();
-    JobObserver observer = twoJobsAcrossReleasedExecutors(
-        dynamicAllocation(conf("fallback-dynamic-allocation"))
-            .set("spark.sluice.server.tags", "no-server-has-this-tag")
-            .set("spark.sluice.fallback.enabled", "true"));
+    JobObserver observer =
+        twoJobsAcrossReleasedExecutors(
+            dynamicAllocation(conf("fallback-dynamic-allocation"))
+                .set("spark.sluice.server.tags", "no-server-has-this-tag")
+                .set("spark.sluice.fallback.enabled", "true"));
     assertEquals(pushedBefore, cluster.pushedBytes(), "the shuffle fell back");
     assertEquals(List.of(), observer.failures(), "no task failed");
     // Spark forgets a finished job's stages: the second job's map stage is stage 2.
-    assertEquals(Map.of(MAP_STAGE, MAPS, 1, 4, 2, MAPS, 3, 4), observer.taskStarts(),
+    assertEquals(
+        Map.of(MAP_STAGE, MAPS, 1, 4, 2, MAPS, 3, 4),
+        observer.taskStarts(),
         "tasks started per stage: the second job ran every map again");
   }
 
@@ -143,8 +156,8 @@ class ExecutorLossTest {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       JavaRDD<Tuple2<Integer, Long>> counts = counts(sc, 0);
       assertCounts(counts.collect());
-      ProcessCluster.await(() -> sc.sc().getExecutorIds().isEmpty(),
-          "idle executors to be released");
+      ProcessCluster.await(
+          () -> sc.sc().getExecutorIds().isEmpty(), "idle executors to be released");
       assertCounts(counts.collect());
     } finally {
       spark.stop();
@@ -165,9 +178,11 @@ class ExecutorLossTest {
 
   /** Kills one executor JVM of this test's local cluster with SIGKILL; returns its pid. */
   private static Optional<Long> killOneExecutor() {
-    Optional<ProcessHandle> executor = ProcessHandle.current().descendants()
-        .filter(p -> p.info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend"))
-        .findFirst();
+    Optional<ProcessHandle> executor =
+        ProcessHandle.current()
+            .descendants()
+            .filter(p -> p.info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend"))
+            .findFirst();
     executor.ifPresent(ProcessHandle::destroyForcibly);
     return executor.map(ProcessHandle::pid);
   }

@@ -23,7 +23,9 @@ class FallbackTest {
     try {
       return JavaSparkContext.fromSparkContext(spark.sparkContext())
           .parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9), 3)
-          .mapToPair(i -> new Tuple2<>(i % 4, i)).reduceByKey(Integer::sum, 2).sortByKey()
+          .mapToPair(i -> new Tuple2<>(i % 4, i))
+          .reduceByKey(Integer::sum, 2)
+          .sortByKey()
           .collect();
     } finally {
       spark.stop();
@@ -34,8 +36,9 @@ class FallbackTest {
   void withoutServersTheSortShuffleTakesOver() throws Exception {
     try (MiniCluster empty = new MiniCluster(0, Map.of())) {
       List<Tuple2<Integer, Integer>> expected = job(SparkSessions.base("local[2]", "reference"));
-      SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2]", "fallback"), empty)
-          .set("spark.sluice.fallback.enabled", "true");
+      SparkConf conf =
+          SparkSessions.withSluice(SparkSessions.base("local[2]", "fallback"), empty)
+              .set("spark.sluice.fallback.enabled", "true");
       assertEquals(expected, job(conf));
       assertEquals(0, empty.pushedBytes());
     }
@@ -44,15 +47,15 @@ class FallbackTest {
   @Test
   void withFallbackOffTheJobFailsNamingTheSetting() throws Exception {
     try (MiniCluster empty = new MiniCluster(0, Map.of())) {
-      SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2]", "no-fallback"),
-          empty);
+      SparkConf conf =
+          SparkSessions.withSluice(SparkSessions.base("local[2]", "no-fallback"), empty);
       Exception e = assertThrows(Exception.class, () -> job(conf));
       StringBuilder messages = new StringBuilder();
       for (Throwable t = e; t != null; t = t.getCause()) {
         messages.append(t.getMessage()).append('\n');
       }
-      assertTrue(messages.toString().contains("spark.sluice.fallback.enabled"),
-          messages.toString());
+      assertTrue(
+          messages.toString().contains("spark.sluice.fallback.enabled"), messages.toString());
     }
   }
 }

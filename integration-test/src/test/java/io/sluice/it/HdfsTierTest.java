@@ -24,15 +24,16 @@ import org.junit.jupiter.api.Timeout;
 import scala.Tuple2;
 
 /**
- * The HDFS tier against Hadoop's MiniDFSCluster: the servers' local directories live on a real
- * file system of 1 MiB (tmpfs) that fills up while the map stage pushes several times that, so
- * writes there fail with "No space left on device" and the rest goes to HDFS. The answer equals
- * the built-in shuffle's, Spark sees no failed task and no stage re-run, both tiers served the
- * reduce stage, and the application's data on HDFS is gone once it ends.
+ * The HDFS tier against Hadoop's MiniDFSCluster: the servers' local directories live on a real file
+ * system of 1 MiB (tmpfs) that fills up while the map stage pushes several times that, so writes
+ * there fail with "No space left on device" and the rest goes to HDFS. The answer equals the
+ * built-in shuffle's, Spark sees no failed task and no stage re-run, both tiers served the reduce
+ * stage, and the application's data on HDFS is gone once it ends.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class HdfsTierTest {
   private static final int SERVERS = 2;
+
   /** The size of the tmpfs that holds both servers' local directories. */
   private static final String LOCAL_SIZE = "1m";
 
@@ -43,8 +44,8 @@ class HdfsTierTest {
 
   @BeforeAll
   static void start() throws Exception {
-    expected = ServerLossTest.job(SparkSessions.base("local[2]", "hdfs-reference"),
-        new JobObserver());
+    expected =
+        ServerLossTest.job(SparkSessions.base("local[2]", "hdfs-reference"), new JobObserver());
     Configuration hadoop = new Configuration();
     Path dfsBase = Files.createTempDirectory("sluice-minidfs");
     hadoop.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dfsBase.toString());
@@ -52,9 +53,17 @@ class HdfsTierTest {
     dfs.waitActive();
     localDirs = Files.createTempDirectory("sluice-small-disk");
     run("mount", "-t", "tmpfs", "-o", "size=" + LOCAL_SIZE, "tmpfs", localDirs.toString());
-    cluster = new MiniCluster(localDirs, SERVERS, 1, Map.of(
-        ServerOptions.HDFS_DIR.key(), dfs.getURI() + "/sluice",
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k"), Map.of());
+    cluster =
+        new MiniCluster(
+            localDirs,
+            SERVERS,
+            1,
+            Map.of(
+                ServerOptions.HDFS_DIR.key(),
+                dfs.getURI() + "/sluice",
+                ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+                "64k"),
+            Map.of());
   }
 
   @AfterAll
@@ -79,16 +88,17 @@ class HdfsTierTest {
   @Test
   void localDirsThatFillUpMidJobHandTheRestToHdfsAndTheAnswerIsRight() throws Exception {
     JobObserver observer = new JobObserver();
-    SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2,4]", "hdfs-tier"),
-            cluster)
-        .set("spark.sluice.block.size", "32k")
-        .set("spark.sluice.push.batch.size", "128k");
+    SparkConf conf =
+        SparkSessions.withSluice(SparkSessions.base("local[2,4]", "hdfs-tier"), cluster)
+            .set("spark.sluice.block.size", "32k")
+            .set("spark.sluice.push.batch.size", "128k");
     List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf, observer);
 
     ServerLossTest.assertSameAnswer(expected, answer);
     assertTrue(observer.failures().isEmpty(), "no task failed: " + observer.failures());
-    observer.submissions().forEach((stage, n) ->
-        assertEquals(1, n, "submissions of stage " + stage));
+    observer
+        .submissions()
+        .forEach((stage, n) -> assertEquals(1, n, "submissions of stage " + stage));
 
     double toLocal = 0;
     double toHdfs = 0;
@@ -110,9 +120,11 @@ class HdfsTierTest {
     }
     long localBytes = 1 << 20;
     assertTrue(toLocal > 0 && toLocal <= localBytes, "the local dirs took what fit: " + toLocal);
-    assertTrue(toHdfs > 0 && toLocal + toHdfs > localBytes,
+    assertTrue(
+        toHdfs > 0 && toLocal + toHdfs > localBytes,
         "HDFS took what did not fit: " + toHdfs + " bytes, beside " + toLocal + " on local dirs");
-    assertTrue(fromHdfs > 0 && fromDisk > 0,
+    assertTrue(
+        fromHdfs > 0 && fromDisk > 0,
         "readers read both tiers: " + fromHdfs + " from HDFS, " + fromDisk + " from disk");
 
     // The application ended with the session: its directories on HDFS go.
@@ -146,8 +158,11 @@ class HdfsTierTest {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes());
     if (p.waitFor() != 0) {
-      throw new IOException(String.join(" ", command) + " failed (this test needs root to mount "
-          + "a small tmpfs): " + output);
+      throw new IOException(
+          String.join(" ", command)
+              + " failed (this test needs root to mount "
+              + "a small tmpfs): "
+              + output);
     }
   }
 }

@@ -23,9 +23,21 @@ final class HeadlessChromium {
   /** The DOM Chromium rendered from {@code url}, with a fresh profile in {@code profile}. */
   static String dom(String url, Path profile) throws Exception {
     // No background networking: on a closed network Chromium's own connections are refused.
-    return run(List.of(command(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--user-data-dir=" + profile, "--dump-dom", url), 120);
+    return run(
+        List.of(
+            command(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--user-data-dir=" + profile,
+            "--dump-dom",
+            url),
+        120);
   }
 
   /** Chromium on the PATH, installed from Debian's packages first when missing (as root). */

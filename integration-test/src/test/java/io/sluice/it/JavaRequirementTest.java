@@ -28,9 +28,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A driver or executor on a Java older than 17 gets one clear message from the client jars of the
  * Spark lines that run on such a Java (3.3, 3.4, 3.5), not an {@code UnsupportedClassVersionError}.
  * Each shaded jar is loaded as Java 11 would load it: through the jar's Java 11 view (a
- * multi-release jar shows older JVMs its root entries), by a class loader that refuses class
- * files newer than Java 11's as that JVM does. Its entry points must load and refuse to start,
- * naming the requirement; under Java 17's view they are the real ones.
+ * multi-release jar shows older JVMs its root entries), by a class loader that refuses class files
+ * newer than Java 11's as that JVM does. Its entry points must load and refuse to start, naming the
+ * requirement; under Java 17's view they are the real ones.
  */
 class JavaRequirementTest {
   private static final String MANAGER = "io.sluice.client.spark.SluiceShuffleManager";
@@ -39,6 +39,7 @@ class JavaRequirementTest {
       "io.sluice.client.spark.ui.SluiceHistoryServerPlugin";
   private static final String PLUGIN_SERVICE =
       "META-INF/services/org.apache.spark.status.AppHistoryServerPlugin";
+
   /** Java 11's newest class file version. */
   private static final int JAVA_11 = 55;
 
@@ -46,21 +47,31 @@ class JavaRequirementTest {
   @ValueSource(strings = {"client-spark", "client-spark-3.4", "client-spark-3.3"})
   void onJava11TheEntryPointsNameTheRequirement(String module) throws Exception {
     Path jar = shadedJar(module);
-    try (JarFile java11View = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ,
-            Runtime.Version.parse("11"));
+    try (JarFile java11View =
+            new JarFile(jar.toFile(), true, ZipFile.OPEN_READ, Runtime.Version.parse("11"));
         Java11Loader loader = new Java11Loader(java11View)) {
       for (String entryPoint : new String[] {MANAGER, DATA_IO}) {
         Class<?> cls = Class.forName(entryPoint, true, loader);
-        Object[] args = entryPoint.equals(MANAGER)
-            ? new Object[] {new SparkConf(false), true} : new Object[] {new SparkConf(false)};
-        Class<?>[] types = entryPoint.equals(MANAGER)
-            ? new Class<?>[] {SparkConf.class, boolean.class} : new Class<?>[] {SparkConf.class};
-        InvocationTargetException thrown = assertThrows(InvocationTargetException.class,
-            () -> cls.getConstructor(types).newInstance(args));
+        Object[] args =
+            entryPoint.equals(MANAGER)
+                ? new Object[] {new SparkConf(false), true}
+                : new Object[] {new SparkConf(false)};
+        Class<?>[] types =
+            entryPoint.equals(MANAGER)
+                ? new Class<?>[] {SparkConf.class, boolean.class}
+                : new Class<?>[] {SparkConf.class};
+        InvocationTargetException thrown =
+            assertThrows(
+                InvocationTargetException.class, () -> cls.getConstructor(types).newInstance(args));
         String message = thrown.getCause().getMessage();
         assertTrue(thrown.getCause() instanceof IllegalStateException, thrown.getCause()::toString);
-        assertTrue(message.startsWith("Sluice's Spark client (" + entryPoint + ") needs Java 17 "
-            + "or later on the driver and every executor"), message);
+        assertTrue(
+            message.startsWith(
+                "Sluice's Spark client ("
+                    + entryPoint
+                    + ") needs Java 17 "
+                    + "or later on the driver and every executor"),
+            message);
         assertTrue(message.contains("spark.executorEnv.JAVA_HOME"), message);
       }
     }
@@ -74,16 +85,17 @@ class JavaRequirementTest {
   @ValueSource(strings = {"client-spark", "client-spark-3.4", "client-spark-3.3"})
   void onJava11TheHistoryServerPluginLoadsAndAddsNothing(String module) throws Exception {
     Path jar = shadedJar(module);
-    try (JarFile java11View = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ,
-            Runtime.Version.parse("11"));
+    try (JarFile java11View =
+            new JarFile(jar.toFile(), true, ZipFile.OPEN_READ, Runtime.Version.parse("11"));
         Java11Loader loader = new Java11Loader(java11View)) {
       String service;
       try (InputStream in = java11View.getInputStream(java11View.getJarEntry(PLUGIN_SERVICE))) {
         service = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
       }
       assertEquals(HISTORY_PLUGIN, service);
-      AppHistoryServerPlugin plugin = (AppHistoryServerPlugin) Class.forName(service, true, loader)
-          .getConstructor().newInstance();
+      AppHistoryServerPlugin plugin =
+          (AppHistoryServerPlugin)
+              Class.forName(service, true, loader).getConstructor().newInstance();
       assertTrue(plugin.createListeners(new SparkConf(false), null).isEmpty());
       plugin.setupUI(null);
     }
@@ -93,28 +105,30 @@ class JavaRequirementTest {
   @ValueSource(strings = {"client-spark", "client-spark-3.4", "client-spark-3.3"})
   void onJava17TheEntryPointsAreTheRealOnes(String module) throws Exception {
     Path jar = shadedJar(module);
-    try (JarFile java17View = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ,
-        Runtime.Version.parse("17"))) {
+    try (JarFile java17View =
+        new JarFile(jar.toFile(), true, ZipFile.OPEN_READ, Runtime.Version.parse("17"))) {
       for (String entryPoint : new String[] {MANAGER, DATA_IO, HISTORY_PLUGIN}) {
         assertEquals(61, majorVersion(java17View, entryPoint));
         // The build copies these classes into META-INF/versions/17 unrelocated: a Netty or Guava
         // reference there would name a package the shaded jar does not have.
-        String constants = new String(classBytes(java17View, entryPoint),
-            StandardCharsets.ISO_8859_1);
-        assertFalse(constants.contains("io/netty/") || constants.contains("com/google/"),
+        String constants =
+            new String(classBytes(java17View, entryPoint), StandardCharsets.ISO_8859_1);
+        assertFalse(
+            constants.contains("io/netty/") || constants.contains("com/google/"),
             entryPoint + " in " + jar + " names an unrelocated Netty or Guava class");
       }
     }
-    try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
-        SparkConf.class.getClassLoader())) {
-      assertTrue(SortShuffleManager.class.isAssignableFrom(loader.loadClass(MANAGER)),
+    try (URLClassLoader loader =
+        new URLClassLoader(new URL[] {jar.toUri().toURL()}, SparkConf.class.getClassLoader())) {
+      assertTrue(
+          SortShuffleManager.class.isAssignableFrom(loader.loadClass(MANAGER)),
           "a Java 17 class loader finds the real shuffle manager in " + jar);
     }
   }
 
   private static byte[] classBytes(JarFile jar, String className) throws IOException {
-    try (InputStream in = jar.getInputStream(
-        jar.getJarEntry(className.replace('.', '/') + ".class"))) {
+    try (InputStream in =
+        jar.getInputStream(jar.getJarEntry(className.replace('.', '/') + ".class"))) {
       return in.readAllBytes();
     }
   }
@@ -130,7 +144,9 @@ class JavaRequirementTest {
 
   private static Path shadedJar(String module) throws IOException {
     try (Stream<Path> files = Files.list(ProjectRoot.get().resolve(module + "/target"))) {
-      return files.filter(f -> f.getFileName().toString().endsWith("-shaded.jar")).findFirst()
+      return files
+          .filter(f -> f.getFileName().toString().endsWith("-shaded.jar"))
+          .findFirst()
           .orElseThrow(() -> new IllegalStateException("no " + module + " jar: run mvn verify"));
     }
   }
@@ -172,8 +188,8 @@ class JavaRequirementTest {
       }
       int major = ((bytes[6] & 0xff) << 8) | (bytes[7] & 0xff);
       if (major > JAVA_11) {
-        throw new UnsupportedClassVersionError(name + " has class file version " + major
-            + ", newer than Java 11's " + JAVA_11);
+        throw new UnsupportedClassVersionError(
+            name + " has class file version " + major + ", newer than Java 11's " + JAVA_11);
       }
       return defineClass(name, bytes, 0, bytes.length);
     }

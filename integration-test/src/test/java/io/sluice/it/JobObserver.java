@@ -37,15 +37,17 @@ final class JobObserver extends SparkListener {
 
   @Override
   public void onStageSubmitted(SparkListenerStageSubmitted event) {
-    submissions.computeIfAbsent(event.stageInfo().stageId(), id -> new AtomicInteger())
+    submissions
+        .computeIfAbsent(event.stageInfo().stageId(), id -> new AtomicInteger())
         .incrementAndGet();
   }
 
   @Override
   public void onTaskStart(SparkListenerTaskStart event) {
     taskStarts.computeIfAbsent(event.stageId(), id -> new AtomicInteger()).incrementAndGet();
-    fire(new TaskEvent(event.stageId(), event.stageAttemptId(), false, false,
-        event.taskInfo().host()));
+    fire(
+        new TaskEvent(
+            event.stageId(), event.stageAttemptId(), false, false, event.taskInfo().host()));
   }
 
   @Override
@@ -53,12 +55,20 @@ final class JobObserver extends SparkListener {
     boolean success = event.reason() == Success$.MODULE$;
     if (!success) {
       synchronized (this) {
-        failures.add("stage " + event.stageId() + "." + event.stageAttemptId() + " task "
-            + event.taskInfo().index() + ": " + event.reason());
+        failures.add(
+            "stage "
+                + event.stageId()
+                + "."
+                + event.stageAttemptId()
+                + " task "
+                + event.taskInfo().index()
+                + ": "
+                + event.reason());
       }
     }
-    fire(new TaskEvent(event.stageId(), event.stageAttemptId(), true, success,
-        event.taskInfo().host()));
+    fire(
+        new TaskEvent(
+            event.stageId(), event.stageAttemptId(), true, success, event.taskInfo().host()));
   }
 
   private synchronized void fire(TaskEvent e) {

@@ -27,12 +27,12 @@ import scala.Tuple2;
 
 /**
  * The HDFS tier on a secured HDFS: Hadoop's own MiniKdc and a MiniDFSCluster that requires
- * Kerberos. Servers (processes of their own, with Hadoop's site files on their class path as
- * {@code bin/start-server.sh} puts {@code HADOOP_CONF_DIR} there) log in from a keytab
- * ({@code hdfs.kerberos.principal}, {@code hdfs.kerberos.keytab}) and keep every partition on HDFS;
- * a Spark job through them gets the built-in shuffle's answer, and the data was written to and read
- * from HDFS as the Sluice principal. A server without the login does not start and says which
- * settings it lacks.
+ * Kerberos. Servers (processes of their own, with Hadoop's site files on their class path as {@code
+ * bin/start-server.sh} puts {@code HADOOP_CONF_DIR} there) log in from a keytab ({@code
+ * hdfs.kerberos.principal}, {@code hdfs.kerberos.keytab}) and keep every partition on HDFS; a Spark
+ * job through them gets the built-in shuffle's answer, and the data was written to and read from
+ * HDFS as the Sluice principal. A server without the login does not start and says which settings
+ * it lacks.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class KerberosHdfsTest {
@@ -47,8 +47,8 @@ class KerberosHdfsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    expected = ServerLossTest.job(SparkSessions.base("local[2]", "kerberos-reference"),
-        new JobObserver());
+    expected =
+        ServerLossTest.job(SparkSessions.base("local[2]", "kerberos-reference"), new JobObserver());
     work = Files.createTempDirectory("sluice-kerberos");
     Properties kdcConf = MiniKdc.createConf();
     kdc = new MiniKdc(kdcConf, Files.createDirectories(work.resolve("kdc")).toFile());
@@ -87,8 +87,13 @@ class KerberosHdfsTest {
     // What a server's host has in HADOOP_CONF_DIR: how to reach and authenticate to HDFS.
     siteDir = Files.createDirectories(work.resolve("hadoop-conf"));
     StringBuilder site = new StringBuilder("<?xml version=\"1.0\"?>\n<configuration>\n");
-    secure.forEach((key, value) -> site.append("  <property><name>").append(key)
-        .append("</name><value>").append(value).append("</value></property>\n"));
+    secure.forEach(
+        (key, value) ->
+            site.append("  <property><name>")
+                .append(key)
+                .append("</name><value>")
+                .append(value)
+                .append("</value></property>\n"));
     site.append("</configuration>\n");
     Files.writeString(siteDir.resolve("core-site.xml"), site);
     Files.writeString(siteDir.resolve("hdfs-site.xml"), site);
@@ -119,18 +124,26 @@ class KerberosHdfsTest {
 
   @Test
   void serversLoggedInFromAKeytabKeepAJobsShuffleOnASecuredHdfs() throws Exception {
-    Map<String, String> settings = Map.of(
-        ServerOptions.HDFS_DIR.key(), dfs.getURI() + "/sluice",
-        // Every partition goes on on HDFS from its first flush.
-        ServerOptions.HDFS_PARTITION_THRESHOLD.key(), "0",
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k",
-        ServerOptions.HDFS_KERBEROS_PRINCIPAL.key(), "sluice/_HOST@" + realm,
-        ServerOptions.HDFS_KERBEROS_KEYTAB.key(), sluiceKeytab.toString(),
-        ServerOptions.HDFS_KERBEROS_RELOGIN_CHECK.key(), "1s");
+    Map<String, String> settings =
+        Map.of(
+            ServerOptions.HDFS_DIR.key(),
+            dfs.getURI() + "/sluice",
+            // Every partition goes on on HDFS from its first flush.
+            ServerOptions.HDFS_PARTITION_THRESHOLD.key(),
+            "0",
+            ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+            "64k",
+            ServerOptions.HDFS_KERBEROS_PRINCIPAL.key(),
+            "sluice/_HOST@" + realm,
+            ServerOptions.HDFS_KERBEROS_KEYTAB.key(),
+            sluiceKeytab.toString(),
+            ServerOptions.HDFS_KERBEROS_RELOGIN_CHECK.key(),
+            "1s");
     try (ProcessCluster cluster = new ProcessCluster(2, settings, kerberosJvm())) {
       JobObserver observer = new JobObserver();
-      SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2,4]", "kerberos"),
-          cluster.coordinatorAddress());
+      SparkConf conf =
+          SparkSessions.withSluice(
+              SparkSessions.base("local[2,4]", "kerberos"), cluster.coordinatorAddress());
       List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf, observer);
       ServerLossTest.assertSameAnswer(expected, answer);
       assertTrue(observer.failures().isEmpty(), "no task failed: " + observer.failures());
@@ -149,11 +162,13 @@ class KerberosHdfsTest {
           }
         }
       }
-      assertTrue(toHdfs > 0 && fromHdfs > 0,
+      assertTrue(
+          toHdfs > 0 && fromHdfs > 0,
           "the shuffle went through HDFS: " + toHdfs + " bytes written, " + fromHdfs + " read");
       for (int i = 0; i < 2; i++) {
         String log = Files.readString(cluster.log(i));
-        assertTrue(log.contains("Logged in to HDFS as sluice/localhost@" + realm),
+        assertTrue(
+            log.contains("Logged in to HDFS as sluice/localhost@" + realm),
             "server " + i + " logged in as the Sluice principal");
       }
     }
@@ -162,24 +177,41 @@ class KerberosHdfsTest {
   @Test
   void aServerWithoutTheLoginDoesNotStartAndNamesTheSettings() throws Exception {
     Path dir = Files.createTempDirectory(work, "no-login");
-    Path conf = Files.writeString(dir.resolve("server.conf"), String.join("\n",
-        "server.port " + Daemons.freePort(),
-        "server.http.port -1",
-        "local.dirs " + dir.resolve("data"),
-        "disk.min.free 0",
-        "buffer.capacity 64m",
-        "read.buffer.capacity 16m",
-        ServerOptions.HDFS_DIR.key() + " " + dfs.getURI() + "/sluice",
-        ""));
+    Path conf =
+        Files.writeString(
+            dir.resolve("server.conf"),
+            String.join(
+                "\n",
+                "server.port " + Daemons.freePort(),
+                "server.http.port -1",
+                "local.dirs " + dir.resolve("data"),
+                "disk.min.free 0",
+                "buffer.capacity 64m",
+                "read.buffer.capacity 16m",
+                ServerOptions.HDFS_DIR.key() + " " + dfs.getURI() + "/sluice",
+                ""));
     // As an operator starts it: bin/start-server.sh with HADOOP_CONF_DIR.
-    Daemons.Result start = Daemons.run(dir, Map.of(
-        "HADOOP_CONF_DIR", siteDir.toString(),
-        "SLUICE_JAVA_OPTS", "-Djava.security.krb5.conf=" + kdc.getKrb5conf(),
-        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString(),
-        "SLUICE_SERVER_HEAP", "256m"), "bin/start-server.sh", conf.toString());
+    Daemons.Result start =
+        Daemons.run(
+            dir,
+            Map.of(
+                "HADOOP_CONF_DIR", siteDir.toString(),
+                "SLUICE_JAVA_OPTS", "-Djava.security.krb5.conf=" + kdc.getKrb5conf(),
+                "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+                "SLUICE_PID_DIR", dir.resolve("run").toString(),
+                "SLUICE_SERVER_HEAP", "256m"),
+            "bin/start-server.sh",
+            conf.toString());
     assertEquals(1, start.exitCode(), start.output());
-    assertTrue(start.output().contains("set '" + ServerOptions.HDFS_KERBEROS_PRINCIPAL.key()
-        + "' and '" + ServerOptions.HDFS_KERBEROS_KEYTAB.key() + "'"), start.output());
+    assertTrue(
+        start
+            .output()
+            .contains(
+                "set '"
+                    + ServerOptions.HDFS_KERBEROS_PRINCIPAL.key()
+                    + "' and '"
+                    + ServerOptions.HDFS_KERBEROS_KEYTAB.key()
+                    + "'"),
+        start.output());
   }
 }

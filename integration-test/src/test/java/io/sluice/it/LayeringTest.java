@@ -18,49 +18,80 @@ class LayeringTest {
 
   @BeforeAll
   static void importClasses() {
-    classes = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("io.sluice");
+    classes =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.sluice");
   }
 
   @Test
   void commonImportsNothingOfOurs() {
-    noClasses().that().resideInAPackage("io.sluice.common..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.sluice.server..",
-            "io.sluice.coordinator..", "io.sluice.client..", "io.sluice.benchmark..",
-            "io.sluice.examples..", "io.sluice.it..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.common..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.server..",
+            "io.sluice.coordinator..",
+            "io.sluice.client..",
+            "io.sluice.benchmark..",
+            "io.sluice.examples..",
+            "io.sluice.it..")
         .check(classes);
   }
 
   @Test
   void serverDependsOnCommonOnly() {
-    noClasses().that().resideInAPackage("io.sluice.server..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.sluice.coordinator..",
-            "io.sluice.client..", "io.sluice.benchmark..", "io.sluice.it..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.server..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.coordinator..",
+            "io.sluice.client..",
+            "io.sluice.benchmark..",
+            "io.sluice.it..")
         .check(classes);
   }
 
   @Test
   void coordinatorDependsOnCommonOnly() {
-    noClasses().that().resideInAPackage("io.sluice.coordinator..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.sluice.server..",
-            "io.sluice.client..", "io.sluice.benchmark..", "io.sluice.it..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.coordinator..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.server..", "io.sluice.client..", "io.sluice.benchmark..", "io.sluice.it..")
         .check(classes);
   }
 
   @Test
   void clientCoreDependsOnCommonAndNothingOfSpark() {
-    noClasses().that().resideInAPackage("io.sluice.client.core..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.sluice.client.spark..",
-            "org.apache.spark..", "scala..", "org.apache.hadoop..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.client.core..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.client.spark..", "org.apache.spark..", "scala..", "org.apache.hadoop..")
         .check(classes);
   }
 
   @Test
   void sparkClientDependsOnCommonAndClientCoreOnly() {
-    noClasses().that().resideInAPackage("io.sluice.client..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.sluice.server..",
-            "io.sluice.coordinator..", "io.sluice.benchmark..", "io.sluice.it..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.client..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.server..",
+            "io.sluice.coordinator..",
+            "io.sluice.benchmark..",
+            "io.sluice.it..")
         .check(classes);
   }
 }

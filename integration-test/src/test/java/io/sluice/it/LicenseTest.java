@@ -24,16 +24,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What each artifact bundles, against what licenses/BUNDLED.md names: every third-party jar in the
- * distribution tarball and every third-party part of the shaded client jars (found by what the
- * jar holds, not by what the build meant to put in) is listed there with its license, every
- * license text and notice it cites is shipped, and Sluice's own LICENSE (Apache-2.0) and NOTICE
- * are in each artifact.
+ * distribution tarball and every third-party part of the shaded client jars (found by what the jar
+ * holds, not by what the build meant to put in) is listed there with its license, every license
+ * text and notice it cites is shipped, and Sluice's own LICENSE (Apache-2.0) and NOTICE are in each
+ * artifact.
  */
 class LicenseTest {
   private static final Path LICENSES = ProjectRoot.get().resolve("licenses");
   private static final Pattern ARTIFACT = Pattern.compile("`([a-z0-9_.-]+)`");
   private static final Pattern SHIPPED_FILE =
       Pattern.compile("`((?:LICENSE|NOTICE)-[a-z0-9-]+\\.txt)`");
+
   /** A jar's file name: artifact id, then a version that starts with a digit. */
   private static final Pattern JAR = Pattern.compile("(.+?)-\\d.*\\.jar");
 
@@ -45,14 +46,15 @@ class LicenseTest {
 
   static {
     CLIENT_PARTS.put("io/sluice/shaded/io/netty/", "netty-common");
-    CLIENT_PARTS.put("io/sluice/shaded/com/google/common/util/concurrent/internal/",
-        "failureaccess");
+    CLIENT_PARTS.put(
+        "io/sluice/shaded/com/google/common/util/concurrent/internal/", "failureaccess");
     CLIENT_PARTS.put("io/sluice/shaded/com/google/", "guava");
     CLIENT_PARTS.put("META-INF/proguard/", "guava");
-    CLIENT_PARTS.put("META-INF/native/libio_sluice_shaded_netty_tcnative",
-        "netty-tcnative-boringssl-static");
+    CLIENT_PARTS.put(
+        "META-INF/native/libio_sluice_shaded_netty_tcnative", "netty-tcnative-boringssl-static");
     CLIENT_PARTS.put("META-INF/native/netty_tcnative", "netty-tcnative-boringssl-static");
-    CLIENT_PARTS.put("META-INF/native/libio_sluice_shaded_netty_transport_native_epoll",
+    CLIENT_PARTS.put(
+        "META-INF/native/libio_sluice_shaded_netty_transport_native_epoll",
         "netty-transport-native-epoll");
     CLIENT_PARTS.put("META-INF/native-image/io.netty/", "netty-common");
     CLIENT_PARTS.put("META-INF/license/", "netty-common");
@@ -61,9 +63,16 @@ class LicenseTest {
   }
 
   /** Sluice's own entries in a client jar. */
-  private static final List<String> OWN = List.of("io/sluice/client/", "io/sluice/common/",
-      "META-INF/MANIFEST.MF", "META-INF/services/", "META-INF/LICENSE", "META-INF/NOTICE",
-      "META-INF/licenses/", "META-INF/versions/17/io/sluice/client/");
+  private static final List<String> OWN =
+      List.of(
+          "io/sluice/client/",
+          "io/sluice/common/",
+          "META-INF/MANIFEST.MF",
+          "META-INF/services/",
+          "META-INF/LICENSE",
+          "META-INF/NOTICE",
+          "META-INF/licenses/",
+          "META-INF/versions/17/io/sluice/client/");
 
   @Test
   void theSourceTreeIsApacheLicensedAndEveryCitedTextExists() throws IOException {
@@ -76,8 +85,15 @@ class LicenseTest {
 
   @Test
   void everyThirdPartyJarOfTheTarballIsListedWithItsLicense(@TempDir Path dir) throws Exception {
-    Daemons.Result untar = Daemons.run(dir, Map.of(), "tar", "-xzf",
-        Artifacts.distribution().toString(), "-C", dir.toString());
+    Daemons.Result untar =
+        Daemons.run(
+            dir,
+            Map.of(),
+            "tar",
+            "-xzf",
+            Artifacts.distribution().toString(),
+            "-C",
+            dir.toString());
     assertEquals(0, untar.exitCode(), untar.output());
     Path home;
     try (Stream<Path> unpacked = Files.list(dir)) {
@@ -103,11 +119,13 @@ class LicenseTest {
     missing.removeAll(listed("## The distribution tarball"));
     assertEquals(Set.of(), missing, "bundled but not in licenses/BUNDLED.md");
     assertApache(Files.readString(home.resolve("LICENSE")));
-    assertEquals(Files.readString(ProjectRoot.get().resolve("NOTICE")),
+    assertEquals(
+        Files.readString(ProjectRoot.get().resolve("NOTICE")),
         Files.readString(home.resolve("NOTICE")));
     assertTrue(Files.isRegularFile(home.resolve("licenses/BUNDLED.md")));
     for (String file : shippedFiles()) {
-      assertTrue(Files.isRegularFile(home.resolve("licenses").resolve(file)),
+      assertTrue(
+          Files.isRegularFile(home.resolve("licenses").resolve(file)),
           "the tarball ships licenses/" + file);
     }
   }
@@ -115,8 +133,12 @@ class LicenseTest {
   @Test
   void everyThirdPartyPartOfTheClientJarsIsListedWithItsLicense() throws IOException {
     Set<String> listed = listed("## The shaded client jars");
-    for (Path jarPath : List.of(Artifacts.shadedClientJar(), clientJar("client-spark-4"),
-        clientJar("client-spark-3.4"), clientJar("client-spark-3.3"))) {
+    for (Path jarPath :
+        List.of(
+            Artifacts.shadedClientJar(),
+            clientJar("client-spark-4"),
+            clientJar("client-spark-3.4"),
+            clientJar("client-spark-3.3"))) {
       Set<String> bundled = new TreeSet<>();
       List<String> unknown = new ArrayList<>();
       try (ZipFile jar = new ZipFile(jarPath.toFile())) {
@@ -125,9 +147,12 @@ class LicenseTest {
           if (OWN.stream().anyMatch(name::startsWith)) {
             continue;
           }
-          String artifact = CLIENT_PARTS.entrySet().stream()
-              .filter(e -> name.startsWith(e.getKey())).map(Map.Entry::getValue)
-              .findFirst().orElse(null);
+          String artifact =
+              CLIENT_PARTS.entrySet().stream()
+                  .filter(e -> name.startsWith(e.getKey()))
+                  .map(Map.Entry::getValue)
+                  .findFirst()
+                  .orElse(null);
           if (artifact == null) {
             unknown.add(name);
           } else {
@@ -136,25 +161,30 @@ class LicenseTest {
         }
         assertEquals(List.of(), unknown, jarPath.getFileName() + " holds parts of unknown origin");
         assertApache(read(jar, "META-INF/LICENSE"));
-        assertEquals(Files.readString(ProjectRoot.get().resolve("NOTICE")),
-            read(jar, "META-INF/NOTICE"));
+        assertEquals(
+            Files.readString(ProjectRoot.get().resolve("NOTICE")), read(jar, "META-INF/NOTICE"));
         for (String file : shippedFiles()) {
-          assertTrue(jar.getEntry("META-INF/licenses/" + file) != null,
+          assertTrue(
+              jar.getEntry("META-INF/licenses/" + file) != null,
               jarPath.getFileName() + " ships META-INF/licenses/" + file);
         }
       }
       System.out.println(jarPath.getFileName() + " bundles " + bundled);
       Set<String> missing = new TreeSet<>(bundled);
       missing.removeAll(listed);
-      assertEquals(Set.of(), missing, "bundled by " + jarPath.getFileName()
-          + " but not in licenses/BUNDLED.md");
+      assertEquals(
+          Set.of(),
+          missing,
+          "bundled by " + jarPath.getFileName() + " but not in licenses/BUNDLED.md");
     }
   }
 
   /** The shaded jar of another Spark line's client module. */
   private static Path clientJar(String module) throws IOException {
     try (Stream<Path> files = Files.list(ProjectRoot.get().resolve(module + "/target"))) {
-      return files.filter(f -> f.getFileName().toString().endsWith("-shaded.jar")).findFirst()
+      return files
+          .filter(f -> f.getFileName().toString().endsWith("-shaded.jar"))
+          .findFirst()
           .orElseThrow(() -> new IllegalStateException("no " + module + " jar: run mvn verify"));
     }
   }
@@ -168,8 +198,11 @@ class LicenseTest {
   }
 
   private static void assertApache(String license) {
-    assertTrue(license != null && license.strip().startsWith("Apache License")
-        && license.contains("Version 2.0, January 2004"), "the Apache License 2.0");
+    assertTrue(
+        license != null
+            && license.strip().startsWith("Apache License")
+            && license.contains("Version 2.0, January 2004"),
+        "the Apache License 2.0");
   }
 
   /** The artifacts that BUNDLED.md's section starting with {@code heading} names. */

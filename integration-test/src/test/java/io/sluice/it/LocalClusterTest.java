@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import scala.Tuple2;
 
 /**
- * Executors in JVMs of their own ({@code local-cluster[2,1,1024]}), loading the shaded client jar from
- * {@code spark.executor.extraClassPath}, as on a real cluster.
+ * Executors in JVMs of their own ({@code local-cluster[2,1,1024]}), loading the shaded client jar
+ * from {@code spark.executor.extraClassPath}, as on a real cluster.
  */
 class LocalClusterTest {
 
@@ -24,11 +24,12 @@ class LocalClusterTest {
   void executorsInSeparateJvmsShuffleThroughSluice() throws Exception {
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
       String classPath = Artifacts.shadedClientJar() + ":" + Artifacts.testClasses();
-      SparkConf conf = SparkSessions.withSluice(
-          SparkSessions.base("local-cluster[2,1,1024]", "local-cluster"), cluster)
-          .set("spark.executor.extraClassPath", classPath)
-          .set("spark.executor.memory", "512m")
-          .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
+      SparkConf conf =
+          SparkSessions.withSluice(
+                  SparkSessions.base("local-cluster[2,1,1024]", "local-cluster"), cluster)
+              .set("spark.executor.extraClassPath", classPath)
+              .set("spark.executor.memory", "512m")
+              .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer");
       SparkSession spark = SparkSessions.start(conf, Map.of());
       List<Tuple2<Integer, Long>> result;
       try {
@@ -37,13 +38,19 @@ class LocalClusterTest {
         for (int i = 0; i < 6; i++) {
           seeds.add(i);
         }
-        result = sc.parallelize(seeds, 6).flatMapToPair(seed -> {
-          List<Tuple2<Integer, Long>> out = new ArrayList<>();
-          for (long i = 0; i < 20_000; i++) {
-            out.add(new Tuple2<>((int) ((seed * 20_000 + i) % 101), 1L));
-          }
-          return out.iterator();
-        }).reduceByKey(Long::sum, 5).sortByKey().collect();
+        result =
+            sc.parallelize(seeds, 6)
+                .flatMapToPair(
+                    seed -> {
+                      List<Tuple2<Integer, Long>> out = new ArrayList<>();
+                      for (long i = 0; i < 20_000; i++) {
+                        out.add(new Tuple2<>((int) ((seed * 20_000 + i) % 101), 1L));
+                      }
+                      return out.iterator();
+                    })
+                .reduceByKey(Long::sum, 5)
+                .sortByKey()
+                .collect();
         assertEquals(2, sc.sc().getExecutorIds().size(), "two executor JVMs");
       } finally {
         spark.stop();

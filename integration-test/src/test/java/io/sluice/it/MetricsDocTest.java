@@ -26,17 +26,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code docs/metrics.md} lists exactly what the daemons export: starts a coordinator and a
- * shuffle server in this JVM, scrapes their {@code /metrics}, and checks that every
- * {@code sluice_*} metric of each is a row of its section with the exported type (and, where the
- * scrape has samples, labels), that every row is exported, that every JVM metric falls in a family
- * the page marks as that daemon's (and each family marked is exported), and that no page under
- * {@code docs/} or the README names a {@code sluice_*} metric that is not exported, and that the
- * Grafana dashboard under {@code deploy/grafana/} queries only exported metrics.
+ * {@code docs/metrics.md} lists exactly what the daemons export: starts a coordinator and a shuffle
+ * server in this JVM, scrapes their {@code /metrics}, and checks that every {@code sluice_*} metric
+ * of each is a row of its section with the exported type (and, where the scrape has samples,
+ * labels), that every row is exported, that every JVM metric falls in a family the page marks as
+ * that daemon's (and each family marked is exported), and that no page under {@code docs/} or the
+ * README names a {@code sluice_*} metric that is not exported, and that the Grafana dashboard under
+ * {@code deploy/grafana/} queries only exported metrics.
  */
 class MetricsDocTest {
-  private static final Pattern SLUICE_ROW = Pattern.compile(
-      "^\\|\\s*`(sluice_[a-z0-9_]+)`\\s*\\|\\s*(\\w+)\\s*\\|([^|]*)\\|");
+  private static final Pattern SLUICE_ROW =
+      Pattern.compile("^\\|\\s*`(sluice_[a-z0-9_]+)`\\s*\\|\\s*(\\w+)\\s*\\|([^|]*)\\|");
   private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
   private static final Pattern SLUICE_NAME =
       Pattern.compile("\\bsluice_(?:server|coordinator)_[a-z0-9_]+");
@@ -104,8 +104,13 @@ class MetricsDocTest {
         Matcher m = SLUICE_NAME.matcher(lines.get(i));
         while (m.find()) {
           if (!server.exports(m.group()) && !coordinator.exports(m.group())) {
-            problems.add(root.relativize(file) + ":" + (i + 1) + ": " + m.group()
-                + " is exported by neither daemon");
+            problems.add(
+                root.relativize(file)
+                    + ":"
+                    + (i + 1)
+                    + ": "
+                    + m.group()
+                    + " is exported by neither daemon");
           }
         }
       }
@@ -151,18 +156,23 @@ class MetricsDocTest {
     for (Map.Entry<String, String> e : exported.entrySet()) {
       Row row = rows.get(e.getKey());
       if (row == null) {
-        problems.add(e.getKey() + " (" + e.getValue() + ") is exported but not listed under '## "
-            + section + "'");
+        problems.add(
+            e.getKey()
+                + " ("
+                + e.getValue()
+                + ") is exported but not listed under '## "
+                + section
+                + "'");
         continue;
       }
       if (!row.type().equals(e.getValue())) {
-        problems.add(e.getKey() + " is listed as a " + row.type() + " but exported as a "
-            + e.getValue());
+        problems.add(
+            e.getKey() + " is listed as a " + row.type() + " but exported as a " + e.getValue());
       }
       Set<String> labels = scrape.labels(e.getKey(), e.getValue());
       if (labels != null && !labels.equals(row.labels())) {
-        problems.add(e.getKey() + " is listed with labels " + row.labels() + " but exported with "
-            + labels);
+        problems.add(
+            e.getKey() + " is listed with labels " + row.labels() + " but exported with " + labels);
       }
     }
     for (String listed : rows.keySet()) {
@@ -173,20 +183,27 @@ class MetricsDocTest {
     report(problems);
   }
 
-  private static void checkJvmFamilies(String daemon, MetricsScrape scrape, Map<String, Boolean> families,
-      List<String> problems) {
+  private static void checkJvmFamilies(
+      String daemon, MetricsScrape scrape, Map<String, Boolean> families, List<String> problems) {
     if (families.isEmpty()) {
       problems.add("docs/metrics.md lists no JVM families for the " + daemon);
       return;
     }
-    Set<String> jvm = scrape.metrics("").keySet().stream()
-        .filter(name -> !name.startsWith("sluice_")).collect(Collectors.toCollection(TreeSet::new));
+    Set<String> jvm =
+        scrape.metrics("").keySet().stream()
+            .filter(name -> !name.startsWith("sluice_"))
+            .collect(Collectors.toCollection(TreeSet::new));
     for (String name : jvm) {
-      List<String> matching = families.keySet().stream()
-          .filter(f -> glob(f).matcher(name).matches()).toList();
+      List<String> matching =
+          families.keySet().stream().filter(f -> glob(f).matcher(name).matches()).toList();
       if (matching.stream().noneMatch(families::get)) {
-        problems.add(name + " is exported by the " + daemon + " but no JVM family marked 'yes' for "
-            + "it covers it" + (matching.isEmpty() ? "" : " (marked 'no': " + matching + ")"));
+        problems.add(
+            name
+                + " is exported by the "
+                + daemon
+                + " but no JVM family marked 'yes' for "
+                + "it covers it"
+                + (matching.isEmpty() ? "" : " (marked 'no': " + matching + ")"));
       }
     }
     for (Map.Entry<String, Boolean> family : families.entrySet()) {
@@ -198,8 +215,10 @@ class MetricsDocTest {
   }
 
   private static Pattern glob(String family) {
-    return Pattern.compile(Stream.of(family.split("\\*", -1)).map(Pattern::quote)
-        .collect(Collectors.joining("[A-Za-z0-9_]*")));
+    return Pattern.compile(
+        Stream.of(family.split("\\*", -1))
+            .map(Pattern::quote)
+            .collect(Collectors.joining("[A-Za-z0-9_]*")));
   }
 
   private static void report(List<String> problems) {
@@ -207,7 +226,6 @@ class MetricsDocTest {
       fail("docs/metrics.md and /metrics disagree:\n  " + String.join("\n  ", problems));
     }
   }
-
 
   /** A row of a metrics table: type and label names. */
   record Row(String type, Set<String> labels) {}

@@ -50,8 +50,11 @@ final class MetricsScrape {
             labels.add(label.group(1));
           }
         }
-        samples.add(new Sample(sample.group(1), sample.group(2) == null ? "" : sample.group(2),
-            Double.parseDouble(sample.group(3))));
+        samples.add(
+            new Sample(
+                sample.group(1),
+                sample.group(2) == null ? "" : sample.group(2),
+                Double.parseDouble(sample.group(3))));
       }
     }
   }
@@ -66,13 +69,20 @@ final class MetricsScrape {
   }
 
   static MetricsScrape fetch(String host, int httpPort) throws IOException, InterruptedException {
-    HttpResponse<String> response = HTTP.send(
-        HttpRequest.newBuilder(URI.create("http://" + host + ":" + httpPort + "/metrics"))
-            .timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://" + host + ":" + httpPort + "/metrics"))
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IOException("/metrics on port " + httpPort + " answered " + response.statusCode()
-          + ": " + response.body());
+      throw new IOException(
+          "/metrics on port "
+              + httpPort
+              + " answered "
+              + response.statusCode()
+              + ": "
+              + response.body());
     }
     return new MetricsScrape(response.body());
   }
@@ -93,8 +103,8 @@ final class MetricsScrape {
   }
 
   /**
-   * The metrics whose names start with {@code prefix}, with their types, leaving out the
-   * {@code _created} gauges the client library adds next to counters, summaries and histograms.
+   * The metrics whose names start with {@code prefix}, with their types, leaving out the {@code
+   * _created} gauges the client library adds next to counters, summaries and histograms.
    */
   Map<String, String> metrics(String prefix) {
     Map<String, String> metrics = new TreeMap<>();
@@ -111,7 +121,8 @@ final class MetricsScrape {
       return false;
     }
     String base = name.substring(0, name.length() - "_created".length());
-    return "counter".equals(types.get(base + "_total")) || "summary".equals(types.get(base))
+    return "counter".equals(types.get(base + "_total"))
+        || "summary".equals(types.get(base))
         || "histogram".equals(types.get(base));
   }
 
@@ -119,11 +130,12 @@ final class MetricsScrape {
   Set<String> labels(String name, String type) {
     Set<String> names = new TreeSet<>();
     boolean any = false;
-    List<String> series = switch (type) {
-      case "histogram" -> List.of(name + "_bucket", name + "_count", name + "_sum");
-      case "summary" -> List.of(name, name + "_count", name + "_sum");
-      default -> List.of(name);
-    };
+    List<String> series =
+        switch (type) {
+          case "histogram" -> List.of(name + "_bucket", name + "_count", name + "_sum");
+          case "summary" -> List.of(name, name + "_count", name + "_sum");
+          default -> List.of(name);
+        };
     for (String s : series) {
       Set<String> labels = sampleLabels.get(s);
       if (labels != null) {

@@ -33,22 +33,42 @@ final class MiniCluster implements Closeable {
     this(numServers, serverOverrides, Map.of());
   }
 
-  /** @param daemonOverrides settings of the coordinator and every server (authentication) */
-  MiniCluster(int numServers, Map<String, String> serverOverrides,
-      Map<String, String> daemonOverrides) throws Exception {
+  /**
+   * @param daemonOverrides settings of the coordinator and every server (authentication)
+   */
+  MiniCluster(
+      int numServers, Map<String, String> serverOverrides, Map<String, String> daemonOverrides)
+      throws Exception {
     this(numServers, 1, serverOverrides, daemonOverrides);
   }
 
-  /** @param disksPerServer local directories of each server, see {@link #localDir} */
-  MiniCluster(int numServers, int disksPerServer, Map<String, String> serverOverrides,
-      Map<String, String> daemonOverrides) throws Exception {
-    this(Files.createTempDirectory("sluice-minicluster"), numServers, disksPerServer,
-        serverOverrides, daemonOverrides);
+  /**
+   * @param disksPerServer local directories of each server, see {@link #localDir}
+   */
+  MiniCluster(
+      int numServers,
+      int disksPerServer,
+      Map<String, String> serverOverrides,
+      Map<String, String> daemonOverrides)
+      throws Exception {
+    this(
+        Files.createTempDirectory("sluice-minicluster"),
+        numServers,
+        disksPerServer,
+        serverOverrides,
+        daemonOverrides);
   }
 
-  /** @param root where the servers' local directories go (a small file system, to fill one) */
-  MiniCluster(Path root, int numServers, int disksPerServer, Map<String, String> serverOverrides,
-      Map<String, String> daemonOverrides) throws Exception {
+  /**
+   * @param root where the servers' local directories go (a small file system, to fill one)
+   */
+  MiniCluster(
+      Path root,
+      int numServers,
+      int disksPerServer,
+      Map<String, String> serverOverrides,
+      Map<String, String> daemonOverrides)
+      throws Exception {
     this.root = root;
     this.disksPerServer = disksPerServer;
     Map<String, String> c = new HashMap<>();
@@ -87,8 +107,11 @@ final class MiniCluster implements Closeable {
   }
 
   private static SluiceConf conf(Map<String, String> raw) {
-    return ConfigLoader.fromMap(raw, ConfigDocGenerator.discover().stream()
-        .filter(set -> !set.title().startsWith("Spark client")).toList());
+    return ConfigLoader.fromMap(
+        raw,
+        ConfigDocGenerator.discover().stream()
+            .filter(set -> !set.title().startsWith("Spark client"))
+            .toList());
   }
 
   /** Local directory {@code disk} of server {@code server}. */

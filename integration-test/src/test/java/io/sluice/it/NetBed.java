@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Assumptions;
  * Hosts on this machine with addresses of their own: one network namespace per host, joined by a
  * bridge to each other and to this JVM's namespace, whose links a test can cap, cut (packets
  * vanish, no reset reaches either side) and heal. A process started with {@link #command} runs on
- * the host. The work is done by {@code bin/netbed.sh}, the one home of the
- * namespace commands; {@link #close()} removes the bed and kills what runs on it, and
- * {@link #up} first removes a bed of the same name that a killed test run left behind.
+ * the host. The work is done by {@code bin/netbed.sh}, the one home of the namespace commands;
+ * {@link #close()} removes the bed and kills what runs on it, and {@link #up} first removes a bed
+ * of the same name that a killed test run left behind.
  */
 final class NetBed implements Closeable {
   private static final long COMMAND_SECONDS = 120;
@@ -33,13 +33,13 @@ final class NetBed implements Closeable {
   /** Skips the calling test, saying why, where this machine cannot make beds (not root, say). */
   static void assumeAvailable() throws IOException, InterruptedException {
     Result check = run(List.of("check"));
-    Assumptions.assumeTrue(check.exitCode == 0,
-        "network namespaces are not available here: " + check.output.strip());
+    Assumptions.assumeTrue(
+        check.exitCode == 0, "network namespaces are not available here: " + check.output.strip());
   }
 
   /**
-   * Makes a bed: the machine's namespace is {@code 10.net.0.1} on it, and host {@code i} of
-   * {@code hosts} is {@code 10.net.0.(10 + i)}.
+   * Makes a bed: the machine's namespace is {@code 10.net.0.1} on it, and host {@code i} of {@code
+   * hosts} is {@code 10.net.0.(10 + i)}.
    *
    * @param name 1-6 lower-case letters and digits, unique among the beds that may exist at once
    */
@@ -118,8 +118,7 @@ final class NetBed implements Closeable {
 
   private static Result run(List<String> args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
-    command.add(ProjectRoot.get().resolve(Path.of("bin", "netbed.sh"))
-        .toString());
+    command.add(ProjectRoot.get().resolve(Path.of("bin", "netbed.sh")).toString());
     command.addAll(args);
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     // The output is small: read it whole, then wait.

@@ -24,14 +24,14 @@ import scala.Tuple2;
 /**
  * Faults of the network, not of processes, on a {@link NetBed} (network namespaces joined by a
  * bridge): three shuffle servers and the coordinator on hosts of their own, and a Spark standalone
- * cluster ({@link SparkStandalone}) whose two workers, with their executors, are hosts of their
- * own too; the driver is this JVM, on the machine's side of the bridge. A server whose link is cut
- * (every packet dropped, so no reset tells anyone) is given up within
- * {@code transport.liveness.timeout}, as a frozen process is; a server whose link is capped to a
- * fraction of the others' only slows the job; an executor host cut off costs its running tasks,
- * not the map outputs. Spark's own view (stage submissions, task failures) is asserted beside the
- * answer, which is compared with the built-in shuffle's. Skipped, saying why, where the machine
- * does not allow network namespaces.
+ * cluster ({@link SparkStandalone}) whose two workers, with their executors, are hosts of their own
+ * too; the driver is this JVM, on the machine's side of the bridge. A server whose link is cut
+ * (every packet dropped, so no reset tells anyone) is given up within {@code
+ * transport.liveness.timeout}, as a frozen process is; a server whose link is capped to a fraction
+ * of the others' only slows the job; an executor host cut off costs its running tasks, not the map
+ * outputs. Spark's own view (stage submissions, task failures) is asserted beside the answer, which
+ * is compared with the built-in shuffle's. Skipped, saying why, where the machine does not allow
+ * network namespaces.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class NetworkFaultTest {
@@ -48,8 +48,11 @@ class NetworkFaultTest {
   @BeforeAll
   static void start() throws Exception {
     NetBed.assumeAvailable();
-    bed = NetBed.up("sfault", 91,
-        List.of("coord", "s0", "s1", "s2", "master", WORKERS.get(0), WORKERS.get(1)));
+    bed =
+        NetBed.up(
+            "sfault",
+            91,
+            List.of("coord", "s0", "s1", "s2", "master", WORKERS.get(0), WORKERS.get(1)));
     cluster = new ProcessCluster(3, Map.of(), bed);
     spark = new SparkStandalone(bed, WORKERS);
     expected = ServerLossTest.job(SparkSessions.base("local[2]", "reference"), new JobObserver());
@@ -57,7 +60,8 @@ class NetworkFaultTest {
 
   @AfterAll
   static void stop() throws Exception {
-    try (SparkStandalone s = spark; ProcessCluster c = cluster) {
+    try (SparkStandalone s = spark;
+        ProcessCluster c = cluster) {
       // closed in reverse order, each even if another fails
     } finally {
       if (bed != null) {
@@ -81,8 +85,8 @@ class NetworkFaultTest {
   }
 
   private static SparkConf conf(int replicas) throws IOException {
-    return SparkSessions.withSluice(spark.conf("network-fault-" + replicas),
-            cluster.coordinatorAddress())
+    return SparkSessions.withSluice(
+            spark.conf("network-fault-" + replicas), cluster.coordinatorAddress())
         .set("spark.sluice.replicas", String.valueOf(replicas))
         .set("spark.sluice.block.size", "32k")
         .set("spark.sluice.push.batch.size", "128k");
@@ -98,14 +102,18 @@ class NetworkFaultTest {
   private JobObserver run(int replicas, Predicate<JobObserver.TaskEvent> when, Fault fault)
       throws IOException {
     AtomicInteger applied = new AtomicInteger();
-    JobObserver observer = new JobObserver().onceWhen(when, () -> {
-      try {
-        fault.apply("s" + VICTIM);
-        applied.incrementAndGet();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                when,
+                () -> {
+                  try {
+                    fault.apply("s" + VICTIM);
+                    applied.incrementAndGet();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
     List<Tuple2<Integer, long[]>> answer = job(replicas, observer);
     assertEquals(1, applied.get(), "the fault was applied while the job ran");
     ServerLossTest.assertSameAnswer(expected, answer);
@@ -133,7 +141,8 @@ class NetworkFaultTest {
     cut.clear();
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
     ServerLossTest.assertSameAnswer(expected, job(2, new JobObserver()));
-    assertTrue(cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
+    assertTrue(
+        cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
         "the healed server takes data again");
   }
 
@@ -152,23 +161,28 @@ class NetworkFaultTest {
   void withTwoCopiesAServerHealedMidReduceServesNoStaleOrDuplicateData() throws Exception {
     String victim = "s" + VICTIM;
     AtomicInteger healed = new AtomicInteger();
-    JobObserver observer = new JobObserver()
-        .onceWhen(ServerLossTest.midMap(), () -> {
-          try {
-            cut.add(victim);
-            bed.cut(victim);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        })
-        .onceWhen(ServerLossTest.midReduce(), () -> {
-          try {
-            bed.heal(victim);
-            healed.incrementAndGet();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                ServerLossTest.midMap(),
+                () -> {
+                  try {
+                    cut.add(victim);
+                    bed.cut(victim);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                })
+            .onceWhen(
+                ServerLossTest.midReduce(),
+                () -> {
+                  try {
+                    bed.heal(victim);
+                    healed.incrementAndGet();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
     ServerLossTest.assertSameAnswer(expected, job(2, observer));
     assertEquals(1, healed.get(), "the link was healed while reduce tasks ran");
     ServerLossTest.assertNoStageRan(observer, 1);
@@ -177,7 +191,9 @@ class NetworkFaultTest {
   @Test
   void withOneCopyAServerCutOffDuringTheMapStageRerunsTheMapStageOnce() throws Exception {
     JobObserver observer = run(1, ServerLossTest.midMap(), cutLink());
-    assertEquals(2, observer.submissions().get(ServerLossTest.MAP_STAGE),
+    assertEquals(
+        2,
+        observer.submissions().get(ServerLossTest.MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
   }
 
@@ -189,16 +205,18 @@ class NetworkFaultTest {
    */
   @Test
   void aCoordinatorCutOffCostsTheRunningJobNothingAndNewShufflesFailClearly() throws Exception {
-    JobObserver observer = run(2, e -> e.stageId() == ServerLossTest.MAP_STAGE && !e.end(),
-        host -> {
-          cut.add("coord");
-          bed.cut("coord");
-        });
+    JobObserver observer =
+        run(
+            2,
+            e -> e.stageId() == ServerLossTest.MAP_STAGE && !e.end(),
+            host -> {
+              cut.add("coord");
+              bed.cut("coord");
+            });
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(List.of(), observer.failures(), "task failures");
 
-    Exception refused = assertThrows(Exception.class,
-        () -> job(2, new JobObserver()));
+    Exception refused = assertThrows(Exception.class, () -> job(2, new JobObserver()));
     StringBuilder messages = new StringBuilder();
     for (Throwable t = refused; t != null; t = t.getCause()) {
       messages.append(t.getMessage()).append('\n');
@@ -218,11 +236,14 @@ class NetworkFaultTest {
         bed.cap("s" + i, "200mbit");
       }
     }
-    JobObserver observer = run(2, e -> e.stageId() == ServerLossTest.MAP_STAGE && !e.end(),
-        host -> {
-          capped.add(host);
-          bed.cap(host, "20mbit");
-        });
+    JobObserver observer =
+        run(
+            2,
+            e -> e.stageId() == ServerLossTest.MAP_STAGE && !e.end(),
+            host -> {
+              capped.add(host);
+              bed.cap(host, "20mbit");
+            });
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(List.of(), observer.failures(), "task failures");
   }
@@ -230,11 +251,11 @@ class NetworkFaultTest {
   /**
    * An executor's host cut off while its reduce tasks read (every reduce task waits at its first
    * record until the cut is made, so the host's tasks are surely running): Spark declares the
-   * executor lost once its heart-beats stopped for 10 s here
-   * ({@code spark.storage.blockManagerHeartbeatTimeoutMs}; {@code spark.network.timeout}, 120 s,
-   * unless set) and runs those tasks again on the other executor. The map outputs are on the
-   * servers, not on the lost host, so no map task runs again; with the built-in shuffle the
-   * host's map outputs would be lost with it.
+   * executor lost once its heart-beats stopped for 10 s here ({@code
+   * spark.storage.blockManagerHeartbeatTimeoutMs}; {@code spark.network.timeout}, 120 s, unless
+   * set) and runs those tasks again on the other executor. The map outputs are on the servers, not
+   * on the lost host, so no map task runs again; with the built-in shuffle the host's map outputs
+   * would be lost with it.
    */
   @Test
   void anExecutorHostCutOffMidReduceRerunsItsReduceTasksButNoMapTask() throws Exception {
@@ -244,30 +265,44 @@ class NetworkFaultTest {
     // Cut when a reduce task starts on the victim, not at the first one anywhere: the scheduler
     // may have placed every running reduce task on the other host by then, and a host cut off
     // without a task of the stage costs the job nothing to assert.
-    JobObserver observer = new JobObserver().onceWhen(
-        e -> e.stageId() != ServerLossTest.MAP_STAGE && !e.end()
-            && victimAddress.equals(e.host()), () -> {
-          try {
-            cut.add(victim);
-            bed.cut(victim);
-            Files.createFile(gate);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                e ->
+                    e.stageId() != ServerLossTest.MAP_STAGE
+                        && !e.end()
+                        && victimAddress.equals(e.host()),
+                () -> {
+                  try {
+                    cut.add(victim);
+                    bed.cut(victim);
+                    Files.createFile(gate);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
     // Only here is an executor lost on purpose: 10 s rather than Spark's 120 s, where elsewhere a
     // loaded machine's late heart-beat must not cost an executor.
-    List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(
-        conf(2).set(SparkStandalone.EXECUTOR_LOSS_TIMEOUT, "10s"), observer, spark.executors(),
-        gate);
+    List<Tuple2<Integer, long[]>> answer =
+        ServerLossTest.job(
+            conf(2).set(SparkStandalone.EXECUTOR_LOSS_TIMEOUT, "10s"),
+            observer,
+            spark.executors(),
+            gate);
     ServerLossTest.assertSameAnswer(expected, answer);
     ServerLossTest.assertNoStageRan(observer, 1);
-    assertEquals(ServerLossTest.MAPS, observer.taskStarts().get(ServerLossTest.MAP_STAGE),
+    assertEquals(
+        ServerLossTest.MAPS,
+        observer.taskStarts().get(ServerLossTest.MAP_STAGE),
         "map tasks started; task failures: " + observer.failures());
     List<String> failures = observer.failures();
-    assertTrue(!failures.isEmpty() && failures.stream().allMatch(f ->
-            !f.startsWith("stage " + ServerLossTest.MAP_STAGE + ".")
-                && f.contains("ExecutorLostFailure")),
+    assertTrue(
+        !failures.isEmpty()
+            && failures.stream()
+                .allMatch(
+                    f ->
+                        !f.startsWith("stage " + ServerLossTest.MAP_STAGE + ".")
+                            && f.contains("ExecutorLostFailure")),
         "the cut host's reduce tasks failed with their executor, nothing else: " + failures);
     Files.delete(gate);
     Files.delete(gate.getParent());

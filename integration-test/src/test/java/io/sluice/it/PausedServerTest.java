@@ -54,9 +54,10 @@ class PausedServerTest {
   @Test
   void aSilentServerCostsNoServerTheApplicationAndTheShuffleIsReadAgainWhole() throws Exception {
     JobObserver observer = new JobObserver();
-    SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2]", "paused-server"),
-            cluster.coordinatorAddress())
-        .set("spark.sluice.heartbeat.interval", "300ms");
+    SparkConf conf =
+        SparkSessions.withSluice(
+                SparkSessions.base("local[2]", "paused-server"), cluster.coordinatorAddress())
+            .set("spark.sluice.heartbeat.interval", "300ms");
     SparkSession spark = SparkSessions.start(conf, Map.of());
     spark.sparkContext().addSparkListener(observer);
     try {
@@ -65,14 +66,16 @@ class PausedServerTest {
       for (int i = 0; i < 200_000; i++) {
         numbers.add(i);
       }
-      JavaPairRDD<Integer, Long> shuffled = sc.parallelize(numbers, 8)
-          .mapToPair(i -> new Tuple2<>(i % 1_009, (long) i))
-          .partitionBy(new HashPartitioner(12));
+      JavaPairRDD<Integer, Long> shuffled =
+          sc.parallelize(numbers, 8)
+              .mapToPair(i -> new Tuple2<>(i % 1_009, (long) i))
+              .partitionBy(new HashPartitioner(12));
       List<Long> first = sums(shuffled);
       long expectedTotal = 199_999L * 200_000L / 2;
       assertEquals(expectedTotal, first.stream().mapToLong(Long::longValue).sum());
       for (int s = 0; s < 3; s++) {
-        assertTrue(cluster.metric(s, "sluice_server_pushed_bytes_total") > 0,
+        assertTrue(
+            cluster.metric(s, "sluice_server_pushed_bytes_total") > 0,
             "server " + s + " holds part of the shuffle");
       }
 
@@ -85,7 +88,9 @@ class PausedServerTest {
       // Resumed, the silent server hears the driver again, and must not count its own pause.
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * EXPIRY_MILLIS);
       while (System.nanoTime() < until) {
-        assertEquals(1.0, cluster.metric(SILENT, "sluice_server_applications"),
+        assertEquals(
+            1.0,
+            cluster.metric(SILENT, "sluice_server_applications"),
             "the resumed server keeps the application");
         Thread.sleep(100);
       }
@@ -94,7 +99,9 @@ class PausedServerTest {
       assertEquals(first, second, "the shuffle read again, whole");
       // Stages 0 and 1 are the first job's; the second job's map stage (2) is skipped, since its
       // output is known, and only its reduce stage (3) runs.
-      assertEquals(Map.of(0, 1, 1, 1, 3, 1), observer.submissions(),
+      assertEquals(
+          Map.of(0, 1, 1, 1, 3, 1),
+          observer.submissions(),
           "stage submissions; task failures: " + observer.failures());
       assertTrue(observer.failures().isEmpty(), "no task failed: " + observer.failures());
     } finally {
@@ -104,13 +111,16 @@ class PausedServerTest {
 
   /** Per reduce partition, the sum of its values. */
   private static List<Long> sums(JavaPairRDD<Integer, Long> shuffled) {
-    return shuffled.mapPartitions(it -> {
-      long sum = 0;
-      while (it.hasNext()) {
-        sum += it.next()._2();
-      }
-      return List.of(sum).iterator();
-    }).collect();
+    return shuffled
+        .mapPartitions(
+            it -> {
+              long sum = 0;
+              while (it.hasNext()) {
+                sum += it.next()._2();
+              }
+              return List.of(sum).iterator();
+            })
+        .collect();
   }
 
   /** For {@code millis}, the servers that still answer keep the application registered. */
@@ -119,7 +129,9 @@ class PausedServerTest {
     while (System.nanoTime() < until) {
       for (int s = 0; s < 3; s++) {
         if (s != SILENT) {
-          assertEquals(1.0, cluster.metric(s, "sluice_server_applications"),
+          assertEquals(
+              1.0,
+              cluster.metric(s, "sluice_server_applications"),
               "server " + s + " keeps the application while server " + SILENT + " is silent");
         }
       }

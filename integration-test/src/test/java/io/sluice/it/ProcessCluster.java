@@ -1,14 +1,13 @@
 package io.sluice.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.common.auth.AuthOptions;
 import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigLoader;
-import io.sluice.common.config.SluiceConf;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.CoordinatorServer;
 import io.sluice.server.ServerOptions;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
@@ -37,8 +36,8 @@ import java.util.stream.Stream;
  * again on the same port. On a {@link NetBed}, server {@code i} runs on the bed's host {@code s<i>}
  * at that host's address instead, and the coordinator is a process of its own on the bed's host
  * {@code coord}, so that its link can be cut too. Servers log to files under the cluster's
- * directory; {@link #close()} fails if a server that was not
- * killed reported a leaked buffer (they run with paranoid leak detection).
+ * directory; {@link #close()} fails if a server that was not killed reported a leaked buffer (they
+ * run with paranoid leak detection).
  */
 final class ProcessCluster implements Closeable {
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -49,8 +48,10 @@ final class ProcessCluster implements Closeable {
 
   /** Null on loopback. */
   private final NetBed bed;
+
   /** The coordinator in this JVM; null on a bed, where it runs as {@link #coordinatorProcess}. */
   private final CoordinatorServer coordinator;
+
   private Process coordinatorProcess;
   private final String coordinatorHost;
   private final int coordinatorPort;
@@ -78,9 +79,9 @@ final class ProcessCluster implements Closeable {
   }
 
   /**
-   * What a test adds to every server's JVM: options (system properties such as
-   * {@code java.security.krb5.conf}) and directories put before the class path (Hadoop's site
-   * files, as {@code bin/start-server.sh} puts {@code HADOOP_CONF_DIR} there).
+   * What a test adds to every server's JVM: options (system properties such as {@code
+   * java.security.krb5.conf}) and directories put before the class path (Hadoop's site files, as
+   * {@code bin/start-server.sh} puts {@code HADOOP_CONF_DIR} there).
    */
   record ServerJvm(List<String> options, List<Path> classPathFirst) {
     static final ServerJvm PLAIN = new ServerJvm(List.of(), List.of());
@@ -97,12 +98,13 @@ final class ProcessCluster implements Closeable {
     this(numServers, serverOverrides, null, jvm);
   }
 
-  ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed)
-      throws Exception {
+  ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed) throws Exception {
     this(numServers, serverOverrides, bed, ServerJvm.PLAIN);
   }
 
-  /** @param bed where the servers run (hosts {@code s0}, {@code s1}, ...), or null for loopback */
+  /**
+   * @param bed where the servers run (hosts {@code s0}, {@code s1}, ...), or null for loopback
+   */
   ProcessCluster(int numServers, Map<String, String> serverOverrides, NetBed bed, ServerJvm jvm)
       throws Exception {
     this.serverJvm = jvm;
@@ -117,9 +119,13 @@ final class ProcessCluster implements Closeable {
     if (bed == null) {
       c.put(CoordinatorOptions.PORT.key(), "0");
       c.put(CoordinatorOptions.HTTP_PORT.key(), "0");
-      this.coordinator = CoordinatorServer.start(ConfigLoader.fromMap(c,
-          ConfigDocGenerator.discover().stream()
-              .filter(set -> !set.title().startsWith("Spark client")).toList()));
+      this.coordinator =
+          CoordinatorServer.start(
+              ConfigLoader.fromMap(
+                  c,
+                  ConfigDocGenerator.discover().stream()
+                      .filter(set -> !set.title().startsWith("Spark client"))
+                      .toList()));
       this.coordinatorPort = coordinator.port();
       this.coordinatorHttpPort = coordinator.httpPort();
     } else {
@@ -153,8 +159,11 @@ final class ProcessCluster implements Closeable {
         s.put(ServerOptions.DRAIN_TIMEOUT.key(), "2s");
         s.putAll(serverOverrides);
         Path conf = root.resolve(id + ".conf");
-        Files.writeString(conf, s.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue())
-            .collect(Collectors.joining("\n", "", "\n")));
+        Files.writeString(
+            conf,
+            s.entrySet().stream()
+                .map(e -> e.getKey() + " = " + e.getValue())
+                .collect(Collectors.joining("\n", "", "\n")));
         Server server = new Server(id, host, port, httpPort, conf, root.resolve(id + ".log"));
         servers.add(server);
         start(i);
@@ -174,7 +183,6 @@ final class ProcessCluster implements Closeable {
   String coordinatorAddress() {
     return coordinatorHost + ":" + coordinatorPort;
   }
-
 
   /** Server {@code i}'s HTTP port ({@code /metrics}, {@code /status}). */
   int httpPort(int i) {
@@ -201,73 +209,105 @@ final class ProcessCluster implements Closeable {
    */
   void start(int i) throws Exception {
     Server s = servers.get(i);
-    long startedMillis = coordinator != null
-        ? coordinator.servers().clock().millis() : System.currentTimeMillis();
-    List<String> command = javaCommand(serverJvm, s.log,
-        "-XX:MaxDirectMemorySize=" + (384L << 20), "io.sluice.server.ShuffleServerMain", s.conf);
+    long startedMillis =
+        coordinator != null ? coordinator.servers().clock().millis() : System.currentTimeMillis();
+    List<String> command =
+        javaCommand(
+            serverJvm,
+            s.log,
+            "-XX:MaxDirectMemorySize=" + (384L << 20),
+            "io.sluice.server.ShuffleServerMain",
+            s.conf);
     if (bed != null) {
       command = bed.command("s" + i, command);
     }
-    s.process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(s.id + ".out").toFile()))
-        .start();
+    s.process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(s.id + ".out").toFile()))
+            .start();
     Daemons.awaitPort(s.host, s.port, s.log);
     if (coordinator != null) {
-      await(() -> coordinator.servers().servers().stream().anyMatch(r -> r.id().equals(s.id)
-          && r.lastHeartbeatMillis() >= startedMillis), s.id + " heart-beating to the coordinator");
+      await(
+          () ->
+              coordinator.servers().servers().stream()
+                  .anyMatch(r -> r.id().equals(s.id) && r.lastHeartbeatMillis() >= startedMillis),
+          s.id + " heart-beating to the coordinator");
     } else {
-      await(() -> countServers(server -> server.path("id").asText().equals(s.id)
-              && server.path("lastHeartbeatAgeMillis").asLong()
-                  <= System.currentTimeMillis() - startedMillis) == 1,
+      await(
+          () ->
+              countServers(
+                      server ->
+                          server.path("id").asText().equals(s.id)
+                              && server.path("lastHeartbeatAgeMillis").asLong()
+                                  <= System.currentTimeMillis() - startedMillis)
+                  == 1,
           s.id + " heart-beating to the coordinator");
     }
   }
 
   private void startCoordinatorProcess(Map<String, String> settings) throws Exception {
     Path conf = root.resolve("coordinator.conf");
-    Files.writeString(conf, settings.entrySet().stream()
-        .map(e -> e.getKey() + " = " + e.getValue()).collect(Collectors.joining("\n", "", "\n")));
+    Files.writeString(
+        conf,
+        settings.entrySet().stream()
+            .map(e -> e.getKey() + " = " + e.getValue())
+            .collect(Collectors.joining("\n", "", "\n")));
     Path log = root.resolve("coordinator.log");
-    coordinatorProcess = new ProcessBuilder(bed.command("coord",
-            javaCommand(ServerJvm.PLAIN, log, "-XX:MaxDirectMemorySize=" + (256L << 20),
-                "io.sluice.coordinator.CoordinatorMain", conf)))
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("coordinator.out").toFile()))
-        .start();
+    coordinatorProcess =
+        new ProcessBuilder(
+                bed.command(
+                    "coord",
+                    javaCommand(
+                        ServerJvm.PLAIN,
+                        log,
+                        "-XX:MaxDirectMemorySize=" + (256L << 20),
+                        "io.sluice.coordinator.CoordinatorMain",
+                        conf)))
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(root.resolve("coordinator.out").toFile()))
+            .start();
     Daemons.awaitPort(coordinatorHost, coordinatorPort, log);
   }
 
   /** A daemon's JVM: this test's class path, paranoid leak detection, logging to {@code log}. */
-  private static List<String> javaCommand(ServerJvm jvm, Path log, String directMemory,
-      String main, Path conf) {
+  private static List<String> javaCommand(
+      ServerJvm jvm, Path log, String directMemory, String main, Path conf) {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> classPath = new ArrayList<>();
     jvm.classPathFirst().forEach(dir -> classPath.add(dir.toString()));
     classPath.add(System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(List.of(java,
-        "-cp", String.join(File.pathSeparator, classPath)));
+    List<String> command =
+        new ArrayList<>(List.of(java, "-cp", String.join(File.pathSeparator, classPath)));
     command.addAll(jvm.options());
-    command.addAll(List.of(
-        "-Xmx256m",
-        directMemory,
-        "-XX:+ExitOnOutOfMemoryError",
-        "-Dio.netty.leakDetection.level=paranoid",
-        "-Dio.netty.tryReflectionSetAccessible=true",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED",
-        "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-        "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
-        "-Dsluice.log.file=" + log,
-        main, conf.toString()));
+    command.addAll(
+        List.of(
+            "-Xmx256m",
+            directMemory,
+            "-XX:+ExitOnOutOfMemoryError",
+            "-Dio.netty.leakDetection.level=paranoid",
+            "-Dio.netty.tryReflectionSetAccessible=true",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-Dlog4j2.configurationFile=" + ProjectRoot.get().resolve("conf/log4j2.xml"),
+            "-Dsluice.log.file=" + log,
+            main,
+            conf.toString()));
     return command;
   }
 
   /** Servers in the coordinator's {@code /status} satisfying {@code which}; -1 without answer. */
   private int countServers(Predicate<JsonNode> which) {
     try {
-      HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(
-              "http://" + coordinatorHost + ":" + coordinatorHttpPort + "/status"))
-          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          "http://" + coordinatorHost + ":" + coordinatorHttpPort + "/status"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       int n = 0;
       for (JsonNode server : JSON.readTree(response.body()).path("servers")) {
         if (which.test(server)) {
@@ -293,8 +333,8 @@ final class ProcessCluster implements Closeable {
   }
 
   /**
-   * Stops server {@code i} as {@code bin/stop-server.sh} does (SIGTERM): it drains for
-   * {@code server.drain.timeout} (2 s here), then exits.
+   * Stops server {@code i} as {@code bin/stop-server.sh} does (SIGTERM): it drains for {@code
+   * server.drain.timeout} (2 s here), then exits.
    */
   void stop(int i) throws InterruptedException {
     Process p = servers.get(i).process;
@@ -329,7 +369,8 @@ final class ProcessCluster implements Closeable {
     if (coordinator != null) {
       await(() -> coordinator.servers().size() == n, n + " live servers");
     } else {
-      await(() -> countServers(server -> "active".equals(server.path("condition").asText())) == n,
+      await(
+          () -> countServers(server -> "active".equals(server.path("condition").asText())) == n,
           n + " live servers");
     }
   }

@@ -35,8 +35,8 @@ import scala.collection.JavaConverters;
  * Spark's delay scheduling and the hosts of Sluice's map outputs: a task set where one task prefers
  * an executor (a cached partition) and another reads a shuffle. Spark holds the shuffle read back
  * while its preferred hosts have pending work, for {@code spark.locality.wait}; a preferred host
- * without executors is never satisfied, and in local mode, where no later resource offer comes,
- * the job waits for ever (Spark's own AdaptiveQueryExecSuite, SPARK-42101, hung that way). Here the
+ * without executors is never satisfied, and in local mode, where no later resource offer comes, the
+ * job waits for ever (Spark's own AdaptiveQueryExecSuite, SPARK-42101, hung that way). Here the
  * wait is ten minutes, so a shuffle read preferring a host where nothing runs fails the test by its
  * timeout; and the shuffle reads' preferred locations are asserted to be executor hosts, as the
  * built-in shuffle's are.
@@ -59,24 +59,23 @@ class ReduceLocalityTest {
   /** The shape of SPARK-42101: a shuffle read beside a cached relation, under AQE, local[2]. */
   @Test
   void aShuffleReadUnionedWithACachedRelationRunsInLocalMode() {
-    SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2]", "locality-local"),
-        cluster)
-        .set("spark.locality.wait", LONG_WAIT)
-        .set("spark.sql.adaptive.enabled", "true")
-        .set("spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true")
-        .set("spark.sql.adaptive.coalescePartitions.minPartitionNum", "1");
+    SparkConf conf =
+        SparkSessions.withSluice(SparkSessions.base("local[2]", "locality-local"), cluster)
+            .set("spark.locality.wait", LONG_WAIT)
+            .set("spark.sql.adaptive.enabled", "true")
+            .set("spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true")
+            .set("spark.sql.adaptive.coalescePartitions.minPartitionNum", "1");
     SparkSession spark = SparkSessions.start(conf, Map.of());
     try {
       long pushedBefore = cluster.pushedBytes();
       Dataset<Row> cached = spark.range(0, 1000).toDF("c").cache();
       cached.count();
-      Dataset<Row> df = spark.range(1000, 3000).toDF("c").repartition(functions.col("c"))
-          .unionAll(cached);
+      Dataset<Row> df =
+          spark.range(1000, 3000).toDF("c").repartition(functions.col("c")).unionAll(cached);
 
       assertEquals(3000, df.collectAsList().size());
       assertTrue(cluster.pushedBytes() > pushedBefore, "the repartition went through Sluice");
-      SparkPlan plan = ((AdaptiveSparkPlanExec) df.queryExecution().executedPlan())
-          .executedPlan();
+      SparkPlan plan = ((AdaptiveSparkPlanExec) df.queryExecution().executedPlan()).executedPlan();
       List<AQEShuffleReadExec> reads = new ArrayList<>();
       collectReads(plan, reads);
       assertEquals(1, reads.size(), plan.treeString());
@@ -90,11 +89,12 @@ class ReduceLocalityTest {
   @Test
   void aShuffleReadUnionedWithACachedRddRunsInALocalCluster() throws Exception {
     String classPath = Artifacts.shadedClientJar() + ":" + Artifacts.testClasses();
-    SparkConf conf = SparkSessions.withSluice(
-        SparkSessions.base("local-cluster[2,1,1024]", "locality-local-cluster"), cluster)
-        .set("spark.executor.extraClassPath", classPath)
-        .set("spark.executor.memory", "512m")
-        .set("spark.locality.wait", LONG_WAIT);
+    SparkConf conf =
+        SparkSessions.withSluice(
+                SparkSessions.base("local-cluster[2,1,1024]", "locality-local-cluster"), cluster)
+            .set("spark.executor.extraClassPath", classPath)
+            .set("spark.executor.memory", "512m")
+            .set("spark.locality.wait", LONG_WAIT);
     SparkSession spark = SparkSessions.start(conf, Map.of());
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
@@ -104,9 +104,10 @@ class ReduceLocalityTest {
       }
       JavaRDD<Integer> cached = sc.parallelize(numbers, 4).cache();
       assertEquals(4000, cached.count());
-      JavaPairRDD<Integer, Integer> counts = sc.parallelize(numbers, 4)
-          .mapToPair(n -> new Tuple2<>(n % 10, 1))
-          .reduceByKey(Integer::sum, 3);
+      JavaPairRDD<Integer, Integer> counts =
+          sc.parallelize(numbers, 4)
+              .mapToPair(n -> new Tuple2<>(n % 10, 1))
+              .reduceByKey(Integer::sum, 3);
       JavaRDD<Integer> reduced = counts.map(Tuple2::_2);
 
       List<Integer> union = cached.union(reduced).collect();
@@ -142,9 +143,15 @@ class ReduceLocalityTest {
     for (Partition partition : read.partitions()) {
       List<String> hosts = JavaConverters.seqAsJavaList(read.preferredLocations(partition));
       for (String host : hosts) {
-        assertTrue(executorHosts.contains(host),
-            "partition " + partition.index() + " prefers " + host + ", where no executor runs ("
-                + executorHosts + ")");
+        assertTrue(
+            executorHosts.contains(host),
+            "partition "
+                + partition.index()
+                + " prefers "
+                + host
+                + ", where no executor runs ("
+                + executorHosts
+                + ")");
       }
       anyPreference |= !hosts.isEmpty();
     }

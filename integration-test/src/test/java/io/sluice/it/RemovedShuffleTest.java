@@ -33,8 +33,10 @@ class RemovedShuffleTest {
   @Test
   void aShuffleSparkRemovedRunsAgainWithItsHandle() throws Exception {
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
-      SparkSession spark = SparkSessions.start(SparkSessions.withSluice(
-          SparkSessions.base("local[2]", "removed-shuffle"), cluster), Map.of());
+      SparkSession spark =
+          SparkSessions.start(
+              SparkSessions.withSluice(SparkSessions.base("local[2]", "removed-shuffle"), cluster),
+              Map.of());
       try {
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         Counts counts = new Counts();
@@ -43,10 +45,11 @@ class RemovedShuffleTest {
         for (int i = 0; i < 10_000; i++) {
           numbers.add(i);
         }
-        JavaPairRDD<Integer, Integer> sums = sc.parallelize(numbers, 4)
-            .mapToPair(n -> new Tuple2<>(n % 7, n)).reduceByKey(Integer::sum, 3);
-        int shuffleId = ((ShuffleDependency<?, ?, ?>) sums.rdd().dependencies().head())
-            .shuffleId();
+        JavaPairRDD<Integer, Integer> sums =
+            sc.parallelize(numbers, 4)
+                .mapToPair(n -> new Tuple2<>(n % 7, n))
+                .reduceByKey(Integer::sum, 3);
+        int shuffleId = ((ShuffleDependency<?, ?, ?>) sums.rdd().dependencies().head()).shuffleId();
 
         List<Tuple2<Integer, Integer>> first = sums.sortByKey().collect();
         long pushedFirst = cluster.pushedBytes();
@@ -57,7 +60,9 @@ class RemovedShuffleTest {
         sc.sc().listenerBus().waitUntilEmpty();
 
         assertEquals(first, again);
-        assertEquals(mapStagesBefore + 1, counts.mapStagesOf(shuffleId),
+        assertEquals(
+            mapStagesBefore + 1,
+            counts.mapStagesOf(shuffleId),
             "Spark ran the removed shuffle's map stage again");
         assertEquals(0, counts.failedTasks, "no task failed");
         assertTrue(cluster.pushedBytes() > pushedFirst, "the map stage pushed again");

@@ -35,6 +35,7 @@ class ServerLossTest {
   static final int MAPS = 16;
   static final int REDUCES = 8;
   private static final int RECORDS_PER_MAP = 40_000;
+
   /** The map stage's id: the job's first stage. */
   static final int MAP_STAGE = 0;
 
@@ -80,19 +81,19 @@ class ServerLossTest {
    * {@link #job(SparkConf, JobObserver)} on a cluster of executor JVMs.
    *
    * @param executors how many executors to wait for before the job starts
-   * @param reduceGate if not null, a file that every reduce task waits for before it reads on:
-   *     the test creates it after it has disturbed the tasks it knows to be running
+   * @param reduceGate if not null, a file that every reduce task waits for before it reads on: the
+   *     test creates it after it has disturbed the tasks it knows to be running
    */
-  static List<Tuple2<Integer, long[]>> job(SparkConf conf, JobObserver observer, int executors,
-      Path reduceGate) {
+  static List<Tuple2<Integer, long[]>> job(
+      SparkConf conf, JobObserver observer, int executors, Path reduceGate) {
     SparkSession spark = SparkSessions.start(conf, Map.of());
     spark.sparkContext().addSparkListener(observer);
     String gate = reduceGate == null ? null : reduceGate.toString();
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       try {
-        ProcessCluster.await(() -> sc.sc().getExecutorIds().size() >= executors,
-            executors + " executors");
+        ProcessCluster.await(
+            () -> sc.sc().getExecutorIds().size() >= executors, executors + " executors");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for executors", e);
@@ -101,47 +102,54 @@ class ServerLossTest {
       for (int i = 0; i < MAPS; i++) {
         maps.add(i);
       }
-      List<Tuple2<Integer, long[]>> result = new ArrayList<>(sc.parallelize(maps, MAPS)
-          .mapPartitionsToPair(it -> {
-            int map = it.next();
-            // Records are made as the writer consumes them, so that a map task that waits for a
-            // rolling restart has pushed part of its output before and pushes the rest after.
-            return new Iterator<Tuple2<Long, Long>>() {
-              private long i;
+      List<Tuple2<Integer, long[]>> result =
+          new ArrayList<>(
+              sc.parallelize(maps, MAPS)
+                  .mapPartitionsToPair(
+                      it -> {
+                        int map = it.next();
+                        // Records are made as the writer consumes them, so that a map task that
+                        // waits for a
+                        // rolling restart has pushed part of its output before and pushes the rest
+                        // after.
+                        return new Iterator<Tuple2<Long, Long>>() {
+                          private long i;
 
-              @Override
-              public boolean hasNext() {
-                return i < RECORDS_PER_MAP;
-              }
+                          @Override
+                          public boolean hasNext() {
+                            return i < RECORDS_PER_MAP;
+                          }
 
-              @Override
-              public Tuple2<Long, Long> next() {
-                if (i == RECORDS_PER_MAP / 2) {
-                  RollingRestart.midMap(map);
-                }
-                long key = map * 1_000_003L + i++ * 7919;
-                return new Tuple2<>(key, key * 31 + map);
-              }
-            };
-          })
-          .partitionBy(new HashPartitioner(REDUCES))
-          .mapPartitionsWithIndex((index, it) -> {
-            long[] sums = new long[3];
-            boolean first = true;
-            while (it.hasNext()) {
-              Tuple2<Long, Long> r = it.next();
-              if (first) {
-                RollingRestart.midReduce(index);
-                awaitFile(gate);
-                first = false;
-              }
-              sums[0]++;
-              sums[1] += r._1();
-              sums[2] += r._2();
-            }
-            return List.of(new Tuple2<>(index, sums)).iterator();
-          }, true)
-          .collect());
+                          @Override
+                          public Tuple2<Long, Long> next() {
+                            if (i == RECORDS_PER_MAP / 2) {
+                              RollingRestart.midMap(map);
+                            }
+                            long key = map * 1_000_003L + i++ * 7919;
+                            return new Tuple2<>(key, key * 31 + map);
+                          }
+                        };
+                      })
+                  .partitionBy(new HashPartitioner(REDUCES))
+                  .mapPartitionsWithIndex(
+                      (index, it) -> {
+                        long[] sums = new long[3];
+                        boolean first = true;
+                        while (it.hasNext()) {
+                          Tuple2<Long, Long> r = it.next();
+                          if (first) {
+                            RollingRestart.midReduce(index);
+                            awaitFile(gate);
+                            first = false;
+                          }
+                          sums[0]++;
+                          sums[1] += r._1();
+                          sums[2] += r._2();
+                        }
+                        return List.of(new Tuple2<>(index, sums)).iterator();
+                      },
+                      true)
+                  .collect());
       result.sort((a, b) -> Integer.compare(a._1(), b._1()));
       return result;
     } finally {
@@ -166,24 +174,30 @@ class ServerLossTest {
     void apply(int server) throws Exception;
   }
 
-  private JobObserver runDisturbed(int replicas, Predicate<JobObserver.TaskEvent> when,
-      Fault fault) {
+  private JobObserver runDisturbed(
+      int replicas, Predicate<JobObserver.TaskEvent> when, Fault fault) {
     return runDisturbed(replicas, when, fault, true);
   }
 
-  /** @param restart whether the disturbed server is to be started again after the test */
-  private JobObserver runDisturbed(int replicas, Predicate<JobObserver.TaskEvent> when,
-      Fault fault, boolean restart) {
+  /**
+   * @param restart whether the disturbed server is to be started again after the test
+   */
+  private JobObserver runDisturbed(
+      int replicas, Predicate<JobObserver.TaskEvent> when, Fault fault, boolean restart) {
     int victim = 1;
     AtomicInteger faults = new AtomicInteger();
-    JobObserver observer = new JobObserver().onceWhen(when, () -> {
-      try {
-        fault.apply(victim);
-        faults.incrementAndGet();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                when,
+                () -> {
+                  try {
+                    fault.apply(victim);
+                    faults.incrementAndGet();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
     if (restart) {
       killed.add(victim);
     }
@@ -195,7 +209,8 @@ class ServerLossTest {
 
   private static SparkConf conf(int replicas) {
     return SparkSessions.withSluice(
-        SparkSessions.base("local[2,4]", "server-loss-" + replicas), cluster.coordinatorAddress())
+            SparkSessions.base("local[2,4]", "server-loss-" + replicas),
+            cluster.coordinatorAddress())
         .set("spark.sluice.replicas", String.valueOf(replicas))
         .set("spark.sluice.block.size", "32k")
         .set("spark.sluice.push.batch.size", "128k");
@@ -205,14 +220,16 @@ class ServerLossTest {
     assertSameAnswer(expected, answer);
   }
 
-  /** Every partition of {@link #job}'s answer has the same count and sums as in {@code expected}. */
-  static void assertSameAnswer(List<Tuple2<Integer, long[]>> expected,
-      List<Tuple2<Integer, long[]>> answer) {
+  /**
+   * Every partition of {@link #job}'s answer has the same count and sums as in {@code expected}.
+   */
+  static void assertSameAnswer(
+      List<Tuple2<Integer, long[]>> expected, List<Tuple2<Integer, long[]>> answer) {
     assertEquals(expected.size(), answer.size());
     for (int i = 0; i < expected.size(); i++) {
       assertEquals(expected.get(i)._1(), answer.get(i)._1());
-      assertEquals(List.of(expected.get(i)._2()[0], expected.get(i)._2()[1],
-              expected.get(i)._2()[2]),
+      assertEquals(
+          List.of(expected.get(i)._2()[0], expected.get(i)._2()[1], expected.get(i)._2()[2]),
           List.of(answer.get(i)._2()[0], answer.get(i)._2()[1], answer.get(i)._2()[2]),
           "partition " + i);
     }
@@ -230,9 +247,14 @@ class ServerLossTest {
   }
 
   static void assertNoStageRan(JobObserver observer, int times) {
-    observer.submissions().forEach((stage, n) ->
-        assertEquals(times, n, "submissions of stage " + stage + "; task failures: "
-            + observer.failures()));
+    observer
+        .submissions()
+        .forEach(
+            (stage, n) ->
+                assertEquals(
+                    times,
+                    n,
+                    "submissions of stage " + stage + "; task failures: " + observer.failures()));
   }
 
   @Test
@@ -250,7 +272,9 @@ class ServerLossTest {
   @Test
   void withOneCopyAKillDuringTheMapStageRerunsTheMapStageOnce() {
     JobObserver observer = runKilling(1, midMap());
-    assertEquals(2, observer.submissions().get(MAP_STAGE),
+    assertEquals(
+        2,
+        observer.submissions().get(MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
   }
 
@@ -261,10 +285,14 @@ class ServerLossTest {
    * other servers and readers read the replicas.
    */
   private JobObserver runFreezing(int replicas, Predicate<JobObserver.TaskEvent> when) {
-    return runDisturbed(replicas, when, victim -> {
-      frozen.add(victim);
-      cluster.freeze(victim);
-    }, false);
+    return runDisturbed(
+        replicas,
+        when,
+        victim -> {
+          frozen.add(victim);
+          cluster.freeze(victim);
+        },
+        false);
   }
 
   @Test
@@ -282,36 +310,43 @@ class ServerLossTest {
   @Test
   void withOneCopyAServerFrozenDuringTheMapStageRerunsTheMapStageOnce() {
     JobObserver observer = runFreezing(1, midMap());
-    assertEquals(2, observer.submissions().get(MAP_STAGE),
+    assertEquals(
+        2,
+        observer.submissions().get(MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
   }
 
   /**
    * Frozen mid-map and resumed mid-reduce, as a long pause that ends: the resumed server missed
-   * blocks and commits while it was given up, and readers that reach it again must neither take
-   * its partial copy for the whole nor keep a block twice.
+   * blocks and commits while it was given up, and readers that reach it again must neither take its
+   * partial copy for the whole nor keep a block twice.
    */
   @Test
   void withTwoCopiesAServerFrozenMidMapAndResumedMidReduceServesNoStaleOrDuplicateData() {
     int victim = 1;
     frozen.add(victim);
     AtomicInteger resumed = new AtomicInteger();
-    JobObserver observer = new JobObserver()
-        .onceWhen(midMap(), () -> {
-          try {
-            cluster.freeze(victim);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        })
-        .onceWhen(midReduce(), () -> {
-          try {
-            cluster.thaw(victim);
-            resumed.incrementAndGet();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                midMap(),
+                () -> {
+                  try {
+                    cluster.freeze(victim);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                })
+            .onceWhen(
+                midReduce(),
+                () -> {
+                  try {
+                    cluster.thaw(victim);
+                    resumed.incrementAndGet();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
     assertAnswer(job(conf(2), observer));
     assertEquals(1, resumed.get(), "the server was resumed while reduce tasks ran");
     assertNoStageRan(observer, 1);
@@ -320,16 +355,21 @@ class ServerLossTest {
   @Test
   void withTwoCopiesAServerRestartedOnItsPortMidMapRerunsNoStageAndComesBackIntoUse()
       throws Exception {
-    JobObserver observer = runDisturbed(2, midMap(), victim -> {
-      cluster.kill(victim);
-      cluster.start(victim);
-    });
+    JobObserver observer =
+        runDisturbed(
+            2,
+            midMap(),
+            victim -> {
+              cluster.kill(victim);
+              cluster.start(victim);
+            });
     assertNoStageRan(observer, 1);
     killed.clear();
     // The application of the next job is new to the restarted server; its data goes there again.
     double before = cluster.metric(1, "sluice_server_pushed_bytes_total");
     assertAnswer(job(conf(2), new JobObserver()));
-    assertTrue(cluster.metric(1, "sluice_server_pushed_bytes_total") > before,
+    assertTrue(
+        cluster.metric(1, "sluice_server_pushed_bytes_total") > before,
         "the restarted server takes data again");
   }
 
@@ -350,18 +390,21 @@ class ServerLossTest {
   void withTwoCopiesARollingRestartOfEveryServerLosesNothingAndFailsNoTask() throws Exception {
     int servers = 3;
     RollingRestart.begin();
-    Thread restarts = new Thread(() -> {
-      try {
-        RollingRestart.awaitPushing();
-        for (int round = 0; round < 2 * servers; round++) {
-          cluster.stop(round % servers);
-          cluster.start(round % servers);
-          RollingRestart.restarted();
-        }
-      } catch (Exception e) {
-        RollingRestart.fail(e);
-      }
-    }, "rolling-restart");
+    Thread restarts =
+        new Thread(
+            () -> {
+              try {
+                RollingRestart.awaitPushing();
+                for (int round = 0; round < 2 * servers; round++) {
+                  cluster.stop(round % servers);
+                  cluster.start(round % servers);
+                  RollingRestart.restarted();
+                }
+              } catch (Exception e) {
+                RollingRestart.fail(e);
+              }
+            },
+            "rolling-restart");
     restarts.setDaemon(true);
     restarts.start();
     try {
@@ -373,7 +416,8 @@ class ServerLossTest {
       assertNoStageRan(observer, 1);
       assertEquals(List.of(), observer.failures(), "task failures");
       for (int i = 0; i < servers; i++) {
-        assertTrue(cluster.metric(i, "sluice_server_recovered_partitions_total") >= 1,
+        assertTrue(
+            cluster.metric(i, "sluice_server_recovered_partitions_total") >= 1,
             "server " + i + " served its data again after its restart");
       }
     } finally {
@@ -462,9 +506,12 @@ class ServerLossTest {
   @Test
   void withOneCopyAKillDuringTheReduceStageRerunsTheMapStageOnce() {
     JobObserver observer = runKilling(1, midReduce());
-    assertEquals(2, observer.submissions().get(MAP_STAGE),
+    assertEquals(
+        2,
+        observer.submissions().get(MAP_STAGE),
         "map stage submissions; task failures: " + observer.failures());
-    assertTrue(observer.failures().stream().anyMatch(f -> f.contains("FetchFailed")),
+    assertTrue(
+        observer.failures().stream().anyMatch(f -> f.contains("FetchFailed")),
         "the reduce stage saw the loss: " + observer.failures());
   }
 }

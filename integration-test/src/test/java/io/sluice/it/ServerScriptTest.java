@@ -22,7 +22,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** bin/start-server.sh starts a real server process sized from its config; bin/stop-server.sh stops it. */
+/**
+ * bin/start-server.sh starts a real server process sized from its config; bin/stop-server.sh stops
+ * it.
+ */
 class ServerScriptTest {
   @TempDir Path dir;
 
@@ -31,24 +34,27 @@ class ServerScriptTest {
     int port = Daemons.freePort();
     int httpPort = Daemons.freePort();
     Path conf = dir.resolve("server-it.conf");
-    Files.writeString(conf, String.join("\n",
-        "# written by ServerScriptTest",
-        "server.bind.host 127.0.0.1",
-        "server.port " + port,
-        "server.http.port " + httpPort,
-        "local.dirs " + dir.resolve("data"),
-        "disk.min.free 0",
-        "buffer.capacity 64m",
-        "read.buffer.capacity 16m",
-        ""));
-    Map<String, String> env = Map.of(
-        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString(),
-        "SLUICE_SERVER_HEAP", "256m");
+    Files.writeString(
+        conf,
+        String.join(
+            "\n",
+            "# written by ServerScriptTest",
+            "server.bind.host 127.0.0.1",
+            "server.port " + port,
+            "server.http.port " + httpPort,
+            "local.dirs " + dir.resolve("data"),
+            "disk.min.free 0",
+            "buffer.capacity 64m",
+            "read.buffer.capacity 16m",
+            ""));
+    Map<String, String> env =
+        Map.of(
+            "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+            "SLUICE_PID_DIR", dir.resolve("run").toString(),
+            "SLUICE_SERVER_HEAP", "256m");
     Daemons.Result start = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
     assertEquals(0, start.exitCode(), start.output());
-    assertTrue(start.output().contains("port " + port + ", http.port " + httpPort),
-        start.output());
+    assertTrue(start.output().contains("port " + port + ", http.port " + httpPort), start.output());
     Path pidFile = dir.resolve("run/server-server-it.pid");
     long pid = Long.parseLong(Files.readString(pidFile).trim());
     try {
@@ -57,22 +63,35 @@ class ServerScriptTest {
       new Socket("127.0.0.1", httpPort).close();
       Daemons.Result status = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
       assertEquals(0, status.exitCode(), status.output());
-      assertTrue(status.output().contains("is running (pid " + pid + ", port " + port),
-          status.output());
-      String cmdline = ProcessHandle.of(pid).flatMap(h -> h.info().arguments())
-          .map(a -> String.join(" ", a)).orElse("");
+      assertTrue(
+          status.output().contains("is running (pid " + pid + ", port " + port), status.output());
+      String cmdline =
+          ProcessHandle.of(pid)
+              .flatMap(h -> h.info().arguments())
+              .map(a -> String.join(" ", a))
+              .orElse("");
       // The two budgets, 4 KiB per MiB of push memory that aligns the pool's pages, the default
       // network allowance (1.5 x 128 MiB receive memory, 1,024 connections x 192 KiB, 32 MiB)
       // and the two flush threads' staging buffers.
-      long expectedDirect = (64L << 20) + 64 * 4096 + (16L << 20) + (192L << 20) + (192L << 20)
-          + (32L << 20) + 2 * ((1L << 20) + 4096);
+      long expectedDirect =
+          (64L << 20)
+              + 64 * 4096
+              + (16L << 20)
+              + (192L << 20)
+              + (192L << 20)
+              + (32L << 20)
+              + 2 * ((1L << 20) + 4096);
       assertTrue(cmdline.contains("-XX:MaxDirectMemorySize=" + expectedDirect), cmdline);
 
-      HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> metrics =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(200, metrics.statusCode());
-      assertTrue(metrics.body().contains("sluice_server_push_memory_capacity_bytes 6.7108864E7"),
+      assertTrue(
+          metrics.body().contains("sluice_server_push_memory_capacity_bytes 6.7108864E7"),
           metrics.body());
 
       // A client id with a line break, in a handshake the server refuses and logs: the log shows
@@ -86,11 +105,17 @@ class ServerScriptTest {
       String logged = Files.readString(log);
       assertTrue(logged.contains("intruder\\u000a2099-01-01"), logged);
       assertFalse(logged.lines().anyMatch(line -> line.startsWith("2099-01-01")), logged);
-      String afterRefusal = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      assertTrue(afterRefusal.contains(
-          "sluice_server_protocol_errors_total{status=\"VERSION_MISMATCH\",} 1.0"), afterRefusal);
+      String afterRefusal =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertTrue(
+          afterRefusal.contains(
+              "sluice_server_protocol_errors_total{status=\"VERSION_MISMATCH\",} 1.0"),
+          afterRefusal);
 
       Daemons.Result again = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
       assertNotEquals(0, again.exitCode());
@@ -111,16 +136,17 @@ class ServerScriptTest {
   }
 
   /**
-   * A pid file whose process ended and whose number now belongs to another process: status says
-   * the server is not running, stop leaves that process alone, and start is not refused.
+   * A pid file whose process ended and whose number now belongs to another process: status says the
+   * server is not running, stop leaves that process alone, and start is not refused.
    */
   @Test
   void aStalePidFileNamingAnotherProcessIsNeverSignalled() throws Exception {
     Path conf = dir.resolve("server-stale.conf");
     Files.writeString(conf, "server.bind.host 127.0.0.1\nlocal.dirs " + dir.resolve("data") + "\n");
-    Map<String, String> env = Map.of(
-        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString());
+    Map<String, String> env =
+        Map.of(
+            "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+            "SLUICE_PID_DIR", dir.resolve("run").toString());
     Process other = new ProcessBuilder("sleep", "300").start();
     try {
       Files.createDirectories(dir.resolve("run"));
@@ -165,9 +191,10 @@ class ServerScriptTest {
   void invalidConfigurationFailsAtStartNamingTheKey() throws Exception {
     Path conf = dir.resolve("bad.conf");
     Files.writeString(conf, "buffer.capacity banana\nlocal.dirs " + dir.resolve("d") + "\n");
-    Map<String, String> env = Map.of(
-        "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-        "SLUICE_PID_DIR", dir.resolve("run").toString());
+    Map<String, String> env =
+        Map.of(
+            "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+            "SLUICE_PID_DIR", dir.resolve("run").toString());
     Daemons.Result start = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
     assertNotEquals(0, start.exitCode());
     assertTrue(start.output().contains("buffer.capacity"), start.output());

@@ -34,8 +34,9 @@ class ShuffleEventLogTest {
   @Test
   void eachShuffleIsLoggedAsTakenBySluiceOrFallenBackWithTheReason() throws Exception {
     try (MiniCluster cluster = new MiniCluster(2, Map.of())) {
-      SparkConf sluice = conf(cluster, "through-sluice", eventLogs.resolve("sluice"))
-          .set("spark.sluice.replicas", "2");
+      SparkConf sluice =
+          conf(cluster, "through-sluice", eventLogs.resolve("sluice"))
+              .set("spark.sluice.replicas", "2");
       job(sluice);
       List<SluiceShuffleEvent> taken = events(eventLogs.resolve("sluice"));
       assertEquals(1, taken.size(), "one event per shuffle: " + taken);
@@ -45,20 +46,23 @@ class ShuffleEventLogTest {
       assertEquals(2, event.copies());
       assertEquals(2, event.servers().size(), event.toString());
       assertNull(event.fallbackReason());
-      assertEquals(List.of("bytesPushed", "bytesRead", "pushRetries", "fetchRetries",
-          "replicaReads"), List.copyOf(event.counters().keySet()),
+      assertEquals(
+          List.of("bytesPushed", "bytesRead", "pushRetries", "fetchRetries", "replicaReads"),
+          List.copyOf(event.counters().keySet()),
           "the accumulators the Sluice tab sums: " + event);
 
-      SparkConf fallBack = conf(cluster, "fallen-back", eventLogs.resolve("fallback"))
-          .set("spark.sluice.fallback.enabled", "true")
-          .set("spark.sluice.server.tags", "no-server-has-this-tag");
+      SparkConf fallBack =
+          conf(cluster, "fallen-back", eventLogs.resolve("fallback"))
+              .set("spark.sluice.fallback.enabled", "true")
+              .set("spark.sluice.server.tags", "no-server-has-this-tag");
       job(fallBack);
       List<SluiceShuffleEvent> fell = events(eventLogs.resolve("fallback"));
       assertEquals(1, fell.size(), "one event per shuffle: " + fell);
       assertFalse(fell.get(0).sluice(), fell.get(0).toString());
       assertEquals(0, fell.get(0).copies());
       assertEquals(Map.of(), fell.get(0).counters());
-      assertTrue(fell.get(0).fallbackReason().contains("no-server-has-this-tag"),
+      assertTrue(
+          fell.get(0).fallbackReason().contains("no-server-has-this-tag"),
           "the reason names what no server offers: " + fell.get(0).fallbackReason());
     }
   }
@@ -73,16 +77,21 @@ class ShuffleEventLogTest {
   private static void job(SparkConf conf) {
     SparkSession spark = SparkSessions.start(conf, Map.of());
     try {
-      List<Tuple2<Integer, Integer>> sums = JavaSparkContext.fromSparkContext(spark.sparkContext())
-          .parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9), 3)
-          .mapToPair(i -> new Tuple2<>(i % 4, i)).reduceByKey(Integer::sum, 2).collect();
+      List<Tuple2<Integer, Integer>> sums =
+          JavaSparkContext.fromSparkContext(spark.sparkContext())
+              .parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9), 3)
+              .mapToPair(i -> new Tuple2<>(i % 4, i))
+              .reduceByKey(Integer::sum, 2)
+              .collect();
       assertEquals(4, sums.size());
     } finally {
       spark.stop();
     }
   }
 
-  /** The Sluice events of the one application logged in {@code dir}, parsed as Spark parses them. */
+  /**
+   * The Sluice events of the one application logged in {@code dir}, parsed as Spark parses them.
+   */
   private static List<SluiceShuffleEvent> events(Path dir) throws Exception {
     List<Path> logs;
     try (Stream<Path> files = Files.list(dir)) {

@@ -16,11 +16,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Spark 4.1 and later compare a row checksum of each map's output across attempts of the map to
- * find non-deterministic stages. The Spark 4 client must report the same checksum in its
- * {@code MapStatus} as the built-in shuffle: a SQL job with the checksums on, submitted with
- * {@code SparkSubmit} on the Spark 4 installation the build assembles, once with the built-in
- * shuffle and once through Sluice with only the Spark 4 client jar added, gives the same answer and
- * the same checksum for every map of every shuffle.
+ * find non-deterministic stages. The Spark 4 client must report the same checksum in its {@code
+ * MapStatus} as the built-in shuffle: a SQL job with the checksums on, submitted with {@code
+ * SparkSubmit} on the Spark 4 installation the build assembles, once with the built-in shuffle and
+ * once through Sluice with only the Spark 4 client jar added, gives the same answer and the same
+ * checksum for every map of every shuffle.
  */
 class Spark4ChecksumTest {
   private static final Pattern CHECKSUMS = Pattern.compile("Map checksums of shuffle \\d+:.*");
@@ -40,13 +40,16 @@ class Spark4ChecksumTest {
       assertTrue(cluster.pushedBytes() > 0, "nothing went through Sluice: " + sluiceOutput);
     }
     assertEquals(0, builtIn.exitCode(), builtIn.output());
-    assertTrue(sluiceOutput.contains("Shuffle manager: io.sluice.client.spark.SluiceShuffleManager, "
-        + "Spark 4."), sluiceOutput);
+    assertTrue(
+        sluiceOutput.contains(
+            "Shuffle manager: io.sluice.client.spark.SluiceShuffleManager, " + "Spark 4."),
+        sluiceOutput);
 
     assertEquals(line("Answer: .*", builtIn.output()), line("Answer: .*", sluiceOutput));
     List<String> expected = lines(builtIn.output());
     assertFalse(expected.isEmpty(), builtIn.output());
-    assertTrue(expected.stream().noneMatch(l -> l.matches(".*: (0 ?)+")),
+    assertTrue(
+        expected.stream().noneMatch(l -> l.matches(".*: (0 ?)+")),
         "the built-in shuffle computed no checksums: " + expected);
     assertEquals(expected, lines(sluiceOutput));
   }

@@ -36,15 +36,23 @@ final class SparkHistoryServer implements Closeable {
   static SparkHistoryServer start(String line, Path eventLogs, Path log) throws Exception {
     int port = Daemons.freePort();
     // bin/sluice-spark-env.sh names the line's Spark home, client jar and the JVM options.
-    String script = ". bin/sluice-spark-env.sh && exec \"$JAVA\" -Xmx512m "
-        + "\"${SPARK_JAVA_OPENS[@]}\" -cp \"$SPARK_HOME/jars/*:$(sluice_shaded_jar)\" "
-        + "-Dspark.history.fs.logDirectory=\"$1\" -Dspark.history.fs.update.interval=1s "
-        + "-Dspark.history.ui.port=\"$2\" org.apache.spark.deploy.history.HistoryServer";
-    ProcessBuilder pb = new ProcessBuilder(List.of("bash", "-c", script, "history-server",
-        eventLogs.toUri().toString(), String.valueOf(port)))
-        .directory(ProjectRoot.get().toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    String script =
+        ". bin/sluice-spark-env.sh && exec \"$JAVA\" -Xmx512m "
+            + "\"${SPARK_JAVA_OPENS[@]}\" -cp \"$SPARK_HOME/jars/*:$(sluice_shaded_jar)\" "
+            + "-Dspark.history.fs.logDirectory=\"$1\" -Dspark.history.fs.update.interval=1s "
+            + "-Dspark.history.ui.port=\"$2\" org.apache.spark.deploy.history.HistoryServer";
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                List.of(
+                    "bash",
+                    "-c",
+                    script,
+                    "history-server",
+                    eventLogs.toUri().toString(),
+                    String.valueOf(port)))
+            .directory(ProjectRoot.get().toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("SLUICE_SPARK", line);
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     SparkHistoryServer server = new SparkHistoryServer(pb.start(), log, port);
@@ -77,8 +85,11 @@ final class SparkHistoryServer implements Closeable {
       }
       Thread.sleep(200);
     }
-    throw new AssertionError("the history server listed no application in 60 s: " + body
-        + "\nlog:\n" + Files.readString(log));
+    throw new AssertionError(
+        "the history server listed no application in 60 s: "
+            + body
+            + "\nlog:\n"
+            + Files.readString(log));
   }
 
   String log() throws IOException {

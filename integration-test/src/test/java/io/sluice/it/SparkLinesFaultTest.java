@@ -49,14 +49,18 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SparkLinesFaultTest {
   private static final String JOB = "io.sluice.examples.FaultJob";
+
   /** FaultJob's shuffle: 8 map tasks (stage 0), 8 reduce tasks (stage 1). */
   private static final int MAPS = 8;
+
   private static final int VICTIM = 1;
   private static final Duration JOB_TIMEOUT = Duration.ofMinutes(2);
 
   private static ProcessCluster cluster;
+
   /** Holds a directory per job, where the job and the test leave each other marker files. */
   @TempDir static Path jobDirs;
+
   private final List<Integer> killed = new ArrayList<>();
   private final List<Integer> frozen = new ArrayList<>();
 
@@ -138,33 +142,41 @@ class SparkLinesFaultTest {
   }
 
   /**
-   * Executors in JVMs of their own (Spark 3.5 runs the same case in-process, in
-   * {@link ExecutorLossTest}): the executor of a reduce task that has started reading is killed;
-   * the task runs again elsewhere and reads the map output from the servers, so no map task runs
-   * twice. Spark 3.3 and 3.4, which cannot be told that shuffle storage is reliable, remove the
-   * lost executor's map outputs, but Sluice registers its outputs at a synthetic executor
-   * ({@code MapOutputLocation}), so the same holds there.
+   * Executors in JVMs of their own (Spark 3.5 runs the same case in-process, in {@link
+   * ExecutorLossTest}): the executor of a reduce task that has started reading is killed; the task
+   * runs again elsewhere and reads the map output from the servers, so no map task runs twice.
+   * Spark 3.3 and 3.4, which cannot be told that shuffle storage is reliable, remove the lost
+   * executor's map outputs, but Sluice registers its outputs at a synthetic executor ({@code
+   * MapOutputLocation}), so the same holds there.
    */
   @ParameterizedTest(name = "Spark {0}")
   @CsvSource({"4", "3.4", "3.3"})
   void losingAnExecutorDuringTheReduceStageRerunsNoMapTask(String line) throws Exception {
     Path dir = Files.createTempDirectory(jobDirs, "executor-loss");
-    Daemons.Running job = SubmittedJob.start(jobDirs, line, "local-cluster[2,1,1024]", JOB,
-        conf(2, "--conf", "spark.executor.memory=512m", "--conf", "spark.task.maxFailures=4"),
-        List.of(dir.toString(), "reduce"));
+    Daemons.Running job =
+        SubmittedJob.start(
+            jobDirs,
+            line,
+            "local-cluster[2,1,1024]",
+            JOB,
+            conf(2, "--conf", "spark.executor.memory=512m", "--conf", "spark.task.maxFailures=4"),
+            List.of(dir.toString(), "reduce"));
     try {
       awaitHeld(job, dir, false);
       String[] held = Files.readString(dir.resolve("held")).trim().split(" ");
       ProcessHandle executor = ProcessHandle.of(Long.parseLong(held[0])).orElseThrow();
-      assertTrue(executor.info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend"),
+      assertTrue(
+          executor.info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend"),
           "the held reduce task runs in an executor JVM: " + executor.info());
       executor.destroyForcibly();
       executor.onExit().get(30, TimeUnit.SECONDS);
       Files.writeString(dir.resolve("go"), "");
       String out = answered(job, line);
       // The killed executor had run map tasks: the built-in shuffle would have lost their output.
-      Matcher ranMaps = Pattern.compile("Stage 0 tasks succeeded by executor: .*\\b"
-          + Pattern.quote(held[1]) + "=[1-9]").matcher(out);
+      Matcher ranMaps =
+          Pattern.compile(
+                  "Stage 0 tasks succeeded by executor: .*\\b" + Pattern.quote(held[1]) + "=[1-9]")
+              .matcher(out);
       assertTrue(ranMaps.find(), "executor " + held[1] + " ran map tasks: " + out);
       assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
       assertEquals(MAPS, tasksStarted(out, 0), "map tasks started: " + out);
@@ -183,26 +195,51 @@ class SparkLinesFaultTest {
   @ParameterizedTest(name = "Spark {0}")
   @CsvSource({"3.4", "3.3"})
   void beforeSpark35DynamicAllocationNeedsShuffleTracking(String line) throws Exception {
-    List<String> dynamic = conf(2, "--conf", "spark.dynamicAllocation.enabled=true",
-        "--conf", "spark.executor.memory=512m");
+    List<String> dynamic =
+        conf(
+            2,
+            "--conf",
+            "spark.dynamicAllocation.enabled=true",
+            "--conf",
+            "spark.executor.memory=512m");
     // Spark 3.4 tracks shuffles by default, 3.3 does not.
     List<String> untracked = new ArrayList<>(dynamic);
     untracked.addAll(List.of("--conf", "spark.dynamicAllocation.shuffleTracking.enabled=false"));
-    Daemons.Result refused = SubmittedJob.start(jobDirs, line, "local-cluster[2,1,1024]",
-        "io.sluice.examples.ShuffleExample", untracked, List.of("20000", "100"))
-        .await(JOB_TIMEOUT);
+    Daemons.Result refused =
+        SubmittedJob.start(
+                jobDirs,
+                line,
+                "local-cluster[2,1,1024]",
+                "io.sluice.examples.ShuffleExample",
+                untracked,
+                List.of("20000", "100"))
+            .await(JOB_TIMEOUT);
     assertTrue(refused.exitCode() != 0, refused.output());
-    assertTrue(refused.output().contains("spark.dynamicAllocation.enabled=true needs "
-        + "spark.dynamicAllocation.shuffleTracking.enabled=true with Sluice"), refused.output());
-    assertTrue(refused.output().contains(
-        "Dynamic allocation of executors requires the external shuffle service"),
+    assertTrue(
+        refused
+            .output()
+            .contains(
+                "spark.dynamicAllocation.enabled=true needs "
+                    + "spark.dynamicAllocation.shuffleTracking.enabled=true with Sluice"),
+        refused.output());
+    assertTrue(
+        refused
+            .output()
+            .contains("Dynamic allocation of executors requires the external shuffle service"),
         refused.output());
 
     List<String> tracked = new ArrayList<>(dynamic);
     tracked.addAll(List.of("--conf", "spark.dynamicAllocation.shuffleTracking.enabled=true"));
     double before = cluster.pushedBytes();
-    Daemons.Result ran = SubmittedJob.start(jobDirs, line, "local-cluster[2,1,1024]",
-        "io.sluice.examples.ShuffleExample", tracked, List.of("20000", "100")).await(JOB_TIMEOUT);
+    Daemons.Result ran =
+        SubmittedJob.start(
+                jobDirs,
+                line,
+                "local-cluster[2,1,1024]",
+                "io.sluice.examples.ShuffleExample",
+                tracked,
+                List.of("20000", "100"))
+            .await(JOB_TIMEOUT);
     assertEquals(0, ran.exitCode(), ran.output());
     SubmittedJob.assertNoLeak(ran);
     assertTrue(ran.output().contains("Result: 100 keys"), ran.output());
@@ -213,9 +250,9 @@ class SparkLinesFaultTest {
 
   /**
    * Submits FaultJob holding a task of {@code stage} ({@code map}: map 0 half-way through its
-   * pushes, once every other map has finished; {@code reduce}: reduce 0 once it has read a
-   * record), kills a server with SIGKILL and lets the task go on. Returns the job's output, its
-   * answer checked.
+   * pushes, once every other map has finished; {@code reduce}: reduce 0 once it has read a record),
+   * kills a server with SIGKILL and lets the task go on. Returns the job's output, its answer
+   * checked.
    */
   private String runKillingAServer(String line, int replicas, String stage) throws Exception {
     return runDisturbingAServer(line, replicas, stage, false);
@@ -226,11 +263,13 @@ class SparkLinesFaultTest {
       throws Exception {
     Path dir = Files.createTempDirectory(jobDirs, "server-loss-" + replicas + "-" + stage);
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
-    Daemons.Running job = SubmittedJob.start(jobDirs, line, "local[2,4]", JOB, conf(replicas),
-        List.of(dir.toString(), stage));
+    Daemons.Running job =
+        SubmittedJob.start(
+            jobDirs, line, "local[2,4]", JOB, conf(replicas), List.of(dir.toString(), stage));
     try {
       awaitHeld(job, dir, stage.equals("map"));
-      assertTrue(cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
+      assertTrue(
+          cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
           "the server to be killed holds some of the job's blocks");
       if (freeze) {
         frozen.add(VICTIM);
@@ -248,10 +287,11 @@ class SparkLinesFaultTest {
 
   private static List<String> conf(int replicas, String... more) {
     List<String> conf = new ArrayList<>(SubmittedJob.throughSluice(cluster.coordinatorAddress()));
-    conf.addAll(List.of(
-        "--conf", "spark.sluice.replicas=" + replicas,
-        "--conf", "spark.sluice.block.size=32k",
-        "--conf", "spark.sluice.push.batch.size=128k"));
+    conf.addAll(
+        List.of(
+            "--conf", "spark.sluice.replicas=" + replicas,
+            "--conf", "spark.sluice.block.size=32k",
+            "--conf", "spark.sluice.push.batch.size=128k"));
     conf.addAll(List.of(more));
     return conf;
   }
@@ -259,11 +299,15 @@ class SparkLinesFaultTest {
   /** Waits until the job holds its task (and, mid-map, every other map has finished). */
   private static void awaitHeld(Daemons.Running job, Path dir, boolean othersDone)
       throws Exception {
-    ProcessCluster.await(() -> !job.isAlive() || (Files.exists(dir.resolve("held"))
-        && (!othersDone || Files.exists(dir.resolve("others-done")))), "the job to hold a task");
+    ProcessCluster.await(
+        () ->
+            !job.isAlive()
+                || (Files.exists(dir.resolve("held"))
+                    && (!othersDone || Files.exists(dir.resolve("others-done")))),
+        "the job to hold a task");
     if (!job.isAlive()) {
-      throw new AssertionError("the job ended before it held a task:\n"
-          + job.await(JOB_TIMEOUT).output());
+      throw new AssertionError(
+          "the job ended before it held a task:\n" + job.await(JOB_TIMEOUT).output());
     }
   }
 
@@ -273,13 +317,20 @@ class SparkLinesFaultTest {
     String out = result.output();
     SubmittedJob.assertNoLeak(result);
     // What Spark saw, in the test's report.
-    out.lines().filter(l -> l.matches("(Answer|Expected|Failed tasks|Stage|Tasks started|Task "
-        + "failure|Shuffle manager).*")).forEach(System.out::println);
+    out.lines()
+        .filter(
+            l ->
+                l.matches(
+                    "(Answer|Expected|Failed tasks|Stage|Tasks started|Task "
+                        + "failure|Shuffle manager).*"))
+        .forEach(System.out::println);
     assertEquals(0, result.exitCode(), out);
-    assertTrue(out.contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark " + line + "."),
+    assertTrue(
+        out.contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark " + line + "."), out);
+    assertEquals(
+        line("Expected: .*", out).substring("Expected: ".length()),
+        line("Answer: .*", out).substring("Answer: ".length()),
         out);
-    assertEquals(line("Expected: .*", out).substring("Expected: ".length()),
-        line("Answer: .*", out).substring("Answer: ".length()), out);
     return out;
   }
 

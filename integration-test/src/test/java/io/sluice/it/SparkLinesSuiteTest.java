@@ -18,13 +18,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The same shuffle suite on every Spark line: the examples jar's
- * {@code ShuffleSuiteJob} (RDD operators, map and reduce tasks whose first attempt fails half-way,
- * SQL under adaptive execution with coalescing and a skew split) submitted with SparkSubmit, with
- * the built-in shuffle and through Sluice with only that line's client jar. Every case's rows, what
- * adaptive execution did with each query, and Spark's count of failed tasks and stage re-runs
- * must be the same both ways. The line's history server then shows the Sluice run's shuffles in
- * the Sluice tab (headless Chromium).
+ * The same shuffle suite on every Spark line: the examples jar's {@code ShuffleSuiteJob} (RDD
+ * operators, map and reduce tasks whose first attempt fails half-way, SQL under adaptive execution
+ * with coalescing and a skew split) submitted with SparkSubmit, with the built-in shuffle and
+ * through Sluice with only that line's client jar. Every case's rows, what adaptive execution did
+ * with each query, and Spark's count of failed tasks and stage re-runs must be the same both ways.
+ * The line's history server then shows the Sluice run's shuffles in the Sluice tab (headless
+ * Chromium).
  */
 class SparkLinesSuiteTest {
   private static final int CASES = 18;
@@ -50,36 +50,47 @@ class SparkLinesSuiteTest {
   @ParameterizedTest(name = "Spark {0}")
   @CsvSource({"3.5, 3.5.", "4, 4.", "3.4, 3.4.", "3.3, 3.3."})
   @Timeout(value = 6, unit = TimeUnit.MINUTES)
-  void sameAnswersAndPlansAsTheBuiltInShuffle(String line, String versionPrefix)
-      throws Exception {
+  void sameAnswersAndPlansAsTheBuiltInShuffle(String line, String versionPrefix) throws Exception {
     Daemons.Result builtIn = submit(line, List.of());
     assertEquals(0, builtIn.exitCode(), builtIn.output());
     long pushedBefore = cluster.pushedBytes();
     Path eventLogs = Files.createDirectories(logs.resolve("event-logs-" + line));
     List<String> throughSluice = new ArrayList<>(SubmittedJob.throughSluice(cluster));
-    throughSluice.addAll(List.of("--conf", "spark.eventLog.enabled=true",
-        "--conf", "spark.eventLog.dir=" + eventLogs.toUri()));
+    throughSluice.addAll(
+        List.of(
+            "--conf",
+            "spark.eventLog.enabled=true",
+            "--conf",
+            "spark.eventLog.dir=" + eventLogs.toUri()));
     Daemons.Result sluice = submit(line, throughSluice);
     assertEquals(0, sluice.exitCode(), sluice.output());
     SubmittedJob.assertNoLeak(sluice);
     assertTrue(cluster.pushedBytes() > pushedBefore, "nothing went through Sluice");
-    assertTrue(sluice.output().contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark "
-        + versionPrefix), sluice.output());
+    assertTrue(
+        sluice
+            .output()
+            .contains("Shuffle manager: " + SparkSessions.MANAGER + ", Spark " + versionPrefix),
+        sluice.output());
 
     List<String> expected = results(builtIn.output());
     assertEquals(CASES + 2 * SQL_CASES + 1, expected.size(), builtIn.output());
     assertTrue(expected.contains("Failed tasks: 2, stage re-runs: 0"), expected.toString());
-    assertTrue(expected.contains("Plan skew-join: 0 coalesced shuffle reads, 1 skew splits"),
+    assertTrue(
+        expected.contains("Plan skew-join: 0 coalesced shuffle reads, 1 skew splits"),
         "the skew join should have been split: " + expected);
-    assertTrue(expected.contains("Plan group-by: 1 coalesced shuffle reads, 0 skew splits"),
+    assertTrue(
+        expected.contains("Plan group-by: 1 coalesced shuffle reads, 0 skew splits"),
         "partitions should have been coalesced: " + expected);
-    List<String> joins = expected.stream().filter(l -> l.startsWith("Decisions hash-join-"))
-        .toList();
-    assertTrue(joins.stream().anyMatch(l -> l.contains("shuffled hash join"))
-        && joins.stream().anyMatch(l -> l.contains("sort-merge join")),
+    List<String> joins =
+        expected.stream().filter(l -> l.startsWith("Decisions hash-join-")).toList();
+    assertTrue(
+        joins.stream().anyMatch(l -> l.contains("shuffled hash join"))
+            && joins.stream().anyMatch(l -> l.contains("sort-merge join")),
         "the thresholds should straddle the join's partition sizes: " + joins);
-    assertTrue(expected.stream().anyMatch(l -> l.startsWith("Decisions rebalance: ")
-        && l.contains("skew split")), "the rebalance should have been split: " + expected);
+    assertTrue(
+        expected.stream()
+            .anyMatch(l -> l.startsWith("Decisions rebalance: ") && l.contains("skew split")),
+        "the rebalance should have been split: " + expected);
     assertEquals(expected, results(sluice.output()));
     assertTheHistoryServerShowsTheSluiceTab(line, eventLogs);
   }
@@ -87,11 +98,14 @@ class SparkLinesSuiteTest {
   /** The line's history server, with the line's client jar, shows every shuffle in the tab. */
   private static void assertTheHistoryServerShowsTheSluiceTab(String line, Path eventLogs)
       throws Exception {
-    try (SparkHistoryServer history = SparkHistoryServer.start(line, eventLogs,
-        logs.resolve("history-server-" + line + ".log"))) {
+    try (SparkHistoryServer history =
+        SparkHistoryServer.start(
+            line, eventLogs, logs.resolve("history-server-" + line + ".log"))) {
       String appId = history.awaitApplication();
-      String dom = HeadlessChromium.dom(history.url() + "/history/" + appId + "/sluice/",
-          Files.createTempDirectory(logs, "chromium"));
+      String dom =
+          HeadlessChromium.dom(
+              history.url() + "/history/" + appId + "/sluice/",
+              Files.createTempDirectory(logs, "chromium"));
       Matcher summary = SHUFFLES.matcher(dom);
       assertTrue(summary.find(), dom + "\nlog:\n" + history.log());
       int shuffles = Integer.parseInt(summary.group(1));
@@ -107,13 +121,19 @@ class SparkLinesSuiteTest {
   }
 
   private static Daemons.Result submit(String line, List<String> conf) throws Exception {
-    return SubmittedJob.run(logs, line, "local[2,4]", "io.sluice.examples.ShuffleSuiteJob",
-        conf);
+    return SubmittedJob.run(logs, line, "local[2,4]", "io.sluice.examples.ShuffleSuiteJob", conf);
   }
 
   /** The lines the job prints for comparison, in order. */
   private static List<String> results(String output) {
-    return output.lines().filter(l -> l.startsWith("Case ") || l.startsWith("Plan ")
-        || l.startsWith("Decisions ") || l.startsWith("Failed tasks: ")).toList();
+    return output
+        .lines()
+        .filter(
+            l ->
+                l.startsWith("Case ")
+                    || l.startsWith("Plan ")
+                    || l.startsWith("Decisions ")
+                    || l.startsWith("Failed tasks: "))
+        .toList();
   }
 }

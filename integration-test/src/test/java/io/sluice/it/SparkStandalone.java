@@ -32,10 +32,13 @@ final class SparkStandalone implements Closeable {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final int MASTER_PORT = 7077;
   private static final int MASTER_UI_PORT = 8080;
+
   /** Cores each worker offers; each application takes one executor of this many per worker. */
   private static final int CORES = 2;
+
   /** The Spark setting after which an executor whose heart-beats stopped is declared lost. */
   static final String EXECUTOR_LOSS_TIMEOUT = "spark.storage.blockManagerHeartbeatTimeoutMs";
+
   /** Seconds without heart-beats after which the master declares a worker lost (Spark: 60). */
   private static final int WORKER_LOSS_TIMEOUT_SECONDS = 900;
 
@@ -53,16 +56,32 @@ final class SparkStandalone implements Closeable {
       // The master declares a worker lost after WORKER_LOSS_TIMEOUT without heart-beats, and
       // Spark then runs again the maps that ran on that host (MapOutputLocation): a worker whose
       // link a test cuts must stay known for the whole test, however slow the machine.
-      start("master", List.of("-Dspark.worker.timeout=" + WORKER_LOSS_TIMEOUT_SECONDS),
+      start(
+          "master",
+          List.of("-Dspark.worker.timeout=" + WORKER_LOSS_TIMEOUT_SECONDS),
           "org.apache.spark.deploy.master.Master",
-          "--host", bed.address("master"), "--port", String.valueOf(MASTER_PORT),
-          "--webui-port", String.valueOf(MASTER_UI_PORT));
+          "--host",
+          bed.address("master"),
+          "--port",
+          String.valueOf(MASTER_PORT),
+          "--webui-port",
+          String.valueOf(MASTER_UI_PORT));
       Daemons.awaitPort(bed.address("master"), MASTER_PORT, root.resolve("master.log"));
       for (String host : workerHosts) {
         Path work = Files.createDirectories(root.resolve(host + "-work"));
-        start(host, List.of(), "org.apache.spark.deploy.worker.Worker",
-            "--host", bed.address(host), "--cores", String.valueOf(CORES), "--memory", "1g",
-            "--work-dir", work.toString(), masterUrl());
+        start(
+            host,
+            List.of(),
+            "org.apache.spark.deploy.worker.Worker",
+            "--host",
+            bed.address(host),
+            "--cores",
+            String.valueOf(CORES),
+            "--memory",
+            "1g",
+            "--work-dir",
+            work.toString(),
+            masterUrl());
       }
       awaitWorkers(workerHosts.size());
     } catch (Exception e) {
@@ -93,7 +112,8 @@ final class SparkStandalone implements Closeable {
         .set("spark.executor.cores", String.valueOf(CORES))
         .set("spark.cores.max", String.valueOf(CORES * workerHosts.size()))
         .set("spark.executor.memory", "512m")
-        .set("spark.executor.extraClassPath",
+        .set(
+            "spark.executor.extraClassPath",
             Artifacts.shadedClientJar() + ":" + Artifacts.testClasses())
         .set("spark.executor.heartbeatInterval", "1s")
         // How often the driver looks for executors whose heart-beats stopped (60 s by default).
@@ -102,15 +122,21 @@ final class SparkStandalone implements Closeable {
 
   /** Waits until the master counts {@code n} workers alive. */
   void awaitWorkers(int n) throws InterruptedException {
-    ProcessCluster.await(() -> aliveWorkers() == n, n + " Spark workers registered with "
-        + masterUrl() + " (logs under " + root + ")");
+    ProcessCluster.await(
+        () -> aliveWorkers() == n,
+        n + " Spark workers registered with " + masterUrl() + " (logs under " + root + ")");
   }
 
   private int aliveWorkers() {
     try {
-      HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(
-              "http://" + bed.address("master") + ":" + MASTER_UI_PORT + "/json/"))
-          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          "http://" + bed.address("master") + ":" + MASTER_UI_PORT + "/json/"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       int alive = 0;
       for (JsonNode worker : JSON.readTree(response.body()).path("workers")) {
         if ("ALIVE".equals(worker.path("state").asText())) {
@@ -129,20 +155,25 @@ final class SparkStandalone implements Closeable {
   private void start(String host, List<String> jvmOptions, String main, String... args)
       throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java,
-        "-cp", Artifacts.sparkHome().resolve("jars") + "/*",
-        "-Xmx256m",
-        "-XX:+IgnoreUnrecognizedVMOptions",
-        "@" + ProjectRoot.get().resolve("bin/spark-java-opens.args")));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-cp",
+                Artifacts.sparkHome().resolve("jars") + "/*",
+                "-Xmx256m",
+                "-XX:+IgnoreUnrecognizedVMOptions",
+                "@" + ProjectRoot.get().resolve("bin/spark-java-opens.args")));
     command.addAll(jvmOptions);
     command.add(main);
     command.addAll(List.of(args));
     // SPARK_HOME and SPARK_SCALA_VERSION come from the build (see this module's POM): a worker
     // builds its executors' command from them.
-    processes.add(new ProcessBuilder(bed.command(host, command))
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(host + ".log").toFile()))
-        .start());
+    processes.add(
+        new ProcessBuilder(bed.command(host, command))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve(host + ".log").toFile()))
+            .start());
   }
 
   @Override

@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The README's main command, as a user runs it, on each Spark line: coordinator and servers started
@@ -35,7 +35,8 @@ class SparkSubmitTest {
     Matcher version = Pattern.compile("on Spark (\\S+)").matcher(run.output());
     assertTrue(version.find(), run.output());
     assertTrue(version.group(1).startsWith(versionPrefix), run.output());
-    Matcher result = Pattern.compile("Result: (\\d+) keys, checksum (-?\\d+)").matcher(run.output());
+    Matcher result =
+        Pattern.compile("Result: (\\d+) keys, checksum (-?\\d+)").matcher(run.output());
     assertTrue(result.find(), run.output());
     assertEquals(KEYS, Integer.parseInt(result.group(1)));
     assertEquals(expectedChecksum(RECORDS, KEYS), Long.parseLong(result.group(2)), run.output());
@@ -68,11 +69,16 @@ class SparkSubmitTest {
   private Daemons.Result runExample(String line) throws Exception {
     for (int attempt = 1; ; attempt++) {
       int base = Daemons.freePorts(6);
-      Daemons.Result run = Daemons.run(dir, Map.of(
-          "SLUICE_SPARK", line,
-          "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
-          "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
-          "bin/run-example.sh", String.valueOf(RECORDS), String.valueOf(KEYS));
+      Daemons.Result run =
+          Daemons.run(
+              dir,
+              Map.of(
+                  "SLUICE_SPARK", line,
+                  "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
+                  "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
+              "bin/run-example.sh",
+              String.valueOf(RECORDS),
+              String.valueOf(KEYS));
       if (attempt == 5 || !run.output().contains("is in use; set SLUICE_EXAMPLE_PORT")) {
         return run;
       }

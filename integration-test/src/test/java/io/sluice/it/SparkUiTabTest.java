@@ -34,8 +34,10 @@ class SparkUiTabTest {
   private static final int KEYS = 1000;
   private static final int RECORDS = 200_000;
   private static final int MAP_STAGE = 0;
+
   /** The cluster whose server a map task stops (tasks run in this JVM with a local master). */
   private static volatile MiniCluster lossCluster;
+
   private static final AtomicBoolean serverStopped = new AtomicBoolean();
 
   @TempDir Path dir;
@@ -44,28 +46,30 @@ class SparkUiTabTest {
   void theTabShowsTheShuffleLiveAndInTheHistoryServer() throws Exception {
     Path logs = Files.createDirectories(dir.resolve("event-logs"));
     try (MiniCluster cluster = new MiniCluster(3, Map.of())) {
-      SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2]", "sluice-tab"),
-              cluster)
-          .set("spark.ui.enabled", "true")
-          .set("spark.ui.port", "0")
-          .set("spark.sluice.replicas", "2")
-          .set("spark.eventLog.enabled", "true")
-          .set("spark.eventLog.dir", logs.toUri().toString());
+      SparkConf conf =
+          SparkSessions.withSluice(SparkSessions.base("local[2]", "sluice-tab"), cluster)
+              .set("spark.ui.enabled", "true")
+              .set("spark.ui.port", "0")
+              .set("spark.sluice.replicas", "2")
+              .set("spark.eventLog.enabled", "true")
+              .set("spark.eventLog.dir", logs.toUri().toString());
       SparkSession spark = SparkSessions.start(conf, Map.of());
       String appId = spark.sparkContext().applicationId();
       Map<String, String> live;
       long forwarded;
       try {
-        JavaPairRDD<Integer, Long> sums = JavaSparkContext.fromSparkContext(spark.sparkContext())
-            .parallelize(IntStream.range(0, RECORDS).boxed().toList(), 4)
-            .mapToPair(i -> new Tuple2<>(i % KEYS, (long) i))
-            .reduceByKey(Long::sum, 6);
+        JavaPairRDD<Integer, Long> sums =
+            JavaSparkContext.fromSparkContext(spark.sparkContext())
+                .parallelize(IntStream.range(0, RECORDS).boxed().toList(), 4)
+                .mapToPair(i -> new Tuple2<>(i % KEYS, (long) i))
+                .reduceByKey(Long::sum, 6);
         assertEquals(KEYS, sums.count());
         forwarded = 0;
         int primary = -1;
         for (int i = 0; i < cluster.servers().size(); i++) {
-          double bytes = MetricsScrape.fetch(cluster.servers().get(i).httpPort())
-              .sum("sluice_server_replicated_bytes_total");
+          double bytes =
+              MetricsScrape.fetch(cluster.servers().get(i).httpPort())
+                  .sum("sluice_server_replicated_bytes_total");
           forwarded += (long) bytes;
           if (bytes > 0 && primary < 0) {
             primary = i;
@@ -101,8 +105,9 @@ class SparkUiTabTest {
       try (SparkHistoryServer history =
           SparkHistoryServer.start("3.5", logs, dir.resolve("history-server.log"))) {
         assertEquals(appId, history.awaitApplication());
-        String dom = HeadlessChromium.dom(history.url() + "/history/" + appId + "/sluice/",
-            dir.resolve("profile-history"));
+        String dom =
+            HeadlessChromium.dom(
+                history.url() + "/history/" + appId + "/sluice/", dir.resolve("profile-history"));
         assertTrue(dom.contains("Sluice shuffles"), dom + "\nlog:\n" + history.log());
         assertEquals(live, row(dom, 0), "the history server shows what the live UI showed");
       }
@@ -120,43 +125,54 @@ class SparkUiTabTest {
     try (MiniCluster cluster = new MiniCluster(3, Map.of())) {
       lossCluster = cluster;
       serverStopped.set(false);
-      SparkConf conf = SparkSessions.withSluice(SparkSessions.base("local[2]", "sluice-loss"),
-              cluster)
-          .set("spark.ui.enabled", "true")
-          .set("spark.ui.port", "0");
+      SparkConf conf =
+          SparkSessions.withSluice(SparkSessions.base("local[2]", "sluice-loss"), cluster)
+              .set("spark.ui.enabled", "true")
+              .set("spark.ui.port", "0");
       SparkSession spark = SparkSessions.start(conf, Map.of());
       JobObserver observer = new JobObserver();
       spark.sparkContext().addSparkListener(observer);
       Map<String, String> shown;
       try {
-        long sum = JavaSparkContext.fromSparkContext(spark.sparkContext())
-            .parallelize(IntStream.range(0, RECORDS).boxed().toList(), 8)
-            .mapPartitionsWithIndex((index, records) -> {
-              // The third map task starts once a first one has committed its output.
-              if (index == 2 && serverStopped.compareAndSet(false, true)) {
-                lossCluster.stopServer(0);
-              }
-              return records;
-            }, true)
-            .mapToPair(i -> new Tuple2<>(i % KEYS, (long) i))
-            .reduceByKey(Long::sum, 6)
-            .values().reduce(Long::sum);
+        long sum =
+            JavaSparkContext.fromSparkContext(spark.sparkContext())
+                .parallelize(IntStream.range(0, RECORDS).boxed().toList(), 8)
+                .mapPartitionsWithIndex(
+                    (index, records) -> {
+                      // The third map task starts once a first one has committed its output.
+                      if (index == 2 && serverStopped.compareAndSet(false, true)) {
+                        lossCluster.stopServer(0);
+                      }
+                      return records;
+                    },
+                    true)
+                .mapToPair(i -> new Tuple2<>(i % KEYS, (long) i))
+                .reduceByKey(Long::sum, 6)
+                .values()
+                .reduce(Long::sum);
         assertEquals((long) RECORDS * (RECORDS - 1) / 2, sum);
         spark.sparkContext().listenerBus().waitUntilEmpty(30_000);
-        shown = row(HeadlessChromium.dom(spark.sparkContext().uiWebUrl().get() + "/sluice/",
-            dir.resolve("profile")), 0);
+        shown =
+            row(
+                HeadlessChromium.dom(
+                    spark.sparkContext().uiWebUrl().get() + "/sluice/", dir.resolve("profile")),
+                0);
       } finally {
         spark.stop();
       }
       assertTrue(Integer.parseInt(shown.get("relocations")) > 0, shown.toString());
       assertTrue(Integer.parseInt(shown.get("relocated-partitions")) > 0, shown.toString());
-      long fetchFailed = observer.failures().stream().filter(f -> f.contains("FetchFailed"))
-          .count();
+      long fetchFailed =
+          observer.failures().stream().filter(f -> f.contains("FetchFailed")).count();
       assertTrue(fetchFailed > 0, "Spark saw the lost blocks: " + observer.failures());
-      assertEquals(Long.toString(fetchFailed), shown.get("fetch-failures"),
+      assertEquals(
+          Long.toString(fetchFailed),
+          shown.get("fetch-failures"),
           observer.failures() + " " + shown);
-      assertEquals(Integer.toString(observer.submissions().get(MAP_STAGE) - 1),
-          shown.get("map-stage-reruns"), observer.submissions() + " " + shown);
+      assertEquals(
+          Integer.toString(observer.submissions().get(MAP_STAGE) - 1),
+          shown.get("map-stage-reruns"),
+          observer.submissions() + " " + shown);
       assertEquals("0", shown.get("replica-reads"), "one copy: " + shown);
     }
   }
@@ -171,10 +187,24 @@ class SparkUiTabTest {
     while (m.find()) {
       cells.put(m.group(1), m.group(2) != null ? m.group(2) : m.group(3));
     }
-    assertEquals(List.of("shuffle", "partitions", "taken-by", "copies", "servers",
-        "bytes-pushed", "bytes-read", "push-retries", "fetch-retries", "relocations",
-        "relocated-partitions", "replica-reads", "fetch-failures", "map-stage-reruns"),
-        List.copyOf(cells.keySet()), tr);
+    assertEquals(
+        List.of(
+            "shuffle",
+            "partitions",
+            "taken-by",
+            "copies",
+            "servers",
+            "bytes-pushed",
+            "bytes-read",
+            "push-retries",
+            "fetch-retries",
+            "relocations",
+            "relocated-partitions",
+            "replica-reads",
+            "fetch-failures",
+            "map-stage-reruns"),
+        List.copyOf(cells.keySet()),
+        tr);
     return cells;
   }
 }

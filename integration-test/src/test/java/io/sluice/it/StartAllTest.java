@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/start-all.sh} and {@code bin/stop-all.sh} start and stop a cluster from its hosts
- * files over real ssh (an sshd of the test's own, {@link SshServer}), with authentication on as
- * the shipped configuration has it, and tell the truth: a host they cannot reach makes them exit 1
+ * files over real ssh (an sshd of the test's own, {@link SshServer}), with authentication on as the
+ * shipped configuration has it, and tell the truth: a host they cannot reach makes them exit 1
  * naming it, while the reachable hosts' daemons start and stop all the same.
  */
 class StartAllTest {
@@ -33,34 +33,43 @@ class StartAllTest {
     conf = Files.createDirectories(dir.resolve("conf"));
     int coordinatorPort = Daemons.freePort();
     coordinatorHttp = Daemons.freePort();
-    Files.writeString(conf.resolve("coordinator.conf"), String.join("\n",
-        "coordinator.bind.host 127.0.0.1",
-        "coordinator.port " + coordinatorPort,
-        "coordinator.http.port " + coordinatorHttp,
-        "auth.enabled true",
-        "auth.cluster.secret.file ${SLUICE_CONF_DIR}/cluster.secret",
-        "coordinator.admin.token.file ${SLUICE_CONF_DIR}/admin.token",
-        ""));
-    Files.writeString(conf.resolve("server.conf"), String.join("\n",
-        "server.bind.host 127.0.0.1",
-        "server.port " + Daemons.freePort(),
-        "server.http.port " + Daemons.freePort(),
-        "server.coordinators 127.0.0.1:" + coordinatorPort,
-        "auth.enabled true",
-        "auth.cluster.secret.file ${SLUICE_CONF_DIR}/cluster.secret",
-        "local.dirs " + dir.resolve("data"),
-        "disk.min.free 0",
-        "buffer.capacity 64m",
-        "read.buffer.capacity 16m",
-        ""));
+    Files.writeString(
+        conf.resolve("coordinator.conf"),
+        String.join(
+            "\n",
+            "coordinator.bind.host 127.0.0.1",
+            "coordinator.port " + coordinatorPort,
+            "coordinator.http.port " + coordinatorHttp,
+            "auth.enabled true",
+            "auth.cluster.secret.file ${SLUICE_CONF_DIR}/cluster.secret",
+            "coordinator.admin.token.file ${SLUICE_CONF_DIR}/admin.token",
+            ""));
+    Files.writeString(
+        conf.resolve("server.conf"),
+        String.join(
+            "\n",
+            "server.bind.host 127.0.0.1",
+            "server.port " + Daemons.freePort(),
+            "server.http.port " + Daemons.freePort(),
+            "server.coordinators 127.0.0.1:" + coordinatorPort,
+            "auth.enabled true",
+            "auth.cluster.secret.file ${SLUICE_CONF_DIR}/cluster.secret",
+            "local.dirs " + dir.resolve("data"),
+            "disk.min.free 0",
+            "buffer.capacity 64m",
+            "read.buffer.capacity 16m",
+            ""));
     // What every host reads: the hosts reached by ssh see this file, not the test's environment.
-    Files.writeString(conf.resolve("sluice-env.sh"), String.join("\n",
-        "JAVA_HOME=" + System.getProperty("java.home"),
-        "SLUICE_LOG_DIR=" + dir.resolve("logs"),
-        "SLUICE_PID_DIR=" + dir.resolve("run"),
-        "SLUICE_SERVER_HEAP=256m",
-        "SLUICE_COORDINATOR_HEAP=256m",
-        ""));
+    Files.writeString(
+        conf.resolve("sluice-env.sh"),
+        String.join(
+            "\n",
+            "JAVA_HOME=" + System.getProperty("java.home"),
+            "SLUICE_LOG_DIR=" + dir.resolve("logs"),
+            "SLUICE_PID_DIR=" + dir.resolve("run"),
+            "SLUICE_SERVER_HEAP=256m",
+            "SLUICE_COORDINATOR_HEAP=256m",
+            ""));
     Files.writeString(conf.resolve("coordinators"), "# the test's coordinator\n127.0.0.1\n");
     env = new HashMap<>();
     env.put("SLUICE_CONF_DIR", conf.toString());
@@ -77,8 +86,9 @@ class StartAllTest {
   }
 
   private boolean running(String kind) throws Exception {
-    Daemons.Result status = Daemons.run(dir, env, "bin/status-" + kind + ".sh",
-        conf.resolve(kind + ".conf").toString());
+    Daemons.Result status =
+        Daemons.run(
+            dir, env, "bin/status-" + kind + ".sh", conf.resolve(kind + ".conf").toString());
     return status.exitCode() == 0;
   }
 
@@ -97,13 +107,18 @@ class StartAllTest {
     assertEquals(0, started.exitCode(), started.output());
     // Made once, here, before any host starts: the hosts' own starts make none.
     String created = "sluice: created a new secret in " + conf.resolve("cluster.secret");
-    assertTrue(started.output().contains(created) && started.output().indexOf(created)
-        < started.output().indexOf("127.0.0.1: "), started.output());
-    assertEquals(2, started.output().split("created a new secret", -1).length - 1,
+    assertTrue(
+        started.output().contains(created)
+            && started.output().indexOf(created) < started.output().indexOf("127.0.0.1: "),
+        started.output());
+    assertEquals(
+        2,
+        started.output().split("created a new secret", -1).length - 1,
         "the cluster secret and the admin token: " + started.output());
     assertTrue(started.output().contains("localhost: "), started.output());
     assertTrue(running("coordinator") && running("server"), started.output());
-    ProcessCluster.await(() -> registeredServers() == 1,
+    ProcessCluster.await(
+        () -> registeredServers() == 1,
         "the server registered with the coordinator, both authenticating");
 
     Daemons.Result stopped = Daemons.run(dir, env, "bin/stop-all.sh");
@@ -116,15 +131,31 @@ class StartAllTest {
     Files.writeString(conf.resolve("servers"), "localhost\n" + UNREACHABLE + "  # gone\n\n");
     Daemons.Result started = Daemons.run(dir, env, "bin/start-all.sh");
     assertEquals(1, started.exitCode(), started.output());
-    assertTrue(started.output().contains("sluice: start-server.sh failed on 1 of 2 hosts of "
-        + conf.resolve("servers") + ": " + UNREACHABLE + " (exit 255)"), started.output());
+    assertTrue(
+        started
+            .output()
+            .contains(
+                "sluice: start-server.sh failed on 1 of 2 hosts of "
+                    + conf.resolve("servers")
+                    + ": "
+                    + UNREACHABLE
+                    + " (exit 255)"),
+        started.output());
     assertTrue(running("server"), "localhost's server started: " + started.output());
     ProcessCluster.await(() -> registeredServers() == 1, "the reachable server registered");
 
     Daemons.Result stopped = Daemons.run(dir, env, "bin/stop-all.sh");
     assertEquals(1, stopped.exitCode(), stopped.output());
-    assertTrue(stopped.output().contains("sluice: stop-server.sh failed on 1 of 2 hosts of "
-        + conf.resolve("servers") + ": " + UNREACHABLE + " (exit 255)"), stopped.output());
+    assertTrue(
+        stopped
+            .output()
+            .contains(
+                "sluice: stop-server.sh failed on 1 of 2 hosts of "
+                    + conf.resolve("servers")
+                    + ": "
+                    + UNREACHABLE
+                    + " (exit 255)"),
+        stopped.output());
     assertTrue(!running("server") && !running("coordinator"), stopped.output());
   }
 }

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The systemd units under deploy/systemd: valid for systemd ({@code systemd-analyze verify}, no
  * warning), and their commands do what systemd expects of a forking service: ExecStart, run with
  * the unit's environment, returns once the daemon serves, leaving the PIDFile the unit names with
- * the daemon's pid; ExecStop stops that process. The installation paths (/opt/sluice,
- * /etc/sluice, /run, /var/log) are rewritten to this checkout and a temporary directory, as an
- * operator installing elsewhere would edit them.
+ * the daemon's pid; ExecStop stops that process. The installation paths (/opt/sluice, /etc/sluice,
+ * /run, /var/log) are rewritten to this checkout and a temporary directory, as an operator
+ * installing elsewhere would edit them.
  */
 class SystemdUnitsTest {
   @TempDir Path dir;
@@ -30,35 +30,43 @@ class SystemdUnitsTest {
   @Test
   void theServerUnitIsValidAndItsCommandsStartAndStopTheServer() throws Exception {
     int port = Daemons.freePort();
-    checkUnit("server", port, List.of(
-        "server.bind.host 127.0.0.1",
-        "server.port " + port,
-        "server.http.port " + Daemons.freePort(),
-        "local.dirs " + dir.resolve("data"),
-        "disk.min.free 0",
-        "buffer.capacity 64m",
-        "read.buffer.capacity 16m"), Map.of("SLUICE_SERVER_HEAP", "256m"));
+    checkUnit(
+        "server",
+        port,
+        List.of(
+            "server.bind.host 127.0.0.1",
+            "server.port " + port,
+            "server.http.port " + Daemons.freePort(),
+            "local.dirs " + dir.resolve("data"),
+            "disk.min.free 0",
+            "buffer.capacity 64m",
+            "read.buffer.capacity 16m"),
+        Map.of("SLUICE_SERVER_HEAP", "256m"));
   }
 
   @Test
   void theCoordinatorUnitIsValidAndItsCommandsStartAndStopTheCoordinator() throws Exception {
     int port = Daemons.freePort();
-    checkUnit("coordinator", port, List.of(
-        "coordinator.bind.host 127.0.0.1",
-        "coordinator.port " + port,
-        "coordinator.http.port " + Daemons.freePort()), Map.of("SLUICE_COORDINATOR_HEAP", "256m"));
+    checkUnit(
+        "coordinator",
+        port,
+        List.of(
+            "coordinator.bind.host 127.0.0.1",
+            "coordinator.port " + port,
+            "coordinator.http.port " + Daemons.freePort()),
+        Map.of("SLUICE_COORDINATOR_HEAP", "256m"));
   }
 
   private void checkUnit(String kind, int port, List<String> settings, Map<String, String> heap)
       throws Exception {
     Path etc = Files.createDirectories(dir.resolve("etc"));
     Files.writeString(etc.resolve(kind + ".conf"), String.join("\n", settings) + "\n");
-    String unit = Files.readString(ProjectRoot.get().resolve(
-            "deploy/systemd/sluice-" + kind + ".service"))
-        .replace("/opt/sluice", ProjectRoot.get().toString())
-        .replace("/etc/sluice", etc.toString())
-        .replace("/run/", dir.resolve("run") + "/")
-        .replace("/var/log/", dir.resolve("log") + "/");
+    String unit =
+        Files.readString(ProjectRoot.get().resolve("deploy/systemd/sluice-" + kind + ".service"))
+            .replace("/opt/sluice", ProjectRoot.get().toString())
+            .replace("/etc/sluice", etc.toString())
+            .replace("/run/", dir.resolve("run") + "/")
+            .replace("/var/log/", dir.resolve("log") + "/");
     Path unitFile = dir.resolve("sluice-" + kind + ".service");
     Files.writeString(unitFile, unit);
 
@@ -87,8 +95,9 @@ class SystemdUnitsTest {
 
     Daemons.Result started = Daemons.run(dir, env, start.toArray(String[]::new));
     assertEquals(0, started.exitCode(), started.output());
-    assertTrue(Files.exists(pidFile), "ExecStart left the unit's PIDFile " + pidFile + ": "
-        + started.output());
+    assertTrue(
+        Files.exists(pidFile),
+        "ExecStart left the unit's PIDFile " + pidFile + ": " + started.output());
     long pid = Long.parseLong(Files.readString(pidFile).trim());
     try {
       assertTrue(Daemons.alive(pid), "the PIDFile names the running daemon");
@@ -98,18 +107,22 @@ class SystemdUnitsTest {
       Daemons.Result stopped = Daemons.run(dir, env, stop.toArray(String[]::new));
       assertEquals(0, stopped.exitCode(), stopped.output());
     }
-    assertTrue(ProcessHandle.of(pid).map(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join())
-        .map(p -> !p.isAlive()).orElse(true), "ExecStop stopped the daemon");
+    assertTrue(
+        ProcessHandle.of(pid)
+            .map(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join())
+            .map(p -> !p.isAlive())
+            .orElse(true),
+        "ExecStop stopped the daemon");
     assertFalse(Daemons.alive(pid));
   }
 
   /** {@code systemd-analyze verify}: exit 0 and not a word of warning. */
   private void verify(Path unitFile) throws Exception {
     Daemons.Result which = Daemons.run(dir, Map.of(), "sh", "-c", "command -v systemd-analyze");
-    Assumptions.assumeTrue(which.exitCode() == 0,
-        "systemd-analyze (Debian package systemd) is not installed here");
-    List<String> command = new ArrayList<>(List.of("systemd-analyze", "verify",
-        unitFile.toString()));
+    Assumptions.assumeTrue(
+        which.exitCode() == 0, "systemd-analyze (Debian package systemd) is not installed here");
+    List<String> command =
+        new ArrayList<>(List.of("systemd-analyze", "verify", unitFile.toString()));
     Daemons.Result verified = Daemons.run(dir, Map.of(), command.toArray(String[]::new));
     assertEquals(0, verified.exitCode(), verified.output());
     assertEquals("", verified.output().strip(), "systemd-analyze verify warns");

@@ -33,46 +33,56 @@ class TaskFailureTest {
     cluster.close();
   }
 
-  private static List<Tuple2<Integer, Long>> job(SparkConf conf, boolean failMidPush,
-      boolean failAfterCommit) {
-    SparkSession spark = SparkSessions.start(conf, Map.of("spark.sluice.block.size", "16k",
-        "spark.sluice.push.batch.size", "64k"));
+  private static List<Tuple2<Integer, Long>> job(
+      SparkConf conf, boolean failMidPush, boolean failAfterCommit) {
+    SparkSession spark =
+        SparkSessions.start(
+            conf, Map.of("spark.sluice.block.size", "16k", "spark.sluice.push.batch.size", "64k"));
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       List<Integer> slices = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         slices.add(i);
       }
-      return sc.parallelize(slices, 8).mapPartitionsToPair(it -> {
-        int slice = it.next();
-        TaskContext task = TaskContext.get();
-        boolean firstAttempt = task.attemptNumber() == 0;
-        if (failAfterCommit && firstAttempt && slice % 3 == 0) {
-          // Runs after the shuffle writer committed: this attempt's output is complete on the
-          // servers, yet Spark reruns the task, as when a speculative copy also finished.
-          task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) ctx -> {
-            throw new IllegalStateException("injected failure after commit of map " + slice);
-          });
-        }
-        return new java.util.Iterator<Tuple2<Integer, Long>>() {
-          long i;
+      return sc.parallelize(slices, 8)
+          .mapPartitionsToPair(
+              it -> {
+                int slice = it.next();
+                TaskContext task = TaskContext.get();
+                boolean firstAttempt = task.attemptNumber() == 0;
+                if (failAfterCommit && firstAttempt && slice % 3 == 0) {
+                  // Runs after the shuffle writer committed: this attempt's output is complete on
+                  // the
+                  // servers, yet Spark reruns the task, as when a speculative copy also finished.
+                  task.addTaskCompletionListener(
+                      (org.apache.spark.util.TaskCompletionListener)
+                          ctx -> {
+                            throw new IllegalStateException(
+                                "injected failure after commit of map " + slice);
+                          });
+                }
+                return new java.util.Iterator<Tuple2<Integer, Long>>() {
+                  long i;
 
-          @Override
-          public boolean hasNext() {
-            return i < 50_000;
-          }
+                  @Override
+                  public boolean hasNext() {
+                    return i < 50_000;
+                  }
 
-          @Override
-          public Tuple2<Integer, Long> next() {
-            if (failMidPush && firstAttempt && slice % 2 == 1 && i == 30_000) {
-              throw new IllegalStateException("injected failure in map " + slice
-                  + " after pushing part of its output");
-            }
-            long v = slice * 1_000_000L + i++;
-            return new Tuple2<>((int) (v % 1_009), v);
-          }
-        };
-      }).reduceByKey(Long::sum, 7).sortByKey().collect();
+                  @Override
+                  public Tuple2<Integer, Long> next() {
+                    if (failMidPush && firstAttempt && slice % 2 == 1 && i == 30_000) {
+                      throw new IllegalStateException(
+                          "injected failure in map " + slice + " after pushing part of its output");
+                    }
+                    long v = slice * 1_000_000L + i++;
+                    return new Tuple2<>((int) (v % 1_009), v);
+                  }
+                };
+              })
+          .reduceByKey(Long::sum, 7)
+          .sortByKey()
+          .collect();
     } finally {
       spark.stop();
     }

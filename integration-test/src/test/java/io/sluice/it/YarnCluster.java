@@ -15,11 +15,10 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 
 /**
- * A YARN cluster in this JVM: Hadoop's own {@code MiniYARNCluster} (a resource manager and one
- * node manager, from hadoop-client-minicluster), whose node manager starts each container (a
- * Spark application master, an executor) as a process of its own, as a real node manager does.
- * {@link #confDir} holds the {@code yarn-site.xml} a Spark client reads through
- * {@code YARN_CONF_DIR}.
+ * A YARN cluster in this JVM: Hadoop's own {@code MiniYARNCluster} (a resource manager and one node
+ * manager, from hadoop-client-minicluster), whose node manager starts each container (a Spark
+ * application master, an executor) as a process of its own, as a real node manager does. {@link
+ * #confDir} holds the {@code yarn-site.xml} a Spark client reads through {@code YARN_CONF_DIR}.
  */
 final class YarnCluster implements Closeable {
   private final MiniYARNCluster yarn;
@@ -73,15 +72,16 @@ final class YarnCluster implements Closeable {
   }
 
   /**
-   * The final status of the application submitted last, once the resource manager has one (at
-   * most 60 s after the application ended).
+   * The final status of the application submitted last, once the resource manager has one (at most
+   * 60 s after the application ended).
    */
   FinalApplicationStatus lastApplicationStatus() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
-      RMApp last = yarn.getResourceManager().getRMContext().getRMApps().values().stream()
-          .max(Comparator.comparing(RMApp::getApplicationId))
-          .orElseThrow(() -> new AssertionError("YARN knows no application"));
+      RMApp last =
+          yarn.getResourceManager().getRMContext().getRMApps().values().stream()
+              .max(Comparator.comparing(RMApp::getApplicationId))
+              .orElseThrow(() -> new AssertionError("YARN knows no application"));
       FinalApplicationStatus status = last.getFinalApplicationStatus();
       if (status != FinalApplicationStatus.UNDEFINED || System.nanoTime() > deadline) {
         return status;
@@ -95,7 +95,8 @@ final class YarnCluster implements Closeable {
     // MiniYARNCluster keeps its node managers' directories under its work directory; the log
     // directories are named after the node manager ("...-logDir-nm-0_0").
     try (Stream<Path> files = Files.walk(yarn.getTestWorkDir().toPath())) {
-      return files.filter(Files::isRegularFile)
+      return files
+          .filter(Files::isRegularFile)
           .filter(f -> f.toString().contains("-logDir-nm-"))
           .toList();
     }

@@ -25,14 +25,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The README's example job on YARN through Sluice, as a platform team submits it: Hadoop's own
- * YARN ({@link YarnCluster}) runs the application master and two executors in containers of their
- * own, and the client jar reaches them as docs/client.md's YARN section says: with {@code --jars},
- * which YARN localizes into every container's working directory, and
- * {@code spark.executor.extraClassPath} naming the jar's file there (and, in cluster mode,
- * {@code spark.driver.extraClassPath} for the driver in the application master's container). The
- * answer, YARN's own final status of the application, the bytes the servers took, and every
- * container's log (for a leaked buffer) are checked.
+ * The README's example job on YARN through Sluice, as a platform team submits it: Hadoop's own YARN
+ * ({@link YarnCluster}) runs the application master and two executors in containers of their own,
+ * and the client jar reaches them as docs/client.md's YARN section says: with {@code --jars}, which
+ * YARN localizes into every container's working directory, and {@code
+ * spark.executor.extraClassPath} naming the jar's file there (and, in cluster mode, {@code
+ * spark.driver.extraClassPath} for the driver in the application master's container). The answer,
+ * YARN's own final status of the application, the bytes the servers took, and every container's log
+ * (for a leaked buffer) are checked.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class YarnTest {
@@ -77,8 +77,8 @@ class YarnTest {
     }
     Daemons.Result run = submit(args);
     assertEquals(0, run.exitCode(), run.output() + containerLogTails());
-    assertEquals(FinalApplicationStatus.SUCCEEDED, yarn.lastApplicationStatus(),
-        containerLogTails());
+    assertEquals(
+        FinalApplicationStatus.SUCCEEDED, yarn.lastApplicationStatus(), containerLogTails());
 
     // In cluster mode the driver is the application master: its output is a container's stdout.
     String driverOutput = cluster ? clusterDriverOutput() : run.output();
@@ -109,8 +109,8 @@ class YarnTest {
     Daemons.Result run = submit(args);
     assertTrue(run.exitCode() != 0, run.output());
     assertEquals(FinalApplicationStatus.FAILED, yarn.lastApplicationStatus());
-    String refusal = "Sluice's client jar " + jar.getFileName() + " reached the driver only "
-        + "through --jars";
+    String refusal =
+        "Sluice's client jar " + jar.getFileName() + " reached the driver only " + "through --jars";
     boolean refused = false;
     for (Path log : yarn.containerLogs()) {
       String text = Files.readString(log);
@@ -123,18 +123,30 @@ class YarnTest {
   private static List<String> yarnArgs(String deployMode, Path jar) {
     String javaHome = System.getProperty("java.home");
     List<String> args = new ArrayList<>(SubmittedJob.throughSluice(sluice));
-    args.addAll(List.of("--deploy-mode", deployMode,
-        "--conf", "spark.executor.instances=2",
-        "--conf", "spark.executor.cores=1",
-        "--conf", "spark.executor.memory=512m",
-        "--conf", "spark.driver.memory=512m",
-        "--conf", "spark.yarn.am.memory=512m",
-        // Spark's own jars from this machine's installation, as a cluster's spark.yarn.archive
-        // would hold them; Sluice's jar is shipped with the job.
-        "--conf", "spark.yarn.jars=local:" + Artifacts.sparkHome().resolve("jars") + "/*",
-        "--jars", jar.toString(),
-        "--conf", "spark.yarn.appMasterEnv.JAVA_HOME=" + javaHome,
-        "--conf", "spark.executorEnv.JAVA_HOME=" + javaHome));
+    args.addAll(
+        List.of(
+            "--deploy-mode",
+            deployMode,
+            "--conf",
+            "spark.executor.instances=2",
+            "--conf",
+            "spark.executor.cores=1",
+            "--conf",
+            "spark.executor.memory=512m",
+            "--conf",
+            "spark.driver.memory=512m",
+            "--conf",
+            "spark.yarn.am.memory=512m",
+            // Spark's own jars from this machine's installation, as a cluster's spark.yarn.archive
+            // would hold them; Sluice's jar is shipped with the job.
+            "--conf",
+            "spark.yarn.jars=local:" + Artifacts.sparkHome().resolve("jars") + "/*",
+            "--jars",
+            jar.toString(),
+            "--conf",
+            "spark.yarn.appMasterEnv.JAVA_HOME=" + javaHome,
+            "--conf",
+            "spark.executorEnv.JAVA_HOME=" + javaHome));
     return args;
   }
 
@@ -143,9 +155,14 @@ class YarnTest {
     // the YARN cases set it themselves (a later --conf wins) or, for the refusal, clear it.
     List<String> all = new ArrayList<>(List.of("--conf", "spark.executor.extraClassPath="));
     all.addAll(args);
-    return SubmittedJob.start(root, Map.of("YARN_CONF_DIR", yarn.confDir().toString()), "3.5",
-        "yarn", "io.sluice.examples.ShuffleExample", all,
-        List.of(String.valueOf(RECORDS), String.valueOf(KEYS)))
+    return SubmittedJob.start(
+            root,
+            Map.of("YARN_CONF_DIR", yarn.confDir().toString()),
+            "3.5",
+            "yarn",
+            "io.sluice.examples.ShuffleExample",
+            all,
+            List.of(String.valueOf(RECORDS), String.valueOf(KEYS)))
         .await(Duration.ofMinutes(6));
   }
 
@@ -168,7 +185,9 @@ class YarnTest {
     StringBuilder out = new StringBuilder();
     for (Path log : yarn.containerLogs()) {
       List<String> lines = Files.readAllLines(log);
-      out.append("\n== ").append(log).append('\n')
+      out.append("\n== ")
+          .append(log)
+          .append('\n')
           .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
     }
     return out.toString();

@@ -12,13 +12,14 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Prints the JVM options {@code bin/start-server.sh} starts the server with, so that the script never
- * parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus the push
- * pool's alignment slack (4 KiB per MiB), the flush threads' staging buffers, a fixed allowance for Netty's network pool derived from the transport's receive bounds (and one for
- * Hadoop's client with an HDFS tier); the heap, where no shuffle byte lives, holds a fixed base plus
- * the bookkeeping of the shuffle shape the configuration sizes it for ({@code heap.commit.pairs},
- * {@code heap.blocks.in.memory}), unless the operator gives a size.
- * Usage: {@code ServerJvmOptions <server.conf> [heap size]}.
+ * Prints the JVM options {@code bin/start-server.sh} starts the server with, so that the script
+ * never parses sizes itself: direct memory is {@code buffer.capacity + read.buffer.capacity} plus
+ * the push pool's alignment slack (4 KiB per MiB), the flush threads' staging buffers, a fixed
+ * allowance for Netty's network pool derived from the transport's receive bounds (and one for
+ * Hadoop's client with an HDFS tier); the heap, where no shuffle byte lives, holds a fixed base
+ * plus the bookkeeping of the shuffle shape the configuration sizes it for ({@code
+ * heap.commit.pairs}, {@code heap.blocks.in.memory}), unless the operator gives a size. Usage:
+ * {@code ServerJvmOptions <server.conf> [heap size]}.
  */
 public final class ServerJvmOptions {
   /**
@@ -52,18 +53,25 @@ public final class ServerJvmOptions {
 
   /** The heap {@code bin/start-server.sh} gives the server when no size is set, in whole MiB. */
   public static long heap(SluiceConf conf) {
-    long bytes = HEAP_BASE_BYTES
-        + conf.get(ServerOptions.HEAP_COMMIT_PAIRS) * HEAP_BYTES_PER_100_COMMIT_PAIRS / 100
-        + PushBufferPool.maxBlocks(conf.get(ServerOptions.BUFFER_CAPACITY),
-            conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY)) * HEAP_BYTES_PER_BLOCK;
+    long bytes =
+        HEAP_BASE_BYTES
+            + conf.get(ServerOptions.HEAP_COMMIT_PAIRS) * HEAP_BYTES_PER_100_COMMIT_PAIRS / 100
+            + PushBufferPool.maxBlocks(
+                    conf.get(ServerOptions.BUFFER_CAPACITY),
+                    conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY))
+                * HEAP_BYTES_PER_BLOCK;
     long mib = 1L << 20;
     return (bytes + mib - 1) / mib * mib;
   }
 
   public static long maxDirectMemory(SluiceConf conf) {
     long pushCapacity = conf.get(ServerOptions.BUFFER_CAPACITY);
-    return pushCapacity + PushBufferPool.alignmentSlack(pushCapacity)
-        + conf.get(ServerOptions.READ_BUFFER_CAPACITY) + networkAllowance(conf) + hdfsAllowance(conf) + flushStagingAllowance(conf);
+    return pushCapacity
+        + PushBufferPool.alignmentSlack(pushCapacity)
+        + conf.get(ServerOptions.READ_BUFFER_CAPACITY)
+        + networkAllowance(conf)
+        + hdfsAllowance(conf)
+        + flushStagingAllowance(conf);
   }
 
   /**
@@ -76,7 +84,8 @@ public final class ServerJvmOptions {
       return 0;
     }
     return (long) conf.get(ServerOptions.LOCAL_DIRS).size()
-        * conf.get(ServerOptions.FLUSH_THREADS_PER_DISK) * DirectAppender.STAGING_MEMORY_BYTES;
+        * conf.get(ServerOptions.FLUSH_THREADS_PER_DISK)
+        * DirectAppender.STAGING_MEMORY_BYTES;
   }
 
   /**
@@ -99,7 +108,8 @@ public final class ServerJvmOptions {
    */
   public static long networkAllowance(SluiceConf conf) {
     long receive = conf.get(TransportOptions.RECEIVE_MEMORY);
-    return receive + receive / 2
+    return receive
+        + receive / 2
         + conf.get(TransportOptions.MAX_CONNECTIONS) * TransportServer.CONNECTION_OVERHEAD_BYTES
         + NETWORK_FIXED_BYTES;
   }
@@ -112,18 +122,20 @@ public final class ServerJvmOptions {
     try {
       SluiceConf conf =
           ConfigLoader.load(Path.of(args[0]), Map.of(), ConfigDocGenerator.discover());
-      String heap = args.length == 2 && !args[1].isEmpty()
-          ? args[1] : String.valueOf(heap(conf));
-      System.out.println(String.join(" ",
-          "-Xms" + heap,
-          "-Xmx" + heap,
-          "-XX:MaxDirectMemorySize=" + maxDirectMemory(conf),
-          "-XX:+UseG1GC",
-          "-XX:+ExitOnOutOfMemoryError",
-          // Lets Netty allocate direct memory without cleaners, counted against the limit above.
-          "-Dio.netty.tryReflectionSetAccessible=true",
-          "--add-opens=java.base/java.nio=ALL-UNNAMED",
-          "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED"));
+      String heap = args.length == 2 && !args[1].isEmpty() ? args[1] : String.valueOf(heap(conf));
+      System.out.println(
+          String.join(
+              " ",
+              "-Xms" + heap,
+              "-Xmx" + heap,
+              "-XX:MaxDirectMemorySize=" + maxDirectMemory(conf),
+              "-XX:+UseG1GC",
+              "-XX:+ExitOnOutOfMemoryError",
+              // Lets Netty allocate direct memory without cleaners, counted against the limit
+              // above.
+              "-Dio.netty.tryReflectionSetAccessible=true",
+              "--add-opens=java.base/java.nio=ALL-UNNAMED",
+              "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED"));
     } catch (ConfigException e) {
       System.err.println("Invalid configuration in " + args[0] + ": " + e.getMessage());
       System.exit(2);

@@ -19,18 +19,32 @@ final class ServerStatusReport {
   static ServerStatus heartbeat(ShuffleServer server, List<String> tags) {
     List<DiskStatus> disks = new ArrayList<>();
     for (LocalDisk d : server.disks().disks()) {
-      disks.add(new DiskStatus(d.root().toString(), d.totalBytes(),
-          d.totalBytes() - d.usableBytes(), d.isHealthy()));
+      disks.add(
+          new DiskStatus(
+              d.root().toString(),
+              d.totalBytes(),
+              d.totalBytes() - d.usableBytes(),
+              d.isHealthy()));
     }
     HdfsTier hdfs = server.hdfs();
     if (hdfs != null) {
       // One more place that takes data; its size is the cluster's business, not reported.
       disks.add(new DiskStatus(hdfs.root().toString(), 0, 0, hdfs.isWritable()));
     }
-    return new ServerStatus(server.serverId(), server.advertisedHost(), server.port(),
-        Math.max(0, server.httpPort()), server.state(), VERSION, server.pushPool().usedBytes(),
-        server.pushPool().capacity(), server.readBudget().usedBytes(),
-        server.readBudget().capacity(), server.store().partitionCount(), disks, tags,
+    return new ServerStatus(
+        server.serverId(),
+        server.advertisedHost(),
+        server.port(),
+        Math.max(0, server.httpPort()),
+        server.state(),
+        VERSION,
+        server.pushPool().usedBytes(),
+        server.pushPool().capacity(),
+        server.readBudget().usedBytes(),
+        server.readBudget().capacity(),
+        server.store().partitionCount(),
+        disks,
+        tags,
         System.currentTimeMillis());
   }
 

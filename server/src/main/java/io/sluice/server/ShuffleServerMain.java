@@ -38,16 +38,20 @@ public final class ShuffleServerMain {
       return;
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.drain(conf.get(ServerOptions.DRAIN_TIMEOUT));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        server.close();
-        stopped.countDown();
-      }
-    }, "sluice-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    server.drain(conf.get(ServerOptions.DRAIN_TIMEOUT));
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  } finally {
+                    server.close();
+                    stopped.countDown();
+                  }
+                },
+                "sluice-shutdown"));
     try {
       ReadyFile.announce(server.port(), server.httpPort());
     } catch (IOException e) {

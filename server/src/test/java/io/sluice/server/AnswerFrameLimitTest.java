@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.push.MapOutputPusher;
+import io.sluice.client.core.push.PushSettings;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
@@ -16,10 +19,7 @@ import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
-import io.sluice.client.core.BlockKey;
 import io.sluice.common.shuffle.IndexEntry;
-import io.sluice.client.core.push.MapOutputPusher;
-import io.sluice.client.core.push.PushSettings;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportOptions;
@@ -50,15 +50,22 @@ class AnswerFrameLimitTest {
     for (int i = 0; i < BLOCKS; i++) {
       byte[] data = new byte[BLOCK];
       random.nextBytes(data);
-      client.pushRaw(APP, 0, List.of(),
-          List.of(new BlockDescriptor(0, 1L, i, BLOCK, BLOCK, Crc32c.of(data))), data);
+      client.pushRaw(
+          APP,
+          0,
+          List.of(),
+          List.of(new BlockDescriptor(0, 1L, i, BLOCK, BLOCK, Crc32c.of(data))),
+          data);
     }
   }
 
   @Test
   void memoryReadsAreCutToTheFrame() throws Exception {
-    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME))));
+    try (ShuffleServer server =
+            new ShuffleServer(
+                TestServers.conf(
+                    dir,
+                    Map.of(TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME))));
         ServerTestClient client = new ServerTestClient(server)) {
       pushBlocks(client);
 
@@ -68,9 +75,11 @@ class AnswerFrameLimitTest {
       boolean more = true;
       int pages = 0;
       while (more) {
-        FetchMemoryDataResponse page = client.send(new FetchMemoryDataRequest(
-            TransportClient.nextRequestId(), APP, 0, 0, after, 16 << 20, new long[0]),
-            FetchMemoryDataResponse.class);
+        FetchMemoryDataResponse page =
+            client.send(
+                new FetchMemoryDataRequest(
+                    TransportClient.nextRequestId(), APP, 0, 0, after, 16 << 20, new long[0]),
+                FetchMemoryDataResponse.class);
         try {
           long frame = 1 + page.encodedLength() + page.body().size();
           assertTrue(frame <= MAX_FRAME, "an answer of " + frame + " bytes");
@@ -89,9 +98,15 @@ class AnswerFrameLimitTest {
 
   @Test
   void dataRangesTooLargeForAFrameAreRefusedForGood() throws Exception {
-    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME),
-            ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+    try (ShuffleServer server =
+            new ShuffleServer(
+                TestServers.conf(
+                    dir,
+                    Map.of(
+                        TransportOptions.MAX_FRAME_SIZE.key(),
+                        String.valueOf(MAX_FRAME),
+                        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+                        "64k")));
         ServerTestClient client = new ServerTestClient(server)) {
       pushBlocks(client);
       int tooLarge = 5 * BLOCK;
@@ -100,14 +115,21 @@ class AnswerFrameLimitTest {
         assertTrue(System.nanoTime() < deadline, "flushes did not write 5 blocks in a minute");
         Thread.sleep(10);
       }
-      RemoteException refused = assertThrows(RemoteException.class,
-          () -> client.send(new FetchDataRequest(
-              TransportClient.nextRequestId(), APP, 0, 0, 0, tooLarge), FetchDataResponse.class));
+      RemoteException refused =
+          assertThrows(
+              RemoteException.class,
+              () ->
+                  client.send(
+                      new FetchDataRequest(TransportClient.nextRequestId(), APP, 0, 0, 0, tooLarge),
+                      FetchDataResponse.class));
       assertEquals(StatusCode.INVALID_REQUEST, refused.status());
-      assertTrue(refused.getMessage().contains(TransportOptions.MAX_FRAME_SIZE.key()),
+      assertTrue(
+          refused.getMessage().contains(TransportOptions.MAX_FRAME_SIZE.key()),
           refused.getMessage());
-      FetchDataResponse within = client.send(new FetchDataRequest(
-          TransportClient.nextRequestId(), APP, 0, 0, 0, 2 * BLOCK), FetchDataResponse.class);
+      FetchDataResponse within =
+          client.send(
+              new FetchDataRequest(TransportClient.nextRequestId(), APP, 0, 0, 0, 2 * BLOCK),
+              FetchDataResponse.class);
       try {
         assertEquals(2 * BLOCK, within.body().size());
       } finally {
@@ -120,15 +142,26 @@ class AnswerFrameLimitTest {
   void anIndexOfMoreEntriesThanAFrameHoldsIsReadInPages() throws Exception {
     int blocks = 12_000;
     int entriesPerFrame = MAX_FRAME / IndexEntry.SIZE;
-    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME),
-            ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+    try (ShuffleServer server =
+            new ShuffleServer(
+                TestServers.conf(
+                    dir,
+                    Map.of(
+                        TransportOptions.MAX_FRAME_SIZE.key(),
+                        String.valueOf(MAX_FRAME),
+                        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+                        "64k")));
         ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 1);
       // Pushes of 1,000 small blocks: their descriptors, not their bytes, fill the frames.
-      MapOutputPusher pusher = client.pusher(APP, 0, ServerTestClient.locations(1,
-          client.server()), 1L, new PushSettings(48_000, 96_000, ServerTestClient.BACKOFF, 0));
+      MapOutputPusher pusher =
+          client.pusher(
+              APP,
+              0,
+              ServerTestClient.locations(1, client.server()),
+              1L,
+              new PushSettings(48_000, 96_000, ServerTestClient.BACKOFF, 0));
       Map<BlockKey, byte[]> pushed = new HashMap<>();
       Random random = new Random(5);
       for (int i = 0; i < blocks; i++) {
@@ -140,13 +173,17 @@ class AnswerFrameLimitTest {
       pusher.commit(0);
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (entriesOnDiskFrom(client, entriesPerFrame + 1000) == 0) {
-        assertTrue(System.nanoTime() < deadline, "flushes did not write "
-            + (entriesPerFrame + 1000) + " blocks in a minute");
+        assertTrue(
+            System.nanoTime() < deadline,
+            "flushes did not write " + (entriesPerFrame + 1000) + " blocks in a minute");
         Thread.sleep(10);
       }
 
-      RemoteException whole = assertThrows(RemoteException.class, () -> onDisk(client),
-          "a reader before protocol 5 asks for the whole index, which no frame holds");
+      RemoteException whole =
+          assertThrows(
+              RemoteException.class,
+              () -> onDisk(client),
+              "a reader before protocol 5 asks for the whole index, which no frame holds");
       assertEquals(StatusCode.INVALID_REQUEST, whole.status());
 
       Map<BlockKey, byte[]> read = client.readPartition(APP, 0, 0, 1L);
@@ -159,9 +196,11 @@ class AnswerFrameLimitTest {
 
   /** Entries of the partition's index from entry {@code from} on, in one small page: 0 or 1. */
   private static int entriesOnDiskFrom(ServerTestClient client, int from) throws Exception {
-    FetchIndexPageResponse page = client.send(new FetchIndexPageRequest(
-        TransportClient.nextRequestId(), APP, 0, 0, from, IndexEntry.SIZE),
-        FetchIndexPageResponse.class);
+    FetchIndexPageResponse page =
+        client.send(
+            new FetchIndexPageRequest(
+                TransportClient.nextRequestId(), APP, 0, 0, from, IndexEntry.SIZE),
+            FetchIndexPageResponse.class);
     try {
       return (int) (page.body().size() / IndexEntry.SIZE);
     } finally {
@@ -170,8 +209,10 @@ class AnswerFrameLimitTest {
   }
 
   private static long onDisk(ServerTestClient client) throws Exception {
-    FetchIndexResponse index = client.send(
-        new FetchIndexRequest(TransportClient.nextRequestId(), APP, 0, 0), FetchIndexResponse.class);
+    FetchIndexResponse index =
+        client.send(
+            new FetchIndexRequest(TransportClient.nextRequestId(), APP, 0, 0),
+            FetchIndexResponse.class);
     try {
       return index.dataFileLength();
     } finally {

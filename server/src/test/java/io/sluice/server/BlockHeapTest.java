@@ -51,16 +51,25 @@ class BlockHeapTest {
         counts[p] = 1;
       }
       // One map attempt commits a block to every partition: each gets its state and its count.
-      client.send(new CommitMapOutputRequest(TransportClient.nextRequestId(), "app", 0, 0, 1L,
-          ids, counts), StatusResponse.class);
+      client.send(
+          new CommitMapOutputRequest(TransportClient.nextRequestId(), "app", 0, 0, 1L, ids, counts),
+          StatusResponse.class);
       long grown = CommitScaleTest.heapAfterGc(memory) - before;
-      System.out.printf("%,d partitions with a commit each: heap grew %,d bytes (%.1f per "
-          + "partition)%n", partitions, grown, grown / (double) partitions);
-      assertTrue(grown <= (long) partitions * ShuffleState.PARTITION_HEAP_BYTES,
-          "heap grew by " + grown + " bytes for " + partitions + " partitions, more than the "
-              + ShuffleState.PARTITION_HEAP_BYTES + " each the bookkeeping budget charges");
-      assertTrue(server.store().commitHeapBytes() >= (long) partitions
-          * ShuffleState.PARTITION_HEAP_BYTES, "every partition was charged");
+      System.out.printf(
+          "%,d partitions with a commit each: heap grew %,d bytes (%.1f per " + "partition)%n",
+          partitions, grown, grown / (double) partitions);
+      assertTrue(
+          grown <= (long) partitions * ShuffleState.PARTITION_HEAP_BYTES,
+          "heap grew by "
+              + grown
+              + " bytes for "
+              + partitions
+              + " partitions, more than the "
+              + ShuffleState.PARTITION_HEAP_BYTES
+              + " each the bookkeeping budget charges");
+      assertTrue(
+          server.store().commitHeapBytes() >= (long) partitions * ShuffleState.PARTITION_HEAP_BYTES,
+          "every partition was charged");
       client.unregisterApp("app");
       assertEquals(0, server.store().commitHeapBytes());
     }
@@ -90,13 +99,21 @@ class BlockHeapTest {
       }
       long grown = CommitScaleTest.heapAfterGc(memory) - before;
       long inMemory = server.store().shuffle("app", 0).existingPartition(0).memoryBytes();
-      System.out.printf("%,d blocks in memory: heap grew %,d bytes (%.1f per block)%n", BLOCKS,
-          grown, grown / (double) BLOCKS);
-      assertTrue(inMemory == (long) BLOCKS / PARTITIONS * bytes.length,
+      System.out.printf(
+          "%,d blocks in memory: heap grew %,d bytes (%.1f per block)%n",
+          BLOCKS, grown, grown / (double) BLOCKS);
+      assertTrue(
+          inMemory == (long) BLOCKS / PARTITIONS * bytes.length,
           "the blocks stayed in memory: " + inMemory + " bytes of partition 0");
-      assertTrue(grown <= (long) BLOCKS * ServerJvmOptions.HEAP_BYTES_PER_BLOCK,
-          "heap grew by " + grown + " bytes for " + BLOCKS + " blocks, more than "
-              + ServerJvmOptions.HEAP_BYTES_PER_BLOCK + " per block");
+      assertTrue(
+          grown <= (long) BLOCKS * ServerJvmOptions.HEAP_BYTES_PER_BLOCK,
+          "heap grew by "
+              + grown
+              + " bytes for "
+              + BLOCKS
+              + " blocks, more than "
+              + ServerJvmOptions.HEAP_BYTES_PER_BLOCK
+              + " per block");
       client.unregisterApp("app");
     }
   }

@@ -55,9 +55,19 @@ class CommitScaleTest {
         for (int p = 0; p < PARTITIONS; p++) {
           counts[p] = countOf(m, p);
         }
-        inFlight.add(client.client().request(new CommitMapOutputRequest(
-            TransportClient.nextRequestId(), "app", 0, m, attemptOf(m), partitionIds, counts),
-            StatusResponse.class));
+        inFlight.add(
+            client
+                .client()
+                .request(
+                    new CommitMapOutputRequest(
+                        TransportClient.nextRequestId(),
+                        "app",
+                        0,
+                        m,
+                        attemptOf(m),
+                        partitionIds,
+                        counts),
+                    StatusResponse.class));
         if (inFlight.size() == IN_FLIGHT) {
           ServerTestClient.await(inFlight.poll());
         }
@@ -69,10 +79,12 @@ class CommitScaleTest {
       long grown = heapAfterGc(memory) - before;
       long accounted = server.store().shuffle("app", 0).commitHeapBytes();
       long pairs = (long) MAPS * PARTITIONS;
-      System.out.printf("Commit bookkeeping of %,d (map, partition) pairs: heap grew %,d bytes "
-          + "(%.2f per pair), the records account for %,d (%.2f per pair)%n", pairs, grown,
-          grown / (double) pairs, accounted, accounted / (double) pairs);
-      assertTrue(grown * 100 <= pairs * ServerJvmOptions.HEAP_BYTES_PER_100_COMMIT_PAIRS,
+      System.out.printf(
+          "Commit bookkeeping of %,d (map, partition) pairs: heap grew %,d bytes "
+              + "(%.2f per pair), the records account for %,d (%.2f per pair)%n",
+          pairs, grown, grown / (double) pairs, accounted, accounted / (double) pairs);
+      assertTrue(
+          grown * 100 <= pairs * ServerJvmOptions.HEAP_BYTES_PER_100_COMMIT_PAIRS,
           "heap grew by " + grown + " bytes, more than bin/start-server.sh sizes the heap for");
       assertTrue(accounted < 2 * pairs, accounted + " bytes accounted");
 
@@ -85,8 +97,8 @@ class CommitScaleTest {
         for (int m = 0; m < MAPS; m++) {
           expected[m] = countOf(m, p);
         }
-        assertArrayEquals(expected, client.committedCounts("app", 0, p, attempts),
-            "partition " + p);
+        assertArrayEquals(
+            expected, client.committedCounts("app", 0, p, attempts), "partition " + p);
       }
       client.unregisterApp("app");
     }

@@ -59,24 +59,46 @@ class CorruptPushTest {
         ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 1);
-      RemoteException refused = assertThrows(RemoteException.class, () -> client.pushRaw(APP, 0,
-          List.of(), List.of(block(0, GOOD, Crc32c.of(GOOD)), block(1, BAD, Crc32c.of(GOOD))),
-          GOOD, BAD));
+      RemoteException refused =
+          assertThrows(
+              RemoteException.class,
+              () ->
+                  client.pushRaw(
+                      APP,
+                      0,
+                      List.of(),
+                      List.of(block(0, GOOD, Crc32c.of(GOOD)), block(1, BAD, Crc32c.of(GOOD))),
+                      GOOD,
+                      BAD));
       assertEquals(StatusCode.CORRUPT_BLOCK, refused.status());
       assertTrue(refused.getMessage().contains("block 1 of map attempt 1"), refused.getMessage());
 
       assertEquals(0, server.pushPool().usedBytes(), "the intact block of the push is not kept");
-      FetchMemoryDataResponse memory = client.send(new FetchMemoryDataRequest(
-          TransportClient.nextRequestId(), APP, 0, 0, FetchMemoryDataRequest.FROM_START, 1 << 20,
-          new long[0]), FetchMemoryDataResponse.class);
+      FetchMemoryDataResponse memory =
+          client.send(
+              new FetchMemoryDataRequest(
+                  TransportClient.nextRequestId(),
+                  APP,
+                  0,
+                  0,
+                  FetchMemoryDataRequest.FROM_START,
+                  1 << 20,
+                  new long[0]),
+              FetchMemoryDataResponse.class);
       try {
         assertEquals(List.of(), memory.blocks(), "nothing was stored");
       } finally {
         memory.release();
       }
-      assertEquals(1.0, server.metrics().registry().getSampleValue(
-          "sluice_server_push_rejections_total", new String[] {"reason"},
-          new String[] {StatusCode.CORRUPT_BLOCK.name()}));
+      assertEquals(
+          1.0,
+          server
+              .metrics()
+              .registry()
+              .getSampleValue(
+                  "sluice_server_push_rejections_total",
+                  new String[] {"reason"},
+                  new String[] {StatusCode.CORRUPT_BLOCK.name()}));
     }
   }
 
@@ -88,19 +110,22 @@ class CorruptPushTest {
       admin.registerApp(APP);
       admin.registerShuffle(APP, 0, 1);
 
-      HandshakeResponse hello = old.call(new HandshakeRequest(1, 2, 2, "release-with-v2"),
-          HandshakeResponse.class);
+      HandshakeResponse hello =
+          old.call(new HandshakeRequest(1, 2, 2, "release-with-v2"), HandshakeResponse.class);
       assertEquals(2, hello.protocolVersion());
 
-      StatusResponse ok = old.call(push(2, block(0, GOOD, Crc32c.of(GOOD)), GOOD),
-          StatusResponse.class);
+      StatusResponse ok =
+          old.call(push(2, block(0, GOOD, Crc32c.of(GOOD)), GOOD), StatusResponse.class);
       assertEquals(StatusCode.OK, ok.status());
       StatusResponse refused = old.call(push(3, block(1, BAD, 12345), BAD), StatusResponse.class);
       assertEquals(StatusCode.INVALID_REQUEST, refused.status(), "version 2 has no CORRUPT_BLOCK");
       assertTrue(refused.errorMessage().contains("CRC32C"), refused.errorMessage());
 
-      FetchMemoryDataResponse page = old.call(new FetchMemoryDataRequest(4, APP, 0, 0,
-          FetchMemoryDataRequest.FROM_START, 1 << 20, new long[0]), FetchMemoryDataResponse.class);
+      FetchMemoryDataResponse page =
+          old.call(
+              new FetchMemoryDataRequest(
+                  4, APP, 0, 0, FetchMemoryDataRequest.FROM_START, 1 << 20, new long[0]),
+              FetchMemoryDataResponse.class);
       try {
         assertEquals(List.of(block(0, GOOD, Crc32c.of(GOOD))), page.blocks());
         ByteBuf body = ((NettyManagedBuffer) page.body()).byteBuf();
@@ -115,16 +140,26 @@ class CorruptPushTest {
   void aClientSpeakingOnlyVersionOneIsRefused() throws Exception {
     try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of()));
         VersionTwoClient ancient = new VersionTwoClient(server.port())) {
-      StatusResponse refused = ancient.call(new HandshakeRequest(1, 1, 1, "pre-release"),
-          StatusResponse.class);
+      StatusResponse refused =
+          ancient.call(new HandshakeRequest(1, 1, 1, "pre-release"), StatusResponse.class);
       assertEquals(StatusCode.VERSION_MISMATCH, refused.status());
-      assertTrue(refused.errorMessage().contains(ProtocolVersion.describeRange(
-          ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)), refused.errorMessage());
+      assertTrue(
+          refused
+              .errorMessage()
+              .contains(
+                  ProtocolVersion.describeRange(
+                      ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)),
+          refused.errorMessage());
     }
   }
 
   private static PushDataRequest push(long requestId, BlockDescriptor block, byte[] data) {
-    return new PushDataRequest(requestId, APP, 0, List.of(), List.of(block),
+    return new PushDataRequest(
+        requestId,
+        APP,
+        0,
+        List.of(),
+        List.of(block),
         new NettyManagedBuffer(Unpooled.wrappedBuffer(data)));
   }
 

@@ -5,18 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.FetchIndexPageRequest;
 import io.sluice.common.protocol.message.FetchIndexPageResponse;
 import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.transport.TransportClient;
-import io.sluice.client.core.BlockKey;
+import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.storage.FaultyFileIo;
 import io.sluice.server.storage.LocalDisk;
-import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.RestartManifest;
-import io.sluice.client.core.read.PartitionFetchException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,10 +38,12 @@ class DiskFailureTest {
 
   @Test
   void fullDiskIsTakenOutAndNoAcknowledgedBlockIsLost() throws Exception {
-    FaultyFileIo io = new FaultyFileIo()
-        .failWritesAfter(dir.resolve("d1"), 100_000, "No space left on device");
-    ShuffleServer server = new ShuffleServer(TestServers.conf(dir,
-        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")), io);
+    FaultyFileIo io =
+        new FaultyFileIo().failWritesAfter(dir.resolve("d1"), 100_000, "No space left on device");
+    ShuffleServer server =
+        new ShuffleServer(
+            TestServers.conf(dir, Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")),
+            io);
     try (ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 8);
@@ -51,12 +53,13 @@ class DiskFailureTest {
       for (int round = 0; round < 20; round++) {
         pushRound(client, random, attempt++, acked);
       }
-      waitUntil(() -> server.disks().disks().stream().anyMatch(d -> !d.isHealthy()), "a disk fails");
-      LocalDisk broken = server.disks().disks().stream().filter(d -> !d.isHealthy())
-          .findFirst().orElseThrow();
+      waitUntil(
+          () -> server.disks().disks().stream().anyMatch(d -> !d.isHealthy()), "a disk fails");
+      LocalDisk broken =
+          server.disks().disks().stream().filter(d -> !d.isHealthy()).findFirst().orElseThrow();
       assertEquals(dir.resolve("d1").toAbsolutePath(), broken.root().toAbsolutePath());
-      assertTrue(String.valueOf(server.status()).contains("healthy=false"), server.status()
-          .toString());
+      assertTrue(
+          String.valueOf(server.status()).contains("healthy=false"), server.status().toString());
       assertAllReadBack(client, acked);
 
       // Now the last disk fails too: pushes are refused, never acknowledged and dropped.
@@ -69,10 +72,11 @@ class DiskFailureTest {
         try {
           pushRound(client, random, attempt++, acked);
           // Paced so that flushes (and their failures) keep up with the pushes.
-          waitUntil(() -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0), "flushes to run");
+          waitUntil(
+              () -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
+              "flushes to run");
         } catch (IOException e) {
-          assertEquals(StatusCode.STORAGE_UNAVAILABLE, ServerTestClient.statusOf(e),
-              e.toString());
+          assertEquals(StatusCode.STORAGE_UNAVAILABLE, ServerTestClient.statusOf(e), e.toString());
           assertEquals(pushed, server.metrics().pushedBytes(), "a refused push keeps nothing");
           refused = true;
         }
@@ -89,8 +93,9 @@ class DiskFailureTest {
   @Test
   void aLocalDirThatDisappearsLeavesRotationAtTheFirstFailedReadAndIsNotCreatedAgain()
       throws Exception {
-    ShuffleServer server = new ShuffleServer(TestServers.conf(dir,
-        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+    ShuffleServer server =
+        new ShuffleServer(
+            TestServers.conf(dir, Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
     try (ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 8);
@@ -100,11 +105,13 @@ class DiskFailureTest {
       for (int round = 0; round < 40; round++) {
         pushRound(client, random, attempt++, acked);
       }
-      waitUntil(() -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
+      waitUntil(
+          () -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
           "flushes to end");
       Path d1 = dir.resolve("d1");
       try (var files = Files.walk(d1)) {
-        assertTrue(files.anyMatch(f -> f.toString().endsWith(".data")),
+        assertTrue(
+            files.anyMatch(f -> f.toString().endsWith(".data")),
             "some partitions were flushed to d1");
       }
       Path gone = dir.resolve("d1.failed");
@@ -132,7 +139,8 @@ class DiskFailureTest {
       for (int round = 0; round < 20; round++) {
         pushRound(client, random, attempt++, later);
       }
-      waitUntil(() -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
+      waitUntil(
+          () -> server.disks().disks().stream().allMatch(d -> d.pendingFlushes() == 0),
           "flushes to end");
       assertTrue(server.metrics().flushedBytes() > flushedBefore, "new blocks were flushed");
       assertFalse(Files.exists(d1), "the directory that went stays gone");
@@ -146,8 +154,10 @@ class DiskFailureTest {
   @Test
   void anIndexPageOnADiskThatVanishedIsSkippedNotFailed() throws Exception {
     FaultyFileIo io = new FaultyFileIo();
-    ShuffleServer server = new ShuffleServer(TestServers.conf(dir,
-        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")), io);
+    ShuffleServer server =
+        new ShuffleServer(
+            TestServers.conf(dir, Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")),
+            io);
     try (ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 1);
@@ -158,21 +168,28 @@ class DiskFailureTest {
       // Writes to that disk fail from now on: the partition goes on in a file on the other disk.
       io.failWritesAfter(first, 0, "No space left on device");
       pushBlocks(client, random, 2L, 16);
-      waitUntil(() -> settled(server) && !filesOf(server).currentDisk().root().equals(first),
+      waitUntil(
+          () -> settled(server) && !filesOf(server).currentDisk().root().equals(first),
           "blocks flushed to the other disk");
       int total = filesOf(server).blockCount();
-      int elsewhere = filesOf(server).generationsForRestart().stream()
-          .filter(g -> !g.dataFile().startsWith(first))
-          .mapToInt(RestartManifest.Generation::blockCount).sum();
+      int elsewhere =
+          filesOf(server).generationsForRestart().stream()
+              .filter(g -> !g.dataFile().startsWith(first))
+              .mapToInt(RestartManifest.Generation::blockCount)
+              .sum();
       assertTrue(elsewhere > 0 && elsewhere < total, elsewhere + " of " + total);
       // The first disk vanishes: a page of its file finds out, and the server pages on past it.
       Files.move(first, first.resolveSibling(first.getFileName() + "-gone"));
-      FetchIndexPageResponse page = client.send(new FetchIndexPageRequest(
-          TransportClient.nextRequestId(), APP, 0, 0, 0, 1 << 20), FetchIndexPageResponse.class);
+      FetchIndexPageResponse page =
+          client.send(
+              new FetchIndexPageRequest(TransportClient.nextRequestId(), APP, 0, 0, 0, 1 << 20),
+              FetchIndexPageResponse.class);
       try {
         assertEquals(total, page.nextEntry());
         assertFalse(page.hasMore());
-        assertEquals((long) elsewhere * IndexEntry.SIZE, page.body().size(),
+        assertEquals(
+            (long) elsewhere * IndexEntry.SIZE,
+            page.body().size(),
             "the entries of the file on the other disk");
       } finally {
         ServerTestClient.release(page);
@@ -203,13 +220,17 @@ class DiskFailureTest {
     client.writeMapOutput(APP, 0, 1, (int) attempt, attempt, blocks);
   }
 
-  private static void pushRound(ServerTestClient client, Random random, long attempt,
-      Map<Integer, Map<BlockKey, byte[]>> acked) throws Exception {
+  private static void pushRound(
+      ServerTestClient client,
+      Random random,
+      long attempt,
+      Map<Integer, Map<BlockKey, byte[]>> acked)
+      throws Exception {
     int partition = random.nextInt(8);
     byte[] data = new byte[20_000 + random.nextInt(20_000)];
     random.nextBytes(data);
-    Map<Integer, List<BlockKey>> keys = client.writeMapOutput(APP, 0, 8, (int) attempt, attempt,
-        Map.of(partition, List.of(data)));
+    Map<Integer, List<BlockKey>> keys =
+        client.writeMapOutput(APP, 0, 8, (int) attempt, attempt, Map.of(partition, List.of(data)));
     acked.computeIfAbsent(partition, p -> new HashMap<>()).put(keys.get(partition).get(0), data);
   }
 
@@ -217,12 +238,12 @@ class DiskFailureTest {
    * Reads every partition, counting the attempts whose pushes to it were acknowledged: exactly the
    * acknowledged blocks come back.
    */
-  private static void assertAllReadBack(ServerTestClient client,
-      Map<Integer, Map<BlockKey, byte[]>> acked) throws Exception {
+  private static void assertAllReadBack(
+      ServerTestClient client, Map<Integer, Map<BlockKey, byte[]>> acked) throws Exception {
     for (int p = 0; p < 8; p++) {
       Map<BlockKey, byte[]> expected = acked.getOrDefault(p, Map.of());
-      Map<BlockKey, byte[]> got = client.readPartition(APP, 0, p,
-          ServerTestClient.attemptsOf(expected.keySet()));
+      Map<BlockKey, byte[]> got =
+          client.readPartition(APP, 0, p, ServerTestClient.attemptsOf(expected.keySet()));
       assertEquals(expected.keySet(), got.keySet(), "partition " + p);
       for (Map.Entry<BlockKey, byte[]> e : expected.entrySet()) {
         assertArrayEquals(e.getValue(), got.get(e.getKey()), "block " + e.getKey());

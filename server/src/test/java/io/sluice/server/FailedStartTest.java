@@ -28,9 +28,15 @@ class FailedStartTest {
       dataPort = probe.getLocalPort();
     }
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      assertThrows(IOException.class, () -> new ShuffleServer(TestServers.conf(dir, Map.of(
-          ServerOptions.PORT.key(), String.valueOf(dataPort),
-          ServerOptions.HTTP_PORT.key(), String.valueOf(taken.getLocalPort())))));
+      assertThrows(
+          IOException.class,
+          () ->
+              new ShuffleServer(
+                  TestServers.conf(
+                      dir,
+                      Map.of(
+                          ServerOptions.PORT.key(), String.valueOf(dataPort),
+                          ServerOptions.HTTP_PORT.key(), String.valueOf(taken.getLocalPort())))));
     }
     try (ServerSocket again = new ServerSocket(dataPort, 1, InetAddress.getLoopbackAddress())) {
       assertTrue(again.isBound(), "the data port was given back");

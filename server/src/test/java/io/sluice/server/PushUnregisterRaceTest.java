@@ -44,16 +44,18 @@ class PushUnregisterRaceTest {
   private static final int APPS = 2;
   private static final int SHUFFLES = 2;
   private static final int PARTITIONS = 4;
+
   /** What a request may be refused with while its application or shuffle is being removed. */
-  private static final Set<StatusCode> RACING = EnumSet.of(StatusCode.UNKNOWN_APPLICATION,
-      StatusCode.UNKNOWN_SHUFFLE);
+  private static final Set<StatusCode> RACING =
+      EnumSet.of(StatusCode.UNKNOWN_APPLICATION, StatusCode.UNKNOWN_SHUFFLE);
 
   @TempDir Path dir;
 
   @Test
   void aPushRacingAnUnregisterLeavesNoPoolMemoryBehind() throws Exception {
-    ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+    ShuffleServer server =
+        new ShuffleServer(
+            TestServers.conf(dir, Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
     RaceNames names = new RaceNames("app", APPS, SHUFFLES);
     Set<String> everRegistered = ConcurrentHashMap.newKeySet();
     AtomicLong accepted = new AtomicLong();
@@ -65,42 +67,54 @@ class PushUnregisterRaceTest {
       List<Future<?>> workers = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         Random random = new Random(seed + c);
-        workers.add(threads.submit(() -> {
-          try (ServerTestClient client = new ServerTestClient(server)) {
-            start.await();
-            for (int i = 0; i < OPERATIONS; i++) {
-              int appSlot = random.nextInt(APPS);
-              int shuffleSlot = random.nextInt(SHUFFLES);
-              String app = names.app(appSlot);
-              int shuffleId = names.shuffle(appSlot, shuffleSlot);
-              int op = random.nextInt(100);
-              try {
-                if (op < 10) {
-                  names.registerApp(appSlot, app, () -> {
-                    everRegistered.add(app);
-                    client.registerApp(app);
-                  });
-                } else if (op < 25) {
-                  names.registerShuffle(appSlot, shuffleSlot, app, shuffleId,
-                      () -> client.registerShuffle(app, shuffleId, PARTITIONS));
-                } else if (op < 80) {
-                  push(client, app, shuffleId, random);
-                  accepted.incrementAndGet();
-                } else if (op < 88) {
-                  readMemory(client, app, shuffleId, random.nextInt(PARTITIONS));
-                } else if (op < 96) {
-                  names.retireShuffle(appSlot, shuffleSlot, shuffleId,
-                      () -> client.unregisterShuffle(app, shuffleId));
-                } else {
-                  names.retireApp(appSlot, app, () -> client.unregisterApp(app));
-                }
-              } catch (RemoteException e) {
-                assertTrue(RACING.contains(e.status()) || e.isRetriable(), e.toString());
-              }
-            }
-          }
-          return null;
-        }));
+        workers.add(
+            threads.submit(
+                () -> {
+                  try (ServerTestClient client = new ServerTestClient(server)) {
+                    start.await();
+                    for (int i = 0; i < OPERATIONS; i++) {
+                      int appSlot = random.nextInt(APPS);
+                      int shuffleSlot = random.nextInt(SHUFFLES);
+                      String app = names.app(appSlot);
+                      int shuffleId = names.shuffle(appSlot, shuffleSlot);
+                      int op = random.nextInt(100);
+                      try {
+                        if (op < 10) {
+                          names.registerApp(
+                              appSlot,
+                              app,
+                              () -> {
+                                everRegistered.add(app);
+                                client.registerApp(app);
+                              });
+                        } else if (op < 25) {
+                          names.registerShuffle(
+                              appSlot,
+                              shuffleSlot,
+                              app,
+                              shuffleId,
+                              () -> client.registerShuffle(app, shuffleId, PARTITIONS));
+                        } else if (op < 80) {
+                          push(client, app, shuffleId, random);
+                          accepted.incrementAndGet();
+                        } else if (op < 88) {
+                          readMemory(client, app, shuffleId, random.nextInt(PARTITIONS));
+                        } else if (op < 96) {
+                          names.retireShuffle(
+                              appSlot,
+                              shuffleSlot,
+                              shuffleId,
+                              () -> client.unregisterShuffle(app, shuffleId));
+                        } else {
+                          names.retireApp(appSlot, app, () -> client.unregisterApp(app));
+                        }
+                      } catch (RemoteException e) {
+                        assertTrue(RACING.contains(e.status()) || e.isRetriable(), e.toString());
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : workers) {
         f.get(3, TimeUnit.MINUTES);
@@ -110,9 +124,11 @@ class PushUnregisterRaceTest {
         admin.unregisterApp(app);
       }
       assertTrue(server.store().applications().isEmpty());
-      waitUntil(() -> server.pushPool().allocatedBytes() == 0,
+      waitUntil(
+          () -> server.pushPool().allocatedBytes() == 0,
           () -> server.pushPool().allocatedBytes() + " bytes of blocks left in the push pool");
-      waitUntil(() -> server.readBudget().usedBytes() == 0,
+      waitUntil(
+          () -> server.readBudget().usedBytes() == 0,
           () -> server.readBudget().usedBytes() + " bytes of the read budget held");
       for (LocalDisk disk : server.disks().disks()) {
         assertTrue(disk.isHealthy(), disk + ": " + disk.unhealthyReason());
@@ -136,23 +152,37 @@ class PushUnregisterRaceTest {
     for (int i = 0; i < n; i++) {
       data[i] = new byte[1 + random.nextInt(random.nextBoolean() ? 2_000 : 80_000)];
       random.nextBytes(data[i]);
-      blocks.add(new BlockDescriptor(random.nextInt(PARTITIONS), 1, i, data[i].length,
-          data[i].length, Crc32c.of(data[i])));
+      blocks.add(
+          new BlockDescriptor(
+              random.nextInt(PARTITIONS),
+              1,
+              i,
+              data[i].length,
+              data[i].length,
+              Crc32c.of(data[i])));
     }
     client.pushRaw(app, shuffleId, List.of(), blocks, data);
   }
 
-  private static void readMemory(ServerTestClient client, String app, int shuffleId,
-      int partition) throws Exception {
-    FetchMemoryDataResponse page = client.send(new FetchMemoryDataRequest(
-        TransportClient.nextRequestId(), app, shuffleId, partition,
-        FetchMemoryDataRequest.FROM_START, 256 * 1024, new long[0]),
-        FetchMemoryDataResponse.class);
+  private static void readMemory(ServerTestClient client, String app, int shuffleId, int partition)
+      throws Exception {
+    FetchMemoryDataResponse page =
+        client.send(
+            new FetchMemoryDataRequest(
+                TransportClient.nextRequestId(),
+                app,
+                shuffleId,
+                partition,
+                FetchMemoryDataRequest.FROM_START,
+                256 * 1024,
+                new long[0]),
+            FetchMemoryDataResponse.class);
     ServerTestClient.release(page);
   }
 
-  private static void waitUntil(java.util.function.BooleanSupplier condition,
-      java.util.function.Supplier<String> what) throws InterruptedException {
+  private static void waitUntil(
+      java.util.function.BooleanSupplier condition, java.util.function.Supplier<String> what)
+      throws InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

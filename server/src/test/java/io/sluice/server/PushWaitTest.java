@@ -107,11 +107,16 @@ class PushWaitTest {
    * of 2 MiB is then refused: the pool knows it is full.
    */
   private void fillWhileTheDiskStalls(String pushWait) throws Exception {
-    server = new ShuffleServer(TestServers.conf(dir, Map.of(
-        ServerOptions.BUFFER_CAPACITY.key(), "16m",
-        ServerOptions.FLUSH_HIGH_WATERMARK.key(), "0.5",
-        ServerOptions.FLUSH_LOW_WATERMARK.key(), "0.25",
-        ServerOptions.PUSH_WAIT.key(), pushWait)), disk);
+    server =
+        new ShuffleServer(
+            TestServers.conf(
+                dir,
+                Map.of(
+                    ServerOptions.BUFFER_CAPACITY.key(), "16m",
+                    ServerOptions.FLUSH_HIGH_WATERMARK.key(), "0.5",
+                    ServerOptions.FLUSH_LOW_WATERMARK.key(), "0.25",
+                    ServerOptions.PUSH_WAIT.key(), pushWait)),
+            disk);
     writer = new ServerTestClient(server);
     writer.registerApp(APP);
     writer.registerShuffle(APP, 0, 32);
@@ -123,10 +128,13 @@ class PushWaitTest {
     assertEquals(15L * MIB, server.pushPool().allocatedBytes());
     waitUntil(() -> server.flushManager().queuedFlushes() > 0, "flushes to start");
     byte[] first = bytes(2 * MIB, 98);
-    ExecutionException refused = assertThrows(ExecutionException.class,
-        () -> pushAsync(19, first).get(30, TimeUnit.SECONDS));
+    ExecutionException refused =
+        assertThrows(
+            ExecutionException.class, () -> pushAsync(19, first).get(30, TimeUnit.SECONDS));
     assertEquals(StatusCode.NO_BUFFER, ServerTestClient.statusOf(refused), refused.toString());
-    assertEquals(0.0, metric("sluice_server_push_waits_total"),
+    assertEquals(
+        0.0,
+        metric("sluice_server_push_waits_total"),
         "the pool had room as far as anyone knew: the push was read");
   }
 
@@ -137,7 +145,9 @@ class PushWaitTest {
     CompletableFuture<Void> push = pushAsync(20, big);
     waitUntil(() -> server.pushPool().roomWaiters() == 1, "the push to wait for room");
     assertEquals(1.0, metric("sluice_server_push_waits_total"));
-    assertEquals(0, server.receiveBudget().reservedBytes(),
+    assertEquals(
+        0,
+        server.receiveBudget().reservedBytes(),
         "the waiting push holds no receive memory: its body was not read");
 
     // The rest of the server serves everyone else meanwhile.
@@ -159,8 +169,8 @@ class PushWaitTest {
   void aPushThatWaitsLongerThanTheWaitIsReadAndRefused() throws Exception {
     fillWhileTheDiskStalls("200ms");
     byte[] big = bytes(2 * MIB, 99);
-    ExecutionException refused = assertThrows(
-        ExecutionException.class, () -> pushAsync(20, big).get(30, TimeUnit.SECONDS));
+    ExecutionException refused =
+        assertThrows(ExecutionException.class, () -> pushAsync(20, big).get(30, TimeUnit.SECONDS));
     assertEquals(StatusCode.NO_BUFFER, ServerTestClient.statusOf(refused), refused.toString());
     assertEquals(1.0, metric("sluice_server_push_waits_total"));
     assertEquals(1.0, metric("sluice_server_push_wait_expiries_total"));
@@ -172,8 +182,8 @@ class PushWaitTest {
   void withNoWaitAFullPoolRefusesAtOnce() throws Exception {
     fillWhileTheDiskStalls("0s");
     byte[] big = bytes(2 * MIB, 99);
-    ExecutionException refused = assertThrows(
-        ExecutionException.class, () -> pushAsync(20, big).get(30, TimeUnit.SECONDS));
+    ExecutionException refused =
+        assertThrows(ExecutionException.class, () -> pushAsync(20, big).get(30, TimeUnit.SECONDS));
     assertEquals(StatusCode.NO_BUFFER, ServerTestClient.statusOf(refused), refused.toString());
     assertEquals(0.0, metric("sluice_server_push_waits_total"));
     assertEquals(2.0, rejections());
@@ -183,11 +193,14 @@ class PushWaitTest {
   void pushesForwardedByAnotherServerAreNeverHeldBack() throws Exception {
     fillWhileTheDiskStalls("30s");
     // A server forwarding to this one holds its copies until answered: it is answered at once.
-    other = new ServerTestClient(ServerTestClient.address(server),
-        ReplicaForwarder.CLIENT_ID_PREFIX + "primary");
+    other =
+        new ServerTestClient(
+            ServerTestClient.address(server), ReplicaForwarder.CLIENT_ID_PREFIX + "primary");
     byte[] big = bytes(2 * MIB, 99);
-    RemoteException refused = assertThrows(RemoteException.class,
-        () -> other.pushRaw(APP, 0, List.of(), List.of(descriptor(20, big)), big));
+    RemoteException refused =
+        assertThrows(
+            RemoteException.class,
+            () -> other.pushRaw(APP, 0, List.of(), List.of(descriptor(20, big)), big));
     assertEquals(StatusCode.NO_BUFFER, refused.status(), refused.getMessage());
     assertEquals(0.0, metric("sluice_server_push_waits_total"));
 
@@ -196,13 +209,14 @@ class PushWaitTest {
   }
 
   private CompletableFuture<Void> pushAsync(int partition, byte[] block) {
-    return CompletableFuture.runAsync(() -> {
-      try {
-        writer.pushRaw(APP, 0, List.of(), List.of(descriptor(partition, block)), block);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    return CompletableFuture.runAsync(
+        () -> {
+          try {
+            writer.pushRaw(APP, 0, List.of(), List.of(descriptor(partition, block)), block);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   private double metric(String name) {
@@ -211,9 +225,14 @@ class PushWaitTest {
   }
 
   private double rejections() {
-    Double value = server.metrics().registry().getSampleValue(
-        "sluice_server_push_rejections_total", new String[] {"reason"},
-        new String[] {StatusCode.NO_BUFFER.name()});
+    Double value =
+        server
+            .metrics()
+            .registry()
+            .getSampleValue(
+                "sluice_server_push_rejections_total",
+                new String[] {"reason"},
+                new String[] {StatusCode.NO_BUFFER.name()});
     return value == null ? 0 : value;
   }
 
@@ -235,7 +254,7 @@ class PushWaitTest {
   }
 
   private static BlockDescriptor descriptor(int partition, byte[] bytes) {
-    return new BlockDescriptor(partition, 7, partition, bytes.length, bytes.length,
-        Crc32c.of(bytes));
+    return new BlockDescriptor(
+        partition, 7, partition, bytes.length, bytes.length, Crc32c.of(bytes));
   }
 }

@@ -55,10 +55,13 @@ class ReceiveInPlaceTest {
   @TempDir Path dir;
 
   @ParameterizedTest
-  @EnumSource(value = IoMode.class, names = {"EPOLL", "NIO"})
+  @EnumSource(
+      value = IoMode.class,
+      names = {"EPOLL", "NIO"})
   void largePushesAreReceivedIntoThePoolAndReadBackIntact(IoMode mode) throws Exception {
-    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            TransportOptions.IO_MODE.key(), mode.name())));
+    try (ShuffleServer server =
+            new ShuffleServer(
+                TestServers.conf(dir, Map.of(TransportOptions.IO_MODE.key(), mode.name())));
         ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, PARTITIONS);
@@ -76,8 +79,14 @@ class ReceiveInPlaceTest {
           data[b] = new byte[BLOCK - random.nextInt(5000)];
           random.nextBytes(data[b]);
           int partition = b % PARTITIONS;
-          blocks.add(new BlockDescriptor(partition, 1L, push * BLOCKS_PER_PUSH + b,
-              data[b].length, data[b].length, Crc32c.of(data[b])));
+          blocks.add(
+              new BlockDescriptor(
+                  partition,
+                  1L,
+                  push * BLOCKS_PER_PUSH + b,
+                  data[b].length,
+                  data[b].length,
+                  Crc32c.of(data[b])));
           sent.get(partition).add(data[b]);
         }
         client.pushRaw(APP, 0, List.of(), blocks, data);
@@ -87,12 +96,20 @@ class ReceiveInPlaceTest {
       double inPlace = server.metrics().registry().getSampleValue(IN_PLACE);
       // A push whose header came split over two reads is received as before; on loopback, where
       // each push starts a read of its own, that is rare.
-      assertTrue(inPlace >= pushed / 2.0,
-          inPlace + " of " + pushed + " bytes were received in place");
+      assertTrue(
+          inPlace >= pushed / 2.0, inPlace + " of " + pushed + " bytes were received in place");
       for (int p = 0; p < PARTITIONS; p++) {
-        FetchMemoryDataResponse memory = client.send(new FetchMemoryDataRequest(
-            TransportClient.nextRequestId(), APP, 0, p, FetchMemoryDataRequest.FROM_START,
-            16 << 20, new long[0]), FetchMemoryDataResponse.class);
+        FetchMemoryDataResponse memory =
+            client.send(
+                new FetchMemoryDataRequest(
+                    TransportClient.nextRequestId(),
+                    APP,
+                    0,
+                    p,
+                    FetchMemoryDataRequest.FROM_START,
+                    16 << 20,
+                    new long[0]),
+                FetchMemoryDataResponse.class);
         try {
           ByteBuf body = ((NettyManagedBuffer) memory.body()).byteBuf();
           assertEquals(sent.get(p).size(), memory.blocks().size(), "blocks of partition " + p);
@@ -104,57 +121,76 @@ class ReceiveInPlaceTest {
         }
       }
       client.unregisterApp(APP);
-      waitFor(() -> server.pushPool().allocatedBytes() == 0,
+      waitFor(
+          () -> server.pushPool().allocatedBytes() == 0,
           () -> server.pushPool().allocatedBytes() + " bytes of blocks left in the pool");
     }
   }
 
   /**
-   * Small blocks share slabs, which several event loops write at once: each read must go to its
-   * own block, whichever transport reads it.
+   * Small blocks share slabs, which several event loops write at once: each read must go to its own
+   * block, whichever transport reads it.
    */
   @ParameterizedTest
-  @EnumSource(value = IoMode.class, names = {"EPOLL", "NIO"})
+  @EnumSource(
+      value = IoMode.class,
+      names = {"EPOLL", "NIO"})
   void smallBlocksOfConnectionsPushingAtOnceAreReceivedIntact(IoMode mode) throws Exception {
     int writers = 4;
     int pushes = 30;
     int blocksPerPush = 16;
-    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            TransportOptions.IO_MODE.key(), mode.name())));
+    try (ShuffleServer server =
+            new ShuffleServer(
+                TestServers.conf(dir, Map.of(TransportOptions.IO_MODE.key(), mode.name())));
         ServerTestClient admin = new ServerTestClient(server)) {
       admin.registerApp(APP);
       admin.registerShuffle(APP, 0, writers);
       List<CompletableFuture<List<byte[]>>> sent = new ArrayList<>();
       for (int w = 0; w < writers; w++) {
         int partition = w;
-        sent.add(CompletableFuture.supplyAsync(() -> {
-          List<byte[]> blocks = new ArrayList<>();
-          try (ServerTestClient writer = new ServerTestClient(server)) {
-            Random random = new Random(partition);
-            for (int push = 0; push < pushes; push++) {
-              List<BlockDescriptor> descriptors = new ArrayList<>();
-              byte[][] data = new byte[blocksPerPush][];
-              for (int b = 0; b < blocksPerPush; b++) {
-                data[b] = new byte[4096 + random.nextInt(12_000)];
-                random.nextBytes(data[b]);
-                descriptors.add(new BlockDescriptor(partition, 1L + partition,
-                    push * blocksPerPush + b, data[b].length, data[b].length,
-                    Crc32c.of(data[b])));
-                blocks.add(data[b]);
-              }
-              writer.pushRaw(APP, 0, List.of(), descriptors, data);
-            }
-          } catch (Exception e) {
-            throw new CompletionException(e);
-          }
-          return blocks;
-        }));
+        sent.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  List<byte[]> blocks = new ArrayList<>();
+                  try (ServerTestClient writer = new ServerTestClient(server)) {
+                    Random random = new Random(partition);
+                    for (int push = 0; push < pushes; push++) {
+                      List<BlockDescriptor> descriptors = new ArrayList<>();
+                      byte[][] data = new byte[blocksPerPush][];
+                      for (int b = 0; b < blocksPerPush; b++) {
+                        data[b] = new byte[4096 + random.nextInt(12_000)];
+                        random.nextBytes(data[b]);
+                        descriptors.add(
+                            new BlockDescriptor(
+                                partition,
+                                1L + partition,
+                                push * blocksPerPush + b,
+                                data[b].length,
+                                data[b].length,
+                                Crc32c.of(data[b])));
+                        blocks.add(data[b]);
+                      }
+                      writer.pushRaw(APP, 0, List.of(), descriptors, data);
+                    }
+                  } catch (Exception e) {
+                    throw new CompletionException(e);
+                  }
+                  return blocks;
+                }));
       }
       for (int p = 0; p < writers; p++) {
         List<byte[]> expected = sent.get(p).get(120, TimeUnit.SECONDS);
-        FetchMemoryDataResponse memory = admin.send(new FetchMemoryDataRequest(
-            TransportClient.nextRequestId(), APP, 0, p, FetchMemoryDataRequest.FROM_START,
-            16 << 20, new long[0]), FetchMemoryDataResponse.class);
+        FetchMemoryDataResponse memory =
+            admin.send(
+                new FetchMemoryDataRequest(
+                    TransportClient.nextRequestId(),
+                    APP,
+                    0,
+                    p,
+                    FetchMemoryDataRequest.FROM_START,
+                    16 << 20,
+                    new long[0]),
+                FetchMemoryDataResponse.class);
         try {
           ByteBuf body = ((NettyManagedBuffer) memory.body()).byteBuf();
           assertEquals(expected.size(), memory.blocks().size(), "blocks of partition " + p);
@@ -179,10 +215,19 @@ class ReceiveInPlaceTest {
       byte[] bad = new byte[BLOCK];
       new Random(3).nextBytes(good);
       new Random(4).nextBytes(bad);
-      RemoteException refused = assertThrows(RemoteException.class, () -> client.pushRaw(APP, 0,
-          List.of(), List.of(
-              new BlockDescriptor(0, 1L, 0, BLOCK, BLOCK, Crc32c.of(good)),
-              new BlockDescriptor(0, 1L, 1, BLOCK, BLOCK, Crc32c.of(good))), good, bad));
+      RemoteException refused =
+          assertThrows(
+              RemoteException.class,
+              () ->
+                  client.pushRaw(
+                      APP,
+                      0,
+                      List.of(),
+                      List.of(
+                          new BlockDescriptor(0, 1L, 0, BLOCK, BLOCK, Crc32c.of(good)),
+                          new BlockDescriptor(0, 1L, 1, BLOCK, BLOCK, Crc32c.of(good))),
+                      good,
+                      bad));
       assertEquals(StatusCode.CORRUPT_BLOCK, refused.status());
       assertEquals(0, server.pushPool().allocatedBytes(), "nothing of the push is kept");
       assertEquals(0.0, server.metrics().registry().getSampleValue(IN_PLACE));
@@ -191,13 +236,16 @@ class ReceiveInPlaceTest {
 
   @Test
   void aPushThatNeverArrivesWholeGivesItsBlocksBack() throws Exception {
-    try (ShuffleServer server = new ShuffleServer(TestServers.conf(dir, Map.of(
-            TransportOptions.FRAME_TIMEOUT.key(), "1s")));
+    try (ShuffleServer server =
+            new ShuffleServer(
+                TestServers.conf(dir, Map.of(TransportOptions.FRAME_TIMEOUT.key(), "1s")));
         ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 1);
-      byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
-          ProtocolVersion.CURRENT, "stalls"));
+      byte[] handshake =
+          ServerTestClient.encode(
+              new HandshakeRequest(
+                  1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "stalls"));
       byte[] data = new byte[4 * BLOCK];
       new Random(5).nextBytes(data);
       List<BlockDescriptor> blocks = new ArrayList<>();
@@ -205,19 +253,28 @@ class ReceiveInPlaceTest {
         byte[] block = Arrays.copyOfRange(data, b * BLOCK, (b + 1) * BLOCK);
         blocks.add(new BlockDescriptor(0, 1L, b, BLOCK, BLOCK, Crc32c.of(block)));
       }
-      byte[] push = ServerTestClient.encode(new PushDataRequest(2, APP, 0, List.of(), blocks,
-          new NettyManagedBuffer(Unpooled.wrappedBuffer(data))));
+      byte[] push =
+          ServerTestClient.encode(
+              new PushDataRequest(
+                  2,
+                  APP,
+                  0,
+                  List.of(),
+                  blocks,
+                  new NettyManagedBuffer(Unpooled.wrappedBuffer(data))));
 
       // Half a push, then the connection closes: the blocks placed for it go back.
       try (Socket s = sendHalf(server, handshake, push)) {
         s.shutdownOutput();
       }
-      waitFor(() -> server.pushPool().allocatedBytes() == 0,
+      waitFor(
+          () -> server.pushPool().allocatedBytes() == 0,
           () -> server.pushPool().allocatedBytes() + " bytes still placed after the close");
 
       // Half a push, then nothing: the frame timeout closes the connection, the blocks go back.
       try (Socket s = sendHalf(server, handshake, push)) {
-        waitFor(() -> server.pushPool().allocatedBytes() == 0,
+        waitFor(
+            () -> server.pushPool().allocatedBytes() == 0,
             () -> server.pushPool().allocatedBytes() + " bytes still placed past the timeout");
         // The handshake's answer, then the end of the stream: the server closed the connection.
         s.setSoTimeout(30_000);
@@ -226,8 +283,7 @@ class ReceiveInPlaceTest {
           continue;
         }
       }
-      assertEquals(0.0, server.metrics().registry().getSampleValue(IN_PLACE),
-          "nothing was taken");
+      assertEquals(0.0, server.metrics().registry().getSampleValue(IN_PLACE), "nothing was taken");
     }
   }
 
@@ -239,13 +295,14 @@ class ReceiveInPlaceTest {
     out.write(handshake);
     out.write(push, 0, push.length / 2);
     out.flush();
-    waitFor(() -> server.pushPool().allocatedBytes() == 4L * BLOCK,
+    waitFor(
+        () -> server.pushPool().allocatedBytes() == 4L * BLOCK,
         () -> server.pushPool().allocatedBytes() + " bytes placed, 4 blocks expected");
     return s;
   }
 
-  private static void waitFor(BooleanSupplier condition,
-      java.util.function.Supplier<String> state) throws InterruptedException {
+  private static void waitFor(BooleanSupplier condition, java.util.function.Supplier<String> state)
+      throws InterruptedException {
     Duration timeout = Duration.ofSeconds(60);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {

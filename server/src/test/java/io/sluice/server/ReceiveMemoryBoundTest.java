@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.core.BlockKey;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
-import io.sluice.client.core.BlockKey;
 import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,8 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReceiveMemoryBoundTest {
   private static final int MAX_FRAME = 4 << 20;
+
   /** With the stallers, 500 hostile connections, beside the well-behaved client's. */
   private static final int PIPELINERS = 484;
+
   private static final int FRAMES_PER_PIPELINER = 2;
   private static final int STALLERS = 16;
   private static final Duration FRAME_TIMEOUT = Duration.ofSeconds(5);
@@ -50,13 +52,22 @@ class ReceiveMemoryBoundTest {
 
   @Test
   void hostileConnectionsCannotTakeTheServerPastItsNetworkAllowance() throws Exception {
-    SluiceConf conf = TestServers.conf(dir, Map.of(
-        ServerOptions.BUFFER_CAPACITY.key(), "64m",
-        ServerOptions.READ_BUFFER_CAPACITY.key(), "16m",
-        TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME),
-        TransportOptions.RECEIVE_MEMORY.key(), "16m",
-        TransportOptions.MAX_CONNECTIONS.key(), String.valueOf(PIPELINERS + STALLERS + 16),
-        TransportOptions.FRAME_TIMEOUT.key(), FRAME_TIMEOUT.toMillis() + "ms"));
+    SluiceConf conf =
+        TestServers.conf(
+            dir,
+            Map.of(
+                ServerOptions.BUFFER_CAPACITY.key(),
+                "64m",
+                ServerOptions.READ_BUFFER_CAPACITY.key(),
+                "16m",
+                TransportOptions.MAX_FRAME_SIZE.key(),
+                String.valueOf(MAX_FRAME),
+                TransportOptions.RECEIVE_MEMORY.key(),
+                "16m",
+                TransportOptions.MAX_CONNECTIONS.key(),
+                String.valueOf(PIPELINERS + STALLERS + 16),
+                TransportOptions.FRAME_TIMEOUT.key(),
+                FRAME_TIMEOUT.toMillis() + "ms"));
     long allowance = ServerJvmOptions.networkAllowance(conf);
     List<Socket> sockets = new CopyOnWriteArrayList<>();
     List<Thread> threads = new ArrayList<>();
@@ -67,68 +78,81 @@ class ReceiveMemoryBoundTest {
     AtomicInteger pipelinersDone = new AtomicInteger();
     AtomicInteger pipelinersFinished = new AtomicInteger();
     try (ShuffleServer server = new ShuffleServer(conf)) {
-      Thread sampler = new Thread(() -> {
-        while (sampling.get()) {
-          peakNetwork.accumulateAndGet(
-              server.networkAllocator().metric().usedDirectMemory(), Math::max);
-          peakReserved.accumulateAndGet(
-              server.receiveBudget().reservedBytes(), Math::max);
-          Thread.onSpinWait();
-        }
-      }, "network-sampler");
+      Thread sampler =
+          new Thread(
+              () -> {
+                while (sampling.get()) {
+                  peakNetwork.accumulateAndGet(
+                      server.networkAllocator().metric().usedDirectMemory(), Math::max);
+                  peakReserved.accumulateAndGet(server.receiveBudget().reservedBytes(), Math::max);
+                  Thread.onSpinWait();
+                }
+              },
+              "network-sampler");
       sampler.start();
 
-      byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
-          ProtocolVersion.CURRENT, "hostile"));
+      byte[] handshake =
+          ServerTestClient.encode(
+              new HandshakeRequest(
+                  1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "hostile"));
       // A push to an application nobody registered: the server takes the whole frame, then refuses.
-      byte[] push = ServerTestClient.encode(
-          ServerTestClient.pushFillingFrame("app-nobody-registered", MAX_FRAME));
+      byte[] push =
+          ServerTestClient.encode(
+              ServerTestClient.pushFillingFrame("app-nobody-registered", MAX_FRAME));
       for (int i = 0; i < PIPELINERS; i++) {
-        threads.add(start("pipeliner-" + i, () -> {
-          boolean wroteAll = false;
-          try (Socket s = connect(server, sockets)) {
-            OutputStream out = s.getOutputStream();
-            out.write(handshake);
-            for (int f = 0; f < FRAMES_PER_PIPELINER; f++) {
-              out.write(push); // never reads an answer
-            }
-            out.flush();
-            wroteAll = true;
-            pipelinersDone.incrementAndGet();
-            pipelinersFinished.incrementAndGet();
-            waitUntilClosed(s);
-          } finally {
-            // Also when the server closed it: on a loaded machine a thread of this test may not
-            // send its frame within the frame timeout.
-            if (!wroteAll) {
-              pipelinersFinished.incrementAndGet();
-            }
-          }
-        }));
+        threads.add(
+            start(
+                "pipeliner-" + i,
+                () -> {
+                  boolean wroteAll = false;
+                  try (Socket s = connect(server, sockets)) {
+                    OutputStream out = s.getOutputStream();
+                    out.write(handshake);
+                    for (int f = 0; f < FRAMES_PER_PIPELINER; f++) {
+                      out.write(push); // never reads an answer
+                    }
+                    out.flush();
+                    wroteAll = true;
+                    pipelinersDone.incrementAndGet();
+                    pipelinersFinished.incrementAndGet();
+                    waitUntilClosed(s);
+                  } finally {
+                    // Also when the server closed it: on a loaded machine a thread of this test may
+                    // not
+                    // send its frame within the frame timeout.
+                    if (!wroteAll) {
+                      pipelinersFinished.incrementAndGet();
+                    }
+                  }
+                }));
       }
       for (int i = 0; i < STALLERS; i++) {
-        threads.add(start("staller-" + i, () -> {
-          try (Socket s = connect(server, sockets)) {
-            OutputStream out = s.getOutputStream();
-            out.write(handshake);
-            out.write(push, 0, push.length / 2); // and then nothing more
-            out.flush();
-            waitUntilClosed(s);
-            stallersClosed.incrementAndGet();
-          }
-        }));
+        threads.add(
+            start(
+                "staller-" + i,
+                () -> {
+                  try (Socket s = connect(server, sockets)) {
+                    OutputStream out = s.getOutputStream();
+                    out.write(handshake);
+                    out.write(push, 0, push.length / 2); // and then nothing more
+                    out.flush();
+                    waitUntilClosed(s);
+                    stallersClosed.incrementAndGet();
+                  }
+                }));
       }
 
       // Meanwhile a well-behaved application writes and reads back its data.
       Random random = new Random(7);
-      Map<Integer, List<byte[]>> blocks = Map.of(
-          0, List.of(randomBytes(random, 300_000), randomBytes(random, 700_000)),
-          1, List.of(randomBytes(random, 1_500_000)));
+      Map<Integer, List<byte[]>> blocks =
+          Map.of(
+              0, List.of(randomBytes(random, 300_000), randomBytes(random, 700_000)),
+              1, List.of(randomBytes(random, 1_500_000)));
       // Its connection is accepted among the 500 hostile ones, whose threads and frames take both
       // cores of a small machine: it may wait longer than the default connect timeout for that.
       SluiceConf patient = SluiceConf.empty().with(TransportOptions.CONNECT_TIMEOUT, "120s");
-      try (ServerTestClient good = new ServerTestClient(ServerTestClient.address(server),
-          "test-client", patient)) {
+      try (ServerTestClient good =
+          new ServerTestClient(ServerTestClient.address(server), "test-client", patient)) {
         good.registerApp(APP);
         good.registerShuffle(APP, 0, 2);
         Map<Integer, List<BlockKey>> keys = good.writeMapOutput(APP, 0, 2, 0, 1L, blocks);
@@ -141,26 +165,39 @@ class ReceiveMemoryBoundTest {
         }
       }
 
-      waitFor(() -> stallersClosed.get() == STALLERS, Duration.ofMinutes(2),
+      waitFor(
+          () -> stallersClosed.get() == STALLERS,
+          Duration.ofMinutes(2),
           () -> stallersClosed.get() + " of " + STALLERS + " stalled connections closed");
-      waitFor(() -> pipelinersFinished.get() == PIPELINERS,
+      waitFor(
+          () -> pipelinersFinished.get() == PIPELINERS,
           Duration.ofMinutes(3),
           () -> pipelinersDone.get() + " of " + PIPELINERS + " pipeliners wrote everything");
       for (Socket s : sockets) {
         s.close();
       }
-      waitFor(() -> server.receiveBudget().reservedBytes() == 0
-              && server.receiveBudget().queuedCount() == 0, Duration.ofMinutes(1),
+      waitFor(
+          () ->
+              server.receiveBudget().reservedBytes() == 0
+                  && server.receiveBudget().queuedCount() == 0,
+          Duration.ofMinutes(1),
           () -> server.receiveBudget().reservedBytes() + " bytes still reserved");
       sampling.set(false);
       sampler.join();
 
-      System.out.printf("%d pipelining (%d wrote every frame) and %d stalled connections: peak "
+      System.out.printf(
+          "%d pipelining (%d wrote every frame) and %d stalled connections: peak "
               + "network pool %d MiB (allowance %d MiB), peak receive reservations %d MiB of %d "
-              + "MiB%n", PIPELINERS, pipelinersDone.get(), STALLERS, peakNetwork.get() >> 20,
+              + "MiB%n",
+          PIPELINERS,
+          pipelinersDone.get(),
+          STALLERS,
+          peakNetwork.get() >> 20,
           allowance >> 20,
-          peakReserved.get() >> 20, server.receiveBudget().capacity() >> 20);
-      assertTrue(peakNetwork.get() <= allowance,
+          peakReserved.get() >> 20,
+          server.receiveBudget().capacity() >> 20);
+      assertTrue(
+          peakNetwork.get() <= allowance,
           "network pool peaked at " + peakNetwork.get() + " > " + allowance);
       assertTrue(peakReserved.get() <= server.receiveBudget().capacity());
       assertTrue(peakReserved.get() >= 2L * MAX_FRAME, "the attack did reach the budget");
@@ -177,12 +214,13 @@ class ReceiveMemoryBoundTest {
 
   @Test
   void connectionsBeyondTheLimitAreClosedAsTheyAreAccepted() throws Exception {
-    SluiceConf conf = TestServers.conf(dir, Map.of(
-        TransportOptions.MAX_CONNECTIONS.key(), "3"));
+    SluiceConf conf = TestServers.conf(dir, Map.of(TransportOptions.MAX_CONNECTIONS.key(), "3"));
     List<Socket> sockets = new ArrayList<>();
     try (ShuffleServer server = new ShuffleServer(conf)) {
-      byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
-          ProtocolVersion.CURRENT, "counted"));
+      byte[] handshake =
+          ServerTestClient.encode(
+              new HandshakeRequest(
+                  1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "counted"));
       for (int i = 0; i < 3; i++) {
         Socket s = connect(server, sockets);
         s.getOutputStream().write(handshake);
@@ -193,7 +231,9 @@ class ReceiveMemoryBoundTest {
       assertEquals(-1, readAll(fourth.getInputStream()), "the fourth connection is closed");
 
       sockets.remove(0).close();
-      waitFor(() -> server.connectionCount() == 2, Duration.ofSeconds(30),
+      waitFor(
+          () -> server.connectionCount() == 2,
+          Duration.ofSeconds(30),
           () -> server.connectionCount() + " connections counted");
       Socket again = connect(server, sockets);
       again.getOutputStream().write(handshake);
@@ -234,13 +274,16 @@ class ReceiveMemoryBoundTest {
   }
 
   private static Thread start(String name, Body body) {
-    Thread t = new Thread(() -> {
-      try {
-        body.run();
-      } catch (Exception e) {
-        // A connection the test closed at the end, or one the server closed: both expected.
-      }
-    }, name);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                body.run();
+              } catch (Exception e) {
+                // A connection the test closed at the end, or one the server closed: both expected.
+              }
+            },
+            name);
     t.setDaemon(true);
     t.start();
     return t;
@@ -252,8 +295,9 @@ class ReceiveMemoryBoundTest {
     return b;
   }
 
-  private static void waitFor(BooleanSupplier condition, Duration timeout,
-      java.util.function.Supplier<String> state) throws InterruptedException {
+  private static void waitFor(
+      BooleanSupplier condition, Duration timeout, java.util.function.Supplier<String> state)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

@@ -6,17 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.common.protocol.message.ReplicaChain;
-import io.sluice.client.core.BlockKey;
-import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.server.shuffle.PartitionState;
-import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.storage.FaultyFileIo;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -86,7 +85,8 @@ class ReplicationTest {
     for (int p = 0; p < PARTITIONS; p++) {
       int blocks = 1 + random.nextInt(3);
       for (int b = 0; b < blocks; b++) {
-        byte[] bytes = new byte[p < 2 ? 150_000 + random.nextInt(50_000) : 1 + random.nextInt(5_000)];
+        byte[] bytes =
+            new byte[p < 2 ? 150_000 + random.nextInt(50_000) : 1 + random.nextInt(5_000)];
         random.nextBytes(bytes);
         output.computeIfAbsent(p, k -> new ArrayList<>()).add(bytes);
       }
@@ -99,8 +99,8 @@ class ReplicationTest {
    * attempt's pushes were acknowledged (before its commit) that {@code last} already holds every
    * byte of them. Returns every block by partition.
    */
-  private Map<Integer, Map<BlockKey, byte[]>> writeThrough(ServerTestClient writer,
-      List<PartitionLocation> chain, ShuffleServer last) throws Exception {
+  private Map<Integer, Map<BlockKey, byte[]>> writeThrough(
+      ServerTestClient writer, List<PartitionLocation> chain, ShuffleServer last) throws Exception {
     Random random = new Random(7);
     Map<Integer, Map<BlockKey, byte[]>> expected = new HashMap<>();
     Map<Integer, Long> bytesPerPartition = new HashMap<>();
@@ -119,22 +119,31 @@ class ReplicationTest {
       // Acknowledged: the end of the chain holds the blocks already, in memory or on disk.
       for (Map.Entry<Integer, Long> e : bytesPerPartition.entrySet()) {
         long held = held(last, e.getKey());
-        assertTrue(held >= e.getValue(), "partition " + e.getKey() + ": the last server of the "
-            + "chain holds " + held + " bytes of the " + e.getValue() + " acknowledged");
+        assertTrue(
+            held >= e.getValue(),
+            "partition "
+                + e.getKey()
+                + ": the last server of the "
+                + "chain holds "
+                + held
+                + " bytes of the "
+                + e.getValue()
+                + " acknowledged");
       }
       pusher.commit(map);
     }
     return expected;
   }
 
-  private static void assertReadsBack(ServerTestClient reader, ShuffleServer only,
-      Map<Integer, Map<BlockKey, byte[]>> expected) throws Exception {
+  private static void assertReadsBack(
+      ServerTestClient reader, ShuffleServer only, Map<Integer, Map<BlockKey, byte[]>> expected)
+      throws Exception {
     List<PartitionLocation> alone =
         List.of(new PartitionLocation(0, List.of(ServerTestClient.address(only))));
     for (int p = 0; p < PARTITIONS; p++) {
       Map<BlockKey, byte[]> want = expected.get(p);
-      Map<BlockKey, byte[]> got = reader.read(APP, 0, p, alone,
-          ServerTestClient.attemptsOf(want.keySet()));
+      Map<BlockKey, byte[]> got =
+          reader.read(APP, 0, p, alone, ServerTestClient.attemptsOf(want.keySet()));
       assertEquals(want.keySet(), got.keySet(), "partition " + p + " from " + only.serverId());
       for (Map.Entry<BlockKey, byte[]> e : want.entrySet()) {
         assertArrayEquals(e.getValue(), got.get(e.getKey()), "block " + e.getKey());
@@ -148,8 +157,10 @@ class ReplicationTest {
   }
 
   private static long totalBytes(Map<Integer, Map<BlockKey, byte[]>> blocks) {
-    return blocks.values().stream().flatMap(m -> m.values().stream())
-        .mapToLong(b -> b.length).sum();
+    return blocks.values().stream()
+        .flatMap(m -> m.values().stream())
+        .mapToLong(b -> b.length)
+        .sum();
   }
 
   @Test
@@ -158,8 +169,9 @@ class ReplicationTest {
     ShuffleServer replica = start("replica", Map.of());
     ServerTestClient writer = client(primary);
     ServerTestClient reader = client(replica);
-    List<PartitionLocation> chain = ServerTestClient.locations(PARTITIONS,
-        ServerTestClient.address(primary), ServerTestClient.address(replica));
+    List<PartitionLocation> chain =
+        ServerTestClient.locations(
+            PARTITIONS, ServerTestClient.address(primary), ServerTestClient.address(replica));
 
     Map<Integer, Map<BlockKey, byte[]>> expected = writeThrough(writer, chain, replica);
 
@@ -168,21 +180,27 @@ class ReplicationTest {
     long bytes = totalBytes(expected);
     assertEquals(bytes, primary.metrics().pushedBytes(), "the primary took every block once");
     assertEquals(bytes, replica.metrics().pushedBytes(), "the replica took every block once");
-    assertEquals(bytes, metric(primary, "sluice_server_replicated_bytes_total"),
+    assertEquals(
+        bytes,
+        metric(primary, "sluice_server_replicated_bytes_total"),
         "the primary forwarded every block");
-    assertEquals(0, metric(replica, "sluice_server_replicated_bytes_total"),
+    assertEquals(
+        0,
+        metric(replica, "sluice_server_replicated_bytes_total"),
         "the end of the chain forwards nothing");
     // Some of it reaches the replica's disk, some stays in its memory.
-    waitUntil(() -> replica.store().shuffle(APP, 0).existingPartition(0).files() != null,
+    waitUntil(
+        () -> replica.store().shuffle(APP, 0).existingPartition(0).files() != null,
         "a flush on the replica");
     assertTrue(replica.pushPool().allocatedBytes() > 0);
     // The replica holds the chain's last copy, written around the page cache; the primary not.
     assertTrue(replica.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
     assertFalse(primary.store().shuffle(APP, 0).existingPartition(0).holdsOnlyLastCopies());
-    waitUntil(() -> primary.store().shuffle(APP, 0).existingPartition(0).files() != null,
+    waitUntil(
+        () -> primary.store().shuffle(APP, 0).existingPartition(0).files() != null,
         "a flush on the primary");
-    assertTrue(fileIo.get("replica").directOpens() > 0,
-        "the replica's flushes open files O_DIRECT");
+    assertTrue(
+        fileIo.get("replica").directOpens() > 0, "the replica's flushes open files O_DIRECT");
     assertEquals(0, fileIo.get("primary").directOpens(), "the primary's flushes go buffered");
 
     assertReadsBack(reader, replica, expected);
@@ -197,9 +215,12 @@ class ReplicationTest {
     ServerTestClient writer = client(primary);
     client(first);
     ServerTestClient reader = client(second);
-    List<PartitionLocation> chain = ServerTestClient.locations(PARTITIONS,
-        ServerTestClient.address(primary), ServerTestClient.address(first),
-        ServerTestClient.address(second));
+    List<PartitionLocation> chain =
+        ServerTestClient.locations(
+            PARTITIONS,
+            ServerTestClient.address(primary),
+            ServerTestClient.address(first),
+            ServerTestClient.address(second));
 
     Map<Integer, Map<BlockKey, byte[]>> expected = writeThrough(writer, chain, second);
 
@@ -211,18 +232,20 @@ class ReplicationTest {
     assertEquals(bytes, metric(first, "sluice_server_replicated_bytes_total"));
     assertEquals(0, metric(second, "sluice_server_replicated_bytes_total"));
     for (int partition = 0; partition < PARTITIONS; partition++) {
-      assertFalse(primary.store().shuffle(APP, 0).existingPartition(partition)
-          .holdsOnlyLastCopies());
-      assertFalse(first.store().shuffle(APP, 0).existingPartition(partition)
-          .holdsOnlyLastCopies(), "a server in the middle of the chain forwards: not the last");
-      assertTrue(second.store().shuffle(APP, 0).existingPartition(partition)
-          .holdsOnlyLastCopies());
+      assertFalse(
+          primary.store().shuffle(APP, 0).existingPartition(partition).holdsOnlyLastCopies());
+      assertFalse(
+          first.store().shuffle(APP, 0).existingPartition(partition).holdsOnlyLastCopies(),
+          "a server in the middle of the chain forwards: not the last");
+      assertTrue(second.store().shuffle(APP, 0).existingPartition(partition).holdsOnlyLastCopies());
     }
     // Every server of the chain took the commit.
     for (ShuffleServer s : List.of(primary, first, second)) {
       PartitionState p = s.store().shuffle(APP, 0).existingPartition(3);
-      assertEquals(expected.get(3).keySet().stream().filter(k -> k.taskAttemptId() == 101).count(),
-          p.committedCounts(new long[] {101})[0], "commit on " + s.serverId());
+      assertEquals(
+          expected.get(3).keySet().stream().filter(k -> k.taskAttemptId() == 101).count(),
+          p.committedCounts(new long[] {101})[0],
+          "commit on " + s.serverId());
     }
     assertReadsBack(reader, second, expected);
   }
@@ -235,15 +258,21 @@ class ReplicationTest {
     client(replica);
     byte[] chained = bytes(10_000, 1);
     byte[] local = bytes(20_000, 2);
-    writer.pushRaw(APP, 0,
+    writer.pushRaw(
+        APP,
+        0,
         List.of(new ReplicaChain(3, List.of(ServerTestClient.address(replica)))),
-        List.of(descriptor(3, 0, chained), descriptor(5, 0, local)), chained, local);
+        List.of(descriptor(3, 0, chained), descriptor(5, 0, local)),
+        chained,
+        local);
     assertEquals(chained.length + local.length, primary.metrics().pushedBytes());
     assertEquals(chained.length, replica.metrics().pushedBytes());
     assertEquals(chained.length, held(replica, 3));
     assertEquals(0, held(replica, 5), "a partition without a chain stays on the primary");
     assertEquals(chained.length + local.length, held(primary, 3) + held(primary, 5));
-    assertEquals(chained.length, metric(primary, "sluice_server_replicated_bytes_total"),
+    assertEquals(
+        chained.length,
+        metric(primary, "sluice_server_replicated_bytes_total"),
         "only forwarded bytes count as replicated");
   }
 
@@ -260,20 +289,31 @@ class ReplicationTest {
     // Blocks of the page arena (32 KiB and more), whose chunks go back with their last block.
     byte[] a = bytes(300_000, 1);
     byte[] b = bytes(400_000, 2);
-    RemoteException refused = assertThrows(RemoteException.class, () -> writer.pushRaw(APP, 0,
-        List.of(new ReplicaChain(1, List.of(replicaAddress))),
-        List.of(descriptor(1, 0, a), descriptor(1, 1, b)), a, b));
+    RemoteException refused =
+        assertThrows(
+            RemoteException.class,
+            () ->
+                writer.pushRaw(
+                    APP,
+                    0,
+                    List.of(new ReplicaChain(1, List.of(replicaAddress))),
+                    List.of(descriptor(1, 0, a), descriptor(1, 1, b)),
+                    a,
+                    b));
     assertEquals(StatusCode.REPLICA_UNAVAILABLE, refused.status(), refused.getMessage());
     assertTrue(!refused.isRetriable());
     assertNothingKept(primary);
 
     // Through the push client: the attempt fails (these locations cannot move), nothing is kept.
-    List<PartitionLocation> chain = ServerTestClient.locations(PARTITIONS,
-        ServerTestClient.address(primary), replicaAddress);
-    IOException failed = assertThrows(IOException.class, () -> writer.writeMapOutput(APP, 0, chain,
-        0, 7, Map.of(2, List.of(bytes(300_000, 3)))));
-    assertEquals(StatusCode.REPLICA_UNAVAILABLE, ServerTestClient.statusOf(failed),
-        failed.toString());
+    List<PartitionLocation> chain =
+        ServerTestClient.locations(PARTITIONS, ServerTestClient.address(primary), replicaAddress);
+    IOException failed =
+        assertThrows(
+            IOException.class,
+            () ->
+                writer.writeMapOutput(APP, 0, chain, 0, 7, Map.of(2, List.of(bytes(300_000, 3)))));
+    assertEquals(
+        StatusCode.REPLICA_UNAVAILABLE, ServerTestClient.statusOf(failed), failed.toString());
     assertNothingKept(primary);
   }
 
@@ -282,11 +322,14 @@ class ReplicationTest {
     ShuffleServer primary = start("primary", Map.of());
     // The smallest pool; nothing is flushed below 15.2 of its 16 MiB (the highest watermark; one
     // partition's threshold far away).
-    ShuffleServer replica = start("replica", Map.of(
-        ServerOptions.BUFFER_CAPACITY.key(), "16m",
-        ServerOptions.FLUSH_HIGH_WATERMARK.key(), "0.95",
-        ServerOptions.FLUSH_LOW_WATERMARK.key(), "0.5",
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "32m"));
+    ShuffleServer replica =
+        start(
+            "replica",
+            Map.of(
+                ServerOptions.BUFFER_CAPACITY.key(), "16m",
+                ServerOptions.FLUSH_HIGH_WATERMARK.key(), "0.95",
+                ServerOptions.FLUSH_LOW_WATERMARK.key(), "0.5",
+                ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "32m"));
     ServerTestClient writer = client(primary);
     ServerTestClient filler = client(replica);
     filler.registerShuffle(APP, 1, 16);
@@ -301,8 +344,10 @@ class ReplicationTest {
     // A 2 MiB block can never fit there now, though it could once the replica flushes.
     byte[] big = bytes((int) (2 * MIB), 99);
     List<ReplicaChain> chains = List.of(new ReplicaChain(4, List.of(replicaAddress)));
-    RemoteException refused = assertThrows(RemoteException.class,
-        () -> writer.pushRaw(APP, 0, chains, List.of(descriptor(4, 0, big)), big));
+    RemoteException refused =
+        assertThrows(
+            RemoteException.class,
+            () -> writer.pushRaw(APP, 0, chains, List.of(descriptor(4, 0, big)), big));
     assertEquals(StatusCode.NO_BUFFER, refused.status(), refused.getMessage());
     assertTrue(refused.isRetriable(), "the client backs off and pushes again");
     assertNothingKept(primary);
@@ -354,7 +399,7 @@ class ReplicationTest {
   }
 
   private static BlockDescriptor descriptor(int partition, int sequence, byte[] bytes) {
-    return new BlockDescriptor(partition, 7, sequence, bytes.length, bytes.length,
-        Crc32c.of(bytes));
+    return new BlockDescriptor(
+        partition, 7, sequence, bytes.length, bytes.length, Crc32c.of(bytes));
   }
 }

@@ -39,9 +39,14 @@ class RestartRecoveryTest {
   @TempDir Path dir;
 
   private ShuffleServer start(boolean recovery) throws Exception {
-    return new ShuffleServer(TestServers.conf(dir, Map.of(
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k",
-        ServerOptions.RECOVERY_ENABLED.key(), String.valueOf(recovery))));
+    return new ShuffleServer(
+        TestServers.conf(
+            dir,
+            Map.of(
+                ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+                "64k",
+                ServerOptions.RECOVERY_ENABLED.key(),
+                String.valueOf(recovery))));
   }
 
   /**
@@ -63,8 +68,11 @@ class RestartRecoveryTest {
       }
       Map<Integer, List<BlockKey>> keys =
           client.writeMapOutput(APP, 0, PARTITIONS, m, ATTEMPTS[m], output);
-      keys.forEach((p, list) -> expected.computeIfAbsent(p, k -> new HashMap<>())
-          .put(list.get(0), output.get(p).get(0)));
+      keys.forEach(
+          (p, list) ->
+              expected
+                  .computeIfAbsent(p, k -> new HashMap<>())
+                  .put(list.get(0), output.get(p).get(0)));
     }
     return expected;
   }
@@ -84,8 +92,8 @@ class RestartRecoveryTest {
     return RestartManifest.locations(List.of(dir.resolve("d1"))).get(0);
   }
 
-  private static void assertServes(ServerTestClient client, int partition,
-      Map<BlockKey, byte[]> expected) throws Exception {
+  private static void assertServes(
+      ServerTestClient client, int partition, Map<BlockKey, byte[]> expected) throws Exception {
     Map<BlockKey, byte[]> got = client.readPartition(APP, 0, partition, ATTEMPTS);
     assertEquals(expected.keySet(), got.keySet(), "partition " + partition);
     for (Map.Entry<BlockKey, byte[]> e : expected.entrySet()) {
@@ -116,8 +124,8 @@ class RestartRecoveryTest {
       // The restored partitions take new map output, in a file pair of their own.
       byte[] late = new byte[90_000];
       new Random(8).nextBytes(late);
-      BlockKey key = client.writeMapOutput(APP, 0, PARTITIONS, 3, 103, Map.of(0, List.of(late)))
-          .get(0).get(0);
+      BlockKey key =
+          client.writeMapOutput(APP, 0, PARTITIONS, 3, 103, Map.of(0, List.of(late))).get(0).get(0);
       Map<BlockKey, byte[]> got = client.readPartition(APP, 0, 0, 100, 101, 102, 103);
       assertEquals(4, got.size());
       assertArrayEquals(late, got.get(key));
@@ -135,8 +143,13 @@ class RestartRecoveryTest {
     Path manifest = record();
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       // The record is read, then the port cannot be bound: nothing may be lost by that.
-      assertThrows(Exception.class, () -> new ShuffleServer(TestServers.conf(dir, Map.of(
-          ServerOptions.PORT.key(), String.valueOf(taken.getLocalPort())))));
+      assertThrows(
+          Exception.class,
+          () ->
+              new ShuffleServer(
+                  TestServers.conf(
+                      dir,
+                      Map.of(ServerOptions.PORT.key(), String.valueOf(taken.getLocalPort())))));
     }
     assertTrue(Files.isRegularFile(manifest), "the record outlives a start that failed");
     ShuffleServer second = start(true);
@@ -180,8 +193,14 @@ class RestartRecoveryTest {
       if (p.partitionId() == 0) {
         // Pointed at a file outside the partition's directory.
         RestartManifest.Generation g = p.generations().get(0);
-        p = new RestartManifest.Partition(0, List.of(new RestartManifest.Generation(outside,
-            g.indexFile(), 0, g.dataLength(), g.blockCount())), p.attempts(), p.counts());
+        p =
+            new RestartManifest.Partition(
+                0,
+                List.of(
+                    new RestartManifest.Generation(
+                        outside, g.indexFile(), 0, g.dataLength(), g.blockCount())),
+                p.attempts(),
+                p.counts());
       } else if (p.partitionId() == 1) {
         // Its data file cut short after the stop.
         Path data = p.generations().get(0).dataFile();
@@ -189,16 +208,25 @@ class RestartRecoveryTest {
       }
       edited.add(p);
     }
-    RestartManifest.write(manifest, List.of(new RestartManifest.Application(apps.get(0).appId(),
-        apps.get(0).user(), apps.get(0).secret(), List.of(new RestartManifest.Shuffle(
-            shuffle.shuffleId(), shuffle.numPartitions(), edited)))));
+    RestartManifest.write(
+        manifest,
+        List.of(
+            new RestartManifest.Application(
+                apps.get(0).appId(),
+                apps.get(0).user(),
+                apps.get(0).secret(),
+                List.of(
+                    new RestartManifest.Shuffle(
+                        shuffle.shuffleId(), shuffle.numPartitions(), edited)))));
 
     ShuffleServer second = start(true);
     try (ServerTestClient client = new ServerTestClient(second)) {
       for (int p : new int[] {0, 1}) {
         int partition = p;
-        assertThrows(PartitionFetchException.class,
-            () -> client.readPartition(APP, 0, partition, ATTEMPTS), "partition " + p);
+        assertThrows(
+            PartitionFetchException.class,
+            () -> client.readPartition(APP, 0, partition, ATTEMPTS),
+            "partition " + p);
       }
       for (int p = 2; p < PARTITIONS; p++) {
         assertServes(client, p, expected.get(p));
@@ -246,25 +274,27 @@ class RestartRecoveryTest {
       if (!Files.isDirectory(dir.resolve(d))) {
         continue;
       }
-      Files.walkFileTree(dir.resolve(d), new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
-          if (f.toString().endsWith(".data") || f.toString().endsWith(".index")) {
-            files.add(f);
-          }
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          dir.resolve(d),
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+              if (f.toString().endsWith(".data") || f.toString().endsWith(".index")) {
+                files.add(f);
+              }
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFileFailed(Path f, IOException e) {
-          return FileVisitResult.CONTINUE;
-        }
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) {
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) {
-          return FileVisitResult.CONTINUE;
-        }
-      });
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) {
+              return FileVisitResult.CONTINUE;
+            }
+          });
     }
     return files;
   }

@@ -2,15 +2,22 @@ package io.sluice.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.push.FixedLocations;
+import io.sluice.client.core.push.MapOutputPusher;
+import io.sluice.client.core.push.PushSettings;
+import io.sluice.client.core.read.FetchSettings;
+import io.sluice.client.core.read.FetchedBlock;
+import io.sluice.client.core.read.PartitionReader;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.config.SluiceConf;
-import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.Message;
 import io.sluice.common.protocol.MessageEncoder;
+import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.ServerAddress;
@@ -26,13 +33,6 @@ import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.client.core.BlockKey;
-import io.sluice.client.core.push.FixedLocations;
-import io.sluice.client.core.push.MapOutputPusher;
-import io.sluice.client.core.push.PushSettings;
-import io.sluice.client.core.read.FetchSettings;
-import io.sluice.client.core.read.FetchedBlock;
-import io.sluice.client.core.read.PartitionReader;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
@@ -56,21 +56,24 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A test client of shuffle servers. Pushing, committing and reading go through the shuffle-protocol
- * layer every client uses, {@link MapOutputPusher} (with {@link FixedLocations}) and
- * {@link PartitionReader}; the raw helpers send one request and return its answer (or throw its
- * status as a {@link RemoteException}), for tests that must see what the server answers to one
- * specific request.
+ * layer every client uses, {@link MapOutputPusher} (with {@link FixedLocations}) and {@link
+ * PartitionReader}; the raw helpers send one request and return its answer (or throw its status as
+ * a {@link RemoteException}), for tests that must see what the server answers to one specific
+ * request.
  */
 final class ServerTestClient implements Closeable {
   /** Patient enough for a heavily oversubscribed server: retriable statuses are retried on. */
   static final Backoff BACKOFF = new Backoff(Duration.ofMillis(1), Duration.ofMillis(20), 100_000);
+
   /** ~1 MiB pushes, at most one in flight per map attempt. */
   static final PushSettings PUSH = new PushSettings(1 << 20, 1 << 20, BACKOFF, 0);
+
   private static final long READ_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
   final TransportClientFactory factory;
   private final TransportConf transportConf;
   private final ScheduledExecutorService timer;
+
   /** The server this client talks to unless told otherwise. */
   private final ServerAddress server;
 
@@ -82,21 +85,28 @@ final class ServerTestClient implements Closeable {
     this(server, "test-client");
   }
 
-  /** @param clientId the id this client's handshakes send */
+  /**
+   * @param clientId the id this client's handshakes send
+   */
   ServerTestClient(ServerAddress server, String clientId) {
     this(server, clientId, SluiceConf.empty());
   }
 
-  /** @param conf the client's transport settings */
+  /**
+   * @param conf the client's transport settings
+   */
   ServerTestClient(ServerAddress server, String clientId, SluiceConf conf) {
     this.transportConf = new TransportConf(conf);
-    this.factory = new TransportContext(transportConf, clientId,
-        PooledByteBufAllocator.DEFAULT).createClientFactory();
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "test-client-timer");
-      t.setDaemon(true);
-      return t;
-    });
+    this.factory =
+        new TransportContext(transportConf, clientId, PooledByteBufAllocator.DEFAULT)
+            .createClientFactory();
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "test-client-timer");
+              t.setDaemon(true);
+              return t;
+            });
     this.server = server;
   }
 
@@ -126,10 +136,22 @@ final class ServerTestClient implements Closeable {
   }
 
   /** A pusher of one map attempt writing each partition to its fixed location. */
-  MapOutputPusher pusher(String appId, int shuffleId, List<PartitionLocation> locations,
-      long taskAttemptId, PushSettings settings) {
-    return new MapOutputPusher(factory, PooledByteBufAllocator.DEFAULT, timer, settings,
-        new FixedLocations(locations), appId, shuffleId, locations.size(), taskAttemptId);
+  MapOutputPusher pusher(
+      String appId,
+      int shuffleId,
+      List<PartitionLocation> locations,
+      long taskAttemptId,
+      PushSettings settings) {
+    return new MapOutputPusher(
+        factory,
+        PooledByteBufAllocator.DEFAULT,
+        timer,
+        settings,
+        new FixedLocations(locations),
+        appId,
+        shuffleId,
+        locations.size(),
+        taskAttemptId);
   }
 
   /** Queues one block; the pusher assigns its sequence and CRC32C. Returns its key. */
@@ -145,16 +167,27 @@ final class ServerTestClient implements Closeable {
    * partition in order, waits for every acknowledgement and commits. Returns each block's key per
    * partition, in the order given.
    */
-  Map<Integer, List<BlockKey>> writeMapOutput(String appId, int shuffleId, int numPartitions,
-      int mapIndex, long taskAttemptId, Map<Integer, List<byte[]>> blocks) throws Exception {
-    return writeMapOutput(appId, shuffleId, locations(numPartitions, server), mapIndex,
-        taskAttemptId, blocks);
+  Map<Integer, List<BlockKey>> writeMapOutput(
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      int mapIndex,
+      long taskAttemptId,
+      Map<Integer, List<byte[]>> blocks)
+      throws Exception {
+    return writeMapOutput(
+        appId, shuffleId, locations(numPartitions, server), mapIndex, taskAttemptId, blocks);
   }
 
   /** As {@link #writeMapOutput(String, int, int, int, long, Map)}, to fixed locations. */
-  Map<Integer, List<BlockKey>> writeMapOutput(String appId, int shuffleId,
-      List<PartitionLocation> locations, int mapIndex, long taskAttemptId,
-      Map<Integer, List<byte[]>> blocks) throws Exception {
+  Map<Integer, List<BlockKey>> writeMapOutput(
+      String appId,
+      int shuffleId,
+      List<PartitionLocation> locations,
+      int mapIndex,
+      long taskAttemptId,
+      Map<Integer, List<byte[]>> blocks)
+      throws Exception {
     MapOutputPusher pusher = pusher(appId, shuffleId, locations, taskAttemptId, PUSH);
     Map<Integer, List<BlockKey>> keys = new LinkedHashMap<>();
     try {
@@ -179,9 +212,13 @@ final class ServerTestClient implements Closeable {
   }
 
   /** Reads a partition of the given attempts from this client's server; see {@link #read}. */
-  Map<BlockKey, byte[]> readPartition(String appId, int shuffleId, int partition,
-      long... taskAttemptIds) throws Exception {
-    return read(appId, shuffleId, partition, List.of(new PartitionLocation(0, List.of(server))),
+  Map<BlockKey, byte[]> readPartition(
+      String appId, int shuffleId, int partition, long... taskAttemptIds) throws Exception {
+    return read(
+        appId,
+        shuffleId,
+        partition,
+        List.of(new PartitionLocation(0, List.of(server))),
         taskAttemptIds);
   }
 
@@ -193,22 +230,37 @@ final class ServerTestClient implements Closeable {
    * @throws io.sluice.client.core.read.PartitionFetchException if the partition cannot be read
    *     completely
    */
-  Map<BlockKey, byte[]> read(String appId, int shuffleId, int partition,
-      List<PartitionLocation> locations, long... taskAttemptIds) throws Exception {
-    FetchSettings settings = FetchSettings.of(64L << 20, 1L << 20, transportConf.maxFrameSize(),
-        BACKOFF);
+  Map<BlockKey, byte[]> read(
+      String appId,
+      int shuffleId,
+      int partition,
+      List<PartitionLocation> locations,
+      long... taskAttemptIds)
+      throws Exception {
+    FetchSettings settings =
+        FetchSettings.of(64L << 20, 1L << 20, transportConf.maxFrameSize(), BACKOFF);
     Map<BlockKey, byte[]> blocks = new LinkedHashMap<>();
     long deadline = System.nanoTime() + READ_TIMEOUT_NANOS;
-    try (PartitionReader reader = new PartitionReader(appId, shuffleId,
-        List.of(new PartitionReader.PartitionSource(partition, locations, taskAttemptIds)),
-        settings, factory, PooledByteBufAllocator.DEFAULT, timer)) {
+    try (PartitionReader reader =
+        new PartitionReader(
+            appId,
+            shuffleId,
+            List.of(new PartitionReader.PartitionSource(partition, locations, taskAttemptIds)),
+            settings,
+            factory,
+            PooledByteBufAllocator.DEFAULT,
+            timer)) {
       reader.start();
       FetchedBlock block;
-      while ((block = reader.take(() -> {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("reading partition " + partition + " took over 60 s");
-        }
-      })) != null) {
+      while ((block =
+              reader.take(
+                  () -> {
+                    if (System.nanoTime() > deadline) {
+                      throw new AssertionError(
+                          "reading partition " + partition + " took over 60 s");
+                    }
+                  }))
+          != null) {
         try {
           if (block.partition() != partition) {
             throw new AssertionError(block + " delivered for partition " + partition);
@@ -229,39 +281,54 @@ final class ServerTestClient implements Closeable {
   // ---- raw single requests ----
 
   void registerApp(String appId) throws Exception {
-    send(new RegisterApplicationRequest(TransportClient.nextRequestId(), appId, "tester"),
+    send(
+        new RegisterApplicationRequest(TransportClient.nextRequestId(), appId, "tester"),
         StatusResponse.class);
   }
 
   void registerShuffle(String appId, int shuffleId, int partitions) throws Exception {
-    send(new RegisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId, partitions),
+    send(
+        new RegisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId, partitions),
         StatusResponse.class);
   }
 
   void unregisterShuffle(String appId, int shuffleId) throws Exception {
-    send(new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId),
+    send(
+        new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId),
         StatusResponse.class);
   }
 
   void unregisterApp(String appId) throws Exception {
-    send(new UnregisterApplicationRequest(TransportClient.nextRequestId(), appId),
+    send(
+        new UnregisterApplicationRequest(TransportClient.nextRequestId(), appId),
         StatusResponse.class);
   }
 
   /**
-   * One push request of {@code blocks} (their bytes back to back in {@code data}), answered once and
-   * not retried: a refusal is thrown as a {@link RemoteException} with the server's status.
+   * One push request of {@code blocks} (their bytes back to back in {@code data}), answered once
+   * and not retried: a refusal is thrown as a {@link RemoteException} with the server's status.
    */
-  void pushRaw(String appId, int shuffleId, List<ReplicaChain> chains,
-      List<BlockDescriptor> blocks, byte[]... data) throws Exception {
+  void pushRaw(
+      String appId,
+      int shuffleId,
+      List<ReplicaChain> chains,
+      List<BlockDescriptor> blocks,
+      byte[]... data)
+      throws Exception {
     ByteBuf body = Unpooled.directBuffer();
     for (byte[] d : data) {
       body.writeBytes(d);
     }
     PushDataRequest push;
     try {
-      push = new PushDataRequest(TransportClient.nextRequestId(), appId, shuffleId, chains, blocks,
-          new NettyManagedBuffer(body));
+      push =
+          new PushDataRequest(
+              TransportClient.nextRequestId(),
+              appId,
+              shuffleId,
+              chains,
+              blocks,
+              new NettyManagedBuffer(body));
     } catch (RuntimeException e) {
       body.release();
       throw e;
@@ -272,8 +339,11 @@ final class ServerTestClient implements Closeable {
   /** The block count each attempt committed to the partition, -1 where none. */
   int[] committedCounts(String appId, int shuffleId, int partition, long... attempts)
       throws Exception {
-    return send(new GetShuffleResultRequest(TransportClient.nextRequestId(), appId, shuffleId,
-        partition, attempts), GetShuffleResultResponse.class).blockCounts();
+    return send(
+            new GetShuffleResultRequest(
+                TransportClient.nextRequestId(), appId, shuffleId, partition, attempts),
+            GetShuffleResultResponse.class)
+        .blockCounts();
   }
 
   /** Sends one request to this client's server and waits for its answer; the caller owns it. */
@@ -314,7 +384,11 @@ final class ServerTestClient implements Closeable {
   }
 
   private static PushDataRequest pushWithBody(String appId, int body) {
-    return new PushDataRequest(2, appId, 0, List.of(),
+    return new PushDataRequest(
+        2,
+        appId,
+        0,
+        List.of(),
         List.of(new BlockDescriptor(0, 1L, 0, body, body, 0)),
         new NettyManagedBuffer(Unpooled.wrappedBuffer(new byte[body])));
   }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.core.BlockKey;
+import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.protocol.StatusCode;
@@ -15,8 +17,6 @@ import io.sluice.common.protocol.message.FetchDataResponse;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
-import io.sluice.client.core.BlockKey;
-import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;
@@ -49,9 +49,13 @@ class ShuffleServerTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = new ShuffleServer(TestServers.conf(dir, Map.of(
-        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "256k",
-        ServerOptions.APP_EXPIRY.key(), "2s")));
+    server =
+        new ShuffleServer(
+            TestServers.conf(
+                dir,
+                Map.of(
+                    ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "256k",
+                    ServerOptions.APP_EXPIRY.key(), "2s")));
     client = new ServerTestClient(server);
     client.registerApp(APP);
   }
@@ -83,12 +87,15 @@ class ShuffleServerTest {
       }
       Map<Integer, List<BlockKey>> keys =
           client.writeMapOutput(APP, 0, partitions, map, 1000 + map, output);
-      keys.forEach((p, list) -> {
-        for (int i = 0; i < list.size(); i++) {
-          assertEquals(new BlockKey(1000 + map, i), list.get(i), "sequences count from 0");
-          expected.computeIfAbsent(p, k -> new HashMap<>()).put(list.get(i), output.get(p).get(i));
-        }
-      });
+      keys.forEach(
+          (p, list) -> {
+            for (int i = 0; i < list.size(); i++) {
+              assertEquals(new BlockKey(1000 + map, i), list.get(i), "sequences count from 0");
+              expected
+                  .computeIfAbsent(p, k -> new HashMap<>())
+                  .put(list.get(i), output.get(p).get(i));
+            }
+          });
     }
     awaitFlushes();
     long onDisk = 0;
@@ -109,16 +116,18 @@ class ShuffleServerTest {
       int[] counts = client.committedCounts(APP, 0, p, attempts);
       for (int i = 0; i < attempts.length; i++) {
         long attempt = attempts[i];
-        assertEquals(expected.get(p).keySet().stream().filter(k -> k.taskAttemptId() == attempt)
-            .count(), counts[i], "partition " + p + ", attempt " + attempt);
+        assertEquals(
+            expected.get(p).keySet().stream().filter(k -> k.taskAttemptId() == attempt).count(),
+            counts[i],
+            "partition " + p + ", attempt " + attempt);
       }
     }
     // Only the attempts asked for count, in the order asked; one that never committed gets -1.
-    assertArrayEquals(new int[] {1, GetShuffleResultResponse.NOT_COMMITTED, 1},
+    assertArrayEquals(
+        new int[] {1, GetShuffleResultResponse.NOT_COMMITTED, 1},
         client.committedCounts(APP, 0, 3, 1005, 999, 1000));
     // Reading fewer attempts keeps only theirs.
-    assertEquals(Set.of(new BlockKey(1002, 0)),
-        client.readPartition(APP, 0, 5, 1002).keySet());
+    assertEquals(Set.of(new BlockKey(1002, 0)), client.readPartition(APP, 0, 5, 1002).keySet());
   }
 
   @Test
@@ -155,29 +164,42 @@ class ShuffleServerTest {
   @Test
   void badRequestsGetErrorsAndTouchNoFile() throws Exception {
     client.registerShuffle(APP, 3, 4);
-    RemoteException unknownApp = assertThrows(RemoteException.class,
-        () -> client.registerShuffle("no-such-app", 0, 4));
+    RemoteException unknownApp =
+        assertThrows(RemoteException.class, () -> client.registerShuffle("no-such-app", 0, 4));
     assertEquals(StatusCode.UNKNOWN_APPLICATION, unknownApp.status());
     byte[] one = {1};
-    RemoteException outOfRange = assertThrows(RemoteException.class, () -> client.pushRaw(APP, 3,
-        List.of(), List.of(new BlockDescriptor(4, 1, 0, 1, 1, Crc32c.of(one))), one));
+    RemoteException outOfRange =
+        assertThrows(
+            RemoteException.class,
+            () ->
+                client.pushRaw(
+                    APP,
+                    3,
+                    List.of(),
+                    List.of(new BlockDescriptor(4, 1, 0, 1, 1, Crc32c.of(one))),
+                    one));
     assertEquals(StatusCode.INVALID_REQUEST, outOfRange.status());
-    RemoteException pathLike = assertThrows(RemoteException.class,
-        () -> client.registerApp("../../etc"));
+    RemoteException pathLike =
+        assertThrows(RemoteException.class, () -> client.registerApp("../../etc"));
     assertEquals(StatusCode.INVALID_REQUEST, pathLike.status());
-    RemoteException slash = assertThrows(RemoteException.class,
-        () -> client.registerApp("a/b"));
+    RemoteException slash = assertThrows(RemoteException.class, () -> client.registerApp("a/b"));
     assertEquals(StatusCode.INVALID_REQUEST, slash.status());
-    RemoteException unknownShuffle = assertThrows(RemoteException.class,
-        () -> client.committedCounts(APP, 99, 0, 1));
+    RemoteException unknownShuffle =
+        assertThrows(RemoteException.class, () -> client.committedCounts(APP, 99, 0, 1));
     assertEquals(StatusCode.UNKNOWN_SHUFFLE, unknownShuffle.status());
     // The reader cannot find the commit it counts on, and says why.
-    PartitionFetchException unreadable = assertThrows(PartitionFetchException.class,
-        () -> client.readPartition(APP, 99, 0, 1));
+    PartitionFetchException unreadable =
+        assertThrows(PartitionFetchException.class, () -> client.readPartition(APP, 99, 0, 1));
     assertTrue(unreadable.getMessage().contains("UNKNOWN_SHUFFLE"), unreadable.getMessage());
-    RemoteException negativeOffset = assertThrows(RemoteException.class, () -> client.send(
-        new FetchDataRequest(TransportClient.nextRequestId(), APP, 3, 0, -5, 10),
-        FetchDataResponse.class).release());
+    RemoteException negativeOffset =
+        assertThrows(
+            RemoteException.class,
+            () ->
+                client
+                    .send(
+                        new FetchDataRequest(TransportClient.nextRequestId(), APP, 3, 0, -5, 10),
+                        FetchDataResponse.class)
+                    .release());
     assertEquals(StatusCode.INVALID_REQUEST, negativeOffset.status());
     assertTrue(dataFiles().isEmpty());
     assertEquals(0, server.pushPool().allocatedBytes(), "a refused push keeps nothing");
@@ -203,17 +225,30 @@ class ShuffleServerTest {
     for (Path f : dataFiles()) {
       Files.delete(f);
     }
-    RemoteException index = assertThrows(RemoteException.class, () -> client.send(
-        new FetchIndexRequest(TransportClient.nextRequestId(), APP, 5, 0),
-        FetchIndexResponse.class).release());
+    RemoteException index =
+        assertThrows(
+            RemoteException.class,
+            () ->
+                client
+                    .send(
+                        new FetchIndexRequest(TransportClient.nextRequestId(), APP, 5, 0),
+                        FetchIndexResponse.class)
+                    .release());
     assertEquals(StatusCode.DATA_NOT_FOUND, index.status(), index.getMessage());
-    RemoteException data = assertThrows(RemoteException.class, () -> client.send(
-        new FetchDataRequest(TransportClient.nextRequestId(), APP, 5, 0, 0, big.length),
-        FetchDataResponse.class).release());
+    RemoteException data =
+        assertThrows(
+            RemoteException.class,
+            () ->
+                client
+                    .send(
+                        new FetchDataRequest(
+                            TransportClient.nextRequestId(), APP, 5, 0, 0, big.length),
+                        FetchDataResponse.class)
+                    .release());
     assertEquals(StatusCode.DATA_NOT_FOUND, data.status(), data.getMessage());
     // The reader fails the partition rather than returning less than was committed.
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> client.readPartition(APP, 5, 0, 1));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> client.readPartition(APP, 5, 0, 1));
     assertTrue(e.getMessage().contains("DATA_NOT_FOUND"), e.getMessage());
     // The connection and the server keep serving.
     client.registerShuffle(APP, 6, 1);
@@ -223,16 +258,19 @@ class ShuffleServerTest {
   void statusAndMetricsAreServedOverHttp() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     String base = "http://127.0.0.1:" + server.httpPort();
-    HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> metrics =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(200, metrics.statusCode());
     assertTrue(metrics.body().contains("sluice_server_pushed_bytes_total"));
     assertTrue(metrics.body().contains("jvm_gc_collection_seconds"));
-    HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/status"))
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> status =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + "/status")).build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(200, status.statusCode());
-    assertTrue(status.body().contains("\"serverId\":\"" + server.serverId() + "\""),
-        status.body());
+    assertTrue(status.body().contains("\"serverId\":\"" + server.serverId() + "\""), status.body());
     assertTrue(status.body().contains("\"healthy\":true"), status.body());
   }
 
@@ -240,36 +278,43 @@ class ShuffleServerTest {
   void readyAnswersWhetherTheServerTakesNewShuffles() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     URI ready = URI.create("http://127.0.0.1:" + server.httpPort() + "/ready");
-    HttpResponse<String> before = http.send(HttpRequest.newBuilder(ready).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> before =
+        http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, before.statusCode());
     assertEquals("ready\n", before.body());
 
     assertFalse(server.drain(Duration.ZERO), "an application still holds data here");
-    HttpResponse<String> draining = http.send(HttpRequest.newBuilder(ready).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> draining =
+        http.send(HttpRequest.newBuilder(ready).build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(503, draining.statusCode());
     assertEquals("not ready: the server is DECOMMISSIONING\n", draining.body());
   }
 
   @Test
   void offLoopbackWithoutAuthenticationTheServerRefusesToStart(@TempDir Path other) {
-    ConfigException e = assertThrows(ConfigException.class, () -> new ShuffleServer(
-        TestServers.conf(other, Map.of(ServerOptions.BIND_HOST.key(), "0.0.0.0"))));
-    assertTrue(e.getMessage().startsWith("'server.bind.host' is 0.0.0.0, not a loopback address"),
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                new ShuffleServer(
+                    TestServers.conf(other, Map.of(ServerOptions.BIND_HOST.key(), "0.0.0.0"))));
+    assertTrue(
+        e.getMessage().startsWith("'server.bind.host' is 0.0.0.0, not a loopback address"),
         e.getMessage());
-    assertTrue(e.getMessage().contains("'auth.insecure.unauthenticated.off.loopback'"),
-        e.getMessage());
+    assertTrue(
+        e.getMessage().contains("'auth.insecure.unauthenticated.off.loopback'"), e.getMessage());
   }
 
   private void awaitFlushes() throws InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (System.nanoTime() < deadline) {
-      boolean busy = server.disks().disks().stream().anyMatch(d -> d.pendingFlushes() > 0)
-        || server.store().applications().stream().flatMap(a -> a.shuffles().stream())
-            .flatMap(sh -> sh.partitions().stream())
-            // memoryBytes counts a flush taken off the queue until its blocks are on disk.
-            .anyMatch(p -> p.memoryBytes() >= 256 * 1024);
+      boolean busy =
+          server.disks().disks().stream().anyMatch(d -> d.pendingFlushes() > 0)
+              || server.store().applications().stream()
+                  .flatMap(a -> a.shuffles().stream())
+                  .flatMap(sh -> sh.partitions().stream())
+                  // memoryBytes counts a flush taken off the queue until its blocks are on disk.
+                  .anyMatch(p -> p.memoryBytes() >= 256 * 1024);
       if (!busy) {
         return;
       }

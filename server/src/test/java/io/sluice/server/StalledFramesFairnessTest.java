@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.core.BlockKey;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
-import io.sluice.client.core.BlockKey;
 import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportOptions;
 import java.io.InputStream;
@@ -42,54 +42,72 @@ class StalledFramesFairnessTest {
 
   @Test
   void connectionsStalledInMaximumSizeFramesDelayNoClientWithSmallerFrames() throws Exception {
-    SluiceConf conf = TestServers.conf(dir, Map.of(
-        ServerOptions.BUFFER_CAPACITY.key(), "64m",
-        ServerOptions.READ_BUFFER_CAPACITY.key(), "16m",
-        TransportOptions.FRAME_TIMEOUT.key(), "10min"));
+    SluiceConf conf =
+        TestServers.conf(
+            dir,
+            Map.of(
+                ServerOptions.BUFFER_CAPACITY.key(), "64m",
+                ServerOptions.READ_BUFFER_CAPACITY.key(), "16m",
+                TransportOptions.FRAME_TIMEOUT.key(), "10min"));
     int maxFrame = Math.toIntExact(conf.get(TransportOptions.MAX_FRAME_SIZE));
     List<Socket> stallers = new ArrayList<>();
     try (ShuffleServer server = new ShuffleServer(conf)) {
-      byte[] handshake = ServerTestClient.encode(new HandshakeRequest(1,
-          ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "stalling"));
-      byte[] push = ServerTestClient.encode(
-          ServerTestClient.pushFillingFrame("app-stalling", maxFrame));
+      byte[] handshake =
+          ServerTestClient.encode(
+              new HandshakeRequest(
+                  1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "stalling"));
+      byte[] push =
+          ServerTestClient.encode(ServerTestClient.pushFillingFrame("app-stalling", maxFrame));
       List<Thread> writers = new ArrayList<>();
       for (int i = 0; i < STALLERS; i++) {
         Socket s = new Socket("127.0.0.1", server.port());
         stallers.add(s);
         // The first part of the frame, then nothing: written on a thread of its own, since the
         // server does not read what a connection waiting for receive memory sends.
-        Thread writer = new Thread(() -> {
-          try {
-            OutputStream out = s.getOutputStream();
-            out.write(handshake);
-            out.write(push, 0, 1 << 20);
-            out.flush();
-          } catch (Exception e) {
-            // closed by the test at the end
-          }
-        }, "staller-" + i);
+        Thread writer =
+            new Thread(
+                () -> {
+                  try {
+                    OutputStream out = s.getOutputStream();
+                    out.write(handshake);
+                    out.write(push, 0, 1 << 20);
+                    out.flush();
+                  } catch (Exception e) {
+                    // closed by the test at the end
+                  }
+                },
+                "staller-" + i);
         writer.setDaemon(true);
         writer.start();
         writers.add(writer);
       }
       ReceiveBudget budget = server.receiveBudget();
       // Every stalled frame holds its whole length or waits for it.
-      BooleanSupplier allStalled = () -> budget.reservedBytes() >= maxFrame
-          && budget.reservedBytes() / maxFrame + budget.queuedCount() == STALLERS;
-      await(allStalled, () -> "stalled frames reserved " + budget.reservedBytes() + " bytes, "
-          + budget.queuedCount() + " wait");
+      BooleanSupplier allStalled =
+          () ->
+              budget.reservedBytes() >= maxFrame
+                  && budget.reservedBytes() / maxFrame + budget.queuedCount() == STALLERS;
+      await(
+          allStalled,
+          () ->
+              "stalled frames reserved "
+                  + budget.reservedBytes()
+                  + " bytes, "
+                  + budget.queuedCount()
+                  + " wait");
 
       Random random = new Random(11);
       long slowestNanos = 0;
-      try (ServerTestClient good = new ServerTestClient(ServerTestClient.address(server),
-          "well-behaved", SluiceConf.empty())) {
+      try (ServerTestClient good =
+          new ServerTestClient(
+              ServerTestClient.address(server), "well-behaved", SluiceConf.empty())) {
         good.registerApp("app-good");
         for (int round = 0; round < ROUNDS; round++) {
           long start = System.nanoTime();
-          Map<Integer, List<byte[]>> blocks = Map.of(
-              0, List.of(randomBytes(random, 3_000_000)),
-              1, List.of(randomBytes(random, 1_000_000), randomBytes(random, 2_500_000)));
+          Map<Integer, List<byte[]>> blocks =
+              Map.of(
+                  0, List.of(randomBytes(random, 3_000_000)),
+                  1, List.of(randomBytes(random, 1_000_000), randomBytes(random, 2_500_000)));
           good.registerShuffle("app-good", round, 2);
           Map<Integer, List<BlockKey>> keys =
               good.writeMapOutput("app-good", round, 2, 0, 1L, blocks);
@@ -103,10 +121,12 @@ class StalledFramesFairnessTest {
           slowestNanos = Math.max(slowestNanos, System.nanoTime() - start);
         }
       }
-      System.out.printf("%d connections stalled in %d MiB frames: the slowest of %d rounds of a "
-              + "well-behaved client (6.5 MB pushed and read back) took %d ms%n", STALLERS,
-          maxFrame >> 20, ROUNDS, TimeUnit.NANOSECONDS.toMillis(slowestNanos));
-      assertTrue(allStalled.getAsBoolean(),
+      System.out.printf(
+          "%d connections stalled in %d MiB frames: the slowest of %d rounds of a "
+              + "well-behaved client (6.5 MB pushed and read back) took %d ms%n",
+          STALLERS, maxFrame >> 20, ROUNDS, TimeUnit.NANOSECONDS.toMillis(slowestNanos));
+      assertTrue(
+          allStalled.getAsBoolean(),
           "the stalled frames still hold and wait: the client got through beside them");
       for (Socket s : stallers) {
         assertTrue(isOpen(s), "no stalled connection was closed");
@@ -117,7 +137,8 @@ class StalledFramesFairnessTest {
       for (Thread t : writers) {
         t.join(TimeUnit.SECONDS.toMillis(30));
       }
-      await(() -> budget.reservedBytes() == 0 && budget.queuedCount() == 0,
+      await(
+          () -> budget.reservedBytes() == 0 && budget.queuedCount() == 0,
           () -> budget.reservedBytes() + " bytes still reserved");
     } finally {
       for (Socket s : stallers) {
@@ -150,8 +171,8 @@ class StalledFramesFairnessTest {
     return b;
   }
 
-  private static void await(BooleanSupplier condition,
-      java.util.function.Supplier<String> state) throws InterruptedException {
+  private static void await(BooleanSupplier condition, java.util.function.Supplier<String> state)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

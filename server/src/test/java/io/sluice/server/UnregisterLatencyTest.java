@@ -56,20 +56,31 @@ class UnregisterLatencyTest {
       AtomicLong slowestCommitNanos = new AtomicLong();
       AtomicLong commits = new AtomicLong();
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread commitLoop = new Thread(() -> {
-        long attempt = 0;
-        try {
-          while (committing.get()) {
-            long start = System.nanoTime();
-            committer.send(new CommitMapOutputRequest(TransportClient.nextRequestId(), "app-busy",
-                0, 0, attempt++, new int[] {0}, new int[] {1}), StatusResponse.class);
-            slowestCommitNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
-            commits.incrementAndGet();
-          }
-        } catch (Throwable t) {
-          failure.set(t);
-        }
-      }, "commit-loop");
+      Thread commitLoop =
+          new Thread(
+              () -> {
+                long attempt = 0;
+                try {
+                  while (committing.get()) {
+                    long start = System.nanoTime();
+                    committer.send(
+                        new CommitMapOutputRequest(
+                            TransportClient.nextRequestId(),
+                            "app-busy",
+                            0,
+                            0,
+                            attempt++,
+                            new int[] {0},
+                            new int[] {1}),
+                        StatusResponse.class);
+                    slowestCommitNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+                    commits.incrementAndGet();
+                  }
+                } catch (Throwable t) {
+                  failure.set(t);
+                }
+              },
+              "commit-loop");
       commitLoop.start();
       waitFor(() -> commits.get() >= 10 || failure.get() != null, "commits to flow");
       assertTrue(failure.get() == null, "commits failed: " + failure.get());
@@ -77,7 +88,8 @@ class UnregisterLatencyTest {
       long start = System.nanoTime();
       admin.unregisterApp("app-large");
       long unregisterNanos = System.nanoTime() - start;
-      assertFalse(trashEmpty(server),
+      assertFalse(
+          trashEmpty(server),
           "the unregister was answered while the files moved aside were still being deleted");
       // A commit of the other application completes while the deletion goes on: read the count
       // before looking at the trash, so a count that grew grew while files were still there.
@@ -95,8 +107,11 @@ class UnregisterLatencyTest {
         }
         Thread.sleep(1);
       }
-      assertTrue(committedWhileDeleting, "another application's commit completed while the "
-          + "files were being deleted; commits failed: " + failure.get());
+      assertTrue(
+          committedWhileDeleting,
+          "another application's commit completed while the "
+              + "files were being deleted; commits failed: "
+              + failure.get());
       long commitsBefore = commits.get();
       assertTrue(server.disks().awaitDeletions(Duration.ofMinutes(2)), "deletion finished");
       long deletionNanos = System.nanoTime() - start;
@@ -104,11 +119,13 @@ class UnregisterLatencyTest {
       committing.set(false);
       commitLoop.join(TimeUnit.MINUTES.toMillis(1));
 
-      System.out.printf("deleting %d files: unregister answered in %d ms, files gone after %d ms; "
+      System.out.printf(
+          "deleting %d files: unregister answered in %d ms, files gone after %d ms; "
               + "%d commits of another application meanwhile, the slowest took %d ms%n",
           DIRS * FILES_PER_DIR * server.disks().disks().size(),
           TimeUnit.NANOSECONDS.toMillis(unregisterNanos),
-          TimeUnit.NANOSECONDS.toMillis(deletionNanos), commits.get() - commitsAtAnswer,
+          TimeUnit.NANOSECONDS.toMillis(deletionNanos),
+          commits.get() - commitsAtAnswer,
           TimeUnit.NANOSECONDS.toMillis(slowestCommitNanos.get()));
       assertTrue(failure.get() == null, "commits failed: " + failure.get());
       for (LocalDisk disk : server.disks().disks()) {

@@ -19,9 +19,7 @@ final class Answers {
 
   private Answers() {}
 
-  /**
-   * Null if the two answers are equal; otherwise what differs first, for the failure message.
-   */
+  /** Null if the two answers are equal; otherwise what differs first, for the failure message. */
   static String difference(List<Row> expected, List<Row> actual) {
     if (expected.size() != actual.size()) {
       return expected.size() + " rows expected, " + actual.size() + " found";
@@ -36,7 +34,13 @@ final class Answers {
       }
       for (int c = 0; c < x.length(); c++) {
         if (!same(x.get(c), y.get(c))) {
-          return "row " + r + " (in sorted order), column " + c + ": expected " + x + ", found "
+          return "row "
+              + r
+              + " (in sorted order), column "
+              + c
+              + ": expected "
+              + x
+              + ", found "
               + y;
         }
       }

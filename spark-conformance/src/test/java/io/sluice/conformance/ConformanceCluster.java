@@ -47,8 +47,8 @@ final class ConformanceCluster {
   private final int coordinatorHttpPort;
 
   /**
-   * A suite's start: checks its list of inapplicable tests against {@code testNames} and
-   * acquires the cluster. Returns the coordinator's host:port.
+   * A suite's start: checks its list of inapplicable tests against {@code testNames} and acquires
+   * the cluster. Returns the coordinator's host:port.
    */
   static String beginSuite(String suite, scala.collection.immutable.Set<String> testNames) {
     InapplicableTests.checkListed(suite, testNames);
@@ -94,8 +94,9 @@ final class ConformanceCluster {
       stopping.stop();
       stopping.assertNoLeak();
       if (pushed <= 0) {
-        throw new IllegalStateException("nothing was pushed to the Sluice servers: the suite did "
-            + "not shuffle through Sluice");
+        throw new IllegalStateException(
+            "nothing was pushed to the Sluice servers: the suite did "
+                + "not shuffle through Sluice");
       }
       System.out.printf("The Sluice servers took %,.0f bytes of pushes%n", pushed);
     }
@@ -106,12 +107,13 @@ final class ConformanceCluster {
     Path base = Path.of(System.getProperty("sluice.conformance.work"));
     Files.createDirectories(base);
     this.work = Files.createTempDirectory(base.toAbsolutePath(), "cluster-");
-    this.env = Map.of(
-        "SLUICE_CONF_DIR", work.resolve("conf").toString(),
-        "SLUICE_LOG_DIR", work.resolve("logs").toString(),
-        "SLUICE_PID_DIR", work.resolve("run").toString(),
-        "SLUICE_JAVA_OPTS", "-Dio.netty.leakDetection.level=paranoid",
-        "SLUICE_STOP_TIMEOUT", "30");
+    this.env =
+        Map.of(
+            "SLUICE_CONF_DIR", work.resolve("conf").toString(),
+            "SLUICE_LOG_DIR", work.resolve("logs").toString(),
+            "SLUICE_PID_DIR", work.resolve("run").toString(),
+            "SLUICE_JAVA_OPTS", "-Dio.netty.leakDetection.level=paranoid",
+            "SLUICE_STOP_TIMEOUT", "30");
     Files.createDirectories(work.resolve("conf"));
     // The daemons log as the shipped configuration has them log, into SLUICE_LOG_DIR.
     Files.copy(projectRoot.resolve("conf/log4j2.xml"), work.resolve("conf/log4j2.xml"));
@@ -119,29 +121,37 @@ final class ConformanceCluster {
     int coordinatorPort = ports[0];
     this.coordinatorHttpPort = ports[1];
     this.coordinatorAddress = "127.0.0.1:" + coordinatorPort;
-    this.coordinatorConf = write("coordinator.conf", String.join("\n",
-        "coordinator.bind.host 127.0.0.1",
-        "coordinator.port " + coordinatorPort,
-        "coordinator.http.port " + coordinatorHttpPort,
-        ""));
+    this.coordinatorConf =
+        write(
+            "coordinator.conf",
+            String.join(
+                "\n",
+                "coordinator.bind.host 127.0.0.1",
+                "coordinator.port " + coordinatorPort,
+                "coordinator.http.port " + coordinatorHttpPort,
+                ""));
     for (int i = 0; i < SERVERS; i++) {
       String id = "server-" + i;
       serverHttpPorts.add(ports[3 + 2 * i]);
-      serverConfs.add(write(id + ".conf", String.join("\n",
-          "server.id " + id,
-          "server.bind.host 127.0.0.1",
-          "server.port " + ports[2 + 2 * i],
-          "server.http.port " + ports[3 + 2 * i],
-          "server.coordinators " + coordinatorAddress,
-          "buffer.capacity 256m",
-          "read.buffer.capacity 64m",
-          "transport.receive.memory 64m",
-          "transport.max.connections 256",
-          "local.dirs " + work.resolve(id + "-data"),
-          "disk.min.free 0",
-          "server.drain.timeout 5s",
-          "server.recovery.enabled false",
-          "")));
+      serverConfs.add(
+          write(
+              id + ".conf",
+              String.join(
+                  "\n",
+                  "server.id " + id,
+                  "server.bind.host 127.0.0.1",
+                  "server.port " + ports[2 + 2 * i],
+                  "server.http.port " + ports[3 + 2 * i],
+                  "server.coordinators " + coordinatorAddress,
+                  "buffer.capacity 256m",
+                  "read.buffer.capacity 64m",
+                  "transport.receive.memory 64m",
+                  "transport.max.connections 256",
+                  "local.dirs " + work.resolve(id + "-data"),
+                  "disk.min.free 0",
+                  "server.drain.timeout 5s",
+                  "server.recovery.enabled false",
+                  "")));
     }
   }
 
@@ -153,9 +163,17 @@ final class ConformanceCluster {
     long deadline = System.nanoTime() + START_WAIT.toNanos();
     while (activeServers() < SERVERS) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the coordinator at " + coordinatorAddress + " counts "
-            + activeServers() + " of " + SERVERS + " servers active after " + START_WAIT
-            + "; logs in " + work.resolve("logs"));
+        throw new IllegalStateException(
+            "the coordinator at "
+                + coordinatorAddress
+                + " counts "
+                + activeServers()
+                + " of "
+                + SERVERS
+                + " servers active after "
+                + START_WAIT
+                + "; logs in "
+                + work.resolve("logs"));
       }
       Thread.sleep(100);
     }
@@ -208,8 +226,10 @@ final class ConformanceCluster {
 
   /** Runs a bin/ script to completion; fails with its output if it does not exit 0. */
   private void script(String name, Path conf) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder("bash", projectRoot.resolve("bin").resolve(name)
-        .toString(), conf.toString()).redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "bash", projectRoot.resolve("bin").resolve(name).toString(), conf.toString())
+            .redirectErrorStream(true);
     pb.environment().putAll(env);
     Process p = pb.start();
     byte[] output = p.getInputStream().readAllBytes();
@@ -218,8 +238,15 @@ final class ConformanceCluster {
       throw new IllegalStateException("bin/" + name + " " + conf + " did not end");
     }
     if (p.exitValue() != 0) {
-      throw new IllegalStateException("bin/" + name + " " + conf + " exited " + p.exitValue()
-          + ":\n" + new String(output, StandardCharsets.UTF_8));
+      throw new IllegalStateException(
+          "bin/"
+              + name
+              + " "
+              + conf
+              + " exited "
+              + p.exitValue()
+              + ":\n"
+              + new String(output, StandardCharsets.UTF_8));
     }
   }
 
@@ -240,10 +267,13 @@ final class ConformanceCluster {
   /** One sample of a daemon's /metrics; 0 if the daemon does not answer or has no such sample. */
   private static double metric(int httpPort, Pattern sample) {
     try {
-      HttpResponse<String> response = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
-              .timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       Matcher m = sample.matcher(response.body());
       return m.find() ? Double.parseDouble(m.group(1)) : 0;
     } catch (IOException e) {

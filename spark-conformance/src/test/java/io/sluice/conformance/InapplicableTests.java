@@ -39,8 +39,8 @@ final class InapplicableTests {
         names.addAll(JavaConverters.setAsJavaSetConverter(own.get()).asJava());
       }
       names.add(IGNORE_TAG);
-      result = result.updated(test,
-          JavaConverters.asScalaSetConverter(names).asScala().<String>toSet());
+      result =
+          result.updated(test, JavaConverters.asScalaSetConverter(names).asScala().<String>toSet());
     }
     return result;
   }
@@ -49,11 +49,16 @@ final class InapplicableTests {
   static void checkListed(String suite, Set<String> testNames) {
     for (java.util.Map.Entry<String, String> e : reasons(suite).entrySet()) {
       if (!testNames.contains(e.getKey())) {
-        throw new IllegalStateException(RESOURCE + " names \"" + e.getKey() + "\", which "
-            + suite + " does not have");
+        throw new IllegalStateException(
+            RESOURCE + " names \"" + e.getKey() + "\", which " + suite + " does not have");
       }
-      System.out.println("Inapplicable to a remote shuffle service, so ignored: " + suite + ": \""
-          + e.getKey() + "\": " + e.getValue());
+      System.out.println(
+          "Inapplicable to a remote shuffle service, so ignored: "
+              + suite
+              + ": \""
+              + e.getKey()
+              + "\": "
+              + e.getValue());
     }
   }
 
@@ -61,8 +66,8 @@ final class InapplicableTests {
   static java.util.Map<String, String> reasons(String suite) {
     java.util.Map<String, String> reasons = new LinkedHashMap<>();
     try (InputStream in = InapplicableTests.class.getResourceAsStream(RESOURCE);
-        BufferedReader lines = new BufferedReader(
-            new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        BufferedReader lines =
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       String line;
       while ((line = lines.readLine()) != null) {
         if (line.isBlank() || line.startsWith("#")) {
@@ -70,8 +75,11 @@ final class InapplicableTests {
         }
         String[] fields = line.split("\t");
         if (fields.length != 3 || fields[2].isBlank()) {
-          throw new IllegalStateException(RESOURCE + ": a line needs a suite, a test name and a "
-              + "reason, tab-separated: " + line);
+          throw new IllegalStateException(
+              RESOURCE
+                  + ": a line needs a suite, a test name and a "
+                  + "reason, tab-separated: "
+                  + line);
         }
         if (fields[0].equals(suite)) {
           reasons.put(fields[1], fields[2]);

@@ -5,10 +5,10 @@ import org.scalatest.Args;
 import org.scalatest.Status;
 
 /**
- * Spark's own {@code ShuffleSuite} (from its spark-core test jar) through Sluice, as Spark's
- * {@code SortShuffleSuite} runs it through the built-in shuffle: the suite's own configuration with
- * Sluice as the shuffle manager. Its {@code local-cluster} tests start executors from the Spark
- * home the examples module assembles, with the test class path ({@code spark.testing}).
+ * Spark's own {@code ShuffleSuite} (from its spark-core test jar) through Sluice, as Spark's {@code
+ * SortShuffleSuite} runs it through the built-in shuffle: the suite's own configuration with Sluice
+ * as the shuffle manager. Its {@code local-cluster} tests start executors from the Spark home the
+ * examples module assembles, with the test class path ({@code spark.testing}).
  */
 public class SluiceShuffleSuite extends ShuffleSuite {
   private static final String SUITE = "ShuffleSuite";

@@ -17,17 +17,17 @@ import scala.Option;
  * A time limit for each of Spark's tests, so that a hang fails in minutes and names its test
  * instead of holding the build: when a test runs past the limit, every thread's stack goes to
  * standard error, the active Spark context's jobs are cancelled and the test's thread interrupted,
- * which fails the test. If the thread still has not returned a minute
- * later (stuck where interrupts do not reach), the JVM halts, so that the build fails rather than
- * waits.
+ * which fails the test. If the thread still has not returned a minute later (stuck where interrupts
+ * do not reach), the JVM halts, so that the build fails rather than waits.
  */
 final class TestWatchdog {
-  private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(
-      r -> {
-        Thread t = new Thread(r, "sluice-conformance-watchdog");
-        t.setDaemon(true);
-        return t;
-      });
+  private static final ScheduledExecutorService TIMER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "sluice-conformance-watchdog");
+            t.setDaemon(true);
+            return t;
+          });
   private static final Duration GRACE = Duration.ofMinutes(1);
 
   private TestWatchdog() {}
@@ -46,22 +46,40 @@ final class TestWatchdog {
     Thread testThread = Thread.currentThread();
     AtomicReference<ScheduledFuture<?>> halt = new AtomicReference<>();
     String what = suite + ": \"" + name + "\"";
-    ScheduledFuture<?> timeout = TIMER.schedule(() -> {
-      System.err.println("=== " + what + " still runs after " + limit + " (a hang through "
-          + "Sluice?); cancelling its jobs and interrupting it. Its threads:");
-      System.err.println(threadDump());
-      Option<SparkContext> active = SparkContext$.MODULE$.getActive();
-      if (active.isDefined()) {
-        active.get().cancelAllJobs();
-      }
-      testThread.interrupt();
-      halt.set(TIMER.schedule(() -> {
-        System.err.println("=== " + what + " did not return " + GRACE + " after its jobs were "
-            + "cancelled and its thread interrupted; halting the JVM");
-        System.err.println(threadDump());
-        Runtime.getRuntime().halt(3);
-      }, GRACE.toMillis(), TimeUnit.MILLISECONDS));
-    }, limit.toMillis(), TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> timeout =
+        TIMER.schedule(
+            () -> {
+              System.err.println(
+                  "=== "
+                      + what
+                      + " still runs after "
+                      + limit
+                      + " (a hang through "
+                      + "Sluice?); cancelling its jobs and interrupting it. Its threads:");
+              System.err.println(threadDump());
+              Option<SparkContext> active = SparkContext$.MODULE$.getActive();
+              if (active.isDefined()) {
+                active.get().cancelAllJobs();
+              }
+              testThread.interrupt();
+              halt.set(
+                  TIMER.schedule(
+                      () -> {
+                        System.err.println(
+                            "=== "
+                                + what
+                                + " did not return "
+                                + GRACE
+                                + " after its jobs were "
+                                + "cancelled and its thread interrupted; halting the JVM");
+                        System.err.println(threadDump());
+                        Runtime.getRuntime().halt(3);
+                      },
+                      GRACE.toMillis(),
+                      TimeUnit.MILLISECONDS));
+            },
+            limit.toMillis(),
+            TimeUnit.MILLISECONDS);
     try {
       return test.get();
     } finally {
@@ -79,7 +97,10 @@ final class TestWatchdog {
   private static String threadDump() {
     StringBuilder out = new StringBuilder();
     for (ThreadInfo info : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
-      out.append('"').append(info.getThreadName()).append("\" ").append(info.getThreadState())
+      out.append('"')
+          .append(info.getThreadName())
+          .append("\" ")
+          .append(info.getThreadState())
           .append('\n');
       for (StackTraceElement frame : info.getStackTrace()) {
         out.append("    at ").append(frame).append('\n');

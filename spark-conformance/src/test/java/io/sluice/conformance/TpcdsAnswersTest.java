@@ -22,16 +22,16 @@ import org.junit.jupiter.api.Timeout;
  * through Spark's built-in shuffle, on data generated at {@code sluice.tpcds.scale} (0.1 by
  * default; {@code -Dsluice.tpcds.scale=1} for scale 1), compared without regard to row order
  * ({@link Answers}); a query that fails (Spark 4's ANSI mode divides by zero in q90 at small
- * scales) must fail the same way both ways. The data and the query texts are the TPC-DS
- * benchmark's ({@link TpcdsTables}, {@link TpcdsQueryTexts}: {@code bin/sluice-bench --tpcds}). Each mode runs every query in a fresh Spark
- * application of its own ({@code local[2]}, Spark's defaults but
+ * scales) must fail the same way both ways. The data and the query texts are the TPC-DS benchmark's
+ * ({@link TpcdsTables}, {@link TpcdsQueryTexts}: {@code bin/sluice-bench --tpcds}). Each mode runs
+ * every query in a fresh Spark application of its own ({@code local[2]}, Spark's defaults but
  * {@code spark.sql.shuffle.partitions}); each query has the conformance suites' time limit, so a
  * hang fails naming the query.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
 class TpcdsAnswersTest {
-  private static final double SCALE = Double.parseDouble(
-      System.getProperty("sluice.tpcds.scale", "0.1"));
+  private static final double SCALE =
+      Double.parseDouble(System.getProperty("sluice.tpcds.scale", "0.1"));
   private static final String SHUFFLE_PARTITIONS =
       System.getProperty("sluice.tpcds.shuffle.partitions", "8");
   private static final Path WORK = Path.of(System.getProperty("sluice.conformance.work"));
@@ -71,8 +71,12 @@ class TpcdsAnswersTest {
         differences.add(query + ": " + difference);
       }
     }
-    assertEquals(List.of(), differences, "queries whose answer through Sluice differs from the "
-        + "built-in shuffle's, at scale " + SCALE);
+    assertEquals(
+        List.of(),
+        differences,
+        "queries whose answer through Sluice differs from the "
+            + "built-in shuffle's, at scale "
+            + SCALE);
   }
 
   private static SparkConf conf(String name) {
@@ -100,10 +104,12 @@ class TpcdsAnswersTest {
   private record Outcome(List<Row> rows, String error) {
     String difference(Outcome other) {
       if (error != null || other.error != null) {
-        return java.util.Objects.equals(error, other.error) ? null
-            : "expected " + (error != null ? "the error " + error : rows.size() + " rows")
-                + ", found " + (other.error != null ? "the error " + other.error
-                    : other.rows.size() + " rows");
+        return java.util.Objects.equals(error, other.error)
+            ? null
+            : "expected "
+                + (error != null ? "the error " + error : rows.size() + " rows")
+                + ", found "
+                + (other.error != null ? "the error " + other.error : other.rows.size() + " rows");
       }
       return Answers.difference(rows, other.rows);
     }
@@ -115,30 +121,35 @@ class TpcdsAnswersTest {
   }
 
   /** Each query's outcome, in query order; prints each query's time. */
-  private static Map<String, Outcome> run(SparkSession spark, Path data,
-      Map<String, String> queries, String mode) {
+  private static Map<String, Outcome> run(
+      SparkSession spark, Path data, Map<String, String> queries, String mode) {
     TpcdsTables.register(spark, data);
     Map<String, Outcome> answers = new LinkedHashMap<>();
     long total = 0;
     for (Map.Entry<String, String> query : queries.entrySet()) {
       long start = System.nanoTime();
-      Outcome outcome = TestWatchdog.guard("TPC-DS through " + mode, query.getKey(), () -> {
-        try {
-          return new Outcome(spark.sql(query.getValue()).collectAsList(), null);
-        } catch (RuntimeException e) {
-          String message = String.valueOf(e.getMessage());
-          return new Outcome(null, e.getClass().getName() + ": " + message.lines().findFirst()
-              .orElse(""));
-        }
-      });
+      Outcome outcome =
+          TestWatchdog.guard(
+              "TPC-DS through " + mode,
+              query.getKey(),
+              () -> {
+                try {
+                  return new Outcome(spark.sql(query.getValue()).collectAsList(), null);
+                } catch (RuntimeException e) {
+                  String message = String.valueOf(e.getMessage());
+                  return new Outcome(
+                      null, e.getClass().getName() + ": " + message.lines().findFirst().orElse(""));
+                }
+              });
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       total += millis;
-      System.out.printf("TPC-DS %s through %s: %s in %d ms%n", query.getKey(), mode, outcome,
-          millis);
+      System.out.printf(
+          "TPC-DS %s through %s: %s in %d ms%n", query.getKey(), mode, outcome, millis);
       answers.put(query.getKey(), outcome);
     }
-    System.out.printf("TPC-DS at scale %s through %s: %d queries in %.1f s%n", SCALE, mode,
-        queries.size(), total / 1000.0);
+    System.out.printf(
+        "TPC-DS at scale %s through %s: %d queries in %.1f s%n",
+        SCALE, mode, queries.size(), total / 1000.0);
     return answers;
   }
 }

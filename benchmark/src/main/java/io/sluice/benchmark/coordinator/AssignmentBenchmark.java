@@ -34,17 +34,16 @@ import java.util.Set;
  *
  * <ul>
  *   <li>assignment latency (p50, p99, max) and rate of the assigner itself, for 1,000 and 10,000
- *       partitions with one and two copies, and with the candidate list rebuilt before every request
- *       (a server changed state just before);
+ *       partitions with one and two copies, and with the candidate list rebuilt before every
+ *       request (a server changed state just before);
  *   <li>the same for 1,000 partitions through the network, client to coordinator and back;
  *   <li>CPU of heartbeat processing: the registry alone (CPU time of the calling thread), and the
- *       whole coordinator (CPU time of its threads) while 5,000 servers beat at 1 Hz, each on its own
- *       connection.
+ *       whole coordinator (CPU time of its threads) while 5,000 servers beat at 1 Hz, each on its
+ *       own connection.
  * </ul>
  *
  * <p>Prints the figures and rewrites the {@code coordinator} section of {@code
- * docs/benchmarks/coordinator.md}.
- * Run it with {@code bin/bench-coordinator.sh}.
+ * docs/benchmarks/coordinator.md}. Run it with {@code bin/bench-coordinator.sh}.
  */
 public final class AssignmentBenchmark {
   private static final int SERVERS = 5_000;
@@ -62,12 +61,14 @@ public final class AssignmentBenchmark {
     this.heartbeatSeconds = heartbeatSeconds;
   }
 
-  private static final String USAGE = String.join("\n",
-      "Usage: AssignmentBenchmark [flags]",
-      "  --seconds N     seconds of heartbeats from every server (default 10)",
-      "  --output PATH   Markdown file whose 'coordinator' section is rewritten",
-      "                  (default docs/benchmarks/coordinator.md; '-' prints only)",
-      "  --command TEXT  the command line to state in the report");
+  private static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: AssignmentBenchmark [flags]",
+          "  --seconds N     seconds of heartbeats from every server (default 10)",
+          "  --output PATH   Markdown file whose 'coordinator' section is rewritten",
+          "                  (default docs/benchmarks/coordinator.md; '-' prints only)",
+          "  --command TEXT  the command line to state in the report");
 
   public static void main(String[] args) throws Exception {
     Flags.parseOrExit(args, USAGE, AssignmentBenchmark::parse).run();
@@ -92,20 +93,24 @@ public final class AssignmentBenchmark {
 
   private void run() throws Exception {
     SyntheticCluster cluster = new SyntheticCluster(SERVERS, SERVERS_PER_HOST);
-    ServerRegistry registry = new ServerRegistry(Clock.systemUTC(), Duration.ofSeconds(30),
-        new ExclusionList());
+    ServerRegistry registry =
+        new ServerRegistry(Clock.systemUTC(), Duration.ofSeconds(30), new ExclusionList());
     for (int i = 0; i < SERVERS; i++) {
       registry.heartbeat(cluster.next(i));
     }
-    ShuffleAssigner assigner = new ShuffleAssigner(registry,
-        CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE.parse(
-            CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE.defaultValueText()),
-        CoordinatorOptions.LOAD_HALF_PARTITIONS.parse(
-            CoordinatorOptions.LOAD_HALF_PARTITIONS.defaultValueText()),
-        CoordinatorOptions.PENDING_EXPIRY.parse(
-            CoordinatorOptions.PENDING_EXPIRY.defaultValueText()).toMillis(),
-        CoordinatorOptions.REFRESH_INTERVAL.parse(
-            CoordinatorOptions.REFRESH_INTERVAL.defaultValueText()).toMillis());
+    ShuffleAssigner assigner =
+        new ShuffleAssigner(
+            registry,
+            CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE.parse(
+                CoordinatorOptions.MAX_SERVERS_PER_SHUFFLE.defaultValueText()),
+            CoordinatorOptions.LOAD_HALF_PARTITIONS.parse(
+                CoordinatorOptions.LOAD_HALF_PARTITIONS.defaultValueText()),
+            CoordinatorOptions.PENDING_EXPIRY
+                .parse(CoordinatorOptions.PENDING_EXPIRY.defaultValueText())
+                .toMillis(),
+            CoordinatorOptions.REFRESH_INTERVAL
+                .parse(CoordinatorOptions.REFRESH_INTERVAL.defaultValueText())
+                .toMillis());
 
     List<String> latency = new ArrayList<>();
     latency.add("| Assignment | Requests | p50 (µs) | p99 (µs) | max (µs) | Requests/s |");
@@ -122,85 +127,116 @@ public final class AssignmentBenchmark {
     double loadAverage = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     LatencyStats thousand = assignInProcess(assigner, null, 1_000, 1, 5_000);
     latency.add(thousand.row("1,000 partitions, 1 copy"));
-    latency.add(assignInProcess(assigner, null, 1_000, 2, 5_000)
-        .row("1,000 partitions, 2 copies"));
-    latency.add(assignInProcess(assigner, null, 10_000, 1, 1_000)
-        .row("10,000 partitions, 1 copy"));
-    latency.add(assignInProcess(assigner, null, 10_000, 2, 1_000)
-        .row("10,000 partitions, 2 copies"));
-    latency.add(assignInProcess(assigner, () -> flipOneServer(registry, cluster), 1_000, 1, 2_000)
-        .row("1,000 partitions, 1 copy, candidate list rebuilt for each request"));
+    latency.add(assignInProcess(assigner, null, 1_000, 2, 5_000).row("1,000 partitions, 2 copies"));
+    latency.add(assignInProcess(assigner, null, 10_000, 1, 1_000).row("10,000 partitions, 1 copy"));
+    latency.add(
+        assignInProcess(assigner, null, 10_000, 2, 1_000).row("10,000 partitions, 2 copies"));
+    latency.add(
+        assignInProcess(assigner, () -> flipOneServer(registry, cluster), 1_000, 1, 2_000)
+            .row("1,000 partitions, 1 copy, candidate list rebuilt for each request"));
 
     double registryCpuPerBeatNanos = registryHeartbeatCpu(registry, cluster);
     NetworkFigures network = overTheNetwork(cluster);
-    latency.add(network.assignments.row("1,000 partitions, 1 copy, over loopback (client to "
-        + "coordinator and back)"));
+    latency.add(
+        network.assignments.row(
+            "1,000 partitions, 1 copy, over loopback (client to " + "coordinator and back)"));
 
     List<String> cpu = new ArrayList<>();
     cpu.add("| Heartbeats of 5,000 servers at 1 Hz | CPU |");
     cpu.add("|---|---|");
-    cpu.add(String.format(Locale.ROOT, "| Registry update alone (%.1f µs per heartbeat) | %.2f%% "
-        + "of one core |", registryCpuPerBeatNanos / 1e3, registryCpuPerBeatNanos * SERVERS / 1e7));
-    cpu.add(String.format(Locale.ROOT, "| Whole coordinator: receive, decode, validate, update, "
-        + "answer on %,d connections (%,d heartbeats in %d s, %d failed) | %.2f%% of one core, of "
-        + "which %.2f%% in the coordinator's code and Netty (user time), %.2f%% in the kernel's "
-        + "network stack (system time) |",
-        SERVERS, network.heartbeats, heartbeatSeconds, network.failures,
-        100.0 * network.coordinator.cpuNanos() / network.wallNanos,
-        100.0 * network.coordinator.userNanos() / network.wallNanos,
-        100.0 * (network.coordinator.cpuNanos() - network.coordinator.userNanos())
-            / network.wallNanos));
-    cpu.add(String.format(Locale.ROOT, "| JVM garbage collection during that run (all threads) "
-        + "| %.2f%% of wall time |", 100.0 * network.gcMillis * 1e6 / network.wallNanos));
+    cpu.add(
+        String.format(
+            Locale.ROOT,
+            "| Registry update alone (%.1f µs per heartbeat) | %.2f%% " + "of one core |",
+            registryCpuPerBeatNanos / 1e3,
+            registryCpuPerBeatNanos * SERVERS / 1e7));
+    cpu.add(
+        String.format(
+            Locale.ROOT,
+            "| Whole coordinator: receive, decode, validate, update, "
+                + "answer on %,d connections (%,d heartbeats in %d s, %d failed) | %.2f%% of one core, of "
+                + "which %.2f%% in the coordinator's code and Netty (user time), %.2f%% in the kernel's "
+                + "network stack (system time) |",
+            SERVERS,
+            network.heartbeats,
+            heartbeatSeconds,
+            network.failures,
+            100.0 * network.coordinator.cpuNanos() / network.wallNanos,
+            100.0 * network.coordinator.userNanos() / network.wallNanos,
+            100.0
+                * (network.coordinator.cpuNanos() - network.coordinator.userNanos())
+                / network.wallNanos));
+    cpu.add(
+        String.format(
+            Locale.ROOT,
+            "| JVM garbage collection during that run (all threads) " + "| %.2f%% of wall time |",
+            100.0 * network.gcMillis * 1e6 / network.wallNanos));
 
-    String body = String.join("\n",
-        "The script builds the module if needed (`mvn -B -q -Dmaven.test.skip=true package -pl "
-            + "benchmark -am`) and runs `java -Xms1g -Xmx1g -XX:+UseG1GC "
-            + "-Dio.netty.leakDetection.level=disabled -cp "
-            + "\"benchmark/target/sluice-benchmark-0.1.0-SNAPSHOT.jar:benchmark/target/lib/*\" "
-            + "io.sluice.benchmark.coordinator.AssignmentBenchmark`.",
-        "",
-        "5,000 registered servers, five per host, with random free push memory and partitions held;",
-        "default assignment settings (a shuffle spread over at most 100 servers). Assignments are",
-        "computed one at a time, on one thread, as the coordinator does; the rate is that thread's.",
-        "",
-        String.join("\n", latency),
-        "",
-        String.join("\n", cpu),
-        "",
-        "Targets (issue 4): p99 under 1 ms for 1,000 partitions; heartbeat processing for 5,000",
-        "servers at 1 Hz under 5% of one core. The load generator shares the machine's cores with",
-        "the coordinator; its threads are not counted in the coordinator's CPU. Over loopback the",
-        "kernel time of delivering each answer into the generator's socket is charged to the",
-        "coordinator's thread. Servers heart-beat every 5 s by default (`server.heartbeat.interval`),",
-        "a fifth of this load.",
-        "",
-        outcome(thousand, registryCpuPerBeatNanos, network, loadAverage));
+    String body =
+        String.join(
+            "\n",
+            "The script builds the module if needed (`mvn -B -q -Dmaven.test.skip=true package -pl "
+                + "benchmark -am`) and runs `java -Xms1g -Xmx1g -XX:+UseG1GC "
+                + "-Dio.netty.leakDetection.level=disabled -cp "
+                + "\"benchmark/target/sluice-benchmark-0.1.0-SNAPSHOT.jar:benchmark/target/lib/*\" "
+                + "io.sluice.benchmark.coordinator.AssignmentBenchmark`.",
+            "",
+            "5,000 registered servers, five per host, with random free push memory and partitions held;",
+            "default assignment settings (a shuffle spread over at most 100 servers). Assignments are",
+            "computed one at a time, on one thread, as the coordinator does; the rate is that thread's.",
+            "",
+            String.join("\n", latency),
+            "",
+            String.join("\n", cpu),
+            "",
+            "Targets (issue 4): p99 under 1 ms for 1,000 partitions; heartbeat processing for 5,000",
+            "servers at 1 Hz under 5% of one core. The load generator shares the machine's cores with",
+            "the coordinator; its threads are not counted in the coordinator's CPU. Over loopback the",
+            "kernel time of delivering each answer into the generator's socket is charged to the",
+            "coordinator's thread. Servers heart-beat every 5 s by default (`server.heartbeat.interval`),",
+            "a fifth of this load.",
+            "",
+            outcome(thousand, registryCpuPerBeatNanos, network, loadAverage));
     System.out.println();
     System.out.println(body);
     if (output != null) {
-      BenchmarkReport.writeSection(output, "coordinator",
-          "Coordinator: assignment latency and heartbeat CPU", command, body);
+      BenchmarkReport.writeSection(
+          output,
+          "coordinator",
+          "Coordinator: assignment latency and heartbeat CPU",
+          command,
+          body);
       System.out.println("\nWrote the coordinator section of " + output);
     }
   }
 
-  private static String outcome(LatencyStats thousand, double registryCpuPerBeatNanos,
-      NetworkFigures network, double loadAverage) {
+  private static String outcome(
+      LatencyStats thousand,
+      double registryCpuPerBeatNanos,
+      NetworkFigures network,
+      double loadAverage) {
     double total = 100.0 * network.coordinator.cpuNanos() / network.wallNanos;
     double user = 100.0 * network.coordinator.userNanos() / network.wallNanos;
-    return String.format(Locale.ROOT, "Outcome: p99 for 1,000 partitions %s µs (%s the 1 ms "
-        + "target). Heartbeats: the registry takes %.2f%% of a core and the coordinator's own code "
-        + "%.2f%% (%s 5%%); with the kernel's socket work on 5,000 connections the whole process "
-        + "takes %.2f%% (%s 5%%). Load average when the run started: %.1f on %d cores.",
-        LatencyStats.micros(thousand.p99Nanos()), thousand.p99Nanos() < 1_000_000 ? "meets" : "misses",
-        registryCpuPerBeatNanos * SERVERS / 1e7, user, user < 5 ? "under" : "over", total,
-        total < 5 ? "under" : "over", loadAverage, Runtime.getRuntime().availableProcessors());
+    return String.format(
+        Locale.ROOT,
+        "Outcome: p99 for 1,000 partitions %s µs (%s the 1 ms "
+            + "target). Heartbeats: the registry takes %.2f%% of a core and the coordinator's own code "
+            + "%.2f%% (%s 5%%); with the kernel's socket work on 5,000 connections the whole process "
+            + "takes %.2f%% (%s 5%%). Load average when the run started: %.1f on %d cores.",
+        LatencyStats.micros(thousand.p99Nanos()),
+        thousand.p99Nanos() < 1_000_000 ? "meets" : "misses",
+        registryCpuPerBeatNanos * SERVERS / 1e7,
+        user,
+        user < 5 ? "under" : "over",
+        total,
+        total < 5 ? "under" : "over",
+        loadAverage,
+        Runtime.getRuntime().availableProcessors());
   }
 
   /** Runs {@code requests} assignments after as many warm-up ones; {@code before} runs untimed. */
-  private static LatencyStats assignInProcess(ShuffleAssigner assigner, Runnable before,
-      int partitions, int copies, int requests) {
+  private static LatencyStats assignInProcess(
+      ShuffleAssigner assigner, Runnable before, int partitions, int copies, int requests) {
     for (int i = 0; i < requests; i++) {
       if (before != null) {
         before.run();
@@ -219,8 +255,13 @@ public final class AssignmentBenchmark {
       timed += nanos[i];
     }
     LatencyStats stats = LatencyStats.of(nanos, timed);
-    System.out.printf(Locale.ROOT, "assign %,d partitions x %d: p50 %s µs, p99 %s µs%n", partitions,
-        copies, LatencyStats.micros(stats.p50Nanos()), LatencyStats.micros(stats.p99Nanos()));
+    System.out.printf(
+        Locale.ROOT,
+        "assign %,d partitions x %d: p50 %s µs, p99 %s µs%n",
+        partitions,
+        copies,
+        LatencyStats.micros(stats.p50Nanos()),
+        LatencyStats.micros(stats.p99Nanos()));
     return stats;
   }
 
@@ -230,10 +271,22 @@ public final class AssignmentBenchmark {
   private void flipOneServer(ServerRegistry registry, SyntheticCluster cluster) {
     int i = flipped++ % SERVERS;
     ServerStatus s = cluster.next(i);
-    registry.heartbeat(new ServerStatus(s.serverId(), s.host(), s.dataPort(), s.httpPort(),
-        flipped % 2 == 0 ? ServerState.ACTIVE : ServerState.DECOMMISSIONING, s.version(),
-        s.pushBufferUsed(), s.pushBufferCapacity(), s.readBufferUsed(), s.readBufferCapacity(),
-        s.partitionsHeld(), s.disks(), s.tags(), s.timestampMillis()));
+    registry.heartbeat(
+        new ServerStatus(
+            s.serverId(),
+            s.host(),
+            s.dataPort(),
+            s.httpPort(),
+            flipped % 2 == 0 ? ServerState.ACTIVE : ServerState.DECOMMISSIONING,
+            s.version(),
+            s.pushBufferUsed(),
+            s.pushBufferCapacity(),
+            s.readBufferUsed(),
+            s.readBufferCapacity(),
+            s.partitionsHeld(),
+            s.disks(),
+            s.tags(),
+            s.timestampMillis()));
   }
 
   /** CPU nanoseconds the calling thread spends per registry heartbeat. */
@@ -258,28 +311,44 @@ public final class AssignmentBenchmark {
     return perBeat;
   }
 
-  private record NetworkFigures(LatencyStats assignments, long heartbeats, long failures,
-      ThreadCpu.Usage coordinator, long wallNanos, long gcMillis) {}
+  private record NetworkFigures(
+      LatencyStats assignments,
+      long heartbeats,
+      long failures,
+      ThreadCpu.Usage coordinator,
+      long wallNanos,
+      long gcMillis) {}
 
   private NetworkFigures overTheNetwork(SyntheticCluster cluster) throws Exception {
-    SluiceConf conf = SluiceConf.empty()
-        .with(CoordinatorOptions.BIND_HOST, HOST)
-        .with(CoordinatorOptions.PORT, "0")
-        .with(CoordinatorOptions.HTTP_PORT, "-1")
-        .with(TransportOptions.SERVER_THREADS, "1");
+    SluiceConf conf =
+        SluiceConf.empty()
+            .with(CoordinatorOptions.BIND_HOST, HOST)
+            .with(CoordinatorOptions.PORT, "0")
+            .with(CoordinatorOptions.HTTP_PORT, "-1")
+            .with(TransportOptions.SERVER_THREADS, "1");
     SluiceConf clientConf = SluiceConf.empty().with(TransportOptions.CLIENT_THREADS, "1");
-    ThreadCpu coordinatorThreads = new ThreadCpu(
-        List.of("sluice-server", "sluice-accept", "sluice-coordinator"));
+    ThreadCpu coordinatorThreads =
+        new ThreadCpu(List.of("sluice-server", "sluice-accept", "sluice-coordinator"));
     try (CoordinatorServer coordinator = CoordinatorServer.start(conf);
-        TransportClientFactory factory = new TransportContext(new TransportConf(clientConf),
-            "assignment-benchmark", PooledByteBufAllocator.DEFAULT).createClientFactory();
-        HeartbeatLoad load = new HeartbeatLoad(cluster, factory, HOST, coordinator.port(),
-            SERVERS);
-        CoordinatorClient client = new CoordinatorClient(factory,
-            List.of(new CoordinatorAddress(HOST, coordinator.port())), Duration.ofSeconds(30))) {
+        TransportClientFactory factory =
+            new TransportContext(
+                    new TransportConf(clientConf),
+                    "assignment-benchmark",
+                    PooledByteBufAllocator.DEFAULT)
+                .createClientFactory();
+        HeartbeatLoad load =
+            new HeartbeatLoad(cluster, factory, HOST, coordinator.port(), SERVERS);
+        CoordinatorClient client =
+            new CoordinatorClient(
+                factory,
+                List.of(new CoordinatorAddress(HOST, coordinator.port())),
+                Duration.ofSeconds(30))) {
       load.burst();
-      System.out.printf(Locale.ROOT, "%,d servers registered over %,d connections%n",
-          coordinator.servers().size(), SERVERS);
+      System.out.printf(
+          Locale.ROOT,
+          "%,d servers registered over %,d connections%n",
+          coordinator.servers().size(),
+          SERVERS);
       client.registerApplication("benchmark-app", "bench");
       int requests = 2_000;
       for (int i = 0; i < requests; i++) {
@@ -293,8 +362,11 @@ public final class AssignmentBenchmark {
         nanos[i] = System.nanoTime() - t;
       }
       LatencyStats assignments = LatencyStats.of(nanos, System.nanoTime() - start);
-      System.out.printf(Locale.ROOT, "assign over loopback: p50 %s µs, p99 %s µs%n",
-          LatencyStats.micros(assignments.p50Nanos()), LatencyStats.micros(assignments.p99Nanos()));
+      System.out.printf(
+          Locale.ROOT,
+          "assign over loopback: p50 %s µs, p99 %s µs%n",
+          LatencyStats.micros(assignments.p50Nanos()),
+          LatencyStats.micros(assignments.p99Nanos()));
 
       load.run(2);
       Map<Long, ThreadCpu.Usage> before = coordinatorThreads.snapshot();
@@ -304,8 +376,13 @@ public final class AssignmentBenchmark {
       long wall = System.nanoTime() - wallStart;
       ThreadCpu.Usage cpu = ThreadCpu.between(before, coordinatorThreads.snapshot());
       long gc = gcMillis() - gcBefore;
-      System.out.printf(Locale.ROOT, "heartbeats at 1 Hz: %,d in %.1f s, coordinator CPU %.2f%% "
-          + "of one core (user %.2f%%)%n", sent, wall / 1e9, 100.0 * cpu.cpuNanos() / wall,
+      System.out.printf(
+          Locale.ROOT,
+          "heartbeats at 1 Hz: %,d in %.1f s, coordinator CPU %.2f%% "
+              + "of one core (user %.2f%%)%n",
+          sent,
+          wall / 1e9,
+          100.0 * cpu.cpuNanos() / wall,
           100.0 * cpu.userNanos() / wall);
       return new NetworkFigures(assignments, sent, load.failures(), cpu, wall, gc);
     }

@@ -22,8 +22,13 @@ final class HeartbeatLoad implements AutoCloseable {
   private final List<TransportClient> connections = new ArrayList<>();
   private final AtomicLong failures = new AtomicLong();
 
-  HeartbeatLoad(SyntheticCluster cluster, TransportClientFactory factory, String host, int port,
-      int connectionCount) throws Exception {
+  HeartbeatLoad(
+      SyntheticCluster cluster,
+      TransportClientFactory factory,
+      String host,
+      int port,
+      int connectionCount)
+      throws Exception {
     this.cluster = cluster;
     for (int i = 0; i < connectionCount; i++) {
       connections.add(factory.createUnpooledClient(host, port));
@@ -68,13 +73,16 @@ final class HeartbeatLoad implements AutoCloseable {
 
   private CompletableFuture<StatusResponse> send(int server) {
     TransportClient connection = connections.get(server % connections.size());
-    return connection.request(
-        new ServerHeartbeatRequest(TransportClient.nextRequestId(), cluster.next(server)),
-        StatusResponse.class).whenComplete((ok, e) -> {
-          if (e != null) {
-            failures.incrementAndGet();
-          }
-        });
+    return connection
+        .request(
+            new ServerHeartbeatRequest(TransportClient.nextRequestId(), cluster.next(server)),
+            StatusResponse.class)
+        .whenComplete(
+            (ok, e) -> {
+              if (e != null) {
+                failures.incrementAndGet();
+              }
+            });
   }
 
   @Override

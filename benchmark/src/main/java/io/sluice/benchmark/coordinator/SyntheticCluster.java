@@ -7,15 +7,16 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Heartbeats of a made-up fleet: {@code servers} servers, {@code serversPerHost} to a host, 16 GiB of
- * push memory each with a random part in use, a few hundred partitions held and two disks. Each round
- * moves every server's figures a little, as real heartbeats would.
+ * Heartbeats of a made-up fleet: {@code servers} servers, {@code serversPerHost} to a host, 16 GiB
+ * of push memory each with a random part in use, a few hundred partitions held and two disks. Each
+ * round moves every server's figures a little, as real heartbeats would.
  */
 final class SyntheticCluster {
   private static final long GIB = 1L << 30;
-  private static final List<DiskStatus> DISKS = List.of(
-      new DiskStatus("/data1", 2000 * GIB, 500 * GIB, true),
-      new DiskStatus("/data2", 2000 * GIB, 700 * GIB, true));
+  private static final List<DiskStatus> DISKS =
+      List.of(
+          new DiskStatus("/data1", 2000 * GIB, 500 * GIB, true),
+          new DiskStatus("/data2", 2000 * GIB, 700 * GIB, true));
 
   private final int servers;
   private final int serversPerHost;
@@ -42,8 +43,20 @@ final class SyntheticCluster {
   ServerStatus next(int i) {
     used[i] = Math.max(0, Math.min(15 * GIB, used[i] + (random.nextInt(201) - 100) * (GIB / 100)));
     held[i] = Math.max(0, held[i] + random.nextInt(11) - 5);
-    return new ServerStatus(id(i), "host-" + (i / serversPerHost) + ".bench", 19999, 19998,
-        ServerState.ACTIVE, "bench", used[i], 16 * GIB, 0, GIB, held[i], DISKS, List.of(),
+    return new ServerStatus(
+        id(i),
+        "host-" + (i / serversPerHost) + ".bench",
+        19999,
+        19998,
+        ServerState.ACTIVE,
+        "bench",
+        used[i],
+        16 * GIB,
+        0,
+        GIB,
+        held[i],
+        DISKS,
+        List.of(),
         System.currentTimeMillis());
   }
 

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * CPU time of the threads whose names start with given prefixes, so that a coordinator's threads can
- * be measured apart from the load generator's in one JVM. Threads that end between two snapshots are
- * counted up to the last snapshot that saw them.
+ * CPU time of the threads whose names start with given prefixes, so that a coordinator's threads
+ * can be measured apart from the load generator's in one JVM. Threads that end between two
+ * snapshots are counted up to the last snapshot that saw them.
  */
 final class ThreadCpu {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();

@@ -22,31 +22,45 @@ import java.util.function.ToIntFunction;
  * killed (SIGKILL) or frozen (SIGSTOP) during the map stage and during the reduce stage, with one
  * and with two copies of every partition, over several interleaved rounds; the built-in shuffle's
  * time on the same job in the same invocation for reference. Each killed or frozen server is
- * started again (a frozen one killed first) before the next run.
- * Reports each case as a ratio to the undisturbed run with the same copies, Spark's stage
- * submissions and failed tasks, and whether every answer equals the built-in shuffle's; rewrites the
- * 'fault' section of docs/benchmarks/fault.md.
+ * started again (a frozen one killed first) before the next run. Reports each case as a ratio to
+ * the undisturbed run with the same copies, Spark's stage submissions and failed tasks, and whether
+ * every answer equals the built-in shuffle's; rewrites the 'fault' section of
+ * docs/benchmarks/fault.md.
  */
 public final class FaultBenchmark {
-  static final String USAGE = String.join("\n",
-      "Usage: bin/bench-fault.sh [flags]",
-      "  --rounds N             rounds of every case (default 3)",
-      "  --replicas LIST        copies per partition to measure (default 1,2)",
-      "  --cases LIST           of none,map,reduce,freeze-map,freeze-reduce: undisturbed,",
-      "                         kill mid-map, mid-reduce, freeze (SIGSTOP) mid-map, mid-reduce",
-      "                         (default all)",
-      "  --maps N               map tasks (default 32)",
-      "  --reduces N            reduce partitions (default 16)",
-      "  --records N            records per map task, 100 bytes each (default 250000)",
-      "  --master URL           default local[2,4] (tasks may fail and retry, as on a cluster)",
-      "  --driver-memory SIZE   default 3g",
-      "  --output DIR           results and logs (default benchmark/target/fault)",
-      "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks/fault.md)",
-      "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
-      "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
-  private static final List<String> OPTIONS = List.of("rounds", "replicas", "cases", "maps",
-      "reduces",
-      "records", "master", "driver-memory", "output", "markdown", "home", "command");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: bin/bench-fault.sh [flags]",
+          "  --rounds N             rounds of every case (default 3)",
+          "  --replicas LIST        copies per partition to measure (default 1,2)",
+          "  --cases LIST           of none,map,reduce,freeze-map,freeze-reduce: undisturbed,",
+          "                         kill mid-map, mid-reduce, freeze (SIGSTOP) mid-map, mid-reduce",
+          "                         (default all)",
+          "  --maps N               map tasks (default 32)",
+          "  --reduces N            reduce partitions (default 16)",
+          "  --records N            records per map task, 100 bytes each (default 250000)",
+          "  --master URL           default local[2,4] (tasks may fail and retry, as on a cluster)",
+          "  --driver-memory SIZE   default 3g",
+          "  --output DIR           results and logs (default benchmark/target/fault)",
+          "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks/fault.md)",
+          "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
+          "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
+  private static final List<String> OPTIONS =
+      List.of(
+          "rounds",
+          "replicas",
+          "cases",
+          "maps",
+          "reduces",
+          "records",
+          "master",
+          "driver-memory",
+          "output",
+          "markdown",
+          "home",
+          "command");
+
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
 
@@ -65,35 +79,48 @@ public final class FaultBenchmark {
       replicas.add(Integer.parseInt(r.trim()));
     }
     List<FaultJob.Scenario> scenarios = new ArrayList<>();
-    for (String c : o.getOrDefault("cases", "none,map,reduce,freeze-map,freeze-reduce")
-        .split(",")) {
+    for (String c :
+        o.getOrDefault("cases", "none,map,reduce,freeze-map,freeze-reduce").split(",")) {
       try {
         scenarios.add(FaultJob.Scenario.parse(c));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--cases takes none, map, reduce, freeze-map and "
-            + "freeze-reduce, not " + c);
+        throw new IllegalArgumentException(
+            "--cases takes none, map, reduce, freeze-map and " + "freeze-reduce, not " + c);
       }
     }
     if (!scenarios.contains(FaultJob.Scenario.NONE)) {
-      throw new IllegalArgumentException("--cases must include none: the other cases are "
-          + "reported as ratios to it");
+      throw new IllegalArgumentException(
+          "--cases must include none: the other cases are " + "reported as ratios to it");
     }
     Path out = home.resolve(o.getOrDefault("output", "benchmark/target/fault"));
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
     Files.deleteIfExists(results);
-    FaultJobRunner job = new FaultJobRunner(new SparkInstall(home), o.getOrDefault("master", "local[2,4]"),
-        o.getOrDefault("driver-memory", "3g"), Integer.parseInt(o.getOrDefault("maps", "32")),
-        Integer.parseInt(o.getOrDefault("reduces", "16")),
-        Long.parseLong(o.getOrDefault("records", "250000")), out, results, List.of());
+    FaultJobRunner job =
+        new FaultJobRunner(
+            new SparkInstall(home),
+            o.getOrDefault("master", "local[2,4]"),
+            o.getOrDefault("driver-memory", "3g"),
+            Integer.parseInt(o.getOrDefault("maps", "32")),
+            Integer.parseInt(o.getOrDefault("reduces", "16")),
+            Long.parseLong(o.getOrDefault("records", "250000")),
+            out,
+            results,
+            List.of());
 
     List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
-    FaultJobRunner.Outcome reference = job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());
-    try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
-        new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
+    FaultJobRunner.Outcome reference =
+        job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());
+    try (SluiceCluster cluster =
+        new SluiceCluster(
+            home,
+            out.resolve("cluster"),
+            3,
+            new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
       cluster.start();
-      MetricsPoller servers = new MetricsPoller(cluster.serverMetricsPorts(), ServerFigures.KEYS,
-          Duration.ofSeconds(1));
+      MetricsPoller servers =
+          new MetricsPoller(
+              cluster.serverMetricsPorts(), ServerFigures.KEYS, Duration.ofSeconds(1));
       // Every copy count warms up: with two copies the servers run code (forwarding, the peer
       // client) that the first runs would otherwise pay the JIT compiler for.
       for (int r : replicas) {
@@ -105,20 +132,25 @@ public final class FaultBenchmark {
           for (FaultJob.Scenario scenario : scenarios) {
             long pid = scenario == FaultJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
-            FaultJobRunner.Outcome run = job.run("sluice", round, scenario, r, cluster, pid,
-                Map.of());
+            FaultJobRunner.Outcome run =
+                job.run("sluice", round, scenario, r, cluster, pid, Map.of());
             ServerFigures figures = ServerFigures.between(before, ServerFigures.scrape(servers));
-            System.out.printf(Locale.ROOT, "  Servers: %.1f CPU-s, %.0f MiB taken, %.0f NO_BUFFER "
-                + "answers%n", figures.cpuMs() / 1000, figures.pushedBytes() / (1 << 20),
+            System.out.printf(
+                Locale.ROOT,
+                "  Servers: %.1f CPU-s, %.0f MiB taken, %.0f NO_BUFFER " + "answers%n",
+                figures.cpuMs() / 1000,
+                figures.pushedBytes() / (1 << 20),
                 figures.noBufferAnswers());
             outcomes.add(run.withServers(figures));
             if (pid != 0) {
               if (scenario.freezes()) {
                 // SIGKILL ends a stopped process too; the start script clears its pid file.
-                ProcessHandle.of(pid).ifPresent(p -> {
-                  p.destroyForcibly();
-                  p.onExit().join();
-                });
+                ProcessHandle.of(pid)
+                    .ifPresent(
+                        p -> {
+                          p.destroyForcibly();
+                          p.onExit().join();
+                        });
               }
               cluster.restartServer(VICTIM);
             }
@@ -130,64 +162,97 @@ public final class FaultBenchmark {
     System.out.println(body);
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/fault.md");
     if (!markdown.equals("-")) {
-      BenchmarkReport.writeSection(home.resolve(markdown), "fault",
+      BenchmarkReport.writeSection(
+          home.resolve(markdown),
+          "fault",
           "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and two "
               + "copies",
-          o.getOrDefault("command", "bin/bench-fault.sh"), body);
+          o.getOrDefault("command", "bin/bench-fault.sh"),
+          body);
       System.out.println("Wrote the 'fault' section of " + markdown);
     }
-    boolean allRight = outcomes.stream().allMatch(x -> x.answer().equals(reference.answer())
-        && x.exit() == 0);
+    boolean allRight =
+        outcomes.stream().allMatch(x -> x.answer().equals(reference.answer()) && x.exit() == 0);
     System.exit(allRight ? 0 : 1);
   }
 
-  private static String report(FaultJobRunner.Outcome reference,
-      List<FaultJobRunner.Outcome> outcomes, List<Integer> replicas,
-      List<FaultJob.Scenario> scenarios, int rounds, FaultJobRunner job) {
+  private static String report(
+      FaultJobRunner.Outcome reference,
+      List<FaultJobRunner.Outcome> outcomes,
+      List<Integer> replicas,
+      List<FaultJob.Scenario> scenarios,
+      int rounds,
+      FaultJobRunner job) {
     StringBuilder b = new StringBuilder();
     double mib = job.maps() * job.records() * 100.0 / (1 << 20);
-    b.append(String.format(Locale.ROOT, "One job: %d map tasks of %,d records (a long key and a "
-        + "92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose reduce tasks "
-        + "sum every record; `%s`, Kryo, each run a fresh `SparkSubmit` JVM with the shaded client "
-        + "jar. Three shuffle servers and a coordinator started with the `bin/` scripts "
-        + "(`buffer.capacity` 512 MiB, heap 512 MiB each). A kill is `SIGKILL` of the second "
-        + "server from Spark's listener, after a quarter of the map tasks ended (mid-map) or after "
-        + "the first reduce task ended (mid-reduce); a freeze is `SIGSTOP` at the same moments "
-        + "(the process keeps its sockets open and answers nothing, as in a long pause or on a hung "
-        + "disk, until the run ends; clients give it up after `transport.liveness.timeout`, 8 s). "
-        + "The server is started again (same port, empty) before the next run. One undisturbed warm-up run with each copy count, then %d rounds, cases "
-        + "interleaved; medians, ranges in brackets. Job "
-        + "time is measured inside the driver, from the job's start until the context stopped; CPU "
-        + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
-        job.maps(), job.records(), mib, job.reduces(), job.master(), rounds));
-    b.append(String.format(Locale.ROOT, "Built-in shuffle, same job, same invocation: %,.1f s, "
-        + "%,.1f CPU-s (%s).%n%n", reference.wallMs() / 1000, reference.cpuMs() / 1000,
-        reference.exit() == 0 ? "the reference answer" : "FAILED, exit " + reference.exit()));
-    b.append("| Copies | Case | Job time | / undisturbed | / built-in | Spark CPU-s per GiB "
-        + "| Map stage submissions | All stage submissions | Failed tasks (fetch failures) "
-        + "| Answer = built-in |\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "One job: %d map tasks of %,d records (a long key and a "
+                + "92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose reduce tasks "
+                + "sum every record; `%s`, Kryo, each run a fresh `SparkSubmit` JVM with the shaded client "
+                + "jar. Three shuffle servers and a coordinator started with the `bin/` scripts "
+                + "(`buffer.capacity` 512 MiB, heap 512 MiB each). A kill is `SIGKILL` of the second "
+                + "server from Spark's listener, after a quarter of the map tasks ended (mid-map) or after "
+                + "the first reduce task ended (mid-reduce); a freeze is `SIGSTOP` at the same moments "
+                + "(the process keeps its sockets open and answers nothing, as in a long pause or on a hung "
+                + "disk, until the run ends; clients give it up after `transport.liveness.timeout`, 8 s). "
+                + "The server is started again (same port, empty) before the next run. One undisturbed warm-up run with each copy count, then %d rounds, cases "
+                + "interleaved; medians, ranges in brackets. Job "
+                + "time is measured inside the driver, from the job's start until the context stopped; CPU "
+                + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
+            job.maps(),
+            job.records(),
+            mib,
+            job.reduces(),
+            job.master(),
+            rounds));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Built-in shuffle, same job, same invocation: %,.1f s, " + "%,.1f CPU-s (%s).%n%n",
+            reference.wallMs() / 1000,
+            reference.cpuMs() / 1000,
+            reference.exit() == 0 ? "the reference answer" : "FAILED, exit " + reference.exit()));
+    b.append(
+        "| Copies | Case | Job time | / undisturbed | / built-in | Spark CPU-s per GiB "
+            + "| Map stage submissions | All stage submissions | Failed tasks (fetch failures) "
+            + "| Answer = built-in |\n");
     b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     Map<Integer, Double> undisturbed = new LinkedHashMap<>();
     List<String> targets = new ArrayList<>();
     for (int r : replicas) {
       for (FaultJob.Scenario scenario : scenarios.stream().sorted().toList()) {
-        List<FaultJobRunner.Outcome> runs = outcomes.stream()
-            .filter(x -> x.replicas() == r && x.scenario() == scenario).toList();
+        List<FaultJobRunner.Outcome> runs =
+            outcomes.stream().filter(x -> x.replicas() == r && x.scenario() == scenario).toList();
         Series time = series(runs, FaultJobRunner.Outcome::wallMs);
         Series cpu = series(runs, FaultJobRunner.Outcome::cpuMs);
         if (scenario == FaultJob.Scenario.NONE) {
           undisturbed.put(r, time.median());
         }
         double ratio = time.median() / undisturbed.get(r);
-        boolean right = runs.stream().allMatch(x -> x.exit() == 0
-            && x.answer().equals(reference.answer()));
-        b.append(String.format(Locale.ROOT, "| %d | %s | %.1f s (%.1f-%.1f) | %.2fx | %.2fx | "
-            + "%.1f | %s | %s | %s | %s |%n", r, label(scenario), time.median() / 1000,
-            time.min() / 1000, time.max() / 1000, ratio, time.median() / reference.wallMs(),
-            cpu.median() / 1000 / (mib / 1024), counts(runs, FaultJobRunner.Outcome::mapStageSubmissions),
-            counts(runs, FaultJobRunner.Outcome::stageSubmissions),
-            counts(runs, x -> x.failedTasks()) + " (" + counts(runs, x -> x.fetchFailures()) + ")",
-            right ? "yes, every run" : "**NO**"));
+        boolean right =
+            runs.stream().allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "| %d | %s | %.1f s (%.1f-%.1f) | %.2fx | %.2fx | "
+                    + "%.1f | %s | %s | %s | %s |%n",
+                r,
+                label(scenario),
+                time.median() / 1000,
+                time.min() / 1000,
+                time.max() / 1000,
+                ratio,
+                time.median() / reference.wallMs(),
+                cpu.median() / 1000 / (mib / 1024),
+                counts(runs, FaultJobRunner.Outcome::mapStageSubmissions),
+                counts(runs, FaultJobRunner.Outcome::stageSubmissions),
+                counts(runs, x -> x.failedTasks())
+                    + " ("
+                    + counts(runs, x -> x.fetchFailures())
+                    + ")",
+                right ? "yes, every run" : "**NO**"));
         if (scenario != FaultJob.Scenario.NONE) {
           targets.add(target(r, scenario, ratio, runs, right));
         }
@@ -195,17 +260,22 @@ public final class FaultBenchmark {
     }
     if (undisturbed.containsKey(1) && undisturbed.containsKey(2)) {
       double cost = undisturbed.get(2) / undisturbed.get(1);
-      targets.add(String.format(Locale.ROOT, "- Replication costs at most 1.2x the unreplicated "
-          + "job: %s, %.2fx.", cost <= 1.2 ? "**met**" : "**missed**", cost));
+      targets.add(
+          String.format(
+              Locale.ROOT,
+              "- Replication costs at most 1.2x the unreplicated " + "job: %s, %.2fx.",
+              cost <= 1.2 ? "**met**" : "**missed**",
+              cost));
     }
     b.append(servers(outcomes, replicas, scenarios, mib));
-    b.append("\nCounts list every run's value. *Map stage submissions* 1 means the map stage ran "
-        + "once; 2 means Spark ran it again after a fetch failure. The three servers share this "
-        + "machine's cores with Spark: once one is killed its CPU goes to the job, and with two "
-        + "copies every primary also forwards each block to its replica, so here a kill can make a "
-        + "run shorter and replication costs more than where servers have cores of their own. "
-        + "A run that follows a killed run meets that server freshly started (a cold JVM).\n\n"
-        + "### Targets\n\n");
+    b.append(
+        "\nCounts list every run's value. *Map stage submissions* 1 means the map stage ran "
+            + "once; 2 means Spark ran it again after a fetch failure. The three servers share this "
+            + "machine's cores with Spark: once one is killed its CPU goes to the job, and with two "
+            + "copies every primary also forwards each block to its replica, so here a kill can make a "
+            + "run shorter and replication costs more than where servers have cores of their own. "
+            + "A run that follows a killed run meets that server freshly started (a cold JVM).\n\n"
+            + "### Targets\n\n");
     targets.forEach(t -> b.append(t).append('\n'));
     return b.toString();
   }
@@ -214,52 +284,82 @@ public final class FaultBenchmark {
    * What the servers did in each case: their CPU per GiB the job shuffled, beside the Spark JVM's,
    * what they took, forwarded and wrote, and the pushes they refused for want of memory.
    */
-  private static String servers(List<FaultJobRunner.Outcome> outcomes, List<Integer> replicas,
-      List<FaultJob.Scenario> scenarios, double mib) {
+  private static String servers(
+      List<FaultJobRunner.Outcome> outcomes,
+      List<Integer> replicas,
+      List<FaultJob.Scenario> scenarios,
+      double mib) {
     StringBuilder b = new StringBuilder();
-    b.append("\nThe servers in the same runs, from their `/metrics` before and after each run "
-        + "(summed over the servers that answered both times: a killed server's own figures are "
-        + "lost with it). CPU-s per GiB are per GiB the job shuffled, as the Spark JVM's above.\n\n");
-    b.append("| Copies | Case | Servers CPU-s per GiB | Taken / shuffled | Forwarded / shuffled "
-        + "| Flushed / taken | NO_BUFFER answers |\n");
+    b.append(
+        "\nThe servers in the same runs, from their `/metrics` before and after each run "
+            + "(summed over the servers that answered both times: a killed server's own figures are "
+            + "lost with it). CPU-s per GiB are per GiB the job shuffled, as the Spark JVM's above.\n\n");
+    b.append(
+        "| Copies | Case | Servers CPU-s per GiB | Taken / shuffled | Forwarded / shuffled "
+            + "| Flushed / taken | NO_BUFFER answers |\n");
     b.append("|---:|---|---:|---:|---:|---:|---:|\n");
     double bytes = mib * (1 << 20);
     for (int r : replicas) {
       for (FaultJob.Scenario scenario : scenarios.stream().sorted().toList()) {
-        List<FaultJobRunner.Outcome> runs = outcomes.stream()
-            .filter(x -> x.replicas() == r && x.scenario() == scenario && x.servers() != null)
-            .toList();
+        List<FaultJobRunner.Outcome> runs =
+            outcomes.stream()
+                .filter(x -> x.replicas() == r && x.scenario() == scenario && x.servers() != null)
+                .toList();
         if (runs.isEmpty()) {
           continue;
         }
         Series cpu = series(runs, x -> x.servers().cpuMs());
-        b.append(String.format(Locale.ROOT, "| %d | %s | %.1f (%.1f-%.1f) | %.2f | %.2f | %.2f "
-            + "| %s |%n", r, label(scenario), cpu.median() / 1000 / (mib / 1024),
-            cpu.min() / 1000 / (mib / 1024), cpu.max() / 1000 / (mib / 1024),
-            series(runs, x -> x.servers().pushedBytes()).median() / bytes,
-            series(runs, x -> x.servers().replicatedBytes()).median() / bytes,
-            series(runs, x -> x.servers().flushedBytes() / Math.max(1, x.servers().pushedBytes()))
-                .median(),
-            counts(runs, x -> (int) x.servers().noBufferAnswers())));
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "| %d | %s | %.1f (%.1f-%.1f) | %.2f | %.2f | %.2f " + "| %s |%n",
+                r,
+                label(scenario),
+                cpu.median() / 1000 / (mib / 1024),
+                cpu.min() / 1000 / (mib / 1024),
+                cpu.max() / 1000 / (mib / 1024),
+                series(runs, x -> x.servers().pushedBytes()).median() / bytes,
+                series(runs, x -> x.servers().replicatedBytes()).median() / bytes,
+                series(
+                        runs,
+                        x -> x.servers().flushedBytes() / Math.max(1, x.servers().pushedBytes()))
+                    .median(),
+                counts(runs, x -> (int) x.servers().noBufferAnswers())));
       }
     }
     return b.toString();
   }
 
-  private static String target(int replicas, FaultJob.Scenario scenario, double ratio,
-      List<FaultJobRunner.Outcome> runs, boolean right) {
-    int maxSubmissions = runs.stream().mapToInt(FaultJobRunner.Outcome::mapStageSubmissions).max().orElse(0);
+  private static String target(
+      int replicas,
+      FaultJob.Scenario scenario,
+      double ratio,
+      List<FaultJobRunner.Outcome> runs,
+      boolean right) {
+    int maxSubmissions =
+        runs.stream().mapToInt(FaultJobRunner.Outcome::mapStageSubmissions).max().orElse(0);
     boolean killed = runs.stream().allMatch(FaultJobRunner.Outcome::killed);
     if (replicas >= 2) {
       boolean met = ratio <= 1.3 && maxSubmissions == 1 && right && killed;
-      return String.format(Locale.ROOT, "- %d copies, %s: at most 1.3x and no stage re-run: "
-          + "%s, %.2fx, map stage submitted at most %d time(s).", replicas, label(scenario),
-          met ? "**met**" : "**missed**", ratio, maxSubmissions);
+      return String.format(
+          Locale.ROOT,
+          "- %d copies, %s: at most 1.3x and no stage re-run: "
+              + "%s, %.2fx, map stage submitted at most %d time(s).",
+          replicas,
+          label(scenario),
+          met ? "**met**" : "**missed**",
+          ratio,
+          maxSubmissions);
     }
     boolean met = ratio <= 2.0 && maxSubmissions <= 2 && right && killed;
-    return String.format(Locale.ROOT, "- 1 copy, %s: at most 2x and one re-run: %s, %.2fx, "
-        + "map stage submitted at most %d time(s).", label(scenario),
-        met ? "**met**" : "**missed**", ratio, maxSubmissions);
+    return String.format(
+        Locale.ROOT,
+        "- 1 copy, %s: at most 2x and one re-run: %s, %.2fx, "
+            + "map stage submitted at most %d time(s).",
+        label(scenario),
+        met ? "**met**" : "**missed**",
+        ratio,
+        maxSubmissions);
   }
 
   private static String label(FaultJob.Scenario scenario) {
@@ -272,14 +372,15 @@ public final class FaultBenchmark {
     };
   }
 
-  private static Series series(List<FaultJobRunner.Outcome> runs, ToDoubleFunction<FaultJobRunner.Outcome> f) {
+  private static Series series(
+      List<FaultJobRunner.Outcome> runs, ToDoubleFunction<FaultJobRunner.Outcome> f) {
     Series s = new Series();
     runs.stream().filter(x -> x.exit() == 0).forEach(x -> s.add(f.applyAsDouble(x)));
     return s;
   }
 
-  private static String counts(List<FaultJobRunner.Outcome> runs,
-      ToIntFunction<FaultJobRunner.Outcome> f) {
+  private static String counts(
+      List<FaultJobRunner.Outcome> runs, ToIntFunction<FaultJobRunner.Outcome> f) {
     List<String> values = new ArrayList<>();
     runs.forEach(x -> values.add(String.valueOf(f.applyAsInt(x))));
     return String.join(", ", values);

@@ -29,18 +29,19 @@ import scala.Tuple2;
 
 /**
  * The Spark application of the fault benchmark, submitted once per run by {@link FaultBenchmark}:
- * one shuffle of {@code maps x records} records of a long key and a 92-byte value into
- * {@code reduces} partitions, whose reduce side sums every record, so that each shuffled byte counts
- * in the answer. With {@code --kill-pid}, the process is sent SIGKILL ({@code map}, {@code reduce})
- * or SIGSTOP ({@code freeze-map}, {@code freeze-reduce}: frozen, its sockets open, until the
- * benchmark ends it after the run) from Spark's listener at the chosen moment: after a quarter of
- * the map tasks ended, or after the first reduce task ended. Appends one JSON line to {@code --result}: wall time, the JVM's CPU
- * time, stage submissions, failed tasks and the answer.
+ * one shuffle of {@code maps x records} records of a long key and a 92-byte value into {@code
+ * reduces} partitions, whose reduce side sums every record, so that each shuffled byte counts in
+ * the answer. With {@code --kill-pid}, the process is sent SIGKILL ({@code map}, {@code reduce}) or
+ * SIGSTOP ({@code freeze-map}, {@code freeze-reduce}: frozen, its sockets open, until the benchmark
+ * ends it after the run) from Spark's listener at the chosen moment: after a quarter of the map
+ * tasks ended, or after the first reduce task ended. Appends one JSON line to {@code --result}:
+ * wall time, the JVM's CPU time, stage submissions, failed tasks and the answer.
  */
 public final class FaultJob {
-  private static final String USAGE = "Usage: FaultJob --scenario "
-      + "none|map|reduce|freeze-map|freeze-reduce --maps N"
-      + " --reduces N --records N --result FILE [--kill-pid PID]";
+  private static final String USAGE =
+      "Usage: FaultJob --scenario "
+          + "none|map|reduce|freeze-map|freeze-reduce --maps N"
+          + " --reduces N --records N --result FILE [--kill-pid PID]";
   private static final int VALUE_BYTES = 92;
 
   private FaultJob() {}
@@ -49,8 +50,8 @@ public final class FaultJob {
     Map<String, String> o = new LinkedHashMap<>();
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {
-      flags.named(flags.next(), List.of("scenario", "maps", "reduces", "records", "result",
-          "kill-pid"), o);
+      flags.named(
+          flags.next(), List.of("scenario", "maps", "reduces", "records", "result", "kill-pid"), o);
     }
     Scenario scenario = Scenario.parse(o.getOrDefault("scenario", "none"));
     int maps = Integer.parseInt(o.get("maps"));
@@ -58,8 +59,8 @@ public final class FaultJob {
     long records = Long.parseLong(o.get("records"));
     long killPid = Long.parseLong(o.getOrDefault("kill-pid", "0"));
 
-    SparkSession spark = SparkSession.builder().appName("sluice-fault-" + scenario.label())
-        .getOrCreate();
+    SparkSession spark =
+        SparkSession.builder().appName("sluice-fault-" + scenario.label()).getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     Observer observer = new Observer(scenario, maps, killPid);
     spark.sparkContext().addSparkListener(observer);
@@ -68,8 +69,7 @@ public final class FaultJob {
     long start = System.nanoTime();
     List<Tuple2<Integer, long[]>> answer;
     try {
-      answer = run(JavaSparkContext.fromSparkContext(spark.sparkContext()), maps, reduces,
-          records);
+      answer = run(JavaSparkContext.fromSparkContext(spark.sparkContext()), maps, reduces, records);
     } finally {
       spark.stop();
     }
@@ -82,8 +82,11 @@ public final class FaultJob {
     line.put("cpuMs", cpuMs);
     line.put("taskCpuMs", TimeUnit.NANOSECONDS.toMillis(observer.taskCpuNanos.get()));
     line.put("killed", observer.killedAtNanos.get() > 0);
-    line.put("killedAtNanos", observer.killedAtNanos.get() > 0
-        ? TimeUnit.NANOSECONDS.toMillis(observer.killedAtNanos.get() - start) : -1);
+    line.put(
+        "killedAtNanos",
+        observer.killedAtNanos.get() > 0
+            ? TimeUnit.NANOSECONDS.toMillis(observer.killedAtNanos.get() - start)
+            : -1);
     line.put("stageSubmissions", observer.submissions);
     line.put("failedTasks", observer.failedTasks.get());
     line.put("fetchFailures", observer.fetchFailures.get());
@@ -92,17 +95,27 @@ public final class FaultJob {
       sums.add(List.of((long) r._1(), r._2()[0], r._2()[1], r._2()[2]));
     }
     line.put("answer", sums);
-    Files.writeString(Path.of(o.get("result")),
-        new ObjectMapper().writeValueAsString(line) + "\n", StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    System.out.println("Fault run " + scenario.label() + ": " + wallMs + " ms, stage submissions "
-        + observer.submissions + ", failed tasks " + observer.failedTasks.get());
+    Files.writeString(
+        Path.of(o.get("result")),
+        new ObjectMapper().writeValueAsString(line) + "\n",
+        StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
+    System.out.println(
+        "Fault run "
+            + scenario.label()
+            + ": "
+            + wallMs
+            + " ms, stage submissions "
+            + observer.submissions
+            + ", failed tasks "
+            + observer.failedTasks.get());
   }
 
   /**
-   * On a cluster whose size the settings fix ({@code spark.cores.max} cores in executors of
-   * {@code spark.executor.cores}), waits (at most two minutes) until every executor registered, so
-   * that the job's time is the shuffle's, not the executors' start.
+   * On a cluster whose size the settings fix ({@code spark.cores.max} cores in executors of {@code
+   * spark.executor.cores}), waits (at most two minutes) until every executor registered, so that
+   * the job's time is the shuffle's, not the executors' start.
    */
   private static void awaitExecutors(SparkSession spark) throws InterruptedException {
     SparkConf conf = spark.sparkContext().getConf();
@@ -114,74 +127,85 @@ public final class FaultJob {
     // The status tracker counts the driver among the executors.
     while (spark.sparkContext().statusTracker().getExecutorInfos().length - 1 < expected) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(expected + " executors did not register within two "
-            + "minutes: the job's time would include their start");
+        throw new IllegalStateException(
+            expected
+                + " executors did not register within two "
+                + "minutes: the job's time would include their start");
       }
       Thread.sleep(50);
     }
   }
 
   /** Per reduce partition: its index, record count, sum of keys and sum of value checksums. */
-  private static List<Tuple2<Integer, long[]>> run(JavaSparkContext sc, int maps, int reduces,
-      long records) {
+  private static List<Tuple2<Integer, long[]>> run(
+      JavaSparkContext sc, int maps, int reduces, long records) {
     List<Integer> mapIds = new ArrayList<>();
     for (int i = 0; i < maps; i++) {
       mapIds.add(i);
     }
-    List<Tuple2<Integer, long[]>> result = new ArrayList<>(sc.parallelize(mapIds, maps)
-        .mapPartitionsToPair(it -> {
-          int map = it.next();
-          return new java.util.Iterator<Tuple2<Long, byte[]>>() {
-            private long i;
+    List<Tuple2<Integer, long[]>> result =
+        new ArrayList<>(
+            sc.parallelize(mapIds, maps)
+                .mapPartitionsToPair(
+                    it -> {
+                      int map = it.next();
+                      return new java.util.Iterator<Tuple2<Long, byte[]>>() {
+                        private long i;
 
-            @Override
-            public boolean hasNext() {
-              return i < records;
-            }
+                        @Override
+                        public boolean hasNext() {
+                          return i < records;
+                        }
 
-            @Override
-            public Tuple2<Long, byte[]> next() {
-              long key = map * 1_000_000_007L + (i++) * 7919;
-              byte[] value = new byte[VALUE_BYTES];
-              long x = key * 0x9E3779B97F4A7C15L;
-              for (int b = 0; b < VALUE_BYTES; b++) {
-                x ^= x << 13;
-                x ^= x >>> 7;
-                x ^= x << 17;
-                value[b] = (byte) x;
-              }
-              return new Tuple2<>(key, value);
-            }
-          };
-        })
-        .partitionBy(new HashPartitioner(reduces))
-        .mapPartitionsWithIndex((index, it) -> {
-          long[] sums = new long[3];
-          while (it.hasNext()) {
-            Tuple2<Long, byte[]> r = it.next();
-            sums[0]++;
-            sums[1] += r._1();
-            long h = 0;
-            for (byte b : r._2()) {
-              h = h * 31 + b;
-            }
-            sums[2] += h;
-          }
-          return List.of(new Tuple2<>(index, sums)).iterator();
-        }, true)
-        .collect());
+                        @Override
+                        public Tuple2<Long, byte[]> next() {
+                          long key = map * 1_000_000_007L + (i++) * 7919;
+                          byte[] value = new byte[VALUE_BYTES];
+                          long x = key * 0x9E3779B97F4A7C15L;
+                          for (int b = 0; b < VALUE_BYTES; b++) {
+                            x ^= x << 13;
+                            x ^= x >>> 7;
+                            x ^= x << 17;
+                            value[b] = (byte) x;
+                          }
+                          return new Tuple2<>(key, value);
+                        }
+                      };
+                    })
+                .partitionBy(new HashPartitioner(reduces))
+                .mapPartitionsWithIndex(
+                    (index, it) -> {
+                      long[] sums = new long[3];
+                      while (it.hasNext()) {
+                        Tuple2<Long, byte[]> r = it.next();
+                        sums[0]++;
+                        sums[1] += r._1();
+                        long h = 0;
+                        for (byte b : r._2()) {
+                          h = h * 31 + b;
+                        }
+                        sums[2] += h;
+                      }
+                      return List.of(new Tuple2<>(index, sums)).iterator();
+                    },
+                    true)
+                .collect());
     result.sort((a, b) -> Integer.compare(a._1(), b._1()));
     return result;
   }
 
   private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** When to kill or freeze the server. */
   public enum Scenario {
-    NONE, MAP, REDUCE, FREEZE_MAP, FREEZE_REDUCE;
+    NONE,
+    MAP,
+    REDUCE,
+    FREEZE_MAP,
+    FREEZE_REDUCE;
 
     String label() {
       return name().toLowerCase().replace('_', '-');
@@ -226,9 +250,12 @@ public final class FaultJob {
     final AtomicInteger failedTasks = new AtomicInteger();
     final AtomicInteger fetchFailures = new AtomicInteger();
     final AtomicLong killedAtNanos = new AtomicLong();
+
     /** CPU time of every task, wherever it ran (in executors of their own on a cluster). */
     final AtomicLong taskCpuNanos = new AtomicLong();
+
     private final AtomicInteger mapTasksEnded = new AtomicInteger();
+
     /** The first stage submitted is the map stage: the job's only shuffle map stage. */
     private volatile int mapStage = -1;
 
@@ -263,19 +290,21 @@ public final class FaultJob {
         return;
       }
       boolean mapTask = event.stageId() == mapStage;
-      boolean now = scenario.midMap() && mapTask
-          && mapTasksEnded.incrementAndGet() == Math.max(1, maps / 4)
-          || scenario != Scenario.NONE && !scenario.midMap() && !mapTask;
+      boolean now =
+          scenario.midMap() && mapTask && mapTasksEnded.incrementAndGet() == Math.max(1, maps / 4)
+              || scenario != Scenario.NONE && !scenario.midMap() && !mapTask;
       if (now && killedAtNanos.compareAndSet(0, System.nanoTime())) {
         if (scenario.freezes()) {
           freeze(killPid);
           return;
         }
         // SIGKILL, as a crash: the server gets no chance to drain or say goodbye.
-        ProcessHandle.of(killPid).ifPresent(p -> {
-          p.destroyForcibly();
-          p.onExit().join();
-        });
+        ProcessHandle.of(killPid)
+            .ifPresent(
+                p -> {
+                  p.destroyForcibly();
+                  p.onExit().join();
+                });
       }
     }
   }

@@ -16,23 +16,57 @@ import java.util.Map;
 
 /**
  * Submits {@link FaultJob} in a fresh {@code SparkSubmit} JVM, with Spark's built-in shuffle or
- * through a cluster, and reads the figures of its result line. The JVM is started through
- * {@code launcher} (empty here; {@code ip netns exec <namespace>} for a host of a test bed).
+ * through a cluster, and reads the figures of its result line. The JVM is started through {@code
+ * launcher} (empty here; {@code ip netns exec <namespace>} for a host of a test bed).
  */
-public record FaultJobRunner(SparkInstall install, String master, String driverMemory,
-    int maps, int reduces, long records, Path out, Path results, List<String> launcher) {
+public record FaultJobRunner(
+    SparkInstall install,
+    String master,
+    String driverMemory,
+    int maps,
+    int reduces,
+    long records,
+    Path out,
+    Path results,
+    List<String> launcher) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** One run's figures, from the job's result line. */
-  public record Outcome(String mode, int round, FaultJob.Scenario scenario, int replicas,
-      int exit, double wallMs, double cpuMs, double taskCpuMs, boolean killed,
-      int mapStageSubmissions, int stageSubmissions, int failedTasks, int fetchFailures,
-      JsonNode answer, ServerFigures servers) {
+  public record Outcome(
+      String mode,
+      int round,
+      FaultJob.Scenario scenario,
+      int replicas,
+      int exit,
+      double wallMs,
+      double cpuMs,
+      double taskCpuMs,
+      boolean killed,
+      int mapStageSubmissions,
+      int stageSubmissions,
+      int failedTasks,
+      int fetchFailures,
+      JsonNode answer,
+      ServerFigures servers) {
 
     /** This outcome with what the servers did during the run. */
     public Outcome withServers(ServerFigures figures) {
-      return new Outcome(mode, round, scenario, replicas, exit, wallMs, cpuMs, taskCpuMs, killed,
-          mapStageSubmissions, stageSubmissions, failedTasks, fetchFailures, answer, figures);
+      return new Outcome(
+          mode,
+          round,
+          scenario,
+          replicas,
+          exit,
+          wallMs,
+          cpuMs,
+          taskCpuMs,
+          killed,
+          mapStageSubmissions,
+          stageSubmissions,
+          failedTasks,
+          fetchFailures,
+          answer,
+          figures);
     }
   }
 
@@ -43,8 +77,15 @@ public record FaultJobRunner(SparkInstall install, String master, String driverM
    * @param killPid the process to kill at the scenario's moment; 0 for none
    * @param extraConf further Spark settings (authentication, encryption)
    */
-  public Outcome run(String mode, int round, FaultJob.Scenario scenario, int replicas,
-      SluiceCluster cluster, long killPid, Map<String, String> extraConf) throws Exception {
+  public Outcome run(
+      String mode,
+      int round,
+      FaultJob.Scenario scenario,
+      int replicas,
+      SluiceCluster cluster,
+      long killPid,
+      Map<String, String> extraConf)
+      throws Exception {
     Map<String, String> conf = new LinkedHashMap<>();
     conf.put("spark.ui.enabled", "false");
     conf.put("spark.driver.host", "127.0.0.1");
@@ -58,23 +99,57 @@ public record FaultJobRunner(SparkInstall install, String master, String driverM
     }
     conf.putAll(extraConf);
     String name = mode + "-" + round + "-r" + replicas + "-" + scenario.label();
-    List<String> args = new ArrayList<>(List.of("--scenario", scenario.label(), "--maps",
-        String.valueOf(maps), "--reduces", String.valueOf(reduces), "--records",
-        String.valueOf(records), "--result", results.toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--scenario",
+                scenario.label(),
+                "--maps",
+                String.valueOf(maps),
+                "--reduces",
+                String.valueOf(reduces),
+                "--records",
+                String.valueOf(records),
+                "--result",
+                results.toString()));
     if (killPid > 0) {
       args.add("--kill-pid");
       args.add(String.valueOf(killPid));
     }
     System.out.println("== " + name);
     long before = lines();
-    int exit = SparkRun.of(install, driverMemory, master, sluice, conf,
-        FaultJob.class.getName(), args, out.resolve("logs").resolve(name + ".log"),
-        line -> line.startsWith("Fault run ")).via(launcher).run(Map.of());
+    int exit =
+        SparkRun.of(
+                install,
+                driverMemory,
+                master,
+                sluice,
+                conf,
+                FaultJob.class.getName(),
+                args,
+                out.resolve("logs").resolve(name + ".log"),
+                line -> line.startsWith("Fault run "))
+            .via(launcher)
+            .run(Map.of());
     List<String> all = Files.readAllLines(results, StandardCharsets.UTF_8);
     if (exit != 0 || all.size() == before) {
       System.out.println("  exited with " + exit + "; see " + out.resolve("logs"));
-      return new Outcome(mode, round, scenario, replicas, exit == 0 ? -1 : exit, 0, 0, 0, false,
-          0, 0, 0, 0, JSON.nullNode(), null);
+      return new Outcome(
+          mode,
+          round,
+          scenario,
+          replicas,
+          exit == 0 ? -1 : exit,
+          0,
+          0,
+          0,
+          false,
+          0,
+          0,
+          0,
+          0,
+          JSON.nullNode(),
+          null);
     }
     JsonNode line = JSON.readTree(all.get(all.size() - 1));
     JsonNode submissions = line.path("stageSubmissions");
@@ -85,12 +160,22 @@ public record FaultJobRunner(SparkInstall install, String master, String driverM
       mapStage = Math.min(mapStage, Integer.parseInt(e.getKey()));
       total += e.getValue().asInt();
     }
-    return new Outcome(mode, round, scenario, replicas, exit, line.path("wallMs").asDouble(),
-        line.path("cpuMs").asDouble(), line.path("taskCpuMs").asDouble(),
+    return new Outcome(
+        mode,
+        round,
+        scenario,
+        replicas,
+        exit,
+        line.path("wallMs").asDouble(),
+        line.path("cpuMs").asDouble(),
+        line.path("taskCpuMs").asDouble(),
         line.path("killed").asBoolean(),
-        submissions.path(String.valueOf(mapStage)).asInt(), total,
-        line.path("failedTasks").asInt(), line.path("fetchFailures").asInt(),
-        line.path("answer"), null);
+        submissions.path(String.valueOf(mapStage)).asInt(),
+        total,
+        line.path("failedTasks").asInt(),
+        line.path("fetchFailures").asInt(),
+        line.path("answer"),
+        null);
   }
 
   /** The job's shuffled bytes: records of 100 bytes (a long key and a 92-byte value). */

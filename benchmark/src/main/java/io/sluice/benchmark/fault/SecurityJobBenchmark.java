@@ -19,24 +19,26 @@ import java.util.Map;
 
 /**
  * What security costs a Spark job: the fault benchmark's job, undisturbed, through three servers
- * started with the {@code bin/} scripts, plain, with authentication, with authentication and
- * blocks encrypted with Spark's I/O key, and with authentication over TLS; interleaved rounds,
- * each run on a freshly started cluster of its mode; ratios to the plain runs of the same
- * invocation. Writes the {@code security-job} section of {@code docs/benchmarks/security-job.md}.
+ * started with the {@code bin/} scripts, plain, with authentication, with authentication and blocks
+ * encrypted with Spark's I/O key, and with authentication over TLS; interleaved rounds, each run on
+ * a freshly started cluster of its mode; ratios to the plain runs of the same invocation. Writes
+ * the {@code security-job} section of {@code docs/benchmarks/security-job.md}.
  */
 public final class SecurityJobBenchmark {
-  private static final String USAGE = String.join("\n",
-      "Usage: bin/bench-security-job.sh [flags]",
-      "  --rounds N             rounds of every mode (default 3)",
-      "  --maps N               map tasks (default 32)",
-      "  --reduces N            reduce partitions (default 16)",
-      "  --records N            records per map task, 100 bytes each (default 250000)",
-      "  --master URL           default local[2]",
-      "  --output DIR           results and logs (default benchmark/target/security-job)",
-      "  --markdown FILE|-      section 'security-job' rewritten",
-      "                          (default docs/benchmarks/security-job.md)",
-      "  --home DIR             the Sluice checkout (set by the script)",
-      "  --command TEXT         the command line to record (set by the script)");
+  private static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: bin/bench-security-job.sh [flags]",
+          "  --rounds N             rounds of every mode (default 3)",
+          "  --maps N               map tasks (default 32)",
+          "  --reduces N            reduce partitions (default 16)",
+          "  --records N            records per map task, 100 bytes each (default 250000)",
+          "  --master URL           default local[2]",
+          "  --output DIR           results and logs (default benchmark/target/security-job)",
+          "  --markdown FILE|-      section 'security-job' rewritten",
+          "                          (default docs/benchmarks/security-job.md)",
+          "  --home DIR             the Sluice checkout (set by the script)",
+          "  --command TEXT         the command line to record (set by the script)");
 
   enum Mode {
     PLAIN("plain"),
@@ -57,8 +59,19 @@ public final class SecurityJobBenchmark {
     Map<String, String> o = new LinkedHashMap<>();
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {
-      flags.named(flags.next(), List.of("rounds", "maps", "reduces", "records", "master",
-          "output", "markdown", "home", "command"), o);
+      flags.named(
+          flags.next(),
+          List.of(
+              "rounds",
+              "maps",
+              "reduces",
+              "records",
+              "master",
+              "output",
+              "markdown",
+              "home",
+              "command"),
+          o);
     }
     Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
@@ -66,10 +79,17 @@ public final class SecurityJobBenchmark {
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
     Files.deleteIfExists(results);
-    FaultJobRunner job = new FaultJobRunner(new SparkInstall(home),
-        o.getOrDefault("master", "local[2]"), "3g", Integer.parseInt(o.getOrDefault("maps", "32")),
-        Integer.parseInt(o.getOrDefault("reduces", "16")),
-        Long.parseLong(o.getOrDefault("records", "250000")), out, results, List.of());
+    FaultJobRunner job =
+        new FaultJobRunner(
+            new SparkInstall(home),
+            o.getOrDefault("master", "local[2]"),
+            "3g",
+            Integer.parseInt(o.getOrDefault("maps", "32")),
+            Integer.parseInt(o.getOrDefault("reduces", "16")),
+            Long.parseLong(o.getOrDefault("records", "250000")),
+            out,
+            results,
+            List.of());
     Settings settings = Settings.create(out);
 
     FaultJobRunner.Outcome reference =
@@ -78,11 +98,23 @@ public final class SecurityJobBenchmark {
     for (int round = 0; round <= rounds; round++) {
       for (Mode mode : Mode.values()) {
         // Round 0 warms up each mode's path and is not counted.
-        try (SluiceCluster cluster = new SluiceCluster(home, out.resolve("cluster"), 3,
-            new SluiceCluster.ServerSizing("512m", "128m", "512m"), settings.daemons(mode))) {
+        try (SluiceCluster cluster =
+            new SluiceCluster(
+                home,
+                out.resolve("cluster"),
+                3,
+                new SluiceCluster.ServerSizing("512m", "128m", "512m"),
+                settings.daemons(mode))) {
           cluster.start();
-          FaultJobRunner.Outcome outcome = job.run(mode.name().toLowerCase(Locale.ROOT), round,
-              FaultJob.Scenario.NONE, 1, cluster, 0, settings.spark(mode));
+          FaultJobRunner.Outcome outcome =
+              job.run(
+                  mode.name().toLowerCase(Locale.ROOT),
+                  round,
+                  FaultJob.Scenario.NONE,
+                  1,
+                  cluster,
+                  0,
+                  settings.spark(mode));
           if (round > 0) {
             outcomes.computeIfAbsent(mode, m -> new ArrayList<>()).add(outcome);
           }
@@ -94,13 +126,18 @@ public final class SecurityJobBenchmark {
     System.out.println(body);
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/security-job.md");
     if (!markdown.equals("-")) {
-      BenchmarkReport.writeSection(home.resolve(markdown), "security-job",
+      BenchmarkReport.writeSection(
+          home.resolve(markdown),
+          "security-job",
           "Security: the cost of authentication, TLS and encrypted blocks on a Spark job",
-          o.getOrDefault("command", "bin/bench-security-job.sh"), body);
+          o.getOrDefault("command", "bin/bench-security-job.sh"),
+          body);
       System.out.println("Wrote the 'security-job' section of " + markdown);
     }
-    boolean allRight = outcomes.values().stream().flatMap(List::stream)
-        .allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
+    boolean allRight =
+        outcomes.values().stream()
+            .flatMap(List::stream)
+            .allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
     System.exit(allRight ? 0 : 1);
   }
 
@@ -108,8 +145,8 @@ public final class SecurityJobBenchmark {
   private record Settings(Path clusterSecret, SelfSignedCertificate certificate) {
     static Settings create(Path dir) throws Exception {
       Path secret = dir.resolve("cluster.secret");
-      Files.writeString(secret, "benchmark-cluster-secret-0123456789abcdef\n",
-          StandardCharsets.UTF_8);
+      Files.writeString(
+          secret, "benchmark-cluster-secret-0123456789abcdef\n", StandardCharsets.UTF_8);
       Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
       return new Settings(secret, new SelfSignedCertificate("localhost"));
     }
@@ -152,25 +189,43 @@ public final class SecurityJobBenchmark {
      * here; the check happens once per connection and does not change the figures.
      */
     private Map<String, String> tls(String prefix) {
-      return Map.of(prefix + "transport.tls.enabled", "true",
-          prefix + "transport.tls.trust.certs", certificate.certificate().getPath(),
-          prefix + "transport.tls.verify.hostname", "false");
+      return Map.of(
+          prefix + "transport.tls.enabled",
+          "true",
+          prefix + "transport.tls.trust.certs",
+          certificate.certificate().getPath(),
+          prefix + "transport.tls.verify.hostname",
+          "false");
     }
   }
 
-  private static String report(FaultJobRunner.Outcome reference,
-      Map<Mode, List<FaultJobRunner.Outcome>> outcomes, int rounds, FaultJobRunner job) {
+  private static String report(
+      FaultJobRunner.Outcome reference,
+      Map<Mode, List<FaultJobRunner.Outcome>> outcomes,
+      int rounds,
+      FaultJobRunner job) {
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "The fault benchmark's job, undisturbed: %d map tasks "
-        + "of %,d records (about %,.0f MiB) into %d partitions; `%s`, Kryo, one copy, each run a "
-        + "fresh `SparkSubmit` JVM with the shaded client jar and a freshly started cluster of "
-        + "three servers and a coordinator (`bin/` scripts) in the mode's settings. A warm-up run "
-        + "of every mode, then %d rounds, modes interleaved; medians, ranges in brackets. CPU is "
-        + "the Spark JVM's (driver and executors). TLS uses BoringSSL (netty-tcnative); blocks "
-        + "are encrypted with AES-CTR under Spark's I/O key (`spark.io.encryption.enabled`).%n%n",
-        job.maps(), job.records(), job.mib(), job.reduces(), job.master(), rounds));
-    b.append(String.format(Locale.ROOT, "Built-in shuffle, same job, same invocation: %,.1f s.%n%n",
-        reference.wallMs() / 1000));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "The fault benchmark's job, undisturbed: %d map tasks "
+                + "of %,d records (about %,.0f MiB) into %d partitions; `%s`, Kryo, one copy, each run a "
+                + "fresh `SparkSubmit` JVM with the shaded client jar and a freshly started cluster of "
+                + "three servers and a coordinator (`bin/` scripts) in the mode's settings. A warm-up run "
+                + "of every mode, then %d rounds, modes interleaved; medians, ranges in brackets. CPU is "
+                + "the Spark JVM's (driver and executors). TLS uses BoringSSL (netty-tcnative); blocks "
+                + "are encrypted with AES-CTR under Spark's I/O key (`spark.io.encryption.enabled`).%n%n",
+            job.maps(),
+            job.records(),
+            job.mib(),
+            job.reduces(),
+            job.master(),
+            rounds));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Built-in shuffle, same job, same invocation: %,.1f s.%n%n",
+            reference.wallMs() / 1000));
     b.append("| Mode | Job time | / plain | Spark CPU-s | / plain | Answer = built-in |\n");
     b.append("|---|---:|---:|---:|---:|---|\n");
     double plainTime = 0;
@@ -180,10 +235,13 @@ public final class SecurityJobBenchmark {
       List<FaultJobRunner.Outcome> runs = outcomes.getOrDefault(mode, List.of());
       Series time = new Series();
       Series cpu = new Series();
-      runs.stream().filter(x -> x.exit() == 0).forEach(x -> {
-        time.add(x.wallMs() / 1000);
-        cpu.add(x.cpuMs() / 1000);
-      });
+      runs.stream()
+          .filter(x -> x.exit() == 0)
+          .forEach(
+              x -> {
+                time.add(x.wallMs() / 1000);
+                cpu.add(x.cpuMs() / 1000);
+              });
       if (time.isEmpty()) {
         b.append("| ").append(mode.label).append(" | FAILED | | | | **NO** |\n");
         continue;
@@ -195,15 +253,27 @@ public final class SecurityJobBenchmark {
       if (mode == Mode.AUTH) {
         authRatio = time.median() / plainTime;
       }
-      boolean right = runs.stream().allMatch(x -> x.exit() == 0
-          && x.answer().equals(reference.answer()));
-      b.append(String.format(Locale.ROOT, "| %s | %s s | %.2fx | %s | %.2fx | %s |%n", mode.label,
-          time.describe("%.1f"), time.median() / plainTime, cpu.describe("%.1f"),
-          cpu.median() / plainCpu, right ? "yes, every run" : "**NO**"));
+      boolean right =
+          runs.stream().allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s s | %.2fx | %s | %.2fx | %s |%n",
+              mode.label,
+              time.describe("%.1f"),
+              time.median() / plainTime,
+              cpu.describe("%.1f"),
+              cpu.median() / plainCpu,
+              right ? "yes, every run" : "**NO**"));
     }
-    b.append(String.format(Locale.ROOT, "%nTarget: authentication costs under 2%%: **%s** "
-        + "(%.2fx the plain job time; the rounds' spread is the machine's noise, see the ranges)."
-        + "%n", authRatio < 1.02 ? "met" : "missed", authRatio));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%nTarget: authentication costs under 2%%: **%s** "
+                + "(%.2fx the plain job time; the rounds' spread is the machine's noise, see the ranges)."
+                + "%n",
+            authRatio < 1.02 ? "met" : "missed",
+            authRatio));
     return b.toString();
   }
 }

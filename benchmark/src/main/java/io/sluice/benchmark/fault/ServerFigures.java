@@ -7,14 +7,24 @@ import java.util.List;
 
 /**
  * What the shuffle servers did during one run, summed over the servers that answered both before
- * and after it (a server killed in the run is left out): their CPU, the pushes they refused for want
- * of memory, and the bytes they took, forwarded to replicas and wrote to disk.
+ * and after it (a server killed in the run is left out): their CPU, the pushes they refused for
+ * want of memory, and the bytes they took, forwarded to replicas and wrote to disk.
  */
-public record ServerFigures(double cpuMs, double noBufferAnswers, double pushedBytes,
-    double replicatedBytes, double flushedBytes, int servers) {
+public record ServerFigures(
+    double cpuMs,
+    double noBufferAnswers,
+    double pushedBytes,
+    double replicatedBytes,
+    double flushedBytes,
+    int servers) {
   static final String REPLICATED = "sluice_server_replicated_bytes_total";
-  public static final List<String> KEYS = List.of(MetricsPoller.CPU_SECONDS,
-      MetricsPoller.NO_BUFFER, MetricsPoller.PUSHED, REPLICATED, MetricsPoller.FLUSHED);
+  public static final List<String> KEYS =
+      List.of(
+          MetricsPoller.CPU_SECONDS,
+          MetricsPoller.NO_BUFFER,
+          MetricsPoller.PUSHED,
+          REPLICATED,
+          MetricsPoller.FLUSHED);
 
   /** Every server's counters now; null for a server that does not answer. */
   public static List<MetricsPoller.Sample> scrape(MetricsPoller servers)
@@ -34,8 +44,8 @@ public record ServerFigures(double cpuMs, double noBufferAnswers, double pushedB
    * The counters' increase from {@code before} to {@code after}. A server whose CPU counter went
    * down was started again in between (its counters began anew) and is left out too.
    */
-  public static ServerFigures between(List<MetricsPoller.Sample> before,
-      List<MetricsPoller.Sample> after) {
+  public static ServerFigures between(
+      List<MetricsPoller.Sample> before, List<MetricsPoller.Sample> after) {
     double cpu = 0;
     double noBuffer = 0;
     double pushed = 0;

@@ -73,11 +73,16 @@ final class Bed implements AutoCloseable {
   private void run(String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(home.resolve("bin/netbed.sh").toString()));
     command.addAll(List.of(args));
-    Daemons.Result result = Daemons.run(home, java.util.Map.of(), COMMAND_TIME,
-        command.toArray(String[]::new));
+    Daemons.Result result =
+        Daemons.run(home, java.util.Map.of(), COMMAND_TIME, command.toArray(String[]::new));
     if (result.exitCode() != 0) {
-      throw new IOException("bin/netbed.sh " + String.join(" ", args) + " failed (exit "
-          + result.exitCode() + "): " + result.output().strip());
+      throw new IOException(
+          "bin/netbed.sh "
+              + String.join(" ", args)
+              + " failed (exit "
+              + result.exitCode()
+              + "): "
+              + result.output().strip());
     }
   }
 }

@@ -24,29 +24,41 @@ import java.util.regex.Pattern;
 /**
  * Speed on real links: the fault benchmark's job, undisturbed, on a Spark standalone cluster whose
  * two workers are hosts of their own on a network test bed ({@code bin/netbed.sh}), beside a
- * coordinator and three shuffle servers on hosts of their own and the driver on another, with
- * every host's link capped (1 and 10 Gbit/s by default). Rounds alternate Spark's built-in shuffle
- * (whose executors then fetch from each other across their links) and Sluice (whose executors push
- * to and read from the servers across theirs), each run a fresh application; reports the ratio of
- * their median times at each cap, the tasks' CPU and the servers' CPU per GiB shuffled, and
- * whether every answer equals the built-in shuffle's; rewrites the 'links' section of
- * docs/benchmarks/links.md. Needs root (network namespaces).
+ * coordinator and three shuffle servers on hosts of their own and the driver on another, with every
+ * host's link capped (1 and 10 Gbit/s by default). Rounds alternate Spark's built-in shuffle (whose
+ * executors then fetch from each other across their links) and Sluice (whose executors push to and
+ * read from the servers across theirs), each run a fresh application; reports the ratio of their
+ * median times at each cap, the tasks' CPU and the servers' CPU per GiB shuffled, and whether every
+ * answer equals the built-in shuffle's; rewrites the 'links' section of docs/benchmarks/links.md.
+ * Needs root (network namespaces).
  */
 public final class LinkBenchmark {
-  static final String USAGE = String.join("\n",
-      "Usage: bin/bench-links.sh [flags]",
-      "  --rates LIST           link caps, tc's notation (default 1gbit,10gbit)",
-      "  --rounds N             rounds of each shuffle at each cap (default 3)",
-      "  --replicas N           copies of every partition through Sluice (default 1)",
-      "  --maps N               map tasks (default 8)",
-      "  --reduces N            reduce partitions (default 8)",
-      "  --records N            records per map task, 100 bytes each (default 500000)",
-      "  --output DIR           results and logs (default benchmark/target/links)",
-      "  --markdown FILE|-      section 'links' rewritten (default docs/benchmarks/links.md)",
-      "  --home DIR             the Sluice checkout (set by bin/bench-links.sh)",
-      "  --command TEXT         the command line to record (set by bin/bench-links.sh)");
-  private static final List<String> OPTIONS = List.of("rates", "rounds", "replicas", "maps",
-      "reduces", "records", "output", "markdown", "home", "command");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: bin/bench-links.sh [flags]",
+          "  --rates LIST           link caps, tc's notation (default 1gbit,10gbit)",
+          "  --rounds N             rounds of each shuffle at each cap (default 3)",
+          "  --replicas N           copies of every partition through Sluice (default 1)",
+          "  --maps N               map tasks (default 8)",
+          "  --reduces N            reduce partitions (default 8)",
+          "  --records N            records per map task, 100 bytes each (default 500000)",
+          "  --output DIR           results and logs (default benchmark/target/links)",
+          "  --markdown FILE|-      section 'links' rewritten (default docs/benchmarks/links.md)",
+          "  --home DIR             the Sluice checkout (set by bin/bench-links.sh)",
+          "  --command TEXT         the command line to record (set by bin/bench-links.sh)");
+  private static final List<String> OPTIONS =
+      List.of(
+          "rates",
+          "rounds",
+          "replicas",
+          "maps",
+          "reduces",
+          "records",
+          "output",
+          "markdown",
+          "home",
+          "command");
   private static final List<String> HOSTS =
       List.of("coord", "s1", "s2", "s3", "master", "w0", "w1", "drv");
   private static final List<String> WORKERS = List.of("w0", "w1");
@@ -75,50 +87,73 @@ public final class LinkBenchmark {
     List<Run> runs = new ArrayList<>();
     FaultJobRunner job;
     try (Bed bed = Bed.up(home, "slink", 93, HOSTS)) {
-      SluiceCluster.Placement placement = new SluiceCluster.Placement() {
-        @Override
-        public String host(String daemon) {
-          return bed.address(hostOf(daemon));
-        }
+      SluiceCluster.Placement placement =
+          new SluiceCluster.Placement() {
+            @Override
+            public String host(String daemon) {
+              return bed.address(hostOf(daemon));
+            }
 
-        @Override
-        public List<String> launcher(String daemon) {
-          return bed.launcher(hostOf(daemon));
-        }
-      };
-      job = new FaultJobRunner(install, "spark://" + bed.address("master") + ":"
-          + StandaloneSpark.MASTER_PORT, "1g", Integer.parseInt(o.getOrDefault("maps", "8")),
-          Integer.parseInt(o.getOrDefault("reduces", "8")),
-          Long.parseLong(o.getOrDefault("records", "500000")), out, results,
-          bed.launcher("drv"));
-      Map<String, String> cluster = Map.of(
-          "spark.driver.host", bed.address("drv"),
-          "spark.driver.bindAddress", bed.address("drv"),
-          "spark.executor.cores", "1",
-          "spark.cores.max", String.valueOf(WORKERS.size()),
-          "spark.executor.memory", "768m");
-      try (SluiceCluster sluice = new SluiceCluster(home, out.resolve("cluster"), 3,
-              new SluiceCluster.ServerSizing("512m", "128m", "512m"), Map.of(), Map.of(),
-              placement);
-          StandaloneSpark spark = new StandaloneSpark(bed, install, WORKERS, 1, "1g",
-              out.resolve("spark"))) {
+            @Override
+            public List<String> launcher(String daemon) {
+              return bed.launcher(hostOf(daemon));
+            }
+          };
+      job =
+          new FaultJobRunner(
+              install,
+              "spark://" + bed.address("master") + ":" + StandaloneSpark.MASTER_PORT,
+              "1g",
+              Integer.parseInt(o.getOrDefault("maps", "8")),
+              Integer.parseInt(o.getOrDefault("reduces", "8")),
+              Long.parseLong(o.getOrDefault("records", "500000")),
+              out,
+              results,
+              bed.launcher("drv"));
+      Map<String, String> cluster =
+          Map.of(
+              "spark.driver.host", bed.address("drv"),
+              "spark.driver.bindAddress", bed.address("drv"),
+              "spark.executor.cores", "1",
+              "spark.cores.max", String.valueOf(WORKERS.size()),
+              "spark.executor.memory", "768m");
+      try (SluiceCluster sluice =
+              new SluiceCluster(
+                  home,
+                  out.resolve("cluster"),
+                  3,
+                  new SluiceCluster.ServerSizing("512m", "128m", "512m"),
+                  Map.of(),
+                  Map.of(),
+                  placement);
+          StandaloneSpark spark =
+              new StandaloneSpark(bed, install, WORKERS, 1, "1g", out.resolve("spark"))) {
         sluice.start();
-        MetricsPoller servers = MetricsPoller.at(sluice.serverMetricsAddresses(),
-            ServerFigures.KEYS, Duration.ofSeconds(1));
+        MetricsPoller servers =
+            MetricsPoller.at(
+                sluice.serverMetricsAddresses(), ServerFigures.KEYS, Duration.ofSeconds(1));
         for (String rate : rates) {
           bed.capAll(rate);
           System.out.println("== links capped at " + rate);
           job.run("warmup-builtin-" + rate, 0, FaultJob.Scenario.NONE, 0, null, 0, cluster);
-          job.run("warmup-sluice-" + rate, 0, FaultJob.Scenario.NONE, replicas, sluice, 0,
-              cluster);
+          job.run("warmup-sluice-" + rate, 0, FaultJob.Scenario.NONE, replicas, sluice, 0, cluster);
           for (int round = 1; round <= rounds; round++) {
-            runs.add(new Run(rate, false, job.run("builtin-" + rate, round,
-                FaultJob.Scenario.NONE, 0, null, 0, cluster)));
+            runs.add(
+                new Run(
+                    rate,
+                    false,
+                    job.run(
+                        "builtin-" + rate, round, FaultJob.Scenario.NONE, 0, null, 0, cluster)));
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
-            FaultJobRunner.Outcome through = job.run("sluice-" + rate, round,
-                FaultJob.Scenario.NONE, replicas, sluice, 0, cluster);
-            runs.add(new Run(rate, true, through.withServers(
-                ServerFigures.between(before, ServerFigures.scrape(servers)))));
+            FaultJobRunner.Outcome through =
+                job.run(
+                    "sluice-" + rate, round, FaultJob.Scenario.NONE, replicas, sluice, 0, cluster);
+            runs.add(
+                new Run(
+                    rate,
+                    true,
+                    through.withServers(
+                        ServerFigures.between(before, ServerFigures.scrape(servers)))));
           }
         }
       }
@@ -127,13 +162,15 @@ public final class LinkBenchmark {
     System.out.println(body);
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/links.md");
     if (!markdown.equals("-")) {
-      BenchmarkReport.writeSection(home.resolve(markdown), "links",
+      BenchmarkReport.writeSection(
+          home.resolve(markdown),
+          "links",
           "Links benchmark: Sluice and the built-in shuffle across capped links",
-          o.getOrDefault("command", "bin/bench-links.sh"), body);
+          o.getOrDefault("command", "bin/bench-links.sh"),
+          body);
       System.out.println("Wrote the 'links' section of " + markdown);
     }
-    boolean allRight = runs.stream().allMatch(r -> r.outcome().exit() == 0)
-        && answersAgree(runs);
+    boolean allRight = runs.stream().allMatch(r -> r.outcome().exit() == 0) && answersAgree(runs);
     System.exit(allRight ? 0 : 1);
   }
 
@@ -144,35 +181,44 @@ public final class LinkBenchmark {
 
   /** Whether every run that finished gave the same answer (failed runs are counted apart). */
   private static boolean answersAgree(List<Run> runs) {
-    List<FaultJobRunner.Outcome> done = runs.stream().map(Run::outcome)
-        .filter(x -> x.exit() == 0).toList();
+    List<FaultJobRunner.Outcome> done =
+        runs.stream().map(Run::outcome).filter(x -> x.exit() == 0).toList();
     return done.stream().allMatch(x -> x.answer().equals(done.get(0).answer()));
   }
 
-  private static String report(List<Run> runs, List<String> rates, int rounds, int replicas,
-      FaultJobRunner job) {
+  private static String report(
+      List<Run> runs, List<String> rates, int rounds, int replicas, FaultJobRunner job) {
     double gib = job.mib() / 1024;
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "The fault benchmark's job, undisturbed: %d map tasks of "
-            + "%,d records (a long key and a 92-byte value, about %,.0f MiB in all) shuffled into "
-            + "%d partitions whose reduce tasks sum every record; Kryo. Each host is a network "
-            + "namespace on this machine with its own address (`bin/netbed.sh`): a Spark "
-            + "standalone master, two workers of one core and one executor each, the driver, a "
-            + "coordinator and three shuffle servers (`buffer.capacity` 512 MiB, heap 512 MiB), "
-            + "every host's link capped both ways with `tbf`. With the built-in shuffle the "
-            + "executors fetch each other's map output across their links; through Sluice (%d "
-            + "cop%s of each partition) they push to the servers and read from them across "
-            + "theirs. Each run is a fresh application (`SparkSubmit` on the driver's host); one "
-            + "warm-up run of each shuffle per cap, then %d rounds alternating them; medians, "
-            + "ranges in brackets. Job time is measured inside the driver, from when both "
-            + "executors registered until the context stopped; task CPU is Spark's "
-            + "executor CPU time of every task, servers' CPU their process CPU (`/metrics`), each "
-            + "per GiB shuffled. All processes share this machine's two cores, so a cap only "
-            + "binds where the link, not the cores, is the bottleneck.%n%n",
-        job.maps(), job.records(), job.mib(), job.reduces(), replicas, replicas == 1 ? "y" : "ies",
-        rounds));
-    b.append("| Link cap | Built-in | Sluice | Sluice / built-in | Task CPU-s per GiB, "
-        + "built-in | Task CPU-s per GiB, Sluice | Servers CPU-s per GiB | Failed runs |\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "The fault benchmark's job, undisturbed: %d map tasks of "
+                + "%,d records (a long key and a 92-byte value, about %,.0f MiB in all) shuffled into "
+                + "%d partitions whose reduce tasks sum every record; Kryo. Each host is a network "
+                + "namespace on this machine with its own address (`bin/netbed.sh`): a Spark "
+                + "standalone master, two workers of one core and one executor each, the driver, a "
+                + "coordinator and three shuffle servers (`buffer.capacity` 512 MiB, heap 512 MiB), "
+                + "every host's link capped both ways with `tbf`. With the built-in shuffle the "
+                + "executors fetch each other's map output across their links; through Sluice (%d "
+                + "cop%s of each partition) they push to the servers and read from them across "
+                + "theirs. Each run is a fresh application (`SparkSubmit` on the driver's host); one "
+                + "warm-up run of each shuffle per cap, then %d rounds alternating them; medians, "
+                + "ranges in brackets. Job time is measured inside the driver, from when both "
+                + "executors registered until the context stopped; task CPU is Spark's "
+                + "executor CPU time of every task, servers' CPU their process CPU (`/metrics`), each "
+                + "per GiB shuffled. All processes share this machine's two cores, so a cap only "
+                + "binds where the link, not the cores, is the bottleneck.%n%n",
+            job.maps(),
+            job.records(),
+            job.mib(),
+            job.reduces(),
+            replicas,
+            replicas == 1 ? "y" : "ies",
+            rounds));
+    b.append(
+        "| Link cap | Built-in | Sluice | Sluice / built-in | Task CPU-s per GiB, "
+            + "built-in | Task CPU-s per GiB, Sluice | Servers CPU-s per GiB | Failed runs |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     List<String> targets = new ArrayList<>();
     for (String rate : rates) {
@@ -185,18 +231,37 @@ public final class LinkBenchmark {
         continue;
       }
       double ratio = sluiceTime.median() / builtinTime.median();
-      long failed = runs.stream().filter(r -> r.rate().equals(rate) && r.outcome().exit() != 0)
-          .count();
-      b.append(String.format(Locale.ROOT, "| %s | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | "
-              + "%.2fx | %.1f | %.1f | %.1f | %d |%n", rate, builtinTime.median() / 1000,
-          builtinTime.min() / 1000, builtinTime.max() / 1000, sluiceTime.median() / 1000,
-          sluiceTime.min() / 1000, sluiceTime.max() / 1000, ratio,
-          series(builtin, FaultJobRunner.Outcome::taskCpuMs).median() / 1000 / gib,
-          series(sluice, FaultJobRunner.Outcome::taskCpuMs).median() / 1000 / gib,
-          series(sluice.stream().filter(x -> x.servers() != null).toList(),
-              x -> x.servers().cpuMs()).median() / 1000 / gib, failed));
-      targets.add(String.format(Locale.ROOT, "- Links capped at %s: Sluice at most 1.0x the "
-          + "built-in shuffle: %s, %.2fx.", rate, ratio <= 1.0 ? "**met**" : "**missed**", ratio));
+      long failed =
+          runs.stream().filter(r -> r.rate().equals(rate) && r.outcome().exit() != 0).count();
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | "
+                  + "%.2fx | %.1f | %.1f | %.1f | %d |%n",
+              rate,
+              builtinTime.median() / 1000,
+              builtinTime.min() / 1000,
+              builtinTime.max() / 1000,
+              sluiceTime.median() / 1000,
+              sluiceTime.min() / 1000,
+              sluiceTime.max() / 1000,
+              ratio,
+              series(builtin, FaultJobRunner.Outcome::taskCpuMs).median() / 1000 / gib,
+              series(sluice, FaultJobRunner.Outcome::taskCpuMs).median() / 1000 / gib,
+              series(
+                          sluice.stream().filter(x -> x.servers() != null).toList(),
+                          x -> x.servers().cpuMs())
+                      .median()
+                  / 1000
+                  / gib,
+              failed));
+      targets.add(
+          String.format(
+              Locale.ROOT,
+              "- Links capped at %s: Sluice at most 1.0x the " + "built-in shuffle: %s, %.2fx.",
+              rate,
+              ratio <= 1.0 ? "**met**" : "**missed**",
+              ratio));
     }
     int executors = WORKERS.size();
     // Each executor wrote 1/E of the map output; with the built-in shuffle its reduce tasks fetch
@@ -205,50 +270,65 @@ public final class LinkBenchmark {
     // reduce tasks read comes back in the reduce stage, one direction after the other.
     double builtinEachWay = job.mib() / executors * (executors - 1) / executors;
     double sluiceEachWay = job.mib() / executors;
-    b.append(String.format(Locale.ROOT, "%nWhat crosses each executor's link: with the built-in "
-            + "shuffle about %,.0f MiB each way at once (its reduce tasks fetch what the other "
-            + "executor wrote, and it serves as much; the rest is read from local disk), through "
-            + "Sluice about %,.0f MiB out during the map stage and as much in during the reduce "
-            + "stage: %.0fx the bytes, and in turn rather than at once.", builtinEachWay,
-        sluiceEachWay, 2 * sluiceEachWay / (2 * builtinEachWay)));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%nWhat crosses each executor's link: with the built-in "
+                + "shuffle about %,.0f MiB each way at once (its reduce tasks fetch what the other "
+                + "executor wrote, and it serves as much; the rest is read from local disk), through "
+                + "Sluice about %,.0f MiB out during the map stage and as much in during the reduce "
+                + "stage: %.0fx the bytes, and in turn rather than at once.",
+            builtinEachWay,
+            sluiceEachWay,
+            2 * sluiceEachWay / (2 * builtinEachWay)));
     for (String rate : rates) {
       double bitsPerSecond = bitsPerSecond(rate);
       if (bitsPerSecond > 0) {
-        b.append(String.format(Locale.ROOT, " At %s that is %.1f s against %.1f s of transfer "
-                + "per executor.", rate, 2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond,
-            builtinEachWay * 8 * (1 << 20) / bitsPerSecond));
+        b.append(
+            String.format(
+                Locale.ROOT,
+                " At %s that is %.1f s against %.1f s of transfer " + "per executor.",
+                rate,
+                2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond,
+                builtinEachWay * 8 * (1 << 20) / bitsPerSecond));
       }
     }
-    b.append(String.format(Locale.ROOT, "%n%nEvery answer equal to the built-in shuffle's: %s.%n%n"
-        + "### Targets%n%n", answersAgree(runs) ? "yes" : "**NO**"));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%n%nEvery answer equal to the built-in shuffle's: %s.%n%n" + "### Targets%n%n",
+            answersAgree(runs) ? "yes" : "**NO**"));
     targets.forEach(t -> b.append(t).append('\n'));
     return b.toString();
   }
 
   /** A rate in tc's notation (100mbit, 1gbit, 10gbit) in bits per second; 0 if unknown. */
   private static double bitsPerSecond(String rate) {
-    Matcher m = Pattern.compile("(\\d+(?:\\.\\d+)?)([kmg]?)bit")
-        .matcher(rate.toLowerCase(Locale.ROOT));
+    Matcher m =
+        Pattern.compile("(\\d+(?:\\.\\d+)?)([kmg]?)bit").matcher(rate.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       return 0;
     }
-    double unit = switch (m.group(2)) {
-      case "k" -> 1e3;
-      case "m" -> 1e6;
-      case "g" -> 1e9;
-      default -> 1;
-    };
+    double unit =
+        switch (m.group(2)) {
+          case "k" -> 1e3;
+          case "m" -> 1e6;
+          case "g" -> 1e9;
+          default -> 1;
+        };
     return Double.parseDouble(m.group(1)) * unit;
   }
 
-  private static List<FaultJobRunner.Outcome> outcomes(List<Run> runs, String rate,
-      boolean sluice) {
-    return runs.stream().filter(r -> r.rate().equals(rate) && r.sluice() == sluice)
-        .map(Run::outcome).toList();
+  private static List<FaultJobRunner.Outcome> outcomes(
+      List<Run> runs, String rate, boolean sluice) {
+    return runs.stream()
+        .filter(r -> r.rate().equals(rate) && r.sluice() == sluice)
+        .map(Run::outcome)
+        .toList();
   }
 
-  private static Series series(List<FaultJobRunner.Outcome> runs,
-      ToDoubleFunction<FaultJobRunner.Outcome> f) {
+  private static Series series(
+      List<FaultJobRunner.Outcome> runs, ToDoubleFunction<FaultJobRunner.Outcome> f) {
     Series s = new Series();
     runs.stream().filter(x -> x.exit() == 0).forEach(x -> s.add(f.applyAsDouble(x)));
     return s;

@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Spark standalone cluster on a {@link Bed}: Spark's own {@code Master} on the host
- * {@code master} and a {@code Worker} on each worker host, from the Spark installation the build
+ * A Spark standalone cluster on a {@link Bed}: Spark's own {@code Master} on the host {@code
+ * master} and a {@code Worker} on each worker host, from the Spark installation the build
  * assembles. A worker starts its executors as its children, so they run behind its host's link.
  */
 final class StandaloneSpark implements AutoCloseable {
@@ -29,18 +29,38 @@ final class StandaloneSpark implements AutoCloseable {
   private final List<Process> processes = new ArrayList<>();
 
   /** Starts the master and the workers and waits until every worker has registered. */
-  StandaloneSpark(Bed bed, SparkInstall install, List<String> workers, int cores, String memory,
-      Path dir) throws IOException, InterruptedException {
+  StandaloneSpark(
+      Bed bed, SparkInstall install, List<String> workers, int cores, String memory, Path dir)
+      throws IOException, InterruptedException {
     this.bed = bed;
     try {
-      start(install, dir, "master", "org.apache.spark.deploy.master.Master",
-          "--host", bed.address("master"), "--port", String.valueOf(MASTER_PORT),
-          "--webui-port", String.valueOf(MASTER_UI_PORT));
+      start(
+          install,
+          dir,
+          "master",
+          "org.apache.spark.deploy.master.Master",
+          "--host",
+          bed.address("master"),
+          "--port",
+          String.valueOf(MASTER_PORT),
+          "--webui-port",
+          String.valueOf(MASTER_UI_PORT));
       for (String host : workers) {
         Path work = Files.createDirectories(dir.resolve(host + "-work"));
-        start(install, dir, host, "org.apache.spark.deploy.worker.Worker",
-            "--host", bed.address(host), "--cores", String.valueOf(cores), "--memory", memory,
-            "--work-dir", work.toString(), masterUrl());
+        start(
+            install,
+            dir,
+            host,
+            "org.apache.spark.deploy.worker.Worker",
+            "--host",
+            bed.address(host),
+            "--cores",
+            String.valueOf(cores),
+            "--memory",
+            memory,
+            "--work-dir",
+            work.toString(),
+            masterUrl());
       }
       awaitWorkers(workers.size(), dir);
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -56,13 +76,15 @@ final class StandaloneSpark implements AutoCloseable {
   private void start(SparkInstall install, Path dir, String host, String main, String... args)
       throws IOException {
     List<String> command = new ArrayList<>(bed.launcher(host));
-    command.addAll(List.of(install.java(), "-Xmx512m", "-cp",
-        install.sparkHome().resolve("jars") + "/*"));
+    command.addAll(
+        List.of(install.java(), "-Xmx512m", "-cp", install.sparkHome().resolve("jars") + "/*"));
     command.addAll(install.sparkJavaOptions());
     command.add(main);
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(host + ".log").toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(host + ".log").toFile()));
     // A worker builds its executors' command from these.
     pb.environment().put("SPARK_HOME", install.sparkHome().toString());
     pb.environment().put("SPARK_SCALA_VERSION", install.line().equals("4") ? "2.13" : "2.12");
@@ -76,8 +98,12 @@ final class StandaloneSpark implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (System.nanoTime() < deadline) {
       try {
-        JsonNode master = JSON.readTree(http.send(HttpRequest.newBuilder(status)
-            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        JsonNode master =
+            JSON.readTree(
+                http.send(
+                        HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                    .body());
         int alive = 0;
         for (JsonNode worker : master.path("workers")) {
           if ("ALIVE".equals(worker.path("state").asText())) {
@@ -92,8 +118,13 @@ final class StandaloneSpark implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new IOException("Spark's master at " + masterUrl() + " did not count " + n
-        + " workers within 120 s; logs in " + dir);
+    throw new IOException(
+        "Spark's master at "
+            + masterUrl()
+            + " did not count "
+            + n
+            + " workers within 120 s; logs in "
+            + dir);
   }
 
   @Override

@@ -11,8 +11,8 @@ import java.util.List;
  * CPU time at one instant: this JVM's (the clients'), and the whole machine's busy and total time
  * from {@code /proc/stat} (Linux; absent elsewhere). Two snapshots give how many cores each used.
  */
-record CpuSnapshot(long nanoTime, long benchmarkCpuNanos, long machineBusyTicks,
-    long machineTotalTicks) {
+record CpuSnapshot(
+    long nanoTime, long benchmarkCpuNanos, long machineBusyTicks, long machineTotalTicks) {
   private static final Path PROC_STAT = Path.of("/proc/stat");
 
   static CpuSnapshot take() {
@@ -32,8 +32,9 @@ record CpuSnapshot(long nanoTime, long benchmarkCpuNanos, long machineBusyTicks,
     } catch (IOException | RuntimeException e) {
       // not Linux: the machine figures are reported as unknown
     }
-    long own = ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    long own =
+        ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
     return new CpuSnapshot(System.nanoTime(), own, busy, total);
   }
 
@@ -44,12 +45,14 @@ record CpuSnapshot(long nanoTime, long benchmarkCpuNanos, long machineBusyTicks,
 
   /** Cores the whole machine kept busy on average since {@code earlier}, or NaN if unknown. */
   double machineCoresSince(CpuSnapshot earlier) {
-    if (machineTotalTicks < 0 || earlier.machineTotalTicks < 0
+    if (machineTotalTicks < 0
+        || earlier.machineTotalTicks < 0
         || machineTotalTicks == earlier.machineTotalTicks) {
       return Double.NaN;
     }
-    double busyFraction = (machineBusyTicks - earlier.machineBusyTicks)
-        / (double) (machineTotalTicks - earlier.machineTotalTicks);
+    double busyFraction =
+        (machineBusyTicks - earlier.machineBusyTicks)
+            / (double) (machineTotalTicks - earlier.machineTotalTicks);
     return busyFraction * Runtime.getRuntime().availableProcessors();
   }
 }

@@ -18,8 +18,8 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,11 +38,16 @@ final class HostileConnections implements AutoCloseable {
    * What the hostile clients got done.
    *
    * @param pipelinersWroteAll pipeliners whose socket took every frame
-   * @param stallersClosed stallers the server closed; {@code firstCloseMillis} and
-   *     {@code lastCloseMillis} after they stalled
+   * @param stallersClosed stallers the server closed; {@code firstCloseMillis} and {@code
+   *     lastCloseMillis} after they stalled
    */
-  record Outcome(int pipeliners, int pipelinersWroteAll, int stallers, int stallersClosed,
-      long firstCloseMillis, long lastCloseMillis) {}
+  record Outcome(
+      int pipeliners,
+      int pipelinersWroteAll,
+      int stallers,
+      int stallersClosed,
+      long firstCloseMillis,
+      long lastCloseMillis) {}
 
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -64,8 +69,9 @@ final class HostileConnections implements AutoCloseable {
    * Connects every hostile client and has it send its handshake; they write nothing more until
    * {@link #start()}.
    */
-  static HostileConnections connect(String host, int port, ScaleSettings settings, String appId,
-      int shuffleId, int partitions) throws IOException {
+  static HostileConnections connect(
+      String host, int port, ScaleSettings settings, String appId, int shuffleId, int partitions)
+      throws IOException {
     HostileConnections hostile = new HostileConnections(settings.pipeliners(), settings.stallers());
     Random random = new Random(11);
     byte[] body = new byte[settings.pipelineFrameKib() << 10];
@@ -73,37 +79,55 @@ final class HostileConnections implements AutoCloseable {
     for (int i = 0; i < settings.pipeliners(); i++) {
       int pipeliner = i;
       Socket s = hostile.open(host, port, "pipeliner-" + i);
-      hostile.thread("pipeliner-" + i, () -> {
-        OutputStream out = s.getOutputStream();
-        for (int f = 0; f < settings.pipelineFrames(); f++) {
-          // and never reads an answer
-          write(out, push(appId, shuffleId, (pipeliner + f) % partitions,
-              FIRST_ATTEMPT + pipeliner, f, body), Long.MAX_VALUE);
-        }
-        out.flush();
-        hostile.wroteAll.incrementAndGet();
-        hostile.closing.await();
-      });
+      hostile.thread(
+          "pipeliner-" + i,
+          () -> {
+            OutputStream out = s.getOutputStream();
+            for (int f = 0; f < settings.pipelineFrames(); f++) {
+              // and never reads an answer
+              write(
+                  out,
+                  push(
+                      appId,
+                      shuffleId,
+                      (pipeliner + f) % partitions,
+                      FIRST_ATTEMPT + pipeliner,
+                      f,
+                      body),
+                  Long.MAX_VALUE);
+            }
+            out.flush();
+            hostile.wroteAll.incrementAndGet();
+            hostile.closing.await();
+          });
     }
     byte[] stallBody = new byte[settings.stallFrameMib() << 20];
     random.nextBytes(stallBody);
     for (int i = 0; i < settings.stallers(); i++) {
-      PushDataRequest frame = push(appId, shuffleId, i % partitions,
-          FIRST_ATTEMPT + settings.pipeliners() + i, 0, stallBody);
+      PushDataRequest frame =
+          push(
+              appId,
+              shuffleId,
+              i % partitions,
+              FIRST_ATTEMPT + settings.pipeliners() + i,
+              0,
+              stallBody);
       Socket s = hostile.open(host, port, "staller-" + i);
-      hostile.thread("staller-" + i, () -> {
-        // Half of the frame, and then nothing more.
-        write(s.getOutputStream(), frame, stallBody.length / 2);
-        s.getOutputStream().flush();
-        long stalled = System.nanoTime();
-        drainUntilClosed(s.getInputStream());
-        if (hostile.closing.getCount() > 0) {
-          long millis = (System.nanoTime() - stalled) / 1_000_000;
-          hostile.stallersClosed.incrementAndGet();
-          hostile.firstClose.accumulateAndGet(millis, Math::min);
-          hostile.lastClose.accumulateAndGet(millis, Math::max);
-        }
-      });
+      hostile.thread(
+          "staller-" + i,
+          () -> {
+            // Half of the frame, and then nothing more.
+            write(s.getOutputStream(), frame, stallBody.length / 2);
+            s.getOutputStream().flush();
+            long stalled = System.nanoTime();
+            drainUntilClosed(s.getInputStream());
+            if (hostile.closing.getCount() > 0) {
+              long millis = (System.nanoTime() - stalled) / 1_000_000;
+              hostile.stallersClosed.incrementAndGet();
+              hostile.firstClose.accumulateAndGet(millis, Math::min);
+              hostile.lastClose.accumulateAndGet(millis, Math::max);
+            }
+          });
     }
     return hostile;
   }
@@ -115,8 +139,13 @@ final class HostileConnections implements AutoCloseable {
 
   Outcome outcome() {
     int closed = stallersClosed.get();
-    return new Outcome(pipeliners, wroteAll.get(), stallers, closed,
-        closed == 0 ? -1 : firstClose.get(), closed == 0 ? -1 : lastClose.get());
+    return new Outcome(
+        pipeliners,
+        wroteAll.get(),
+        stallers,
+        closed,
+        closed == 0 ? -1 : firstClose.get(),
+        closed == 0 ? -1 : lastClose.get());
   }
 
   /** Closes every hostile socket and waits for the threads. */
@@ -139,31 +168,41 @@ final class HostileConnections implements AutoCloseable {
   private Socket open(String host, int port, String name) throws IOException {
     Socket s = new Socket(host, port);
     sockets.add(s);
-    write(s.getOutputStream(), new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED,
-        ProtocolVersion.CURRENT, name), Long.MAX_VALUE);
+    write(
+        s.getOutputStream(),
+        new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, name),
+        Long.MAX_VALUE);
     s.getOutputStream().flush();
     return s;
   }
 
   private void thread(String name, Body body) {
-    Thread t = new Thread(() -> {
-      try {
-        go.await();
-        body.run();
-      } catch (Exception e) {
-        // a socket the server or this class closed: expected either way
-      }
-    }, "hostile-" + name);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                go.await();
+                body.run();
+              } catch (Exception e) {
+                // a socket the server or this class closed: expected either way
+              }
+            },
+            "hostile-" + name);
     t.setDaemon(true);
     t.start();
     threads.add(t);
   }
 
-  private static PushDataRequest push(String appId, int shuffleId, int partition, long attempt,
-      int sequence, byte[] body) {
-    return new PushDataRequest(2 + sequence, appId, shuffleId, List.of(),
-        List.of(new BlockDescriptor(partition, attempt, sequence, body.length, body.length,
-            Crc32c.of(body))),
+  private static PushDataRequest push(
+      String appId, int shuffleId, int partition, long attempt, int sequence, byte[] body) {
+    return new PushDataRequest(
+        2 + sequence,
+        appId,
+        shuffleId,
+        List.of(),
+        List.of(
+            new BlockDescriptor(
+                partition, attempt, sequence, body.length, body.length, Crc32c.of(body))),
         new NettyManagedBuffer(Unpooled.wrappedBuffer(body)));
   }
 

@@ -61,8 +61,11 @@ final class RandomPayload implements AutoCloseable {
   }
 
   private static SplittableRandom random(int shuffle, long attempt, int partition, int sequence) {
-    return new SplittableRandom(shuffle * 0x9E3779B97F4A7C15L + attempt * 0xC2B2AE3D27D4EB4FL
-        + partition * 0x165667B19E3779F9L + sequence);
+    return new SplittableRandom(
+        shuffle * 0x9E3779B97F4A7C15L
+            + attempt * 0xC2B2AE3D27D4EB4FL
+            + partition * 0x165667B19E3779F9L
+            + sequence);
   }
 
   @Override

@@ -17,10 +17,13 @@ final class ReadCheck {
 
   private final RandomPayload payload;
   private final int shuffleId;
+
   /** Blocks acknowledged, by map attempt (the client's index) and partition. */
   private final int[][] acknowledged;
+
   /** Blocks read, by partition and attempt: each partition's row is guarded by itself. */
   private final BitSet[][] read;
+
   private final LongAdder blocks = new LongAdder();
   private final LongAdder bytes = new LongAdder();
   private final LongAdder problemCount = new LongAdder();
@@ -41,7 +44,10 @@ final class ReadCheck {
   void verify(FetchedBlock b) {
     int p = b.partition();
     long a = b.taskAttemptId();
-    if (p < 0 || p >= read.length || a < 0 || a >= acknowledged.length
+    if (p < 0
+        || p >= read.length
+        || a < 0
+        || a >= acknowledged.length
         || b.sequence() >= acknowledged[(int) a][p]) {
       problem(b + " was never acknowledged");
     } else if (b.uncompressedLength() != b.length()
@@ -71,8 +77,15 @@ final class ReadCheck {
       for (int a = 0; a < acknowledged.length; a++) {
         int missing = acknowledged[a][p] - read[p][a].cardinality();
         if (missing > 0) {
-          problem(missing + " of the " + acknowledged[a][p] + " blocks map attempt " + a
-              + " wrote to partition " + p + " were acknowledged but not read back");
+          problem(
+              missing
+                  + " of the "
+                  + acknowledged[a][p]
+                  + " blocks map attempt "
+                  + a
+                  + " wrote to partition "
+                  + p
+                  + " were acknowledged but not read back");
         }
       }
     }
@@ -80,8 +93,8 @@ final class ReadCheck {
 
   RunResult.ReadSummary summary() {
     synchronized (problems) {
-      return new RunResult.ReadSummary(blocks.sum(), bytes.sum(), problemCount.sum(),
-          List.copyOf(problems));
+      return new RunResult.ReadSummary(
+          blocks.sum(), bytes.sum(), problemCount.sum(), List.copyOf(problems));
     }
   }
 

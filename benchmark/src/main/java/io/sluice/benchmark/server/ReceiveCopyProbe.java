@@ -24,10 +24,10 @@ import java.util.Map;
  * wait longer in the socket buffers, so that neither end of the kernel's copy is in the cache.
  *
  * <p>Here sender threads write 1 MiB at a time over loopback connections, and one receiving thread
- * reads up to 256 KiB at a time, through a selector as an event loop does, each connection into
- * its own next 256 KiB of a {@link #REGION_BYTES} region, round and round. It does nothing else
- * with the bytes: its CPU per GiB is the floor of a server's receive with as many clients. Not a
- * Sluice component: it measures the machine.
+ * reads up to 256 KiB at a time, through a selector as an event loop does, each connection into its
+ * own next 256 KiB of a {@link #REGION_BYTES} region, round and round. It does nothing else with
+ * the bytes: its CPU per GiB is the floor of a server's receive with as many clients. Not a Sluice
+ * component: it measures the machine.
  *
  * <p>Usage: {@code ReceiveCopyProbe [GiB per run, default 4] [rounds, default 3]}: one connection
  * into one reused buffer (iperf3's way), then 1, 4 and 16 connections into the region, per round.
@@ -151,16 +151,31 @@ final class ReceiveCopyProbe implements AutoCloseable {
   public static void main(String[] args) throws Exception {
     long bytes = (args.length > 0 ? Long.parseLong(args[0]) : 4) << 30;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-    System.out.println("receiving thread's CPU-s per GiB, " + (bytes >> 30) + " GiB per run, "
-        + "reads of " + (READ_BYTES >> 10) + " KiB, region " + (REGION_BYTES >> 20) + " MiB");
+    System.out.println(
+        "receiving thread's CPU-s per GiB, "
+            + (bytes >> 30)
+            + " GiB per run, "
+            + "reads of "
+            + (READ_BYTES >> 10)
+            + " KiB, region "
+            + (REGION_BYTES >> 20)
+            + " MiB");
     try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
       for (int round = 1; round <= rounds; round++) {
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-            "round %d: one connection, one reused buffer %.3f", round,
-            probe.intoOneBuffer(bytes).cpuSecondsPerGib()));
+        StringBuilder line =
+            new StringBuilder(
+                String.format(
+                    Locale.ROOT,
+                    "round %d: one connection, one reused buffer %.3f",
+                    round,
+                    probe.intoOneBuffer(bytes).cpuSecondsPerGib()));
         for (int connections : new int[] {1, 4, 16}) {
-          line.append(String.format(Locale.ROOT, "; %d into the region %.3f", connections,
-              probe.intoRegion(connections, bytes).cpuSecondsPerGib()));
+          line.append(
+              String.format(
+                  Locale.ROOT,
+                  "; %d into the region %.3f",
+                  connections,
+                  probe.intoRegion(connections, bytes).cpuSecondsPerGib()));
         }
         System.out.println(line);
       }

@@ -11,10 +11,10 @@ import java.util.Map;
  * What one run measured: {@code clients} map tasks pushed into one shuffle, committed, and then as
  * many readers read it all back. Times are seconds from the first push.
  *
- * @param noBufferRefusals pushes the server refused with NO_BUFFER during ingest (its
- *     {@code sluice_server_push_rejections_total{reason="NO_BUFFER"}}); each was sent again
- * @param pushWaits pushes the server held back unread until its pool had room
- *     ({@code sluice_server_push_waits_total})
+ * @param noBufferRefusals pushes the server refused with NO_BUFFER during ingest (its {@code
+ *     sluice_server_push_rejections_total{reason="NO_BUFFER"}}); each was sent again
+ * @param pushWaits pushes the server held back unread until its pool had room ({@code
+ *     sluice_server_push_waits_total})
  * @param ackSeconds until every push was acknowledged
  * @param flushedSeconds until the server had written what it flushes (the last flush's end, to the
  *     sampling interval)
@@ -66,28 +66,55 @@ record RunResult(
 
   /**
    * The highest values sampled. {@code directTotal} is Netty's direct memory (push pool, network
-   * pool, read slices) plus the JDK's own direct buffers, as one sample saw them together;
-   * {@code heap} the server's heap in use (garbage included).
+   * pool, read slices) plus the JDK's own direct buffers, as one sample saw them together; {@code
+   * heap} the server's heap in use (garbage included).
    */
-  record Peaks(long samples, double pushHeld, double pushAllocated, double network,
-      double nettyDirect, double jdkDirect, double directTotal, double readUsed, double resident,
-      double flushQueue, double heap) {
+  record Peaks(
+      long samples,
+      double pushHeld,
+      double pushAllocated,
+      double network,
+      double nettyDirect,
+      double jdkDirect,
+      double directTotal,
+      double readUsed,
+      double resident,
+      double flushQueue,
+      double heap) {
 
     static Peaks of(List<MetricsPoller.Sample> samples) {
       double[] max = new double[10];
       for (MetricsPoller.Sample s : samples) {
         double netty = s.get(MetricsPoller.NETTY_DIRECT);
         double jdk = s.get(MetricsPoller.JDK_DIRECT);
-        double[] v = {s.get(MetricsPoller.PUSH_HELD), s.get(MetricsPoller.PUSH_ALLOCATED),
-            s.get(MetricsPoller.NETWORK), netty, jdk, netty + jdk,
-            s.get(MetricsPoller.READ_USED), s.get(MetricsPoller.RESIDENT),
-            s.get(MetricsPoller.FLUSH_QUEUE), s.get(MetricsPoller.HEAP)};
+        double[] v = {
+          s.get(MetricsPoller.PUSH_HELD),
+          s.get(MetricsPoller.PUSH_ALLOCATED),
+          s.get(MetricsPoller.NETWORK),
+          netty,
+          jdk,
+          netty + jdk,
+          s.get(MetricsPoller.READ_USED),
+          s.get(MetricsPoller.RESIDENT),
+          s.get(MetricsPoller.FLUSH_QUEUE),
+          s.get(MetricsPoller.HEAP)
+        };
         for (int i = 0; i < max.length; i++) {
           max[i] = Math.max(max[i], v[i]);
         }
       }
-      return new Peaks(samples.size(), max[0], max[1], max[2], max[3], max[4], max[5], max[6],
-          max[7], max[8], max[9]);
+      return new Peaks(
+          samples.size(),
+          max[0],
+          max[1],
+          max[2],
+          max[3],
+          max[4],
+          max[5],
+          max[6],
+          max[7],
+          max[8],
+          max[9]);
     }
   }
 
@@ -111,8 +138,8 @@ record RunResult(
         }
       }
       Collections.sort(fill);
-      return new Refusals(samples.size(), fill.size(),
-          fill.isEmpty() ? Double.NaN : fill.get(fill.size() / 2));
+      return new Refusals(
+          samples.size(), fill.size(), fill.isEmpty() ? Double.NaN : fill.get(fill.size() / 2));
     }
   }
 
@@ -148,7 +175,9 @@ record RunResult(
 
   /** Every acknowledged block read back intact, once, from a server that counted the same bytes. */
   boolean intact() {
-    return read.problems() == 0 && read.blocks() == ackedBlocks && read.bytes() == ackedBytes
+    return read.problems() == 0
+        && read.blocks() == ackedBlocks
+        && read.bytes() == ackedBytes
         && serverPushedBytes == ackedBytes;
   }
 }

@@ -10,6 +10,8 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
+import io.sluice.client.core.push.FixedLocations;
+import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
@@ -20,8 +22,6 @@ import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.protocol.message.UnregisterApplicationRequest;
-import io.sluice.client.core.push.FixedLocations;
-import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClient;
@@ -52,34 +52,46 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * The server's hard bounds at cluster scale, against real server processes started with
- * {@code bin/start-server.sh}: (1) about 1,000 client connections from this JVM at once, most of
- * them map tasks pushing through {@code MapOutputPusher}, some pipelining pushes without reading
- * and some stopping mid-frame, with the server's direct memory, network pool and heap sampled
- * against their bounds and the well-behaved clients' data read back and checked; (2) the commit
- * bookkeeping of a 10,000-map x 10,000-partition shuffle driven over the wire, with the server's
- * heap per (map, partition); (3) commit and fetch latencies of a small application while a large
- * application's thousands of files are unregistered, against the same latencies just before.
- * Prints a table and rewrites the {@code scale} section of {@code docs/benchmarks/scale.md}. Run it
- * with {@code bin/bench-scale.sh}.
+ * The server's hard bounds at cluster scale, against real server processes started with {@code
+ * bin/start-server.sh}: (1) about 1,000 client connections from this JVM at once, most of them map
+ * tasks pushing through {@code MapOutputPusher}, some pipelining pushes without reading and some
+ * stopping mid-frame, with the server's direct memory, network pool and heap sampled against their
+ * bounds and the well-behaved clients' data read back and checked; (2) the commit bookkeeping of a
+ * 10,000-map x 10,000-partition shuffle driven over the wire, with the server's heap per (map,
+ * partition); (3) commit and fetch latencies of a small application while a large application's
+ * thousands of files are unregistered, against the same latencies just before. Prints a table and
+ * rewrites the {@code scale} section of {@code docs/benchmarks/scale.md}. Run it with {@code
+ * bin/bench-scale.sh}.
  */
 public final class ScaleBenchmark {
   static final String APP = "scale-app";
   static final String LARGE_APP = "scale-large";
   static final String SMALL_APP = "scale-small";
   static final int PARTITIONS = ShuffleRun.PARTITIONS;
+
   /** Every scraped series: those of the throughput runs, the heap's limit and the receive side. */
-  static final List<String> METRICS = Stream.concat(ShuffleRun.METRICS.stream(),
-      Stream.of(MetricsPoller.HEAP_MAX, MetricsPoller.CONNECTIONS,
-          MetricsPoller.RECEIVE_RESERVED, MetricsPoller.RECEIVE_WAITING)).toList();
+  static final List<String> METRICS =
+      Stream.concat(
+              ShuffleRun.METRICS.stream(),
+              Stream.of(
+                  MetricsPoller.HEAP_MAX,
+                  MetricsPoller.CONNECTIONS,
+                  MetricsPoller.RECEIVE_RESERVED,
+                  MetricsPoller.RECEIVE_WAITING))
+          .toList();
+
   private static final int PAYLOAD_BYTES = (32 << 20) + RandomPayload.MAX_BLOCK_BYTES;
+
   /** Blocks of the large application: each partition's one block, at the flush threshold. */
   private static final int LARGE_BLOCK_BYTES = 64 << 10;
+
   private static final int LARGE_MAP_TASKS = 4;
   private static final int SMALL_FETCH_BLOCKS = 8;
   private static final long WARMUP_NANOS = 1_000_000_000L;
+
   /** Beyond the default {@code transport.frame.timeout} of 60 s. */
   static final long STALL_WAIT_NANOS = 80_000_000_000L;
+
   /** How long reservations may take to come back once the stalled connections closed. */
   private static final long SETTLE_NANOS = 5_000_000_000L;
 
@@ -111,14 +123,21 @@ public final class ScaleBenchmark {
     PooledByteBufAllocator allocator =
         NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
     // One event-loop group for every simulated client: each connection is unpooled, its own.
-    context = new TransportContext(new TransportConf(SluiceConf.empty()
-        .with(TransportOptions.CLIENT_THREADS, "2")
-        .with(TransportOptions.CONNECTIONS_PER_PEER, "1")), "scale-benchmark", allocator);
-    timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "bench-push-retry");
-      t.setDaemon(true);
-      return t;
-    });
+    context =
+        new TransportContext(
+            new TransportConf(
+                SluiceConf.empty()
+                    .with(TransportOptions.CLIENT_THREADS, "2")
+                    .with(TransportOptions.CONNECTIONS_PER_PEER, "1")),
+            "scale-benchmark",
+            allocator);
+    timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "bench-push-retry");
+              t.setDaemon(true);
+              return t;
+            });
     try (TransportClientFactory f = context.createClientFactory();
         RandomPayload p = new RandomPayload(PAYLOAD_BYTES, 42)) {
       factory = f;
@@ -140,8 +159,12 @@ public final class ScaleBenchmark {
     System.out.println();
     System.out.println(body);
     if (settings.output() != null) {
-      BenchmarkReport.writeSection(settings.output(), "scale",
-          "Server memory and latency at cluster scale", settings.command(), body);
+      BenchmarkReport.writeSection(
+          settings.output(),
+          "scale",
+          "Server memory and latency at cluster scale",
+          settings.command(),
+          body);
       System.out.println("Wrote the 'scale' section of " + settings.output());
     }
     List<String> failures = report.failures();
@@ -152,23 +175,39 @@ public final class ScaleBenchmark {
   // ---- 1: a thousand connections ----
 
   private ScaleResults.Connections connectionsPart() throws Exception {
-    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "scale-connections",
-        (long) settings.bufferMib() << 20, (long) settings.readMib() << 20, null,
-        Map.of(TransportOptions.MAX_CONNECTIONS.key(),
-            String.valueOf(settings.maxConnections())))) {
-      log("started the connections " + server + ", -XX:MaxDirectMemorySize "
-          + mib(server.directMemoryLimit()));
+    try (ServerProcess server =
+        ServerProcess.start(
+            settings.home(),
+            workDir,
+            "scale-connections",
+            (long) settings.bufferMib() << 20,
+            (long) settings.readMib() << 20,
+            null,
+            Map.of(
+                TransportOptions.MAX_CONNECTIONS.key(),
+                String.valueOf(settings.maxConnections())))) {
+      log(
+          "started the connections "
+              + server
+              + ", -XX:MaxDirectMemorySize "
+              + mib(server.directMemoryLimit()));
       ServerBenchResults.ServerSetup setup = ServerBenchmark.setup(server);
       long networkAllowance =
           server.directMemoryLimit() - server.bufferCapacity() - server.readCapacity();
       List<TransportClient> clients = new ArrayList<>();
-      ExecutorService threads = Executors.newFixedThreadPool(settings.pushers(), r -> {
-        Thread t = new Thread(r, "bench-pusher");
-        t.setDaemon(true);
-        return t;
-      });
-      MetricsPoller metrics = new MetricsPoller(List.of(server.httpPort()), METRICS,
-          java.time.Duration.ofMillis(settings.sampleMillis()));
+      ExecutorService threads =
+          Executors.newFixedThreadPool(
+              settings.pushers(),
+              r -> {
+                Thread t = new Thread(r, "bench-pusher");
+                t.setDaemon(true);
+                return t;
+              });
+      MetricsPoller metrics =
+          new MetricsPoller(
+              List.of(server.httpPort()),
+              METRICS,
+              java.time.Duration.ofMillis(settings.sampleMillis()));
       HostileConnections hostile = null;
       try {
         TransportClient admin = factory.createUnpooledClient(ServerProcess.HOST, server.port());
@@ -182,16 +221,22 @@ public final class ScaleBenchmark {
           clients.add(c);
           own.add(connectionOf(c));
         }
-        hostile = HostileConnections.connect(ServerProcess.HOST, server.port(), settings, APP, 0,
-            PARTITIONS);
-        ShuffleRun shuffle = new ShuffleRun(server, context, payload, timer, APP,
-            settings.sampleMillis());
+        hostile =
+            HostileConnections.connect(
+                ServerProcess.HOST, server.port(), settings, APP, 0, PARTITIONS);
+        ShuffleRun shuffle =
+            new ShuffleRun(server, context, payload, timer, APP, settings.sampleMillis());
 
         Sample before = metrics.scrape(0);
-        log(String.format(Locale.ROOT, "%,d connections open on the server (%d pushers, %d "
-                + "pipeliners, %d stallers and the admin's)",
-            (long) before.get(MetricsPoller.CONNECTIONS), settings.pushers(),
-            settings.pipeliners(), settings.stallers()));
+        log(
+            String.format(
+                Locale.ROOT,
+                "%,d connections open on the server (%d pushers, %d "
+                    + "pipeliners, %d stallers and the admin's)",
+                (long) before.get(MetricsPoller.CONNECTIONS),
+                settings.pushers(),
+                settings.pipeliners(),
+                settings.stallers()));
         CpuSnapshot cpu0 = CpuSnapshot.take();
         metrics.start();
         CountDownLatch go = new CountDownLatch(1);
@@ -204,45 +249,74 @@ public final class ScaleBenchmark {
         // or a second later) the pushers.
         CountDownLatch ready = new CountDownLatch(settings.pushers());
         HostileConnections attackers = hostile;
-        Thread starter = new Thread(() -> {
-          try {
-            ready.await();
-            attackers.start();
-            if (settings.hostileFirst()) {
-              // Their frames reach the server first: stalled ones hold their reservations when
-              // the well-behaved clients begin.
-              Thread.sleep(1_000);
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          } finally {
-            go.countDown();
-          }
-        }, "bench-starter");
+        Thread starter =
+            new Thread(
+                () -> {
+                  try {
+                    ready.await();
+                    attackers.start();
+                    if (settings.hostileFirst()) {
+                      // Their frames reach the server first: stalled ones hold their reservations
+                      // when
+                      // the well-behaved clients begin.
+                      Thread.sleep(1_000);
+                    }
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  } finally {
+                    go.countDown();
+                  }
+                },
+                "bench-starter");
         starter.setDaemon(true);
         starter.start();
-        ShuffleRun.all(threads, settings.pushers(), client -> {
-          ready.countDown();
-          go.await();
-          MapOutputPusher pusher = new MapOutputPusher(own.get(client), context.allocator(),
-              timer, ShuffleRun.PUSH, locations, APP, 0, PARTITIONS, client);
-          pushed[client] = shuffle.push(pusher, 0, client, share);
-          pusher.commit(client);
-          doneNanos[client] = System.nanoTime() - start;
-          for (int p = 0; p < PARTITIONS; p++) {
-            counts[client][p] = pusher.blockCount(p);
-          }
-        });
+        ShuffleRun.all(
+            threads,
+            settings.pushers(),
+            client -> {
+              ready.countDown();
+              go.await();
+              MapOutputPusher pusher =
+                  new MapOutputPusher(
+                      own.get(client),
+                      context.allocator(),
+                      timer,
+                      ShuffleRun.PUSH,
+                      locations,
+                      APP,
+                      0,
+                      PARTITIONS,
+                      client);
+              pushed[client] = shuffle.push(pusher, 0, client, share);
+              pusher.commit(client);
+              doneNanos[client] = System.nanoTime() - start;
+              for (int p = 0; p < PARTITIONS; p++) {
+                counts[client][p] = pusher.blockCount(p);
+              }
+            });
         double pushSeconds = (System.nanoTime() - start) / 1e9;
-        log(String.format(Locale.ROOT, "%d clients pushed and committed %s in %.1f s",
-            settings.pushers(), mib(Arrays.stream(pushed).sum()), pushSeconds));
+        log(
+            String.format(
+                Locale.ROOT,
+                "%d clients pushed and committed %s in %.1f s",
+                settings.pushers(),
+                mib(Arrays.stream(pushed).sum()),
+                pushSeconds));
 
         long readStart = System.nanoTime();
         ReadCheck check = new ReadCheck(payload, 0, counts, PARTITIONS);
         int readers = Math.min(settings.readers(), Math.min(PARTITIONS, settings.pushers()));
-        ShuffleRun.all(threads, readers, reader -> shuffle.read(own.get(reader), 0, location,
-            IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + readers).toArray(), counts,
-            check));
+        ShuffleRun.all(
+            threads,
+            readers,
+            reader ->
+                shuffle.read(
+                    own.get(reader),
+                    0,
+                    location,
+                    IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + readers).toArray(),
+                    counts,
+                    check));
         check.checkComplete();
         double readSeconds = (System.nanoTime() - readStart) / 1e9;
         Sample end = metrics.scrape(0);
@@ -270,32 +344,57 @@ public final class ScaleBenchmark {
         HostileConnections.Outcome outcome = hostile.outcome();
         List<Sample> samples = new ArrayList<>(metrics.samples(0));
         samples.add(end);
-        ScaleResults.Connections result = new ScaleResults.Connections(setup, networkAllowance,
-            ScaleResults.Memory.of(samples), settings.pushers(), Arrays.stream(pushed).sum(),
-            Arrays.stream(counts).flatMapToInt(Arrays::stream).asLongStream().sum(),
-            check.summary(), pushSeconds, LatencyStats.of(doneNanos, System.nanoTime() - start),
-            readSeconds, (long) end.since(before, MetricsPoller.NO_BUFFER), outcome,
-            end.since(before, MetricsPoller.CPU_SECONDS), cpu1.machineCoresSince(cpu0),
-            afterStallers.get(MetricsPoller.RECEIVE_RESERVED),
-            afterStallers.get(MetricsPoller.CONNECTIONS), server.isAlive());
+        ScaleResults.Connections result =
+            new ScaleResults.Connections(
+                setup,
+                networkAllowance,
+                ScaleResults.Memory.of(samples),
+                settings.pushers(),
+                Arrays.stream(pushed).sum(),
+                Arrays.stream(counts).flatMapToInt(Arrays::stream).asLongStream().sum(),
+                check.summary(),
+                pushSeconds,
+                LatencyStats.of(doneNanos, System.nanoTime() - start),
+                readSeconds,
+                (long) end.since(before, MetricsPoller.NO_BUFFER),
+                outcome,
+                end.since(before, MetricsPoller.CPU_SECONDS),
+                cpu1.machineCoresSince(cpu0),
+                afterStallers.get(MetricsPoller.RECEIVE_RESERVED),
+                afterStallers.get(MetricsPoller.CONNECTIONS),
+                server.isAlive());
         for (Sample s : samples) {
           if (s.get(MetricsPoller.PUSH_HELD) > server.bufferCapacity()) {
-            log(String.format(Locale.ROOT, "push pool above buffer.capacity (%,d) at %d ms: "
-                    + "held %,.0f, blocks %,.0f", server.bufferCapacity(),
-                (s.nanoTime() - start) / 1_000_000, s.get(MetricsPoller.PUSH_HELD),
-                s.get(MetricsPoller.PUSH_ALLOCATED)));
+            log(
+                String.format(
+                    Locale.ROOT,
+                    "push pool above buffer.capacity (%,d) at %d ms: " + "held %,.0f, blocks %,.0f",
+                    server.bufferCapacity(),
+                    (s.nanoTime() - start) / 1_000_000,
+                    s.get(MetricsPoller.PUSH_HELD),
+                    s.get(MetricsPoller.PUSH_ALLOCATED)));
           }
         }
-        log(String.format(Locale.ROOT, "read back in %.1f s: %s; peak direct %s of %s, peak "
-                + "network pool %s of %s, peak heap %s of %s, peak connections %,.0f",
-            readSeconds, result.intact() ? "all blocks intact" : result.read().problems()
-                + " problems: " + result.read().firstProblems(),
-            mib(result.memory().peaks().directTotal()), mib(server.directMemoryLimit()),
-            mib(result.memory().peaks().network()), mib(networkAllowance),
-            mib(result.memory().peaks().heap()), mib(result.memory().heapMax()),
-            result.memory().connections()));
-        await(admin.request(new UnregisterApplicationRequest(TransportClient.nextRequestId(),
-            APP), StatusResponse.class));
+        log(
+            String.format(
+                Locale.ROOT,
+                "read back in %.1f s: %s; peak direct %s of %s, peak "
+                    + "network pool %s of %s, peak heap %s of %s, peak connections %,.0f",
+                readSeconds,
+                result.intact()
+                    ? "all blocks intact"
+                    : result.read().problems() + " problems: " + result.read().firstProblems(),
+                mib(result.memory().peaks().directTotal()),
+                mib(server.directMemoryLimit()),
+                mib(result.memory().peaks().network()),
+                mib(networkAllowance),
+                mib(result.memory().peaks().heap()),
+                mib(result.memory().heapMax()),
+                result.memory().connections()));
+        await(
+            admin.request(
+                new UnregisterApplicationRequest(TransportClient.nextRequestId(), APP),
+                StatusResponse.class));
         return result;
       } finally {
         if (hostile != null) {
@@ -313,12 +412,21 @@ public final class ScaleBenchmark {
   private ScaleResults.Commits commitsPart() throws Exception {
     int maps = settings.maps();
     int partitions = settings.partitions();
-    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "scale-commits",
-        (long) settings.bufferMib() << 20, (long) settings.readMib() << 20, null);
+    try (ServerProcess server =
+            ServerProcess.start(
+                settings.home(),
+                workDir,
+                "scale-commits",
+                (long) settings.bufferMib() << 20,
+                (long) settings.readMib() << 20,
+                null);
         TransportClient admin = factory.createUnpooledClient(ServerProcess.HOST, server.port())) {
       log("started the commit-scale " + server);
-      MetricsPoller metrics = new MetricsPoller(List.of(server.httpPort()), METRICS,
-          java.time.Duration.ofMillis(settings.sampleMillis()));
+      MetricsPoller metrics =
+          new MetricsPoller(
+              List.of(server.httpPort()),
+              METRICS,
+              java.time.Duration.ofMillis(settings.sampleMillis()));
       try {
         register(admin, APP, 0, partitions);
         server.collectGarbage();
@@ -332,8 +440,17 @@ public final class ScaleBenchmark {
           for (int p = 0; p < partitions; p++) {
             counts[p] = commitCount(m, p);
           }
-          inFlight.add(admin.request(new CommitMapOutputRequest(TransportClient.nextRequestId(),
-              APP, 0, m, commitAttempt(m), partitionIds, counts), StatusResponse.class));
+          inFlight.add(
+              admin.request(
+                  new CommitMapOutputRequest(
+                      TransportClient.nextRequestId(),
+                      APP,
+                      0,
+                      m,
+                      commitAttempt(m),
+                      partitionIds,
+                      counts),
+                  StatusResponse.class));
           if (inFlight.size() == settings.commitsInFlight()) {
             await(inFlight.poll());
           }
@@ -349,36 +466,66 @@ public final class ScaleBenchmark {
         List<Sample> samples = new ArrayList<>(metrics.samples(0));
         samples.add(committed);
 
-        long[] attempts = IntStream.range(0, maps).mapToLong(ScaleBenchmark::commitAttempt)
-            .toArray();
+        long[] attempts =
+            IntStream.range(0, maps).mapToLong(ScaleBenchmark::commitAttempt).toArray();
         String problem = null;
         int[] checked = IntStream.of(0, 1, partitions / 2, partitions - 1).distinct().toArray();
         for (int p : checked) {
-          int[] got = await(admin.request(new GetShuffleResultRequest(
-              TransportClient.nextRequestId(), APP, 0, p, attempts),
-              GetShuffleResultResponse.class)).blockCounts();
+          int[] got =
+              await(
+                      admin.request(
+                          new GetShuffleResultRequest(
+                              TransportClient.nextRequestId(), APP, 0, p, attempts),
+                          GetShuffleResultResponse.class))
+                  .blockCounts();
           for (int m = 0; m < maps && problem == null; m++) {
             if (got.length != maps || got[m] != commitCount(m, p)) {
-              problem = "partition " + p + ", map " + m + ": "
-                  + (got.length != maps ? got.length + " counts for " + maps + " maps"
-                      : got[m] + " blocks, committed " + commitCount(m, p));
+              problem =
+                  "partition "
+                      + p
+                      + ", map "
+                      + m
+                      + ": "
+                      + (got.length != maps
+                          ? got.length + " counts for " + maps + " maps"
+                          : got[m] + " blocks, committed " + commitCount(m, p));
             }
           }
         }
         long unregisterStart = System.nanoTime();
-        await(admin.request(new UnregisterApplicationRequest(TransportClient.nextRequestId(),
-            APP), StatusResponse.class));
+        await(
+            admin.request(
+                new UnregisterApplicationRequest(TransportClient.nextRequestId(), APP),
+                StatusResponse.class));
         double unregisterMillis = (System.nanoTime() - unregisterStart) / 1e6;
-        ScaleResults.Commits result = new ScaleResults.Commits(ServerBenchmark.setup(server),
-            maps, partitions, settings.commitsInFlight(), seconds,
-            (long) before.get(MetricsPoller.HEAP), (long) after.get(MetricsPoller.HEAP),
-            ScaleResults.Memory.of(samples), checked.length, problem,
-            committed.since(before, MetricsPoller.CPU_SECONDS), unregisterMillis);
-        log(String.format(Locale.ROOT, "%,d commits of %,d partitions in %.1f s; heap after a "
-                + "full GC %s -> %s (%.2f bytes per pair), peak heap %s of %s; counts %s",
-            maps, partitions, seconds, mib(result.heapBefore()), mib(result.heapAfter()),
-            result.heapBytesPerPair(), mib(result.memory().peaks().heap()),
-            mib(result.memory().heapMax()), problem == null ? "intact" : problem));
+        ScaleResults.Commits result =
+            new ScaleResults.Commits(
+                ServerBenchmark.setup(server),
+                maps,
+                partitions,
+                settings.commitsInFlight(),
+                seconds,
+                (long) before.get(MetricsPoller.HEAP),
+                (long) after.get(MetricsPoller.HEAP),
+                ScaleResults.Memory.of(samples),
+                checked.length,
+                problem,
+                committed.since(before, MetricsPoller.CPU_SECONDS),
+                unregisterMillis);
+        log(
+            String.format(
+                Locale.ROOT,
+                "%,d commits of %,d partitions in %.1f s; heap after a "
+                    + "full GC %s -> %s (%.2f bytes per pair), peak heap %s of %s; counts %s",
+                maps,
+                partitions,
+                seconds,
+                mib(result.heapBefore()),
+                mib(result.heapAfter()),
+                result.heapBytesPerPair(),
+                mib(result.memory().peaks().heap()),
+                mib(result.memory().heapMax()),
+                problem == null ? "intact" : problem));
         return result;
       } finally {
         metrics.close();
@@ -400,19 +547,31 @@ public final class ScaleBenchmark {
   private ScaleResults.Unregister unregisterPart() throws Exception {
     // Every partition that holds 64 KiB is flushed on its own: each of the large shuffle's
     // partitions gets a data file and an index file.
-    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "scale-unregister",
-        (long) settings.bufferMib() << 20, (long) settings.readMib() << 20, null,
-        Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
-            String.valueOf(LARGE_BLOCK_BYTES)))) {
+    try (ServerProcess server =
+        ServerProcess.start(
+            settings.home(),
+            workDir,
+            "scale-unregister",
+            (long) settings.bufferMib() << 20,
+            (long) settings.readMib() << 20,
+            null,
+            Map.of(
+                ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+                String.valueOf(LARGE_BLOCK_BYTES)))) {
       log("started the unregister " + server);
       List<TransportClient> clients = new ArrayList<>();
-      MetricsPoller metrics = new MetricsPoller(List.of(server.httpPort()), METRICS,
-          java.time.Duration.ofMillis(settings.sampleMillis()));
-      ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "bench-latency");
-        t.setDaemon(true);
-        return t;
-      });
+      MetricsPoller metrics =
+          new MetricsPoller(
+              List.of(server.httpPort()),
+              METRICS,
+              java.time.Duration.ofMillis(settings.sampleMillis()));
+      ExecutorService threads =
+          Executors.newCachedThreadPool(
+              r -> {
+                Thread t = new Thread(r, "bench-latency");
+                t.setDaemon(true);
+                return t;
+              });
       AtomicBoolean running = new AtomicBoolean(true);
       try {
         TransportClient admin = factory.createUnpooledClient(ServerProcess.HOST, server.port());
@@ -424,21 +583,37 @@ public final class ScaleBenchmark {
         ShuffleRun.awaitFlushSettled(metrics, settings.sampleMillis());
         Path appDir = server.dataDir().resolve(LARGE_APP);
         long[] files = filesUnder(appDir);
-        log(String.format(Locale.ROOT, "%s: %,d partitions flushed, %,d files of %s on disk",
-            LARGE_APP, large, files[0], mib(files[1])));
+        log(
+            String.format(
+                Locale.ROOT,
+                "%s: %,d partitions flushed, %,d files of %s on disk",
+                LARGE_APP,
+                large,
+                files[0],
+                mib(files[1])));
 
         register(admin, SMALL_APP, 0, 1);
-        await(admin.request(new RegisterShuffleRequest(TransportClient.nextRequestId(),
-            SMALL_APP, 1, 1), StatusResponse.class));
+        await(
+            admin.request(
+                new RegisterShuffleRequest(TransportClient.nextRequestId(), SMALL_APP, 1, 1),
+                StatusResponse.class));
         TransportClient fetchConnection =
             factory.createUnpooledClient(ServerProcess.HOST, server.port());
         clients.add(fetchConnection);
         TransportClient commitConnection =
             factory.createUnpooledClient(ServerProcess.HOST, server.port());
         clients.add(commitConnection);
-        MapOutputPusher small = new MapOutputPusher(connectionOf(fetchConnection),
-            context.allocator(), timer, ShuffleRun.PUSH,
-            new FixedLocations(List.of(location)), SMALL_APP, 1, 1, 0);
+        MapOutputPusher small =
+            new MapOutputPusher(
+                connectionOf(fetchConnection),
+                context.allocator(),
+                timer,
+                ShuffleRun.PUSH,
+                new FixedLocations(List.of(location)),
+                SMALL_APP,
+                1,
+                1,
+                0);
         for (int b = 0; b < SMALL_FETCH_BLOCKS; b++) {
           ByteBuf block = payload.block(1, 0, 0, b);
           small.add(0, block, block.readableBytes());
@@ -446,38 +621,55 @@ public final class ScaleBenchmark {
         small.finish();
         small.commit(0);
         int[][] fetchCounts = {{SMALL_FETCH_BLOCKS}};
-        ShuffleRun smallRun = new ShuffleRun(server, context, payload, timer, SMALL_APP,
-            settings.sampleMillis());
+        ShuffleRun smallRun =
+            new ShuffleRun(server, context, payload, timer, SMALL_APP, settings.sampleMillis());
 
         Timings commits = new Timings();
         Timings fetches = new Timings();
         List<String> fetchProblems = Collections.synchronizedList(new ArrayList<>());
-        Future<?> commitLoop = threads.submit(() -> {
-          long attempt = 1;
-          while (running.get()) {
-            long t = System.nanoTime();
-            await(commitConnection.request(new CommitMapOutputRequest(
-                TransportClient.nextRequestId(), SMALL_APP, 0, 0, attempt++, new int[] {0},
-                new int[] {1}), StatusResponse.class));
-            commits.add(t, System.nanoTime() - t);
-          }
-          return null;
-        });
-        Future<?> fetchLoop = threads.submit(() -> {
-          while (running.get()) {
-            long t = System.nanoTime();
-            ReadCheck check = new ReadCheck(payload, 1, fetchCounts, 1);
-            smallRun.read(connectionOf(fetchConnection), 1, location, new int[] {0}, fetchCounts,
-                check);
-            check.checkComplete();
-            fetches.add(t, System.nanoTime() - t);
-            RunResult.ReadSummary s = check.summary();
-            if (s.problems() > 0) {
-              fetchProblems.addAll(s.firstProblems());
-            }
-          }
-          return null;
-        });
+        Future<?> commitLoop =
+            threads.submit(
+                () -> {
+                  long attempt = 1;
+                  while (running.get()) {
+                    long t = System.nanoTime();
+                    await(
+                        commitConnection.request(
+                            new CommitMapOutputRequest(
+                                TransportClient.nextRequestId(),
+                                SMALL_APP,
+                                0,
+                                0,
+                                attempt++,
+                                new int[] {0},
+                                new int[] {1}),
+                            StatusResponse.class));
+                    commits.add(t, System.nanoTime() - t);
+                  }
+                  return null;
+                });
+        Future<?> fetchLoop =
+            threads.submit(
+                () -> {
+                  while (running.get()) {
+                    long t = System.nanoTime();
+                    ReadCheck check = new ReadCheck(payload, 1, fetchCounts, 1);
+                    smallRun.read(
+                        connectionOf(fetchConnection),
+                        1,
+                        location,
+                        new int[] {0},
+                        fetchCounts,
+                        check);
+                    check.checkComplete();
+                    fetches.add(t, System.nanoTime() - t);
+                    RunResult.ReadSummary s = check.summary();
+                    if (s.problems() > 0) {
+                      fetchProblems.addAll(s.firstProblems());
+                    }
+                  }
+                  return null;
+                });
         long loopsStart = System.nanoTime();
         Thread.sleep(WARMUP_NANOS / 1_000_000);
         Sample before = metrics.scrape(0);
@@ -485,8 +677,10 @@ public final class ScaleBenchmark {
         long baselineStart = System.nanoTime();
         Thread.sleep(settings.latencySeconds() * 1000L);
         long unregisterStart = System.nanoTime();
-        await(admin.request(new UnregisterApplicationRequest(TransportClient.nextRequestId(),
-            LARGE_APP), StatusResponse.class));
+        await(
+            admin.request(
+                new UnregisterApplicationRequest(TransportClient.nextRequestId(), LARGE_APP),
+                StatusResponse.class));
         double answerMillis = (System.nanoTime() - unregisterStart) / 1e6;
         Path trash = server.dataDir().resolve("sluice+trash");
         while (Files.exists(appDir) || !isEmpty(trash)) {
@@ -503,22 +697,44 @@ public final class ScaleBenchmark {
         metrics.close();
         List<Sample> samples = new ArrayList<>(metrics.samples(0));
         samples.add(metrics.scrape(0));
-        log(String.format(Locale.ROOT, "unregistering %s: answered in %.1f ms, %,d files gone "
-                + "after %.0f ms; loops ran %.1f s", LARGE_APP, answerMillis, files[0],
-            deletionMillis, (deletionEnd - loopsStart) / 1e9));
-        ScaleResults.Unregister result = new ScaleResults.Unregister(
-            ServerBenchmark.setup(server), large, files[0], files[1], answerMillis,
-            deletionMillis, commits.between(baselineStart, unregisterStart),
-            commits.between(unregisterStart, deletionEnd),
-            fetches.between(baselineStart, unregisterStart),
-            fetches.between(unregisterStart, deletionEnd), fetchProblems.size(),
-            fetchProblems.isEmpty() ? null : fetchProblems.get(0),
-            ScaleResults.Memory.of(samples));
-        log("commit latency before / during: " + describe(result.commitsBefore()) + " / "
-            + describe(result.commitsDuring()) + "; fetch: " + describe(result.fetchesBefore())
-            + " / " + describe(result.fetchesDuring()));
-        await(admin.request(new UnregisterApplicationRequest(TransportClient.nextRequestId(),
-            SMALL_APP), StatusResponse.class));
+        log(
+            String.format(
+                Locale.ROOT,
+                "unregistering %s: answered in %.1f ms, %,d files gone "
+                    + "after %.0f ms; loops ran %.1f s",
+                LARGE_APP,
+                answerMillis,
+                files[0],
+                deletionMillis,
+                (deletionEnd - loopsStart) / 1e9));
+        ScaleResults.Unregister result =
+            new ScaleResults.Unregister(
+                ServerBenchmark.setup(server),
+                large,
+                files[0],
+                files[1],
+                answerMillis,
+                deletionMillis,
+                commits.between(baselineStart, unregisterStart),
+                commits.between(unregisterStart, deletionEnd),
+                fetches.between(baselineStart, unregisterStart),
+                fetches.between(unregisterStart, deletionEnd),
+                fetchProblems.size(),
+                fetchProblems.isEmpty() ? null : fetchProblems.get(0),
+                ScaleResults.Memory.of(samples));
+        log(
+            "commit latency before / during: "
+                + describe(result.commitsBefore())
+                + " / "
+                + describe(result.commitsDuring())
+                + "; fetch: "
+                + describe(result.fetchesBefore())
+                + " / "
+                + describe(result.fetchesDuring()));
+        await(
+            admin.request(
+                new UnregisterApplicationRequest(TransportClient.nextRequestId(), SMALL_APP),
+                StatusResponse.class));
         return result;
       } finally {
         running.set(false);
@@ -530,12 +746,16 @@ public final class ScaleBenchmark {
   }
 
   /** One 64 KiB block to every partition of the large shuffle, from a few map tasks. */
-  private void writeLargeShuffle(ServerProcess server, int partitions, PartitionLocation location,
-      List<TransportClient> clients) throws Exception {
+  private void writeLargeShuffle(
+      ServerProcess server,
+      int partitions,
+      PartitionLocation location,
+      List<TransportClient> clients)
+      throws Exception {
     byte[] bytes = new byte[LARGE_BLOCK_BYTES];
     new Random(5).nextBytes(bytes);
-    ByteBuf block = Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length)
-        .writeBytes(bytes));
+    ByteBuf block =
+        Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes));
     FixedLocations locations = new FixedLocations(Collections.nCopies(partitions, location));
     List<TransportClient> own = new ArrayList<>();
     for (int t = 0; t < LARGE_MAP_TASKS; t++) {
@@ -544,16 +764,27 @@ public final class ScaleBenchmark {
     clients.addAll(own);
     ExecutorService threads = Executors.newFixedThreadPool(LARGE_MAP_TASKS);
     try {
-      ShuffleRun.all(threads, LARGE_MAP_TASKS, task -> {
-        MapOutputPusher pusher = new MapOutputPusher(connectionOf(own.get(task)),
-            context.allocator(), timer, ShuffleRun.PUSH, locations, LARGE_APP, 0, partitions,
-            task);
-        for (int p = task; p < partitions; p += LARGE_MAP_TASKS) {
-          pusher.add(p, block.duplicate(), LARGE_BLOCK_BYTES);
-        }
-        pusher.finish();
-        pusher.commit(task);
-      });
+      ShuffleRun.all(
+          threads,
+          LARGE_MAP_TASKS,
+          task -> {
+            MapOutputPusher pusher =
+                new MapOutputPusher(
+                    connectionOf(own.get(task)),
+                    context.allocator(),
+                    timer,
+                    ShuffleRun.PUSH,
+                    locations,
+                    LARGE_APP,
+                    0,
+                    partitions,
+                    task);
+            for (int p = task; p < partitions; p += LARGE_MAP_TASKS) {
+              pusher.add(p, block.duplicate(), LARGE_BLOCK_BYTES);
+            }
+            pusher.finish();
+            pusher.commit(task);
+          });
     } finally {
       threads.shutdownNow();
     }
@@ -563,10 +794,13 @@ public final class ScaleBenchmark {
   private static long[] filesUnder(Path dir) throws IOException {
     long[] filesAndBytes = new long[2];
     try (Stream<Path> paths = Files.walk(dir)) {
-      paths.filter(Files::isRegularFile).forEach(p -> {
-        filesAndBytes[0]++;
-        filesAndBytes[1] += p.toFile().length();
-      });
+      paths
+          .filter(Files::isRegularFile)
+          .forEach(
+              p -> {
+                filesAndBytes[0]++;
+                filesAndBytes[1] += p.toFile().length();
+              });
     }
     return filesAndBytes;
   }
@@ -597,30 +831,47 @@ public final class ScaleBenchmark {
 
     /** The latencies of the operations that started in [from, to), or null for none. */
     synchronized LatencyStats between(long from, long to) {
-      long[] in = IntStream.range(0, size).filter(i -> starts[i] >= from && starts[i] < to)
-          .mapToLong(i -> nanos[i]).toArray();
+      long[] in =
+          IntStream.range(0, size)
+              .filter(i -> starts[i] >= from && starts[i] < to)
+              .mapToLong(i -> nanos[i])
+              .toArray();
       return in.length == 0 ? null : LatencyStats.of(in, to - from);
     }
   }
 
   private static String describe(LatencyStats s) {
-    return s == null ? "none" : String.format(Locale.ROOT, "p50 %s µs, p99 %s µs (%,d)",
-        LatencyStats.micros(s.p50Nanos()), LatencyStats.micros(s.p99Nanos()), s.count());
+    return s == null
+        ? "none"
+        : String.format(
+            Locale.ROOT,
+            "p50 %s µs, p99 %s µs (%,d)",
+            LatencyStats.micros(s.p50Nanos()),
+            LatencyStats.micros(s.p99Nanos()),
+            s.count());
   }
 
   // ---- helpers ----
 
-  private static void register(TransportClient admin, String appId, int shuffleId,
-      int partitions) throws Exception {
-    await(admin.request(new RegisterApplicationRequest(TransportClient.nextRequestId(), appId,
-        System.getProperty("user.name", "benchmark")), StatusResponse.class));
-    await(admin.request(new RegisterShuffleRequest(TransportClient.nextRequestId(), appId,
-        shuffleId, partitions), StatusResponse.class));
+  private static void register(TransportClient admin, String appId, int shuffleId, int partitions)
+      throws Exception {
+    await(
+        admin.request(
+            new RegisterApplicationRequest(
+                TransportClient.nextRequestId(),
+                appId,
+                System.getProperty("user.name", "benchmark")),
+            StatusResponse.class));
+    await(
+        admin.request(
+            new RegisterShuffleRequest(
+                TransportClient.nextRequestId(), appId, shuffleId, partitions),
+            StatusResponse.class));
   }
 
   private static PartitionLocation location(TransportClient admin, ServerProcess server) {
-    return new PartitionLocation(0,
-        List.of(new ServerAddress(admin.serverId(), ServerProcess.HOST, server.port())));
+    return new PartitionLocation(
+        0, List.of(new ServerAddress(admin.serverId(), ServerProcess.HOST, server.port())));
   }
 
   /** A client's own connection, as the pusher and the reader take connections. */

@@ -15,11 +15,15 @@ final class ScaleResults {
    *
    * @param peaks direct memory, pools, heap and RSS at their highest
    * @param heapMax the heap's limit ({@code -Xmx}) as the JVM reports it
-   * @param connections, receiveReserved, receiveWaiting the highest values of
-   *     {@code sluice_server_connections}, {@code sluice_server_receive_reserved_bytes} and
-   *     {@code sluice_server_receive_waiting_connections}
+   * @param connections, receiveReserved, receiveWaiting the highest values of {@code
+   *     sluice_server_connections}, {@code sluice_server_receive_reserved_bytes} and {@code
+   *     sluice_server_receive_waiting_connections}
    */
-  record Memory(RunResult.Peaks peaks, double heapMax, double connections, double receiveReserved,
+  record Memory(
+      RunResult.Peaks peaks,
+      double heapMax,
+      double connections,
+      double receiveReserved,
       double receiveWaiting) {
 
     static Memory of(List<MetricsPoller.Sample> samples) {
@@ -51,11 +55,24 @@ final class ScaleResults {
    *     connections open then
    * @param serverAlive whether the server was still running at the end
    */
-  record Connections(ServerBenchResults.ServerSetup server, long networkAllowance, Memory memory,
-      int pushers, long ackedBytes, long ackedBlocks, RunResult.ReadSummary read,
-      double pushSeconds, LatencyStats pusherTimes, double readSeconds, long noBuffer,
-      HostileConnections.Outcome hostile, double serverCpuSeconds, double machineCores,
-      double reservedAfterStallers, double connectionsAfterStallers, boolean serverAlive) {
+  record Connections(
+      ServerBenchResults.ServerSetup server,
+      long networkAllowance,
+      Memory memory,
+      int pushers,
+      long ackedBytes,
+      long ackedBlocks,
+      RunResult.ReadSummary read,
+      double pushSeconds,
+      LatencyStats pusherTimes,
+      double readSeconds,
+      long noBuffer,
+      HostileConnections.Outcome hostile,
+      double serverCpuSeconds,
+      double machineCores,
+      double reservedAfterStallers,
+      double connectionsAfterStallers,
+      boolean serverAlive) {
 
     boolean intact() {
       return read.problems() == 0 && read.blocks() == ackedBlocks && read.bytes() == ackedBytes;
@@ -91,9 +108,19 @@ final class ScaleResults {
    * @param countsProblem the first mismatch, or null
    * @param unregisterMillis time to answer the application's unregister afterwards
    */
-  record Commits(ServerBenchResults.ServerSetup server, int maps, int partitions,
-      int commitsInFlight, double seconds, long heapBefore, long heapAfter, Memory memory,
-      int countsChecked, String countsProblem, double serverCpuSeconds, double unregisterMillis) {
+  record Commits(
+      ServerBenchResults.ServerSetup server,
+      int maps,
+      int partitions,
+      int commitsInFlight,
+      double seconds,
+      long heapBefore,
+      long heapAfter,
+      Memory memory,
+      int countsChecked,
+      String countsProblem,
+      double serverCpuSeconds,
+      double unregisterMillis) {
 
     long pairs() {
       return (long) maps * partitions;
@@ -113,8 +140,18 @@ final class ScaleResults {
    * @param deletionMillis time until its files were gone (the trash empty)
    * @param fetchProblems problems the fetch loop's checks found
    */
-  record Unregister(ServerBenchResults.ServerSetup server, int partitions, long files,
-      long bytesOnDisk, double answerMillis, double deletionMillis, LatencyStats commitsBefore,
-      LatencyStats commitsDuring, LatencyStats fetchesBefore, LatencyStats fetchesDuring,
-      long fetchProblems, String firstFetchProblem, Memory memory) {}
+  record Unregister(
+      ServerBenchResults.ServerSetup server,
+      int partitions,
+      long files,
+      long bytesOnDisk,
+      double answerMillis,
+      double deletionMillis,
+      LatencyStats commitsBefore,
+      LatencyStats commitsDuring,
+      LatencyStats fetchesBefore,
+      LatencyStats fetchesDuring,
+      long fetchProblems,
+      String firstFetchProblem,
+      Memory memory) {}
 }

@@ -23,8 +23,8 @@ import java.nio.file.Path;
  * @param maps maps of the commit-scale shuffle
  * @param partitions partitions of the commit-scale shuffle
  * @param commitsInFlight commit requests in flight at once in the commit-scale part
- * @param largePartitions partitions of the large shuffle that is unregistered, one flushed block
- *     (a data file and an index file) each
+ * @param largePartitions partitions of the large shuffle that is unregistered, one flushed block (a
+ *     data file and an index file) each
  * @param latencySeconds how long commit and fetch latencies are measured without the unregister
  * @param sampleMillis interval of the server's metrics sampling
  * @param connections whether to run the connections part
@@ -35,41 +35,64 @@ import java.nio.file.Path;
  * @param output the Markdown file whose 'scale' section is rewritten, or null to only print
  * @param command the command line to state in the report
  */
-record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrames,
-    int pipelineFrameKib, int stallers, int stallFrameMib, boolean hostileFirst, int readers,
-    int bufferMib, int readMib, int maxConnections, int maps, int partitions, int commitsInFlight,
-    int largePartitions, int latencySeconds, int sampleMillis, boolean connections,
-    boolean commits, boolean unregister, Path home, Path workDir, Path output, String command) {
+record ScaleSettings(
+    int pushers,
+    int pushMib,
+    int pipeliners,
+    int pipelineFrames,
+    int pipelineFrameKib,
+    int stallers,
+    int stallFrameMib,
+    boolean hostileFirst,
+    int readers,
+    int bufferMib,
+    int readMib,
+    int maxConnections,
+    int maps,
+    int partitions,
+    int commitsInFlight,
+    int largePartitions,
+    int latencySeconds,
+    int sampleMillis,
+    boolean connections,
+    boolean commits,
+    boolean unregister,
+    Path home,
+    Path workDir,
+    Path output,
+    String command) {
 
-  static final String USAGE = String.join("\n",
-      "Usage: ScaleBenchmark [flags]",
-      "  --pushers N             well-behaved pushing clients (default 900)",
-      "  --push-mib N            MiB each of them pushes (default 1)",
-      "  --pipeliners N          clients pipelining pushes without reading (default 80)",
-      "  --pipeline-frames N     push frames each pipeliner writes (default 4)",
-      "  --pipeline-frame-kib N  size of those frames (default 1024)",
-      "  --stallers N            clients stopping in the middle of a push frame (default 20)",
-      "  --stall-frame-mib N     size of the frame a staller starts; it sends half (default 4)",
-      "  --hostile-first         hostile clients write a second before the others start",
-      "  --readers N             threads reading the pushed data back (default 16)",
-      "  --buffer-mib N          buffer.capacity of the servers (default 256)",
-      "  --read-mib N            read.buffer.capacity of the servers (default 64)",
-      "  --max-connections N     transport.max.connections of the connections server",
-      "                          (default 1024, the product's default)",
-      "  --maps N                maps of the commit-scale shuffle (default 10000)",
-      "  --partitions N          partitions of the commit-scale shuffle (default 10000)",
-      "  --commits-in-flight N   commit requests in flight in that part (default 16)",
-      "  --large-partitions N    partitions of the shuffle unregistered (default 8000)",
-      "  --latency-seconds N     latencies measured without the unregister (default 5)",
-      "  --sample-ms N           interval of the server's metrics sampling (default 50)",
-      "  --no-connections        skip the 1,000-connection part",
-      "  --no-commits            skip the commit-scale part",
-      "  --no-unregister         skip the unregister-latency part",
-      "  --home PATH             the Sluice installation to run (default .)",
-      "  --work-dir PATH         servers' conf, data, logs (default benchmark/target/bench-scale)",
-      "  --output PATH           Markdown file whose 'scale' section is rewritten",
-      "                          (default docs/benchmarks/scale.md; '-' prints only)",
-      "  --command TEXT          the command line to state in the report");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: ScaleBenchmark [flags]",
+          "  --pushers N             well-behaved pushing clients (default 900)",
+          "  --push-mib N            MiB each of them pushes (default 1)",
+          "  --pipeliners N          clients pipelining pushes without reading (default 80)",
+          "  --pipeline-frames N     push frames each pipeliner writes (default 4)",
+          "  --pipeline-frame-kib N  size of those frames (default 1024)",
+          "  --stallers N            clients stopping in the middle of a push frame (default 20)",
+          "  --stall-frame-mib N     size of the frame a staller starts; it sends half (default 4)",
+          "  --hostile-first         hostile clients write a second before the others start",
+          "  --readers N             threads reading the pushed data back (default 16)",
+          "  --buffer-mib N          buffer.capacity of the servers (default 256)",
+          "  --read-mib N            read.buffer.capacity of the servers (default 64)",
+          "  --max-connections N     transport.max.connections of the connections server",
+          "                          (default 1024, the product's default)",
+          "  --maps N                maps of the commit-scale shuffle (default 10000)",
+          "  --partitions N          partitions of the commit-scale shuffle (default 10000)",
+          "  --commits-in-flight N   commit requests in flight in that part (default 16)",
+          "  --large-partitions N    partitions of the shuffle unregistered (default 8000)",
+          "  --latency-seconds N     latencies measured without the unregister (default 5)",
+          "  --sample-ms N           interval of the server's metrics sampling (default 50)",
+          "  --no-connections        skip the 1,000-connection part",
+          "  --no-commits            skip the commit-scale part",
+          "  --no-unregister         skip the unregister-latency part",
+          "  --home PATH             the Sluice installation to run (default .)",
+          "  --work-dir PATH         servers' conf, data, logs (default benchmark/target/bench-scale)",
+          "  --output PATH           Markdown file whose 'scale' section is rewritten",
+          "                          (default docs/benchmarks/scale.md; '-' prints only)",
+          "  --command TEXT          the command line to state in the report");
 
   /** Connections the connections part opens: every client's, beside the admin's. */
   int clients() {
@@ -134,9 +157,31 @@ record ScaleSettings(int pushers, int pushMib, int pipeliners, int pipelineFrame
         default -> throw flags.unknown(flag);
       }
     }
-    return new ScaleSettings(pushers, pushMib, pipeliners, pipelineFrames, pipelineFrameKib,
-        stallers, stallFrameMib, hostileFirst, readers, bufferMib, readMib, maxConnections, maps,
-        partitions, commitsInFlight, largePartitions, latencySeconds, sampleMillis, connections,
-        commits, unregister, home, workDir, output, command);
+    return new ScaleSettings(
+        pushers,
+        pushMib,
+        pipeliners,
+        pipelineFrames,
+        pipelineFrameKib,
+        stallers,
+        stallFrameMib,
+        hostileFirst,
+        readers,
+        bufferMib,
+        readMib,
+        maxConnections,
+        maps,
+        partitions,
+        commitsInFlight,
+        largePartitions,
+        latencySeconds,
+        sampleMillis,
+        connections,
+        commits,
+        unregister,
+        home,
+        workDir,
+        output,
+        command);
   }
 }

@@ -19,13 +19,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What sending flushed data costs per GiB on this machine, the way a server sends it: a file
- * written past the page cache (as {@code flush.direct all} writes), sent with sendfile
- * ({@link FileChannel#transferTo}) in {@link #SEND_BYTES} pieces over loopback connections, each
- * connection a slice of the file from a thread of its own, to threads that read and drop the
- * bytes. The sending threads' CPU per GiB is the floor of a server's reads of what it flushed with
- * as many readers: the kernel brings the pages from the device into the page cache and hands them
- * to the socket, and on loopback it also delivers them to the receiving socket partly on the
- * sender's time, the more the faster they go. Not a Sluice component: it measures the machine.
+ * written past the page cache (as {@code flush.direct all} writes), sent with sendfile ({@link
+ * FileChannel#transferTo}) in {@link #SEND_BYTES} pieces over loopback connections, each connection
+ * a slice of the file from a thread of its own, to threads that read and drop the bytes. The
+ * sending threads' CPU per GiB is the floor of a server's reads of what it flushed with as many
+ * readers: the kernel brings the pages from the device into the page cache and hands them to the
+ * socket, and on loopback it also delivers them to the receiving socket partly on the sender's
+ * time, the more the faster they go. Not a Sluice component: it measures the machine.
  */
 final class SendfileProbe {
   static final int SEND_BYTES = 4 << 20;
@@ -51,8 +51,7 @@ final class SendfileProbe {
     }
   }
 
-  private static Result send(Path file, int connections)
-      throws IOException, InterruptedException {
+  private static Result send(Path file, int connections) throws IOException, InterruptedException {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     AtomicReference<Throwable> failed = new AtomicReference<>();
     AtomicLong cpuNanos = new AtomicLong();
@@ -69,8 +68,11 @@ final class SendfileProbe {
         for (int c = 0; c < connections; c++) {
           senders.add(SocketChannel.open(address));
           SocketChannel receiving = listener.accept();
-          started.add(start("sendfile-probe-receiver-" + c,
-              () -> received.addAndGet(drain(receiving)), failed));
+          started.add(
+              start(
+                  "sendfile-probe-receiver-" + c,
+                  () -> received.addAndGet(drain(receiving)),
+                  failed));
         }
         long t0 = System.nanoTime();
         List<Thread> sending = new ArrayList<>();
@@ -78,15 +80,19 @@ final class SendfileProbe {
           SocketChannel socket = senders.get(c);
           long from = size * c / connections;
           long to = size * (c + 1) / connections;
-          sending.add(start("sendfile-probe-sender-" + c, () -> {
-            long cpu0 = threads.getCurrentThreadCpuTime();
-            try (socket) {
-              for (long at = from; at < to; ) {
-                at += source.transferTo(at, Math.min(SEND_BYTES, to - at), socket);
-              }
-            }
-            cpuNanos.addAndGet(threads.getCurrentThreadCpuTime() - cpu0);
-          }, failed));
+          sending.add(
+              start(
+                  "sendfile-probe-sender-" + c,
+                  () -> {
+                    long cpu0 = threads.getCurrentThreadCpuTime();
+                    try (socket) {
+                      for (long at = from; at < to; ) {
+                        at += source.transferTo(at, Math.min(SEND_BYTES, to - at), socket);
+                      }
+                    }
+                    cpuNanos.addAndGet(threads.getCurrentThreadCpuTime() - cpu0);
+                  },
+                  failed));
         }
         for (Thread t : sending) {
           t.join();
@@ -99,8 +105,8 @@ final class SendfileProbe {
           throw new IOException("the sendfile probe failed", failed.get());
         }
         if (received.get() != size) {
-          throw new IOException("the sendfile probe's receivers got " + received.get() + " of "
-              + size + " bytes");
+          throw new IOException(
+              "the sendfile probe's receivers got " + received.get() + " of " + size + " bytes");
         }
         double gib = (double) size / (1L << 30);
         return new Result(size / (nanos / 1e9), cpuNanos.get() / 1e9 / gib);
@@ -117,13 +123,16 @@ final class SendfileProbe {
   }
 
   private static Thread start(String name, Work work, AtomicReference<Throwable> failed) {
-    Thread t = new Thread(() -> {
-      try {
-        work.run();
-      } catch (Throwable e) {
-        failed.compareAndSet(null, e);
-      }
-    }, name);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                work.run();
+              } catch (Throwable e) {
+                failed.compareAndSet(null, e);
+              }
+            },
+            name);
     t.setDaemon(true);
     t.start();
     return t;

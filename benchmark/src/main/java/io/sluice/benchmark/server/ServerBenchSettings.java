@@ -32,37 +32,55 @@ import java.util.Map;
  * @param output the Markdown file whose 'server' section is rewritten, or null to only print
  * @param command the command line to state in the report
  */
-record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int warmupMib,
-    int bufferMib, int contractClients, int contractMib, int contractBufferMib, int sampleMillis,
-    int iperfSeconds, int ddMib, boolean throughput, boolean contract, boolean iperf,
-    boolean profile, Map<String, String> serverConf, Path home, Path workDir, Path output,
+record ServerBenchSettings(
+    List<Integer> clients,
+    int rounds,
+    int runMib,
+    int warmupMib,
+    int bufferMib,
+    int contractClients,
+    int contractMib,
+    int contractBufferMib,
+    int sampleMillis,
+    int iperfSeconds,
+    int ddMib,
+    boolean throughput,
+    boolean contract,
+    boolean iperf,
+    boolean profile,
+    Map<String, String> serverConf,
+    Path home,
+    Path workDir,
+    Path output,
     String command) {
 
-  static final String USAGE = String.join("\n",
-      "Usage: ServerBenchmark [flags]",
-      "  --clients LIST          client counts of the throughput runs (default 1,4,16)",
-      "  --rounds N              repetitions of the throughput runs, interleaved (default 3)",
-      "  --run-mib N             MiB pushed per throughput run (default 4096)",
-      "  --warmup-mib N          MiB pushed and read per client count first (default 3072)",
-      "  --buffer-mib N          buffer.capacity of the throughput server (default 512)",
-      "  --contract-clients N    clients of the memory-contract run (default 16)",
-      "  --contract-mib N        MiB pushed by the memory-contract run (default 4096)",
-      "  --contract-buffer-mib N buffer.capacity of the contract server (default 128)",
-      "  --sample-ms N           interval of the server's metrics sampling (default 50)",
-      "  --iperf-seconds N       length of each iperf3 run (default 5)",
-      "  --dd-mib N              MiB written by each dd run (default 2048)",
-      "  --no-throughput         skip the throughput runs",
-      "  --no-contract           skip the memory-contract run",
-      "  --no-iperf              do not run iperf3 (no loopback limit, no ingest target)",
-      "  --no-profile            no flight recording of the servers",
-      "  --server-conf k=v       a setting of the throughput server's configuration file",
-      "                          (repeatable), e.g. --server-conf flush.direct=all",
-      "  --home PATH             the Sluice installation to run (default .)",
-      "  --work-dir PATH         servers' conf, data, logs, recordings",
-      "                          (default benchmark/target/bench-server)",
-      "  --output PATH           Markdown file whose 'server' section is rewritten",
-      "                          (default docs/benchmarks/server.md; '-' prints only)",
-      "  --command TEXT          the command line to state in the report");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: ServerBenchmark [flags]",
+          "  --clients LIST          client counts of the throughput runs (default 1,4,16)",
+          "  --rounds N              repetitions of the throughput runs, interleaved (default 3)",
+          "  --run-mib N             MiB pushed per throughput run (default 4096)",
+          "  --warmup-mib N          MiB pushed and read per client count first (default 3072)",
+          "  --buffer-mib N          buffer.capacity of the throughput server (default 512)",
+          "  --contract-clients N    clients of the memory-contract run (default 16)",
+          "  --contract-mib N        MiB pushed by the memory-contract run (default 4096)",
+          "  --contract-buffer-mib N buffer.capacity of the contract server (default 128)",
+          "  --sample-ms N           interval of the server's metrics sampling (default 50)",
+          "  --iperf-seconds N       length of each iperf3 run (default 5)",
+          "  --dd-mib N              MiB written by each dd run (default 2048)",
+          "  --no-throughput         skip the throughput runs",
+          "  --no-contract           skip the memory-contract run",
+          "  --no-iperf              do not run iperf3 (no loopback limit, no ingest target)",
+          "  --no-profile            no flight recording of the servers",
+          "  --server-conf k=v       a setting of the throughput server's configuration file",
+          "                          (repeatable), e.g. --server-conf flush.direct=all",
+          "  --home PATH             the Sluice installation to run (default .)",
+          "  --work-dir PATH         servers' conf, data, logs, recordings",
+          "                          (default benchmark/target/bench-server)",
+          "  --output PATH           Markdown file whose 'server' section is rewritten",
+          "                          (default docs/benchmarks/server.md; '-' prints only)",
+          "  --command TEXT          the command line to state in the report");
 
   static ServerBenchSettings parse(String[] args) {
     List<Integer> clients = List.of(1, 4, 16);
@@ -112,8 +130,26 @@ record ServerBenchSettings(List<Integer> clients, int rounds, int runMib, int wa
         default -> throw flags.unknown(flag);
       }
     }
-    return new ServerBenchSettings(clients, rounds, runMib, warmupMib, bufferMib, contractClients,
-        contractMib, contractBufferMib, sampleMillis, iperfSeconds, ddMib, throughput, contract,
-        iperf, profile, Map.copyOf(serverConf), home, workDir, output, command);
+    return new ServerBenchSettings(
+        clients,
+        rounds,
+        runMib,
+        warmupMib,
+        bufferMib,
+        contractClients,
+        contractMib,
+        contractBufferMib,
+        sampleMillis,
+        iperfSeconds,
+        ddMib,
+        throughput,
+        contract,
+        iperf,
+        profile,
+        Map.copyOf(serverConf),
+        home,
+        workDir,
+        output,
+        command);
   }
 }

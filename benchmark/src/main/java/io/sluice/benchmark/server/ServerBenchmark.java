@@ -1,6 +1,5 @@
 package io.sluice.benchmark.server;
 
-import io.sluice.benchmark.JfrProfile;
 import static io.sluice.benchmark.Format.mib;
 
 import io.netty.buffer.PooledByteBufAllocator;
@@ -8,6 +7,7 @@ import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DiskWriteTest;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
+import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.Series;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
@@ -31,12 +31,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Stream;
 
 /**
- * Shuffle server benchmark: a real server started with {@code bin/start-server.sh} in a JVM of its own,
- * clients in this JVM pushing over loopback with 1, 4 and 16 clients while the server flushes to
- * disk, then reading everything back and verifying it; the machine's limits (iperf3 over loopback, dd
- * to the data disk) measured in the same invocation; and the memory contract under 32x
- * oversubscription. Prints a table and rewrites the {@code server} section of
- * {@code docs/benchmarks/server.md}. Run it with {@code bin/bench-server.sh}.
+ * Shuffle server benchmark: a real server started with {@code bin/start-server.sh} in a JVM of its
+ * own, clients in this JVM pushing over loopback with 1, 4 and 16 clients while the server flushes
+ * to disk, then reading everything back and verifying it; the machine's limits (iperf3 over
+ * loopback, dd to the data disk) measured in the same invocation; and the memory contract under 32x
+ * oversubscription. Prints a table and rewrites the {@code server} section of {@code
+ * docs/benchmarks/server.md}. Run it with {@code bin/bench-server.sh}.
  */
 public final class ServerBenchmark {
   private static final String APP_ID = "server-benchmark";
@@ -73,14 +73,21 @@ public final class ServerBenchmark {
         NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
     // ShuffleRun gives each client a pool of its own from this context: one connection, one
     // event loop.
-    TransportContext context = new TransportContext(new TransportConf(SluiceConf.empty()
-        .with(TransportOptions.CLIENT_THREADS, "1")
-        .with(TransportOptions.CONNECTIONS_PER_PEER, "1")), "server-benchmark", allocator);
-    ScheduledExecutorService retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "bench-push-retry");
-      t.setDaemon(true);
-      return t;
-    });
+    TransportContext context =
+        new TransportContext(
+            new TransportConf(
+                SluiceConf.empty()
+                    .with(TransportOptions.CLIENT_THREADS, "1")
+                    .with(TransportOptions.CONNECTIONS_PER_PEER, "1")),
+            "server-benchmark",
+            allocator);
+    ScheduledExecutorService retryTimer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "bench-push-retry");
+              t.setDaemon(true);
+              return t;
+            });
     try (TransportClientFactory connections = context.createClientFactory();
         RandomPayload payload = new RandomPayload(PAYLOAD_BYTES, 42)) {
       if (settings.throughput()) {
@@ -96,31 +103,47 @@ public final class ServerBenchmark {
     System.out.println();
     System.out.println(body);
     if (settings.output() != null) {
-      BenchmarkReport.writeSection(settings.output(), "server", "Shuffle server benchmark",
-          settings.command(), body);
+      BenchmarkReport.writeSection(
+          settings.output(), "server", "Shuffle server benchmark", settings.command(), body);
       System.out.println("Wrote the 'server' section of " + settings.output());
     }
     boolean contractFailed = results.contract != null && !ServerBenchReport.contractHeld(results);
-    boolean lost = results.runs.values().stream().flatMap(List::stream)
-        .anyMatch(r -> !r.intact());
+    boolean lost = results.runs.values().stream().flatMap(List::stream).anyMatch(r -> !r.intact());
     if (contractFailed || lost) {
-      System.err.println("FAILED: " + (lost ? "a throughput run lost or corrupted blocks; " : "")
-          + (contractFailed ? "the memory contract did not hold" : ""));
+      System.err.println(
+          "FAILED: "
+              + (lost ? "a throughput run lost or corrupted blocks; " : "")
+              + (contractFailed ? "the memory contract did not hold" : ""));
       System.exit(1);
     }
   }
 
-  private void throughputRuns(TransportClientFactory connections, TransportContext context,
-      RandomPayload payload, ScheduledExecutorService retryTimer) throws Exception {
+  private void throughputRuns(
+      TransportClientFactory connections,
+      TransportContext context,
+      RandomPayload payload,
+      ScheduledExecutorService retryTimer)
+      throws Exception {
     Path recording = settings.profile() ? workDir.resolve("throughput-server.jfr") : null;
     List<JfrProfile.Window> ingestWindows = new ArrayList<>();
     List<JfrProfile.Window> readWindows = new ArrayList<>();
     int largest = settings.clients().stream().max(Integer::compare).orElseThrow();
-    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "throughput",
-        (long) settings.bufferMib() << 20, THROUGHPUT_READ_CAPACITY, recording,
-        settings.serverConf())) {
-      log("started the throughput " + server + ", buffer.capacity " + settings.bufferMib()
-          + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
+    try (ServerProcess server =
+        ServerProcess.start(
+            settings.home(),
+            workDir,
+            "throughput",
+            (long) settings.bufferMib() << 20,
+            THROUGHPUT_READ_CAPACITY,
+            recording,
+            settings.serverConf())) {
+      log(
+          "started the throughput "
+              + server
+              + ", buffer.capacity "
+              + settings.bufferMib()
+              + " MiB, -XX:MaxDirectMemorySize "
+              + mib(server.directMemoryLimit()));
       results.throughputServer = setup(server);
       ShuffleRun runs = shuffleRun(server, connections, context, payload, retryTimer);
       if (settings.warmupMib() > 0) {
@@ -137,8 +160,9 @@ public final class ServerBenchmark {
         for (int clients : settings.clients()) {
           RunResult run = runs.run(nextShuffleId++, clients, (long) settings.runMib() << 20);
           results.add(run);
-          log(String.format(Locale.ROOT, "round %d, %2d client(s): %s", round, clients,
-              summary(run)));
+          log(
+              String.format(
+                  Locale.ROOT, "round %d, %2d client(s): %s", round, clients, summary(run)));
           if (clients == largest) {
             ingestWindows.add(run.windows().get(0));
             readWindows.add(run.windows().get(1));
@@ -154,34 +178,66 @@ public final class ServerBenchmark {
     }
   }
 
-  private void contractRun(TransportClientFactory connections, TransportContext context,
-      RandomPayload payload, ScheduledExecutorService retryTimer) throws Exception {
+  private void contractRun(
+      TransportClientFactory connections,
+      TransportContext context,
+      RandomPayload payload,
+      ScheduledExecutorService retryTimer)
+      throws Exception {
     Path recording = settings.profile() ? workDir.resolve("contract-server.jfr") : null;
-    try (ServerProcess server = ServerProcess.start(settings.home(), workDir, "contract",
-        (long) settings.contractBufferMib() << 20, CONTRACT_READ_CAPACITY, recording)) {
-      log("started the contract " + server + ", buffer.capacity " + settings.contractBufferMib()
-          + " MiB, -XX:MaxDirectMemorySize " + mib(server.directMemoryLimit()));
+    try (ServerProcess server =
+        ServerProcess.start(
+            settings.home(),
+            workDir,
+            "contract",
+            (long) settings.contractBufferMib() << 20,
+            CONTRACT_READ_CAPACITY,
+            recording)) {
+      log(
+          "started the contract "
+              + server
+              + ", buffer.capacity "
+              + settings.contractBufferMib()
+              + " MiB, -XX:MaxDirectMemorySize "
+              + mib(server.directMemoryLimit()));
       results.contractServer = setup(server);
-      RunResult run = shuffleRun(server, connections, context, payload, retryTimer)
-          .run(nextShuffleId++, settings.contractClients(), (long) settings.contractMib() << 20);
+      RunResult run =
+          shuffleRun(server, connections, context, payload, retryTimer)
+              .run(
+                  nextShuffleId++, settings.contractClients(), (long) settings.contractMib() << 20);
       results.contract = run;
       results.contractServerAlive = server.isAlive();
-      log("contract, " + settings.contractClients() + " clients: " + summary(run)
-          + String.format(Locale.ROOT, ", peak push pool %s, peak direct %s of %s",
-              mib(run.peaks().pushHeld()), mib(run.peaks().directTotal()),
-              mib(server.directMemoryLimit())));
+      log(
+          "contract, "
+              + settings.contractClients()
+              + " clients: "
+              + summary(run)
+              + String.format(
+                  Locale.ROOT,
+                  ", peak push pool %s, peak direct %s of %s",
+                  mib(run.peaks().pushHeld()),
+                  mib(run.peaks().directTotal()),
+                  mib(server.directMemoryLimit())));
       unregisterApp(connections, server);
     }
   }
 
-  private ShuffleRun shuffleRun(ServerProcess server, TransportClientFactory connections,
-      TransportContext context, RandomPayload payload, ScheduledExecutorService retryTimer)
+  private ShuffleRun shuffleRun(
+      ServerProcess server,
+      TransportClientFactory connections,
+      TransportContext context,
+      RandomPayload payload,
+      ScheduledExecutorService retryTimer)
       throws Exception {
     try (TransportClient admin =
         connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
-      ShuffleRun.await(admin.request(new RegisterApplicationRequest(
-          TransportClient.nextRequestId(), APP_ID, System.getProperty("user.name", "benchmark")),
-          StatusResponse.class));
+      ShuffleRun.await(
+          admin.request(
+              new RegisterApplicationRequest(
+                  TransportClient.nextRequestId(),
+                  APP_ID,
+                  System.getProperty("user.name", "benchmark")),
+              StatusResponse.class));
     }
     return new ShuffleRun(server, context, payload, retryTimer, APP_ID, settings.sampleMillis());
   }
@@ -190,8 +246,10 @@ public final class ServerBenchmark {
       throws Exception {
     try (TransportClient admin =
         connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
-      ShuffleRun.await(admin.request(new UnregisterApplicationRequest(
-          TransportClient.nextRequestId(), APP_ID), StatusResponse.class));
+      ShuffleRun.await(
+          admin.request(
+              new UnregisterApplicationRequest(TransportClient.nextRequestId(), APP_ID),
+              StatusResponse.class));
     }
   }
 
@@ -200,63 +258,112 @@ public final class ServerBenchmark {
       Iperf3.Measurement loopback = iperf.measure(1, settings.iperfSeconds(), 1);
       results.loopbackBytesPerSecond.add(loopback.bitsPerSecond() / 8);
       results.loopbackReceiveCpuPerGib.add(loopback.receiverCpuSecondsPerGib());
-      log(String.format(Locale.ROOT, "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s, "
-              + "receiver %.2f CPU-s/GiB", round, loopback.bitsPerSecond() / 8 / (1 << 20),
-          loopback.receiverCpuSecondsPerGib()));
+      log(
+          String.format(
+              Locale.ROOT,
+              "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s, " + "receiver %.2f CPU-s/GiB",
+              round,
+              loopback.bitsPerSecond() / 8 / (1 << 20),
+              loopback.receiverCpuSecondsPerGib()));
     }
     try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
       for (int clients : settings.clients()) {
         ReceiveCopyProbe.Result receive = probe.intoRegion(clients, (long) settings.ddMib() << 20);
-        results.pooledReceiveCpuPerGib.computeIfAbsent(clients, c -> new Series())
+        results
+            .pooledReceiveCpuPerGib
+            .computeIfAbsent(clients, c -> new Series())
             .add(receive.cpuSecondsPerGib());
-        results.pooledReceiveBytesPerSecond.computeIfAbsent(clients, c -> new Series())
+        results
+            .pooledReceiveBytesPerSecond
+            .computeIfAbsent(clients, c -> new Series())
             .add(receive.bytesPerSecond());
-        log(String.format(Locale.ROOT, "round %d, loopback received as a server receives, %d "
-                + "connection(s): %,.0f MiB/s, %.2f CPU-s/GiB", round, clients,
-            receive.bytesPerSecond() / (1 << 20), receive.cpuSecondsPerGib()));
+        log(
+            String.format(
+                Locale.ROOT,
+                "round %d, loopback received as a server receives, %d "
+                    + "connection(s): %,.0f MiB/s, %.2f CPU-s/GiB",
+                round,
+                clients,
+                receive.bytesPerSecond() / (1 << 20),
+                receive.cpuSecondsPerGib()));
       }
     }
     DiskWriteTest.Result disk = DiskWriteTest.device(dataDir, settings.ddMib());
     results.diskBytesPerSecond.add(disk.bytesPerSecond());
     results.diskCpuPerGib.add(disk.cpuSecondsPerGib());
     results.ddCommand = disk.command();
-    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB", round,
-        disk.command(), disk.bytesPerSecond() / (1 << 20), disk.cpuSecondsPerGib()));
+    log(
+        String.format(
+            Locale.ROOT,
+            "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB",
+            round,
+            disk.command(),
+            disk.bytesPerSecond() / (1 << 20),
+            disk.cpuSecondsPerGib()));
     DiskWriteTest.Result cache = DiskWriteTest.pageCache(dataDir, settings.ddMib());
     results.pageCacheBytesPerSecond.add(cache.bytesPerSecond());
     results.pageCacheCpuPerGib.add(cache.cpuSecondsPerGib());
     results.ddPageCacheCommand = cache.command();
-    log(String.format(Locale.ROOT, "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB", round,
-        cache.command(), cache.bytesPerSecond() / (1 << 20), cache.cpuSecondsPerGib()));
+    log(
+        String.format(
+            Locale.ROOT,
+            "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB",
+            round,
+            cache.command(),
+            cache.bytesPerSecond() / (1 << 20),
+            cache.cpuSecondsPerGib()));
     for (int clients : settings.clients()) {
       SendfileProbe.Result send = SendfileProbe.coldFile(dataDir, settings.ddMib(), clients);
-      results.sendfileCpuPerGib.computeIfAbsent(clients, c -> new Series())
+      results
+          .sendfileCpuPerGib
+          .computeIfAbsent(clients, c -> new Series())
           .add(send.cpuSecondsPerGib());
-      results.sendfileBytesPerSecond.computeIfAbsent(clients, c -> new Series())
+      results
+          .sendfileBytesPerSecond
+          .computeIfAbsent(clients, c -> new Series())
           .add(send.bytesPerSecond());
-      log(String.format(Locale.ROOT, "round %d, sendfile of a file written past the page cache, "
-              + "%d connection(s): %,.0f MiB/s, %.2f CPU-s/GiB", round, clients,
-          send.bytesPerSecond() / (1 << 20), send.cpuSecondsPerGib()));
+      log(
+          String.format(
+              Locale.ROOT,
+              "round %d, sendfile of a file written past the page cache, "
+                  + "%d connection(s): %,.0f MiB/s, %.2f CPU-s/GiB",
+              round,
+              clients,
+              send.bytesPerSecond() / (1 << 20),
+              send.cpuSecondsPerGib()));
     }
   }
 
   static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {
-    return new ServerBenchResults.ServerSetup(server.confLines(), server.commandLine(),
-        server.bufferCapacity(), server.readCapacity(), server.directMemoryLimit(),
+    return new ServerBenchResults.ServerSetup(
+        server.confLines(),
+        server.commandLine(),
+        server.bufferCapacity(),
+        server.readCapacity(),
+        server.directMemoryLimit(),
         server.recording().map(Path::toString).orElse(null));
   }
 
   private static String summary(RunResult r) {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%s acked at %,.0f MiB/s, flushed %s at %,.0f MiB/s, read %,.0f MiB/s, %,d held back, "
             + "%,d NO_BUFFER (%s), server GC %.2f%%, server %.2f CPU-s/GiB ingest, %s",
-        mib(r.ackedBytes()), r.ackBytesPerSecond() / (1 << 20), mib(r.flushedBytes()),
-        r.flushedBytesPerSecond() / (1 << 20), r.readBytesPerSecond() / (1 << 20),
-        r.pushWaits(), r.noBufferRefusals(), Double.isNaN(r.refusals().medianFill()) ? "never refused"
-            : String.format(Locale.ROOT, "pool %.0f%% filled while refusing",
-                r.refusals().medianFill() * 100),
-        r.gcShare() * 100, r.serverCpuIngest() / (r.ackedBytes() / (double) (1 << 30)),
-        r.intact() ? "all blocks intact"
+        mib(r.ackedBytes()),
+        r.ackBytesPerSecond() / (1 << 20),
+        mib(r.flushedBytes()),
+        r.flushedBytesPerSecond() / (1 << 20),
+        r.readBytesPerSecond() / (1 << 20),
+        r.pushWaits(),
+        r.noBufferRefusals(),
+        Double.isNaN(r.refusals().medianFill())
+            ? "never refused"
+            : String.format(
+                Locale.ROOT, "pool %.0f%% filled while refusing", r.refusals().medianFill() * 100),
+        r.gcShare() * 100,
+        r.serverCpuIngest() / (r.ackedBytes() / (double) (1 << 30)),
+        r.intact()
+            ? "all blocks intact"
             : r.read().problems() + " problems: " + r.read().firstProblems());
   }
 

@@ -40,8 +40,17 @@ final class ServerProcess implements AutoCloseable {
   private final Path recording;
   private final long pid;
 
-  private ServerProcess(Path home, Path conf, Path dataDir, Path logFile, Map<String, String> env,
-      int port, int httpPort, SluiceConf parsed, Path recording, long pid) {
+  private ServerProcess(
+      Path home,
+      Path conf,
+      Path dataDir,
+      Path logFile,
+      Map<String, String> env,
+      int port,
+      int httpPort,
+      SluiceConf parsed,
+      Path recording,
+      long pid) {
     this.home = home;
     this.conf = conf;
     this.dataDir = dataDir;
@@ -62,14 +71,21 @@ final class ServerProcess implements AutoCloseable {
    * @param home the Sluice installation whose {@code bin/} scripts and built jars are used
    * @param recording where the server writes a flight recording when it stops, or null for none
    */
-  static ServerProcess start(Path home, Path workDir, String name, long bufferCapacity,
-      long readCapacity, Path recording) throws IOException, InterruptedException {
+  static ServerProcess start(
+      Path home, Path workDir, String name, long bufferCapacity, long readCapacity, Path recording)
+      throws IOException, InterruptedException {
     return start(home, workDir, name, bufferCapacity, readCapacity, recording, Map.of());
   }
 
   /** The same, with {@code extra} keys and values added to the configuration file. */
-  static ServerProcess start(Path home, Path workDir, String name, long bufferCapacity,
-      long readCapacity, Path recording, Map<String, String> extra)
+  static ServerProcess start(
+      Path home,
+      Path workDir,
+      String name,
+      long bufferCapacity,
+      long readCapacity,
+      Path recording,
+      Map<String, String> extra)
       throws IOException, InterruptedException {
     Path dataDir = Files.createDirectories(workDir.resolve(name + "-data"));
     Path logDir = Files.createDirectories(workDir.resolve("logs"));
@@ -77,31 +93,49 @@ final class ServerProcess implements AutoCloseable {
     int port = Daemons.freePort();
     int httpPort = Daemons.freePort();
     Path conf = workDir.resolve(name + ".conf");
-    List<String> lines = new ArrayList<>(List.of(
-        "# Written by the server benchmark; started with bin/start-server.sh.",
-        ServerOptions.BIND_HOST.key() + " " + HOST,
-        ServerOptions.PORT.key() + " " + port,
-        ServerOptions.HTTP_PORT.key() + " " + httpPort,
-        ServerOptions.BUFFER_CAPACITY.key() + " " + bufferCapacity,
-        ServerOptions.READ_BUFFER_CAPACITY.key() + " " + readCapacity,
-        ServerOptions.LOCAL_DIRS.key() + " " + dataDir.toAbsolutePath(),
-        // The benchmark sends no application heartbeats; its runs must not expire mid-way.
-        ServerOptions.APP_EXPIRY.key() + " 1h"));
+    List<String> lines =
+        new ArrayList<>(
+            List.of(
+                "# Written by the server benchmark; started with bin/start-server.sh.",
+                ServerOptions.BIND_HOST.key() + " " + HOST,
+                ServerOptions.PORT.key() + " " + port,
+                ServerOptions.HTTP_PORT.key() + " " + httpPort,
+                ServerOptions.BUFFER_CAPACITY.key() + " " + bufferCapacity,
+                ServerOptions.READ_BUFFER_CAPACITY.key() + " " + readCapacity,
+                ServerOptions.LOCAL_DIRS.key() + " " + dataDir.toAbsolutePath(),
+                // The benchmark sends no application heartbeats; its runs must not expire mid-way.
+                ServerOptions.APP_EXPIRY.key() + " 1h"));
     extra.forEach((key, value) -> lines.add(key + " " + value));
     Files.write(conf, lines, StandardCharsets.UTF_8);
     SluiceConf parsed = ConfigLoader.load(conf, Map.of(), ConfigDocGenerator.discover());
 
-    Map<String, String> env = Map.of(
-        "SLUICE_PID_DIR", pidDir.toAbsolutePath().toString(),
-        "SLUICE_LOG_DIR", logDir.toAbsolutePath().toString(),
-        "SLUICE_JAVA_OPTS", (extraServerJavaOptions() + (recording == null ? ""
-            : " -XX:StartFlightRecording=filename=" + recording.toAbsolutePath()
-                + ",settings=profile,dumponexit=true")).trim());
+    Map<String, String> env =
+        Map.of(
+            "SLUICE_PID_DIR", pidDir.toAbsolutePath().toString(),
+            "SLUICE_LOG_DIR", logDir.toAbsolutePath().toString(),
+            "SLUICE_JAVA_OPTS",
+                (extraServerJavaOptions()
+                        + (recording == null
+                            ? ""
+                            : " -XX:StartFlightRecording=filename="
+                                + recording.toAbsolutePath()
+                                + ",settings=profile,dumponexit=true"))
+                    .trim());
     Daemons.script(home, "start-server.sh", conf, env);
     Path pidFile = pidDir.resolve("server-" + name + ".pid");
     long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
-    ServerProcess server = new ServerProcess(home, conf, dataDir,
-        logDir.resolve("server-" + name + ".log"), env, port, httpPort, parsed, recording, pid);
+    ServerProcess server =
+        new ServerProcess(
+            home,
+            conf,
+            dataDir,
+            logDir.resolve("server-" + name + ".log"),
+            env,
+            port,
+            httpPort,
+            parsed,
+            recording,
+            pid);
     server.awaitServing();
     return server;
   }
@@ -151,8 +185,9 @@ final class ServerProcess implements AutoCloseable {
    */
   void collectGarbage() throws IOException, InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Daemons.Result result = Daemons.run(home, Map.of(), Duration.ofSeconds(60), jcmd.toString(),
-        Long.toString(pid), "GC.run");
+    Daemons.Result result =
+        Daemons.run(
+            home, Map.of(), Duration.ofSeconds(60), jcmd.toString(), Long.toString(pid), "GC.run");
     if (result.exitCode() != 0) {
       throw new IOException("jcmd " + pid + " GC.run failed: " + result.output());
     }
@@ -175,27 +210,32 @@ final class ServerProcess implements AutoCloseable {
 
   private void awaitServing() throws IOException, InterruptedException {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    MetricsPoller probe = new MetricsPoller(List.of(httpPort), List.of(MetricsPoller.PUSHED),
-        Duration.ofMillis(100));
+    MetricsPoller probe =
+        new MetricsPoller(List.of(httpPort), List.of(MetricsPoller.PUSHED), Duration.ofMillis(100));
     while (true) {
       try {
         probe.scrape(0);
         return;
       } catch (IOException e) {
         if (!isAlive()) {
-          throw new IOException("the server exited during start-up; the end of its log:\n"
-              + tail(logFile.resolveSibling(logFile.getFileName() + ".out")));
+          throw new IOException(
+              "the server exited during start-up; the end of its log:\n"
+                  + tail(logFile.resolveSibling(logFile.getFileName() + ".out")));
         }
         if (System.nanoTime() > deadline) {
           close();
-          throw new IOException("the server did not answer on HTTP port " + httpPort + " within "
-              + START_TIMEOUT.toSeconds() + " s", e);
+          throw new IOException(
+              "the server did not answer on HTTP port "
+                  + httpPort
+                  + " within "
+                  + START_TIMEOUT.toSeconds()
+                  + " s",
+              e);
         }
         Thread.sleep(100);
       }
     }
   }
-
 
   private static String tail(Path file) {
     try {
@@ -205,7 +245,6 @@ final class ServerProcess implements AutoCloseable {
       return "(cannot read " + file + ": " + e.getMessage() + ")";
     }
   }
-
 
   @Override
   public String toString() {

@@ -1,16 +1,10 @@
 package io.sluice.benchmark.server;
 
-import io.sluice.benchmark.JfrProfile;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
-import io.sluice.common.protocol.PartitionLocation;
-import io.sluice.common.protocol.ServerAddress;
-import io.sluice.common.protocol.message.RegisterShuffleRequest;
-import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.protocol.message.UnregisterShuffleRequest;
-import io.sluice.common.shuffle.Backoff;
 import io.sluice.client.core.push.FixedLocations;
 import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.client.core.push.PushSettings;
@@ -19,6 +13,12 @@ import io.sluice.client.core.read.FetchedBlock;
 import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.client.core.read.PartitionReader;
 import io.sluice.client.core.read.PartitionReader.PartitionSource;
+import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.message.RegisterShuffleRequest;
+import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.protocol.message.UnregisterShuffleRequest;
+import io.sluice.common.shuffle.Backoff;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
@@ -43,37 +43,59 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * One measured run against a running server: registers a shuffle, has {@code clients} map tasks push
- * their shares of the bytes through {@link MapOutputPusher} and commit, waits until the server has
- * flushed what it flushes, reads the whole shuffle back with as many {@link PartitionReader}s,
+ * One measured run against a running server: registers a shuffle, has {@code clients} map tasks
+ * push their shares of the bytes through {@link MapOutputPusher} and commit, waits until the server
+ * has flushed what it flushes, reads the whole shuffle back with as many {@link PartitionReader}s,
  * checks it with a {@link ReadCheck}, and deletes the shuffle. Each client has a connection pool of
  * its own (one connection, one event loop). The server's metrics are sampled throughout for peaks,
  * and read at the phases' ends for rates.
  */
 final class ShuffleRun {
   static final int PARTITIONS = 64;
+
   /** As the Spark client's default {@code spark.sluice.push.batch.size} and max.in.flight. */
-  static final PushSettings PUSH = new PushSettings(2 << 20, 32 << 20,
-      new Backoff(Duration.ofMillis(2), Duration.ofMillis(64), 5_000), 0);
+  static final PushSettings PUSH =
+      new PushSettings(
+          2 << 20, 32 << 20, new Backoff(Duration.ofMillis(2), Duration.ofMillis(64), 5_000), 0);
+
   static final long FETCH_IN_FLIGHT = 16 << 20;
   static final int FETCH_REQUEST = 4 << 20;
-  static final Backoff FETCH_BACKOFF = new Backoff(Duration.ofMillis(1), Duration.ofMillis(64),
-      1_000);
+  static final Backoff FETCH_BACKOFF =
+      new Backoff(Duration.ofMillis(1), Duration.ofMillis(64), 1_000);
+
   /**
    * What the background sampling reads, for peaks and for the refusals between samples: gauges and
    * cheap counters only, since every scrape costs the measured server CPU (its CPU by threads reads
    * a file per thread).
    */
-  static final List<String> SAMPLED = List.of(MetricsPoller.PUSH_HELD,
-      MetricsPoller.PUSH_ALLOCATED, MetricsPoller.NETWORK, MetricsPoller.NETTY_DIRECT,
-      MetricsPoller.READ_USED, MetricsPoller.JDK_DIRECT, MetricsPoller.FLUSHED,
-      MetricsPoller.FLUSH_QUEUE, MetricsPoller.REJECTIONS, MetricsPoller.RESIDENT,
-      MetricsPoller.HEAP);
+  static final List<String> SAMPLED =
+      List.of(
+          MetricsPoller.PUSH_HELD,
+          MetricsPoller.PUSH_ALLOCATED,
+          MetricsPoller.NETWORK,
+          MetricsPoller.NETTY_DIRECT,
+          MetricsPoller.READ_USED,
+          MetricsPoller.JDK_DIRECT,
+          MetricsPoller.FLUSHED,
+          MetricsPoller.FLUSH_QUEUE,
+          MetricsPoller.REJECTIONS,
+          MetricsPoller.RESIDENT,
+          MetricsPoller.HEAP);
+
   /** What is read at the start and end of each phase: everything the results need. */
-  static final List<String> METRICS = Stream.concat(SAMPLED.stream(), Stream.of(
-      MetricsPoller.PUSHED, MetricsPoller.PUSH_WAITS, MetricsPoller.READ,
-      MetricsPoller.GC_SECONDS, MetricsPoller.GC_COUNT, MetricsPoller.CPU_SECONDS,
-      MetricsPoller.THREAD_CPU)).toList();
+  static final List<String> METRICS =
+      Stream.concat(
+              SAMPLED.stream(),
+              Stream.of(
+                  MetricsPoller.PUSHED,
+                  MetricsPoller.PUSH_WAITS,
+                  MetricsPoller.READ,
+                  MetricsPoller.GC_SECONDS,
+                  MetricsPoller.GC_COUNT,
+                  MetricsPoller.CPU_SECONDS,
+                  MetricsPoller.THREAD_CPU))
+          .toList();
+
   private static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(5);
   private static final int SETTLED_SAMPLES = 3;
   private static final long TIMEOUT_SECONDS = 120;
@@ -85,8 +107,13 @@ final class ShuffleRun {
   private final String appId;
   private final int sampleMillis;
 
-  ShuffleRun(ServerProcess server, TransportContext context, RandomPayload payload,
-      ScheduledExecutorService timer, String appId, int sampleMillis) {
+  ShuffleRun(
+      ServerProcess server,
+      TransportContext context,
+      RandomPayload payload,
+      ScheduledExecutorService timer,
+      String appId,
+      int sampleMillis) {
     this.server = server;
     this.context = context;
     this.payload = payload;
@@ -97,16 +124,19 @@ final class ShuffleRun {
 
   RunResult run(int shuffleId, int clients, long totalBytes) throws Exception {
     List<TransportClientFactory> pools = new ArrayList<>();
-    ExecutorService threads = Executors.newFixedThreadPool(clients, r -> {
-      Thread t = new Thread(r, "bench-client");
-      t.setDaemon(true);
-      return t;
-    });
-    MetricsPoller metrics = new MetricsPoller(List.of(server.httpPort()), SAMPLED,
-        Duration.ofMillis(sampleMillis));
+    ExecutorService threads =
+        Executors.newFixedThreadPool(
+            clients,
+            r -> {
+              Thread t = new Thread(r, "bench-client");
+              t.setDaemon(true);
+              return t;
+            });
+    MetricsPoller metrics =
+        new MetricsPoller(List.of(server.httpPort()), SAMPLED, Duration.ofMillis(sampleMillis));
     // Never started: scraped at the phases' ends only.
-    MetricsPoller totals = new MetricsPoller(List.of(server.httpPort()), METRICS,
-        Duration.ofMillis(sampleMillis));
+    MetricsPoller totals =
+        new MetricsPoller(List.of(server.httpPort()), METRICS, Duration.ofMillis(sampleMillis));
     try {
       TransportClient admin = null;
       for (int i = 0; i < clients; i++) {
@@ -115,16 +145,21 @@ final class ShuffleRun {
         TransportClient connection = pools.get(i).getClient(ServerProcess.HOST, server.port());
         admin = admin == null ? connection : admin;
       }
-      await(admin.request(new RegisterShuffleRequest(TransportClient.nextRequestId(), appId,
-          shuffleId, PARTITIONS), StatusResponse.class));
-      PartitionLocation location = new PartitionLocation(0,
-          List.of(new ServerAddress(admin.serverId(), ServerProcess.HOST, server.port())));
+      await(
+          admin.request(
+              new RegisterShuffleRequest(
+                  TransportClient.nextRequestId(), appId, shuffleId, PARTITIONS),
+              StatusResponse.class));
+      PartitionLocation location =
+          new PartitionLocation(
+              0, List.of(new ServerAddress(admin.serverId(), ServerProcess.HOST, server.port())));
       FixedLocations locations = new FixedLocations(Collections.nCopies(PARTITIONS, location));
       ByteBufAllocator allocator = context.allocator();
       List<MapOutputPusher> pushers = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
-        pushers.add(new MapOutputPusher(pools.get(i), allocator, timer, PUSH, locations, appId,
-            shuffleId, PARTITIONS, i));
+        pushers.add(
+            new MapOutputPusher(
+                pools.get(i), allocator, timer, PUSH, locations, appId, shuffleId, PARTITIONS, i));
       }
 
       Sample before = totals.scrape(0);
@@ -132,8 +167,16 @@ final class ShuffleRun {
       Instant ingestStart = Instant.now();
       metrics.start();
       long[] pushed = new long[clients];
-      all(threads, clients, i -> pushed[i] = push(pushers.get(i), shuffleId, i,
-          totalBytes / clients + (i < totalBytes % clients ? 1 : 0)));
+      all(
+          threads,
+          clients,
+          i ->
+              pushed[i] =
+                  push(
+                      pushers.get(i),
+                      shuffleId,
+                      i,
+                      totalBytes / clients + (i < totalBytes % clients ? 1 : 0)));
       long acked = System.nanoTime();
       all(threads, clients, i -> pushers.get(i).commit(i));
       Sample settled = awaitFlushSettled(metrics, sampleMillis);
@@ -148,9 +191,17 @@ final class ShuffleRun {
         }
       }
       ReadCheck check = new ReadCheck(payload, shuffleId, counts, PARTITIONS);
-      all(threads, clients, reader -> read(pools.get(reader), shuffleId, location,
-          IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + clients).toArray(), counts,
-          check));
+      all(
+          threads,
+          clients,
+          reader ->
+              read(
+                  pools.get(reader),
+                  shuffleId,
+                  location,
+                  IntStream.iterate(reader, p -> p < PARTITIONS, p -> p + clients).toArray(),
+                  counts,
+                  check));
       check.checkComplete();
       Sample readEnd = totals.scrape(0);
       CpuSnapshot cpu2 = CpuSnapshot.take();
@@ -162,11 +213,15 @@ final class ShuffleRun {
       List<Sample> sampled = new ArrayList<>(metrics.samples(0));
       sampled.add(readEnd);
 
-      await(admin.request(new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId,
-          shuffleId), StatusResponse.class));
+      await(
+          admin.request(
+              new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId),
+              StatusResponse.class));
 
       long t0 = before.nanoTime();
-      return new RunResult(clients, IntStream.range(0, clients).mapToLong(i -> pushed[i]).sum(),
+      return new RunResult(
+          clients,
+          IntStream.range(0, clients).mapToLong(i -> pushed[i]).sum(),
           IntStream.range(0, clients).mapToLong(i -> IntStream.of(counts[i]).sum()).sum(),
           (long) ingestEnd.since(before, MetricsPoller.NO_BUFFER),
           (long) ingestEnd.since(before, MetricsPoller.PUSH_WAITS),
@@ -180,14 +235,20 @@ final class ShuffleRun {
           readEnd.since(ingestEnd, MetricsPoller.CPU_SECONDS),
           threadCpu(before, ingestEnd),
           threadCpu(ingestEnd, readEnd),
-          cpu1.benchmarkCoresSince(cpu0), cpu2.benchmarkCoresSince(cpu1),
-          cpu1.machineCoresSince(cpu0), cpu2.machineCoresSince(cpu1),
+          cpu1.benchmarkCoresSince(cpu0),
+          cpu2.benchmarkCoresSince(cpu1),
+          cpu1.machineCoresSince(cpu0),
+          cpu2.machineCoresSince(cpu1),
           readEnd.since(before, MetricsPoller.GC_SECONDS),
           (long) readEnd.since(before, MetricsPoller.GC_COUNT),
           (long) readEnd.since(before, MetricsPoller.READ_MEMORY),
           (long) readEnd.since(before, MetricsPoller.READ_DISK),
-          check.summary(), RunResult.Peaks.of(sampled), RunResult.Refusals.of(sampled),
-          sampleMillis, List.of(new JfrProfile.Window(ingestStart, readStart),
+          check.summary(),
+          RunResult.Peaks.of(sampled),
+          RunResult.Refusals.of(sampled),
+          sampleMillis,
+          List.of(
+              new JfrProfile.Window(ingestStart, readStart),
               new JfrProfile.Window(readStart, readStop)));
     } finally {
       threads.shutdownNow();
@@ -206,8 +267,7 @@ final class ShuffleRun {
   }
 
   /** One map task: pushes blocks to random partitions until its share is out; returns bytes. */
-  long push(MapOutputPusher pusher, int shuffleId, int attempt, long share)
-      throws IOException {
+  long push(MapOutputPusher pusher, int shuffleId, int attempt, long share) throws IOException {
     Random random = new Random(31L * attempt + shuffleId);
     long sent = 0;
     while (sent < share) {
@@ -221,21 +281,28 @@ final class ShuffleRun {
   }
 
   /** One reducer: reads its partitions through the given connections and checks every block. */
-  void read(Connections pool, int shuffleId, PartitionLocation location,
-      int[] partitions, int[][] counts, ReadCheck check) throws InterruptedException {
+  void read(
+      Connections pool,
+      int shuffleId,
+      PartitionLocation location,
+      int[] partitions,
+      int[][] counts,
+      ReadCheck check)
+      throws InterruptedException {
     List<PartitionSource> sources = new ArrayList<>();
     for (int p : partitions) {
-      long[] attempts = IntStream.range(0, counts.length).filter(a -> counts[a][p] > 0)
-          .asLongStream().toArray();
+      long[] attempts =
+          IntStream.range(0, counts.length).filter(a -> counts[a][p] > 0).asLongStream().toArray();
       sources.add(new PartitionSource(p, List.of(location), attempts));
     }
-    FetchSettings settings = FetchSettings.of(FETCH_IN_FLIGHT, FETCH_REQUEST,
-        context.conf().maxFrameSize(), FETCH_BACKOFF);
-    PartitionReader reader = new PartitionReader(appId, shuffleId, sources, settings, pool,
-        context.allocator(), timer);
+    FetchSettings settings =
+        FetchSettings.of(
+            FETCH_IN_FLIGHT, FETCH_REQUEST, context.conf().maxFrameSize(), FETCH_BACKOFF);
+    PartitionReader reader =
+        new PartitionReader(appId, shuffleId, sources, settings, pool, context.allocator(), timer);
     reader.start();
     try {
-      for (FetchedBlock b = reader.take(() -> { }); b != null; b = reader.take(() -> { })) {
+      for (FetchedBlock b = reader.take(() -> {}); b != null; b = reader.take(() -> {})) {
         try {
           check.verify(b);
         } finally {
@@ -250,9 +317,9 @@ final class ShuffleRun {
   }
 
   /**
-   * Waits until flushing is over: the flush queue is empty and the flushed byte count has not
-   * moved for a few samples. Returns the first sample that saw the final count, whose time is when
-   * the last flush ended (to within one interval).
+   * Waits until flushing is over: the flush queue is empty and the flushed byte count has not moved
+   * for a few samples. Returns the first sample that saw the final count, whose time is when the
+   * last flush ended (to within one interval).
    */
   static Sample awaitFlushSettled(MetricsPoller metrics, int sampleMillis)
       throws IOException, InterruptedException {
@@ -272,8 +339,8 @@ final class ShuffleRun {
       }
       Thread.sleep(sampleMillis);
     }
-    throw new IOException("the server was still flushing after " + SETTLE_TIMEOUT.toSeconds()
-        + " s");
+    throw new IOException(
+        "the server was still flushing after " + SETTLE_TIMEOUT.toSeconds() + " s");
   }
 
   /** The future's value, a failure thrown as its own cause. */
@@ -294,10 +361,12 @@ final class ShuffleRun {
     List<Future<Void>> futures = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       int item = i;
-      futures.add(threads.submit(() -> {
-        task.run(item);
-        return null;
-      }));
+      futures.add(
+          threads.submit(
+              () -> {
+                task.run(item);
+                return null;
+              }));
     }
     for (Future<Void> f : futures) {
       try {

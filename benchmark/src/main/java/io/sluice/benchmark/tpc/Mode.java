@@ -24,8 +24,12 @@ enum Mode {
   }
 
   static Mode parse(String name) {
-    return Arrays.stream(values()).filter(m -> m.label().equals(name.trim().toLowerCase()))
-        .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown mode '" + name
-            + "'; known: builtin, sluice"));
+    return Arrays.stream(values())
+        .filter(m -> m.label().equals(name.trim().toLowerCase()))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown mode '" + name + "'; known: builtin, sluice"));
   }
 }

@@ -17,14 +17,35 @@ import java.util.Map;
 import java.util.Set;
 
 /** The figures of one query in one mode over all rounds: medians, spreads and sums. */
-record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, long minMs,
-    long maxMs, double shuffleWriteBytes, double shuffleReadBytes, double cpuMs, double taskGcMs,
-    double jvmGcMs, double jvmCpuMs, long failedTasks, long retriedTasks, long stageRetries,
+record QueryStats(
+    String query,
+    Mode mode,
+    List<Long> wallMs,
+    double medianMs,
+    long minMs,
+    long maxMs,
+    double shuffleWriteBytes,
+    double shuffleReadBytes,
+    double cpuMs,
+    double taskGcMs,
+    double jvmGcMs,
+    double jvmCpuMs,
+    long failedTasks,
+    long retriedTasks,
+    long stageRetries,
     int errors,
-    Set<String> answers, Set<String> notes, List<String> stagesOfMedianRound,
-    long serverPeakDirectBytes, long serverPeakPushBytes, long serverPeakHeapBytes,
-    double serverGcMs, double serverCpuMs, double serverFlushedBytes, long pushRejections,
-    Map<String, Double> serverThreadCpuMs, Map<String, Double> jvmThreadCpuMs) {
+    Set<String> answers,
+    Set<String> notes,
+    List<String> stagesOfMedianRound,
+    long serverPeakDirectBytes,
+    long serverPeakPushBytes,
+    long serverPeakHeapBytes,
+    double serverGcMs,
+    double serverCpuMs,
+    double serverFlushedBytes,
+    long pushRejections,
+    Map<String, Double> serverThreadCpuMs,
+    Map<String, Double> jvmThreadCpuMs) {
 
   /** {@code lines}: the job's line for this query from each round of this mode. */
   static QueryStats of(String query, Mode mode, List<Map<String, Object>> lines) {
@@ -59,8 +80,11 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
       jvmGc.add(num(l, "jvmGcMs"));
       jvmCpu.add(num(l, "jvmCpuMs"));
       if (l.get("jvmThreadCpuMs") instanceof Map<?, ?> groups) {
-        groups.forEach((g, ms) -> jvmThreadCpu.computeIfAbsent(g.toString(),
-            k -> new ArrayList<>()).add(((Number) ms).longValue()));
+        groups.forEach(
+            (g, ms) ->
+                jvmThreadCpu
+                    .computeIfAbsent(g.toString(), k -> new ArrayList<>())
+                    .add(((Number) ms).longValue()));
       }
       failed += stageSum(l, "failedTasks");
       retried += stageSum(l, "retriedTasks");
@@ -84,25 +108,49 @@ record QueryStats(String query, Mode mode, List<Long> wallMs, double medianMs, l
         peakHeap = Math.max(peakHeap, serverMax(l, "peakHeapBytes"));
         rejections += serverSum(l, "pushRejections");
         for (String group : MetricsPoller.THREAD_GROUPS) {
-          threadCpu.computeIfAbsent(group, g -> new ArrayList<>())
+          threadCpu
+              .computeIfAbsent(group, g -> new ArrayList<>())
               .add(serverSum(l, TpcBenchmark.threadCpuKey(group)));
         }
       }
     }
     double med = median(walls);
-    Map<String, Object> medianLine = lines.stream()
-        .min(Comparator.comparingDouble(l -> Math.abs(num(l, "wallMs") - med))).orElse(Map.of());
+    Map<String, Object> medianLine =
+        lines.stream()
+            .min(Comparator.comparingDouble(l -> Math.abs(num(l, "wallMs") - med)))
+            .orElse(Map.of());
     List<String> stages = new ArrayList<>();
     for (Map<String, Object> s : list(medianLine, "stages")) {
       stages.add(Figures.seconds(num(s, "durationMs")));
     }
-    return new QueryStats(query, mode, walls, med,
+    return new QueryStats(
+        query,
+        mode,
+        walls,
+        med,
         walls.stream().mapToLong(Long::longValue).min().orElse(0),
         walls.stream().mapToLong(Long::longValue).max().orElse(0),
-        median(write), median(read), median(cpu), median(taskGc), median(jvmGc), median(jvmCpu),
-        failed, retried, stageRetries, errors, answers, notes, stages, peakDirect, peakPush, peakHeap,
-        serverGc.isEmpty() ? 0 : median(serverGc), serverCpu.isEmpty() ? 0 : median(serverCpu),
-        flushed.isEmpty() ? 0 : median(flushed), rejections, medians(threadCpu),
+        median(write),
+        median(read),
+        median(cpu),
+        median(taskGc),
+        median(jvmGc),
+        median(jvmCpu),
+        failed,
+        retried,
+        stageRetries,
+        errors,
+        answers,
+        notes,
+        stages,
+        peakDirect,
+        peakPush,
+        peakHeap,
+        serverGc.isEmpty() ? 0 : median(serverGc),
+        serverCpu.isEmpty() ? 0 : median(serverCpu),
+        flushed.isEmpty() ? 0 : median(flushed),
+        rejections,
+        medians(threadCpu),
         medians(jvmThreadCpu));
   }
 

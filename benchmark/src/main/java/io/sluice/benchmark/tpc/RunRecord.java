@@ -6,11 +6,18 @@ import java.util.Map;
 
 /**
  * One SparkSubmit of one mode in one round: its exit code, its wall-clock span, the lines the job
- * wrote (one per query, with the servers' figures for the query's span added under
- * {@code "servers"}), and the servers' figures over the whole run.
+ * wrote (one per query, with the servers' figures for the query's span added under {@code
+ * "servers"}), and the servers' figures over the whole run.
  */
-record RunRecord(int round, Mode mode, int exitCode, long startMs, long endMs, String log,
-    List<Map<String, Object>> queries, List<Map<String, Object>> servers) {
+record RunRecord(
+    int round,
+    Mode mode,
+    int exitCode,
+    long startMs,
+    long endMs,
+    String log,
+    List<Map<String, Object>> queries,
+    List<Map<String, Object>> servers) {
 
   long wallMs() {
     return endMs - startMs;

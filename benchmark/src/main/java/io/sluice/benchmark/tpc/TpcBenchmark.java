@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Daemons;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.SluiceCluster;
-import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.SparkRun;
 import io.sluice.common.metrics.Json;
 import java.io.IOException;
@@ -32,8 +32,8 @@ import java.util.stream.Stream;
  * Generates the tables once, starts a coordinator and two servers with the shipped scripts when the
  * sluice mode runs, then for each round submits {@link TpcJob} once per mode in alternation (A B A
  * B), each in a fresh JVM, while polling the servers' {@code /metrics}. Writes every raw figure as
- * JSON, the report docs/benchmarks/tpc.md ({@code tpc-spark-4.md} for {@code --spark 4}) and a
- * PNG chart (options: {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
+ * JSON, the report docs/benchmarks/tpc.md ({@code tpc-spark-4.md} for {@code --spark 4}) and a PNG
+ * chart (options: {@link TpcSettings}). Exits with 1 when a run failed or two answers differ.
  */
 public final class TpcBenchmark {
   /**
@@ -41,21 +41,25 @@ public final class TpcBenchmark {
    * docs/client.md: this module does not depend on client-spark, whose option class holds them.
    */
   /** Gauges whose peaks, and counters whose increases, are reported per server and query. */
-  private static final List<Map.Entry<String, String>> PEAKS = List.of(
-      Map.entry("peakDirectMemoryBytes", MetricsPoller.NETTY_DIRECT),
-      Map.entry("peakPushMemoryBytes", MetricsPoller.PUSH_HELD),
-      Map.entry("peakHeapBytes", MetricsPoller.HEAP));
+  private static final List<Map.Entry<String, String>> PEAKS =
+      List.of(
+          Map.entry("peakDirectMemoryBytes", MetricsPoller.NETTY_DIRECT),
+          Map.entry("peakPushMemoryBytes", MetricsPoller.PUSH_HELD),
+          Map.entry("peakHeapBytes", MetricsPoller.HEAP));
+
   private static final List<Map.Entry<String, String>> INCREASES = increases();
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static List<Map.Entry<String, String>> increases() {
-    List<Map.Entry<String, String>> increases = new ArrayList<>(List.of(
-        Map.entry("gcMs", MetricsPoller.GC_SECONDS),
-        Map.entry("cpuMs", MetricsPoller.CPU_SECONDS),
-        Map.entry("flushedBytes", MetricsPoller.FLUSHED),
-        Map.entry("pushedBytes", MetricsPoller.PUSHED),
-        Map.entry("readBytes", MetricsPoller.READ),
-        Map.entry("pushRejections", MetricsPoller.REJECTIONS)));
+    List<Map.Entry<String, String>> increases =
+        new ArrayList<>(
+            List.of(
+                Map.entry("gcMs", MetricsPoller.GC_SECONDS),
+                Map.entry("cpuMs", MetricsPoller.CPU_SECONDS),
+                Map.entry("flushedBytes", MetricsPoller.FLUSHED),
+                Map.entry("pushedBytes", MetricsPoller.PUSHED),
+                Map.entry("readBytes", MetricsPoller.READ),
+                Map.entry("pushRejections", MetricsPoller.REJECTIONS)));
     for (String group : MetricsPoller.THREAD_GROUPS) {
       increases.add(Map.entry(threadCpuKey(group), MetricsPoller.threadCpu(group)));
     }
@@ -66,6 +70,7 @@ public final class TpcBenchmark {
   static String threadCpuKey(String group) {
     return "cpu." + group + "Ms";
   }
+
   /** Rows of each list of a query's profile (--profile). */
   private static final int PROFILE_ROWS = 12;
 
@@ -82,12 +87,24 @@ public final class TpcBenchmark {
     if (!s.suite.complete(tables)) {
       System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
       long t0 = System.nanoTime();
-      SparkRun gen = submit(s, Mode.BUILTIN, Map.of(), List.of(), List.of("--generate", "--data",
-          s.data.toString(), "--scale", String.valueOf(s.scale), "--seed", String.valueOf(s.seed)),
-          logs.resolve("generate.log"));
+      SparkRun gen =
+          submit(
+              s,
+              Mode.BUILTIN,
+              Map.of(),
+              List.of(),
+              List.of(
+                  "--generate",
+                  "--data",
+                  s.data.toString(),
+                  "--scale",
+                  String.valueOf(s.scale),
+                  "--seed",
+                  String.valueOf(s.seed)),
+              logs.resolve("generate.log"));
       if (gen.run(Map.of(), s.runTimeout) != 0 || !s.suite.complete(tables)) {
-        throw new IllegalStateException("generating the tables failed; see "
-            + logs.resolve("generate.log"));
+        throw new IllegalStateException(
+            "generating the tables failed; see " + logs.resolve("generate.log"));
       }
       generationMs = (System.nanoTime() - t0) / 1_000_000;
     } else if (s.suite != Suite.RDD) {
@@ -102,23 +119,27 @@ public final class TpcBenchmark {
     try {
       if (s.modes.contains(Mode.SLUICE)) {
         System.out.println("== Starting a coordinator and two shuffle servers");
-        cluster = new SluiceCluster(s.home, out.resolve("cluster"), 2, s.serverSizing, Map.of(),
-            s.serverConf);
+        cluster =
+            new SluiceCluster(
+                s.home, out.resolve("cluster"), 2, s.serverSizing, Map.of(), s.serverConf);
         SluiceCluster started = cluster;
-        cleanup = new Thread(() -> {
-          try {
-            started.close();
-          } catch (Exception e) {
-            System.err.println("stopping the cluster: " + e);
-          }
-        });
+        cleanup =
+            new Thread(
+                () -> {
+                  try {
+                    started.close();
+                  } catch (Exception e) {
+                    System.err.println("stopping the cluster: " + e);
+                  }
+                });
         Runtime.getRuntime().addShutdownHook(cleanup);
         cluster.start();
         List<String> keys = new ArrayList<>();
         PEAKS.forEach(e -> keys.add(e.getValue()));
         INCREASES.forEach(e -> keys.add(e.getValue()));
-        poller = new MetricsPoller(cluster.serverMetricsPorts(), keys,
-            Duration.ofMillis(s.scrapeMs)).start();
+        poller =
+            new MetricsPoller(cluster.serverMetricsPorts(), keys, Duration.ofMillis(s.scrapeMs))
+                .start();
       }
       if (cluster != null && s.warmUp) {
         // The servers are long-lived: their JIT compiles once per start, not once per job.
@@ -160,8 +181,14 @@ public final class TpcBenchmark {
     Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
     System.out.println("== Results: " + json);
 
-    String title = s.suite.title() + " at SF "
-        + ScaleFactor.format(s.scale) + ", Spark " + environment.get("spark") + ", " + s.master;
+    String title =
+        s.suite.title()
+            + " at SF "
+            + ScaleFactor.format(s.scale)
+            + ", Spark "
+            + environment.get("spark")
+            + ", "
+            + s.master;
     String chartLink = null;
     String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
     if (s.chart != null) {
@@ -179,13 +206,22 @@ public final class TpcBenchmark {
     }
     String body = TpcMarkdown.body(summary, setup(s, environment, runs, warmUp), chartLink);
     if (s.markdown != null) {
-      BenchmarkReport.writeSection(s.markdown, s.section(),
+      BenchmarkReport.writeSection(
+          s.markdown,
+          s.section(),
           (s.suite == Suite.TPC ? "TPC-style shuffle benchmark" : s.suite.title())
               + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
-              + ": Sluice against Spark's sort shuffle", s.command,
-          body + "\nEvery raw figure: [" + jsonLink + "](" + jsonLink + "). How the benchmark "
+              + ": Sluice against Spark's sort shuffle",
+          s.command,
+          body
+              + "\nEvery raw figure: ["
+              + jsonLink
+              + "]("
+              + jsonLink
+              + "). How the benchmark "
               + "works and the configuration for a real cluster: [tpc-benchmark.md]("
-              + guideLink(s) + ").\n");
+              + guideLink(s)
+              + ").\n");
       System.out.println("== Report: section '" + s.section() + "' of " + s.markdown);
     }
     System.out.println();
@@ -195,8 +231,11 @@ public final class TpcBenchmark {
 
   /** docs/tpc-benchmark.md as a link from the report's own directory. */
   private static String guideLink(TpcSettings s) {
-    return s.markdown.toAbsolutePath().getParent()
-        .relativize(s.home.resolve("docs/tpc-benchmark.md")).toString();
+    return s.markdown
+        .toAbsolutePath()
+        .getParent()
+        .relativize(s.home.resolve("docs/tpc-benchmark.md"))
+        .toString();
   }
 
   /**
@@ -219,26 +258,41 @@ public final class TpcBenchmark {
   }
 
   /** A SparkSubmit of {@link TpcJob} in {@code mode}, with every mode's settings and its own. */
-  private static SparkRun submit(TpcSettings s, Mode mode, Map<String, String> modeConf,
-      List<String> jvmOptions, List<String> jobArgs, Path log) {
+  private static SparkRun submit(
+      TpcSettings s,
+      Mode mode,
+      Map<String, String> modeConf,
+      List<String> jvmOptions,
+      List<String> jobArgs,
+      Path log) {
     Map<String, String> conf = new LinkedHashMap<>(s.commonSparkConf());
     conf.putAll(modeConf);
     if (s.suite == Suite.RDD) {
       jobArgs = new ArrayList<>(jobArgs);
       jobArgs.add("--rdd");
     } else if (s.suite == Suite.TPCDS) {
-      conf.put("spark.jars", String.join(",", s.install().tpcdsJars().stream()
-          .map(Path::toString).toList()));
+      conf.put(
+          "spark.jars",
+          String.join(",", s.install().tpcdsJars().stream().map(Path::toString).toList()));
       jobArgs = new ArrayList<>(jobArgs);
       jobArgs.add("--tpcds");
     }
-    return SparkRun.of(s.install(), s.driverMemory(), s.master(), mode.usesClientJar(), conf,
-        jvmOptions, TpcJob.class.getName(), jobArgs, log,
+    return SparkRun.of(
+        s.install(),
+        s.driverMemory(),
+        s.master(),
+        mode.usesClientJar(),
+        conf,
+        jvmOptions,
+        TpcJob.class.getName(),
+        jobArgs,
+        log,
         line -> line.startsWith("Query ") || line.startsWith("Generated "));
   }
 
-  private static RunRecord runOnce(TpcSettings s, Mode mode, int round, SluiceCluster cluster,
-      MetricsPoller poller, Path logs) throws IOException, InterruptedException {
+  private static RunRecord runOnce(
+      TpcSettings s, Mode mode, int round, SluiceCluster cluster, MetricsPoller poller, Path logs)
+      throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     if (mode == Mode.SLUICE) {
       conf.putAll(s.install().sluiceConf(cluster.coordinatorAddress()));
@@ -247,12 +301,28 @@ public final class TpcBenchmark {
     Path events = logs.resolve("round-" + round + "-" + mode.label() + ".jsonl");
     Path log = logs.resolve("round-" + round + "-" + mode.label() + ".log");
     Path recording = logs.resolve("round-" + round + "-" + mode.label() + ".jfr");
-    List<String> jvmOptions = s.profile
-        ? List.of("-XX:StartFlightRecording=filename=" + recording + ",settings=profile")
-        : List.of();
-    SparkRun run = submit(s, mode, conf, jvmOptions, List.of("--data", s.data.toString(), "--scale",
-        String.valueOf(s.scale), "--seed", String.valueOf(s.seed), "--queries", s.queries,
-        "--events", events.toString()), log);
+    List<String> jvmOptions =
+        s.profile
+            ? List.of("-XX:StartFlightRecording=filename=" + recording + ",settings=profile")
+            : List.of();
+    SparkRun run =
+        submit(
+            s,
+            mode,
+            conf,
+            jvmOptions,
+            List.of(
+                "--data",
+                s.data.toString(),
+                "--scale",
+                String.valueOf(s.scale),
+                "--seed",
+                String.valueOf(s.seed),
+                "--queries",
+                s.queries,
+                "--events",
+                events.toString()),
+            log);
     long start = System.currentTimeMillis();
     int exit = run.run(Map.of(), s.runTimeout);
     long end = System.currentTimeMillis();
@@ -262,14 +332,22 @@ public final class TpcBenchmark {
         if (line.isBlank()) {
           continue;
         }
-        Map<String, Object> q = JSON.readValue(line, new TypeReference<>() { });
+        Map<String, Object> q = JSON.readValue(line, new TypeReference<>() {});
         if (poller != null && mode == Mode.SLUICE) {
           q.put("servers", servers(poller, Figures.num(q, "startMs"), Figures.num(q, "endMs")));
         }
         if (s.profile && Files.exists(recording)) {
-          q.put("profile", JSON.convertValue(JfrProfile.summarize(recording, List.of(
-              new JfrProfile.Window(Instant.ofEpochMilli(Figures.num(q, "startMs")),
-                  Instant.ofEpochMilli(Figures.num(q, "endMs")))), PROFILE_ROWS), Map.class));
+          q.put(
+              "profile",
+              JSON.convertValue(
+                  JfrProfile.summarize(
+                      recording,
+                      List.of(
+                          new JfrProfile.Window(
+                              Instant.ofEpochMilli(Figures.num(q, "startMs")),
+                              Instant.ofEpochMilli(Figures.num(q, "endMs")))),
+                      PROFILE_ROWS),
+                  Map.class));
           q.put("recording", s.home.relativize(recording).toString());
         }
         lines.add(q);
@@ -283,14 +361,21 @@ public final class TpcBenchmark {
         System.out.println(cluster.serverMetrics());
       }
     }
-    return new RunRecord(round, mode, exit, start, end, log.toString(), lines,
+    return new RunRecord(
+        round,
+        mode,
+        exit,
+        start,
+        end,
+        log.toString(),
+        lines,
         poller != null && mode == Mode.SLUICE ? servers(poller, start, end) : null);
   }
 
   /**
-   * What each server did between two instants: the peak of each gauge over the samples inside,
-   * and the increase of each counter from the last sample at or before {@code fromMs} to the first
-   * at or after {@code toMs}, in milliseconds for the seconds counters.
+   * What each server did between two instants: the peak of each gauge over the samples inside, and
+   * the increase of each counter from the last sample at or before {@code fromMs} to the first at
+   * or after {@code toMs}, in milliseconds for the seconds counters.
    */
   private static List<Map<String, Object>> servers(MetricsPoller poller, long fromMs, long toMs) {
     List<Map<String, Object>> out = new ArrayList<>();
@@ -315,15 +400,16 @@ public final class TpcBenchmark {
       m.put("server", i + 1);
       m.put("samples", inside.size());
       for (Map.Entry<String, String> e : PEAKS) {
-        m.put(e.getKey(), (long) inside.stream().mapToDouble(s -> s.get(e.getValue())).max()
-            .orElse(0));
+        m.put(
+            e.getKey(),
+            (long) inside.stream().mapToDouble(s -> s.get(e.getValue())).max().orElse(0));
       }
       for (Map.Entry<String, String> e : INCREASES) {
         double end = after == null ? 0 : after.get(e.getValue());
-        double increase = Math.max(0, end - (before == null || after == null ? 0
-            : before.get(e.getValue())));
-        m.put(e.getKey(), e.getKey().endsWith("Ms") ? Math.round(increase * 1000)
-            : (long) increase);
+        double increase =
+            Math.max(0, end - (before == null || after == null ? 0 : before.get(e.getValue())));
+        m.put(
+            e.getKey(), e.getKey().endsWith("Ms") ? Math.round(increase * 1000) : (long) increase);
       }
       out.add(m);
     }
@@ -337,8 +423,14 @@ public final class TpcBenchmark {
     e.put("commit", BenchmarkReport.commit(s.home));
     e.put("java", System.getProperty("java.version"));
     e.put("spark", sparkVersion(s));
-    e.put("sluice", s.install().benchmarkJar().getFileName().toString()
-        .replace("sluice-benchmark-", "").replace(".jar", ""));
+    e.put(
+        "sluice",
+        s.install()
+            .benchmarkJar()
+            .getFileName()
+            .toString()
+            .replace("sluice-benchmark-", "")
+            .replace(".jar", ""));
     e.put("scale", s.scale);
     e.put("seed", s.seed);
     e.put("suite", s.suite.label());
@@ -355,57 +447,91 @@ public final class TpcBenchmark {
     e.put("sparkConf", s.commonSparkConf());
     e.put("sluiceConf", s.sluiceConf);
     e.put("scrapeMs", s.scrapeMs);
-    e.put("serverSizing", Map.of("bufferCapacity", s.serverSizing.bufferCapacity(),
-        "readBufferCapacity", s.serverSizing.readBufferCapacity(),
-        "heap", s.serverSizing.heap()));
+    e.put(
+        "serverSizing",
+        Map.of(
+            "bufferCapacity",
+            s.serverSizing.bufferCapacity(),
+            "readBufferCapacity",
+            s.serverSizing.readBufferCapacity(),
+            "heap",
+            s.serverSizing.heap()));
     e.put("serverConf", s.serverConf);
-    e.put("sparkJavaOptions", s.install().sparkJavaOptions().stream()
-        .filter(o -> !o.startsWith("--add-opens")).toList());
+    e.put(
+        "sparkJavaOptions",
+        s.install().sparkJavaOptions().stream().filter(o -> !o.startsWith("--add-opens")).toList());
     return e;
   }
 
-  private static String setup(TpcSettings s, Map<String, Object> env, List<RunRecord> runs,
-      RunRecord warmUp) {
+  private static String setup(
+      TpcSettings s, Map<String, Object> env, List<RunRecord> runs, RunRecord warmUp) {
     StringBuilder sb = new StringBuilder();
     if (s.suite == Suite.TPC) {
       long orders = (Long) env.get("orders");
-      sb.append("Scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
-          .append(String.format("%,d", orders)).append(" orders, about ")
-          .append(String.format("%,d", orders * 4)).append(" lineitem rows; ")
+      sb.append("Scale factor ")
+          .append(ScaleFactor.format(s.scale))
+          .append(" (")
+          .append(String.format("%,d", orders))
+          .append(" orders, about ")
+          .append(String.format("%,d", orders * 4))
+          .append(" lineitem rows; ")
           .append(Figures.bytes((Long) env.get("tableBytes")))
-          .append(" of Parquet, generated once and read by every run), seed ").append(s.seed);
+          .append(" of Parquet, generated once and read by every run), seed ")
+          .append(s.seed);
     } else if (s.suite == Suite.RDD) {
-      sb.append("The plain RDD shuffle at scale factor ").append(ScaleFactor.format(s.scale))
-          .append(": `partitionBy(new HashPartitioner(").append(Suite.RDD_PARTITIONS)
-          .append("))` of ").append(String.format("%,d", TableLayout.orderCount(s.scale) * 10 / 3))
+      sb.append("The plain RDD shuffle at scale factor ")
+          .append(ScaleFactor.format(s.scale))
+          .append(": `partitionBy(new HashPartitioner(")
+          .append(Suite.RDD_PARTITIONS)
+          .append("))` of ")
+          .append(String.format("%,d", TableLayout.orderCount(s.scale) * 10 / 3))
           .append(" records of a random `long` key and 100 random bytes, made inside ")
-          .append(Suite.RDD_PARTITIONS).append(" map tasks (no tables), Kryo");
+          .append(Suite.RDD_PARTITIONS)
+          .append(" map tasks (no tables), Kryo");
     } else {
-      sb.append("TPC-DS at scale factor ").append(ScaleFactor.format(s.scale)).append(" (")
+      sb.append("TPC-DS at scale factor ")
+          .append(ScaleFactor.format(s.scale))
+          .append(" (")
           .append(Figures.bytes((Long) env.get("tableBytes")))
-          .append(" of Parquet in Spark's TPC-DS schema, generated once with dsdgen's Java port "
-              + "`io.trino.tpcds` and read by every run); every query text of Spark's own test jar "
-              + "(`tpcds/q*.sql` in spark-sql's tests jar), each collected to the driver and "
-              + "checksummed there (doubles to 9 significant digits)");
+          .append(
+              " of Parquet in Spark's TPC-DS schema, generated once with dsdgen's Java port "
+                  + "`io.trino.tpcds` and read by every run); every query text of Spark's own test jar "
+                  + "(`tpcds/q*.sql` in spark-sql's tests jar), each collected to the driver and "
+                  + "checksummed there (doubles to 9 significant digits)");
     }
-    sb.append(". Spark ").append(env.get("spark")).append(" with `--master ").append(s.master)
-        .append("`, driver heap ").append(s.driverMemory)
-        .append(", Kryo, AQE on, ").append(s.suite != Suite.TPCDS ? "broadcast joins off" : "Spark's "
-            + "default broadcast threshold").append(", Spark's default codec (lz4) for both modes. ")
-        .append(s.rounds).append(" round(s); each round runs ")
+    sb.append(". Spark ")
+        .append(env.get("spark"))
+        .append(" with `--master ")
+        .append(s.master)
+        .append("`, driver heap ")
+        .append(s.driverMemory)
+        .append(", Kryo, AQE on, ")
+        .append(
+            s.suite != Suite.TPCDS
+                ? "broadcast joins off"
+                : "Spark's " + "default broadcast threshold")
+        .append(", Spark's default codec (lz4) for both modes. ")
+        .append(s.rounds)
+        .append(" round(s); each round runs ")
         .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
         .append(", each a fresh SparkSubmit JVM, so both modes see the same machine noise.");
     if (s.modes.contains(Mode.SLUICE)) {
-      sb.append(" Sluice ").append(env.get("sluice")).append(" (client ")
+      sb.append(" Sluice ")
+          .append(env.get("sluice"))
+          .append(" (client ")
           .append(s.install().shadedClientJar().getFileName())
-          .append("): a coordinator and two shuffle servers on this machine, started by the "
-              + "harness with bin/start-coordinator.sh and bin/start-server.sh (buffer.capacity ")
-          .append(s.serverSizing.bufferCapacity()).append(", read.buffer.capacity ")
-          .append(s.serverSizing.readBufferCapacity()).append(", heap ")
+          .append(
+              "): a coordinator and two shuffle servers on this machine, started by the "
+                  + "harness with bin/start-coordinator.sh and bin/start-server.sh (buffer.capacity ")
+          .append(s.serverSizing.bufferCapacity())
+          .append(", read.buffer.capacity ")
+          .append(s.serverSizing.readBufferCapacity())
+          .append(", heap ")
           .append(s.serverSizing.heap());
       s.serverConf.forEach((key, value) -> sb.append(", ").append(key).append(' ').append(value));
       sb.append("), running through the whole invocation, their /metrics read every ")
-          .append(s.scrapeMs).append(" ms.");
+          .append(s.scrapeMs)
+          .append(" ms.");
       if (!s.sluiceConf.isEmpty()) {
         sb.append(" Client settings: ").append(s.sluiceConf).append('.');
       }
@@ -414,17 +540,22 @@ public final class TpcBenchmark {
         for (Map<String, Object> server : warmUp.servers()) {
           jit += Figures.num(server, threadCpuKey("compiler"));
         }
-        sb.append(" Before round 1, one sluice run of the same queries warmed the servers up and "
-                + "is not counted (`--no-warmup` leaves it out): servers are long-lived daemons, "
-                + "whose JIT compiles their hot code once per start, not once per job. It took ")
-            .append(Figures.seconds(warmUp.wallMs())).append(" s, exit code ")
-            .append(warmUp.exitCode()).append(", and the servers' JIT compiler spent ")
-            .append(Figures.seconds(jit)).append(" CPU-s in it.");
+        sb.append(
+                " Before round 1, one sluice run of the same queries warmed the servers up and "
+                    + "is not counted (`--no-warmup` leaves it out): servers are long-lived daemons, "
+                    + "whose JIT compiles their hot code once per start, not once per job. It took ")
+            .append(Figures.seconds(warmUp.wallMs()))
+            .append(" s, exit code ")
+            .append(warmUp.exitCode())
+            .append(", and the servers' JIT compiler spent ")
+            .append(Figures.seconds(jit))
+            .append(" CPU-s in it.");
       }
     }
     long total = runs.stream().mapToLong(RunRecord::wallMs).sum();
     sb.append(" Commit ").append(env.get("commit")).append('.');
-    sb.append(" The invocation's SparkSubmit runs took ").append(Figures.seconds(total))
+    sb.append(" The invocation's SparkSubmit runs took ")
+        .append(Figures.seconds(total))
         .append(" s in all.");
     return sb.toString();
   }
@@ -432,7 +563,8 @@ public final class TpcBenchmark {
   private static String sparkVersion(TpcSettings s) throws IOException {
     try (Stream<Path> jars = Files.list(s.install().sparkHome().resolve("jars"))) {
       return jars.map(p -> p.getFileName().toString())
-          .filter(n -> n.startsWith("spark-core_")).findFirst()
+          .filter(n -> n.startsWith("spark-core_"))
+          .findFirst()
           .map(n -> n.replaceAll("^spark-core_[0-9.]+-", "").replace(".jar", ""))
           .orElse("unknown");
     }

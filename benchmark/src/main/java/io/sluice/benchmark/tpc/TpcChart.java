@@ -18,17 +18,24 @@ final class TpcChart {
   private TpcChart() {}
 
   static void write(TpcSummary summary, String title, Path png) throws IOException {
-    CategoryChart chart = summary.suite == Suite.TPCDS && summary.compares()
-        ? ratios(summary, title) : times(summary, title);
+    CategoryChart chart =
+        summary.suite == Suite.TPCDS && summary.compares()
+            ? ratios(summary, title)
+            : times(summary, title);
     Files.createDirectories(png.toAbsolutePath().getParent());
     BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
   }
 
   /** TPC-DS's hundred queries: one bar per query, Sluice's median over the built-in shuffle's. */
   private static CategoryChart ratios(TpcSummary summary, String title) {
-    CategoryChart chart = new CategoryChartBuilder().width(1600).height(520)
-        .title(title + ": Sluice / built-in, median wall time per query")
-        .xAxisTitle("query").yAxisTitle("ratio").build();
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(1600)
+            .height(520)
+            .title(title + ": Sluice / built-in, median wall time per query")
+            .xAxisTitle("query")
+            .yAxisTitle("ratio")
+            .build();
     chart.getStyler().setLegendVisible(false);
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     chart.getStyler().setXAxisLabelRotation(90);
@@ -41,9 +48,14 @@ final class TpcChart {
   }
 
   private static CategoryChart times(TpcSummary summary, String title) {
-    CategoryChart chart = new CategoryChartBuilder().width(960).height(520)
-        .title(title + ": median wall time")
-        .xAxisTitle("query").yAxisTitle("median wall time (s)").build();
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(960)
+            .height(520)
+            .title(title + ": median wall time")
+            .xAxisTitle("query")
+            .yAxisTitle("median wall time (s)")
+            .build();
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
     chart.getStyler().setLabelsVisible(true);
     chart.getStyler().setLabelsFontColorAutomaticEnabled(false);

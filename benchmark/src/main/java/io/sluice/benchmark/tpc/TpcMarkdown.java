@@ -20,9 +20,12 @@ final class TpcMarkdown {
     StringBuilder md = new StringBuilder();
     md.append(setup.strip()).append("\n\n");
     if (chartLink != null) {
-      md.append(s.suite == Suite.TPCDS && s.compares()
-          ? "![Sluice's median wall time over the built-in shuffle's, per query]("
-          : "![Median wall time per query and mode](").append(chartLink).append(")\n\n");
+      md.append(
+              s.suite == Suite.TPCDS && s.compares()
+                  ? "![Sluice's median wall time over the built-in shuffle's, per query]("
+                  : "![Median wall time per query and mode](")
+          .append(chartLink)
+          .append(")\n\n");
     }
     List<Mode> modes = s.modes;
     md.append("| Query |");
@@ -32,15 +35,21 @@ final class TpcMarkdown {
     if (s.compares()) {
       md.append(" sluice / builtin |");
     }
-    md.append(" Shuffle written | Shuffle read | Task CPU (s) | Spark JVM CPU (s) | Task GC (s) |"
-        + "\n|---|");
+    md.append(
+        " Shuffle written | Shuffle read | Task CPU (s) | Spark JVM CPU (s) | Task GC (s) |"
+            + "\n|---|");
     md.append("---:|".repeat(modes.size() + (s.compares() ? 1 : 0) + 5)).append('\n');
     for (String q : s.queries) {
       md.append("| ").append(q).append(" |");
       for (Mode m : modes) {
         QueryStats st = s.get(q, m);
-        md.append(' ').append(seconds(st.medianMs())).append(" (").append(seconds(st.minMs()))
-            .append('-').append(seconds(st.maxMs())).append(") |");
+        md.append(' ')
+            .append(seconds(st.medianMs()))
+            .append(" (")
+            .append(seconds(st.minMs()))
+            .append('-')
+            .append(seconds(st.maxMs()))
+            .append(") |");
       }
       if (s.compares()) {
         md.append(' ').append(ratio(s.ratio(q))).append(" |");
@@ -63,12 +72,15 @@ final class TpcMarkdown {
       md.append(i > 0 ? " / " : "").append(bytes(s.totalShuffleWriteBytes(modes.get(i))));
     }
     md.append(" | | | | |\n\n");
-    md.append("Times are medians over the rounds, with the range in brackets. Where a cell has "
-        + "two figures they are ").append(String.join(" / ", modes.stream().map(Mode::label)
-            .toList())).append(". Shuffle bytes are Spark's task metrics (compressed bytes); task "
-        + "CPU and GC are summed over the query's tasks; Spark JVM CPU is the whole driver JVM's "
-        + "CPU time during the query (in local mode it runs the tasks, and it also counts threads "
-        + "that task metrics miss, such as the shuffle client's network threads).\n\n");
+    md.append(
+            "Times are medians over the rounds, with the range in brackets. Where a cell has "
+                + "two figures they are ")
+        .append(String.join(" / ", modes.stream().map(Mode::label).toList()))
+        .append(
+            ". Shuffle bytes are Spark's task metrics (compressed bytes); task "
+                + "CPU and GC are summed over the query's tasks; Spark JVM CPU is the whole driver JVM's "
+                + "CPU time during the query (in local mode it runs the tasks, and it also counts threads "
+                + "that task metrics miss, such as the shuffle client's network threads).\n\n");
 
     md.append(cpuPerGib(s));
     md.append(jvmThreads(s));
@@ -88,19 +100,31 @@ final class TpcMarkdown {
     md.append('\n');
 
     if (modes.contains(Mode.SLUICE)) {
-      md.append("Sluice's servers during each query (peaks: the larger of the two servers, highest "
-          + "over the rounds; GC, CPU and bytes flushed: both servers added, median over the "
-          + "rounds):\n\n| Query | Peak direct memory | Peak push memory | Peak heap | Server GC "
-          + "(ms) | Server CPU (s) | Flushed to disk | Push rejections |\n"
-          + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      md.append(
+          "Sluice's servers during each query (peaks: the larger of the two servers, highest "
+              + "over the rounds; GC, CPU and bytes flushed: both servers added, median over the "
+              + "rounds):\n\n| Query | Peak direct memory | Peak push memory | Peak heap | Server GC "
+              + "(ms) | Server CPU (s) | Flushed to disk | Push rejections |\n"
+              + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
       for (String q : s.queries) {
         QueryStats st = s.get(q, Mode.SLUICE);
-        md.append("| ").append(q).append(" | ").append(bytes(st.serverPeakDirectBytes()))
-            .append(" | ").append(bytes(st.serverPeakPushBytes())).append(" | ")
-            .append(bytes(st.serverPeakHeapBytes())).append(" | ")
-            .append(Math.round(st.serverGcMs())).append(" | ").append(seconds(st.serverCpuMs()))
-            .append(" | ").append(bytes(st.serverFlushedBytes())).append(" | ")
-            .append(st.pushRejections()).append(" |\n");
+        md.append("| ")
+            .append(q)
+            .append(" | ")
+            .append(bytes(st.serverPeakDirectBytes()))
+            .append(" | ")
+            .append(bytes(st.serverPeakPushBytes()))
+            .append(" | ")
+            .append(bytes(st.serverPeakHeapBytes()))
+            .append(" | ")
+            .append(Math.round(st.serverGcMs()))
+            .append(" | ")
+            .append(seconds(st.serverCpuMs()))
+            .append(" | ")
+            .append(bytes(st.serverFlushedBytes()))
+            .append(" | ")
+            .append(st.pushRejections())
+            .append(" |\n");
       }
       md.append('\n');
       md.append(serverThreads(s));
@@ -119,8 +143,13 @@ final class TpcMarkdown {
       for (Mode m : modes) {
         QueryStats st = s.get(q, m);
         if (!st.notes().isEmpty()) {
-          md.append("- ").append(q).append(", ").append(m.label()).append(": ")
-              .append(String.join("; ", st.notes())).append('\n');
+          md.append("- ")
+              .append(q)
+              .append(", ")
+              .append(m.label())
+              .append(": ")
+              .append(String.join("; ", st.notes()))
+              .append('\n');
         }
       }
     }
@@ -157,13 +186,24 @@ final class TpcMarkdown {
     }
     List<Mode> modes = s.modes;
     StringBuilder md = new StringBuilder();
-    md.append("Profile of `").append(q).append("`, the query slowest against the built-in shuffle "
-        + "(").append(ratio(s.ratio(q))).append("), from a flight recording of each mode's Spark "
-        + "JVM (`settings=profile`, the last round, over the query's span; recordings ");
-    md.append(String.join(", ", modes.stream().map(m -> "`" + byMode.get(m).get("recording")
-        + "`").toList())).append("). Java execution samples, as a share of each mode's ");
-    md.append(String.join(" / ", modes.stream().map(m -> String.valueOf(
-        Figures.num(byMode.get(m), "samples"))).toList())).append(" samples.\n\n");
+    md.append("Profile of `")
+        .append(q)
+        .append("`, the query slowest against the built-in shuffle " + "(")
+        .append(ratio(s.ratio(q)))
+        .append(
+            "), from a flight recording of each mode's Spark "
+                + "JVM (`settings=profile`, the last round, over the query's span; recordings ");
+    md.append(
+            String.join(
+                ", ", modes.stream().map(m -> "`" + byMode.get(m).get("recording") + "`").toList()))
+        .append("). Java execution samples, as a share of each mode's ");
+    md.append(
+            String.join(
+                " / ",
+                modes.stream()
+                    .map(m -> String.valueOf(Figures.num(byMode.get(m), "samples")))
+                    .toList()))
+        .append(" samples.\n\n");
 
     md.append("By the package of the method on top of the stack (its self time):\n\n");
     shareTable(md, "Package", modes, byMode, "packages");
@@ -171,25 +211,34 @@ final class TpcMarkdown {
     shareTable(md, "Method", modes, byMode, "topFrames");
     Map<String, Object> sluice = byMode.get(Mode.SLUICE);
     if (sluice != null) {
-      md.append("Sluice mode, by the innermost Sluice method on the stack (the rest ran no "
-          + "Sluice code):\n\n");
+      md.append(
+          "Sluice mode, by the innermost Sluice method on the stack (the rest ran no "
+              + "Sluice code):\n\n");
       shareTable(md, "Method", List.of(Mode.SLUICE), byMode, "sluiceFrames");
     }
-    int rows = modes.stream().mapToInt(m -> Figures.list(byMode.get(m), "nativeCalls").size())
-        .max().orElse(0);
+    int rows =
+        modes.stream()
+            .mapToInt(m -> Figures.list(byMode.get(m), "nativeCalls").size())
+            .max()
+            .orElse(0);
     if (rows == 0) {
       return md.toString();
     }
-    md.append("Threads in native code (not waiting), by thread and native method, in samples "
-        + "(JFR samples a few native threads per period):\n\n| ");
+    md.append(
+        "Threads in native code (not waiting), by thread and native method, in samples "
+            + "(JFR samples a few native threads per period):\n\n| ");
     md.append(String.join(" | ", modes.stream().map(Mode::label).toList())).append(" |\n|");
     md.append("---|".repeat(modes.size())).append('\n');
     for (int i = 0; i < Math.min(rows, 6); i++) {
       md.append('|');
       for (Mode m : modes) {
         List<Map<String, Object>> c = Figures.list(byMode.get(m), "nativeCalls");
-        md.append(' ').append(i < c.size() ? "`" + c.get(i).get("name") + "` "
-            + Figures.num(c.get(i), "samples") : "").append(" |");
+        md.append(' ')
+            .append(
+                i < c.size()
+                    ? "`" + c.get(i).get("name") + "` " + Figures.num(c.get(i), "samples")
+                    : "")
+            .append(" |");
       }
       md.append('\n');
     }
@@ -197,8 +246,12 @@ final class TpcMarkdown {
   }
 
   /** Rows of names with each mode's share of its samples, in the order of the first mode's. */
-  private static void shareTable(StringBuilder md, String what, List<Mode> modes,
-      Map<Mode, Map<String, Object>> byMode, String list) {
+  private static void shareTable(
+      StringBuilder md,
+      String what,
+      List<Mode> modes,
+      Map<Mode, Map<String, Object>> byMode,
+      String list) {
     LinkedHashSet<String> names = new LinkedHashSet<>();
     for (Mode m : modes) {
       Figures.list(byMode.get(m), list).forEach(c -> names.add(String.valueOf(c.get("name"))));
@@ -210,11 +263,18 @@ final class TpcMarkdown {
       md.append("| `").append(name).append("` |");
       for (Mode m : modes) {
         long total = Figures.num(byMode.get(m), "samples");
-        long n = Figures.list(byMode.get(m), list).stream()
-            .filter(c -> name.equals(c.get("name"))).mapToLong(c -> Figures.num(c, "samples"))
-            .findFirst().orElse(-1);
-        md.append(' ').append(n < 0 ? "(not in its top)" : String.format(Locale.ROOT,
-            "%.1f%%", total == 0 ? 0.0 : 100.0 * n / total)).append(" |");
+        long n =
+            Figures.list(byMode.get(m), list).stream()
+                .filter(c -> name.equals(c.get("name")))
+                .mapToLong(c -> Figures.num(c, "samples"))
+                .findFirst()
+                .orElse(-1);
+        md.append(' ')
+            .append(
+                n < 0
+                    ? "(not in its top)"
+                    : String.format(Locale.ROOT, "%.1f%%", total == 0 ? 0.0 : 100.0 * n / total))
+            .append(" |");
       }
       md.append('\n');
     }
@@ -228,9 +288,11 @@ final class TpcMarkdown {
    */
   private static String cpuPerGib(TpcSummary s) {
     boolean servers = s.modes.contains(Mode.SLUICE);
-    StringBuilder md = new StringBuilder("CPU per GiB of shuffle written (CPU-seconds; Spark JVM: "
-        + "the whole executor and driver JVM, tasks included; servers: both Sluice server "
-        + "processes, measured apart from Spark):\n\n| Query |");
+    StringBuilder md =
+        new StringBuilder(
+            "CPU per GiB of shuffle written (CPU-seconds; Spark JVM: "
+                + "the whole executor and driver JVM, tasks included; servers: both Sluice server "
+                + "processes, measured apart from Spark):\n\n| Query |");
     for (Mode m : s.modes) {
       md.append(' ').append(m.label()).append(": Spark JVM |");
     }
@@ -256,14 +318,18 @@ final class TpcMarkdown {
       if (servers) {
         QueryStats st = s.get(q, Mode.SLUICE);
         serverCpu += st.serverCpuMs();
-        md.append(' ').append(perGib(st.serverCpuMs(), st.shuffleWriteBytes() / GIB))
-            .append(" |");
+        md.append(' ').append(perGib(st.serverCpuMs(), st.shuffleWriteBytes() / GIB)).append(" |");
       }
       if (s.compares()) {
         QueryStats b = s.get(q, Mode.BUILTIN);
         QueryStats sl = s.get(q, Mode.SLUICE);
-        md.append(' ').append(ratio((sl.jvmCpuMs() + sl.serverCpuMs()) / sl.shuffleWriteBytes()
-            / (b.jvmCpuMs() / b.shuffleWriteBytes()))).append(" |");
+        md.append(' ')
+            .append(
+                ratio(
+                    (sl.jvmCpuMs() + sl.serverCpuMs())
+                        / sl.shuffleWriteBytes()
+                        / (b.jvmCpuMs() / b.shuffleWriteBytes())))
+            .append(" |");
       }
       md.append('\n');
     }
@@ -277,8 +343,9 @@ final class TpcMarkdown {
     }
     if (s.compares()) {
       int builtin = s.modes.indexOf(Mode.BUILTIN);
-      md.append(" **").append(ratio((jvm[sluice] + serverCpu) / gib[sluice]
-          / (jvm[builtin] / gib[builtin]))).append("** |");
+      md.append(" **")
+          .append(ratio((jvm[sluice] + serverCpu) / gib[sluice] / (jvm[builtin] / gib[builtin])))
+          .append("** |");
     }
     return md.append("\n\n").toString();
   }
@@ -289,50 +356,72 @@ final class TpcMarkdown {
    * them.
    */
   private static String jvmThreads(TpcSummary s) {
-    boolean measured = s.queries.stream().allMatch(q -> s.modes.stream()
-        .allMatch(m -> !s.get(q, m).jvmThreadCpuMs().isEmpty()));
+    boolean measured =
+        s.queries.stream()
+            .allMatch(q -> s.modes.stream().allMatch(m -> !s.get(q, m).jvmThreadCpuMs().isEmpty()));
     if (!measured) {
       return "";
     }
     boolean servers = s.modes.contains(Mode.SLUICE);
-    StringBuilder md = new StringBuilder("The Spark JVM's CPU by its threads (s; from "
-        + "`/proc/self/task`, median over the rounds; ")
-        .append(String.join(" / ", s.modes.stream().map(Mode::label).toList()))
-        .append("). *tasks*: the executor's task threads; *shuffle client*: Sluice's client "
-            + "event loops, which send pushes and receive fetched blocks; *compiler*: the JIT; "
-            + "*other*: the rest of the process (the driver, Spark's own threads, threads that "
-            + "ended during the query)")
-        .append(servers ? "; beside them, Sluice's two servers (both added), which run on the "
-            + "same two cores here and on machines of their own in a cluster" : "")
-        .append(":\n\n| Query |");
+    StringBuilder md =
+        new StringBuilder(
+                "The Spark JVM's CPU by its threads (s; from "
+                    + "`/proc/self/task`, median over the rounds; ")
+            .append(String.join(" / ", s.modes.stream().map(Mode::label).toList()))
+            .append(
+                "). *tasks*: the executor's task threads; *shuffle client*: Sluice's client "
+                    + "event loops, which send pushes and receive fetched blocks; *compiler*: the JIT; "
+                    + "*other*: the rest of the process (the driver, Spark's own threads, threads that "
+                    + "ended during the query)")
+            .append(
+                servers
+                    ? "; beside them, Sluice's two servers (both added), which run on the "
+                        + "same two cores here and on machines of their own in a cluster"
+                    : "")
+            .append(":\n\n| Query |");
     JvmThreadCpu.GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
-    md.append(servers ? " Sluice's servers |" : "").append(" all |\n|---|")
-        .append("---:|".repeat(JvmThreadCpu.GROUPS.size() + (servers ? 2 : 1))).append('\n');
+    md.append(servers ? " Sluice's servers |" : "")
+        .append(" all |\n|---|")
+        .append("---:|".repeat(JvmThreadCpu.GROUPS.size() + (servers ? 2 : 1)))
+        .append('\n');
     for (String q : s.queries) {
       md.append("| ").append(q).append(" |");
       for (String g : JvmThreadCpu.GROUPS) {
-        md.append(' ').append(perMode(s, q,
-            st -> seconds(st.jvmThreadCpuMs().getOrDefault(g, 0.0)))).append(" |");
+        md.append(' ')
+            .append(perMode(s, q, st -> seconds(st.jvmThreadCpuMs().getOrDefault(g, 0.0))))
+            .append(" |");
       }
       if (servers) {
         md.append(' ').append(seconds(s.get(q, Mode.SLUICE).serverCpuMs())).append(" |");
       }
-      md.append(' ').append(perMode(s, q, st -> seconds(st.jvmThreadCpuMs().values().stream()
-          .mapToDouble(Double::doubleValue).sum() + st.serverCpuMs()))).append(" |\n");
+      md.append(' ')
+          .append(
+              perMode(
+                  s,
+                  q,
+                  st ->
+                      seconds(
+                          st.jvmThreadCpuMs().values().stream()
+                                  .mapToDouble(Double::doubleValue)
+                                  .sum()
+                              + st.serverCpuMs())))
+          .append(" |\n");
     }
     return md.append('\n').toString();
   }
 
   /**
-   * Where the servers' CPU went, by group of threads ({@code sluice_server_cpu_seconds_total}),
-   * per query: both servers added, medians over the rounds.
+   * Where the servers' CPU went, by group of threads ({@code sluice_server_cpu_seconds_total}), per
+   * query: both servers added, medians over the rounds.
    */
   private static String serverThreads(TpcSummary s) {
-    StringBuilder md = new StringBuilder("The servers' CPU by their threads (s; "
-        + "`sluice_server_cpu_seconds_total`, docs/metrics.md; both servers added, median over "
-        + "the rounds). *network*: the event loops that take pushes into the push pool, answer "
-        + "and send reads; *flush*: writing to disk; *compiler*: the JIT; *http*: answering "
-        + "`/metrics`; *other*: the rest of the process:\n\n| Query |");
+    StringBuilder md =
+        new StringBuilder(
+            "The servers' CPU by their threads (s; "
+                + "`sluice_server_cpu_seconds_total`, docs/metrics.md; both servers added, median over "
+                + "the rounds). *network*: the event loops that take pushes into the push pool, answer "
+                + "and send reads; *flush*: writing to disk; *compiler*: the JIT; *http*: answering "
+                + "`/metrics`; *other*: the rest of the process:\n\n| Query |");
     MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
     md.append(" all |\n|---|");
     MetricsPoller.THREAD_GROUPS.forEach(g -> md.append("---:|"));

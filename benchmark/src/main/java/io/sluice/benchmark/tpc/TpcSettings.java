@@ -14,55 +14,78 @@ import java.util.regex.Pattern;
 
 /** The harness's command line, with the defaults of {@code bin/sluice-bench}. */
 final class TpcSettings {
-  static final String USAGE = String.join("\n",
-      "Usage: bin/sluice-bench [flags]",
-      "  --spark 3.5|4         the Spark line (default 3.5); 4 runs Spark 4 (Scala 2.13) with",
-      "                        the Spark 4 client and reports into its own section and chart",
-      "  --tpcds               TPC-DS: every query text of the Spark line's own test jar on",
-      "                        dsdgen's data, reported in docs/benchmarks/tpcds.md (Spark 4:",
-      "                        tpcds-spark-4.md); without it the TPC-style shuffle queries",
-      "  --rdd                 the plain RDD shuffle: partitionBy(HashPartitioner(16)) of",
-      "                        (long, 100 random bytes) records, 5 M per scale factor, 16",
-      "                        map tasks (defaults: --scale 2, --rounds 5; section 'rdd')",
-      "  --scale SF|smoke      scale factor (default 1); smoke = 0.01",
-      "  --rounds N            rounds of A B (default 2)",
-      "  --modes a,b           default builtin,sluice",
-      "  --queries q1,q2|all   default all (TPC-DS: names such as q1,q14a)",
-      "  --seed N              data generator seed (default 1)",
-      "  --master URL          default local[2]",
-      "  --driver-memory SIZE  driver JVM heap (default 4g)",
-      "  --executor-memory SIZE  executors' memory for non-local masters (default 2g)",
-      "  --server-buffer SIZE  each server's buffer.capacity (default 1g)",
-      "  --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)",
-      "  --server-heap SIZE    each server's heap (default 512m)",
-      "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
-      "  --run-timeout DURATION  longest a Spark run may take before its threads are dumped",
-      "                        and it counts as failed, e.g. 4m or 1h (default 1h)",
-      "  --no-warmup           no unmeasured sluice run before the rounds (by default one",
-      "                        warms the long-lived servers' JIT up, as a day's jobs would)",
-      "  --profile             a flight recording (settings=profile) of every Spark JVM, kept",
-      "                        under --output; the report shows where the slowest query's",
-      "                        CPU went in each mode",
-      "  --conf k=v            an extra Spark setting for every mode (repeatable)",
-      "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
-      "  --server-conf k=v     an extra setting of both shuffle servers (repeatable)",
-      "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
-      "  --data DIR            generated tables, kept between runs",
-      "                        (default benchmark/target/tpc-data)",
-      "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds',",
-      "                        'tpcds-spark-4'; RDD: 'rdd', 'rdd-spark-4') rewritten",
-      "                        (default docs/benchmarks/<section>.md; - for none)",
-      "  --chart FILE|-        PNG chart (default docs/benchmarks/<section>.png; - for none)",
-      "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
-      "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
-  private static final List<String> OPTIONS = List.of("spark", "scale", "rounds", "modes", "queries",
-      "seed", "master", "driver-memory", "executor-memory", "server-buffer", "server-read-buffer",
-      "server-heap", "scrape-ms", "run-timeout", "output", "data", "markdown", "chart", "home", "command");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: bin/sluice-bench [flags]",
+          "  --spark 3.5|4         the Spark line (default 3.5); 4 runs Spark 4 (Scala 2.13) with",
+          "                        the Spark 4 client and reports into its own section and chart",
+          "  --tpcds               TPC-DS: every query text of the Spark line's own test jar on",
+          "                        dsdgen's data, reported in docs/benchmarks/tpcds.md (Spark 4:",
+          "                        tpcds-spark-4.md); without it the TPC-style shuffle queries",
+          "  --rdd                 the plain RDD shuffle: partitionBy(HashPartitioner(16)) of",
+          "                        (long, 100 random bytes) records, 5 M per scale factor, 16",
+          "                        map tasks (defaults: --scale 2, --rounds 5; section 'rdd')",
+          "  --scale SF|smoke      scale factor (default 1); smoke = 0.01",
+          "  --rounds N            rounds of A B (default 2)",
+          "  --modes a,b           default builtin,sluice",
+          "  --queries q1,q2|all   default all (TPC-DS: names such as q1,q14a)",
+          "  --seed N              data generator seed (default 1)",
+          "  --master URL          default local[2]",
+          "  --driver-memory SIZE  driver JVM heap (default 4g)",
+          "  --executor-memory SIZE  executors' memory for non-local masters (default 2g)",
+          "  --server-buffer SIZE  each server's buffer.capacity (default 1g)",
+          "  --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)",
+          "  --server-heap SIZE    each server's heap (default 512m)",
+          "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
+          "  --run-timeout DURATION  longest a Spark run may take before its threads are dumped",
+          "                        and it counts as failed, e.g. 4m or 1h (default 1h)",
+          "  --no-warmup           no unmeasured sluice run before the rounds (by default one",
+          "                        warms the long-lived servers' JIT up, as a day's jobs would)",
+          "  --profile             a flight recording (settings=profile) of every Spark JVM, kept",
+          "                        under --output; the report shows where the slowest query's",
+          "                        CPU went in each mode",
+          "  --conf k=v            an extra Spark setting for every mode (repeatable)",
+          "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
+          "  --server-conf k=v     an extra setting of both shuffle servers (repeatable)",
+          "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
+          "  --data DIR            generated tables, kept between runs",
+          "                        (default benchmark/target/tpc-data)",
+          "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds',",
+          "                        'tpcds-spark-4'; RDD: 'rdd', 'rdd-spark-4') rewritten",
+          "                        (default docs/benchmarks/<section>.md; - for none)",
+          "  --chart FILE|-        PNG chart (default docs/benchmarks/<section>.png; - for none)",
+          "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
+          "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
+  private static final List<String> OPTIONS =
+      List.of(
+          "spark",
+          "scale",
+          "rounds",
+          "modes",
+          "queries",
+          "seed",
+          "master",
+          "driver-memory",
+          "executor-memory",
+          "server-buffer",
+          "server-read-buffer",
+          "server-heap",
+          "scrape-ms",
+          "run-timeout",
+          "output",
+          "data",
+          "markdown",
+          "chart",
+          "home",
+          "command");
 
   final Path home;
   final Suite suite;
+
   /** The Spark line: 3.5 or 4. */
   final String spark;
+
   final double scale;
   final int rounds;
   final List<Mode> modes;
@@ -76,20 +99,29 @@ final class TpcSettings {
   final Duration runTimeout;
   final Map<String, String> extraConf;
   final Map<String, String> sluiceConf;
+
   /** Settings of the shuffle servers beyond the harness's own. */
   final Map<String, String> serverConf;
+
   final Path output;
   final Path data;
   final Path markdown;
   final Path chart;
   final String command;
+
   /** Whether every Spark JVM runs a flight recording. */
   final boolean profile;
+
   /** Whether one unmeasured sluice run warms the servers up before the rounds. */
   final boolean warmUp;
 
-  private TpcSettings(Suite suite, Map<String, String> o, Map<String, String> extraConf,
-      Map<String, String> sluiceConf, Map<String, String> serverConf, boolean profile,
+  private TpcSettings(
+      Suite suite,
+      Map<String, String> o,
+      Map<String, String> extraConf,
+      Map<String, String> sluiceConf,
+      Map<String, String> serverConf,
+      boolean profile,
       boolean warmUp) {
     this.suite = suite;
     this.profile = profile;
@@ -104,23 +136,31 @@ final class TpcSettings {
     if (rounds < 1) {
       throw new IllegalArgumentException("--rounds must be at least 1");
     }
-    modes = Arrays.stream(o.getOrDefault("modes", "builtin,sluice").split(","))
-        .map(Mode::parse).distinct().toList();
+    modes =
+        Arrays.stream(o.getOrDefault("modes", "builtin,sluice").split(","))
+            .map(Mode::parse)
+            .distinct()
+            .toList();
     queries = o.getOrDefault("queries", "all");
     if (suite == Suite.RDD && !queries.equals("all")) {
       throw new IllegalArgumentException("--rdd runs its one query: leave --queries out");
     } else if (suite == Suite.TPC) {
       QuerySpec.select(queries);
     } else if (suite == Suite.TPCDS && !queries.matches("all|q\\d+[a-z]?(,q\\d+[a-z]?)*")) {
-      throw new IllegalArgumentException("--queries is '" + queries
-          + "': give all or TPC-DS query names separated by commas, e.g. q1,q14a,q72");
+      throw new IllegalArgumentException(
+          "--queries is '"
+              + queries
+              + "': give all or TPC-DS query names separated by commas, e.g. q1,q14a,q72");
     }
     seed = Long.parseLong(o.getOrDefault("seed", "1"));
     master = o.getOrDefault("master", "local[2]");
     driverMemory = o.getOrDefault("driver-memory", "4g");
     executorMemory = o.getOrDefault("executor-memory", "2g");
-    serverSizing = new SluiceCluster.ServerSizing(o.getOrDefault("server-buffer", "1g"),
-        o.getOrDefault("server-read-buffer", "256m"), o.getOrDefault("server-heap", "512m"));
+    serverSizing =
+        new SluiceCluster.ServerSizing(
+            o.getOrDefault("server-buffer", "1g"),
+            o.getOrDefault("server-read-buffer", "256m"),
+            o.getOrDefault("server-heap", "512m"));
     scrapeMs = Long.parseLong(o.getOrDefault("scrape-ms", "1000"));
     if (scrapeMs < 50) {
       throw new IllegalArgumentException("--scrape-ms must be at least 50");
@@ -139,8 +179,10 @@ final class TpcSettings {
   private static Duration parseDuration(String value) {
     Matcher m = Pattern.compile("(\\d+)([smh])").matcher(value);
     if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-      throw new IllegalArgumentException("--run-timeout is '" + value
-          + "': give a positive number of seconds, minutes or hours, e.g. 90s, 4m or 1h");
+      throw new IllegalArgumentException(
+          "--run-timeout is '"
+              + value
+              + "': give a positive number of seconds, minutes or hours, e.g. 90s, 4m or 1h");
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {
@@ -187,12 +229,16 @@ final class TpcSettings {
    */
   private static void refuseDriverJvmSettings(Map<String, String> conf, String flag) {
     if (conf.containsKey("spark.driver.extraJavaOptions")) {
-      throw new IllegalArgumentException(flag + " spark.driver.extraJavaOptions would be ignored: "
-          + "the harness starts the driver JVM itself; set SLUICE_BENCH_SPARK_JAVA_OPTS instead");
+      throw new IllegalArgumentException(
+          flag
+              + " spark.driver.extraJavaOptions would be ignored: "
+              + "the harness starts the driver JVM itself; set SLUICE_BENCH_SPARK_JAVA_OPTS instead");
     }
     if (conf.containsKey("spark.driver.memory")) {
-      throw new IllegalArgumentException(flag + " spark.driver.memory would be ignored: the "
-          + "harness starts the driver JVM itself; use --driver-memory instead");
+      throw new IllegalArgumentException(
+          flag
+              + " spark.driver.memory would be ignored: the "
+              + "harness starts the driver JVM itself; use --driver-memory instead");
     }
   }
 
@@ -209,9 +255,9 @@ final class TpcSettings {
   }
 
   /**
-   * The report section this suite's and line's results go to, also the default chart's name:
-   * {@code tpc} or {@code tpcds} for Spark 3.5, {@code tpc-spark-4} or {@code tpcds-spark-4} for
-   * Spark 4, so that each keeps its own.
+   * The report section this suite's and line's results go to, also the default chart's name: {@code
+   * tpc} or {@code tpcds} for Spark 3.5, {@code tpc-spark-4} or {@code tpcds-spark-4} for Spark 4,
+   * so that each keeps its own.
    */
   String section() {
     return suite.label() + (spark.equals("3.5") ? "" : "-spark-" + spark);

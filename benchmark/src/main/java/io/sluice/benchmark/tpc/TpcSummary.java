@@ -15,8 +15,10 @@ final class TpcSummary {
   static final double SERVER_GC_SHARE_TARGET = 0.01;
 
   final Suite suite;
+
   /** The targets of the suite's total time and of its slowest query, as ratios. */
   final double totalRatioTarget;
+
   final double queryRatioTarget;
   final List<String> queries;
   final List<Mode> modes;
@@ -24,6 +26,7 @@ final class TpcSummary {
   final List<String> mismatches = new ArrayList<>();
   final List<String> failedRuns = new ArrayList<>();
   final double serverGcShare;
+
   /**
    * Each query's profile by mode (--profile): the summary of the flight recording over the query's
    * span in the last round that has one, with the recording's path under {@code "recording"}.
@@ -32,16 +35,18 @@ final class TpcSummary {
 
   TpcSummary(Suite suite, List<String> queries, List<Mode> modes, List<RunRecord> runs) {
     this.suite = suite;
-    totalRatioTarget = switch (suite) {
-      case TPC -> 1.10;
-      case TPCDS -> 0.90;
-      case RDD -> 1.0;
-    };
-    queryRatioTarget = switch (suite) {
-      case TPC -> 1.30;
-      case TPCDS -> 1.10;
-      case RDD -> 1.0;
-    };
+    totalRatioTarget =
+        switch (suite) {
+          case TPC -> 1.10;
+          case TPCDS -> 0.90;
+          case RDD -> 1.0;
+        };
+    queryRatioTarget =
+        switch (suite) {
+          case TPC -> 1.30;
+          case TPCDS -> 1.10;
+          case RDD -> 1.0;
+        };
     this.queries = queries;
     this.modes = modes;
     for (String q : queries) {
@@ -74,8 +79,16 @@ final class TpcSummary {
     double worstGc = 0;
     for (RunRecord r : runs) {
       if (r.exitCode() != 0) {
-        failedRuns.add("round " + r.round() + " " + r.mode().label() + " exited with "
-            + r.exitCode() + " (log " + r.log() + ")");
+        failedRuns.add(
+            "round "
+                + r.round()
+                + " "
+                + r.mode().label()
+                + " exited with "
+                + r.exitCode()
+                + " (log "
+                + r.log()
+                + ")");
       }
       if (r.servers() != null && r.wallMs() > 0) {
         for (Map<String, Object> s : r.servers()) {
@@ -126,7 +139,8 @@ final class TpcSummary {
       sluiceCpu += get(q, Mode.SLUICE).jvmCpuMs() + get(q, Mode.SLUICE).serverCpuMs();
       builtinCpu += get(q, Mode.BUILTIN).jvmCpuMs();
     }
-    return sluiceCpu / totalShuffleWriteBytes(Mode.SLUICE)
+    return sluiceCpu
+        / totalShuffleWriteBytes(Mode.SLUICE)
         / (builtinCpu / totalShuffleWriteBytes(Mode.BUILTIN));
   }
 
@@ -151,27 +165,46 @@ final class TpcSummary {
       return t;
     }
     double total = totalRatio();
-    t.add(String.format("Sluice's total time at most %.2fx the built-in shuffle's: %s, %s",
-        totalRatioTarget, total <= totalRatioTarget ? "**met**" : "**missed**",
-        Figures.ratio(total) + (total <= totalRatioTarget ? ""
-            : String.format(" (%.1f%% over the target)", (total / totalRatioTarget - 1) * 100))));
+    t.add(
+        String.format(
+            "Sluice's total time at most %.2fx the built-in shuffle's: %s, %s",
+            totalRatioTarget,
+            total <= totalRatioTarget ? "**met**" : "**missed**",
+            Figures.ratio(total)
+                + (total <= totalRatioTarget
+                    ? ""
+                    : String.format(
+                        " (%.1f%% over the target)", (total / totalRatioTarget - 1) * 100))));
     String worst = worstQuery();
     double w = ratio(worst);
-    t.add(String.format("No query slower than %.2fx: %s, slowest is %s at %s%s", queryRatioTarget,
-        w <= queryRatioTarget ? "**met**" : "**missed**", worst, Figures.ratio(w),
-        w <= queryRatioTarget ? ""
-            : String.format(" (%.1f%% over the target)", (w / queryRatioTarget - 1) * 100)));
+    t.add(
+        String.format(
+            "No query slower than %.2fx: %s, slowest is %s at %s%s",
+            queryRatioTarget,
+            w <= queryRatioTarget ? "**met**" : "**missed**",
+            worst,
+            Figures.ratio(w),
+            w <= queryRatioTarget
+                ? ""
+                : String.format(" (%.1f%% over the target)", (w / queryRatioTarget - 1) * 100)));
     if (suite == Suite.TPCDS) {
       double cpu = cpuPerShuffledByteRatio();
-      t.add(String.format("CPU per shuffled GiB (Spark JVM and servers) at most the built-in "
-          + "shuffle's: %s, %s", cpu <= 1 ? "**met**" : "**missed**", Figures.ratio(cpu)));
+      t.add(
+          String.format(
+              "CPU per shuffled GiB (Spark JVM and servers) at most the built-in "
+                  + "shuffle's: %s, %s",
+              cpu <= 1 ? "**met**" : "**missed**", Figures.ratio(cpu)));
     }
     long bad = failedOrRetriedTasks();
-    t.add("Zero failed or retried tasks (and stage attempts): "
-        + (bad == 0 ? "**met**" : "**missed**, " + bad));
-    t.add(String.format("Server GC under %.0f%% of wall time: %s, worst server in a run %.2f%%",
-        SERVER_GC_SHARE_TARGET * 100, serverGcShare < SERVER_GC_SHARE_TARGET ? "**met**"
-            : "**missed**", serverGcShare * 100));
+    t.add(
+        "Zero failed or retried tasks (and stage attempts): "
+            + (bad == 0 ? "**met**" : "**missed**, " + bad));
+    t.add(
+        String.format(
+            "Server GC under %.0f%% of wall time: %s, worst server in a run %.2f%%",
+            SERVER_GC_SHARE_TARGET * 100,
+            serverGcShare < SERVER_GC_SHARE_TARGET ? "**met**" : "**missed**",
+            serverGcShare * 100));
     return t;
   }
 

@@ -15,19 +15,27 @@ import java.util.List;
  * @param iperf whether to measure iperf3 beside Sluice
  * @param command the command line to state in the report
  */
-record BenchmarkSettings(int seconds, int warmupSeconds, int rounds, List<Integer> connections,
-    Path output, boolean iperf, String command) {
+record BenchmarkSettings(
+    int seconds,
+    int warmupSeconds,
+    int rounds,
+    List<Integer> connections,
+    Path output,
+    boolean iperf,
+    String command) {
 
-  static final String USAGE = String.join("\n",
-      "Usage: TransportBenchmark [flags]",
-      "  --seconds N         measured seconds per run (default 5)",
-      "  --warmup N          warm-up seconds before each measured run (default 2)",
-      "  --rounds N          repetitions of the whole set, interleaved; medians reported (default 3)",
-      "  --connections LIST  connection counts of the bulk runs, comma separated (default 1,4)",
-      "  --output PATH       Markdown file whose 'transport' section is rewritten",
-      "                      (default docs/benchmarks/transport.md; '-' prints only)",
-      "  --no-iperf          do not run iperf3 (no ratios, the bulk target is not evaluated)",
-      "  --command TEXT      the command line to state in the report");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: TransportBenchmark [flags]",
+          "  --seconds N         measured seconds per run (default 5)",
+          "  --warmup N          warm-up seconds before each measured run (default 2)",
+          "  --rounds N          repetitions of the whole set, interleaved; medians reported (default 3)",
+          "  --connections LIST  connection counts of the bulk runs, comma separated (default 1,4)",
+          "  --output PATH       Markdown file whose 'transport' section is rewritten",
+          "                      (default docs/benchmarks/transport.md; '-' prints only)",
+          "  --no-iperf          do not run iperf3 (no ratios, the bulk target is not evaluated)",
+          "  --command TEXT      the command line to state in the report");
 
   static BenchmarkSettings parse(String[] args) {
     int seconds = 5;

@@ -27,10 +27,15 @@ final class CipherFloor {
   private final ByteBuffer opened = ByteBuffer.allocateDirect(2 * RECORD);
 
   CipherFloor(SelfSignedCertificate cert, String host, SslProvider provider) throws SSLException {
-    SslContext serverContext = SslContextBuilder.forServer(cert.certificate(), cert.privateKey())
-        .sslProvider(provider).build();
-    SslContext clientContext = SslContextBuilder.forClient().sslProvider(provider)
-        .trustManager(cert.certificate()).build();
+    SslContext serverContext =
+        SslContextBuilder.forServer(cert.certificate(), cert.privateKey())
+            .sslProvider(provider)
+            .build();
+    SslContext clientContext =
+        SslContextBuilder.forClient()
+            .sslProvider(provider)
+            .trustManager(cert.certificate())
+            .build();
     server = serverContext.newEngine(ByteBufAllocator.DEFAULT);
     client = clientContext.newEngine(ByteBufAllocator.DEFAULT, host, 443);
   }

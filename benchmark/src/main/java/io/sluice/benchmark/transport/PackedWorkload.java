@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * Client-side batching as a shuffle writer does it: each request packs many small messages into one
- * frame, copying every message into a fresh pooled buffer and describing it with its own
- * {@link BlockDescriptor}. The packing is measured too, since a batching client pays for it.
+ * frame, copying every message into a fresh pooled buffer and describing it with its own {@link
+ * BlockDescriptor}. The packing is measured too, since a batching client pays for it.
  */
 final class PackedWorkload implements PushWorkload {
   private final ByteBufAllocator allocator;
@@ -18,6 +18,7 @@ final class PackedWorkload implements PushWorkload {
   private final int messagesPerFrame;
   private final int window;
   private final int crc;
+
   /** Wraps to 0 past Integer.MAX_VALUE: the sink keeps no blocks. */
   private int nextSequence;
 
@@ -36,12 +37,23 @@ final class PackedWorkload implements PushWorkload {
     BlockDescriptor[] blocks = new BlockDescriptor[messagesPerFrame];
     for (int i = 0; i < messagesPerFrame; i++) {
       body.writeBytes(message);
-      blocks[i] = new BlockDescriptor(Payload.PARTITION, Payload.TASK_ATTEMPT,
-          nextSequence++ & Integer.MAX_VALUE, message.length, message.length, crc);
+      blocks[i] =
+          new BlockDescriptor(
+              Payload.PARTITION,
+              Payload.TASK_ATTEMPT,
+              nextSequence++ & Integer.MAX_VALUE,
+              message.length,
+              message.length,
+              crc);
     }
     // The request takes over the body's only reference; the channel releases it once written.
-    return new PushDataRequest(requestId, Payload.APP_ID, Payload.SHUFFLE_ID, List.of(),
-        List.of(blocks), new NettyManagedBuffer(body));
+    return new PushDataRequest(
+        requestId,
+        Payload.APP_ID,
+        Payload.SHUFFLE_ID,
+        List.of(),
+        List.of(blocks),
+        new NettyManagedBuffer(body));
   }
 
   @Override

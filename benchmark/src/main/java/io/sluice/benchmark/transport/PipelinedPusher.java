@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Pushes on one connection from its own thread, as a map task does: requests are sent without waiting
- * for answers, at most {@link PushWorkload#window()} outstanding at a time.
+ * Pushes on one connection from its own thread, as a map task does: requests are sent without
+ * waiting for answers, at most {@link PushWorkload#window()} outstanding at a time.
  */
 final class PipelinedPusher {
   private static final long DRAIN_TIMEOUT_SECONDS = 60;
@@ -44,12 +44,15 @@ final class PipelinedPusher {
           break;
         }
         PushDataRequest request = workload.next(TransportClient.nextRequestId());
-        client.request(request, StatusResponse.class).whenComplete((response, error) -> {
-          if (error != null) {
-            fail(error);
-          }
-          window.release();
-        });
+        client
+            .request(request, StatusResponse.class)
+            .whenComplete(
+                (response, error) -> {
+                  if (error != null) {
+                    fail(error);
+                  }
+                  window.release();
+                });
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -81,8 +84,8 @@ final class PipelinedPusher {
       throw new IllegalStateException("a push on " + client + " failed: " + error, error);
     }
     if (!drained) {
-      throw new IllegalStateException("requests on " + client + " still unanswered after "
-          + DRAIN_TIMEOUT_SECONDS + " s");
+      throw new IllegalStateException(
+          "requests on " + client + " still unanswered after " + DRAIN_TIMEOUT_SECONDS + " s");
     }
   }
 }

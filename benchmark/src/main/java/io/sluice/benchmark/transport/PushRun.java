@@ -47,7 +47,9 @@ final class PushRun {
       double cpuSeconds = (processCpuNanos() - cpuBefore) / 1e9;
       double elapsed = (System.nanoTime() - start) / 1e9;
       stopAll(pushers);
-      return new Rate(received.bodyBytes() / elapsed, received.blocks() / elapsed,
+      return new Rate(
+          received.bodyBytes() / elapsed,
+          received.blocks() / elapsed,
           cpuSeconds / (received.bodyBytes() / (double) (1L << 30)));
     } finally {
       opened.forEach(TransportClient::close);
@@ -71,8 +73,8 @@ final class PushRun {
 
   /** The JVM's CPU time: client and server both run here. */
   private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /**

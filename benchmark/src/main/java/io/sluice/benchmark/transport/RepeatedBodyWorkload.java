@@ -9,12 +9,14 @@ import java.util.List;
 
 /**
  * One block per request, whose body is always the same pooled direct buffer: each request gets a
- * retained duplicate of it, so the client copies no bytes and the figures are the transport's alone.
+ * retained duplicate of it, so the client copies no bytes and the figures are the transport's
+ * alone.
  */
 final class RepeatedBodyWorkload implements PushWorkload {
   private final ByteBuf template;
   private final int window;
   private final int crc;
+
   /** Wraps to 0 past Integer.MAX_VALUE: the sink keeps no blocks. */
   private int nextSequence;
 
@@ -32,12 +34,23 @@ final class RepeatedBodyWorkload implements PushWorkload {
   @Override
   public PushDataRequest next(long requestId) {
     int length = template.readableBytes();
-    BlockDescriptor block = new BlockDescriptor(Payload.PARTITION, Payload.TASK_ATTEMPT,
-        nextSequence++ & Integer.MAX_VALUE, length, length, crc);
+    BlockDescriptor block =
+        new BlockDescriptor(
+            Payload.PARTITION,
+            Payload.TASK_ATTEMPT,
+            nextSequence++ & Integer.MAX_VALUE,
+            length,
+            length,
+            crc);
     // The duplicate holds its own reference to the template; the request takes it over and the
     // channel releases it once the bytes are written.
-    return new PushDataRequest(requestId, Payload.APP_ID, Payload.SHUFFLE_ID, List.of(),
-        List.of(block), new NettyManagedBuffer(template.retainedDuplicate()));
+    return new PushDataRequest(
+        requestId,
+        Payload.APP_ID,
+        Payload.SHUFFLE_ID,
+        List.of(),
+        List.of(block),
+        new NettyManagedBuffer(template.retainedDuplicate()));
   }
 
   @Override

@@ -38,9 +38,11 @@ import java.util.Set;
  * {@code security} section of {@code docs/benchmarks/security.md}.
  */
 public final class SecurityBenchmark {
-  private static final String USAGE = "Usage: SecurityBenchmark [--seconds N] [--warmup N]"
-      + " [--rounds N] [--connects N] [--output FILE|-] [--command TEXT]";
+  private static final String USAGE =
+      "Usage: SecurityBenchmark [--seconds N] [--warmup N]"
+          + " [--rounds N] [--connects N] [--output FILE|-] [--command TEXT]";
   private static final String HOST = "localhost";
+
   /** The application the workloads push for. */
   private static final String APP = Payload.APP_ID;
 
@@ -89,28 +91,33 @@ public final class SecurityBenchmark {
     Map<String, String> o = new HashMap<>();
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {
-      flags.named(flags.next(), List.of("seconds", "warmup", "rounds", "connects", "output",
-          "command"), o);
+      flags.named(
+          flags.next(), List.of("seconds", "warmup", "rounds", "connects", "output", "command"), o);
     }
-    SecurityBenchmark benchmark = new SecurityBenchmark(
-        Integer.parseInt(o.getOrDefault("seconds", "10")),
-        Integer.parseInt(o.getOrDefault("warmup", "3")),
-        Integer.parseInt(o.getOrDefault("rounds", "3")),
-        Integer.parseInt(o.getOrDefault("connects", "200")));
+    SecurityBenchmark benchmark =
+        new SecurityBenchmark(
+            Integer.parseInt(o.getOrDefault("seconds", "10")),
+            Integer.parseInt(o.getOrDefault("warmup", "3")),
+            Integer.parseInt(o.getOrDefault("rounds", "3")),
+            Integer.parseInt(o.getOrDefault("connects", "200")));
     Map<Mode, Figures> figures = benchmark.run();
-    CipherFloor floor = new CipherFloor(benchmark.cert, HOST,
-        OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK);
+    CipherFloor floor =
+        new CipherFloor(
+            benchmark.cert, HOST, OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK);
     double floorCpu = floor.cpuSecondsPerGib();
-    System.out.printf(Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", floor.cipherSuite(),
-        floorCpu);
+    System.out.printf(
+        Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", floor.cipherSuite(), floorCpu);
     String body = benchmark.report(figures, floor.cipherSuite(), floorCpu);
     System.out.println();
     System.out.println(body);
     String output = o.getOrDefault("output", "docs/benchmarks/security.md");
     if (!output.equals("-")) {
-      BenchmarkReport.writeSection(Path.of(output), "security",
+      BenchmarkReport.writeSection(
+          Path.of(output),
+          "security",
           "Security: the cost of authentication and TLS on the push path",
-          o.getOrDefault("command", "bin/bench-security.sh"), body);
+          o.getOrDefault("command", "bin/bench-security.sh"),
+          body);
       System.out.println("Wrote the 'security' section of " + output);
     }
     benchmark.cert.delete();
@@ -133,12 +140,13 @@ public final class SecurityBenchmark {
   private void measure(Mode mode, Figures into, int round) throws Exception {
     TransportContext context = new TransportContext(conf(mode), "security-benchmark", allocator);
     SinkHandler sink = new SinkHandler();
-    ServerAuth auth = mode.auth
-        ? new ServerAuth(Set.of(AuthRole.APPLICATION), null,
-            app -> app.equals(APP) ? appSecret : null)
-        : ServerAuth.disabled();
-    Credentials credentials = mode.auth ? Credentials.application(APP, appSecret)
-        : Credentials.none();
+    ServerAuth auth =
+        mode.auth
+            ? new ServerAuth(
+                Set.of(AuthRole.APPLICATION), null, app -> app.equals(APP) ? appSecret : null)
+            : ServerAuth.disabled();
+    Credentials credentials =
+        mode.auth ? Credentials.application(APP, appSecret) : Credentials.none();
     try (TransportServer server = context.createServer("127.0.0.1", 0, sink, auth);
         TransportClientFactory clients = context.createClientFactory(credentials)) {
       PushRun pushes = new PushRun(clients, sink, HOST, server.port());
@@ -158,9 +166,14 @@ public final class SecurityBenchmark {
       }
       millis.sort(Double::compare);
       into.connectMillis.add(millis.get(millis.size() / 2));
-      System.out.printf(Locale.ROOT, "round %d  %-24s %,8.0f MiB/s  %.2f CPU-s/GiB  connect "
-          + "%.2f ms%n", round, mode.label, rate.bytesPerSecond() / (1 << 20),
-          into.cpuPerGib.last(), into.connectMillis.last());
+      System.out.printf(
+          Locale.ROOT,
+          "round %d  %-24s %,8.0f MiB/s  %.2f CPU-s/GiB  connect " + "%.2f ms%n",
+          round,
+          mode.label,
+          rate.bytesPerSecond() / (1 << 20),
+          into.cpuPerGib.last(),
+          into.connectMillis.last());
     }
   }
 
@@ -177,57 +190,83 @@ public final class SecurityBenchmark {
   }
 
   private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private String report(Map<Mode, Figures> figures, String cipherSuite, double floorCpu) {
     Figures plain = figures.get(Mode.PLAIN);
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "One connection pushing 1 MiB bodies (16 in flight) to a "
-        + "server in the same JVM over loopback, which drops them; %d s measured after %d s of "
-        + "warm-up, then %d fresh connections opened and closed one after another. %d rounds, the "
-        + "four modes interleaved in each; medians, ranges in brackets. CPU is the whole JVM's "
-        + "(client and server) per GiB that reached the server. TLS uses %s with a self-signed "
-        + "certificate; authentication is the application role (HMAC-SHA256 challenge-response, "
-        + "two round trips when a connection opens).%n%n",
-        seconds, warmup, connects, rounds,
-        OpenSsl.isAvailable() ? "BoringSSL (netty-tcnative)" : "the JDK's TLS engine"));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "One connection pushing 1 MiB bodies (16 in flight) to a "
+                + "server in the same JVM over loopback, which drops them; %d s measured after %d s of "
+                + "warm-up, then %d fresh connections opened and closed one after another. %d rounds, the "
+                + "four modes interleaved in each; medians, ranges in brackets. CPU is the whole JVM's "
+                + "(client and server) per GiB that reached the server. TLS uses %s with a self-signed "
+                + "certificate; authentication is the application role (HMAC-SHA256 challenge-response, "
+                + "two round trips when a connection opens).%n%n",
+            seconds,
+            warmup,
+            connects,
+            rounds,
+            OpenSsl.isAvailable() ? "BoringSSL (netty-tcnative)" : "the JDK's TLS engine"));
     b.append("| Mode | Push MiB/s | / plain | CPU-s per GiB | / plain | Connect ms | / plain |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|\n");
     for (Mode mode : Mode.values()) {
       Figures f = figures.get(mode);
-      b.append(String.format(Locale.ROOT, "| %s | %s | %.3fx | %s | %.3fx | %s | %.2fx |%n",
-          mode.label, f.mibPerSecond.describe("%,.0f"),
-          f.mibPerSecond.median() / plain.mibPerSecond.median(), f.cpuPerGib.describe("%.2f"),
-          f.cpuPerGib.median() / plain.cpuPerGib.median(), f.connectMillis.describe("%.2f"),
-          f.connectMillis.median() / plain.connectMillis.median()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %.3fx | %s | %.3fx | %s | %.2fx |%n",
+              mode.label,
+              f.mibPerSecond.describe("%,.0f"),
+              f.mibPerSecond.median() / plain.mibPerSecond.median(),
+              f.cpuPerGib.describe("%.2f"),
+              f.cpuPerGib.median() / plain.cpuPerGib.median(),
+              f.connectMillis.describe("%.2f"),
+              f.connectMillis.median() / plain.connectMillis.median()));
     }
-    double authCost = 1 - figures.get(Mode.AUTH).mibPerSecond.median()
-        / plain.mibPerSecond.median();
+    double authCost =
+        1 - figures.get(Mode.AUTH).mibPerSecond.median() / plain.mibPerSecond.median();
     double tlsRatio = plain.mibPerSecond.median() / figures.get(Mode.TLS).mibPerSecond.median();
-    b.append(String.format(Locale.ROOT, "%nTargets: authentication costs under 2%% of push "
-        + "throughput: **%s** (%.1f%%); TLS at most 1.5x: **%s** (%.2fx the plain time per "
-        + "byte).%n", authCost < 0.02 ? "met" : "missed", 100 * authCost,
-        tlsRatio <= 1.5 ? "met" : "missed", tlsRatio));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%nTargets: authentication costs under 2%% of push "
+                + "throughput: **%s** (%.1f%%); TLS at most 1.5x: **%s** (%.2fx the plain time per "
+                + "byte).%n",
+            authCost < 0.02 ? "met" : "missed",
+            100 * authCost,
+            tlsRatio <= 1.5 ? "met" : "missed",
+            tlsRatio));
     double plainCpu = plain.cpuPerGib.median();
     double tlsCpu = figures.get(Mode.TLS).cpuPerGib.median();
-    b.append(String.format(Locale.ROOT, "%nWhere TLS's time goes: both ends run in this JVM on "
-        + "%d cores, and the plain path is already CPU-bound at %.2f CPU-s per GiB (copies and "
-        + "system calls). TLS adds %.2f CPU-s per GiB. The cipher alone (%s, a client and a "
-        + "server engine sealing and opening 16 KiB records in memory on one thread, measured "
-        + "after the rounds above) costs %.2f CPU-s per GiB, so %.0f%% of what TLS adds is the "
-        + "encryption and decryption themselves and the rest (%.2f CPU-s per GiB) is the "
-        + "transport's handling of records. With both ends sharing these cores, the least CPU per "
-        + "byte that any TLS with this cipher could cost is the plain path's plus the cipher's, "
-        + "%.2fx the plain CPU per byte. On a network link the link bounds both: TLS "
-        + "here moves %,.0f MiB/s, %s a 25 Gbit/s link's %,.0f MiB/s.%n",
-        Runtime.getRuntime().availableProcessors(), plainCpu, tlsCpu - plainCpu, cipherSuite,
-        floorCpu, 100 * Math.min(1, floorCpu / (tlsCpu - plainCpu)),
-        Math.max(0, tlsCpu - plainCpu - floorCpu), (plainCpu + floorCpu) / plainCpu,
-        figures.get(Mode.TLS).mibPerSecond.median(),
-        figures.get(Mode.TLS).mibPerSecond.median() >= 25e9 / 8 / (1 << 20) ? "above" : "below",
-        25e9 / 8 / (1 << 20)));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%nWhere TLS's time goes: both ends run in this JVM on "
+                + "%d cores, and the plain path is already CPU-bound at %.2f CPU-s per GiB (copies and "
+                + "system calls). TLS adds %.2f CPU-s per GiB. The cipher alone (%s, a client and a "
+                + "server engine sealing and opening 16 KiB records in memory on one thread, measured "
+                + "after the rounds above) costs %.2f CPU-s per GiB, so %.0f%% of what TLS adds is the "
+                + "encryption and decryption themselves and the rest (%.2f CPU-s per GiB) is the "
+                + "transport's handling of records. With both ends sharing these cores, the least CPU per "
+                + "byte that any TLS with this cipher could cost is the plain path's plus the cipher's, "
+                + "%.2fx the plain CPU per byte. On a network link the link bounds both: TLS "
+                + "here moves %,.0f MiB/s, %s a 25 Gbit/s link's %,.0f MiB/s.%n",
+            Runtime.getRuntime().availableProcessors(),
+            plainCpu,
+            tlsCpu - plainCpu,
+            cipherSuite,
+            floorCpu,
+            100 * Math.min(1, floorCpu / (tlsCpu - plainCpu)),
+            Math.max(0, tlsCpu - plainCpu - floorCpu),
+            (plainCpu + floorCpu) / plainCpu,
+            figures.get(Mode.TLS).mibPerSecond.median(),
+            figures.get(Mode.TLS).mibPerSecond.median() >= 25e9 / 8 / (1 << 20) ? "above" : "below",
+            25e9 / 8 / (1 << 20)));
     return b.toString();
   }
 }

@@ -10,8 +10,9 @@ import io.sluice.common.transport.TransportChannel;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The server side of the benchmark: drops every pushed body, counts its bytes and blocks, and answers
- * OK. Anything but a push is refused, so a wrong client shows up as failed requests, not as speed.
+ * The server side of the benchmark: drops every pushed body, counts its bytes and blocks, and
+ * answers OK. Anything but a push is refused, so a wrong client shows up as failed requests, not as
+ * speed.
  */
 final class SinkHandler implements RequestHandler {
   private final LongAdder bodyBytes = new LongAdder();
@@ -29,8 +30,11 @@ final class SinkHandler implements RequestHandler {
       channel.respond(StatusResponse.ok(push.requestId()));
     } else {
       ReferenceCountUtil.release(request);
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
-          "the benchmark sink takes only PushDataRequest, got " + request.type()));
+      channel.respond(
+          StatusResponse.error(
+              request.requestId(),
+              StatusCode.INVALID_REQUEST,
+              "the benchmark sink takes only PushDataRequest, got " + request.type()));
     }
   }
 

@@ -18,10 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * Transport micro-benchmark: bulk push throughput with 1 MiB bodies on one and several connections
- * beside iperf3 on the same loopback, and the rate of 100-byte messages with and without client-side
- * batching. Prints a table and rewrites the {@code transport} section of {@code
- * docs/benchmarks/transport.md}.
- * Run it with {@code bin/bench-transport.sh}.
+ * beside iperf3 on the same loopback, and the rate of 100-byte messages with and without
+ * client-side batching. Prints a table and rewrites the {@code transport} section of {@code
+ * docs/benchmarks/transport.md}. Run it with {@code bin/bench-transport.sh}.
  */
 public final class TransportBenchmark {
   private static final String HOST = "127.0.0.1";
@@ -35,8 +34,9 @@ public final class TransportBenchmark {
     this.settings = settings;
     this.iperf = iperf;
     this.allocator = NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
-    this.context = new TransportContext(new TransportConf(SluiceConf.empty()),
-        "transport-benchmark", allocator);
+    this.context =
+        new TransportContext(
+            new TransportConf(SluiceConf.empty()), "transport-benchmark", allocator);
   }
 
   public static void main(String[] args) throws Exception {
@@ -47,11 +47,13 @@ public final class TransportBenchmark {
 
   private void run() throws Exception {
     TransportConf conf = context.conf();
-    TransportReport.Setup setup = new TransportReport.Setup(
-        NettyTransports.resolve(conf.ioMode()).name().toLowerCase(Locale.ROOT),
-        conf.serverThreads(), conf.clientThreads(),
-        String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()),
-        iperf == null ? null : iperf.version());
+    TransportReport.Setup setup =
+        new TransportReport.Setup(
+            NettyTransports.resolve(conf.ioMode()).name().toLowerCase(Locale.ROOT),
+            conf.serverThreads(),
+            conf.clientThreads(),
+            String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()),
+            iperf == null ? null : iperf.version());
     TransportResults results = new TransportResults();
     SinkHandler sink = new SinkHandler();
     try (TransportServer server = context.createServer(HOST, 0, sink);
@@ -60,19 +62,27 @@ public final class TransportBenchmark {
       for (int round = 1; round <= settings.rounds(); round++) {
         for (int connections : settings.connections()) {
           if (iperf != null) {
-            Iperf3.Measurement reference = iperf.measure(connections, settings.seconds(),
-                settings.warmupSeconds());
+            Iperf3.Measurement reference =
+                iperf.measure(connections, settings.seconds(), settings.warmupSeconds());
             results.iperf(connections).add(reference.bitsPerSecond());
             results.iperfCpu(connections).add(reference.cpuSecondsPerGib());
-            log(round, "iperf3, " + connections + " stream(s)", gbit(reference.bitsPerSecond())
-                + String.format(Locale.ROOT, ", %.2f CPU-s/GiB", reference.cpuSecondsPerGib()));
+            log(
+                round,
+                "iperf3, " + connections + " stream(s)",
+                gbit(reference.bitsPerSecond())
+                    + String.format(Locale.ROOT, ", %.2f CPU-s/GiB", reference.cpuSecondsPerGib()));
           }
           PushRun.Rate bulk = measure(pushes, connections, () -> Workloads.bulk(allocator));
           results.bulk(connections).add(bulk.bytesPerSecond());
           results.bulkCpu(connections).add(bulk.cpuSecondsPerGib());
-          log(round, "Sluice bulk push, " + connections + " connection(s)",
-              String.format(Locale.ROOT, "%,.0f MiB/s, %s, %.2f CPU-s/GiB",
-                  bulk.bytesPerSecond() / (1 << 20), gbit(bulk.bytesPerSecond() * 8),
+          log(
+              round,
+              "Sluice bulk push, " + connections + " connection(s)",
+              String.format(
+                  Locale.ROOT,
+                  "%,.0f MiB/s, %s, %.2f CPU-s/GiB",
+                  bulk.bytesPerSecond() / (1 << 20),
+                  gbit(bulk.bytesPerSecond() * 8),
                   bulk.cpuSecondsPerGib()));
         }
         PushRun.Rate unbatched = measure(pushes, 1, () -> Workloads.unbatched(allocator));
@@ -80,7 +90,9 @@ public final class TransportBenchmark {
         log(round, "100-byte messages, one per request", messages(unbatched));
         PushRun.Rate batched = measure(pushes, 1, () -> Workloads.batched(allocator));
         results.batchedMessagesPerSecond.add(batched.blocksPerSecond());
-        log(round, "100-byte messages, " + Workloads.MESSAGES_PER_FRAME + " per request",
+        log(
+            round,
+            "100-byte messages, " + Workloads.MESSAGES_PER_FRAME + " per request",
             messages(batched));
       }
     }
@@ -88,8 +100,8 @@ public final class TransportBenchmark {
     System.out.println();
     System.out.println(body);
     if (settings.output() != null) {
-      BenchmarkReport.writeSection(settings.output(), "transport", "Transport micro-benchmark",
-          settings.command(), body);
+      BenchmarkReport.writeSection(
+          settings.output(), "transport", "Transport micro-benchmark", settings.command(), body);
       System.out.println("Wrote the 'transport' section of " + settings.output());
     }
   }
@@ -102,7 +114,6 @@ public final class TransportBenchmark {
   private static void log(int round, String what, String figure) {
     System.out.printf(Locale.ROOT, "round %d  %-45s %s%n", round, what, figure);
   }
-
 
   private static String messages(PushRun.Rate rate) {
     return String.format(Locale.ROOT, "%,.0f msg/s", rate.blocksPerSecond());

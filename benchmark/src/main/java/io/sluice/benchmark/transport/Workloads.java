@@ -5,12 +5,16 @@ import io.netty.buffer.ByteBufAllocator;
 /** The three workloads the benchmark measures, and their sizes. */
 final class Workloads {
   static final int BULK_BODY_BYTES = 1 << 20;
+
   /** 16 MiB in flight per connection: enough to keep a loopback socket busy. */
   static final int BULK_WINDOW = 16;
+
   static final int MESSAGE_BYTES = 100;
   static final int UNBATCHED_WINDOW = 1024;
+
   /** About 400 KiB of messages (and 112 KiB of 28-byte block descriptors) per frame. */
   static final int MESSAGES_PER_FRAME = 4096;
+
   static final int BATCHED_WINDOW = 16;
 
   private Workloads() {}

@@ -32,22 +32,25 @@ class JvmThreadCpuTest {
     JvmThreadCpu before = JvmThreadCpu.take();
     CountDownLatch spent = new CountDownLatch(1);
     CountDownLatch measured = new CountDownLatch(1);
-    Thread task = new Thread(() -> {
-      long sink = 0;
-      // Until the thread has used half a second of CPU, however busy the machine is.
-      while (threads.getCurrentThreadCpuTime() < 500_000_000L) {
-        for (int i = 0; i < 100_000; i++) {
-          sink += i * 31L ^ sink;
-        }
-      }
-      spent.countDown();
-      try {
-        // A thread that has ended is no longer in /proc/self/task: live until it was read.
-        measured.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "Executor task launch worker-0");
+    Thread task =
+        new Thread(
+            () -> {
+              long sink = 0;
+              // Until the thread has used half a second of CPU, however busy the machine is.
+              while (threads.getCurrentThreadCpuTime() < 500_000_000L) {
+                for (int i = 0; i < 100_000; i++) {
+                  sink += i * 31L ^ sink;
+                }
+              }
+              spent.countDown();
+              try {
+                // A thread that has ended is no longer in /proc/self/task: live until it was read.
+                measured.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "Executor task launch worker-0");
     task.start();
     spent.await();
     JvmThreadCpu after = JvmThreadCpu.take();
@@ -59,12 +62,12 @@ class JvmThreadCpuTest {
     assertEquals(JvmThreadCpu.GROUPS, List.copyOf(ms.keySet()));
     // The kernel counts in 10 ms ticks, the thread's own clock more finely.
     assertTrue(ms.get(JvmThreadCpu.TASKS) >= 450, ms.toString());
-    assertEquals(process, ms.values().stream().mapToLong(Long::longValue).sum(), 60,
-        ms.toString());
+    assertEquals(process, ms.values().stream().mapToLong(Long::longValue).sum(), 60, ms.toString());
   }
 
   private static long processCpuMs() {
-    return ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1_000_000;
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime()
+        / 1_000_000;
   }
 }

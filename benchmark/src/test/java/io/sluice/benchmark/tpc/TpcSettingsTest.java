@@ -45,11 +45,15 @@ class TpcSettingsTest {
     assertEquals(HOME.resolve("docs/benchmarks/tpcds.png"), s.chart);
     assertEquals("32", s.commonSparkConf().get("spark.sql.shuffle.partitions"));
     assertEquals(null, s.commonSparkConf().get("spark.sql.autoBroadcastJoinThreshold"));
-    assertEquals(HOME.resolve("benchmark/target/tpc-data/tpcds-sf-1"),
+    assertEquals(
+        HOME.resolve("benchmark/target/tpc-data/tpcds-sf-1"),
         s.suite.tables(s.data, s.scale, s.seed));
 
-    TpcSettings four = TpcSettings.parse(new String[] {"--home", HOME.toString(), "--tpcds",
-        "--spark", "4", "--queries", "q1,q14a,q99"});
+    TpcSettings four =
+        TpcSettings.parse(
+            new String[] {
+              "--home", HOME.toString(), "--tpcds", "--spark", "4", "--queries", "q1,q14a,q99"
+            });
     assertEquals("tpcds-spark-4", four.section());
     assertEquals(HOME.resolve("docs/benchmarks/tpcds-spark-4.md"), four.markdown);
     assertEquals("q1,q14a,q99", four.queries);
@@ -65,36 +69,51 @@ class TpcSettingsTest {
     assertEquals(10_000_000, TableLayout.orderCount(s.scale) * 10 / 3);
     assertEquals(5, s.rounds);
     assertEquals(16, Suite.RDD_PARTITIONS);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> TpcSettings.parse(new String[] {"--rdd", "--queries", "join"}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--rdd", "--queries", "join"}));
     assertTrue(e.getMessage().contains("leave --queries out"), e.getMessage());
   }
 
   @Test
   void tpcdsQueryNamesAreCheckedBeforeAnythingRuns() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> TpcSettings.parse(new String[] {"--tpcds", "--queries", "q1,join"}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--tpcds", "--queries", "q1,join"}));
     assertTrue(e.getMessage().contains("TPC-DS query names"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> TpcSettings.parse(new String[] {"--queries", "q1"}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--queries", "q1"}));
     assertTrue(e.getMessage().contains("unknown query 'q1'"), e.getMessage());
   }
 
   @Test
   void settingsOfTheDriverJvmAreRefusedWithWhatWorks() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> TpcSettings.parse(new String[] {"--conf",
-            "spark.driver.extraJavaOptions=-XX:StartFlightRecording"}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                TpcSettings.parse(
+                    new String[] {
+                      "--conf", "spark.driver.extraJavaOptions=-XX:StartFlightRecording"
+                    }));
     assertTrue(e.getMessage().contains("SLUICE_BENCH_SPARK_JAVA_OPTS"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> TpcSettings.parse(new String[] {"--sluice-conf", "spark.driver.memory=8g"}));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--sluice-conf", "spark.driver.memory=8g"}));
     assertTrue(e.getMessage().contains("--driver-memory"), e.getMessage());
   }
 
   @Test
   void anotherLineIsRefused() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> TpcSettings.parse(new String[] {"--spark", "3.4"}));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--spark", "3.4"}));
     assertTrue(e.getMessage().contains("--spark is '3.4'"), e.getMessage());
   }
 }

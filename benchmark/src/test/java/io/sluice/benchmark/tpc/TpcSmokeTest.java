@@ -18,10 +18,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Keeps the TPC benchmark working on both Spark lines: {@code bin/sluice-bench --spark 3.5|4} at the
- * smoke size, one round of each mode, with a coordinator and servers started by the harness through
- * the shipped scripts. Every query must give the same answer in both modes, the sluice mode must
- * really push through the servers, and the JSON, the line's Markdown section (naming the Spark
+ * Keeps the TPC benchmark working on both Spark lines: {@code bin/sluice-bench --spark 3.5|4} at
+ * the smoke size, one round of each mode, with a coordinator and servers started by the harness
+ * through the shipped scripts. Every query must give the same answer in both modes, the sluice mode
+ * must really push through the servers, and the JSON, the line's Markdown section (naming the Spark
  * version that ran, with the slowest query's profile from the runs' flight recordings) and the
  * chart must be written (here, not into docs/).
  */
@@ -33,16 +33,44 @@ class TpcSmokeTest {
   void smokeRunAgreesAcrossModesAndWritesTheReport(String spark) throws Exception {
     Path markdown = dir.resolve("benchmarks.md");
     Path chart = dir.resolve("tpc.png");
-    Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
-        "bin/sluice-bench", "--spark", spark, "--scale", "smoke", "--rounds", "1",
-        "--run-timeout", "3m", "--profile", "--output", dir.resolve("out").toString(),
-        "--data", dir.resolve("data").toString(),
-        "--markdown", markdown.toString(), "--chart", chart.toString());
+    Daemons.Result run =
+        Daemons.run(
+            projectRoot(),
+            Map.of(),
+            Duration.ofMinutes(10),
+            "bin/sluice-bench",
+            "--spark",
+            spark,
+            "--scale",
+            "smoke",
+            "--rounds",
+            "1",
+            "--run-timeout",
+            "3m",
+            "--profile",
+            "--output",
+            dir.resolve("out").toString(),
+            "--data",
+            dir.resolve("data").toString(),
+            "--markdown",
+            markdown.toString(),
+            "--chart",
+            chart.toString());
     assertEquals(0, run.exitCode(), run.output());
-    assertTrue(run.output().contains(
-        "every query gave the same row count and checksum in every round and mode"), run.output());
-    for (String query : List.of("aggregate", "join", "sort", "skewjoin", "groupbykey",
-        "repartition", "partitionby", "smallshuffles")) {
+    assertTrue(
+        run.output()
+            .contains("every query gave the same row count and checksum in every round and mode"),
+        run.output());
+    for (String query :
+        List.of(
+            "aggregate",
+            "join",
+            "sort",
+            "skewjoin",
+            "groupbykey",
+            "repartition",
+            "partitionby",
+            "smallshuffles")) {
       // builtin, the servers' warm-up run, sluice
       assertEquals(3, count(run.output(), "Query " + query + ": "), run.output());
     }
@@ -51,8 +79,11 @@ class TpcSmokeTest {
 
     Path json;
     try (Stream<Path> files = Files.list(dir.resolve("out"))) {
-      json = files.filter(f -> f.getFileName().toString().startsWith("results-")).findFirst()
-          .orElseThrow();
+      json =
+          files
+              .filter(f -> f.getFileName().toString().startsWith("results-"))
+              .findFirst()
+              .orElseThrow();
     }
     String results = Files.readString(json);
     long pushed = 0;
@@ -65,23 +96,31 @@ class TpcSmokeTest {
 
     String section = Files.readString(markdown);
     String name = spark.equals("3.5") ? "tpc" : "tpc-spark-4";
-    assertTrue(section.contains("<!-- BEGIN " + name + " -->")
-        && section.contains("<!-- END " + name + " -->"), section);
+    assertTrue(
+        section.contains("<!-- BEGIN " + name + " -->")
+            && section.contains("<!-- END " + name + " -->"),
+        section);
     assertTrue(section.contains(". Spark " + spark + "."), section);
     assertTrue(section.contains("sluice-client-spark-" + spark + "_"), section);
     assertTrue(section.contains("| skewjoin |"), section);
-    assertTrue(section.contains("one sluice run of the same queries warmed the servers up"),
-        section);
+    assertTrue(
+        section.contains("one sluice run of the same queries warmed the servers up"), section);
     // The servers' CPU by their threads, from their own metric.
-    assertTrue(section.contains("| Query | network | flush | compiler | gc | replication | http "
-        + "| other | all |"), section);
+    assertTrue(
+        section.contains(
+            "| Query | network | flush | compiler | gc | replication | http " + "| other | all |"),
+        section);
     assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
     // The Spark JVM's CPU by its threads, from /proc/self/task.
-    assertTrue(section.contains("| Query | tasks | shuffle client | compiler | gc | other | "
-        + "Sluice's servers | all |"), section);
+    assertTrue(
+        section.contains(
+            "| Query | tasks | shuffle client | compiler | gc | other | "
+                + "Sluice's servers | all |"),
+        section);
     assertTrue(results.contains("\"jvmThreadCpuMs\":{\"tasks\":"), results);
     assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
-    assertTrue(section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
+    assertTrue(
+        section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
         section);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
   }
@@ -96,20 +135,44 @@ class TpcSmokeTest {
   void tpcdsSmokeRunAgreesAcrossModes(String spark) throws Exception {
     Path markdown = dir.resolve("tpcds.md");
     Path chart = dir.resolve("tpcds.png");
-    Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
-        "bin/sluice-bench", "--tpcds", "--spark", spark, "--scale", "smoke", "--rounds", "1",
-        "--no-warmup", "--queries", "q3,q14a,q72,q90", "--run-timeout", "4m",
-        "--output", dir.resolve("out").toString(), "--data", dir.resolve("data").toString(),
-        "--markdown", markdown.toString(), "--chart", chart.toString());
+    Daemons.Result run =
+        Daemons.run(
+            projectRoot(),
+            Map.of(),
+            Duration.ofMinutes(10),
+            "bin/sluice-bench",
+            "--tpcds",
+            "--spark",
+            spark,
+            "--scale",
+            "smoke",
+            "--rounds",
+            "1",
+            "--no-warmup",
+            "--queries",
+            "q3,q14a,q72,q90",
+            "--run-timeout",
+            "4m",
+            "--output",
+            dir.resolve("out").toString(),
+            "--data",
+            dir.resolve("data").toString(),
+            "--markdown",
+            markdown.toString(),
+            "--chart",
+            chart.toString());
     assertEquals(0, run.exitCode(), run.output());
-    assertTrue(run.output().contains(
-        "every query gave the same row count and checksum in every round and mode"), run.output());
+    assertTrue(
+        run.output()
+            .contains("every query gave the same row count and checksum in every round and mode"),
+        run.output());
     for (String query : List.of("q3", "q14a", "q72")) {
       assertEquals(2, count(run.output(), "Query " + query + ": "), run.output());
     }
     assertTrue(run.output().contains("Query q3: 20 rows"), run.output());
     if (spark.equals("4")) {
-      assertTrue(run.output().contains("failed alike: org.apache.spark.SparkArithmeticException"),
+      assertTrue(
+          run.output().contains("failed alike: org.apache.spark.SparkArithmeticException"),
           run.output());
     }
     String section = Files.readString(markdown);
@@ -124,18 +187,35 @@ class TpcSmokeTest {
   @Test
   void rddSmokeRunAgreesAcrossModes() throws Exception {
     Path markdown = dir.resolve("benchmarks.md");
-    Daemons.Result run = Daemons.run(projectRoot(), Map.of(), Duration.ofMinutes(10),
-        "bin/sluice-bench", "--rdd", "--scale", "smoke", "--rounds", "1", "--no-warmup",
-        "--run-timeout", "3m", "--output", dir.resolve("out").toString(),
-        "--data", dir.resolve("data").toString(), "--markdown", markdown.toString(),
-        "--chart", "-");
+    Daemons.Result run =
+        Daemons.run(
+            projectRoot(),
+            Map.of(),
+            Duration.ofMinutes(10),
+            "bin/sluice-bench",
+            "--rdd",
+            "--scale",
+            "smoke",
+            "--rounds",
+            "1",
+            "--no-warmup",
+            "--run-timeout",
+            "3m",
+            "--output",
+            dir.resolve("out").toString(),
+            "--data",
+            dir.resolve("data").toString(),
+            "--markdown",
+            markdown.toString(),
+            "--chart",
+            "-");
     assertEquals(0, run.exitCode(), run.output());
     assertEquals(2, count(run.output(), "Query partitionby: 50000 rows"), run.output());
     assertTrue(Files.notExists(dir.resolve("data")), "the RDD workload generated tables");
     String section = Files.readString(markdown);
     assertTrue(section.contains("<!-- BEGIN rdd -->"), section);
-    assertTrue(section.contains("`partitionBy(new HashPartitioner(16))` of 50,000 records"),
-        section);
+    assertTrue(
+        section.contains("`partitionBy(new HashPartitioner(16))` of 50,000 records"), section);
   }
 
   /** The checkout's root, which the parent POM passes to every test JVM. */

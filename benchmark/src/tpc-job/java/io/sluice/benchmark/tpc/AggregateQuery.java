@@ -22,15 +22,18 @@ final class AggregateQuery implements TpcQuery {
   @Override
   public QueryOutcome run(QueryInputs in) {
     Column revenue = col("l_extendedprice").multiply(lit(1).minus(col("l_discount")));
-    Dataset<Row> result = in.lineitem().groupBy("l_orderkey").agg(
-        sum("l_quantity").as("sum_qty"),
-        sum("l_extendedprice").as("sum_base_price"),
-        sum(revenue).as("sum_disc_price"),
-        sum(revenue.multiply(lit(1).plus(col("l_tax")))).as("sum_charge"),
-        avg("l_discount").as("avg_disc"),
-        count(lit(1)).as("count_lines"),
-        max("l_shipdate").as("last_ship"),
-        min("l_commitdate").as("first_commit"));
+    Dataset<Row> result =
+        in.lineitem()
+            .groupBy("l_orderkey")
+            .agg(
+                sum("l_quantity").as("sum_qty"),
+                sum("l_extendedprice").as("sum_base_price"),
+                sum(revenue).as("sum_disc_price"),
+                sum(revenue.multiply(lit(1).plus(col("l_tax")))).as("sum_charge"),
+                avg("l_discount").as("avg_disc"),
+                count(lit(1)).as("count_lines"),
+                max("l_shipdate").as("last_ship"),
+                min("l_commitdate").as("first_commit"));
     return Checksums.of(result, "");
   }
 }

@@ -38,8 +38,8 @@ final class Checksums {
   }
 
   /**
-   * One row: the count and the checksum of {@code result}; not computed yet. Collect it with
-   * {@code collectAsList()}, which runs this plan itself ({@code first()} would plan a new one).
+   * One row: the count and the checksum of {@code result}; not computed yet. Collect it with {@code
+   * collectAsList()}, which runs this plan itself ({@code first()} would plan a new one).
    */
   static Dataset<Row> summary(Dataset<Row> result) {
     return result.agg(count(lit(1)), sum(pmod(rowHash(result), lit(MODULUS))));
@@ -47,8 +47,7 @@ final class Checksums {
 
   /** The outcome read from the row of {@link #summary}. */
   static QueryOutcome outcome(Row summary, String note) {
-    return new QueryOutcome(summary.getLong(0), summary.isNullAt(1) ? 0 : summary.getLong(1),
-        note);
+    return new QueryOutcome(summary.getLong(0), summary.isNullAt(1) ? 0 : summary.getLong(1), note);
   }
 
   /**
@@ -74,9 +73,10 @@ final class Checksums {
         text.append('\u0000');
       } else if (v instanceof Double || v instanceof Float) {
         double d = ((Number) v).doubleValue();
-        text.append(Double.isFinite(d) && d != 0
-            ? new BigDecimal(d).round(DOUBLE_DIGITS).stripTrailingZeros().toString()
-            : String.valueOf(d == 0 ? 0.0 : d));
+        text.append(
+            Double.isFinite(d) && d != 0
+                ? new BigDecimal(d).round(DOUBLE_DIGITS).stripTrailingZeros().toString()
+                : String.valueOf(d == 0 ? 0.0 : d));
       } else if (v instanceof BigDecimal b) {
         text.append(b.toPlainString());
       } else if (v instanceof byte[] bytes) {

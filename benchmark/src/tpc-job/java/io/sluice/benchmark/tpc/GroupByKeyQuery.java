@@ -24,14 +24,19 @@ final class GroupByKeyQuery implements TpcQuery {
     long total = in.generator().orderCount() * RECORDS_PER_ORDER;
     long keys = Math.max(1, total / 16);
     long seed = in.seed();
-    JavaRDD<Tuple2<Long, Integer>> records = RddSource.generate(in, total, j -> {
-      long h = Checksums.mix(seed * 31 + j);
-      return new Tuple2<>(TpchGenerator.orderKey(Math.floorMod(h, keys)), (int) (h >>> 40));
-    });
-    List<long[]> parts = JavaPairRDD.fromJavaRDD(records)
-        .groupByKey(in.rddPartitions())
-        .mapPartitions(GroupByKeyQuery::summarize)
-        .collect();
+    JavaRDD<Tuple2<Long, Integer>> records =
+        RddSource.generate(
+            in,
+            total,
+            j -> {
+              long h = Checksums.mix(seed * 31 + j);
+              return new Tuple2<>(TpchGenerator.orderKey(Math.floorMod(h, keys)), (int) (h >>> 40));
+            });
+    List<long[]> parts =
+        JavaPairRDD.fromJavaRDD(records)
+            .groupByKey(in.rddPartitions())
+            .mapPartitions(GroupByKeyQuery::summarize)
+            .collect();
     return QueryOutcome.ofPartitions(parts, total + " records");
   }
 

@@ -14,8 +14,8 @@ final class JoinQuery implements TpcQuery {
   public QueryOutcome run(QueryInputs in) {
     Dataset<Row> lineitem = in.lineitem();
     Dataset<Row> orders = in.orders();
-    Dataset<Row> joined = lineitem.join(orders,
-        lineitem.col("l_orderkey").equalTo(orders.col("o_orderkey")));
+    Dataset<Row> joined =
+        lineitem.join(orders, lineitem.col("l_orderkey").equalTo(orders.col("o_orderkey")));
     return Checksums.of(joined, "");
   }
 }

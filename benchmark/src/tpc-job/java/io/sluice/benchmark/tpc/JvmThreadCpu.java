@@ -13,8 +13,8 @@ import java.util.Map;
 /**
  * The CPU time of this JVM's threads by group, read from {@code /proc/self/task} (Linux): the map
  * and reduce tasks, the shuffle client's event loops (Sluice's), the JIT compiler, the garbage
- * collector, and the rest of the process. In local mode this JVM is the driver and the executor,
- * so the groups say where the CPU that task metrics do not count went.
+ * collector, and the rest of the process. In local mode this JVM is the driver and the executor, so
+ * the groups say where the CPU that task metrics do not count went.
  */
 final class JvmThreadCpu {
   static final String TASKS = "tasks";
@@ -26,6 +26,7 @@ final class JvmThreadCpu {
 
   /** Clock ticks per second of utime and stime: USER_HZ, which Linux fixes at 100. */
   private static final long TICKS_PER_SECOND = 100;
+
   private static final Path TASKS_DIR = Path.of("/proc/self/task");
 
   private final Map<String, Long> ticksByThread;

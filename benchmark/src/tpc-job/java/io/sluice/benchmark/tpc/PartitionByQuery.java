@@ -26,10 +26,11 @@ final class PartitionByQuery implements TpcQuery {
     long total = in.generator().orderCount() * 10 / 3;
     long seed = in.seed();
     JavaRDD<Tuple2<Long, byte[]>> records = RddSource.generate(in, total, j -> record(seed, j));
-    List<long[]> parts = JavaPairRDD.fromJavaRDD(records)
-        .partitionBy(new HashPartitioner(in.rddPartitions()))
-        .mapPartitions(PartitionByQuery::summarize)
-        .collect();
+    List<long[]> parts =
+        JavaPairRDD.fromJavaRDD(records)
+            .partitionBy(new HashPartitioner(in.rddPartitions()))
+            .mapPartitions(PartitionByQuery::summarize)
+            .collect();
     return QueryOutcome.ofPartitions(parts, total + " records");
   }
 

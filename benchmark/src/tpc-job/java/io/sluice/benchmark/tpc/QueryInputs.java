@@ -6,8 +6,13 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /** What a query reads: the session, the generated tables, and the sizes the RDD queries use. */
-record QueryInputs(SparkSession spark, Path tables, TpchGenerator generator, double scale,
-    long seed, int rddPartitions) {
+record QueryInputs(
+    SparkSession spark,
+    Path tables,
+    TpchGenerator generator,
+    double scale,
+    long seed,
+    int rddPartitions) {
 
   Dataset<Row> lineitem() {
     return TpchTables.read(spark, tables, TableLayout.LINEITEM);

@@ -79,8 +79,8 @@ final class QueryMetricsListener extends SparkListener {
 
   @Override
   public synchronized void onStageSubmitted(SparkListenerStageSubmitted event) {
-    String query = event.properties() == null ? null
-        : event.properties().getProperty(QUERY_PROPERTY);
+    String query =
+        event.properties() == null ? null : event.properties().getProperty(QUERY_PROPERTY);
     if (query != null) {
       StageInfo info = event.stageInfo();
       queryOfStage.put(info.stageId(), query);
@@ -132,8 +132,10 @@ final class QueryMetricsListener extends SparkListener {
   }
 
   private StageFigures stage(String query, int stageId, int attempt, String name) {
-    return stagesOfQuery.computeIfAbsent(query, q -> new LinkedHashMap<>())
-        .computeIfAbsent(stageId + "." + attempt,
+    return stagesOfQuery
+        .computeIfAbsent(query, q -> new LinkedHashMap<>())
+        .computeIfAbsent(
+            stageId + "." + attempt,
             k -> new StageFigures(stageId, attempt, name == null ? "" : name));
   }
 

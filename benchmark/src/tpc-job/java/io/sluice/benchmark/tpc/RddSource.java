@@ -22,27 +22,28 @@ final class RddSource {
       ids.add(p);
     }
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(in.spark().sparkContext());
-    return sc.parallelize(ids, partitions).mapPartitions(it -> {
-      int p = it.next();
-      long from = total * p / partitions;
-      long to = total * (p + 1) / partitions;
-      return new Iterator<T>() {
-        long j = from;
+    return sc.parallelize(ids, partitions)
+        .mapPartitions(
+            it -> {
+              int p = it.next();
+              long from = total * p / partitions;
+              long to = total * (p + 1) / partitions;
+              return new Iterator<T>() {
+                long j = from;
 
-        @Override
-        public boolean hasNext() {
-          return j < to;
-        }
+                @Override
+                public boolean hasNext() {
+                  return j < to;
+                }
 
-        @Override
-        public T next() {
-          if (j >= to) {
-            throw new NoSuchElementException();
-          }
-          return maker.apply(j++);
-        }
-      };
-    });
+                @Override
+                public T next() {
+                  if (j >= to) {
+                    throw new NoSuchElementException();
+                  }
+                  return maker.apply(j++);
+                }
+              };
+            });
   }
-
 }

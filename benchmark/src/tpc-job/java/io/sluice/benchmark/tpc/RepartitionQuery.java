@@ -22,9 +22,8 @@ final class RepartitionQuery implements TpcQuery {
     long total = in.generator().orderCount() * 2 / 3;
     long seed = in.seed();
     JavaRDD<String> rows = RddSource.generate(in, total, j -> wideRow(seed, j));
-    List<long[]> parts = rows.repartition(in.rddPartitions())
-        .mapPartitions(RepartitionQuery::summarize)
-        .collect();
+    List<long[]> parts =
+        rows.repartition(in.rddPartitions()).mapPartitions(RepartitionQuery::summarize).collect();
     return QueryOutcome.ofPartitions(parts, "");
   }
 
@@ -34,13 +33,29 @@ final class RepartitionQuery implements TpcQuery {
     long order = TpchGenerator.orderKey(j);
     for (int line = 1; sb.length() < ROW_CHARS; line++) {
       int quantity = 1 + rng.nextInt(50);
-      sb.append(order).append('|').append(1 + rng.nextInt(200_000)).append('|')
-          .append(1 + rng.nextInt(10_000)).append('|').append(line).append('|')
-          .append(quantity).append('|').append(quantity * (900 + rng.nextInt(1_100)))
+      sb.append(order)
+          .append('|')
+          .append(1 + rng.nextInt(200_000))
+          .append('|')
+          .append(1 + rng.nextInt(10_000))
+          .append('|')
+          .append(line)
+          .append('|')
+          .append(quantity)
+          .append('|')
+          .append(quantity * (900 + rng.nextInt(1_100)))
           .append(".00|0.0")
-          .append(rng.nextInt(10)).append("|0.0").append(rng.nextInt(9)).append("|N|O|199")
-          .append(2 + rng.nextInt(7)).append("-0").append(1 + rng.nextInt(9)).append('-')
-          .append(10 + rng.nextInt(18)).append('|').append(TextPool.phrase(rng, 10, 43))
+          .append(rng.nextInt(10))
+          .append("|0.0")
+          .append(rng.nextInt(9))
+          .append("|N|O|199")
+          .append(2 + rng.nextInt(7))
+          .append("-0")
+          .append(1 + rng.nextInt(9))
+          .append('-')
+          .append(10 + rng.nextInt(18))
+          .append('|')
+          .append(TextPool.phrase(rng, 10, 43))
           .append("|\n");
     }
     sb.setLength(ROW_CHARS);

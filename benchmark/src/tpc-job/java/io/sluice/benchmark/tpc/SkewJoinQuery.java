@@ -26,35 +26,41 @@ final class SkewJoinQuery implements TpcQuery {
   @Override
   public QueryOutcome run(QueryInputs in) {
     String threshold = String.valueOf(skewThresholdBytes(in.scale()));
-    Map<String, String> settings = Map.of(
-        "spark.sql.adaptive.enabled", "true",
-        "spark.sql.adaptive.skewJoin.enabled", "true",
-        "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", threshold,
-        "spark.sql.adaptive.advisoryPartitionSizeInBytes", threshold);
+    Map<String, String> settings =
+        Map.of(
+            "spark.sql.adaptive.enabled",
+            "true",
+            "spark.sql.adaptive.skewJoin.enabled",
+            "true",
+            "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes",
+            threshold,
+            "spark.sql.adaptive.advisoryPartitionSizeInBytes",
+            threshold);
     RuntimeConfig conf = in.spark().conf();
     Map<String, String> saved = new HashMap<>();
-    settings.forEach((k, v) -> {
-      saved.put(k, conf.contains(k) ? conf.get(k) : null);
-      conf.set(k, v);
-    });
+    settings.forEach(
+        (k, v) -> {
+          saved.put(k, conf.contains(k) ? conf.get(k) : null);
+          conf.set(k, v);
+        });
     try {
       Dataset<Row> lineitem = in.lineitem();
       Dataset<Row> dim = in.skewDimension();
-      Dataset<Row> joined = lineitem.join(dim,
-          lineitem.col("l_skewkey").equalTo(dim.col("s_key")));
+      Dataset<Row> joined = lineitem.join(dim, lineitem.col("l_skewkey").equalTo(dim.col("s_key")));
       Dataset<Row> summary = Checksums.summary(joined);
       Row r = summary.collectAsList().get(0);
       boolean split = summary.queryExecution().executedPlan().toString().contains("skew=true");
-      return Checksums.outcome(r,
-          split ? "AQE split skewed partitions" : "AQE found no partition to split");
+      return Checksums.outcome(
+          r, split ? "AQE split skewed partitions" : "AQE found no partition to split");
     } finally {
-      saved.forEach((k, v) -> {
-        if (v == null) {
-          conf.unset(k);
-        } else {
-          conf.set(k, v);
-        }
-      });
+      saved.forEach(
+          (k, v) -> {
+            if (v == null) {
+              conf.unset(k);
+            } else {
+              conf.set(k, v);
+            }
+          });
     }
   }
 }

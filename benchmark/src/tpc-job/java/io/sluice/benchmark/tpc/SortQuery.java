@@ -29,8 +29,10 @@ final class SortQuery implements TpcQuery {
    */
   static final class Key implements Serializable {
     private static final long serialVersionUID = 1L;
-    static final Comparator<Key> ORDER = Comparator.comparing((Key k) -> k.price)
-        .thenComparingLong(k -> k.order).thenComparingInt(k -> k.line);
+    static final Comparator<Key> ORDER =
+        Comparator.comparing((Key k) -> k.price)
+            .thenComparingLong(k -> k.order)
+            .thenComparingInt(k -> k.line);
     final BigDecimal price;
     final long order;
     final int line;
@@ -65,16 +67,20 @@ final class SortQuery implements TpcQuery {
   @Override
   public QueryOutcome run(QueryInputs in) {
     Dataset<Row> lineitem = in.lineitem();
-    Dataset<Row> keyed = lineitem
-        .orderBy(col("l_extendedprice"), col("l_orderkey"), col("l_linenumber"))
-        .select(col("l_extendedprice"), col("l_orderkey"), col("l_linenumber"),
-            pmod(Checksums.rowHash(lineitem), lit(Checksums.MODULUS)).as("h"));
+    Dataset<Row> keyed =
+        lineitem
+            .orderBy(col("l_extendedprice"), col("l_orderkey"), col("l_linenumber"))
+            .select(
+                col("l_extendedprice"),
+                col("l_orderkey"),
+                col("l_linenumber"),
+                pmod(Checksums.rowHash(lineitem), lit(Checksums.MODULUS)).as("h"));
     List<Slice> slices = keyed.javaRDD().mapPartitionsWithIndex(SortQuery::slice, false).collect();
     long rows = 0;
     long checksum = 0;
     Key previous = null;
-    List<Slice> inOrder = slices.stream().sorted(Comparator.comparingInt((Slice x) -> x.index))
-        .toList();
+    List<Slice> inOrder =
+        slices.stream().sorted(Comparator.comparingInt((Slice x) -> x.index)).toList();
     for (Slice s : inOrder) {
       if (!s.ordered) {
         throw new IllegalStateException("sort output partition " + s.index + " is not in order");
@@ -83,8 +89,8 @@ final class SortQuery implements TpcQuery {
         continue;
       }
       if (previous != null && Key.ORDER.compare(previous, s.first) >= 0) {
-        throw new IllegalStateException("sort output partition " + s.index
-            + " starts before the end of the previous one");
+        throw new IllegalStateException(
+            "sort output partition " + s.index + " starts before the end of the previous one");
       }
       previous = s.last;
       rows += s.rows;

@@ -13,6 +13,7 @@ import scala.collection.JavaConverters;
  */
 final class SparkTpcdsSchema implements TPCDSSchema {
   private scala.collection.immutable.Map<String, String> tableColumns;
+
   /** Raw: its value type is Scala 2.12's collection.Seq on Spark 3.5, 2.13's immutable.Seq on 4. */
   @SuppressWarnings("rawtypes")
   private scala.collection.immutable.Map tablePartitionColumns;
@@ -23,8 +24,8 @@ final class SparkTpcdsSchema implements TPCDSSchema {
 
   /** Table name to its columns' DDL, sorted by name. */
   static Map<String, String> tables() {
-    return new TreeMap<>(JavaConverters.mapAsJavaMapConverter(
-        new SparkTpcdsSchema().tableColumns()).asJava());
+    return new TreeMap<>(
+        JavaConverters.mapAsJavaMapConverter(new SparkTpcdsSchema().tableColumns()).asJava());
   }
 
   @Override

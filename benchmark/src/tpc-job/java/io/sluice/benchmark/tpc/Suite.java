@@ -5,9 +5,9 @@ import java.nio.file.Path;
 
 /**
  * The query suites the benchmark runs: the TPC-style shuffle queries of this project (TPC-H-like
- * tables), TPC-DS (the query texts of the Spark line's own test jar), or the plain RDD shuffle
- * (the {@code partitionby} query alone, 16 map and reduce tasks, no tables). Free of Spark
- * classes, so that the harness can find each suite's tables.
+ * tables), TPC-DS (the query texts of the Spark line's own test jar), or the plain RDD shuffle (the
+ * {@code partitionby} query alone, 16 map and reduce tasks, no tables). Free of Spark classes, so
+ * that the harness can find each suite's tables.
  */
 enum Suite {
   TPC("tpc", "TPC-style queries"),
@@ -42,7 +42,8 @@ enum Suite {
    * dsdgen's generator gives the same rows at a scale every time.
    */
   Path tables(Path dataRoot, double scale, long seed) {
-    return this == TPC ? TableLayout.directory(dataRoot, scale, seed)
+    return this == TPC
+        ? TableLayout.directory(dataRoot, scale, seed)
         : dataRoot.resolve("tpcds-sf-" + ScaleFactor.format(scale));
   }
 

@@ -21,21 +21,22 @@ import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The Spark application of the TPC benchmark, submitted once per round and mode by
- * {@code TpcBenchmark} (the harness, in src/main/java). With {@code --generate} it writes the
- * tables; otherwise it runs the queries one after the other and appends one JSON line per query to
- * the events file: wall time, answer, and the task metrics of its stages. {@code --tpcds} picks
- * the TPC-DS suite ({@link Suite}): its tables, and the query texts of Spark's own test jar;
- * {@code --rdd} the plain RDD shuffle (the partitionby query on 16 tasks, no tables).
+ * The Spark application of the TPC benchmark, submitted once per round and mode by {@code
+ * TpcBenchmark} (the harness, in src/main/java). With {@code --generate} it writes the tables;
+ * otherwise it runs the queries one after the other and appends one JSON line per query to the
+ * events file: wall time, answer, and the task metrics of its stages. {@code --tpcds} picks the
+ * TPC-DS suite ({@link Suite}): its tables, and the query texts of Spark's own test jar; {@code
+ * --rdd} the plain RDD shuffle (the partitionby query on 16 tasks, no tables).
  *
  * <p>This source root (src/tpc-job/java) is compiled twice: by this module for Spark 3.5 and by
  * examples-spark-4 for Spark 4 (Scala 2.13), so it uses nothing but Spark, Jackson (Spark's own)
  * and the JDK.
  */
 public final class TpcJob {
-  private static final String USAGE = "Usage: TpcJob --data DIR --scale SF [--tpcds|--rdd]"
-      + " [--seed N] [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
-      + " [--rdd-partitions N]";
+  private static final String USAGE =
+      "Usage: TpcJob --data DIR --scale SF [--tpcds|--rdd]"
+          + " [--seed N] [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
+          + " [--rdd-partitions N]";
 
   private TpcJob() {}
 
@@ -53,41 +54,55 @@ public final class TpcJob {
       } else if (flag.equals("--rdd")) {
         suite = Suite.RDD;
       } else {
-        flags.named(flag, List.of("data", "scale", "seed", "queries", "events", "rdd-partitions"),
-            opts);
+        flags.named(
+            flag, List.of("data", "scale", "seed", "queries", "events", "rdd-partitions"), opts);
       }
     }
     double scale = ScaleFactor.parse(required(opts, "scale"));
     long seed = Long.parseLong(opts.getOrDefault("seed", "1"));
     Path tables = suite.tables(Path.of(required(opts, "data")), scale, seed);
 
-    SparkSession spark = SparkSession.builder().appName("sluice-" + suite.label())
-        .config("spark.sql.datetime.java8API.enabled", suite == Suite.TPC).getOrCreate();
+    SparkSession spark =
+        SparkSession.builder()
+            .appName("sluice-" + suite.label())
+            .config("spark.sql.datetime.java8API.enabled", suite == Suite.TPC)
+            .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     try {
       if (generate) {
         long start = System.nanoTime();
         if (suite == Suite.TPC) {
           int generatorPartitions = TableLayout.generatorPartitions(scale);
-          TpchTables.write(spark, tables, new TpchGenerator(scale, seed, generatorPartitions),
+          TpchTables.write(
+              spark,
+              tables,
+              new TpchGenerator(scale, seed, generatorPartitions),
               generatorPartitions);
         } else if (suite == Suite.TPCDS) {
           TpcdsTables.write(spark, tables, scale);
         }
-        System.out.printf("Generated SF %s in %s in %.1f s%n", ScaleFactor.format(scale), tables,
-            (System.nanoTime() - start) / 1e9);
+        System.out.printf(
+            "Generated SF %s in %s in %.1f s%n",
+            ScaleFactor.format(scale), tables, (System.nanoTime() - start) / 1e9);
         return;
       }
       if (!suite.complete(tables)) {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
       String names = opts.getOrDefault("queries", "all");
-      List<JobQuery> queries = switch (suite) {
-        case TPC -> tpcQueries(spark, tables, scale, seed, names, opts);
-        case RDD -> tpcQueries(spark, tables, scale, seed, QuerySpec.PARTITION_BY.label(),
-            Map.of("rdd-partitions", String.valueOf(Suite.RDD_PARTITIONS)));
-        case TPCDS -> tpcdsQueries(spark, tables, names);
-      };
+      List<JobQuery> queries =
+          switch (suite) {
+            case TPC -> tpcQueries(spark, tables, scale, seed, names, opts);
+            case RDD ->
+                tpcQueries(
+                    spark,
+                    tables,
+                    scale,
+                    seed,
+                    QuerySpec.PARTITION_BY.label(),
+                    Map.of("rdd-partitions", String.valueOf(Suite.RDD_PARTITIONS)));
+            case TPCDS -> tpcdsQueries(spark, tables, names);
+          };
       boolean failed = runAll(spark, queries, Path.of(required(opts, "events")));
       if (failed) {
         System.exit(2);
@@ -97,15 +112,22 @@ public final class TpcJob {
     }
   }
 
-  private static List<JobQuery> tpcQueries(SparkSession spark, Path tables, double scale,
-      long seed, String names, Map<String, String> opts) {
-    int rddPartitions = Integer.parseInt(opts.getOrDefault("rdd-partitions",
-        String.valueOf(defaultRddPartitions(scale))));
-    TpchGenerator generator = new TpchGenerator(scale, seed,
-        TableLayout.generatorPartitions(scale));
+  private static List<JobQuery> tpcQueries(
+      SparkSession spark,
+      Path tables,
+      double scale,
+      long seed,
+      String names,
+      Map<String, String> opts) {
+    int rddPartitions =
+        Integer.parseInt(
+            opts.getOrDefault("rdd-partitions", String.valueOf(defaultRddPartitions(scale))));
+    TpchGenerator generator =
+        new TpchGenerator(scale, seed, TableLayout.generatorPartitions(scale));
     QueryInputs in = new QueryInputs(spark, tables, generator, scale, seed, rddPartitions);
-    return TpcQueries.select(names).stream().map(q -> new JobQuery(q.spec().label(),
-        q.spec().description(), () -> q.run(in))).toList();
+    return TpcQueries.select(names).stream()
+        .map(q -> new JobQuery(q.spec().label(), q.spec().description(), () -> q.run(in)))
+        .toList();
   }
 
   /**
@@ -117,17 +139,25 @@ public final class TpcJob {
       throws IOException {
     TpcdsTables.register(spark, tables);
     List<JobQuery> queries = new ArrayList<>();
-    TpcdsQueryTexts.select(names).forEach((name, text) -> queries.add(new JobQuery(name,
-        "TPC-DS " + name, () -> {
-          try {
-            return Checksums.ofRows(spark.sql(text).collectAsList(), "");
-          } catch (ArithmeticException e) {
-            String error = e.getClass().getName() + ": "
-                + String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-            return new QueryOutcome(-1, Checksums.term(error.hashCode()), "failed alike: "
-                + error);
-          }
-        })));
+    TpcdsQueryTexts.select(names)
+        .forEach(
+            (name, text) ->
+                queries.add(
+                    new JobQuery(
+                        name,
+                        "TPC-DS " + name,
+                        () -> {
+                          try {
+                            return Checksums.ofRows(spark.sql(text).collectAsList(), "");
+                          } catch (ArithmeticException e) {
+                            String error =
+                                e.getClass().getName()
+                                    + ": "
+                                    + String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+                            return new QueryOutcome(
+                                -1, Checksums.term(error.hashCode()), "failed alike: " + error);
+                          }
+                        })));
     return queries;
   }
 
@@ -144,8 +174,9 @@ public final class TpcJob {
     ObjectMapper json = new ObjectMapper();
     boolean failed = false;
     Files.createDirectories(events.toAbsolutePath().getParent());
-    try (Writer out = Files.newBufferedWriter(events, StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+    try (Writer out =
+        Files.newBufferedWriter(
+            events, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
       for (JobQuery q : queries) {
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("query", q.label());
@@ -162,7 +193,10 @@ public final class TpcJob {
           line.put("rows", outcome.rows());
           line.put("checksum", Long.toHexString(outcome.checksum()));
           line.put("note", outcome.note());
-          System.out.printf("Query %s: %s in %.1f s%s%n", q.label(), outcome.answer(),
+          System.out.printf(
+              "Query %s: %s in %.1f s%s%n",
+              q.label(),
+              outcome.answer(),
               (System.nanoTime() - start) / 1e9,
               outcome.note().isEmpty() ? "" : " (" + outcome.note() + ")");
         } catch (Exception e) {
@@ -213,8 +247,8 @@ public final class TpcJob {
    * threads, which task metrics do not count.
    */
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-        ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static String stackTrace(Throwable t) {

@@ -4,9 +4,16 @@ import java.util.List;
 
 /** The implementation of each {@link QuerySpec}. */
 final class TpcQueries {
-  private static final List<TpcQuery> ALL = List.of(new AggregateQuery(), new JoinQuery(),
-      new SortQuery(), new SkewJoinQuery(), new GroupByKeyQuery(), new RepartitionQuery(),
-      new PartitionByQuery(), new SmallShufflesQuery());
+  private static final List<TpcQuery> ALL =
+      List.of(
+          new AggregateQuery(),
+          new JoinQuery(),
+          new SortQuery(),
+          new SkewJoinQuery(),
+          new GroupByKeyQuery(),
+          new RepartitionQuery(),
+          new PartitionByQuery(),
+          new SmallShufflesQuery());
 
   private TpcQueries() {}
 
@@ -16,7 +23,9 @@ final class TpcQueries {
   }
 
   static TpcQuery of(QuerySpec spec) {
-    return ALL.stream().filter(q -> q.spec() == spec).findFirst()
+    return ALL.stream()
+        .filter(q -> q.spec() == spec)
+        .findFirst()
         .orElseThrow(() -> new IllegalStateException("no implementation of " + spec));
   }
 }

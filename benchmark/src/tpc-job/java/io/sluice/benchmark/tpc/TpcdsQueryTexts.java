@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  */
 public final class TpcdsQueryTexts {
   private static final String DIR = "tpcds/";
+
   /** A query's name as Spark's test jar spells it. */
   static final Pattern NAME = Pattern.compile("q(\\d+)([a-z]?)");
 
@@ -30,22 +31,28 @@ public final class TpcdsQueryTexts {
   public static Map<String, String> all() throws IOException {
     URL first = TpcdsQueryTexts.class.getClassLoader().getResource(DIR + "q1.sql");
     if (first == null || !(first.openConnection() instanceof JarURLConnection jar)) {
-      throw new IllegalStateException("no " + DIR + "q1.sql in a jar on the class path: the "
-          + "spark-sql test jar is missing");
+      throw new IllegalStateException(
+          "no "
+              + DIR
+              + "q1.sql in a jar on the class path: the "
+              + "spark-sql test jar is missing");
     }
     List<String> names;
     try (JarFile file = new JarFile(jar.getJarFileURL().getPath())) {
-      names = file.stream().map(e -> e.getName())
-          .filter(n -> n.startsWith(DIR) && n.endsWith(".sql") && n.indexOf('/', DIR.length()) < 0)
-          .map(n -> n.substring(DIR.length(), n.length() - ".sql".length()))
-          .filter(n -> NAME.matcher(n).matches())
-          .sorted(Comparator.comparingInt(TpcdsQueryTexts::number).thenComparing(n -> n))
-          .toList();
+      names =
+          file.stream()
+              .map(e -> e.getName())
+              .filter(
+                  n -> n.startsWith(DIR) && n.endsWith(".sql") && n.indexOf('/', DIR.length()) < 0)
+              .map(n -> n.substring(DIR.length(), n.length() - ".sql".length()))
+              .filter(n -> NAME.matcher(n).matches())
+              .sorted(Comparator.comparingInt(TpcdsQueryTexts::number).thenComparing(n -> n))
+              .toList();
     }
     Map<String, String> queries = new LinkedHashMap<>();
     for (String name : names) {
-      try (InputStream in = TpcdsQueryTexts.class.getClassLoader()
-          .getResourceAsStream(DIR + name + ".sql")) {
+      try (InputStream in =
+          TpcdsQueryTexts.class.getClassLoader().getResourceAsStream(DIR + name + ".sql")) {
         queries.put(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
       }
     }
@@ -69,8 +76,8 @@ public final class TpcdsQueryTexts {
       }
     }
     if (!unknown.isEmpty()) {
-      throw new IllegalArgumentException("no TPC-DS query " + unknown + " in Spark's test jar; "
-          + "it has " + all.keySet());
+      throw new IllegalArgumentException(
+          "no TPC-DS query " + unknown + " in Spark's test jar; " + "it has " + all.keySet());
     }
     return selected;
   }

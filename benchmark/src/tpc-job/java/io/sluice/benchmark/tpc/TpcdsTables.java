@@ -55,9 +55,13 @@ public final class TpcdsTables {
       StructType schema = storedSchema(table.getValue());
       String name = table.getKey();
       int width = schema.fields().length;
-      JavaRDD<Row> rows = sc.parallelize(IntStream.rangeClosed(1, chunks).boxed().toList(), chunks)
-          .flatMap(chunk -> generate(name, scale, chunks, chunk, schema, width));
-      spark.createDataFrame(rows, schema).write().mode(SaveMode.Overwrite)
+      JavaRDD<Row> rows =
+          sc.parallelize(IntStream.rangeClosed(1, chunks).boxed().toList(), chunks)
+              .flatMap(chunk -> generate(name, scale, chunks, chunk, schema, width));
+      spark
+          .createDataFrame(rows, schema)
+          .write()
+          .mode(SaveMode.Overwrite)
           .parquet(dir.resolve(name).toString());
     }
     Files.writeString(dir.resolve(Suite.TPCDS_COMPLETE), "scale " + scale + "\n");
@@ -69,8 +73,15 @@ public final class TpcdsTables {
    */
   public static void register(SparkSession spark, Path dir) {
     for (Map.Entry<String, String> table : SparkTpcdsSchema.tables().entrySet()) {
-      spark.sql("CREATE TABLE `" + table.getKey() + "` (" + table.getValue() + ") USING parquet "
-          + "LOCATION '" + dir.resolve(table.getKey()).toUri() + "'");
+      spark.sql(
+          "CREATE TABLE `"
+              + table.getKey()
+              + "` ("
+              + table.getValue()
+              + ") USING parquet "
+              + "LOCATION '"
+              + dir.resolve(table.getKey()).toUri()
+              + "'");
     }
   }
 
@@ -80,10 +91,14 @@ public final class TpcdsTables {
   }
 
   /** One chunk of one table's rows, as the generator gives them (strings, null for NULL). */
-  private static Iterator<Row> generate(String table, double scale, int chunks, int chunk,
-      StructType schema, int width) {
-    Session session = Session.getDefaultSession().withScale(scale).withParallelism(chunks)
-        .withChunkNumber(chunk).withTable(Table.getTable(table));
+  private static Iterator<Row> generate(
+      String table, double scale, int chunks, int chunk, StructType schema, int width) {
+    Session session =
+        Session.getDefaultSession()
+            .withScale(scale)
+            .withParallelism(chunks)
+            .withChunkNumber(chunk)
+            .withTable(Table.getTable(table));
     Iterator<List<List<String>>> generated =
         Results.constructResults(Table.getTable(table), session).iterator();
     StructField[] fields = schema.fields();
@@ -98,8 +113,12 @@ public final class TpcdsTables {
         // A sales table's generator gives its row first, then the return it may cause.
         List<String> values = generated.next().get(0);
         if (values.size() != width) {
-          throw new IllegalStateException(table + ": the generator gives " + values.size()
-              + " columns where Spark's schema has " + width);
+          throw new IllegalStateException(
+              table
+                  + ": the generator gives "
+                  + values.size()
+                  + " columns where Spark's schema has "
+                  + width);
         }
         List<Object> row = new ArrayList<>(width);
         for (int i = 0; i < width; i++) {

@@ -27,10 +27,12 @@ final class TpchGenerator implements Serializable {
   private static final long START_DAY = LocalDate.of(1992, 1, 1).toEpochDay();
   private static final long CURRENT_DAY = LocalDate.of(1995, 6, 17).toEpochDay();
   private static final long END_DAY = LocalDate.of(1998, 12, 31).toEpochDay();
-  private static final String[] PRIORITIES = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED",
-      "5-LOW"};
-  private static final String[] INSTRUCTIONS = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
-      "TAKE BACK RETURN"};
+  private static final String[] PRIORITIES = {
+    "1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"
+  };
+  private static final String[] INSTRUCTIONS = {
+    "DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"
+  };
   private static final String[] MODES = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
 
   private final double scale;
@@ -159,14 +161,17 @@ final class TpchGenerator implements Serializable {
         }
         int k = key++;
         SplittableRandom rng = random(-1L - k, 0);
-        return RowFactory.create(k, String.format("Promo#%09d", k), cents(rng.nextInt(0, 31)),
+        return RowFactory.create(
+            k,
+            String.format("Promo#%09d", k),
+            cents(rng.nextInt(0, 31)),
             TextPool.phrase(rng, 20, 60));
       }
     };
   }
 
-  private record Order(long index, long custKey, long orderDay, int lines, int priority,
-      int clerk) {}
+  private record Order(
+      long index, long custKey, long orderDay, int lines, int priority, int clerk) {}
 
   private Order order(long index) {
     SplittableRandom rng = random(index, 0);
@@ -226,9 +231,16 @@ final class TpchGenerator implements Serializable {
     }
     String status = shipped == o.lines ? "F" : shipped == 0 ? "O" : "P";
     SplittableRandom rng = random(index, 8);
-    return RowFactory.create(orderKey(index), o.custKey, status, cents(total),
-        LocalDate.ofEpochDay(o.orderDay), PRIORITIES[o.priority],
-        String.format("Clerk#%09d", o.clerk), 0, TextPool.phrase(rng, 19, 78));
+    return RowFactory.create(
+        orderKey(index),
+        o.custKey,
+        status,
+        cents(total),
+        LocalDate.ofEpochDay(o.orderDay),
+        PRIORITIES[o.priority],
+        String.format("Clerk#%09d", o.clerk),
+        0,
+        TextPool.phrase(rng, 19, 78));
   }
 
   private Row lineRow(Order o, int l) {
@@ -236,12 +248,24 @@ final class TpchGenerator implements Serializable {
     SplittableRandom rng = line.rng;
     String returnFlag = line.receiptDay <= CURRENT_DAY ? (rng.nextBoolean() ? "R" : "A") : "N";
     String lineStatus = line.shipDay > CURRENT_DAY ? "O" : "F";
-    return RowFactory.create(orderKey(o.index), line.partKey, line.suppKey, l,
-        cents(line.quantity * 100L), cents(line.priceCents), cents(line.discount), cents(line.tax),
-        returnFlag, lineStatus, LocalDate.ofEpochDay(line.shipDay),
-        LocalDate.ofEpochDay(line.commitDay), LocalDate.ofEpochDay(line.receiptDay),
-        INSTRUCTIONS[rng.nextInt(INSTRUCTIONS.length)], MODES[rng.nextInt(MODES.length)],
-        TextPool.phrase(rng, 10, 43), skewKey(rng));
+    return RowFactory.create(
+        orderKey(o.index),
+        line.partKey,
+        line.suppKey,
+        l,
+        cents(line.quantity * 100L),
+        cents(line.priceCents),
+        cents(line.discount),
+        cents(line.tax),
+        returnFlag,
+        lineStatus,
+        LocalDate.ofEpochDay(line.shipDay),
+        LocalDate.ofEpochDay(line.commitDay),
+        LocalDate.ofEpochDay(line.receiptDay),
+        INSTRUCTIONS[rng.nextInt(INSTRUCTIONS.length)],
+        MODES[rng.nextInt(MODES.length)],
+        TextPool.phrase(rng, 10, 43),
+        skewKey(rng));
   }
 
   /** 30% of lines share three keys (15%, 10%, 5%); the rest spread evenly over the others. */

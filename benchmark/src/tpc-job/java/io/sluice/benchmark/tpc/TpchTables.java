@@ -23,26 +23,45 @@ import org.apache.spark.sql.types.StructType;
 final class TpchTables {
   private static final DataType MONEY = DataTypes.createDecimalType(12, 2);
 
-  static final StructType LINEITEM_SCHEMA = new StructType(new StructField[] {
-      field("l_orderkey", DataTypes.LongType), field("l_partkey", DataTypes.LongType),
-      field("l_suppkey", DataTypes.LongType), field("l_linenumber", DataTypes.IntegerType),
-      field("l_quantity", MONEY), field("l_extendedprice", MONEY), field("l_discount", MONEY),
-      field("l_tax", MONEY), field("l_returnflag", DataTypes.StringType),
-      field("l_linestatus", DataTypes.StringType), field("l_shipdate", DataTypes.DateType),
-      field("l_commitdate", DataTypes.DateType), field("l_receiptdate", DataTypes.DateType),
-      field("l_shipinstruct", DataTypes.StringType), field("l_shipmode", DataTypes.StringType),
-      field("l_comment", DataTypes.StringType), field("l_skewkey", DataTypes.IntegerType)});
+  static final StructType LINEITEM_SCHEMA =
+      new StructType(
+          new StructField[] {
+            field("l_orderkey", DataTypes.LongType),
+            field("l_partkey", DataTypes.LongType),
+            field("l_suppkey", DataTypes.LongType),
+            field("l_linenumber", DataTypes.IntegerType),
+            field("l_quantity", MONEY),
+            field("l_extendedprice", MONEY),
+            field("l_discount", MONEY),
+            field("l_tax", MONEY),
+            field("l_returnflag", DataTypes.StringType),
+            field("l_linestatus", DataTypes.StringType),
+            field("l_shipdate", DataTypes.DateType),
+            field("l_commitdate", DataTypes.DateType),
+            field("l_receiptdate", DataTypes.DateType),
+            field("l_shipinstruct", DataTypes.StringType),
+            field("l_shipmode", DataTypes.StringType),
+            field("l_comment", DataTypes.StringType),
+            field("l_skewkey", DataTypes.IntegerType)
+          });
 
-  static final StructType ORDERS_SCHEMA = new StructType(new StructField[] {
-      field("o_orderkey", DataTypes.LongType), field("o_custkey", DataTypes.LongType),
-      field("o_orderstatus", DataTypes.StringType), field("o_totalprice", MONEY),
-      field("o_orderdate", DataTypes.DateType), field("o_orderpriority", DataTypes.StringType),
-      field("o_clerk", DataTypes.StringType), field("o_shippriority", DataTypes.IntegerType),
-      field("o_comment", DataTypes.StringType)});
+  static final StructType ORDERS_SCHEMA =
+      new StructType(
+          new StructField[] {
+            field("o_orderkey", DataTypes.LongType), field("o_custkey", DataTypes.LongType),
+            field("o_orderstatus", DataTypes.StringType), field("o_totalprice", MONEY),
+            field("o_orderdate", DataTypes.DateType),
+                field("o_orderpriority", DataTypes.StringType),
+            field("o_clerk", DataTypes.StringType), field("o_shippriority", DataTypes.IntegerType),
+            field("o_comment", DataTypes.StringType)
+          });
 
-  static final StructType SKEW_DIMENSION_SCHEMA = new StructType(new StructField[] {
-      field("s_key", DataTypes.IntegerType), field("s_name", DataTypes.StringType),
-      field("s_discount", MONEY), field("s_comment", DataTypes.StringType)});
+  static final StructType SKEW_DIMENSION_SCHEMA =
+      new StructType(
+          new StructField[] {
+            field("s_key", DataTypes.IntegerType), field("s_name", DataTypes.StringType),
+            field("s_discount", MONEY), field("s_comment", DataTypes.StringType)
+          });
 
   private TpchTables() {}
 
@@ -57,12 +76,18 @@ final class TpchTables {
       ids.add(p);
     }
     JavaRDD<Integer> tasks = sc.parallelize(ids, partitions);
-    save(spark.createDataFrame(tasks.mapPartitions(it -> generator.orders(it.next())),
-        ORDERS_SCHEMA), dir.resolve(TableLayout.ORDERS));
-    save(spark.createDataFrame(tasks.mapPartitions(it -> generator.lineitems(it.next())),
-        LINEITEM_SCHEMA), dir.resolve(TableLayout.LINEITEM));
-    save(spark.createDataFrame(tasks.mapPartitions(it -> generator.skewDimension(it.next())),
-        SKEW_DIMENSION_SCHEMA), dir.resolve(TableLayout.SKEW_DIMENSION));
+    save(
+        spark.createDataFrame(
+            tasks.mapPartitions(it -> generator.orders(it.next())), ORDERS_SCHEMA),
+        dir.resolve(TableLayout.ORDERS));
+    save(
+        spark.createDataFrame(
+            tasks.mapPartitions(it -> generator.lineitems(it.next())), LINEITEM_SCHEMA),
+        dir.resolve(TableLayout.LINEITEM));
+    save(
+        spark.createDataFrame(
+            tasks.mapPartitions(it -> generator.skewDimension(it.next())), SKEW_DIMENSION_SCHEMA),
+        dir.resolve(TableLayout.SKEW_DIMENSION));
   }
 
   private static void save(Dataset<Row> table, Path path) {

@@ -17,25 +17,30 @@ import javax.crypto.spec.SecretKeySpec;
  * server is caught by its CRC32C only when the alteration is not also reflected in it; see
  * docs/security.md. Thread-safe.
  *
- * <p>AES-CTR rather than AES-GCM: measured on JDK 17, GCM encrypted 1 MiB blocks at about
- * 100 MiB/s until its GHASH code was compiled (tens of seconds of a task's CPU), CTR at about
- * 4 GiB/s from the start.
+ * <p>AES-CTR rather than AES-GCM: measured on JDK 17, GCM encrypted 1 MiB blocks at about 100 MiB/s
+ * until its GHASH code was compiled (tens of seconds of a task's CPU), CTR at about 4 GiB/s from
+ * the start.
  */
 public final class BlockCipher {
   /** Bytes an encrypted block has beyond its plaintext: the IV. */
   public static final int OVERHEAD = 16;
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final SecretKeySpec key;
-  private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(() -> {
-    try {
-      return Cipher.getInstance("AES/CTR/NoPadding");
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES-CTR is not available in this JVM", e);
-    }
-  });
+  private final ThreadLocal<Cipher> ciphers =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return Cipher.getInstance("AES/CTR/NoPadding");
+            } catch (GeneralSecurityException e) {
+              throw new IllegalStateException("AES-CTR is not available in this JVM", e);
+            }
+          });
 
-  /** @param key an AES key: 16, 24 or 32 bytes */
+  /**
+   * @param key an AES key: 16, 24 or 32 bytes
+   */
   public BlockCipher(byte[] key) {
     if (key.length != 16 && key.length != 24 && key.length != 32) {
       throw new IllegalArgumentException("an AES key has 16, 24 or 32 bytes, not " + key.length);
@@ -54,8 +59,10 @@ public final class BlockCipher {
     ByteBuf sealed = allocator.directBuffer(length + OVERHEAD);
     try {
       sealed.writeBytes(iv);
-      int written = cipher(Cipher.ENCRYPT_MODE, iv).doFinal(
-          plain.nioBuffer(plain.readerIndex(), length), sealed.nioBuffer(OVERHEAD, length));
+      int written =
+          cipher(Cipher.ENCRYPT_MODE, iv)
+              .doFinal(
+                  plain.nioBuffer(plain.readerIndex(), length), sealed.nioBuffer(OVERHEAD, length));
       sealed.writerIndex(OVERHEAD + written);
       return sealed;
     } catch (GeneralSecurityException | RuntimeException e) {
@@ -65,23 +72,26 @@ public final class BlockCipher {
   }
 
   /**
-   * The plaintext of an encrypted block, in a direct buffer the caller owns. Does not touch
-   * {@code sealed}'s indexes or references.
+   * The plaintext of an encrypted block, in a direct buffer the caller owns. Does not touch {@code
+   * sealed}'s indexes or references.
    *
    * @throws CorruptBlockException when the block is shorter than its IV
    */
   public ByteBuf open(ByteBuf sealed, ByteBufAllocator allocator) throws CorruptBlockException {
     int length = sealed.readableBytes() - OVERHEAD;
     if (length < 0) {
-      throw new CorruptBlockException("an encrypted block of " + sealed.readableBytes()
-          + " bytes is shorter than its IV");
+      throw new CorruptBlockException(
+          "an encrypted block of " + sealed.readableBytes() + " bytes is shorter than its IV");
     }
     byte[] iv = new byte[OVERHEAD];
     sealed.getBytes(sealed.readerIndex(), iv);
     ByteBuf plain = allocator.directBuffer(length);
     try {
-      int written = cipher(Cipher.DECRYPT_MODE, iv).doFinal(
-          sealed.nioBuffer(sealed.readerIndex() + OVERHEAD, length), plain.nioBuffer(0, length));
+      int written =
+          cipher(Cipher.DECRYPT_MODE, iv)
+              .doFinal(
+                  sealed.nioBuffer(sealed.readerIndex() + OVERHEAD, length),
+                  plain.nioBuffer(0, length));
       plain.writerIndex(written);
       return plain;
     } catch (GeneralSecurityException | RuntimeException e) {

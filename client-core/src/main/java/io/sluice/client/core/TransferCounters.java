@@ -16,8 +16,8 @@ public interface TransferCounters {
   default void fetchRetried() {}
 
   /**
-   * A location is read from the next server of its chain, because the server before could not
-   * serve it (unreachable, failed, or answered without blocks its replica holds).
+   * A location is read from the next server of its chain, because the server before could not serve
+   * it (unreachable, failed, or answered without blocks its replica holds).
    */
   default void replicaRead() {}
 }

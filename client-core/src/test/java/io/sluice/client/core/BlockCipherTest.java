@@ -49,8 +49,8 @@ class BlockCipherTest {
     try {
       assertEquals(text.length + BlockCipher.OVERHEAD, sealed.readableBytes());
       assertEquals(0, plain.readerIndex(), "the plaintext's indexes are untouched");
-      assertFalse(new String(ByteBufUtil.getBytes(sealed), StandardCharsets.ISO_8859_1)
-          .contains("alice"));
+      assertFalse(
+          new String(ByteBufUtil.getBytes(sealed), StandardCharsets.ISO_8859_1).contains("alice"));
     } finally {
       sealed.release();
     }
@@ -73,8 +73,8 @@ class BlockCipherTest {
     ByteBuf a = cipher.seal(Unpooled.wrappedBuffer(text), ALLOC);
     ByteBuf b = cipher.seal(Unpooled.wrappedBuffer(text), ALLOC);
     try {
-      assertFalse(Arrays.equals(ByteBufUtil.getBytes(a), ByteBufUtil.getBytes(b)),
-          "a fresh IV per block");
+      assertFalse(
+          Arrays.equals(ByteBufUtil.getBytes(a), ByteBufUtil.getBytes(b)), "a fresh IV per block");
     } finally {
       a.release();
       b.release();
@@ -86,7 +86,8 @@ class BlockCipherTest {
     byte[] text = "secret rows".repeat(50).getBytes(StandardCharsets.UTF_8);
     byte[] wrong = roundTrip(new BlockCipher(key(5)), new BlockCipher(key(6)), text);
     assertFalse(Arrays.equals(text, wrong));
-    assertThrows(CorruptBlockException.class,
+    assertThrows(
+        CorruptBlockException.class,
         () -> new BlockCipher(key(5)).open(Unpooled.wrappedBuffer(new byte[10]), ALLOC));
   }
 }

@@ -19,7 +19,9 @@ import org.apache.spark.storage.BlockManagerId;
 public final class SparkCompat {
   private SparkCompat() {}
 
-  /** The dependency's row checksums on Spark 4.1 and later when it asks for them; none otherwise. */
+  /**
+   * The dependency's row checksums on Spark 4.1 and later when it asks for them; none otherwise.
+   */
   public static RowChecksums rowChecksums(ShuffleDependency<?, ?, ?> dependency) {
     if (Spark41.CALLS == null) {
       return RowChecksums.NONE;
@@ -28,8 +30,8 @@ public final class SparkCompat {
     return checksums.length == 0 ? RowChecksums.NONE : new Spark41.Checksums(checksums);
   }
 
-  public static MapStatus mapStatus(BlockManagerId location, long[] partitionLengths, long mapId,
-      RowChecksums checksums) {
+  public static MapStatus mapStatus(
+      BlockManagerId location, long[] partitionLengths, long mapId, RowChecksums checksums) {
     if (Spark41.CALLS == null) {
       return MapStatus$.MODULE$.apply(location, partitionLengths, mapId);
     }
@@ -39,7 +41,9 @@ public final class SparkCompat {
   /** Spark 4.1's {@code RowBasedChecksum}, or null on Spark 4.0, which has none. */
   public static Class<?> rowBasedChecksumClass() {
     try {
-      return Class.forName("org.apache.spark.shuffle.checksum.RowBasedChecksum", false,
+      return Class.forName(
+          "org.apache.spark.shuffle.checksum.RowBasedChecksum",
+          false,
           SparkCompat.class.getClassLoader());
     } catch (ClassNotFoundException e) {
       return null;
@@ -55,7 +59,10 @@ public final class SparkCompat {
     private final MethodHandle aggregate;
     private final MethodHandle mapStatus;
 
-    private Spark41(MethodHandle rowBasedChecksums, MethodHandle update, MethodHandle aggregate,
+    private Spark41(
+        MethodHandle rowBasedChecksums,
+        MethodHandle update,
+        MethodHandle aggregate,
         MethodHandle mapStatus) {
       this.rowBasedChecksums = rowBasedChecksums;
       this.update = update;
@@ -72,21 +79,40 @@ public final class SparkCompat {
       MethodHandles.Lookup lookup = MethodHandles.publicLookup();
       try {
         return new Spark41(
-            lookup.findVirtual(ShuffleDependency.class, "rowBasedChecksums",
-                MethodType.methodType(array)).asType(
-                    MethodType.methodType(Object[].class, ShuffleDependency.class)),
-            lookup.findVirtual(checksum, "update",
-                MethodType.methodType(void.class, Object.class, Object.class)).asType(
+            lookup
+                .findVirtual(
+                    ShuffleDependency.class, "rowBasedChecksums", MethodType.methodType(array))
+                .asType(MethodType.methodType(Object[].class, ShuffleDependency.class)),
+            lookup
+                .findVirtual(
+                    checksum,
+                    "update",
+                    MethodType.methodType(void.class, Object.class, Object.class))
+                .asType(
                     MethodType.methodType(void.class, Object.class, Object.class, Object.class)),
-            lookup.findStatic(checksum, "getAggregatedChecksumValue",
-                MethodType.methodType(long.class, array)).asType(
-                    MethodType.methodType(long.class, Object[].class)),
-            lookup.findVirtual(MapStatus$.class, "apply", MethodType.methodType(MapStatus.class,
-                BlockManagerId.class, long[].class, long.class, long.class))
+            lookup
+                .findStatic(
+                    checksum,
+                    "getAggregatedChecksumValue",
+                    MethodType.methodType(long.class, array))
+                .asType(MethodType.methodType(long.class, Object[].class)),
+            lookup
+                .findVirtual(
+                    MapStatus$.class,
+                    "apply",
+                    MethodType.methodType(
+                        MapStatus.class,
+                        BlockManagerId.class,
+                        long[].class,
+                        long.class,
+                        long.class))
                 .bindTo(MapStatus$.MODULE$));
       } catch (NoSuchMethodException | IllegalAccessException e) {
-        throw new IllegalStateException("this Spark has row-based shuffle checksums but not the "
-            + "calls Sluice's Spark 4 client was built for: " + e, e);
+        throw new IllegalStateException(
+            "this Spark has row-based shuffle checksums but not the "
+                + "calls Sluice's Spark 4 client was built for: "
+                + e,
+            e);
       }
     }
 

@@ -9,8 +9,8 @@ import org.apache.spark.SparkEnv;
 
 /**
  * How an application's executors authenticate with Sluice's servers and the driver's endpoint; it
- * travels in every shuffle handle. The application's secret is derived from Spark's own secret
- * when {@code spark.authenticate} is on (each side derives it; nothing secret is shipped), and is a
+ * travels in every shuffle handle. The application's secret is derived from Spark's own secret when
+ * {@code spark.authenticate} is on (each side derives it; nothing secret is shipped), and is a
  * random one otherwise, shipped in the handle as Spark ships every task's data.
  */
 public final class ApplicationAuth implements Serializable {
@@ -18,8 +18,10 @@ public final class ApplicationAuth implements Serializable {
   static final ApplicationAuth NONE = new ApplicationAuth(false, null);
 
   private final boolean enabled;
+
   /** The random secret; null when executors derive it from Spark's. */
   private final byte[] shippedSecret;
+
   private transient volatile Secret secret;
 
   private ApplicationAuth(boolean enabled, byte[] shippedSecret) {
@@ -34,10 +36,13 @@ public final class ApplicationAuth implements Serializable {
     }
     String spark = sparkSecret();
     if (spark != null && spark.getBytes(StandardCharsets.UTF_8).length < Secret.MIN_BYTES) {
-      throw new IllegalArgumentException("spark.authenticate.secret has fewer than "
-          + Secret.MIN_BYTES + " bytes; Sluice derives its application secret from it");
+      throw new IllegalArgumentException(
+          "spark.authenticate.secret has fewer than "
+              + Secret.MIN_BYTES
+              + " bytes; Sluice derives its application secret from it");
     }
-    return spark != null ? new ApplicationAuth(true, null)
+    return spark != null
+        ? new ApplicationAuth(true, null)
         : new ApplicationAuth(true, Secret.random().copyOfBytes());
   }
 
@@ -57,11 +62,13 @@ public final class ApplicationAuth implements Serializable {
       } else {
         String spark = sparkSecret();
         if (spark == null) {
-          throw new IllegalStateException("the driver derives Sluice's application secret from "
-              + "Spark's (spark.authenticate), but this JVM has no Spark secret");
+          throw new IllegalStateException(
+              "the driver derives Sluice's application secret from "
+                  + "Spark's (spark.authenticate), but this JVM has no Spark secret");
         }
-        known = AuthProofs.derive(Secret.of(spark.getBytes(StandardCharsets.UTF_8)),
-            "application " + appId);
+        known =
+            AuthProofs.derive(
+                Secret.of(spark.getBytes(StandardCharsets.UTF_8)), "application " + appId);
       }
       secret = known;
     }

@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import org.apache.spark.SparkConf;
 
 /**
- * Fails the driver at once when the client jar reached it only through {@code --jars}
- * ({@code spark.jars}) on a Spark 3 line with executors in JVMs of their own. Spark 3 executors
- * create the shuffle manager before they fetch {@code spark.jars}, so none of them could start,
- * and the application would wait for executors for ever. (Spark 4 creates it after.) A jar that
- * the driver's own class path holds (loaded by the JVM's application class loader, not by the
- * loader Spark adds {@code --jars} to) is taken as placed as docs/client.md says, on every node.
+ * Fails the driver at once when the client jar reached it only through {@code --jars} ({@code
+ * spark.jars}) on a Spark 3 line with executors in JVMs of their own. Spark 3 executors create the
+ * shuffle manager before they fetch {@code spark.jars}, so none of them could start, and the
+ * application would wait for executors for ever. (Spark 4 creates it after.) A jar that the
+ * driver's own class path holds (loaded by the JVM's application class loader, not by the loader
+ * Spark adds {@code --jars} to) is taken as placed as docs/client.md says, on every node.
  */
 final class ClientJarPlacement {
   static final String EXECUTOR_CLASS_PATH = "spark.executor.extraClassPath";
@@ -31,11 +31,12 @@ final class ClientJarPlacement {
    * @param onJvmClassPath whether the JVM's application class loader loaded the client
    * @throws IllegalStateException when no executor could load the shuffle manager
    */
-  static void check(SparkConf conf, Path clientJar, boolean onJvmClassPath,
-      String sparkVersion) {
+  static void check(SparkConf conf, Path clientJar, boolean onJvmClassPath, String sparkVersion) {
     String master = conf.get("spark.master", "local");
     boolean executorsInDriver = master.equals("local") || master.startsWith("local[");
-    if (clientJar == null || onJvmClassPath || executorsInDriver
+    if (clientJar == null
+        || onJvmClassPath
+        || executorsInDriver
         || !sparkVersion.startsWith("3.")) {
       return;
     }
@@ -43,13 +44,21 @@ final class ClientJarPlacement {
     if (conf.get(EXECUTOR_CLASS_PATH, "").contains(name)) {
       return;
     }
-    throw new IllegalStateException("Sluice's client jar " + name + " reached the driver only "
-        + "through --jars (spark.jars), and Spark " + sparkVersion + " executors create the "
-        + "shuffle manager before they fetch those jars, so none could start. Put the jar on "
-        + EXECUTOR_CLASS_PATH + " and spark.driver.extraClassPath (the file at that path on "
-        + "every node; on YARN, keep --jars and give the file's name " + name + ", which YARN "
-        + "puts in each container's working directory), or into $SPARK_HOME/jars on every "
-        + "node (docs/client.md).");
+    throw new IllegalStateException(
+        "Sluice's client jar "
+            + name
+            + " reached the driver only "
+            + "through --jars (spark.jars), and Spark "
+            + sparkVersion
+            + " executors create the "
+            + "shuffle manager before they fetch those jars, so none could start. Put the jar on "
+            + EXECUTOR_CLASS_PATH
+            + " and spark.driver.extraClassPath (the file at that path on "
+            + "every node; on YARN, keep --jars and give the file's name "
+            + name
+            + ", which YARN "
+            + "puts in each container's working directory), or into $SPARK_HOME/jars on every "
+            + "node (docs/client.md).");
   }
 
   private static Path clientJar() {

@@ -27,18 +27,22 @@ final class ConflictingSettings {
     List<String> warnings = new ArrayList<>();
     if (conf.getBoolean(PUSH_BASED_SHUFFLE, false)) {
       conf.set(PUSH_BASED_SHUFFLE, "false");
-      warnings.add(PUSH_BASED_SHUFFLE + "=true asks Spark's external shuffle services to merge "
-          + "map output that Sluice holds instead; Sluice turned it off for this application. "
-          + "Remove the setting where Sluice is the shuffle manager.");
+      warnings.add(
+          PUSH_BASED_SHUFFLE
+              + "=true asks Spark's external shuffle services to merge "
+              + "map output that Sluice holds instead; Sluice turned it off for this application. "
+              + "Remove the setting where Sluice is the shuffle manager.");
     }
     if (conf.getBoolean(UNREGISTER_HOST_ON_FETCH_FAILURE, false)) {
       // Spark would then remove the outputs on the host a FetchFailedException names instead of
       // those of its executor, and a Sluice fetch failure names its shuffle, not a host.
       conf.set(UNREGISTER_HOST_ON_FETCH_FAILURE, "false");
-      warnings.add(UNREGISTER_HOST_ON_FETCH_FAILURE + "=true would keep a lost Sluice "
-          + "partition's map outputs registered, so that its stage could never recover; Sluice "
-          + "turned it off for this application. Remove the setting where Sluice is the shuffle "
-          + "manager.");
+      warnings.add(
+          UNREGISTER_HOST_ON_FETCH_FAILURE
+              + "=true would keep a lost Sluice "
+              + "partition's map outputs registered, so that its stage could never recover; Sluice "
+              + "turned it off for this application. Remove the setting where Sluice is the shuffle "
+              + "manager.");
     }
     boolean dynamicAllocation = conf.getBoolean(DYNAMIC_ALLOCATION, false);
     boolean shuffleService = conf.getBoolean(SHUFFLE_SERVICE, false);
@@ -46,20 +50,28 @@ final class ConflictingSettings {
     if (!ReliableStorage.DECLARED) {
       // Spark 3.3 and 3.4 then refuse to start, naming the external shuffle service only.
       if (dynamicAllocation && !shuffleTracking && !shuffleService) {
-        warnings.add(DYNAMIC_ALLOCATION + "=true needs " + SHUFFLE_TRACKING + "=true with Sluice "
-            + "on Spark 3.3 and 3.4, which cannot be told that shuffle output is on Sluice's "
-            + "servers (Spark 3.5 and later need neither it nor an external shuffle service).");
+        warnings.add(
+            DYNAMIC_ALLOCATION
+                + "=true needs "
+                + SHUFFLE_TRACKING
+                + "=true with Sluice "
+                + "on Spark 3.3 and 3.4, which cannot be told that shuffle output is on Sluice's "
+                + "servers (Spark 3.5 and later need neither it nor an external shuffle service).");
       }
     } else if (dynamicAllocation && shuffleTracking && !shuffleService) {
-      warnings.add(SHUFFLE_TRACKING + "=true (Spark's default) keeps executors alive while "
-          + "shuffles they wrote live, but with Sluice no shuffle output is on an executor: set "
-          + "it to false so that dynamic allocation releases idle executors (no external shuffle "
-          + "service is needed).");
+      warnings.add(
+          SHUFFLE_TRACKING
+              + "=true (Spark's default) keeps executors alive while "
+              + "shuffles they wrote live, but with Sluice no shuffle output is on an executor: set "
+              + "it to false so that dynamic allocation releases idle executors (no external shuffle "
+              + "service is needed).");
     }
     if (shuffleService && ReliableStorage.DECLARED) {
-      warnings.add(SHUFFLE_SERVICE + "=true: Spark's external shuffle service serves no shuffle "
-          + "data with Sluice (it still serves cached RDD blocks on disk, if you use that); "
-          + "dynamic allocation does not need it.");
+      warnings.add(
+          SHUFFLE_SERVICE
+              + "=true: Spark's external shuffle service serves no shuffle "
+              + "data with Sluice (it still serves cached RDD blocks on disk, if you use that); "
+              + "dynamic allocation does not need it.");
     }
     return warnings;
   }

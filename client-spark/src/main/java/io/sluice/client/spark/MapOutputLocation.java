@@ -10,29 +10,30 @@ import scala.Option;
  *
  * <ul>
  *   <li><b>Executor id: one synthetic id per shuffle</b> ({@code sluice-shuffle-<id>}). Spark
- *       removes map outputs by executor id when an executor is lost or a fetch fails
- *       ({@code MapOutputTrackerMaster.removeOutputsOnExecutor}). No real executor has this id,
- *       so losing one removes no Sluice output (the output is on the servers), and a
- *       {@code FetchFailedException} naming the id (see {@link #ofLostShuffle}) removes exactly
- *       this shuffle's outputs: a lost partition costs one re-run of the map stage.
+ *       removes map outputs by executor id when an executor is lost or a fetch fails ({@code
+ *       MapOutputTrackerMaster.removeOutputsOnExecutor}). No real executor has this id, so losing
+ *       one removes no Sluice output (the output is on the servers), and a {@code
+ *       FetchFailedException} naming the id (see {@link #ofLostShuffle}) removes exactly this
+ *       shuffle's outputs: a lost partition costs one re-run of the map stage.
  *   <li><b>Host: the host of the executor that ran the map task</b>, as the built-in shuffle
  *       reports it. Spark turns map-output hosts into the preferred locations of the tasks that
  *       read them ({@code MapOutputTrackerMaster.getPreferredLocationsForShuffle} for reduce
  *       partitions, {@code getMapLocation} for adaptive execution's local shuffle reads), and its
- *       delay scheduling holds a task back for {@code spark.locality.wait} when its preferred
- *       host has pending work; a host where no executor runs can never be satisfied (in local
- *       mode the task then waits for ever). A real executor host gives Sluice's reads the
- *       scheduling the built-in shuffle's get.
+ *       delay scheduling holds a task back for {@code spark.locality.wait} when its preferred host
+ *       has pending work; a host where no executor runs can never be satisfied (in local mode the
+ *       task then waits for ever). A real executor host gives Sluice's reads the scheduling the
+ *       built-in shuffle's get.
  * </ul>
  *
- * Spark also removes outputs by host: when a standalone worker is lost
- * ({@code DAGScheduler.handleWorkerRemoved}) the maps that ran on that host run again, as they
- * would with Spark's external shuffle service; and on a fetch failure with
- * {@code spark.files.fetchFailure.unRegisterOutputOnHost}, which {@link ConflictingSettings} turns
- * off. docs/architecture.md ("Where Spark thinks the output is") has the whole reasoning.
+ * Spark also removes outputs by host: when a standalone worker is lost ({@code
+ * DAGScheduler.handleWorkerRemoved}) the maps that ran on that host run again, as they would with
+ * Spark's external shuffle service; and on a fetch failure with {@code
+ * spark.files.fetchFailure.unRegisterOutputOnHost}, which {@link ConflictingSettings} turns off.
+ * docs/architecture.md ("Where Spark thinks the output is") has the whole reasoning.
  */
 public final class MapOutputLocation {
   private static final String PREFIX = "sluice-shuffle-";
+
   /** Spark requires a positive port; nothing listens there. */
   private static final int PORT = 1;
 

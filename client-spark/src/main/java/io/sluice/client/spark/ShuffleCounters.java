@@ -18,8 +18,10 @@ public final class ShuffleCounters implements TransferCounters, Serializable {
 
   /** Compressed (and sealed) bytes of the blocks map tasks pushed. */
   public static final String BYTES_PUSHED = "bytesPushed";
+
   /** Compressed (and sealed) bytes of the blocks reduce tasks read. */
   public static final String BYTES_READ = "bytesRead";
+
   public static final String PUSH_RETRIES = "pushRetries";
   public static final String FETCH_RETRIES = "fetchRetries";
   public static final String REPLICA_READS = "replicaReads";

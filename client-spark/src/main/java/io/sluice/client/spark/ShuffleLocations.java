@@ -9,9 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A shuffle's first locations (epoch 0), as the coordinator assigned them: a list of servers and the
- * partitions' chains as runs of neighbouring partitions. Travels to executors inside the shuffle
- * handle, so its size grows with the servers, not with the partitions.
+ * A shuffle's first locations (epoch 0), as the coordinator assigned them: a list of servers and
+ * the partitions' chains as runs of neighbouring partitions. Travels to executors inside the
+ * shuffle handle, so its size grows with the servers, not with the partitions.
  */
 public final class ShuffleLocations implements Serializable {
   private static final long serialVersionUID = 2L;
@@ -25,8 +25,8 @@ public final class ShuffleLocations implements Serializable {
   }
 
   public static ShuffleLocations of(AssignmentAnswer assignment) {
-    return new ShuffleLocations(assignment.servers().toArray(new ServerAddress[0]),
-        assignment.chains());
+    return new ShuffleLocations(
+        assignment.servers().toArray(new ServerAddress[0]), assignment.chains());
   }
 
   public int numPartitions() {

@@ -1,15 +1,15 @@
 package io.sluice.client.spark;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.client.core.BlockCipher;
 import io.sluice.client.core.codec.CodecKind;
 import io.sluice.client.core.codec.CompressionCodec;
 import io.sluice.client.core.codec.CompressionCodecs;
 import io.sluice.client.core.codec.Lz4Codec;
-import io.sluice.common.config.SluiceConf;
-import io.sluice.common.shuffle.Backoff;
-import io.sluice.client.core.BlockCipher;
 import io.sluice.client.core.push.PushSettings;
 import io.sluice.client.core.read.FetchSettings;
+import io.sluice.common.config.SluiceConf;
+import io.sluice.common.shuffle.Backoff;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;
@@ -26,8 +26,8 @@ import scala.Option;
 
 /**
  * What every task of a JVM shares: one connection pool to the servers, one allocator, one timer for
- * retries, the codec and the settings. Created by the first {@link SluiceShuffleManager} of the JVM,
- * closed when the last one stops.
+ * retries, the codec and the settings. Created by the first {@link SluiceShuffleManager} of the
+ * JVM, closed when the last one stops.
  */
 public final class SluiceClientContext {
   private static final String IO_ENCRYPTION = "spark.io.encryption.enabled";
@@ -45,39 +45,50 @@ public final class SluiceClientContext {
   private final boolean ioEncryption;
   private volatile BlockCipher blockCipher;
 
-  private SluiceClientContext(SluiceConf conf, CompressionCodec codec, String id,
-      boolean ioEncryption) {
+  private SluiceClientContext(
+      SluiceConf conf, CompressionCodec codec, String id, boolean ioEncryption) {
     this.conf = conf;
     this.ioEncryption = ioEncryption;
-    this.allocator = NettyTransports.pooledAllocator(
-        Math.max(2, Runtime.getRuntime().availableProcessors()));
-    this.clients = new TransportContext(new TransportConf(conf), id, allocator)
-        .createClientFactory();
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "sluice-client-timer");
-      t.setDaemon(true);
-      return t;
-    });
+    this.allocator =
+        NettyTransports.pooledAllocator(Math.max(2, Runtime.getRuntime().availableProcessors()));
+    this.clients =
+        new TransportContext(new TransportConf(conf), id, allocator).createClientFactory();
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "sluice-client-timer");
+              t.setDaemon(true);
+              return t;
+            });
     this.codec = codec;
     Duration wait = conf.get(SluiceClientOptions.RETRY_WAIT);
-    Duration maxWait = wait.compareTo(Backoff.DEFAULT_MAX_WAIT) > 0 ? wait : Backoff.DEFAULT_MAX_WAIT;
+    Duration maxWait =
+        wait.compareTo(Backoff.DEFAULT_MAX_WAIT) > 0 ? wait : Backoff.DEFAULT_MAX_WAIT;
     long batch = conf.get(SluiceClientOptions.PUSH_BATCH_SIZE);
-    this.pushSettings = new PushSettings(batch,
-        Math.max(batch, conf.get(SluiceClientOptions.PUSH_MAX_IN_FLIGHT)),
-        new Backoff(wait, maxWait, conf.get(SluiceClientOptions.PUSH_RETRIES)),
-        conf.get(SluiceClientOptions.PUSH_MAX_RELOCATIONS));
-    this.fetchSettings = FetchSettings.of(conf.get(SluiceClientOptions.FETCH_MAX_IN_FLIGHT),
-        conf.get(SluiceClientOptions.FETCH_MAX_REQUEST), new TransportConf(conf).maxFrameSize(),
-        new Backoff(wait, maxWait, conf.get(SluiceClientOptions.FETCH_RETRIES)));
+    this.pushSettings =
+        new PushSettings(
+            batch,
+            Math.max(batch, conf.get(SluiceClientOptions.PUSH_MAX_IN_FLIGHT)),
+            new Backoff(wait, maxWait, conf.get(SluiceClientOptions.PUSH_RETRIES)),
+            conf.get(SluiceClientOptions.PUSH_MAX_RELOCATIONS));
+    this.fetchSettings =
+        FetchSettings.of(
+            conf.get(SluiceClientOptions.FETCH_MAX_IN_FLIGHT),
+            conf.get(SluiceClientOptions.FETCH_MAX_REQUEST),
+            new TransportConf(conf).maxFrameSize(),
+            new Backoff(wait, maxWait, conf.get(SluiceClientOptions.FETCH_RETRIES)));
   }
 
   /** The JVM's context, created on first use; pair every call with {@link #release()}. */
   static synchronized SluiceClientContext acquire(SparkConf sparkConf) {
     if (shared == null) {
       SluiceConf conf = SparkConfBridge.toSluiceConf(sparkConf);
-      shared = new SluiceClientContext(conf, codec(conf, sparkConf),
-          "spark-" + sparkConf.get("spark.executor.id", "driver"),
-          sparkConf.getBoolean(IO_ENCRYPTION, false));
+      shared =
+          new SluiceClientContext(
+              conf,
+              codec(conf, sparkConf),
+              "spark-" + sparkConf.get("spark.executor.id", "driver"),
+              sparkConf.getBoolean(IO_ENCRYPTION, false));
     }
     users++;
     return shared;
@@ -99,11 +110,19 @@ public final class SluiceClientContext {
   private static CompressionCodec codec(SluiceConf conf, SparkConf sparkConf) {
     long chunk = sparkConf.getSizeAsBytes(LZ4_BLOCK_SIZE, "32k");
     if (chunk < Lz4Codec.MIN_CHUNK_SIZE || chunk > Lz4Codec.MAX_CHUNK_SIZE) {
-      throw new IllegalArgumentException(LZ4_BLOCK_SIZE + " is " + chunk + " bytes; set it to "
-          + "between " + Lz4Codec.MIN_CHUNK_SIZE + " bytes and 32m");
+      throw new IllegalArgumentException(
+          LZ4_BLOCK_SIZE
+              + " is "
+              + chunk
+              + " bytes; set it to "
+              + "between "
+              + Lz4Codec.MIN_CHUNK_SIZE
+              + " bytes and 32m");
     }
-    return CompressionCodecs.create(codecKind(conf, sparkConf),
-        sparkConf.getInt("spark.io.compression.zstd.level", 1), (int) chunk);
+    return CompressionCodecs.create(
+        codecKind(conf, sparkConf),
+        sparkConf.getInt("spark.io.compression.zstd.level", 1),
+        (int) chunk);
   }
 
   private static final String LZ4_BLOCK_SIZE = "spark.io.compression.lz4.blockSize";
@@ -157,9 +176,9 @@ public final class SluiceClientContext {
   }
 
   /**
-   * The cipher of the application's blocks when Spark encrypts its I/O
-   * ({@code spark.io.encryption.enabled}): Sluice then encrypts every block with Spark's I/O key
-   * before it leaves the executor, so that servers never hold plaintext. Null otherwise.
+   * The cipher of the application's blocks when Spark encrypts its I/O ({@code
+   * spark.io.encryption.enabled}): Sluice then encrypts every block with Spark's I/O key before it
+   * leaves the executor, so that servers never hold plaintext. Null otherwise.
    */
   public BlockCipher blockCipher() {
     if (!ioEncryption) {
@@ -171,8 +190,8 @@ public final class SluiceClientContext {
       // tasks run.
       Option<byte[]> key = SparkEnv.get().securityManager().getIOEncryptionKey();
       if (key.isEmpty()) {
-        throw new IllegalStateException(IO_ENCRYPTION + " is true but Spark has no I/O "
-            + "encryption key in this JVM");
+        throw new IllegalStateException(
+            IO_ENCRYPTION + " is true but Spark has no I/O " + "encryption key in this JVM");
       }
       cipher = new BlockCipher(key.get());
       blockCipher = cipher;
@@ -182,8 +201,8 @@ public final class SluiceClientContext {
 
   /** This JVM's view of a shuffle's locations, shared by its tasks. */
   DriverLocator locator(SluiceShuffleHandle<?, ?, ?> handle) {
-    return locators.computeIfAbsent(handle.shuffleId(),
-        id -> new DriverLocator(handle, connections(handle)));
+    return locators.computeIfAbsent(
+        handle.shuffleId(), id -> new DriverLocator(handle, connections(handle)));
   }
 
   /**
@@ -191,7 +210,8 @@ public final class SluiceClientContext {
    * application when the cluster authenticates.
    */
   public Connections connections(SluiceShuffleHandle<?, ?, ?> handle) {
-    return handle.auth().enabled() ? clients.as(handle.auth().credentials(handle.appId()))
+    return handle.auth().enabled()
+        ? clients.as(handle.auth().credentials(handle.appId()))
         : clients;
   }
 

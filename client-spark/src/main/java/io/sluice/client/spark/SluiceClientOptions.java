@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * Settings of the Spark plugin, set like any Spark property ({@code --conf}, spark-defaults.conf).
- * The transport settings apply too, with the {@code spark.sluice.} prefix (e.g.
- * {@code spark.sluice.transport.connections.per.peer}).
+ * The transport settings apply too, with the {@code spark.sluice.} prefix (e.g. {@code
+ * spark.sluice.transport.connections.per.peer}).
  */
 public final class SluiceClientOptions implements ConfigOptionSet {
 
@@ -25,9 +25,10 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .defaultValue("256k")
           .min(4 * 1024L)
           .max(64L << 20)
-          .doc("Serialized bytes of one partition a map task collects before it compresses them "
-              + "into a block. Larger blocks compress better; every partition of a running task may "
-              + "hold one block's worth in memory.")
+          .doc(
+              "Serialized bytes of one partition a map task collects before it compresses them "
+                  + "into a block. Larger blocks compress better; every partition of a running task may "
+                  + "hold one block's worth in memory.")
           .build();
 
   public static final ConfigOption<Long> PUSH_BATCH_SIZE =
@@ -42,9 +43,12 @@ public final class SluiceClientOptions implements ConfigOptionSet {
       ConfigOption.bytes("spark.sluice.push.max.in.flight")
           .defaultValue("32m")
           .min(256 * 1024L)
-          .doc("Bytes of compressed blocks one map task holds, batched for a server or pushed and "
-              + "not yet acknowledged, however many servers it writes to; the task waits when it "
-              + "would pass this. At least `" + PUSH_BATCH_SIZE.key() + "`.")
+          .doc(
+              "Bytes of compressed blocks one map task holds, batched for a server or pushed and "
+                  + "not yet acknowledged, however many servers it writes to; the task waits when it "
+                  + "would pass this. At least `"
+                  + PUSH_BATCH_SIZE.key()
+                  + "`.")
           .build();
 
   // Declared before the options whose docs name its key.
@@ -59,35 +63,44 @@ public final class SluiceClientOptions implements ConfigOptionSet {
       ConfigOption.integer("spark.sluice.push.retries")
           .defaultValue("20")
           .min(0)
-          .doc("Retries of a push the server refused with a retriable status (memory full, busy), "
-              + "with exponential back-off from `" + RETRY_WAIT.key() + "`.")
+          .doc(
+              "Retries of a push the server refused with a retriable status (memory full, busy), "
+                  + "with exponential back-off from `"
+                  + RETRY_WAIT.key()
+                  + "`.")
           .build();
 
   public static final ConfigOption<Integer> PUSH_MAX_RELOCATIONS =
       ConfigOption.integer("spark.sluice.push.max.relocations")
           .defaultValue("4")
           .min(0)
-          .doc("How many times the blocks of one push may move to a new location after the old one "
-              + "failed (server lost, restarted, draining, replica unreachable) before the task "
-              + "fails.")
+          .doc(
+              "How many times the blocks of one push may move to a new location after the old one "
+                  + "failed (server lost, restarted, draining, replica unreachable) before the task "
+                  + "fails.")
           .build();
 
   public static final ConfigOption<Integer> FETCH_RETRIES =
       ConfigOption.integer("spark.sluice.fetch.retries")
           .defaultValue("10")
           .min(0)
-          .doc("Retries of a read the server refused with a retriable status (read memory busy), "
-              + "with exponential back-off from `" + RETRY_WAIT.key() + "`. A server that fails "
-              + "otherwise is not retried: the reader moves to the partition's replica.")
+          .doc(
+              "Retries of a read the server refused with a retriable status (read memory busy), "
+                  + "with exponential back-off from `"
+                  + RETRY_WAIT.key()
+                  + "`. A server that fails "
+                  + "otherwise is not retried: the reader moves to the partition's replica.")
           .build();
 
   public static final ConfigOption<String> CODEC =
       ConfigOption.string("spark.sluice.codec")
           .defaultValue("auto")
-          .validate(v -> List.of("auto", "lz4", "zstd", "none").contains(v),
+          .validate(
+              v -> List.of("auto", "lz4", "zstd", "none").contains(v),
               "must be one of auto, lz4, zstd, none")
-          .doc("Block compression. `auto` follows Spark: none when `spark.shuffle.compress` is "
-              + "false, zstd when `spark.io.compression.codec` is zstd, lz4 otherwise.")
+          .doc(
+              "Block compression. `auto` follows Spark: none when `spark.shuffle.compress` is "
+                  + "false, zstd when `spark.io.compression.codec` is zstd, lz4 otherwise.")
           .build();
 
   public static final ConfigOption<Long> FETCH_MAX_IN_FLIGHT =
@@ -101,16 +114,18 @@ public final class SluiceClientOptions implements ConfigOptionSet {
       ConfigOption.bytes("spark.sluice.fetch.max.request")
           .defaultValue("8m")
           .min(64 * 1024L)
-          .doc("Largest single read request; blocks next to each other on disk (or apart by the "
-              + "few zero bytes a server may leave before a block, docs/protocol.md) are read "
-              + "together up to this.")
+          .doc(
+              "Largest single read request; blocks next to each other on disk (or apart by the "
+                  + "few zero bytes a server may leave before a block, docs/protocol.md) are read "
+                  + "together up to this.")
           .build();
 
   public static final ConfigOption<Boolean> FALLBACK =
       ConfigOption.bool("spark.sluice.fallback.enabled")
           .defaultValue("true")
-          .doc("When the coordinator has no servers to offer, run the shuffle with Spark's sort "
-              + "shuffle (with a warning) instead of failing the job.")
+          .doc(
+              "When the coordinator has no servers to offer, run the shuffle with Spark's sort "
+                  + "shuffle (with a warning) instead of failing the job.")
           .build();
 
   public static final ConfigOption<Duration> HEARTBEAT_INTERVAL =
@@ -125,18 +140,20 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .defaultValue("1")
           .min(1)
           .max(3)
-          .doc("Copies of each partition, each on a different server (and host, where there are "
-              + "enough). With 2 or more, a map task pushes each block once, to the partition's "
-              + "primary, which forwards it along the chain and acknowledges only when every copy "
-              + "holds it; losing a server then re-runs no stage. The coordinator caps it at "
-              + "`coordinator.assignment.max.replicas`.")
+          .doc(
+              "Copies of each partition, each on a different server (and host, where there are "
+                  + "enough). With 2 or more, a map task pushes each block once, to the partition's "
+                  + "primary, which forwards it along the chain and acknowledges only when every copy "
+                  + "holds it; losing a server then re-runs no stage. The coordinator caps it at "
+                  + "`coordinator.assignment.max.replicas`.")
           .build();
 
   public static final ConfigOption<List<String>> SERVER_TAGS =
       ConfigOption.list("spark.sluice.server.tags")
           .defaultValue("")
-          .doc("Only servers carrying all these tags (`server.tags`) take the application's "
-              + "shuffles; empty for any server.")
+          .doc(
+              "Only servers carrying all these tags (`server.tags`) take the application's "
+                  + "shuffles; empty for any server.")
           .build();
 
   public static final ConfigOption<Integer> DRIVER_PORT =
@@ -144,40 +161,61 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .defaultValue("0")
           .min(0)
           .max(65535)
-          .doc("Port of the driver's Sluice endpoint, which executors ask for partition locations; "
-              + "0 picks a free port. It listens on `spark.driver.bindAddress` and is reached at "
-              + "`spark.driver.host`.")
+          .doc(
+              "Port of the driver's Sluice endpoint, which executors ask for partition locations; "
+                  + "0 picks a free port. It listens on `spark.driver.bindAddress` and is reached at "
+                  + "`spark.driver.host`.")
           .build();
 
   public static final ConfigOption<Duration> CALL_TIMEOUT =
       ConfigOption.duration("spark.sluice.call.timeout")
           .defaultValue("30s")
           .min(100)
-          .doc("How long the driver waits for a coordinator or server to answer a control call "
-              + "(registration, heart-beat, relocation, deletion).")
+          .doc(
+              "How long the driver waits for a coordinator or server to answer a control call "
+                  + "(registration, heart-beat, relocation, deletion).")
           .build();
 
   public static final ConfigOption<Boolean> AUTH_ENABLED =
       ConfigOption.bool("spark.sluice.auth.enabled")
           .defaultValue("false")
-          .doc("Authenticate with the Sluice cluster (its daemons run with `auth.enabled`): the "
-              + "driver proves the cluster secret and gives the servers a secret of this "
-              + "application, which executors prove and which confines them to its data. The "
-              + "application's secret is derived from Spark's own when `spark.authenticate` is "
-              + "on, and random otherwise (it then travels to executors in the shuffle handle).")
+          .doc(
+              "Authenticate with the Sluice cluster (its daemons run with `auth.enabled`): the "
+                  + "driver proves the cluster secret and gives the servers a secret of this "
+                  + "application, which executors prove and which confines them to its data. The "
+                  + "application's secret is derived from Spark's own when `spark.authenticate` is "
+                  + "on, and random otherwise (it then travels to executors in the shuffle handle).")
           .build();
 
   public static final ConfigOption<String> AUTH_CLUSTER_SECRET_FILE =
       ConfigOption.string("spark.sluice.auth.cluster.secret.file")
           .noDefault()
-          .doc("File holding the cluster secret, read by the driver only (executors never need "
-              + "it). Required when `spark.sluice.auth.enabled` is true.")
+          .doc(
+              "File holding the cluster secret, read by the driver only (executors never need "
+                  + "it). Required when `spark.sluice.auth.enabled` is true.")
           .build();
 
-  private static final List<ConfigOption<?>> ALL = List.of(COORDINATORS, BLOCK_SIZE,
-      PUSH_BATCH_SIZE, PUSH_MAX_IN_FLIGHT, PUSH_RETRIES, PUSH_MAX_RELOCATIONS, FETCH_RETRIES,
-      RETRY_WAIT, CODEC, FETCH_MAX_IN_FLIGHT, FETCH_MAX_REQUEST, FALLBACK, HEARTBEAT_INTERVAL,
-      REPLICAS, SERVER_TAGS, DRIVER_PORT, CALL_TIMEOUT, AUTH_ENABLED, AUTH_CLUSTER_SECRET_FILE);
+  private static final List<ConfigOption<?>> ALL =
+      List.of(
+          COORDINATORS,
+          BLOCK_SIZE,
+          PUSH_BATCH_SIZE,
+          PUSH_MAX_IN_FLIGHT,
+          PUSH_RETRIES,
+          PUSH_MAX_RELOCATIONS,
+          FETCH_RETRIES,
+          RETRY_WAIT,
+          CODEC,
+          FETCH_MAX_IN_FLIGHT,
+          FETCH_MAX_REQUEST,
+          FALLBACK,
+          HEARTBEAT_INTERVAL,
+          REPLICAS,
+          SERVER_TAGS,
+          DRIVER_PORT,
+          CALL_TIMEOUT,
+          AUTH_ENABLED,
+          AUTH_CLUSTER_SECRET_FILE);
 
   @Override
   public String title() {
@@ -198,9 +236,13 @@ public final class SluiceClientOptions implements ConfigOptionSet {
   @Override
   public void validate(SluiceConf conf) {
     if (conf.get(AUTH_ENABLED) && !conf.isSet(AUTH_CLUSTER_SECRET_FILE)) {
-      throw new ConfigException("'" + AUTH_ENABLED.key() + "' is true but '"
-          + AUTH_CLUSTER_SECRET_FILE.key() + "' is not set: name the file holding the cluster "
-          + "secret");
+      throw new ConfigException(
+          "'"
+              + AUTH_ENABLED.key()
+              + "' is true but '"
+              + AUTH_CLUSTER_SECRET_FILE.key()
+              + "' is not set: name the file holding the cluster "
+              + "secret");
     }
   }
 }

@@ -9,13 +9,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells Spark that shuffle output is stored reliably, away from executors
- * ({@code spark.shuffle.sort.io.plugin.class=io.sluice.client.spark.SluiceShuffleDataIO}): losing
- * an executor then re-runs none of its map tasks, and dynamic allocation may release executors
- * with neither an external shuffle service nor shuffle tracking. Everything else is Spark's local
- * disk implementation, which shuffles that fall back to the sort shuffle still use (their output is
- * on executors: Spark recovers a lost one through a fetch failure instead). Spark 3.3 and 3.4 have
- * no such declaration ({@link ReliableStorage}).
+ * Tells Spark that shuffle output is stored reliably, away from executors ({@code
+ * spark.shuffle.sort.io.plugin.class=io.sluice.client.spark.SluiceShuffleDataIO}): losing an
+ * executor then re-runs none of its map tasks, and dynamic allocation may release executors with
+ * neither an external shuffle service nor shuffle tracking. Everything else is Spark's local disk
+ * implementation, which shuffles that fall back to the sort shuffle still use (their output is on
+ * executors: Spark recovers a lost one through a fetch failure instead). Spark 3.3 and 3.4 have no
+ * such declaration ({@link ReliableStorage}).
  */
 public final class SluiceShuffleDataIO implements ShuffleDataIO {
   static final String PLUGIN_KEY = "spark.shuffle.sort.io.plugin.class";
@@ -51,8 +51,11 @@ public final class SluiceShuffleDataIO implements ShuffleDataIO {
     if (configured == null) {
       conf.set(PLUGIN_KEY, SluiceShuffleDataIO.class.getName());
     } else if (!configured.equals(SluiceShuffleDataIO.class.getName())) {
-      LOG.warn("{} is {}: Spark will re-run the map tasks of lost executors although their "
-          + "output is on Sluice servers; set it to {}", PLUGIN_KEY, configured,
+      LOG.warn(
+          "{} is {}: Spark will re-run the map tasks of lost executors although their "
+              + "output is on Sluice servers; set it to {}",
+          PLUGIN_KEY,
+          configured,
           SluiceShuffleDataIO.class.getName());
     }
   }

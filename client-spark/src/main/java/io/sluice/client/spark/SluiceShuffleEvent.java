@@ -17,16 +17,26 @@ import org.apache.spark.scheduler.SparkListenerEvent;
  * @param counters the accumulator id of each of the shuffle's {@link ShuffleCounters}, by name
  *     (empty with the sort shuffle; null in event logs of clients before they were counted)
  */
-public record SluiceShuffleEvent(int shuffleId, int partitions, boolean sluice, int copies,
-    List<String> servers, String fallbackReason, Map<String, Long> counters)
+public record SluiceShuffleEvent(
+    int shuffleId,
+    int partitions,
+    boolean sluice,
+    int copies,
+    List<String> servers,
+    String fallbackReason,
+    Map<String, Long> counters)
     implements SparkListenerEvent {
 
-  static SluiceShuffleEvent registered(int shuffleId, ShuffleLocations locations,
-      ShuffleCounters counters) {
+  static SluiceShuffleEvent registered(
+      int shuffleId, ShuffleLocations locations, ShuffleCounters counters) {
     int partitions = locations.numPartitions();
-    return new SluiceShuffleEvent(shuffleId, partitions, true,
+    return new SluiceShuffleEvent(
+        shuffleId,
+        partitions,
+        true,
         partitions == 0 ? 0 : locations.location(0).servers().size(),
-        locations.servers().stream().map(Object::toString).toList(), null,
+        locations.servers().stream().map(Object::toString).toList(),
+        null,
         counters.accumulatorIds());
   }
 
@@ -37,10 +47,19 @@ public record SluiceShuffleEvent(int shuffleId, int partitions, boolean sluice, 
   /** The driver's log line for this event. */
   String describe() {
     return sluice
-        ? "Shuffle " + shuffleId + " (" + partitions + " partitions) goes through Sluice: "
-            + copies + (copies == 1 ? " copy" : " copies") + " of each partition on servers "
+        ? "Shuffle "
+            + shuffleId
+            + " ("
+            + partitions
+            + " partitions) goes through Sluice: "
+            + copies
+            + (copies == 1 ? " copy" : " copies")
+            + " of each partition on servers "
             + servers
-        : "Shuffle " + shuffleId + " runs with Spark's sort shuffle: Sluice cannot take it ("
-            + fallbackReason + ")";
+        : "Shuffle "
+            + shuffleId
+            + " runs with Spark's sort shuffle: Sluice cannot take it ("
+            + fallbackReason
+            + ")";
   }
 }

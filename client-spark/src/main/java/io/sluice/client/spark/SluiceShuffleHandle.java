@@ -18,8 +18,14 @@ public final class SluiceShuffleHandle<K, V, C> extends BaseShuffleHandle<K, V, 
   private final ApplicationAuth auth;
   private final ShuffleCounters counters;
 
-  SluiceShuffleHandle(int shuffleId, ShuffleDependency<K, V, C> dependency, String appId,
-      ShuffleLocations locations, String driverHost, int driverPort, ApplicationAuth auth,
+  SluiceShuffleHandle(
+      int shuffleId,
+      ShuffleDependency<K, V, C> dependency,
+      String appId,
+      ShuffleLocations locations,
+      String driverHost,
+      int driverPort,
+      ApplicationAuth auth,
       ShuffleCounters counters) {
     super(shuffleId, dependency);
     this.counters = counters;

@@ -20,12 +20,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Spark's entry point to Sluice: {@code spark.shuffle.manager=io.sluice.client.spark.SluiceShuffleManager}.
+ * Spark's entry point to Sluice: {@code
+ * spark.shuffle.manager=io.sluice.client.spark.SluiceShuffleManager}.
  *
- * <p>It extends Spark's {@link SortShuffleManager} for two reasons: a shuffle the coordinator cannot
- * place falls back to the sort shuffle unchanged, and Spark SQL skips its per-row copy before a
- * shuffle only for sort shuffle managers (our writer serializes each row before taking the next, so
- * reused row objects are safe).
+ * <p>It extends Spark's {@link SortShuffleManager} for two reasons: a shuffle the coordinator
+ * cannot place falls back to the sort shuffle unchanged, and Spark SQL skips its per-row copy
+ * before a shuffle only for sort shuffle managers (our writer serializes each row before taking the
+ * next, so reused row objects are safe).
  */
 public class SluiceShuffleManager extends SortShuffleManager {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceShuffleManager.class);
@@ -53,8 +54,8 @@ public class SluiceShuffleManager extends SortShuffleManager {
   }
 
   @Override
-  public <K, V, C> ShuffleHandle registerShuffle(int shuffleId,
-      ShuffleDependency<K, V, C> dependency) {
+  public <K, V, C> ShuffleHandle registerShuffle(
+      int shuffleId, ShuffleDependency<K, V, C> dependency) {
     int numPartitions = dependency.partitioner().numPartitions();
     SluiceDriver d;
     ShuffleLocations locations;
@@ -63,8 +64,14 @@ public class SluiceShuffleManager extends SortShuffleManager {
       locations = d.registerShuffle(shuffleId, numPartitions, dependency);
     } catch (IOException | RuntimeException e) {
       if (!client.conf().get(SluiceClientOptions.FALLBACK)) {
-        throw new IllegalStateException("Sluice cannot take shuffle " + shuffleId + " and "
-            + SluiceClientOptions.FALLBACK.key() + " is false: " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "Sluice cannot take shuffle "
+                + shuffleId
+                + " and "
+                + SluiceClientOptions.FALLBACK.key()
+                + " is false: "
+                + e.getMessage(),
+            e);
       }
       report(dependency, SluiceShuffleEvent.fellBack(shuffleId, numPartitions, e.getMessage()));
       fallenBack.watch(dependency.rdd().context());
@@ -76,8 +83,15 @@ public class SluiceShuffleManager extends SortShuffleManager {
     // Registered with its servers: the shuffle is Sluice's from here on.
     ShuffleCounters counters = ShuffleCounters.register(dependency.rdd().context(), shuffleId);
     report(dependency, SluiceShuffleEvent.registered(shuffleId, locations, counters));
-    return new SluiceShuffleHandle<>(shuffleId, dependency, conf.getAppId(), locations,
-        d.endpointHost(), d.endpointPort(), d.auth(), counters);
+    return new SluiceShuffleHandle<>(
+        shuffleId,
+        dependency,
+        conf.getAppId(),
+        locations,
+        d.endpointHost(),
+        d.endpointPort(),
+        d.auth(),
+        counters);
   }
 
   /**
@@ -102,27 +116,44 @@ public class SluiceShuffleManager extends SortShuffleManager {
 
   @Override
   @SuppressWarnings("unchecked")
-  public <K, V> ShuffleWriter<K, V> getWriter(ShuffleHandle handle, long mapId,
-      TaskContext context, ShuffleWriteMetricsReporter metrics) {
+  public <K, V> ShuffleWriter<K, V> getWriter(
+      ShuffleHandle handle, long mapId, TaskContext context, ShuffleWriteMetricsReporter metrics) {
     if (handle instanceof SluiceShuffleHandle<?, ?, ?> sluice) {
-      return new SluiceShuffleWriter<>((SluiceShuffleHandle<K, V, Object>) sluice, mapId, context,
-          metrics, client, client.locator(sluice));
+      return new SluiceShuffleWriter<>(
+          (SluiceShuffleHandle<K, V, Object>) sluice,
+          mapId,
+          context,
+          metrics,
+          client,
+          client.locator(sluice));
     }
     return super.getWriter(handle, mapId, context, metrics);
   }
 
   @Override
   @SuppressWarnings("unchecked")
-  public <K, C> ShuffleReader<K, C> getReader(ShuffleHandle handle, int startMapIndex,
-      int endMapIndex, int startPartition, int endPartition, TaskContext context,
+  public <K, C> ShuffleReader<K, C> getReader(
+      ShuffleHandle handle,
+      int startMapIndex,
+      int endMapIndex,
+      int startPartition,
+      int endPartition,
+      TaskContext context,
       ShuffleReadMetricsReporter metrics) {
     if (handle instanceof SluiceShuffleHandle<?, ?, ?> sluice) {
-      return new SluiceShuffleReader<>((SluiceShuffleHandle<K, ?, C>) sluice, startMapIndex,
-          endMapIndex, startPartition, endPartition, context, metrics, client,
+      return new SluiceShuffleReader<>(
+          (SluiceShuffleHandle<K, ?, C>) sluice,
+          startMapIndex,
+          endMapIndex,
+          startPartition,
+          endPartition,
+          context,
+          metrics,
+          client,
           client.locator(sluice));
     }
-    return super.getReader(handle, startMapIndex, endMapIndex, startPartition, endPartition,
-        context, metrics);
+    return super.getReader(
+        handle, startMapIndex, endMapIndex, startPartition, endPartition, context, metrics);
   }
 
   @Override
@@ -155,10 +186,16 @@ public class SluiceShuffleManager extends SortShuffleManager {
       throw new IllegalStateException("shuffles are registered on the driver");
     }
     if (driver == null) {
-      String host = conf.get("spark.driver.host", InetAddress.getLoopbackAddress().getHostAddress());
-      driver = new SluiceDriver(client, conf.getAppId(),
-          System.getProperty("user.name", "unknown"), conf.get("spark.driver.bindAddress", host),
-          host, sc.listenerBus()::post);
+      String host =
+          conf.get("spark.driver.host", InetAddress.getLoopbackAddress().getHostAddress());
+      driver =
+          new SluiceDriver(
+              client,
+              conf.getAppId(),
+              System.getProperty("user.name", "unknown"),
+              conf.get("spark.driver.bindAddress", host),
+              host,
+              sc.listenerBus()::post);
     }
     return driver;
   }

@@ -1,9 +1,9 @@
 package io.sluice.client.spark;
 
+import io.sluice.client.core.BlockCipher;
 import io.sluice.client.core.codec.CompressionCodec;
 import io.sluice.client.core.codec.Lz4Codec;
 import io.sluice.client.core.codec.NoneCodec;
-import io.sluice.client.core.BlockCipher;
 
 /**
  * The sizes Spark's sort shuffle would count for the same records. Map tasks put them in their

@@ -33,7 +33,8 @@ final class SparkConfBridge {
         continue;
       }
       String stripped = key.substring(PREFIX.length());
-      raw.put(clientKeys.contains(key) || !stripped.startsWith("transport.") ? key : stripped,
+      raw.put(
+          clientKeys.contains(key) || !stripped.startsWith("transport.") ? key : stripped,
           entry._2());
     }
     return ConfigLoader.fromMap(raw, sets);

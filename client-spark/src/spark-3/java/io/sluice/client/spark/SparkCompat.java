@@ -18,8 +18,8 @@ public final class SparkCompat {
     return RowChecksums.NONE;
   }
 
-  public static MapStatus mapStatus(BlockManagerId location, long[] partitionLengths, long mapId,
-      RowChecksums checksums) {
+  public static MapStatus mapStatus(
+      BlockManagerId location, long[] partitionLengths, long mapId, RowChecksums checksums) {
     return MapStatus$.MODULE$.apply(location, partitionLengths, mapId);
   }
 }

@@ -14,13 +14,14 @@ class ClientJarPlacementTest {
   @Test
   void aJarOnlyInSparkJarsFailsTheDriverOnSpark3WithExecutorJvms() {
     SparkConf conf = new SparkConf(false).set("spark.master", "spark://master:7077");
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> ClientJarPlacement.check(conf, JAR, false, "3.5.9"));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class, () -> ClientJarPlacement.check(conf, JAR, false, "3.5.9"));
     assertTrue(e.getMessage().contains("only through --jars (spark.jars)"), e.getMessage());
     assertTrue(e.getMessage().contains("spark.executor.extraClassPath"), e.getMessage());
     conf.set("spark.master", "local-cluster[2,1,1024]");
-    assertThrows(IllegalStateException.class,
-        () -> ClientJarPlacement.check(conf, JAR, false, "3.3.4"));
+    assertThrows(
+        IllegalStateException.class, () -> ClientJarPlacement.check(conf, JAR, false, "3.3.4"));
   }
 
   @Test

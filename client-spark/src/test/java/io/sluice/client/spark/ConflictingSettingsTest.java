@@ -19,8 +19,10 @@ class ConflictingSettingsTest {
   @Test
   void dynamicAllocationWithoutShuffleTrackingIsNoConflictWhereStorageIsDeclaredReliable() {
     assumeTrue(ReliableStorage.DECLARED, "Spark 3.5 and later");
-    SparkConf conf = new SparkConf(false).set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")
-        .set(ConflictingSettings.SHUFFLE_TRACKING, "false");
+    SparkConf conf =
+        new SparkConf(false)
+            .set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")
+            .set(ConflictingSettings.SHUFFLE_TRACKING, "false");
     assertEquals(List.of(), ConflictingSettings.resolve(conf));
   }
 
@@ -30,19 +32,25 @@ class ConflictingSettingsTest {
     SparkConf conf = new SparkConf(false).set(ConflictingSettings.DYNAMIC_ALLOCATION, "true");
     List<String> warnings = ConflictingSettings.resolve(conf);
     assertEquals(1, warnings.size(), warnings.toString());
-    assertTrue(warnings.get(0).startsWith(
-        "spark.dynamicAllocation.shuffleTracking.enabled=true (Spark's default)"), warnings.get(0));
+    assertTrue(
+        warnings
+            .get(0)
+            .startsWith("spark.dynamicAllocation.shuffleTracking.enabled=true (Spark's default)"),
+        warnings.get(0));
   }
 
   @Test
   void dynamicAllocationWithoutShuffleTrackingIsNamedBeforeSpark35() {
     assumeFalse(ReliableStorage.DECLARED, "Spark 3.3 and 3.4");
-    SparkConf conf = new SparkConf(false).set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")
-        .set(ConflictingSettings.SHUFFLE_TRACKING, "false");
+    SparkConf conf =
+        new SparkConf(false)
+            .set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")
+            .set(ConflictingSettings.SHUFFLE_TRACKING, "false");
     List<String> warnings = ConflictingSettings.resolve(conf);
     assertEquals(1, warnings.size(), warnings.toString());
-    assertTrue(warnings.get(0).contains(
-        "needs spark.dynamicAllocation.shuffleTracking.enabled=true"), warnings.get(0));
+    assertTrue(
+        warnings.get(0).contains("needs spark.dynamicAllocation.shuffleTracking.enabled=true"),
+        warnings.get(0));
     conf.set(ConflictingSettings.SHUFFLE_TRACKING, "true");
     assertEquals(List.of(), ConflictingSettings.resolve(conf));
     conf.set(ConflictingSettings.SHUFFLE_TRACKING, "false")
@@ -61,11 +69,12 @@ class ConflictingSettingsTest {
 
   @Test
   void unregisteringAHostsOutputsOnAFetchFailureIsTurnedOff() {
-    SparkConf conf = new SparkConf(false)
-        .set(ConflictingSettings.UNREGISTER_HOST_ON_FETCH_FAILURE, "true");
+    SparkConf conf =
+        new SparkConf(false).set(ConflictingSettings.UNREGISTER_HOST_ON_FETCH_FAILURE, "true");
     List<String> warnings = ConflictingSettings.resolve(conf);
     assertEquals(1, warnings.size());
-    assertTrue(warnings.get(0).startsWith("spark.files.fetchFailure.unRegisterOutputOnHost=true"),
+    assertTrue(
+        warnings.get(0).startsWith("spark.files.fetchFailure.unRegisterOutputOnHost=true"),
         warnings.get(0));
     assertEquals("false", conf.get(ConflictingSettings.UNREGISTER_HOST_ON_FETCH_FAILURE));
   }
@@ -73,9 +82,10 @@ class ConflictingSettingsTest {
   @Test
   void shuffleTrackingAndTheShuffleServiceAreNamedAndLeftAsSet() {
     assumeTrue(ReliableStorage.DECLARED, "Spark 3.5 and later, where Sluice needs neither");
-    SparkConf conf = new SparkConf(false)
-        .set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")
-        .set(ConflictingSettings.SHUFFLE_TRACKING, "true");
+    SparkConf conf =
+        new SparkConf(false)
+            .set(ConflictingSettings.DYNAMIC_ALLOCATION, "true")
+            .set(ConflictingSettings.SHUFFLE_TRACKING, "true");
     List<String> warnings = ConflictingSettings.resolve(conf);
     assertEquals(1, warnings.size(), warnings.toString());
     assertTrue(warnings.get(0).contains("spark.dynamicAllocation.shuffleTracking.enabled"));

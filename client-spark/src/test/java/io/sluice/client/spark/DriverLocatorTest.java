@@ -55,17 +55,29 @@ class DriverLocatorTest {
 
   @BeforeEach
   void start() {
-    TransportContext context = new TransportContext(new TransportConf(SluiceConf.empty()),
-        "executor", PooledByteBufAllocator.DEFAULT);
+    TransportContext context =
+        new TransportContext(
+            new TransportConf(SluiceConf.empty()), "executor", PooledByteBufAllocator.DEFAULT);
     clients = context.createClientFactory();
     driver = context.createServer("127.0.0.1", 0, this::answer);
-    ShuffleLocations initial = ShuffleLocations.of(
-        AssignmentRunsResponse.ok(1, List.of(A),
-            PartitionChains.ofChains(new int[][] {{0}, {0}, {0}})));
+    ShuffleLocations initial =
+        ShuffleLocations.of(
+            AssignmentRunsResponse.ok(
+                1, List.of(A), PartitionChains.ofChains(new int[][] {{0}, {0}, {0}})));
     // The dependency stays on the driver's side of this test: the locator needs only ids and
     // addresses from the handle.
-    locator = new DriverLocator(new SluiceShuffleHandle<>(SHUFFLE, null, APP, initial,
-        "127.0.0.1", driver.port(), ApplicationAuth.NONE, null), clients);
+    locator =
+        new DriverLocator(
+            new SluiceShuffleHandle<>(
+                SHUFFLE,
+                null,
+                APP,
+                initial,
+                "127.0.0.1",
+                driver.port(),
+                ApplicationAuth.NONE,
+                null),
+            clients);
   }
 
   @AfterEach
@@ -125,8 +137,9 @@ class DriverLocatorTest {
     ReferenceCountUtil.release(request);
     received.add(request);
     if (refuse) {
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.UNKNOWN_SHUFFLE,
-          "not known to this driver"));
+      channel.respond(
+          StatusResponse.error(
+              request.requestId(), StatusCode.UNKNOWN_SHUFFLE, "not known to this driver"));
     } else {
       channel.respond(new LocationsResponse(request.requestId(), answer));
     }

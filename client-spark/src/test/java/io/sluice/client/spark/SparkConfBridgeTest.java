@@ -18,10 +18,12 @@ class SparkConfBridgeTest {
 
   @Test
   void clientKeysAreReadAsTheyAreWritten() {
-    SluiceConf conf = SparkConfBridge.toSluiceConf(new SparkConf(false)
-        .set("spark.sluice.coordinators", "c1:19999,c2:19999")
-        .set("spark.sluice.block.size", "256k")
-        .set("spark.sluice.replicas", "2"));
+    SluiceConf conf =
+        SparkConfBridge.toSluiceConf(
+            new SparkConf(false)
+                .set("spark.sluice.coordinators", "c1:19999,c2:19999")
+                .set("spark.sluice.block.size", "256k")
+                .set("spark.sluice.replicas", "2"));
 
     assertEquals(List.of("c1:19999", "c2:19999"), conf.get(SluiceClientOptions.COORDINATORS));
     assertEquals(256 * 1024L, conf.get(SluiceClientOptions.BLOCK_SIZE));
@@ -30,9 +32,11 @@ class SparkConfBridgeTest {
 
   @Test
   void transportKeysTakeTheSparkSluicePrefix() {
-    SluiceConf conf = SparkConfBridge.toSluiceConf(new SparkConf(false)
-        .set("spark.sluice.transport.connect.timeout", "3s")
-        .set("spark.sluice.transport.connections.per.peer", "4"));
+    SluiceConf conf =
+        SparkConfBridge.toSluiceConf(
+            new SparkConf(false)
+                .set("spark.sluice.transport.connect.timeout", "3s")
+                .set("spark.sluice.transport.connections.per.peer", "4"));
 
     assertEquals(Duration.ofSeconds(3), conf.get(TransportOptions.CONNECT_TIMEOUT));
     assertEquals(4, conf.get(TransportOptions.CONNECTIONS_PER_PEER));
@@ -40,26 +44,37 @@ class SparkConfBridgeTest {
 
   @Test
   void otherSparkSettingsAreNotSluices() {
-    SluiceConf conf = SparkConfBridge.toSluiceConf(new SparkConf(false)
-        .set("spark.shuffle.compress", "false")
-        .set("spark.executor.memory", "4g"));
+    SluiceConf conf =
+        SparkConfBridge.toSluiceConf(
+            new SparkConf(false)
+                .set("spark.shuffle.compress", "false")
+                .set("spark.executor.memory", "4g"));
 
-    assertEquals(SluiceConf.empty().get(SluiceClientOptions.BLOCK_SIZE),
+    assertEquals(
+        SluiceConf.empty().get(SluiceClientOptions.BLOCK_SIZE),
         conf.get(SluiceClientOptions.BLOCK_SIZE));
     assertFalse(conf.isSet(SluiceClientOptions.BLOCK_SIZE));
   }
 
   @Test
   void aMisspeltKeyFailsNamingIt() {
-    ConfigException e = assertThrows(ConfigException.class, () -> SparkConfBridge.toSluiceConf(
-        new SparkConf(false).set("spark.sluice.block.sise", "1m")));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                SparkConfBridge.toSluiceConf(
+                    new SparkConf(false).set("spark.sluice.block.sise", "1m")));
     assertTrue(e.getMessage().contains("spark.sluice.block.sise"), e.getMessage());
   }
 
   @Test
   void aBadValueFailsNamingTheKeyAsTheUserWroteIt() {
-    ConfigException e = assertThrows(ConfigException.class, () -> SparkConfBridge.toSluiceConf(
-        new SparkConf(false).set("spark.sluice.transport.connect.timeout", "soon")));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                SparkConfBridge.toSluiceConf(
+                    new SparkConf(false).set("spark.sluice.transport.connect.timeout", "soon")));
     assertTrue(e.getMessage().contains("transport.connect.timeout"), e.getMessage());
   }
 }

@@ -14,27 +14,30 @@ public final class AuthOptions implements ConfigOptionSet {
   public static final ConfigOption<Boolean> ENABLED =
       ConfigOption.bool("auth.enabled")
           .defaultValue("false")
-          .doc("Require every connection to authenticate: servers and drivers at coordinators with "
-              + "the cluster secret, executors at shuffle servers with their application's secret. "
-              + "Every Sluice daemon of a cluster and every Spark application using it must agree.")
+          .doc(
+              "Require every connection to authenticate: servers and drivers at coordinators with "
+                  + "the cluster secret, executors at shuffle servers with their application's secret. "
+                  + "Every Sluice daemon of a cluster and every Spark application using it must agree.")
           .build();
 
   public static final ConfigOption<String> CLUSTER_SECRET_FILE =
       ConfigOption.string("auth.cluster.secret.file")
           .noDefault()
-          .doc("File holding the cluster secret (at least 32 characters, not readable by every "
-              + "user), shared by coordinators, servers and Spark drivers. Required when "
-              + "'auth.enabled' is true.")
+          .doc(
+              "File holding the cluster secret (at least 32 characters, not readable by every "
+                  + "user), shared by coordinators, servers and Spark drivers. Required when "
+                  + "'auth.enabled' is true.")
           .build();
 
   public static final ConfigOption<Boolean> INSECURE_OFF_LOOPBACK =
       ConfigOption.bool("auth.insecure.unauthenticated.off.loopback")
           .defaultValue("false")
-          .doc("Let a daemon with 'auth.enabled' false listen on an address other than loopback. "
-              + "Anyone who reaches its ports can then push, read and delete any application's "
-              + "shuffle data, register applications and heart-beat as a server: set it only "
-              + "where the network itself admits nobody else. Without it such a daemon refuses "
-              + "to start.")
+          .doc(
+              "Let a daemon with 'auth.enabled' false listen on an address other than loopback. "
+                  + "Anyone who reaches its ports can then push, read and delete any application's "
+                  + "shuffle data, register applications and heart-beat as a server: set it only "
+                  + "where the network itself admits nobody else. Without it such a daemon refuses "
+                  + "to start.")
           .build();
 
   private static final List<ConfigOption<?>> ALL =
@@ -47,17 +50,26 @@ public final class AuthOptions implements ConfigOptionSet {
    * @param bindHostOption the daemon's bind address setting, for the message
    * @throws ConfigException naming the settings that change the outcome
    */
-  public static void refuseUnauthenticatedOffLoopback(SluiceConf conf,
-      ConfigOption<String> bindHostOption) {
+  public static void refuseUnauthenticatedOffLoopback(
+      SluiceConf conf, ConfigOption<String> bindHostOption) {
     String host = conf.get(bindHostOption);
     if (conf.get(ENABLED) || conf.get(INSECURE_OFF_LOOPBACK) || isLoopback(host)) {
       return;
     }
-    throw new ConfigException("'" + bindHostOption.key() + "' is " + host + ", not a loopback "
-        + "address, and authentication is off: anyone who reaches this daemon could read and "
-        + "delete every application's shuffle data. Set '" + ENABLED.key() + "' true (with '"
-        + CLUSTER_SECRET_FILE.key() + "', docs/security.md), or bind a loopback address, or set '"
-        + INSECURE_OFF_LOOPBACK.key() + "' true to accept the risk.");
+    throw new ConfigException(
+        "'"
+            + bindHostOption.key()
+            + "' is "
+            + host
+            + ", not a loopback "
+            + "address, and authentication is off: anyone who reaches this daemon could read and "
+            + "delete every application's shuffle data. Set '"
+            + ENABLED.key()
+            + "' true (with '"
+            + CLUSTER_SECRET_FILE.key()
+            + "', docs/security.md), or bind a loopback address, or set '"
+            + INSECURE_OFF_LOOPBACK.key()
+            + "' true to accept the risk.");
   }
 
   /**
@@ -79,8 +91,9 @@ public final class AuthOptions implements ConfigOptionSet {
 
   /** The cluster secret when authentication is on; null when it is off. */
   public static Secret clusterSecret(SluiceConf conf) {
-    return conf.get(ENABLED) ? SecretFile.read(conf.get(CLUSTER_SECRET_FILE),
-        CLUSTER_SECRET_FILE.key()) : null;
+    return conf.get(ENABLED)
+        ? SecretFile.read(conf.get(CLUSTER_SECRET_FILE), CLUSTER_SECRET_FILE.key())
+        : null;
   }
 
   @Override
@@ -102,8 +115,12 @@ public final class AuthOptions implements ConfigOptionSet {
   @Override
   public void validate(SluiceConf conf) {
     if (conf.get(ENABLED) && !conf.isSet(CLUSTER_SECRET_FILE)) {
-      throw new ConfigException("'" + ENABLED.key() + "' is true but '"
-          + CLUSTER_SECRET_FILE.key() + "' is not set: name the file holding the cluster secret");
+      throw new ConfigException(
+          "'"
+              + ENABLED.key()
+              + "' is true but '"
+              + CLUSTER_SECRET_FILE.key()
+              + "' is not set: name the file holding the cluster secret");
     }
   }
 }

@@ -15,18 +15,20 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The cryptography of the authentication exchange (docs/protocol.md, "Authentication"). Every
- * value is bound to one exchange by its transcript:
- * {@code role byte | uint16 length | appId (UTF-8) | client nonce | server nonce}.
+ * The cryptography of the authentication exchange (docs/protocol.md, "Authentication"). Every value
+ * is bound to one exchange by its transcript: {@code role byte | uint16 length | appId (UTF-8) |
+ * client nonce | server nonce}.
+ *
  * <ul>
  *   <li>client proof: HMAC-SHA256(key, "sluice-auth-client-v1" | transcript)
  *   <li>server proof: HMAC-SHA256(key, "sluice-auth-server-v1" | transcript)
- *   <li>registrar's wrapped secret: AES-128-GCM with the key
- *       HMAC-SHA256(cluster secret, "sluice-auth-wrap-v1" | transcript)[0..16), a random 12-byte
- *       IV sent before the ciphertext, and the transcript as associated data
+ *   <li>registrar's wrapped secret: AES-128-GCM with the key HMAC-SHA256(cluster secret,
+ *       "sluice-auth-wrap-v1" | transcript)[0..16), a random 12-byte IV sent before the ciphertext,
+ *       and the transcript as associated data
  * </ul>
- * where {@code key} is the cluster secret for the cluster and registrar roles and the
- * application's secret for the application role.
+ *
+ * where {@code key} is the cluster secret for the cluster and registrar roles and the application's
+ * secret for the application role.
  */
 public final class AuthProofs {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -105,8 +107,8 @@ public final class AuthProofs {
     if (wrapped.length <= IV_BYTES) {
       throw new GeneralSecurityException("the wrapped secret is " + wrapped.length + " bytes");
     }
-    Cipher cipher = cipher(Cipher.DECRYPT_MODE, cluster, t,
-        Arrays.copyOfRange(wrapped, 0, IV_BYTES));
+    Cipher cipher =
+        cipher(Cipher.DECRYPT_MODE, cluster, t, Arrays.copyOfRange(wrapped, 0, IV_BYTES));
     byte[] secret = cipher.doFinal(wrapped, IV_BYTES, wrapped.length - IV_BYTES);
     if (secret.length < Secret.MIN_BYTES) {
       throw new GeneralSecurityException("the unwrapped secret is " + secret.length + " bytes");

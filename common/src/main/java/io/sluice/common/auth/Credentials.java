@@ -31,19 +31,24 @@ public final class Credentials {
 
   /** A cluster member: heart-beats and assignments at coordinators. */
   public static Credentials cluster(Secret clusterSecret) {
-    return new Credentials(AuthRole.CLUSTER, "",
-        null, Objects.requireNonNull(clusterSecret, "clusterSecret"));
+    return new Credentials(
+        AuthRole.CLUSTER, "", null, Objects.requireNonNull(clusterSecret, "clusterSecret"));
   }
 
   /** An executor of {@code appId}, or a server forwarding its blocks. */
   public static Credentials application(String appId, Secret appSecret) {
-    return new Credentials(AuthRole.APPLICATION, Objects.requireNonNull(appId, "appId"),
-        Objects.requireNonNull(appSecret, "appSecret"), null);
+    return new Credentials(
+        AuthRole.APPLICATION,
+        Objects.requireNonNull(appId, "appId"),
+        Objects.requireNonNull(appSecret, "appSecret"),
+        null);
   }
 
   /** The driver of {@code appId}, which tells servers the application's secret. */
   public static Credentials registrar(String appId, Secret appSecret, Secret clusterSecret) {
-    return new Credentials(AuthRole.REGISTRAR, Objects.requireNonNull(appId, "appId"),
+    return new Credentials(
+        AuthRole.REGISTRAR,
+        Objects.requireNonNull(appId, "appId"),
         Objects.requireNonNull(appSecret, "appSecret"),
         Objects.requireNonNull(clusterSecret, "clusterSecret"));
   }

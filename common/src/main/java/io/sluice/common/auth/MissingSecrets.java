@@ -21,9 +21,9 @@ import java.util.Map;
  * configuration turns authentication on: {@code bin/start-*.sh} run it before the daemon, so that
  * the shipped {@code conf/} starts with authentication on and secrets of its own.
  *
- * <p>{@code MissingSecrets <conf-file> <key>...}: for each key set in the file (e.g.
- * {@code auth.cluster.secret.file}), a missing file is created readable by its owner only, holding
- * 32 random bytes in hex, and one line on standard output says so and that the other daemons and
+ * <p>{@code MissingSecrets <conf-file> <key>...}: for each key set in the file (e.g. {@code
+ * auth.cluster.secret.file}), a missing file is created readable by its owner only, holding 32
+ * random bytes in hex, and one line on standard output says so and that the other daemons and
  * drivers of the cluster need the same file. Nothing is written when authentication is off or the
  * file exists.
  */
@@ -38,8 +38,8 @@ public final class MissingSecrets {
       System.exit(2);
     }
     try {
-      SluiceConf conf = ConfigLoader.load(Path.of(args[0]), Map.of(),
-          ConfigDocGenerator.discover());
+      SluiceConf conf =
+          ConfigLoader.load(Path.of(args[0]), Map.of(), ConfigDocGenerator.discover());
       for (String created : create(conf, List.of(args).subList(1, args.length))) {
         System.out.println(created);
       }
@@ -61,9 +61,14 @@ public final class MissingSecrets {
         continue;
       }
       write(Path.of(path), key);
-      created.add("sluice: created a new secret in " + path + " ('" + key + "'); every daemon and "
-          + "Spark driver of this cluster that uses it needs the same file: copy it to them "
-          + "(docs/security.md)");
+      created.add(
+          "sluice: created a new secret in "
+              + path
+              + " ('"
+              + key
+              + "'); every daemon and "
+              + "Spark driver of this cluster that uses it needs the same file: copy it to them "
+              + "(docs/security.md)");
     }
     return created;
   }
@@ -77,15 +82,22 @@ public final class MissingSecrets {
         Files.createDirectories(parent);
       }
       // Created with owner-only permissions, never readable by others even for a moment.
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rw-------")));
+      Files.createFile(
+          file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       Files.writeString(file, HexFormat.of().formatHex(random) + "\n", StandardCharsets.UTF_8);
     } catch (FileAlreadyExistsException e) {
       // Another daemon starting beside this one created it first: use theirs.
     } catch (IOException e) {
-      throw new ConfigException("cannot create the secret file '" + file + "' that '" + key
-          + "' names: " + e.getMessage() + "; create it yourself (at least "
-          + SecretFile.MIN_CHARACTERS + " characters, chmod 600) or name another path");
+      throw new ConfigException(
+          "cannot create the secret file '"
+              + file
+              + "' that '"
+              + key
+              + "' names: "
+              + e.getMessage()
+              + "; create it yourself (at least "
+              + SecretFile.MIN_CHARACTERS
+              + " characters, chmod 600) or name another path");
     }
   }
 }

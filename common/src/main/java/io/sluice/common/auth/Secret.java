@@ -11,14 +11,15 @@ import java.util.Base64;
 public final class Secret {
   /** The fewest bytes a secret may have: 128 bits. */
   public static final int MIN_BYTES = 16;
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final byte[] bytes;
 
   private Secret(byte[] bytes) {
     if (bytes.length < MIN_BYTES) {
-      throw new IllegalArgumentException("a secret needs at least " + MIN_BYTES + " bytes, not "
-          + bytes.length);
+      throw new IllegalArgumentException(
+          "a secret needs at least " + MIN_BYTES + " bytes, not " + bytes.length);
     }
     this.bytes = bytes;
   }

@@ -16,7 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * copy) or, under TLS, with {@link ChunkedNioFile}.
  */
 public final class FileSegmentManagedBuffer extends ManagedBuffer {
-  /** Chunk size for the TLS path: large enough to amortise per-chunk costs, small enough for TLS records. */
+  /**
+   * Chunk size for the TLS path: large enough to amortise per-chunk costs, small enough for TLS
+   * records.
+   */
   private static final int TLS_CHUNK_SIZE = 64 * 1024;
 
   private final Path file;
@@ -55,12 +58,13 @@ public final class FileSegmentManagedBuffer extends ManagedBuffer {
 
   @Override
   public ManagedBuffer retain() {
-    refCnt.updateAndGet(n -> {
-      if (n <= 0) {
-        throw new IllegalStateException("retain() of a released " + this);
-      }
-      return n + 1;
-    });
+    refCnt.updateAndGet(
+        n -> {
+          if (n <= 0) {
+            throw new IllegalStateException("retain() of a released " + this);
+          }
+          return n + 1;
+        });
     return this;
   }
 
@@ -103,7 +107,13 @@ public final class FileSegmentManagedBuffer extends ManagedBuffer {
 
   @Override
   public String toString() {
-    return "FileSegmentManagedBuffer[file=" + file + ", offset=" + offset + ", length=" + length + "]";
+    return "FileSegmentManagedBuffer[file="
+        + file
+        + ", offset="
+        + offset
+        + ", length="
+        + length
+        + "]";
   }
 
   private static final class BoundedInputStream extends InputStream {

@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import java.io.InputStream;
 
-/** A managed buffer over a Netty {@link ByteBuf}. Takes over the caller's reference to {@code buf}. */
+/**
+ * A managed buffer over a Netty {@link ByteBuf}. Takes over the caller's reference to {@code buf}.
+ */
 public final class NettyManagedBuffer extends ManagedBuffer {
   private final ByteBuf buf;
 

@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * CRC32C (Castagnoli) of block bytes, computed in place: heap buffers through their array, direct and
- * composite buffers through views of their NIO buffers, never through a copy. The JDK's
- * {@link CRC32C} uses the CPU's CRC32 instructions where present.
+ * CRC32C (Castagnoli) of block bytes, computed in place: heap buffers through their array, direct
+ * and composite buffers through views of their NIO buffers, never through a copy. The JDK's {@link
+ * CRC32C} uses the CPU's CRC32 instructions where present.
  */
 public final class Crc32c {
   private Crc32c() {}
@@ -47,8 +47,15 @@ public final class Crc32c {
    */
   public static void update(CRC32C crc, ByteBuf buf, int index, int length) {
     if (index < 0 || length < 0 || index > buf.capacity() - length) {
-      throw new IndexOutOfBoundsException("range [" + index + ", " + index + " + " + length
-          + ") is outside a buffer of capacity " + buf.capacity());
+      throw new IndexOutOfBoundsException(
+          "range ["
+              + index
+              + ", "
+              + index
+              + " + "
+              + length
+              + ") is outside a buffer of capacity "
+              + buf.capacity());
     }
     if (buf.hasArray()) {
       crc.update(buf.array(), buf.arrayOffset() + index, length);

@@ -9,9 +9,9 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Turns raw settings into a {@link SluiceConf}, checking everything and reporting every problem at once:
- * each value against its option, unknown keys (with the known key probably meant), required options
- * left unset, then each set's cross-option checks.
+ * Turns raw settings into a {@link SluiceConf}, checking everything and reporting every problem at
+ * once: each value against its option, unknown keys (with the known key probably meant), required
+ * options left unset, then each set's cross-option checks.
  */
 final class ConfAssembler {
   private ConfAssembler() {}
@@ -22,7 +22,9 @@ final class ConfAssembler {
    * @throws ConfigException listing every problem, one per line
    */
   static SluiceConf assemble(
-      List<RawSetting> settings, Collection<? extends ConfigOptionSet> known, List<String> problems) {
+      List<RawSetting> settings,
+      Collection<? extends ConfigOptionSet> known,
+      List<String> problems) {
     Map<String, ConfigOption<?>> options = OptionIndex.of(known);
     List<String> errors = new ArrayList<>(problems);
     Map<String, SluiceConf.Setting> accepted = new TreeMap<>();
@@ -42,8 +44,12 @@ final class ConfAssembler {
     Set<String> givenKeys = settings.stream().map(RawSetting::key).collect(Collectors.toSet());
     for (ConfigOption<?> option : options.values()) {
       if (option.isRequired() && !givenKeys.contains(option.key())) {
-        errors.add("Missing value for required '" + option.key() + "': expected "
-            + option.acceptedForm() + ".");
+        errors.add(
+            "Missing value for required '"
+                + option.key()
+                + "': expected "
+                + option.acceptedForm()
+                + ".");
       }
     }
     if (!errors.isEmpty()) {

@@ -15,13 +15,13 @@ import java.util.regex.Pattern;
 /**
  * Reads a daemon's configuration file and checks it against the daemon's option sets.
  *
- * <p>The file has one setting per line: {@code key value}, the key and value separated by white space
- * or by {@code =}. The value is the rest of the line, trimmed, and may contain spaces (a list such as
- * {@code a, b, c}); a key alone sets an empty value. A line whose first non-blank character is
- * {@code #} is a comment; blank lines are ignored. A key may appear once per file. In a value,
- * {@code ${NAME}} stands for the environment variable {@code NAME} (the scripts set
- * {@code SLUICE_HOME} and {@code SLUICE_CONF_DIR}), so that a file can name files beside it; a
- * variable that is not set is an error.
+ * <p>The file has one setting per line: {@code key value}, the key and value separated by white
+ * space or by {@code =}. The value is the rest of the line, trimmed, and may contain spaces (a list
+ * such as {@code a, b, c}); a key alone sets an empty value. A line whose first non-blank character
+ * is {@code #} is a comment; blank lines are ignored. A key may appear once per file. In a value,
+ * {@code ${NAME}} stands for the environment variable {@code NAME} (the scripts set {@code
+ * SLUICE_HOME} and {@code SLUICE_CONF_DIR}), so that a file can name files beside it; a variable
+ * that is not set is an error.
  */
 public final class ConfigLoader {
   private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
@@ -33,13 +33,17 @@ public final class ConfigLoader {
    *
    * @throws ConfigException listing every problem found, each with its file and line, one per line
    */
-  public static SluiceConf load(Path file, Map<String, String> overrides, Collection<ConfigOptionSet> known) {
+  public static SluiceConf load(
+      Path file, Map<String, String> overrides, Collection<ConfigOptionSet> known) {
     return load(file, overrides, known, System.getenv());
   }
 
   /** As {@link #load(Path, Map, Collection)}, with {@code environment} for {@code ${NAME}}. */
-  static SluiceConf load(Path file, Map<String, String> overrides,
-      Collection<ConfigOptionSet> known, Map<String, String> environment) {
+  static SluiceConf load(
+      Path file,
+      Map<String, String> overrides,
+      Collection<ConfigOptionSet> known,
+      Map<String, String> environment) {
     List<String> lines;
     try {
       lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -58,16 +62,24 @@ public final class ConfigLoader {
       int end = endOfKey(line);
       String key = line.substring(0, end);
       String location = file + ", line " + lineNumber;
-      String value = expand(separatorStripped(line.substring(end)), environment, location,
-          problems);
+      String value =
+          expand(separatorStripped(line.substring(end)), environment, location, problems);
       if (key.isEmpty()) {
         problems.add("No key before '=' (" + location + "): write 'key value'.");
         continue;
       }
       Integer firstLine = lineOfKey.putIfAbsent(key, lineNumber);
       if (firstLine != null) {
-        problems.add("Duplicate key '" + key + "' in " + file + ": line " + firstLine
-            + " and line " + lineNumber + ".");
+        problems.add(
+            "Duplicate key '"
+                + key
+                + "' in "
+                + file
+                + ": line "
+                + firstLine
+                + " and line "
+                + lineNumber
+                + ".");
         continue;
       }
       settings.put(key, new RawSetting(key, value, location));
@@ -76,21 +88,29 @@ public final class ConfigLoader {
     return ConfAssembler.assemble(List.copyOf(settings.values()), known, problems);
   }
 
-  /** Checks a map of values the same way, for configurations that come from elsewhere than a file. */
+  /**
+   * Checks a map of values the same way, for configurations that come from elsewhere than a file.
+   */
   public static SluiceConf fromMap(Map<String, String> raw, Collection<ConfigOptionSet> known) {
     return SluiceConf.of(raw, known);
   }
 
   /** Replaces each {@code ${NAME}} by the variable's value; an unset one is a problem. */
-  private static String expand(String value, Map<String, String> environment, String location,
-      List<String> problems) {
+  private static String expand(
+      String value, Map<String, String> environment, String location, List<String> problems) {
     Matcher m = VARIABLE.matcher(value);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
       String replacement = environment.get(m.group(1));
       if (replacement == null) {
-        problems.add("'${" + m.group(1) + "}' (" + location + ") names the environment variable "
-            + m.group(1) + ", which is not set: set it, or write the value itself.");
+        problems.add(
+            "'${"
+                + m.group(1)
+                + "}' ("
+                + location
+                + ") names the environment variable "
+                + m.group(1)
+                + ", which is not set: set it, or write the value itself.");
         replacement = "";
       }
       m.appendReplacement(out, Matcher.quoteReplacement(replacement));

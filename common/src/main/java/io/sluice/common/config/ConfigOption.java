@@ -9,9 +9,10 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * One typed configuration key: its kind of value, default, limits, documentation and the version that
- * introduced it. Options are constants of a module's {@link ConfigOptionSet} class, and that is the only
- * place a key or a default is written; {@code docs/configuration.md} is generated from them.
+ * One typed configuration key: its kind of value, default, limits, documentation and the version
+ * that introduced it. Options are constants of a module's {@link ConfigOptionSet} class, and that
+ * is the only place a key or a default is written; {@code docs/configuration.md} is generated from
+ * them.
  *
  * <pre>{@code
  * public static final ConfigOption<Long> BUFFER_CAPACITY = ConfigOption.bytes("buffer.capacity")
@@ -57,7 +58,10 @@ public final class ConfigOption<T> {
     this.defaultValue = defaultText == null ? null : parse(defaultText, "default");
   }
 
-  /** A size in bytes: {@code 512}, {@code 64k}, {@code 64m}, {@code 1.5g}, {@code 2t} (binary units). */
+  /**
+   * A size in bytes: {@code 512}, {@code 64k}, {@code 64m}, {@code 1.5g}, {@code 2t} (binary
+   * units).
+   */
   public static Builder<Long> bytes(String key) {
     return new Builder<>(key, ValueKind.size());
   }
@@ -109,7 +113,9 @@ public final class ConfigOption<T> {
     return doc;
   }
 
-  /** The default as written in the option class, or null when there is none (required or optional). */
+  /**
+   * The default as written in the option class, or null when there is none (required or optional).
+   */
   public String defaultValueText() {
     return defaultText;
   }
@@ -137,7 +143,9 @@ public final class ConfigOption<T> {
     return parse(raw, null);
   }
 
-  /** Like {@link #parse(String)}; {@code location} (a file and line, or null) goes into the message. */
+  /**
+   * Like {@link #parse(String)}; {@code location} (a file and line, or null) goes into the message.
+   */
   T parse(String raw, String location) {
     Objects.requireNonNull(raw, () -> "value of '" + key + "'");
     String text = raw.trim();
@@ -166,8 +174,12 @@ public final class ConfigOption<T> {
   }
 
   private ConfigException invalid(String text, String location, String problem) {
-    StringBuilder message = new StringBuilder("Invalid value '").append(text)
-        .append("' for '").append(key).append('\'');
+    StringBuilder message =
+        new StringBuilder("Invalid value '")
+            .append(text)
+            .append("' for '")
+            .append(key)
+            .append('\'');
     if (location != null) {
       message.append(" (").append(location).append(')');
     }
@@ -175,7 +187,8 @@ public final class ConfigOption<T> {
     if (problem != null) {
       message.append(problem).append("; ");
     }
-    return new ConfigException(message.append("expected ").append(acceptedForm).append('.').toString());
+    return new ConfigException(
+        message.append("expected ").append(acceptedForm).append('.').toString());
   }
 
   @Override
@@ -187,8 +200,9 @@ public final class ConfigOption<T> {
   private record Constraint<T>(Predicate<T> check, String problem, String formText) {}
 
   /**
-   * Declares an option. {@link #build()} checks the declaration itself, so that a mistake (a default
-   * of the wrong form, a limit on a string, no doc) fails when the option class is initialised.
+   * Declares an option. {@link #build()} checks the declaration itself, so that a mistake (a
+   * default of the wrong form, a limit on a string, no doc) fails when the option class is
+   * initialised.
    */
   public static final class Builder<T> {
     private final String key;
@@ -206,8 +220,10 @@ public final class ConfigOption<T> {
     private Builder(String key, ValueKind<T> kind) {
       Objects.requireNonNull(key, "key");
       if (!KEY.matcher(key).matches()) {
-        throw new IllegalArgumentException("Invalid option key '" + key
-            + "': use letters, digits and single '.', '-' or '_' between them");
+        throw new IllegalArgumentException(
+            "Invalid option key '"
+                + key
+                + "': use letters, digits and single '.', '-' or '_' between them");
       }
       this.key = key;
       this.kind = kind;
@@ -263,8 +279,8 @@ public final class ConfigOption<T> {
     }
 
     /**
-     * An extra check on the parsed value. {@code requirement} says what a good value is, as the error
-     * message and the docs will show it: "must be a power of two".
+     * An extra check on the parsed value. {@code requirement} says what a good value is, as the
+     * error message and the docs will show it: "must be a power of two".
      */
     public Builder<T> validate(Predicate<T> check, String requirement) {
       Objects.requireNonNull(check, "check");
@@ -274,8 +290,8 @@ public final class ConfigOption<T> {
     }
 
     /**
-     * @throws IllegalStateException when the declaration is inconsistent (no doc, both a default and
-     *     {@code noDefault()}, min above max)
+     * @throws IllegalStateException when the declaration is inconsistent (no doc, both a default
+     *     and {@code noDefault()}, min above max)
      * @throws ConfigException when the default is not a valid value
      */
     public ConfigOption<T> build() {
@@ -289,8 +305,13 @@ public final class ConfigOption<T> {
         throw new IllegalStateException("Option '" + key + "' has both a default and noDefault()");
       }
       if (minLimit != null && maxLimit != null && minLimit.compareTo(maxLimit) > 0) {
-        throw new IllegalStateException("Option '" + key + "' has min " + kind.limitText(minLimit)
-            + " above max " + kind.limitText(maxLimit));
+        throw new IllegalStateException(
+            "Option '"
+                + key
+                + "' has min "
+                + kind.limitText(minLimit)
+                + " above max "
+                + kind.limitText(maxLimit));
       }
       return new ConfigOption<>(this);
     }
@@ -311,8 +332,11 @@ public final class ConfigOption<T> {
       requireOrdered("min");
       String text = kind.limitText(limit);
       this.minLimit = limit;
-      this.min = new Constraint<>(value -> kind.magnitude(value).compareTo(limit) >= 0,
-          "must be at least " + text, "at least " + text);
+      this.min =
+          new Constraint<>(
+              value -> kind.magnitude(value).compareTo(limit) >= 0,
+              "must be at least " + text,
+              "at least " + text);
       return this;
     }
 
@@ -320,22 +344,35 @@ public final class ConfigOption<T> {
       requireOrdered("max");
       String text = kind.limitText(limit);
       this.maxLimit = limit;
-      this.max = new Constraint<>(value -> kind.magnitude(value).compareTo(limit) <= 0,
-          "must be at most " + text, "at most " + text);
+      this.max =
+          new Constraint<>(
+              value -> kind.magnitude(value).compareTo(limit) <= 0,
+              "must be at most " + text,
+              "at most " + text);
       return this;
     }
 
     private void requireOrdered(String what) {
       if (!kind.isOrdered()) {
-        throw new IllegalStateException(what + "() applies to numbers, sizes and durations, not to '"
-            + key + "' (" + kind.acceptedForm() + ")");
+        throw new IllegalStateException(
+            what
+                + "() applies to numbers, sizes and durations, not to '"
+                + key
+                + "' ("
+                + kind.acceptedForm()
+                + ")");
       }
     }
 
     private BigDecimal fractionalLimit(String what, double limit) {
       if (!kind.isFractional()) {
-        throw new IllegalStateException(what + "(double) applies to doubleValue options; use " + what
-            + "(long) for '" + key + "'");
+        throw new IllegalStateException(
+            what
+                + "(double) applies to doubleValue options; use "
+                + what
+                + "(long) for '"
+                + key
+                + "'");
       }
       if (!Double.isFinite(limit)) {
         throw new IllegalArgumentException(what + " of '" + key + "' must be finite: " + limit);

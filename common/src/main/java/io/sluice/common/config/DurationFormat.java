@@ -7,10 +7,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Durations written with a unit: {@code 500ms}, {@code 30s}, {@code 5m} or {@code 5min}, {@code 1h},
- * {@code 2d}, case-insensitive. A fraction is accepted when it comes to whole milliseconds
- * ({@code 1.5s}). A bare number is refused: whether {@code 30} meant seconds or milliseconds is exactly
- * the mistake a unit prevents.
+ * Durations written with a unit: {@code 500ms}, {@code 30s}, {@code 5m} or {@code 5min}, {@code
+ * 1h}, {@code 2d}, case-insensitive. A fraction is accepted when it comes to whole milliseconds
+ * ({@code 1.5s}). A bare number is refused: whether {@code 30} meant seconds or milliseconds is
+ * exactly the mistake a unit prevents.
  */
 final class DurationFormat {
   static final String ACCEPTED_FORM = "a duration such as 500ms, 30s, 5m, 1h or 2d";
@@ -39,7 +39,8 @@ final class DurationFormat {
     if (!m.group(1).isEmpty()) {
       throw new InvalidValueException("a duration cannot be negative");
     }
-    BigDecimal millis = new BigDecimal(m.group(2)).multiply(BigDecimal.valueOf(unitMillis(m.group(3))));
+    BigDecimal millis =
+        new BigDecimal(m.group(2)).multiply(BigDecimal.valueOf(unitMillis(m.group(3))));
     try {
       return Duration.ofMillis(millis.longValueExact());
     } catch (ArithmeticException e) {
@@ -50,7 +51,10 @@ final class DurationFormat {
     }
   }
 
-  /** The shortest exact text of a number of milliseconds: 300000 is {@code 5m}, 1500 is {@code 1500ms}. */
+  /**
+   * The shortest exact text of a number of milliseconds: 300000 is {@code 5m}, 1500 is {@code
+   * 1500ms}.
+   */
   static String format(long millis) {
     if (millis != 0) {
       if (millis % DAY == 0) {

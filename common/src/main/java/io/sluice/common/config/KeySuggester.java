@@ -8,8 +8,8 @@ import java.util.Optional;
 
 /**
  * Finds the known key an unknown one was probably meant to be: the same key but for case and
- * separators ({@code Buffer_Capacity}), or one within two edits, where swapping two characters counts
- * as one ({@code buffer.capactiy}).
+ * separators ({@code Buffer_Capacity}), or one within two edits, where swapping two characters
+ * counts as one ({@code buffer.capactiy}).
  */
 final class KeySuggester {
   static final int MAX_DISTANCE = 2;
@@ -22,11 +22,13 @@ final class KeySuggester {
     String best = null;
     int bestDistance = MAX_DISTANCE + 1;
     for (String candidate : known) {
-      int distance = normalize(candidate).equals(normalized)
-          ? 0
-          : distance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+      int distance =
+          normalize(candidate).equals(normalized)
+              ? 0
+              : distance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
       boolean closer = distance < bestDistance;
-      boolean asCloseButFirst = distance == bestDistance && best != null && candidate.compareTo(best) < 0;
+      boolean asCloseButFirst =
+          distance == bestDistance && best != null && candidate.compareTo(best) < 0;
       if (closer || asCloseButFirst) {
         best = candidate;
         bestDistance = distance;
@@ -40,8 +42,8 @@ final class KeySuggester {
   }
 
   /**
-   * Damerau-Levenshtein distance (insertions, deletions, substitutions and transpositions of adjacent
-   * characters, with no restriction on editing a substring twice).
+   * Damerau-Levenshtein distance (insertions, deletions, substitutions and transpositions of
+   * adjacent characters, with no restriction on editing a substring twice).
    */
   static int distance(String a, String b) {
     int infinity = a.length() + b.length();
@@ -68,9 +70,10 @@ final class KeySuggester {
           cost = 0;
           lastMatchingColumn = j;
         }
-        d[i + 1][j + 1] = Math.min(
-            Math.min(d[i][j] + cost, d[i + 1][j] + 1),
-            Math.min(d[i][j + 1] + 1, d[k][l] + (i - k - 1) + 1 + (j - l - 1)));
+        d[i + 1][j + 1] =
+            Math.min(
+                Math.min(d[i][j] + cost, d[i + 1][j] + 1),
+                Math.min(d[i][j + 1] + 1, d[k][l] + (i - k - 1) + 1 + (j - l - 1)));
       }
       lastRowOf.put(a.charAt(i - 1), i);
     }

@@ -4,7 +4,9 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The options of several sets by key. A key defined twice is a programming error, reported at once. */
+/**
+ * The options of several sets by key. A key defined twice is a programming error, reported at once.
+ */
 final class OptionIndex {
   private OptionIndex() {}
 
@@ -17,13 +19,20 @@ final class OptionIndex {
     for (ConfigOptionSet set : sets) {
       for (ConfigOption<?> option : set.options()) {
         if (option == null) {
-          // Happens when the list is built in a static field declared before the options themselves.
+          // Happens when the list is built in a static field declared before the options
+          // themselves.
           throw new IllegalStateException("'" + set.title() + "' lists a null option");
         }
         String previousTitle = titleByKey.putIfAbsent(option.key(), set.title());
         if (previousTitle != null) {
-          throw new IllegalStateException("Option key '" + option.key() + "' is defined twice: in '"
-              + previousTitle + "' and in '" + set.title() + "'");
+          throw new IllegalStateException(
+              "Option key '"
+                  + option.key()
+                  + "' is defined twice: in '"
+                  + previousTitle
+                  + "' and in '"
+                  + set.title()
+                  + "'");
         }
         byKey.put(option.key(), option);
       }

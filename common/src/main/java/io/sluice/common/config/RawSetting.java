@@ -3,8 +3,8 @@ package io.sluice.common.config;
 import java.util.Objects;
 
 /**
- * One key and its value as written, and where it was written ("conf/server.conf, line 3", "override"),
- * or a null location when it came from a map.
+ * One key and its value as written, and where it was written ("conf/server.conf, line 3",
+ * "override"), or a null location when it came from a map.
  */
 record RawSetting(String key, String value, String location) {
   RawSetting {

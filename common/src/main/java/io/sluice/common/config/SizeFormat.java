@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 /**
  * Sizes in bytes written with binary units: {@code 512}, {@code 64k}, {@code 64m}, {@code 1.5g},
  * {@code 2t}, {@code 1p}, case-insensitive, with an optional trailing {@code b} or {@code ib}
- * ({@code 64mb}, {@code 64MiB}). One {@code k} is 1024 bytes. A fraction is accepted when it comes to a
- * whole number of bytes.
+ * ({@code 64mb}, {@code 64MiB}). One {@code k} is 1024 bytes. A fraction is accepted when it comes
+ * to a whole number of bytes.
  */
 final class SizeFormat {
   static final String ACCEPTED_FORM = "a size such as 512m, 4g or 1048576 (bytes)";
@@ -30,7 +30,8 @@ final class SizeFormat {
     }
     BigDecimal amount = new BigDecimal(m.group(2));
     String unit = m.group(3);
-    BigDecimal bytes = unit == null ? amount : amount.multiply(BigDecimal.valueOf(unitBytes(unit.charAt(0))));
+    BigDecimal bytes =
+        unit == null ? amount : amount.multiply(BigDecimal.valueOf(unitBytes(unit.charAt(0))));
     try {
       return bytes.longValueExact();
     } catch (ArithmeticException e) {

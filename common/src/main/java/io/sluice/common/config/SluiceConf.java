@@ -9,9 +9,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A checked configuration: the values set explicitly, each already parsed by its option. Immutable and
- * thread-safe. Build one with {@link #of}, {@link ConfigLoader#load} or {@link ConfigLoader#fromMap};
- * read it with {@link #get(ConfigOption)}.
+ * A checked configuration: the values set explicitly, each already parsed by its option. Immutable
+ * and thread-safe. Build one with {@link #of}, {@link ConfigLoader#load} or {@link
+ * ConfigLoader#fromMap}; read it with {@link #get(ConfigOption)}.
  */
 public final class SluiceConf {
   private static final SluiceConf EMPTY = new SluiceConf(Map.of());
@@ -31,9 +31,9 @@ public final class SluiceConf {
   }
 
   /**
-   * Checks {@code raw} against the options of {@code known}: every value is parsed and validated, every
-   * key must belong to one of the sets, required options must be set, and each set's
-   * {@link ConfigOptionSet#validate} must pass.
+   * Checks {@code raw} against the options of {@code known}: every value is parsed and validated,
+   * every key must belong to one of the sets, required options must be set, and each set's {@link
+   * ConfigOptionSet#validate} must pass.
    *
    * @throws ConfigException listing every problem, one per line
    */
@@ -43,8 +43,13 @@ public final class SluiceConf {
 
   /** The value, or the option's default when unset. */
   public <T> T get(ConfigOption<T> option) {
-    return getOptional(option).orElseThrow(() -> new IllegalStateException(
-        "No value for '" + option.key() + "', which has no default: set it in the configuration"));
+    return getOptional(option)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "No value for '"
+                        + option.key()
+                        + "', which has no default: set it in the configuration"));
   }
 
   /** The value, or the default when unset; empty only when unset and without default. */
@@ -54,8 +59,11 @@ public final class SluiceConf {
       return option.hasDefault() ? Optional.of(option.defaultValue()) : Optional.empty();
     }
     if (setting.option() != option) {
-      throw new IllegalArgumentException("'" + option.key() + "' is declared twice: the value was "
-          + "checked by another option object than the one read");
+      throw new IllegalArgumentException(
+          "'"
+              + option.key()
+              + "' is declared twice: the value was "
+              + "checked by another option object than the one read");
     }
     @SuppressWarnings("unchecked")
     T value = (T) setting.value();
@@ -68,8 +76,8 @@ public final class SluiceConf {
   }
 
   /**
-   * A copy with one value set or replaced. The value is parsed and validated; the sets' cross-option
-   * checks are not run again, so that a test can change related values one at a time.
+   * A copy with one value set or replaced. The value is parsed and validated; the sets'
+   * cross-option checks are not run again, so that a test can change related values one at a time.
    *
    * @throws ConfigException when the value is invalid
    */

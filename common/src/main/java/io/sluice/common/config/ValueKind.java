@@ -10,9 +10,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * How the text of one kind of value is read (a size, a duration, an integer, ...), what the accepted
- * form is called in messages and docs, and, for ordered kinds, the magnitude that {@code min} and
- * {@code max} limits compare against. Sizes compare in bytes, durations in milliseconds.
+ * How the text of one kind of value is read (a size, a duration, an integer, ...), what the
+ * accepted form is called in messages and docs, and, for ordered kinds, the magnitude that {@code
+ * min} and {@code max} limits compare against. Sizes compare in bytes, durations in milliseconds.
  */
 final class ValueKind<T> {
   @FunctionalInterface
@@ -27,8 +27,10 @@ final class ValueKind<T> {
 
   private final String acceptedForm;
   private final Parser<T> parser;
+
   /** Null for kinds without an order (strings, booleans, lists, enums). */
   private final Function<T, BigDecimal> magnitude;
+
   private final Function<BigDecimal, String> limitText;
   private final boolean fractional;
 
@@ -95,15 +97,17 @@ final class ValueKind<T> {
   }
 
   static ValueKind<Boolean> bool() {
-    return unordered("true or false", text -> {
-      if (text.equalsIgnoreCase("true")) {
-        return Boolean.TRUE;
-      }
-      if (text.equalsIgnoreCase("false")) {
-        return Boolean.FALSE;
-      }
-      throw new InvalidValueException();
-    });
+    return unordered(
+        "true or false",
+        text -> {
+          if (text.equalsIgnoreCase("true")) {
+            return Boolean.TRUE;
+          }
+          if (text.equalsIgnoreCase("false")) {
+            return Boolean.FALSE;
+          }
+          throw new InvalidValueException();
+        });
   }
 
   static ValueKind<String> string() {
@@ -111,25 +115,31 @@ final class ValueKind<T> {
   }
 
   static ValueKind<List<String>> list() {
-    return unordered("a comma-separated list", text -> Arrays.stream(text.split(","))
-        .map(String::trim)
-        .filter(item -> !item.isEmpty())
-        .collect(Collectors.toUnmodifiableList()));
+    return unordered(
+        "a comma-separated list",
+        text ->
+            Arrays.stream(text.split(","))
+                .map(String::trim)
+                .filter(item -> !item.isEmpty())
+                .collect(Collectors.toUnmodifiableList()));
   }
 
   static <E extends Enum<E>> ValueKind<E> enumValue(Class<E> type) {
     E[] constants = type.getEnumConstants();
-    String names = Arrays.stream(constants)
-        .map(c -> c.name().toLowerCase(Locale.ROOT))
-        .collect(Collectors.joining(", "));
-    return unordered("one of: " + names, text -> {
-      for (E constant : constants) {
-        if (constant.name().equalsIgnoreCase(text)) {
-          return constant;
-        }
-      }
-      throw new InvalidValueException();
-    });
+    String names =
+        Arrays.stream(constants)
+            .map(c -> c.name().toLowerCase(Locale.ROOT))
+            .collect(Collectors.joining(", "));
+    return unordered(
+        "one of: " + names,
+        text -> {
+          for (E constant : constants) {
+            if (constant.name().equalsIgnoreCase(text)) {
+              return constant;
+            }
+          }
+          throw new InvalidValueException();
+        });
   }
 
   T parse(String text) throws InvalidValueException {
@@ -165,7 +175,8 @@ final class ValueKind<T> {
       throw new InvalidValueException();
     }
     BigDecimal value = new BigDecimal(text);
-    if (value.compareTo(BigDecimal.valueOf(min)) < 0 || value.compareTo(BigDecimal.valueOf(max)) > 0) {
+    if (value.compareTo(BigDecimal.valueOf(min)) < 0
+        || value.compareTo(BigDecimal.valueOf(max)) > 0) {
       throw new InvalidValueException("outside the range of a " + width + " integer");
     }
     return value.longValueExact();

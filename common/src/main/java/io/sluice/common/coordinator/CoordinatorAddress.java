@@ -83,16 +83,16 @@ public record CoordinatorAddress(String host, int port) {
    */
   public static List<CoordinatorAddress> parseList(List<String> entries, String source) {
     if (entries == null || entries.isEmpty()) {
-      throw new IllegalArgumentException("No coordinator listed in " + source
-          + ": give one or more as host:port,host:port");
+      throw new IllegalArgumentException(
+          "No coordinator listed in " + source + ": give one or more as host:port,host:port");
     }
     List<CoordinatorAddress> addresses = new ArrayList<>(entries.size());
     Set<CoordinatorAddress> seen = new HashSet<>();
     for (String entry : entries) {
       CoordinatorAddress address = parse(entry, source);
       if (!seen.add(address)) {
-        throw new IllegalArgumentException("Coordinator " + address + " is listed twice in "
-            + source);
+        throw new IllegalArgumentException(
+            "Coordinator " + address + " is listed twice in " + source);
       }
       addresses.add(address);
     }
@@ -111,8 +111,14 @@ public record CoordinatorAddress(String host, int port) {
   }
 
   private static IllegalArgumentException bad(String entry, String source, String problem) {
-    return new IllegalArgumentException("Invalid coordinator address '" + entry + "' in " + source
-        + ": " + problem + "; write host:port, e.g. coordinator1:19997");
+    return new IllegalArgumentException(
+        "Invalid coordinator address '"
+            + entry
+            + "' in "
+            + source
+            + ": "
+            + problem
+            + "; write host:port, e.g. coordinator1:19997");
   }
 
   @Override

@@ -43,16 +43,16 @@ import org.slf4j.LoggerFactory;
  * and assignments). Coordinators share no state; each rebuilds its view from what it is sent. So:
  *
  * <ul>
- *   <li>{@link #sendHeartbeat} goes to every coordinator, asynchronously; a coordinator that is down
- *       or slow delays nobody, and failures never surface as exceptions.
+ *   <li>{@link #sendHeartbeat} goes to every coordinator, asynchronously; a coordinator that is
+ *       down or slow delays nobody, and failures never surface as exceptions.
  *   <li>The other requests go to the coordinators in list order: a connection failure, a timeout, a
  *       retriable status or SHUTTING_DOWN moves on to the next; any other refusal is the answer and
  *       is thrown at once. A coordinator that does not know the application (it restarted, or the
  *       client failed over to it) gets the registration again, then the request.
  * </ul>
  *
- * <p>Thread-safe. The blocking methods must not be called on a Netty event loop. The client does not
- * own its {@link Connections}; closing it stops only its own heartbeat threads.
+ * <p>Thread-safe. The blocking methods must not be called on a Netty event loop. The client does
+ * not own its {@link Connections}; closing it stops only its own heartbeat threads.
  */
 public final class CoordinatorClient implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorClient.class);
@@ -64,18 +64,20 @@ public final class CoordinatorClient implements Closeable {
   private final ConcurrentHashMap<String, String> userOfApp = new ConcurrentHashMap<>();
   // Opens connections for heartbeats, which may block up to the connect timeout; at most one task
   // per coordinator is in flight, so the pool stays as small as the list.
-  private final ExecutorService connector = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "sluice-coordinator-client");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService connector =
+      Executors.newCachedThreadPool(
+          runnable -> {
+            Thread thread = new Thread(runnable, "sluice-coordinator-client");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /**
    * @param coordinators in the order requests try them (see {@link CoordinatorAddress#parseList})
    * @param requestTimeout how long one coordinator may take to answer before the next is tried
    */
-  public CoordinatorClient(Connections connections, List<CoordinatorAddress> coordinators,
-      Duration requestTimeout) {
+  public CoordinatorClient(
+      Connections connections, List<CoordinatorAddress> coordinators, Duration requestTimeout) {
     this.connections = Objects.requireNonNull(connections, "connections");
     if (coordinators.isEmpty()) {
       throw new IllegalArgumentException("a coordinator client needs at least one coordinator");
@@ -123,16 +125,24 @@ public final class CoordinatorClient implements Closeable {
    * Asks for the servers of a new shuffle's partitions, or of partitions that need a new location
    * (then {@code excludedServerIds} names servers found unusable).
    *
-   * @throws RemoteException with NOT_ENOUGH_SERVERS, INVALID_REQUEST, REFUSED, ... as the coordinator
-   *     answered
+   * @throws RemoteException with NOT_ENOUGH_SERVERS, INVALID_REQUEST, REFUSED, ... as the
+   *     coordinator answered
    * @throws IOException when no coordinator could be reached or answered in time
    */
-  public AssignmentAnswer getAssignment(String appId, int shuffleId, int numPartitions,
-      int replicaCount, List<String> tags, List<String> excludedServerIds)
+  public AssignmentAnswer getAssignment(
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      int replicaCount,
+      List<String> tags,
+      List<String> excludedServerIds)
       throws IOException, InterruptedException {
-    return call("assignment of shuffle " + shuffleId + " of " + appId, appId,
-        id -> new GetAssignmentRequest(id, appId, shuffleId, numPartitions, replicaCount, tags,
-            excludedServerIds),
+    return call(
+        "assignment of shuffle " + shuffleId + " of " + appId,
+        appId,
+        id ->
+            new GetAssignmentRequest(
+                id, appId, shuffleId, numPartitions, replicaCount, tags, excludedServerIds),
         AssignmentAnswer.class);
   }
 
@@ -143,20 +153,29 @@ public final class CoordinatorClient implements Closeable {
   public void registerApplication(String appId, String user)
       throws IOException, InterruptedException {
     userOfApp.put(appId, user);
-    call("registration of " + appId, null, id -> new RegisterApplicationRequest(id, appId, user),
+    call(
+        "registration of " + appId,
+        null,
+        id -> new RegisterApplicationRequest(id, appId, user),
         StatusResponse.class);
   }
 
   /** Keeps an application alive (registering it again where it is unknown). */
   public void appHeartbeat(String appId) throws IOException, InterruptedException {
-    call("heartbeat of " + appId, appId, id -> new AppHeartbeatRequest(id, appId),
+    call(
+        "heartbeat of " + appId,
+        appId,
+        id -> new AppHeartbeatRequest(id, appId),
         StatusResponse.class);
   }
 
   /** Ends an application; the client forgets it. */
   public void unregisterApplication(String appId) throws IOException, InterruptedException {
     userOfApp.remove(appId);
-    call("unregistration of " + appId, null, id -> new UnregisterApplicationRequest(id, appId),
+    call(
+        "unregistration of " + appId,
+        null,
+        id -> new UnregisterApplicationRequest(id, appId),
         StatusResponse.class);
   }
 
@@ -170,8 +189,8 @@ public final class CoordinatorClient implements Closeable {
    * Tries the coordinators in order. {@code appId}, when not null, is re-registered with a
    * coordinator that answers UNKNOWN_APPLICATION, then the request is repeated there once.
    */
-  private <R extends ResponseMessage> R call(String what, String appId,
-      LongFunction<RequestMessage> request, Class<R> responseType)
+  private <R extends ResponseMessage> R call(
+      String what, String appId, LongFunction<RequestMessage> request, Class<R> responseType)
       throws IOException, InterruptedException {
     List<String> failures = new ArrayList<>();
     IOException last = null;
@@ -184,9 +203,13 @@ public final class CoordinatorClient implements Closeable {
           if (e.status() != StatusCode.UNKNOWN_APPLICATION || user == null) {
             throw e;
           }
-          LOG.info("Coordinator {} does not know application {}; registering it there",
-              coordinator, appId);
-          ask(coordinator, id -> new RegisterApplicationRequest(id, appId, user),
+          LOG.info(
+              "Coordinator {} does not know application {}; registering it there",
+              coordinator,
+              appId);
+          ask(
+              coordinator,
+              id -> new RegisterApplicationRequest(id, appId, user),
               StatusResponse.class);
           return ask(coordinator, request, responseType);
         }
@@ -203,14 +226,14 @@ public final class CoordinatorClient implements Closeable {
       failures.add(coordinator + ": " + last.getMessage());
       LOG.debug("Coordinator {} failed the {}: {}", coordinator, what, last.toString());
     }
-    IOException all = new IOException("No coordinator answered the " + what + ": "
-        + String.join("; ", failures));
+    IOException all =
+        new IOException("No coordinator answered the " + what + ": " + String.join("; ", failures));
     all.initCause(last);
     throw all;
   }
 
-  private <R extends ResponseMessage> R ask(CoordinatorAddress coordinator,
-      LongFunction<RequestMessage> request, Class<R> responseType)
+  private <R extends ResponseMessage> R ask(
+      CoordinatorAddress coordinator, LongFunction<RequestMessage> request, Class<R> responseType)
       throws IOException, InterruptedException {
     TransportClient client = connections.getClient(coordinator.host(), coordinator.port());
     CompletableFuture<R> answer =
@@ -223,8 +246,8 @@ public final class CoordinatorClient implements Closeable {
     } catch (TimeoutException e) {
       // A late answer then finds the future done, and the transport releases it.
       answer.cancel(false);
-      throw new RequestTimeoutException("coordinator " + coordinator + " did not answer within "
-          + timeoutMillis + " ms");
+      throw new RequestTimeoutException(
+          "coordinator " + coordinator + " did not answer within " + timeoutMillis + " ms");
     } catch (InterruptedException e) {
       answer.cancel(false);
       throw e;
@@ -232,8 +255,8 @@ public final class CoordinatorClient implements Closeable {
   }
 
   /** The heartbeat message the coordinator at the other end of {@code client} understands. */
-  private static RequestMessage heartbeat(TransportClient client, ServerStatus status,
-      String node) {
+  private static RequestMessage heartbeat(
+      TransportClient client, ServerStatus status, String node) {
     long id = TransportClient.nextRequestId();
     return node != null && client.protocolVersion() >= ServerHeartbeatOnNodeRequest.SINCE_VERSION
         ? new ServerHeartbeatOnNodeRequest(id, status, node)
@@ -253,7 +276,8 @@ public final class CoordinatorClient implements Closeable {
     CompletableFuture<Boolean> send(ServerStatus status, String node) {
       synchronized (this) {
         if (inFlight) {
-          LOG.debug("Heartbeat to coordinator {} skipped: the previous one is still in flight",
+          LOG.debug(
+              "Heartbeat to coordinator {} skipped: the previous one is still in flight",
               coordinator);
           return CompletableFuture.completedFuture(false);
         }
@@ -263,19 +287,22 @@ public final class CoordinatorClient implements Closeable {
       try {
         // Connecting is bounded by the transport's connect timeout, the answer by ours; the lane
         // stays busy until both are over, so a black-holed coordinator never piles up attempts.
-        answer = CompletableFuture
-            .supplyAsync(this::connect, connector)
-            .thenCompose(client -> client.request(heartbeat(client, status, node),
-                    StatusResponse.class)
-                .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS));
+        answer =
+            CompletableFuture.supplyAsync(this::connect, connector)
+                .thenCompose(
+                    client ->
+                        client
+                            .request(heartbeat(client, status, node), StatusResponse.class)
+                            .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS));
       } catch (RejectedExecutionException e) {
         answer = CompletableFuture.failedFuture(e);
       }
-      return answer.handle((response, failure) -> {
-        boolean accepted = failure == null;
-        finished(accepted ? null : unwrap(failure));
-        return accepted;
-      });
+      return answer.handle(
+          (response, failure) -> {
+            boolean accepted = failure == null;
+            finished(accepted ? null : unwrap(failure));
+            return accepted;
+          });
     }
 
     private TransportClient connect() {
@@ -298,9 +325,10 @@ public final class CoordinatorClient implements Closeable {
         }
         return;
       }
-      String problem = failure instanceof TimeoutException
-          ? "no answer within " + timeoutMillis + " ms"
-          : failure.getMessage() == null ? failure.toString() : failure.getMessage();
+      String problem =
+          failure instanceof TimeoutException
+              ? "no answer within " + timeoutMillis + " ms"
+              : failure.getMessage() == null ? failure.toString() : failure.getMessage();
       if (failure instanceof RemoteException && !problem.equals(lastProblem)) {
         // A refusal means a misconfiguration (a server id in use, bad figures): say so once.
         LOG.warn("Coordinator {} refused this server's heartbeat: {}", coordinator, problem);

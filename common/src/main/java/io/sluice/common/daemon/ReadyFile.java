@@ -10,8 +10,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * Tells {@code bin/start-*.sh} that a daemon is serving: once its ports listen, the daemon writes
  * them to the file the script named in the system property {@value #PROPERTY}, and the script,
- * which waits for that file (or for the process to end), prints that it started only then. The
- * file is written whole or not at all.
+ * which waits for that file (or for the process to end), prints that it started only then. The file
+ * is written whole or not at all.
  */
 public final class ReadyFile {
   /** The system property that names the file; without it nothing is written. */
@@ -27,8 +27,8 @@ public final class ReadyFile {
     }
     Path target = Path.of(file);
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-    Files.writeString(tmp, "port " + port + ", http.port " + httpPort + "\n",
-        StandardCharsets.UTF_8);
+    Files.writeString(
+        tmp, "port " + port + ", http.port " + httpPort + "\n", StandardCharsets.UTF_8);
     try {
       Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (AtomicMoveNotSupportedException e) {

@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * Renders plain Java values as JSON for the daemons' {@code /status} pages: maps (as objects),
- * collections and arrays of those, strings, numbers, booleans, enums and null. Small on purpose: status
- * pages are built from records of our own.
+ * collections and arrays of those, strings, numbers, booleans, enums and null. Small on purpose:
+ * status pages are built from records of our own.
  */
 public final class Json {
   private Json() {}

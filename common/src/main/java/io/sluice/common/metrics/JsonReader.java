@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * Reads the JSON that {@link Json} writes (the daemons' {@code /status} and admin answers) back
- * into plain values: objects as {@code Map<String, Object>} in their order, arrays as
- * {@code List<Object>}, strings, numbers (a {@code Long} when integral, else a {@code Double}),
- * booleans and null. Malformed text fails with an {@link IllegalArgumentException} naming where.
+ * into plain values: objects as {@code Map<String, Object>} in their order, arrays as {@code
+ * List<Object>}, strings, numbers (a {@code Long} when integral, else a {@code Double}), booleans
+ * and null. Malformed text fails with an {@link IllegalArgumentException} naming where.
  */
 public final class JsonReader {
   private final String text;

@@ -30,23 +30,35 @@ public final class StatusHttpServer implements Closeable {
    * @param status what {@code /status} shows
    * @param notReadyReason why the daemon takes no new work, or null when it does
    */
-  public StatusHttpServer(String host, int port, CollectorRegistry registry,
-      Supplier<Object> status, Supplier<String> notReadyReason) throws IOException {
+  public StatusHttpServer(
+      String host,
+      int port,
+      CollectorRegistry registry,
+      Supplier<Object> status,
+      Supplier<String> notReadyReason)
+      throws IOException {
     this.server = HttpServer.create(new InetSocketAddress(host, port), 16);
-    server.createContext("/status", exchange -> respond(exchange, 200, "application/json",
-        Json.write(status.get())));
-    server.createContext("/ready", exchange -> {
-      String reason = notReadyReason.get();
-      respond(exchange, reason == null ? 200 : 503, "text/plain; charset=utf-8",
-          (reason == null ? "ready" : "not ready: " + reason) + "\n");
-    });
+    server.createContext(
+        "/status",
+        exchange -> respond(exchange, 200, "application/json", Json.write(status.get())));
+    server.createContext(
+        "/ready",
+        exchange -> {
+          String reason = notReadyReason.get();
+          respond(
+              exchange,
+              reason == null ? 200 : 503,
+              "text/plain; charset=utf-8",
+              (reason == null ? "ready" : "not ready: " + reason) + "\n");
+        });
     // Prometheus' exporter adds /metrics (and / and /-/healthy), gives the server its own small
     // daemon thread pool and starts it.
-    this.exporter = new HTTPServer.Builder()
-        .withHttpServer(server)
-        .withRegistry(registry)
-        .withDaemonThreads(true)
-        .build();
+    this.exporter =
+        new HTTPServer.Builder()
+            .withHttpServer(server)
+            .withRegistry(registry)
+            .withDaemonThreads(true)
+            .build();
     LOG.info("HTTP status server on {}:{}", host, port());
   }
 

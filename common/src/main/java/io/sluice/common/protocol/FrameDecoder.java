@@ -25,30 +25,30 @@ import org.slf4j.LoggerFactory;
  * fired frame starts at the type byte (the length field is consumed) and the next handler owns one
  * reference to it and must release it.
  *
- * <p>A length below 1 or above the maximum frame size fires a {@link ProtocolException} (carrying the
- * request id when the bytes after the length already hold it), releases everything held and
+ * <p>A length below 1 or above the maximum frame size fires a {@link ProtocolException} (carrying
+ * the request id when the bytes after the length already hold it), releases everything held and
  * discards all further input: the stream cannot be resynchronised, the connection is to be closed.
  * Input is also discarded once the channel is closed. One instance per channel.
  *
  * <p>On a server the decoder also bounds what the connection holds ({@link ReceiveBudget}): it
- * reserves each frame's length from the server's budget before reading the frame's body (unless
- * the frame arrived whole with the bytes already read) and gives it back once the next handler
+ * reserves each frame's length from the server's budget before reading the frame's body (unless the
+ * frame arrived whole with the bytes already read) and gives it back once the next handler
  * returned, which is when the frame was handled (a push is copied into the push pool by then);
- * while its reservation is queued, or while the connection's answers
- * are piling up unsent (the channel is not writable), it stops reading and hands no frame on. A
- * frame not complete within the frame timeout closes the connection. Received buffers that hold
- * much less than their capacity (a peer sending tiny segments) are merged into one, so that what a
- * connection holds stays within 1.5 times its bytes plus {@link #MAX_UNMERGED_SLACK}.
+ * while its reservation is queued, or while the connection's answers are piling up unsent (the
+ * channel is not writable), it stops reading and hands no frame on. A frame not complete within the
+ * frame timeout closes the connection. Received buffers that hold much less than their capacity (a
+ * peer sending tiny segments) are merged into one, so that what a connection holds stays within 1.5
+ * times its bytes plus {@link #MAX_UNMERGED_SLACK}.
  *
  * <p>Before reserving, a server's decoder asks its {@link FrameGate} whether the frame, by its type
  * and length, can be taken now; while the gate holds it back (at most the gate's longest wait) the
  * connection is not read and holds no reservation.
  *
  * <p>Once a large frame is reserved, a server's decoder may offer it to a {@link BodyPlacer}: when
- * the placer takes it, the bytes of the frame already received are copied into the placer's
- * buffers and the socket reads the rest straight into them ({@link ReceiveTarget}); the frame is
- * then fired as the message the placement completes to, not as bytes. A frame is offered only
- * while its received bytes are one buffer and at least {@link #MIN_PLACED_BYTES} are still to come.
+ * the placer takes it, the bytes of the frame already received are copied into the placer's buffers
+ * and the socket reads the rest straight into them ({@link ReceiveTarget}); the frame is then fired
+ * as the message the placement completes to, not as bytes. A frame is offered only while its
+ * received bytes are one buffer and at least {@link #MIN_PLACED_BYTES} are still to come.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -61,41 +61,63 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   public static final int MIN_PLACED_BYTES = 64 * 1024;
 
   private static final int LENGTH_FIELD_SIZE = 4;
+
   /** Bytes after the length field that hold the type byte and a request id. */
   private static final int TYPE_AND_REQUEST_ID_SIZE = 1 + 8;
 
   private final int maxFrameSize;
+
   /** The server's receive budget, or null on a client, whose reads are bounded by its requests. */
   private final ReceiveBudget budget;
+
   private final FrameGate gate;
+
   /** Where large frames' bodies may be received in place, or null; with {@link #receiveTarget}. */
   private final BodyPlacer placer;
+
   private final ReceiveTarget receiveTarget;
   private final long frameTimeoutNanos;
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
   private long pendingBytes;
+
   /** Sum of the capacities of the queued buffers: the memory they hold. */
   private long pendingCapacity;
-  /** Length of the frame whose length field was consumed, or -1 while waiting for a length field. */
+
+  /**
+   * Length of the frame whose length field was consumed, or -1 while waiting for a length field.
+   */
   private int frameLength = -1;
+
   /** Whether the current frame passed the gate (always, on a client). */
   private boolean frameAdmitted;
+
   /** The current frame's wait at the gate, or null. */
   private GateWait gateWait;
+
   /** Bytes of the budget this connection holds for the current frame: 0 or {@code frameLength}. */
   private long frameReserved;
+
   private long frameStartNanos;
+
   /** Counts the frames this connection reserved; a frame timer closes only for its own frame. */
   private long frameSequence;
+
   /** The queued reservation for the current frame, or null. */
   private Grant waitingGrant;
-  /** The last queued buffer when it was made by merging and the current frame's bytes go into it. */
+
+  /**
+   * The last queued buffer when it was made by merging and the current frame's bytes go into it.
+   */
   private ByteBuf mergeTarget;
+
   private ScheduledFuture<?> frameTimer;
+
   /** Whether the current frame was offered to the placer for good. */
   private boolean placementDecided;
+
   /** The current frame's body when it is received in place, or null. */
   private PlacedBody placed;
+
   private boolean discarding;
   private boolean firedFrame;
 
@@ -111,24 +133,29 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   /**
    * A server's decoder.
    *
-   * @param budget       the server's receive budget, at least {@code maxFrameSize} large
-   * @param gate         what may hold a frame back before its reservation
+   * @param budget the server's receive budget, at least {@code maxFrameSize} large
+   * @param gate what may hold a frame back before its reservation
    * @param frameTimeout how long a frame may take from its reservation to its last byte
    */
-  public FrameDecoder(int maxFrameSize, ReceiveBudget budget, FrameGate gate,
-      Duration frameTimeout) {
+  public FrameDecoder(
+      int maxFrameSize, ReceiveBudget budget, FrameGate gate, Duration frameTimeout) {
     this(maxFrameSize, budget, gate, frameTimeout, null, null);
   }
 
   /**
    * A server's decoder that may receive large frames' bodies in place.
    *
-   * @param placer        what may take a frame's body into buffers of its own, or null
+   * @param placer what may take a frame's body into buffers of its own, or null
    * @param receiveTarget the connection's receive buffers, through which the placer's buffers are
-   *                      read into; null exactly when {@code placer} is
+   *     read into; null exactly when {@code placer} is
    */
-  public FrameDecoder(int maxFrameSize, ReceiveBudget budget, FrameGate gate,
-      Duration frameTimeout, BodyPlacer placer, ReceiveTarget receiveTarget) {
+  public FrameDecoder(
+      int maxFrameSize,
+      ReceiveBudget budget,
+      FrameGate gate,
+      Duration frameTimeout,
+      BodyPlacer placer,
+      ReceiveTarget receiveTarget) {
     if ((placer == null) != (receiveTarget == null)) {
       throw new IllegalArgumentException("a placer needs the connection's receive target");
     }
@@ -138,8 +165,12 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       throw new IllegalArgumentException("maxFrameSize must be at least 1: " + maxFrameSize);
     }
     if (budget != null && budget.capacity() < maxFrameSize) {
-      throw new IllegalArgumentException("a receive budget of " + budget.capacity()
-          + " bytes cannot hold a frame of " + maxFrameSize + " bytes");
+      throw new IllegalArgumentException(
+          "a receive budget of "
+              + budget.capacity()
+              + " bytes cannot hold a frame of "
+              + maxFrameSize
+              + " bytes");
     }
     this.maxFrameSize = maxFrameSize;
     this.budget = budget;
@@ -177,8 +208,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    // As ByteToMessageDecoder does: with auto-read off, a read that completed no frame gave the next
-    // handler nothing to react to, so ask for more bytes here or the connection stalls mid-frame. On
+    // As ByteToMessageDecoder does: with auto-read off, a read that completed no frame gave the
+    // next
+    // handler nothing to react to, so ask for more bytes here or the connection stalls mid-frame.
+    // On
     // a server auto-read is this decoder's own: off means it paused reading on purpose.
     if (budget == null && !firedFrame && !discarding && !ctx.channel().config().isAutoRead()) {
       ctx.read();
@@ -296,7 +329,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       // The next handler returned: the frame was handled (or copied, or released) by now.
       releaseReservation();
       if (!ctx.channel().isOpen()) {
-        // A handler closed the connection (a protocol error, say): what follows is not to be served.
+        // A handler closed the connection (a protocol error, say): what follows is not to be
+        // served.
         discardAll();
       }
     }
@@ -323,8 +357,14 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     int header = offered.headerLength();
     if (header < 1 || header > pendingBytes) {
       offered.abandon();
-      throw new IllegalStateException("a placement of a " + frameLength + "-byte frame took "
-          + header + " bytes of header, of " + pendingBytes + " received");
+      throw new IllegalStateException(
+          "a placement of a "
+              + frameLength
+              + "-byte frame took "
+              + header
+              + " bytes of header, of "
+              + pendingBytes
+              + " received");
     }
     placed = new PlacedBody(offered, frameLength - header, receiveTarget);
     skip(header);
@@ -349,8 +389,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       return true;
     }
     gateWait = wait;
-    wait.timer = ctx.executor().schedule(wait::timedOut, gate.maxWait().toNanos(),
-        TimeUnit.NANOSECONDS);
+    wait.timer =
+        ctx.executor().schedule(wait::timedOut, gate.maxWait().toNanos(), TimeUnit.NANOSECONDS);
     return false;
   }
 
@@ -406,8 +446,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     if (frameReserved > 0 && frameTimer == null) {
       // Only a frame that did not arrive whole with the read that started it gets a timer.
       long frame = frameSequence;
-      frameTimer = ctx.executor().schedule(() -> frameTimedOut(ctx, frame), frameTimeoutNanos,
-          TimeUnit.NANOSECONDS);
+      frameTimer =
+          ctx.executor()
+              .schedule(() -> frameTimedOut(ctx, frame), frameTimeoutNanos, TimeUnit.NANOSECONDS);
     }
   }
 
@@ -418,10 +459,14 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     frameTimer = null;
     long elapsed = System.nanoTime() - frameStartNanos;
     if (TIMEOUT_WARNINGS.tryAcquire()) {
-      LOG.warn("Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
-          + "such closings are not logged for 10 s", ctx.channel().remoteAddress(),
-          placed != null ? frameLength - placed.remaining() : pendingBytes, frameLength,
-          TimeUnit.NANOSECONDS.toMillis(elapsed), TransportOptions.FRAME_TIMEOUT.key());
+      LOG.warn(
+          "Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
+              + "such closings are not logged for 10 s",
+          ctx.channel().remoteAddress(),
+          placed != null ? frameLength - placed.remaining() : pendingBytes,
+          frameLength,
+          TimeUnit.NANOSECONDS.toMillis(elapsed),
+          TransportOptions.FRAME_TIMEOUT.key());
     }
     discardAll();
     ctx.close();
@@ -503,12 +548,24 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     long requestId =
         hasRequestId ? getLong(LENGTH_FIELD_SIZE + 1) : ProtocolException.UNKNOWN_REQUEST_ID;
     discardAll();
-    ProtocolException error = length < 1
-        ? new ProtocolException(StatusCode.MALFORMED_FRAME, requestId, hasRequestId,
-            "invalid frame length " + length + ": a frame holds at least its type byte")
-        : new ProtocolException(StatusCode.FRAME_TOO_LARGE, requestId, hasRequestId,
-            "frame of " + length + " bytes exceeds the maximum frame size of " + maxFrameSize
-                + " bytes (" + ProtocolOptions.MAX_FRAME_SIZE.key() + ")");
+    ProtocolException error =
+        length < 1
+            ? new ProtocolException(
+                StatusCode.MALFORMED_FRAME,
+                requestId,
+                hasRequestId,
+                "invalid frame length " + length + ": a frame holds at least its type byte")
+            : new ProtocolException(
+                StatusCode.FRAME_TOO_LARGE,
+                requestId,
+                hasRequestId,
+                "frame of "
+                    + length
+                    + " bytes exceeds the maximum frame size of "
+                    + maxFrameSize
+                    + " bytes ("
+                    + ProtocolOptions.MAX_FRAME_SIZE.key()
+                    + ")");
     ctx.fireExceptionCaught(error);
   }
 
@@ -531,8 +588,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Takes {@code n} bytes from the head of {@code piece}, the first queued buffer: the buffer itself
-   * (our reference handed on) when it is used up, otherwise a retained slice.
+   * Takes {@code n} bytes from the head of {@code piece}, the first queued buffer: the buffer
+   * itself (our reference handed on) when it is used up, otherwise a retained slice.
    */
   private ByteBuf takeFrom(ByteBuf piece, int n) {
     if (n == piece.readableBytes()) {
@@ -546,7 +603,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     return piece.readRetainedSlice(n);
   }
 
-  /** Number of queued buffers the next {@code length} bytes span: the composite never consolidates. */
+  /**
+   * Number of queued buffers the next {@code length} bytes span: the composite never consolidates.
+   */
   private int piecesSpanned(int length) {
     int pieces = 0;
     long covered = 0;

@@ -16,8 +16,8 @@ public final class LogText {
     StringBuilder out = null;
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
-      boolean plain = c != '\\' && !Character.isISOControl(c)
-          && Character.getType(c) != Character.FORMAT;
+      boolean plain =
+          c != '\\' && !Character.isISOControl(c) && Character.getType(c) != Character.FORMAT;
       if (plain && out == null) {
         continue;
       }

@@ -11,9 +11,9 @@ import io.netty.util.ReferenceCountUtil;
  * fires it. The frame is released on every path; a decoded message with a body holds its own
  * retained slice of the frame, and whoever consumes the message releases it.
  *
- * <p>An unknown type byte fires a {@link ProtocolException} with
- * {@link StatusCode#UNKNOWN_MESSAGE_TYPE}; a header that cannot be decoded, or a message without a
- * body followed by trailing bytes, one with {@link StatusCode#MALFORMED_FRAME}. Either carries the
+ * <p>An unknown type byte fires a {@link ProtocolException} with {@link
+ * StatusCode#UNKNOWN_MESSAGE_TYPE}; a header that cannot be decoded, or a message without a body
+ * followed by trailing bytes, one with {@link StatusCode#MALFORMED_FRAME}. Either carries the
  * request id when the frame holds the 8 bytes after the type byte, since every message starts with
  * it. Stateless, so one instance can serve every channel.
  */
@@ -48,24 +48,41 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
     byte typeByte = frame.readByte();
     MessageType type = MessageType.fromByte(typeByte);
     if (type == null) {
-      throw new ProtocolException(StatusCode.UNKNOWN_MESSAGE_TYPE, requestId, hasRequestId,
-          "unknown message type " + (typeByte & 0xFF) + " in a frame of "
-              + (frame.writerIndex() - start) + " bytes");
+      throw new ProtocolException(
+          StatusCode.UNKNOWN_MESSAGE_TYPE,
+          requestId,
+          hasRequestId,
+          "unknown message type "
+              + (typeByte & 0xFF)
+              + " in a frame of "
+              + (frame.writerIndex() - start)
+              + " bytes");
     }
     Message message;
     try {
       message = type.decode(frame);
     } catch (RuntimeException e) {
-      throw new ProtocolException(StatusCode.MALFORMED_FRAME, requestId, hasRequestId,
-          "malformed " + type + " frame of " + (frame.writerIndex() - start) + " bytes: "
-              + reason(e), e);
+      throw new ProtocolException(
+          StatusCode.MALFORMED_FRAME,
+          requestId,
+          hasRequestId,
+          "malformed "
+              + type
+              + " frame of "
+              + (frame.writerIndex() - start)
+              + " bytes: "
+              + reason(e),
+          e);
     }
     if (frame.isReadable()) {
       // Only a message without a body can leave bytes: a body takes the rest of the frame. The
       // release is for the body case all the same, so no decoder change can turn this into a leak.
       int left = frame.readableBytes();
       ReferenceCountUtil.release(message);
-      throw new ProtocolException(StatusCode.MALFORMED_FRAME, requestId, hasRequestId,
+      throw new ProtocolException(
+          StatusCode.MALFORMED_FRAME,
+          requestId,
+          hasRequestId,
           "malformed " + type + " frame: " + left + " trailing bytes after the message");
     }
     return message;

@@ -8,13 +8,13 @@ import io.sluice.common.buffer.ManagedBuffer;
 import java.util.List;
 
 /**
- * Writes a {@link Message} as {@code int32 frameLength | byte type | header} in one buffer, followed
- * by the body (if any) as the object its {@link ManagedBuffer} converts to: a {@code ByteBuf}, a
- * {@code FileRegion} (sendfile), or with TLS a {@code ChunkedInput} for a
- * {@code ChunkedWriteHandler} placed before this encoder (nearer the socket). A body of at most
- * {@link #INLINE_BODY_BYTES} in memory is copied into the header's buffer instead: one buffer to
- * write rather than two, each with its outbound entry and the promise that joins them, costs less
- * than copying a small body. Stateless and shared by all channels.
+ * Writes a {@link Message} as {@code int32 frameLength | byte type | header} in one buffer,
+ * followed by the body (if any) as the object its {@link ManagedBuffer} converts to: a {@code
+ * ByteBuf}, a {@code FileRegion} (sendfile), or with TLS a {@code ChunkedInput} for a {@code
+ * ChunkedWriteHandler} placed before this encoder (nearer the socket). A body of at most {@link
+ * #INLINE_BODY_BYTES} in memory is copied into the header's buffer instead: one buffer to write
+ * rather than two, each with its outbound entry and the promise that joins them, costs less than
+ * copying a small body. Stateless and shared by all channels.
  */
 @ChannelHandler.Sharable
 public final class MessageEncoder extends MessageToMessageEncoder<Message> {
@@ -22,7 +22,9 @@ public final class MessageEncoder extends MessageToMessageEncoder<Message> {
 
   private final boolean tls;
 
-  /** @param tls whether the pipeline has TLS, where a {@code FileRegion} cannot be written */
+  /**
+   * @param tls whether the pipeline has TLS, where a {@code FileRegion} cannot be written
+   */
   public MessageEncoder(boolean tls) {
     super(Message.class);
     this.tls = tls;
@@ -40,8 +42,8 @@ public final class MessageEncoder extends MessageToMessageEncoder<Message> {
     int headerLength = msg.encodedLength();
     long frameLength = frameLength(msg);
     if (frameLength > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(msg.getClass().getSimpleName() + " of " + frameLength
-          + " bytes does not fit in a frame");
+      throw new IllegalArgumentException(
+          msg.getClass().getSimpleName() + " of " + frameLength + " bytes does not fit in a frame");
     }
     int inline = body != null && body.size() <= INLINE_BODY_BYTES ? (int) body.size() : 0;
     ByteBuf header = ctx.alloc().buffer(4 + 1 + headerLength + inline);
@@ -53,8 +55,12 @@ public final class MessageEncoder extends MessageToMessageEncoder<Message> {
       msg.encode(header);
       int written = header.writerIndex() - start;
       if (written != headerLength) {
-        throw new IllegalStateException(msg.getClass().getName() + ".encode wrote " + written
-            + " bytes but encodedLength() is " + headerLength);
+        throw new IllegalStateException(
+            msg.getClass().getName()
+                + ".encode wrote "
+                + written
+                + " bytes but encodedLength() is "
+                + headerLength);
       }
       if (body != null) {
         // MessageToMessageEncoder releases the message after encode(), and a body message's
@@ -81,7 +87,8 @@ public final class MessageEncoder extends MessageToMessageEncoder<Message> {
       header.release();
       throw e;
     }
-    // Added only now: MessageToMessageEncoder writes whatever is in `out` even when encode() throws,
+    // Added only now: MessageToMessageEncoder writes whatever is in `out` even when encode()
+    // throws,
     // and a header without its body would corrupt the stream.
     out.add(header);
     if (bodyObject != null) {

@@ -36,8 +36,8 @@ import io.sluice.common.protocol.message.UnregisterShuffleRequest;
 import java.util.function.Function;
 
 /**
- * The registry of wire messages: each message's type byte, class, direction and decoder. A type byte
- * is never reused for another message; retired bytes stay retired.
+ * The registry of wire messages: each message's type byte, class, direction and decoder. A type
+ * byte is never reused for another message; retired bytes stay retired.
  */
 public enum MessageType {
   HANDSHAKE_REQUEST(1, HandshakeRequest.class, true, HandshakeRequest::decode),
@@ -78,8 +78,7 @@ public enum MessageType {
   SERVER_HEARTBEAT_REQUEST(40, ServerHeartbeatRequest.class, true, ServerHeartbeatRequest::decode),
   GET_ASSIGNMENT_REQUEST(41, GetAssignmentRequest.class, true, GetAssignmentRequest::decode),
   ASSIGNMENT_RESPONSE(42, AssignmentResponse.class, false, AssignmentResponse::decode),
-  ASSIGNMENT_RUNS_RESPONSE(
-      43, AssignmentRunsResponse.class, false, AssignmentRunsResponse::decode),
+  ASSIGNMENT_RUNS_RESPONSE(43, AssignmentRunsResponse.class, false, AssignmentRunsResponse::decode),
   SERVER_HEARTBEAT_ON_NODE_REQUEST(
       44, ServerHeartbeatOnNodeRequest.class, true, ServerHeartbeatOnNodeRequest::decode),
 
@@ -105,7 +104,10 @@ public enum MessageType {
   private final boolean request;
   private final Function<ByteBuf, ? extends Message> decoder;
 
-  MessageType(int id, Class<? extends Message> messageClass, boolean request,
+  MessageType(
+      int id,
+      Class<? extends Message> messageClass,
+      boolean request,
       Function<ByteBuf, ? extends Message> decoder) {
     this.id = (byte) id;
     this.messageClass = messageClass;
@@ -129,8 +131,8 @@ public enum MessageType {
 
   /**
    * Decodes a message of this type from a frame positioned after the type byte. A message with a
-   * body takes a retained slice of {@code frame} as its body; the caller still releases
-   * {@code frame}.
+   * body takes a retained slice of {@code frame} as its body; the caller still releases {@code
+   * frame}.
    *
    * @throws CorruptFrameException or {@link IndexOutOfBoundsException} when the header is malformed
    */

@@ -15,16 +15,18 @@ import java.util.Arrays;
  *
  * <p>Wire form (docs/protocol.md, "PartitionChains"): {@code int32 partitionCount | uint16 copies}
  * then per column {@code int32 runCount} and {@code runCount x (int32 end, int32 serverIndex)},
- * where {@code end} is one past the run's last partition, ends rise strictly and the last is
- * {@code partitionCount}.
+ * where {@code end} is one past the run's last partition, ends rise strictly and the last is {@code
+ * partitionCount}.
  */
 public final class PartitionChains implements Serializable {
   private static final long serialVersionUID = 1L;
   private static final int RUN_BYTES = 8;
 
   private final int partitionCount;
+
   /** Per column, one past each run's last partition, rising; the last is partitionCount. */
   private final int[][] runEnds;
+
   /** Per column, each run's server index. */
   private final int[][] runServers;
 
@@ -37,14 +39,13 @@ public final class PartitionChains implements Serializable {
   /**
    * Takes the arrays as they are (no copy): the caller must not modify them afterwards.
    *
-   * @param runEnds per column, one past each run's last partition: rising, the last
-   *     {@code partitionCount}
+   * @param runEnds per column, one past each run's last partition: rising, the last {@code
+   *     partitionCount}
    * @param runServers per column, each run's server index, at least 0
    * @throws IllegalArgumentException if the columns do not describe {@code partitionCount}
    *     partitions
    */
-  public static PartitionChains ofColumns(int partitionCount, int[][] runEnds,
-      int[][] runServers) {
+  public static PartitionChains ofColumns(int partitionCount, int[][] runEnds, int[][] runServers) {
     String problem = check(partitionCount, runEnds, runServers, Integer.MAX_VALUE);
     if (problem != null) {
       throw new IllegalArgumentException(problem);
@@ -71,8 +72,13 @@ public final class PartitionChains implements Serializable {
       int runs = 0;
       for (int p = 0; p < chains.length; p++) {
         if (chains[p].length != copies) {
-          throw new IllegalArgumentException("partition " + p + " has " + chains[p].length
-              + " servers, partition 0 has " + copies);
+          throw new IllegalArgumentException(
+              "partition "
+                  + p
+                  + " has "
+                  + chains[p].length
+                  + " servers, partition 0 has "
+                  + copies);
         }
         int server = chains[p][Math.floorMod(column - p, copies)];
         if (runs > 0 && runServers[runs - 1] == server) {
@@ -105,8 +111,8 @@ public final class PartitionChains implements Serializable {
   /** The server index of the partition's {@code copy}-th server (0 = primary). */
   public int server(int partition, int copy) {
     if (partition < 0 || partition >= partitionCount) {
-      throw new IndexOutOfBoundsException("partition " + partition + " is not in 0.."
-          + (partitionCount - 1));
+      throw new IndexOutOfBoundsException(
+          "partition " + partition + " is not in 0.." + (partitionCount - 1));
     }
     int column = (partition % copies() + copy) % copies();
     int[] ends = runEnds[column];
@@ -207,31 +213,52 @@ public final class PartitionChains implements Serializable {
   }
 
   /** What is wrong with the columns, or null. */
-  private static String check(int partitionCount, int[][] runEnds, int[][] runServers,
-      int serverCount) {
+  private static String check(
+      int partitionCount, int[][] runEnds, int[][] runServers, int serverCount) {
     if (partitionCount < 1) {
       return "a layout has at least one partition, not " + partitionCount;
     }
     if (runEnds.length < 1 || runEnds.length > 0xFFFF || runServers.length != runEnds.length) {
-      return "a layout has 1 to 65535 columns, one server list each, not " + runEnds.length
-          + " and " + runServers.length;
+      return "a layout has 1 to 65535 columns, one server list each, not "
+          + runEnds.length
+          + " and "
+          + runServers.length;
     }
     for (int column = 0; column < runEnds.length; column++) {
       int[] ends = runEnds[column];
       if (ends.length == 0 || runServers[column].length != ends.length) {
-        return "column " + column + " has " + ends.length + " run ends and "
-            + runServers[column].length + " servers";
+        return "column "
+            + column
+            + " has "
+            + ends.length
+            + " run ends and "
+            + runServers[column].length
+            + " servers";
       }
       int previous = 0;
       for (int run = 0; run < ends.length; run++) {
         if (ends[run] <= previous || ends[run] > partitionCount) {
-          return "column " + column + " run " + run + " ends at " + ends[run]
-              + ", not in " + (previous + 1) + ".." + partitionCount;
+          return "column "
+              + column
+              + " run "
+              + run
+              + " ends at "
+              + ends[run]
+              + ", not in "
+              + (previous + 1)
+              + ".."
+              + partitionCount;
         }
         int server = runServers[column][run];
         if (server < 0 || server >= serverCount) {
-          return "column " + column + " run " + run + " names server index " + server
-              + " of " + serverCount;
+          return "column "
+              + column
+              + " run "
+              + run
+              + " names server index "
+              + server
+              + " of "
+              + serverCount;
         }
         previous = ends[run];
       }
@@ -262,7 +289,12 @@ public final class PartitionChains implements Serializable {
     for (int[] ends : runEnds) {
       runs += ends.length;
     }
-    return "PartitionChains[partitions=" + partitionCount + ", copies=" + copies() + ", runs="
-        + runs + "]";
+    return "PartitionChains[partitions="
+        + partitionCount
+        + ", copies="
+        + copies()
+        + ", runs="
+        + runs
+        + "]";
   }
 }

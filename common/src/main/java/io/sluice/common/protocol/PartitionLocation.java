@@ -18,8 +18,11 @@ public record PartitionLocation(int epoch, List<ServerAddress> servers) implemen
   public PartitionLocation {
     servers = List.copyOf(servers);
     if (servers.isEmpty() || epoch < 0) {
-      throw new IllegalArgumentException("a location needs a server and a non-negative epoch, got "
-          + servers + " at epoch " + epoch);
+      throw new IllegalArgumentException(
+          "a location needs a server and a non-negative epoch, got "
+              + servers
+              + " at epoch "
+              + epoch);
     }
   }
 

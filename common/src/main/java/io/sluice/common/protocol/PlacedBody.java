@@ -19,9 +19,9 @@ final class PlacedBody {
 
   /**
    * @param bodyLength what the placement's buffers must hold: the frame's length less the header
-   *                   the placer read
+   *     the placer read
    * @throws IllegalStateException when the buffers do not have room for exactly that; the placement
-   *                               is abandoned first
+   *     is abandoned first
    */
   PlacedBody(BodyPlacer.Placement placement, int bodyLength, ReceiveTarget receiveTarget) {
     ByteBuf[] buffers = placement.buffers();
@@ -31,8 +31,8 @@ final class PlacedBody {
     }
     if (room != bodyLength) {
       placement.abandon();
-      throw new IllegalStateException("a placement for a body of " + bodyLength
-          + " bytes has room for " + room);
+      throw new IllegalStateException(
+          "a placement for a body of " + bodyLength + " bytes has room for " + room);
     }
     this.placement = placement;
     this.buffers = buffers;

@@ -1,11 +1,11 @@
 package io.sluice.common.protocol;
 
 /**
- * A peer sent bytes that break the protocol: a frame over the maximum size, an unknown message type,
- * a header that cannot be decoded. Fired by {@link FrameDecoder} and {@link MessageDecoder} through
- * {@code exceptionCaught}; the handler answers with {@link #status()} for {@link #requestId()} when
- * {@link #hasRequestId()} (request id -1 otherwise) and closes the connection, because after such an
- * error the byte stream can no longer be trusted.
+ * A peer sent bytes that break the protocol: a frame over the maximum size, an unknown message
+ * type, a header that cannot be decoded. Fired by {@link FrameDecoder} and {@link MessageDecoder}
+ * through {@code exceptionCaught}; the handler answers with {@link #status()} for {@link
+ * #requestId()} when {@link #hasRequestId()} (request id -1 otherwise) and closes the connection,
+ * because after such an error the byte stream can no longer be trusted.
  */
 public final class ProtocolException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -17,7 +17,8 @@ public final class ProtocolException extends RuntimeException {
   private final long requestId;
   private final boolean hasRequestId;
 
-  public ProtocolException(StatusCode status, long requestId, boolean hasRequestId, String message) {
+  public ProtocolException(
+      StatusCode status, long requestId, boolean hasRequestId, String message) {
     this(status, requestId, hasRequestId, message, null);
   }
 

@@ -11,7 +11,8 @@ public final class ProtocolOptions {
           .defaultValue("64m")
           .min(64 * 1024L)
           .max(Integer.MAX_VALUE - 16L)
-          .doc("Largest frame a peer accepts. A larger frame is answered with FRAME_TOO_LARGE and its "
-              + "connection closed. Must exceed the client's push batch size and fetch size.")
+          .doc(
+              "Largest frame a peer accepts. A larger frame is answered with FRAME_TOO_LARGE and its "
+                  + "connection closed. Must exceed the client's push batch size and fetch size.")
           .build();
 }

@@ -1,9 +1,9 @@
 package io.sluice.common.protocol;
 
 /**
- * The answer to a {@link RequestMessage}. Every response header starts with
- * {@code int64 requestId | byte status | string errorMessage}; fields specific to the response follow
- * and are meaningful only when the status is {@link StatusCode#OK}.
+ * The answer to a {@link RequestMessage}. Every response header starts with {@code int64 requestId
+ * | byte status | string errorMessage}; fields specific to the response follow and are meaningful
+ * only when the status is {@link StatusCode#OK}.
  */
 public interface ResponseMessage extends Message {
   long requestId();

@@ -1,8 +1,9 @@
 package io.sluice.common.protocol;
 
 /**
- * Outcome of a request, one byte on the wire. Retriable codes mean the same request can succeed later
- * (the client backs off and retries); the others mean it cannot, and retrying only wastes time.
+ * Outcome of a request, one byte on the wire. Retriable codes mean the same request can succeed
+ * later (the client backs off and retries); the others mean it cannot, and retrying only wastes
+ * time.
  *
  * <p>A code added by a protocol version is never sent to a peer that speaks an older one: it gets
  * {@link #forVersion}'s stand-in, a code it knows with the same retry rule.
@@ -54,8 +55,7 @@ public enum StatusCode {
   CORRUPT_BLOCK(18, false, 3, 2),
   /**
    * Authentication is required and missing, or failed (unknown role, wrong secret, a server that
-   * does not authenticate); the connection is closed. Protocol 4; older peers get
-   * {@link #REFUSED}.
+   * does not authenticate); the connection is closed. Protocol 4; older peers get {@link #REFUSED}.
    */
   UNAUTHENTICATED(19, false, 4, 16),
   /**
@@ -78,8 +78,10 @@ public enum StatusCode {
 
   private final byte code;
   private final boolean retriable;
+
   /** The protocol version that introduced the code. */
   private final int since;
+
   /** What a peer speaking a version before {@link #since} gets instead. */
   private final byte standIn;
 
@@ -107,7 +109,9 @@ public enum StatusCode {
     return version >= since ? this : fromCode(standIn);
   }
 
-  /** Decodes a status byte; throws {@link CorruptFrameException} for a byte that names no status. */
+  /**
+   * Decodes a status byte; throws {@link CorruptFrameException} for a byte that names no status.
+   */
   public static StatusCode fromCode(byte code) {
     StatusCode s = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     if (s == null) {

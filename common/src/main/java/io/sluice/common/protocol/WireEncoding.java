@@ -43,8 +43,13 @@ public final class WireEncoding {
     Objects.requireNonNull(value, field);
     int bytes = ByteBufUtil.utf8Bytes(value);
     if (bytes > MAX_STRING_BYTES) {
-      throw new IllegalArgumentException(field + " is " + bytes + " bytes of UTF-8, more than the "
-          + MAX_STRING_BYTES + " a string field can carry");
+      throw new IllegalArgumentException(
+          field
+              + " is "
+              + bytes
+              + " bytes of UTF-8, more than the "
+              + MAX_STRING_BYTES
+              + " a string field can carry");
     }
     return value;
   }
@@ -72,7 +77,8 @@ public final class WireEncoding {
       } else if (c < 0x800) {
         charBytes = 2;
       } else if (Character.isHighSurrogate(c)
-          && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
         chars = 2;
         charBytes = 4;
       } else if (Character.isSurrogate(c)) {
@@ -110,8 +116,12 @@ public final class WireEncoding {
   public static String readString(ByteBuf in) {
     int length = in.readUnsignedShort();
     if (length > in.readableBytes()) {
-      throw new CorruptFrameException("string of " + length + " bytes but only "
-          + in.readableBytes() + " bytes left in the frame");
+      throw new CorruptFrameException(
+          "string of "
+              + length
+              + " bytes but only "
+              + in.readableBytes()
+              + " bytes left in the frame");
     }
     if (length == 0) {
       return "";
@@ -226,8 +236,8 @@ public final class WireEncoding {
   public static byte[] checkFixedBytes(String field, byte[] value, int length) {
     Objects.requireNonNull(value, field);
     if (value.length != length) {
-      throw new IllegalArgumentException(field + " must be " + length + " bytes, not "
-          + value.length);
+      throw new IllegalArgumentException(
+          field + " must be " + length + " bytes, not " + value.length);
     }
     return value;
   }
@@ -243,8 +253,13 @@ public final class WireEncoding {
   public static byte[] checkShortBytes(String field, byte[] value) {
     Objects.requireNonNull(value, field);
     if (value.length > MAX_SHORT_COUNT) {
-      throw new IllegalArgumentException(field + " has " + value.length + " bytes, more than the "
-          + MAX_SHORT_COUNT + " the protocol can carry");
+      throw new IllegalArgumentException(
+          field
+              + " has "
+              + value.length
+              + " bytes, more than the "
+              + MAX_SHORT_COUNT
+              + " the protocol can carry");
     }
     return value;
   }
@@ -284,9 +299,9 @@ public final class WireEncoding {
   // ---- counts ----
 
   /**
-   * Reads an {@code int32} element count and checks that {@code count} elements of at least
-   * {@code minElementBytes} each can fit in what is left of the frame, so that a garbled count never
-   * makes the decoder allocate more than the frame could describe.
+   * Reads an {@code int32} element count and checks that {@code count} elements of at least {@code
+   * minElementBytes} each can fit in what is left of the frame, so that a garbled count never makes
+   * the decoder allocate more than the frame could describe.
    */
   public static int readCount(ByteBuf in, int minElementBytes, String element) {
     int count = in.readInt();
@@ -304,8 +319,13 @@ public final class WireEncoding {
   /** Checks at construction that a collection can be described by a {@code uint16} count. */
   public static void checkShortCount(String field, int count) {
     if (count > MAX_SHORT_COUNT) {
-      throw new IllegalArgumentException(field + " has " + count + " entries, more than the "
-          + MAX_SHORT_COUNT + " the protocol can carry");
+      throw new IllegalArgumentException(
+          field
+              + " has "
+              + count
+              + " entries, more than the "
+              + MAX_SHORT_COUNT
+              + " the protocol can carry");
     }
   }
 
@@ -314,8 +334,13 @@ public final class WireEncoding {
       throw new CorruptFrameException("negative " + element + " count " + count);
     }
     if ((long) count * minElementBytes > in.readableBytes()) {
-      throw new CorruptFrameException(count + " " + element + " entries cannot fit in the "
-          + in.readableBytes() + " bytes left in the frame");
+      throw new CorruptFrameException(
+          count
+              + " "
+              + element
+              + " entries cannot fit in the "
+              + in.readableBytes()
+              + " bytes left in the frame");
     }
   }
 }

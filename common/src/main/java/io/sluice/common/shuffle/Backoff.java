@@ -13,8 +13,13 @@ public record Backoff(Duration firstWait, Duration maxWait, int maxRetries) {
 
   public Backoff {
     if (firstWait.isNegative() || maxWait.compareTo(firstWait) < 0 || maxRetries < 0) {
-      throw new IllegalArgumentException("invalid back-off: first wait " + firstWait
-          + ", max wait " + maxWait + ", retries " + maxRetries);
+      throw new IllegalArgumentException(
+          "invalid back-off: first wait "
+              + firstWait
+              + ", max wait "
+              + maxWait
+              + ", retries "
+              + maxRetries);
     }
   }
 

@@ -9,9 +9,8 @@ import java.util.List;
 
 /**
  * The index record of one stored block, {@value #SIZE} bytes big-endian, as a server writes it to a
- * partition's index file and sends it in a {@code FetchIndexResponse}:
- * {@code int64 offset | int32 length | int32 uncompressedLength | int32 crc32c |
- * int64 taskAttemptId | int32 sequence}.
+ * partition's index file and sends it in a {@code FetchIndexResponse}: {@code int64 offset | int32
+ * length | int32 uncompressedLength | int32 crc32c | int64 taskAttemptId | int32 sequence}.
  *
  * @param offset the block's logical offset in the partition's data, the same across all of the
  *     partition's files on a server
@@ -21,17 +20,27 @@ import java.util.List;
  * @param taskAttemptId the map task attempt that wrote the block
  * @param sequence the block's number among the blocks that attempt wrote to the partition
  */
-public record IndexEntry(long offset, int length, int uncompressedLength, int crc32c,
-    long taskAttemptId, int sequence) {
+public record IndexEntry(
+    long offset, int length, int uncompressedLength, int crc32c, long taskAttemptId, int sequence) {
 
   public static final int SIZE = 32;
 
   public IndexEntry {
-    if (offset < 0 || length < 0 || uncompressedLength < 0 || sequence < 0
+    if (offset < 0
+        || length < 0
+        || uncompressedLength < 0
+        || sequence < 0
         || offset > Long.MAX_VALUE - length) {
-      throw new IllegalArgumentException("corrupt index entry: offset " + offset + ", length "
-          + length + ", uncompressed length " + uncompressedLength + ", sequence " + sequence
-          + " (none may be negative)");
+      throw new IllegalArgumentException(
+          "corrupt index entry: offset "
+              + offset
+              + ", length "
+              + length
+              + ", uncompressed length "
+              + uncompressedLength
+              + ", sequence "
+              + sequence
+              + " (none may be negative)");
     }
   }
 
@@ -86,14 +95,20 @@ public record IndexEntry(long offset, int length, int uncompressedLength, int cr
   public static List<IndexEntry> decodeAll(ByteBuf index) throws IOException {
     int size = index.readableBytes();
     if (size % SIZE != 0) {
-      throw new IOException("corrupt index: " + size + " bytes is not a whole number of " + SIZE
-          + "-byte entries");
+      throw new IOException(
+          "corrupt index: " + size + " bytes is not a whole number of " + SIZE + "-byte entries");
     }
     List<IndexEntry> entries = new ArrayList<>(size / SIZE);
     for (int at = index.readerIndex(); at < index.writerIndex(); at += SIZE) {
       try {
-        entries.add(new IndexEntry(index.getLong(at), index.getInt(at + 8), index.getInt(at + 12),
-            index.getInt(at + 16), index.getLong(at + 20), index.getInt(at + 28)));
+        entries.add(
+            new IndexEntry(
+                index.getLong(at),
+                index.getInt(at + 8),
+                index.getInt(at + 12),
+                index.getInt(at + 16),
+                index.getLong(at + 20),
+                index.getInt(at + 28)));
       } catch (IllegalArgumentException e) {
         throw new IOException("entry " + entries.size() + " of the index: " + e.getMessage(), e);
       }

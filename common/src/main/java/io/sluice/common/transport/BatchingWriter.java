@@ -10,8 +10,8 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * Writes messages to one channel and flushes them in batches. Every write runs on the channel's
  * event loop and, unless a flush is already queued there, queues one behind itself; so every write
- * is followed by a flush, and a burst of small messages (a pipelining writer's requests, the answers
- * to one read of many requests) costs one system call, not one each.
+ * is followed by a flush, and a burst of small messages (a pipelining writer's requests, the
+ * answers to one read of many requests) costs one system call, not one each.
  *
  * <p>The flag is read and set on the event loop only. Were writes and the flag check made on the
  * writer's thread, a queued flush could run between another thread's write task being queued and
@@ -20,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 final class BatchingWriter {
   private final Channel channel;
   private final Runnable flush = this::flush;
+
   /** A flush is queued on the event loop and has not run yet. Event loop only. */
   private boolean flushQueued;
 

@@ -28,28 +28,48 @@ final class ClientAuthentication {
       return CompletableFuture.completedFuture(null);
     }
     if (version < SINCE_VERSION) {
-      return CompletableFuture.failedFuture(new IOException("server " + client.serverId()
-          + " speaks protocol " + version + ", which has no authentication: upgrade it"));
+      return CompletableFuture.failedFuture(
+          new IOException(
+              "server "
+                  + client.serverId()
+                  + " speaks protocol "
+                  + version
+                  + ", which has no authentication: upgrade it"));
     }
     byte[] clientNonce = AuthProofs.nonce();
-    return client.request(new AuthRequest(TransportClient.nextRequestId(), as.role(), as.appId(),
-            clientNonce), AuthChallengeResponse.class)
-        .thenCompose(challenge -> {
-          AuthProofs.Transcript t = new AuthProofs.Transcript(as.role(), as.appId(), clientNonce,
-              challenge.serverNonce());
-          byte[] wrapped = as.role() == AuthRole.REGISTRAR
-              ? AuthProofs.wrap(as.proofKey(), as.appSecret(), t)
-              : new byte[0];
-          return client.request(new AuthProofRequest(TransportClient.nextRequestId(),
-                  AuthProofs.clientProof(as.proofKey(), t), wrapped), AuthProofResponse.class)
-              .thenAccept(answer -> {
-                if (!AuthProofs.matches(AuthProofs.serverProof(as.proofKey(), t),
-                    answer.serverMac())) {
-                  throw new CompletionException(new IOException("server " + client.serverId()
-                      + " did not prove that it holds the secret of " + as
-                      + "; not using the connection"));
-                }
-              });
-        });
+    return client
+        .request(
+            new AuthRequest(TransportClient.nextRequestId(), as.role(), as.appId(), clientNonce),
+            AuthChallengeResponse.class)
+        .thenCompose(
+            challenge -> {
+              AuthProofs.Transcript t =
+                  new AuthProofs.Transcript(
+                      as.role(), as.appId(), clientNonce, challenge.serverNonce());
+              byte[] wrapped =
+                  as.role() == AuthRole.REGISTRAR
+                      ? AuthProofs.wrap(as.proofKey(), as.appSecret(), t)
+                      : new byte[0];
+              return client
+                  .request(
+                      new AuthProofRequest(
+                          TransportClient.nextRequestId(),
+                          AuthProofs.clientProof(as.proofKey(), t),
+                          wrapped),
+                      AuthProofResponse.class)
+                  .thenAccept(
+                      answer -> {
+                        if (!AuthProofs.matches(
+                            AuthProofs.serverProof(as.proofKey(), t), answer.serverMac())) {
+                          throw new CompletionException(
+                              new IOException(
+                                  "server "
+                                      + client.serverId()
+                                      + " did not prove that it holds the secret of "
+                                      + as
+                                      + "; not using the connection"));
+                        }
+                      });
+            });
   }
 }

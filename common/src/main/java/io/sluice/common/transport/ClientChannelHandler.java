@@ -24,16 +24,19 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
       client.handleResponse((ResponseMessage) msg);
     } else {
       ReferenceCountUtil.release(msg);
-      LOG.warn("Closing connection to {}: a server sent a non-response message {}",
-          ctx.channel().remoteAddress(), msg.getClass().getSimpleName());
+      LOG.warn(
+          "Closing connection to {}: a server sent a non-response message {}",
+          ctx.channel().remoteAddress(),
+          msg.getClass().getSimpleName());
       ctx.close();
     }
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    client.failAll(new ConnectionClosedException(
-        "connection to " + ctx.channel().remoteAddress() + " closed"));
+    client.failAll(
+        new ConnectionClosedException(
+            "connection to " + ctx.channel().remoteAddress() + " closed"));
     super.channelInactive(ctx);
   }
 

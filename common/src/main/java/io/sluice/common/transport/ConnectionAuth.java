@@ -15,8 +15,9 @@ import java.security.GeneralSecurityException;
 
 /**
  * The server's side of one connection's authentication: the challenge for an {@link AuthRequest},
- * then the check of the {@link AuthProofRequest}. Any failure ends the connection (the caller closes
- * it); nothing a peer sends can make it skip the proof. Used on the connection's event loop only.
+ * then the check of the {@link AuthProofRequest}. Any failure ends the connection (the caller
+ * closes it); nothing a peer sends can make it skip the proof. Used on the connection's event loop
+ * only.
  */
 final class ConnectionAuth {
   /** Why authentication failed: the status and message of the answer before the close. */
@@ -44,33 +45,44 @@ final class ConnectionAuth {
 
   AuthChallengeResponse challenge(AuthRequest request) throws Failure {
     if (!auth.required()) {
-      throw new Failure(StatusCode.UNAUTHENTICATED, "authentication is not enabled on this "
-          + "server ('" + AuthOptions.ENABLED.key() + "' is false): enable it here or turn it off "
-          + "in the client");
+      throw new Failure(
+          StatusCode.UNAUTHENTICATED,
+          "authentication is not enabled on this "
+              + "server ('"
+              + AuthOptions.ENABLED.key()
+              + "' is false): enable it here or turn it off "
+              + "in the client");
     }
     if (transcript != null) {
       throw new Failure(StatusCode.UNAUTHENTICATED, "a second AuthRequest on one connection");
     }
     AuthRole role = request.role();
     if (!auth.roles().contains(role)) {
-      throw new Failure(StatusCode.UNAUTHENTICATED, "this server does not serve the " + role
-          + " role; it serves " + auth.roles());
+      throw new Failure(
+          StatusCode.UNAUTHENTICATED,
+          "this server does not serve the " + role + " role; it serves " + auth.roles());
     }
     if (role.isApplicationScoped() == request.appId().isEmpty()) {
-      throw new Failure(StatusCode.UNAUTHENTICATED, "the " + role + " role "
-          + (role.isApplicationScoped() ? "needs" : "takes no") + " application id");
+      throw new Failure(
+          StatusCode.UNAUTHENTICATED,
+          "the "
+              + role
+              + " role "
+              + (role.isApplicationScoped() ? "needs" : "takes no")
+              + " application id");
     }
     if (role == AuthRole.APPLICATION) {
       key = auth.appSecrets().apply(request.appId());
       if (key == null) {
-        throw new Failure(StatusCode.UNKNOWN_APPLICATION, "application " + request.appId()
-            + " is not registered on this server");
+        throw new Failure(
+            StatusCode.UNKNOWN_APPLICATION,
+            "application " + request.appId() + " is not registered on this server");
       }
     } else {
       key = auth.clusterSecret();
     }
-    transcript = new AuthProofs.Transcript(role, request.appId(), request.clientNonce(),
-        AuthProofs.nonce());
+    transcript =
+        new AuthProofs.Transcript(role, request.appId(), request.clientNonce(), AuthProofs.nonce());
     return new AuthChallengeResponse(request.requestId(), transcript.serverNonce());
   }
 
@@ -80,8 +92,12 @@ final class ConnectionAuth {
       throw new Failure(StatusCode.UNAUTHENTICATED, "an AuthProofRequest before an AuthRequest");
     }
     if (!AuthProofs.matches(AuthProofs.clientProof(key, transcript), proof.mac())) {
-      throw new Failure(StatusCode.UNAUTHENTICATED, "wrong secret for the " + transcript.role()
-          + " role" + (transcript.appId().isEmpty() ? "" : " of " + transcript.appId()));
+      throw new Failure(
+          StatusCode.UNAUTHENTICATED,
+          "wrong secret for the "
+              + transcript.role()
+              + " role"
+              + (transcript.appId().isEmpty() ? "" : " of " + transcript.appId()));
     }
     return switch (transcript.role()) {
       case CLUSTER -> new Identity(AuthRole.CLUSTER, "", null);
@@ -100,13 +116,17 @@ final class ConnectionAuth {
     try {
       secret = AuthProofs.unwrap(auth.clusterSecret(), proof.wrappedSecret(), transcript);
     } catch (GeneralSecurityException e) {
-      throw new Failure(StatusCode.UNAUTHENTICATED, "the registrar's application secret cannot "
-          + "be unwrapped: " + e.getMessage());
+      throw new Failure(
+          StatusCode.UNAUTHENTICATED,
+          "the registrar's application secret cannot " + "be unwrapped: " + e.getMessage());
     }
     Secret known = auth.appSecrets().apply(transcript.appId());
     if (known != null && !known.equals(secret)) {
-      throw new Failure(StatusCode.UNAUTHENTICATED, "application " + transcript.appId()
-          + " is registered on this server with another secret");
+      throw new Failure(
+          StatusCode.UNAUTHENTICATED,
+          "application "
+              + transcript.appId()
+              + " is registered on this server with another secret");
     }
     return secret;
   }

@@ -12,8 +12,8 @@ import java.util.concurrent.ExecutionException;
 public interface Connections {
 
   /**
-   * A pooled, handshaken and authenticated connection to {@code host:port}, without blocking;
-   * fails with an {@link IOException} (a {@link RemoteException} when the server refused).
+   * A pooled, handshaken and authenticated connection to {@code host:port}, without blocking; fails
+   * with an {@link IOException} (a {@link RemoteException} when the server refused).
    */
   CompletableFuture<TransportClient> getClientAsync(String host, int port);
 

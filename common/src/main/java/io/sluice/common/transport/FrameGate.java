@@ -12,30 +12,31 @@ import java.time.Duration;
  */
 public interface FrameGate {
   /** Lets every frame in at once. */
-  FrameGate OPEN = new FrameGate() {
-    @Override
-    public boolean admitOrQueue(MessageType type, int frameLength, Runnable resume) {
-      return true;
-    }
+  FrameGate OPEN =
+      new FrameGate() {
+        @Override
+        public boolean admitOrQueue(MessageType type, int frameLength, Runnable resume) {
+          return true;
+        }
 
-    @Override
-    public boolean cancel(Runnable resume) {
-      return false;
-    }
+        @Override
+        public boolean cancel(Runnable resume) {
+          return false;
+        }
 
-    @Override
-    public Duration maxWait() {
-      return Duration.ZERO;
-    }
-  };
+        @Override
+        public Duration maxWait() {
+          return Duration.ZERO;
+        }
+      };
 
   /**
    * Called on the connection's event loop once a frame's length and type byte arrived.
    *
-   * @param type        the frame's message type, or null for a type byte no message has (such a
-   *                    frame is let in, to be refused by the message decoder)
+   * @param type the frame's message type, or null for a type byte no message has (such a frame is
+   *     let in, to be refused by the message decoder)
    * @param frameLength the frame's length, type byte included
-   * @param resume      what to run, on any thread, once the frame may be read
+   * @param resume what to run, on any thread, once the frame may be read
    * @return true to read the frame now; false when {@code resume} was queued, to be run unless
    *     {@link #cancel} takes it back first
    */

@@ -8,15 +8,15 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fires {@link IdleStateEvent#ALL_IDLE_STATE_EVENT} when a connection has neither read nor written a
- * message for the idle timeout, and again every quarter of it while that lasts (a client waits for
- * its outstanding requests before it closes).
+ * Fires {@link IdleStateEvent#ALL_IDLE_STATE_EVENT} when a connection has neither read nor written
+ * a message for the idle timeout, and again every quarter of it while that lasts (a client waits
+ * for its outstanding requests before it closes).
  *
- * <p>Netty's {@code IdleStateHandler} does the same but adds a listener to every write's promise and
- * reads the clock per message; at hundreds of thousands of small requests a second on one connection
- * that was a tenth of each event loop's time. Here a message only sets a flag, and a check every
- * quarter of the timeout counts the checks in a row that found it unset: a connection is found idle
- * between one and one and a quarter timeouts after its last message. Event loop only.
+ * <p>Netty's {@code IdleStateHandler} does the same but adds a listener to every write's promise
+ * and reads the clock per message; at hundreds of thousands of small requests a second on one
+ * connection that was a tenth of each event loop's time. Here a message only sets a flag, and a
+ * check every quarter of the timeout counts the checks in a row that found it unset: a connection
+ * is found idle between one and one and a quarter timeouts after its last message. Event loop only.
  */
 final class IdleDetector extends ChannelDuplexHandler {
   private static final int QUIET_CHECKS = 4;
@@ -70,8 +70,9 @@ final class IdleDetector extends ChannelDuplexHandler {
     if (check != null) {
       return;
     }
-    check = ctx.executor().scheduleAtFixedRate(() -> check(ctx), checkNanos, checkNanos,
-        TimeUnit.NANOSECONDS);
+    check =
+        ctx.executor()
+            .scheduleAtFixedRate(() -> check(ctx), checkNanos, checkNanos, TimeUnit.NANOSECONDS);
   }
 
   private void check(ChannelHandlerContext ctx) {

@@ -2,7 +2,9 @@ package io.sluice.common.transport;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Lets one log line through per interval, so that a peer repeating a mistake cannot flood the log. */
+/**
+ * Lets one log line through per interval, so that a peer repeating a mistake cannot flood the log.
+ */
 public final class LogRateLimiter {
   private final long intervalNanos;
   private final AtomicLong nextAllowedNanos;

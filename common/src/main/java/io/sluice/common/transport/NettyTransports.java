@@ -23,9 +23,13 @@ public final class NettyTransports {
       return Epoll.isAvailable() ? IoMode.EPOLL : IoMode.NIO;
     }
     if (mode == IoMode.EPOLL && !Epoll.isAvailable()) {
-      throw new IllegalStateException(TransportOptions.IO_MODE.key()
-          + " is epoll but native epoll is unavailable (" + Epoll.unavailabilityCause() + "); set "
-          + TransportOptions.IO_MODE.key() + " to nio or auto");
+      throw new IllegalStateException(
+          TransportOptions.IO_MODE.key()
+              + " is epoll but native epoll is unavailable ("
+              + Epoll.unavailabilityCause()
+              + "); set "
+              + TransportOptions.IO_MODE.key()
+              + " to nio or auto");
     }
     return mode;
   }

@@ -9,19 +9,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells a peer that stopped answering from one that is only busy, for the connections of one
- * {@link TransportClientFactory} ({@code transport.liveness.timeout}).
+ * Tells a peer that stopped answering from one that is only busy, for the connections of one {@link
+ * TransportClientFactory} ({@code transport.liveness.timeout}).
  *
  * <p>A connection with requests outstanding that heard nothing from its peer for half the timeout
- * reports the peer {@link #silent}. The peer is then probed: a new connection and handshake, outside
- * the pool, answered within the other half. Any answer shows a live process, even a refusal or the
- * peer closing the connection: a busy server answers handshakes on its event loops, and a handshake,
- * arriving whole, never waits for receive memory. No connection or no answer gives the peer up: its
- * connections' outstanding requests fail with {@link PeerUnresponsiveException} and they close, and
- * {@link #refusal} fails new connections to it at once. A peer given up is probed again, one probe at
- * a time and at most one per half timeout, while callers still ask for it, and is taken back as soon
- * as a probe is answered: a process resumed from a pause answers the probe waiting in its socket.
- * Nobody asking for a peer for {@link #FORGET_NANOS} forgets it (a later connection is tried anew).
+ * reports the peer {@link #silent}. The peer is then probed: a new connection and handshake,
+ * outside the pool, answered within the other half. Any answer shows a live process, even a refusal
+ * or the peer closing the connection: a busy server answers handshakes on its event loops, and a
+ * handshake, arriving whole, never waits for receive memory. No connection or no answer gives the
+ * peer up: its connections' outstanding requests fail with {@link PeerUnresponsiveException} and
+ * they close, and {@link #refusal} fails new connections to it at once. A peer given up is probed
+ * again, one probe at a time and at most one per half timeout, while callers still ask for it, and
+ * is taken back as soon as a probe is answered: a process resumed from a pause answers the probe
+ * waiting in its socket. Nobody asking for a peer for {@link #FORGET_NANOS} forgets it (a later
+ * connection is tried anew).
  */
 final class PeerLiveness {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLiveness.class);
@@ -43,9 +44,10 @@ final class PeerLiveness {
   private final ScheduledExecutorService timer;
   private final ConcurrentHashMap<String, Peer> peers = new ConcurrentHashMap<>();
 
-  /** @param timeoutMillis {@code transport.liveness.timeout}, positive */
-  PeerLiveness(long timeoutMillis, Prober prober, Breaker breaker,
-      ScheduledExecutorService timer) {
+  /**
+   * @param timeoutMillis {@code transport.liveness.timeout}, positive
+   */
+  PeerLiveness(long timeoutMillis, Prober prober, Breaker breaker, ScheduledExecutorService timer) {
     this.halfMillis = Math.max(1, timeoutMillis / 2);
     this.prober = prober;
     this.breaker = breaker;
@@ -103,8 +105,7 @@ final class PeerLiveness {
     synchronized (peer) {
       if (alive || (peer.givenUp && now - peer.lastAskedNanos > FORGET_NANOS)) {
         if (alive && peer.givenUp) {
-          LOG.info("{}:{} answers again: connections to it are made again", peer.host,
-              peer.port);
+          LOG.info("{}:{} answers again: connections to it are made again", peer.host, peer.port);
         }
         peer.probing = false;
         peer.givenUp = false;
@@ -120,7 +121,8 @@ final class PeerLiveness {
     try {
       if (newlyGivenUp) {
         PeerUnresponsiveException cause = unresponsive(peer);
-        LOG.warn("{}; failing the requests outstanding to it and probing it until it answers",
+        LOG.warn(
+            "{}; failing the requests outstanding to it and probing it until it answers",
             cause.getMessage());
         breaker.giveUp(peer.host, peer.port, cause);
       }
@@ -137,10 +139,17 @@ final class PeerLiveness {
   }
 
   private PeerUnresponsiveException unresponsive(Peer peer) {
-    return new PeerUnresponsiveException(peer.host + ":" + peer.port + " answered neither "
-        + "requests nor a probe within " + 2 * halfMillis + " ms ("
-        + TransportOptions.LIVENESS_TIMEOUT.key() + "): its process is frozen or the link to it "
-        + "drops packets");
+    return new PeerUnresponsiveException(
+        peer.host
+            + ":"
+            + peer.port
+            + " answered neither "
+            + "requests nor a probe within "
+            + 2 * halfMillis
+            + " ms ("
+            + TransportOptions.LIVENESS_TIMEOUT.key()
+            + "): its process is frozen or the link to it "
+            + "drops packets");
   }
 
   /** One peer's probing; guarded by the instance. */

@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * A server's bound on the memory its connections hold in frames being received
- * ({@link TransportOptions#RECEIVE_MEMORY}). A connection reserves a frame's declared length before
- * it reads the frame's body and gives it back once the frame was handled; a connection whose frame
+ * A server's bound on the memory its connections hold in frames being received ({@link
+ * TransportOptions#RECEIVE_MEMORY}). A connection reserves a frame's declared length before it
+ * reads the frame's body and gives it back once the frame was handled; a connection whose frame
  * does not fit stops reading and is granted its reservation as others give theirs back.
  *
  * <p>Reserving the whole frame up front, rather than counting bytes as they arrive, means that a
@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * other's memory. A frame that stalls holds its reservation until the connection is closed for it
  * ({@link TransportOptions#FRAME_TIMEOUT}).
  *
- * <p>So that frames that stall (a hostile client, a frozen one) delay nobody with smaller frames,
- * a frame of {@code n} bytes is granted only while, after it, room for {@code n} more bytes stays
+ * <p>So that frames that stall (a hostile client, a frozen one) delay nobody with smaller frames, a
+ * frame of {@code n} bytes is granted only while, after it, room for {@code n} more bytes stays
  * free, up to {@code capacity - maxFrameSize} (so that one frame of the largest size still fits an
  * empty budget): stalled frames hold at most {@code capacity - n} between them, so a frame of at
  * most half their size always fits. Frames waiting are granted in order of arrival, but one that
@@ -29,8 +29,8 @@ import java.util.function.LongSupplier;
  * stream of small frames cannot starve a large one, while frames that held the budget before
  * (stalled ones, say) stop nobody from passing.
  *
- * <p>Thread-safe; grants run on the thread that gave bytes back, and a waiter hands its grant to its
- * own event loop.
+ * <p>Thread-safe; grants run on the thread that gave bytes back, and a waiter hands its grant to
+ * its own event loop.
  */
 public final class ReceiveBudget {
   /** How long the oldest waiting frame lets others pass it whatever keeps it out. */
@@ -44,12 +44,16 @@ public final class ReceiveBudget {
   private record Request(long bytes, Waiter waiter, long sinceNanos) {}
 
   private final long capacity;
+
   /** The most room a frame keeps free behind it: {@code capacity - maxFrameSize}. */
   private final long maxHeadroom;
+
   private final LongSupplier nanoClock;
   private final ArrayDeque<Request> queue = new ArrayDeque<>();
+
   /** Reservations held, counted by length. */
   private final TreeMap<Long, Integer> held = new TreeMap<>();
+
   /**
    * The reservations among {@link #held} granted while older frames waited (they passed them),
    * counted by length; forgotten once nothing waits. A release is taken as a passer's when one of
@@ -57,6 +61,7 @@ public final class ReceiveBudget {
    * is reserved.
    */
   private final TreeMap<Long, Integer> passers = new TreeMap<>();
+
   private long passerBytes;
   private long reserved;
   private long peakReserved;
@@ -66,7 +71,9 @@ public final class ReceiveBudget {
     this(capacity, capacity);
   }
 
-  /** @param maxFrameSize the largest frame that may be reserved, at most {@code capacity} */
+  /**
+   * @param maxFrameSize the largest frame that may be reserved, at most {@code capacity}
+   */
   public ReceiveBudget(long capacity, long maxFrameSize) {
     this(capacity, maxFrameSize, System::nanoTime);
   }
@@ -76,8 +83,12 @@ public final class ReceiveBudget {
       throw new IllegalArgumentException("capacity must be positive: " + capacity);
     }
     if (maxFrameSize < 1 || maxFrameSize > capacity) {
-      throw new IllegalArgumentException("the largest frame (" + maxFrameSize
-          + " bytes) must fit a receive budget of " + capacity + " bytes");
+      throw new IllegalArgumentException(
+          "the largest frame ("
+              + maxFrameSize
+              + " bytes) must fit a receive budget of "
+              + capacity
+              + " bytes");
     }
     this.capacity = capacity;
     this.maxHeadroom = capacity - maxFrameSize;
@@ -142,7 +153,8 @@ public final class ReceiveBudget {
     List<Waiter> granted = new ArrayList<>(0);
     synchronized (this) {
       if (!take(held, bytes)) {
-        throw new IllegalStateException("releasing " + bytes + " bytes, which no reservation holds");
+        throw new IllegalStateException(
+            "releasing " + bytes + " bytes, which no reservation holds");
       }
       if (take(passers, bytes)) {
         passerBytes -= bytes;
@@ -184,14 +196,15 @@ public final class ReceiveBudget {
 
   /**
    * Whether a frame may be granted before the oldest waiting one (which does not fit: the queue is
-   * granted whenever room is given back): while the oldest has waited less than
-   * {@link #PATIENCE_NANOS}, or when it would not fit even if every frame that passed waiting
-   * frames were given back (what holds it out was there before, stalled perhaps, and a frame that
-   * passes takes nothing from it).
+   * granted whenever room is given back): while the oldest has waited less than {@link
+   * #PATIENCE_NANOS}, or when it would not fit even if every frame that passed waiting frames were
+   * given back (what holds it out was there before, stalled perhaps, and a frame that passes takes
+   * nothing from it).
    */
   private boolean mayPass() {
     Request oldest = queue.peekFirst();
-    return oldest == null || nanoClock.getAsLong() - oldest.sinceNanos < PATIENCE_NANOS
+    return oldest == null
+        || nanoClock.getAsLong() - oldest.sinceNanos < PATIENCE_NANOS
         || !fitsWithoutPassers(oldest.bytes);
   }
 
@@ -221,7 +234,9 @@ public final class ReceiveBudget {
     return queue.size();
   }
 
-  /** @param passing whether frames older than this one wait */
+  /**
+   * @param passing whether frames older than this one wait
+   */
   private void reserve(long bytes, boolean passing) {
     held.merge(bytes, 1, Integer::sum);
     if (passing) {

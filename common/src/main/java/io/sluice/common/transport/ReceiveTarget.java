@@ -21,6 +21,7 @@ import io.netty.util.UncheckedBooleanSupplier;
 public final class ReceiveTarget implements RecvByteBufAllocator {
   private final RecvByteBufAllocator usual;
   private ByteBuf target;
+
   /** The view of the target handed to the last read, until the pipeline saw it. */
   private ByteBuf handedOut;
 
@@ -76,8 +77,8 @@ public final class ReceiveTarget implements RecvByteBufAllocator {
       // parent, and the parent (a slab of small blocks) with every block in it, which other event
       // loops write at the same time. The wrapper neither owns nor frees the memory: the handler
       // keeps the target alive until the read was handed on.
-      handedOut = Unpooled.wrappedBuffer(into.nioBuffer(into.writerIndex(), into.writableBytes()))
-          .clear();
+      handedOut =
+          Unpooled.wrappedBuffer(into.nioBuffer(into.writerIndex(), into.writableBytes())).clear();
       return handedOut;
     }
 

@@ -17,7 +17,9 @@ public final class RemoteException extends IOException {
     return status;
   }
 
-  /** True when the same request may succeed after a back-off (the server was busy or out of memory). */
+  /**
+   * True when the same request may succeed after a back-off (the server was busy or out of memory).
+   */
   public boolean isRetriable() {
     return status.isRetriable();
   }

@@ -4,8 +4,8 @@ import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.StatusCode;
 
 /**
- * Server-side logic behind a {@link TransportServer}. Called on the connection's event loop: anything
- * slow (disk, locks held long, large computations) must move to another executor.
+ * Server-side logic behind a {@link TransportServer}. Called on the connection's event loop:
+ * anything slow (disk, locks held long, large computations) must move to another executor.
  */
 public interface RequestHandler {
 
@@ -17,17 +17,17 @@ public interface RequestHandler {
   void handle(TransportChannel channel, RequestMessage request);
 
   /**
-   * What decides, before a frame's body is read, whether this handler can take it now (see
-   * {@link FrameGate}); asked once per connection, before its handshake.
+   * What decides, before a frame's body is read, whether this handler can take it now (see {@link
+   * FrameGate}); asked once per connection, before its handshake.
    */
   default FrameGate frameGate(TransportChannel channel) {
     return FrameGate.OPEN;
   }
 
   /**
-   * What may receive large frames' bodies straight into this handler's buffers (see
-   * {@link BodyPlacer}), or null; asked once per connection, before its handshake, and not for
-   * connections under TLS.
+   * What may receive large frames' bodies straight into this handler's buffers (see {@link
+   * BodyPlacer}), or null; asked once per connection, before its handshake, and not for connections
+   * under TLS.
    */
   default BodyPlacer bodyPlacer(TransportChannel channel) {
     return null;

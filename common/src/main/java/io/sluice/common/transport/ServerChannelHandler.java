@@ -25,12 +25,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Last stage of a server pipeline: enforces the handshake, hands requests to the
- * {@link RequestHandler}, and turns a bad frame into an error answer and a closed connection, so that
- * one misbehaving peer never affects another.
+ * Last stage of a server pipeline: enforces the handshake, hands requests to the {@link
+ * RequestHandler}, and turns a bad frame into an error answer and a closed connection, so that one
+ * misbehaving peer never affects another.
  */
 final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ServerChannelHandler.class);
+
   /** One line per interval for all connections: a peer repeating a mistake cannot flood the log. */
   private static final LogRateLimiter PROTOCOL_ERRORS = new LogRateLimiter(10_000);
 
@@ -51,8 +52,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
    * @param maxFrameSize the largest frame this listener accepts, told to clients at the handshake
    * @param newestVersion the newest protocol version this listener speaks
    */
-  ServerChannelHandler(TransportChannel channel, RequestHandler handler, String serverId,
-      ServerAuth auth, int maxFrameSize, int newestVersion) {
+  ServerChannelHandler(
+      TransportChannel channel,
+      RequestHandler handler,
+      String serverId,
+      ServerAuth auth,
+      int maxFrameSize,
+      int newestVersion) {
     this.channel = channel;
     this.handler = handler;
     this.serverId = serverId;
@@ -71,7 +77,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     if (!(msg instanceof RequestMessage)) {
       ReferenceCountUtil.release(msg);
       // A response's frame was read whole: its request id is the peer's own, so echo it.
-      rejectAndClose(msg instanceof ResponseMessage r ? r.requestId() : -1,
+      rejectAndClose(
+          msg instanceof ResponseMessage r ? r.requestId() : -1,
           StatusCode.INVALID_REQUEST,
           "a server accepts only requests, got " + msg.getClass().getSimpleName());
       return;
@@ -82,8 +89,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (request instanceof HandshakeRequest) {
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
-          "handshake already done on this connection"));
+      channel.respond(
+          StatusResponse.error(
+              request.requestId(),
+              StatusCode.INVALID_REQUEST,
+              "handshake already done on this connection"));
       return;
     }
     if (request instanceof AuthRequest || request instanceof AuthProofRequest) {
@@ -93,12 +103,19 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     Identity who = channel.identity();
     if (auth.required() && who == null) {
       ReferenceCountUtil.release(request);
-      rejectAndClose(request.requestId(), StatusCode.UNAUTHENTICATED, "this server requires "
-          + "authentication ('" + AuthOptions.ENABLED.key() + "'): authenticate after the "
-          + "handshake, before " + request.type());
+      rejectAndClose(
+          request.requestId(),
+          StatusCode.UNAUTHENTICATED,
+          "this server requires "
+              + "authentication ('"
+              + AuthOptions.ENABLED.key()
+              + "'): authenticate after the "
+              + "handshake, before "
+              + request.type());
       return;
     }
-    if (who != null && request instanceof ApplicationRequest scoped
+    if (who != null
+        && request instanceof ApplicationRequest scoped
         && !who.mayActFor(scoped.appId())) {
       ReferenceCountUtil.release(request);
       deny(request, who, scoped.appId());
@@ -108,29 +125,33 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       handler.handle(channel, request);
     } catch (RuntimeException e) {
       LOG.error("Request {} from {} failed", request, channel.remoteAddress(), e);
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INTERNAL_ERROR,
-          e.toString()));
+      channel.respond(
+          StatusResponse.error(request.requestId(), StatusCode.INTERNAL_ERROR, e.toString()));
     }
   }
 
   private void handshake(RequestMessage request) {
     if (!(request instanceof HandshakeRequest)) {
       ReferenceCountUtil.release(request);
-      rejectAndClose(request.requestId(), StatusCode.HANDSHAKE_REQUIRED,
-          "the first message on a connection must be a HandshakeRequest, got "
-              + request.type());
+      rejectAndClose(
+          request.requestId(),
+          StatusCode.HANDSHAKE_REQUIRED,
+          "the first message on a connection must be a HandshakeRequest, got " + request.type());
       return;
     }
     HandshakeRequest hello = (HandshakeRequest) request;
-    int version = ProtocolVersion.negotiate(hello.minVersion(), hello.maxVersion(),
-        newestVersion);
+    int version = ProtocolVersion.negotiate(hello.minVersion(), hello.maxVersion(), newestVersion);
     if (version < 0) {
-      rejectAndClose(hello.requestId(), StatusCode.VERSION_MISMATCH, "client "
-          + hello.clientId() + " speaks protocol versions "
-          + ProtocolVersion.describeRange(hello.minVersion(), hello.maxVersion())
-          + ", this server speaks " + ProtocolVersion.describeRange(
-              ProtocolVersion.MIN_SUPPORTED, newestVersion)
-          + "; upgrade the older side to a release that shares a version with the other");
+      rejectAndClose(
+          hello.requestId(),
+          StatusCode.VERSION_MISMATCH,
+          "client "
+              + hello.clientId()
+              + " speaks protocol versions "
+              + ProtocolVersion.describeRange(hello.minVersion(), hello.maxVersion())
+              + ", this server speaks "
+              + ProtocolVersion.describeRange(ProtocolVersion.MIN_SUPPORTED, newestVersion)
+              + "; upgrade the older side to a release that shares a version with the other");
       return;
     }
     handshakeDone = true;
@@ -142,8 +163,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
   private void authenticate(RequestMessage request) {
     if (channel.identity() != null) {
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
-          "this connection is already authenticated as " + channel.identity()));
+      channel.respond(
+          StatusResponse.error(
+              request.requestId(),
+              StatusCode.INVALID_REQUEST,
+              "this connection is already authenticated as " + channel.identity()));
       return;
     }
     try {
@@ -163,13 +187,23 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
   private void deny(RequestMessage request, Identity who, String appId) {
     handler.protocolError(StatusCode.ACCESS_DENIED);
     if (DENIALS.tryAcquire()) {
-      LOG.warn("Refused {} for application {} to {} ({}): it acts for {} only (further "
-          + "refusals are counted in the metrics and not logged for 10 s)", request.type(),
-          LogText.escape(appId), channel.remoteAddress(), LogText.escape(channel.clientId()), who);
+      LOG.warn(
+          "Refused {} for application {} to {} ({}): it acts for {} only (further "
+              + "refusals are counted in the metrics and not logged for 10 s)",
+          request.type(),
+          LogText.escape(appId),
+          channel.remoteAddress(),
+          LogText.escape(channel.clientId()),
+          who);
     }
-    channel.respond(StatusResponse.error(request.requestId(), StatusCode.ACCESS_DENIED,
-        "this connection authenticated as " + who + " and may not act for application "
-            + appId));
+    channel.respond(
+        StatusResponse.error(
+            request.requestId(),
+            StatusCode.ACCESS_DENIED,
+            "this connection authenticated as "
+                + who
+                + " and may not act for application "
+                + appId));
   }
 
   @Override
@@ -189,8 +223,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       LOG.debug("Connection from {} failed: {}", channel.remoteAddress(), cause.toString());
       ctx.close();
     } else {
-      LOG.warn("Closing connection from {} after an unexpected error", channel.remoteAddress(),
-          cause);
+      LOG.warn(
+          "Closing connection from {} after an unexpected error", channel.remoteAddress(), cause);
       ctx.close();
     }
   }
@@ -213,12 +247,16 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     failed = true;
     handler.protocolError(status);
     if (PROTOCOL_ERRORS.tryAcquire()) {
-      LOG.warn("Closing connection from {}: {} {} (further protocol errors are counted in the "
-          + "metrics and not logged for 10 s)", channel.remoteAddress(), status,
+      LOG.warn(
+          "Closing connection from {}: {} {} (further protocol errors are counted in the "
+              + "metrics and not logged for 10 s)",
+          channel.remoteAddress(),
+          status,
           LogText.escape(reason));
     }
     // As the peer's version knows the status (a stand-in for a status newer than it).
-    channel.channel()
+    channel
+        .channel()
         .writeAndFlush(channel.forPeer(StatusResponse.error(requestId, status, reason)))
         .addListener(ChannelFutureListener.CLOSE);
   }

@@ -29,29 +29,43 @@ final class TlsContexts {
     try {
       SslContextBuilder builder = SslContextBuilder.forServer(chain, key).sslProvider(provider());
       if (conf.get(TransportOptions.TLS_CLIENT_AUTH)) {
-        builder.clientAuth(ClientAuth.REQUIRE)
+        builder
+            .clientAuth(ClientAuth.REQUIRE)
             .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
       }
       return builder.build();
     } catch (SSLException | IllegalArgumentException e) {
-      throw new ConfigException("cannot build a TLS server context from '" + chain + "' and '"
-          + key + "': " + e.getMessage());
+      throw new ConfigException(
+          "cannot build a TLS server context from '"
+              + chain
+              + "' and '"
+              + key
+              + "': "
+              + e.getMessage());
     }
   }
 
   static SslContext forClient(SluiceConf conf) {
     try {
-      SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(provider())
-          .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
+      SslContextBuilder builder =
+          SslContextBuilder.forClient()
+              .sslProvider(provider())
+              .trustManager(required(conf, TransportOptions.TLS_TRUST_CERTS));
       if (conf.isSet(TransportOptions.TLS_CERT_CHAIN)) {
-        builder.keyManager(required(conf, TransportOptions.TLS_CERT_CHAIN),
+        builder.keyManager(
+            required(conf, TransportOptions.TLS_CERT_CHAIN),
             required(conf, TransportOptions.TLS_PRIVATE_KEY));
       }
       return builder.build();
     } catch (SSLException | IllegalArgumentException e) {
-      throw new ConfigException("cannot build a TLS client context: " + e.getMessage()
-          + " (check '" + TransportOptions.TLS_TRUST_CERTS.key() + "' and '"
-          + TransportOptions.TLS_CERT_CHAIN.key() + "')");
+      throw new ConfigException(
+          "cannot build a TLS client context: "
+              + e.getMessage()
+              + " (check '"
+              + TransportOptions.TLS_TRUST_CERTS.key()
+              + "' and '"
+              + TransportOptions.TLS_CERT_CHAIN.key()
+              + "')");
     }
   }
 
@@ -75,8 +89,8 @@ final class TlsContexts {
   }
 
   /** A client's TLS handler for {@code host}, checking the certificate names it when configured. */
-  static SslHandler clientHandler(SslContext context, SluiceConf conf,
-      ByteBufAllocator alloc, String host, int port) {
+  static SslHandler clientHandler(
+      SslContext context, SluiceConf conf, ByteBufAllocator alloc, String host, int port) {
     SslHandler handler = context.newHandler(alloc, host, port);
     handler.setWrapDataSize(WRAP_DATA_SIZE);
     if (conf.get(TransportOptions.TLS_VERIFY_HOSTNAME)) {
@@ -89,11 +103,20 @@ final class TlsContexts {
   }
 
   private static File required(SluiceConf conf, ConfigOption<String> option) {
-    String path = conf.getOptional(option).orElseThrow(() -> new ConfigException("'"
-        + TransportOptions.TLS_ENABLED.key() + "' is true but '" + option.key() + "' is not set"));
+    String path =
+        conf.getOptional(option)
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "'"
+                            + TransportOptions.TLS_ENABLED.key()
+                            + "' is true but '"
+                            + option.key()
+                            + "' is not set"));
     File f = new File(path);
     if (!f.canRead()) {
-      throw new ConfigException("'" + option.key() + "' names '" + path + "', which cannot be read");
+      throw new ConfigException(
+          "'" + option.key() + "' names '" + path + "', which cannot be read");
     }
     return f;
   }

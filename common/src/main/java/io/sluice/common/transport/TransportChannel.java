@@ -29,17 +29,24 @@ public final class TransportChannel {
   /**
    * Sends a response; ownership of its body passes to the channel. Safe from any thread. A response
    * to a closed connection is dropped and its body released by Netty. The returned future completes
-   * when the response is written (or failed). A status the peer's protocol version does not know
-   * is sent as its stand-in.
+   * when the response is written (or failed). A status the peer's protocol version does not know is
+   * sent as its stand-in.
    */
   public ChannelFuture respond(ResponseMessage response) {
-    return writer.write(forPeer(response)).addListener((ChannelFutureListener) f -> {
-      if (!f.isSuccess() && channel.isActive()) {
-        LOG.warn("Failed to answer request {} to {}: {}", response.requestId(), remoteAddress(),
-            f.cause().toString());
-        channel.close();
-      }
-    });
+    return writer
+        .write(forPeer(response))
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  if (!f.isSuccess() && channel.isActive()) {
+                    LOG.warn(
+                        "Failed to answer request {} to {}: {}",
+                        response.requestId(),
+                        remoteAddress(),
+                        f.cause().toString());
+                    channel.close();
+                  }
+                });
   }
 
   /** {@code response} as the peer's protocol version knows it (a status newer than it stood in). */

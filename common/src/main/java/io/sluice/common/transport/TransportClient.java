@@ -22,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One connection to a server. Thread-safe: many tasks share it, and requests are pipelined (any number
- * outstanding, answered in any order, matched by request id). Obtain one from a
- * {@link TransportClientFactory}, which also replaces it when it breaks.
+ * One connection to a server. Thread-safe: many tasks share it, and requests are pipelined (any
+ * number outstanding, answered in any order, matched by request id). Obtain one from a {@link
+ * TransportClientFactory}, which also replaces it when it breaks.
  */
 public final class TransportClient implements Closeable {
   private static final AtomicLong REQUEST_IDS = new AtomicLong();
@@ -36,8 +36,10 @@ public final class TransportClient implements Closeable {
   private final BatchingWriter writer;
   private final long timeoutMillis;
   private final Map<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+
   /** How long the peer may stay silent while requests are outstanding; 0 when nobody is told. */
   private final long silenceNanos;
+
   private final Runnable onSilence;
   // Event loop only: set by every read from the socket, cleared by the sweep.
   private boolean heard;
@@ -45,6 +47,7 @@ public final class TransportClient implements Closeable {
   private long unsentBytes;
   private volatile String serverId = "";
   private volatile int protocolVersion;
+
   /** The largest frame the server accepts, from its handshake; 0 when it did not say. */
   private volatile int serverMaxFrameSize;
 
@@ -53,12 +56,11 @@ public final class TransportClient implements Closeable {
   }
 
   /**
-   * @param silence   how long the peer may send nothing while requests to it are outstanding
-   *                  before {@code onSilence} runs (again after each such stretch); zero for never
+   * @param silence how long the peer may send nothing while requests to it are outstanding before
+   *     {@code onSilence} runs (again after each such stretch); zero for never
    * @param onSilence what to tell, on the event loop, or null
    */
-  TransportClient(Channel channel, Duration requestTimeout, Duration silence,
-      Runnable onSilence) {
+  TransportClient(Channel channel, Duration requestTimeout, Duration silence, Runnable onSilence) {
     this.channel = channel;
     this.writer = new BatchingWriter(channel);
     this.timeoutMillis = requestTimeout.toMillis();
@@ -66,11 +68,15 @@ public final class TransportClient implements Closeable {
     this.silenceNanos = onSilence == null ? 0 : silence.toNanos();
     // One sweep per connection rather than a timer per request: scheduling and cancelling a timer
     // for each of hundreds of thousands of small requests a second costs more than the requests.
-    long shortest = silenceNanos > 0
-        ? Math.min(timeoutMillis, TimeUnit.NANOSECONDS.toMillis(silenceNanos)) : timeoutMillis;
+    long shortest =
+        silenceNanos > 0
+            ? Math.min(timeoutMillis, TimeUnit.NANOSECONDS.toMillis(silenceNanos))
+            : timeoutMillis;
     long period = Math.max(MIN_SWEEP_MILLIS, Math.min(MAX_SWEEP_MILLIS, shortest / 8));
-    ScheduledFuture<?> sweep = channel.eventLoop().scheduleWithFixedDelay(
-        this::sweep, period, period, TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> sweep =
+        channel
+            .eventLoop()
+            .scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
     channel.closeFuture().addListener(f -> sweep.cancel(false));
   }
 
@@ -81,16 +87,20 @@ public final class TransportClient implements Closeable {
 
   /**
    * Sends a request and returns its answer. The future fails with {@link RemoteException} when the
-   * server answers with a non-OK status, {@link RequestTimeoutException} after
-   * {@code transport.request.timeout}, and {@link ConnectionClosedException} when the connection
-   * breaks first. Ownership of the request (and its body) passes to this call on every path. The
-   * caller owns a successful response and must release it if it has a body.
+   * server answers with a non-OK status, {@link RequestTimeoutException} after {@code
+   * transport.request.timeout}, and {@link ConnectionClosedException} when the connection breaks
+   * first. Ownership of the request (and its body) passes to this call on every path. The caller
+   * owns a successful response and must release it if it has a body.
    */
   public <R extends ResponseMessage> CompletableFuture<R> request(
       RequestMessage request, Class<R> responseType) {
     long id = request.requestId();
-    Pending<R> p = new Pending<>(responseType, new CompletableFuture<>(), request.type(),
-        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+    Pending<R> p =
+        new Pending<>(
+            responseType,
+            new CompletableFuture<>(),
+            request.type(),
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
     int limit = serverMaxFrameSize;
     long frame;
     try {
@@ -104,10 +114,22 @@ public final class TransportClient implements Closeable {
       // The server would answer FRAME_TOO_LARGE and close the connection, failing every other
       // request on it: refuse here, as the server would, and keep the connection.
       ReferenceCountUtil.release(request);
-      p.future.completeExceptionally(new RemoteException(StatusCode.FRAME_TOO_LARGE, "a "
-          + request.type() + " of " + frame + " bytes was not sent: server " + serverId + " at "
-          + channel.remoteAddress() + " accepts frames of at most " + limit + " bytes ("
-          + TransportOptions.MAX_FRAME_SIZE.key() + " on that server)"));
+      p.future.completeExceptionally(
+          new RemoteException(
+              StatusCode.FRAME_TOO_LARGE,
+              "a "
+                  + request.type()
+                  + " of "
+                  + frame
+                  + " bytes was not sent: server "
+                  + serverId
+                  + " at "
+                  + channel.remoteAddress()
+                  + " accepts frames of at most "
+                  + limit
+                  + " bytes ("
+                  + TransportOptions.MAX_FRAME_SIZE.key()
+                  + " on that server)"));
       return p.future;
     }
     if (pending.putIfAbsent(id, p) != null) {
@@ -116,12 +138,18 @@ public final class TransportClient implements Closeable {
           new IllegalArgumentException("request id " + id + " is already outstanding"));
       return p.future;
     }
-    writer.write(request).addListener((ChannelFutureListener) f -> {
-      if (!f.isSuccess() && pending.remove(id, p)) {
-        p.future.completeExceptionally(new ConnectionClosedException(
-            "failed to send " + request.type() + " to " + channel.remoteAddress(), f.cause()));
-      }
-    });
+    writer
+        .write(request)
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  if (!f.isSuccess() && pending.remove(id, p)) {
+                    p.future.completeExceptionally(
+                        new ConnectionClosedException(
+                            "failed to send " + request.type() + " to " + channel.remoteAddress(),
+                            f.cause()));
+                  }
+                });
     return p.future;
   }
 
@@ -153,8 +181,8 @@ public final class TransportClient implements Closeable {
   /**
    * Tells {@link #onSilence} when requests are outstanding and no byte moved either way for the
    * silence time: bytes, not answers, so that a large answer or a large request on a slow link
-   * counts as progress. (Bytes the socket takes from us show only that the peer's kernel reads;
-   * a frozen process stops them once its socket buffers are full.)
+   * counts as progress. (Bytes the socket takes from us show only that the peer's kernel reads; a
+   * frozen process stops them once its socket buffers are full.)
    */
   private void watchSilence(long now) {
     ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
@@ -175,9 +203,19 @@ public final class TransportClient implements Closeable {
     for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
       Pending<?> p = e.getValue();
       if (now - p.deadlineNanos >= 0 && pending.remove(e.getKey(), p)) {
-        p.future.completeExceptionally(new RequestTimeoutException("no answer from "
-            + channel.remoteAddress() + " to " + p.requestType + " " + e.getKey() + " within "
-            + timeoutMillis + " ms (" + TransportOptions.REQUEST_TIMEOUT.key() + ")"));
+        p.future.completeExceptionally(
+            new RequestTimeoutException(
+                "no answer from "
+                    + channel.remoteAddress()
+                    + " to "
+                    + p.requestType
+                    + " "
+                    + e.getKey()
+                    + " within "
+                    + timeoutMillis
+                    + " ms ("
+                    + TransportOptions.REQUEST_TIMEOUT.key()
+                    + ")"));
       }
     }
   }
@@ -186,10 +224,13 @@ public final class TransportClient implements Closeable {
   void failAll(Throwable cause) {
     for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
       if (pending.remove(e.getKey(), e.getValue())) {
-        e.getValue().future.completeExceptionally(cause instanceof IOException
-            ? cause
-            : new ConnectionClosedException("connection to " + channel.remoteAddress()
-                + " failed", cause));
+        e.getValue()
+            .future
+            .completeExceptionally(
+                cause instanceof IOException
+                    ? cause
+                    : new ConnectionClosedException(
+                        "connection to " + channel.remoteAddress() + " failed", cause));
       }
     }
   }
@@ -239,8 +280,13 @@ public final class TransportClient implements Closeable {
 
   @Override
   public String toString() {
-    return "TransportClient[" + channel.remoteAddress() + ", server=" + serverId + ", active="
-        + isActive() + "]";
+    return "TransportClient["
+        + channel.remoteAddress()
+        + ", server="
+        + serverId
+        + ", active="
+        + isActive()
+        + "]";
   }
 
   private static final class Pending<R extends ResponseMessage> {
@@ -249,8 +295,8 @@ public final class TransportClient implements Closeable {
     final MessageType requestType;
     final long deadlineNanos;
 
-    Pending(Class<R> type, CompletableFuture<R> future, MessageType requestType,
-        long deadlineNanos) {
+    Pending(
+        Class<R> type, CompletableFuture<R> future, MessageType requestType, long deadlineNanos) {
       this.type = type;
       this.future = future;
       this.requestType = requestType;
@@ -260,12 +306,19 @@ public final class TransportClient implements Closeable {
     void complete(ResponseMessage response, SocketAddress from) {
       if (response.status() != StatusCode.OK) {
         ReferenceCountUtil.release(response);
-        future.completeExceptionally(new RemoteException(response.status(),
-            response.errorMessage() + " (from " + from + ")"));
+        future.completeExceptionally(
+            new RemoteException(
+                response.status(), response.errorMessage() + " (from " + from + ")"));
       } else if (!type.isInstance(response)) {
         ReferenceCountUtil.release(response);
-        future.completeExceptionally(new IOException("expected " + type.getSimpleName()
-            + " from " + from + " but got " + response.type()));
+        future.completeExceptionally(
+            new IOException(
+                "expected "
+                    + type.getSimpleName()
+                    + " from "
+                    + from
+                    + " but got "
+                    + response.type()));
       } else if (!future.complete(type.cast(response))) {
         ReferenceCountUtil.release(response);
       }

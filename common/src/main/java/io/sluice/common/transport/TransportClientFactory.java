@@ -44,6 +44,7 @@ public final class TransportClientFactory implements Connections, Closeable {
   private final EventLoopGroup workerGroup;
   private final Bootstrap bootstrap;
   private final ConcurrentHashMap<String, Slots> pools = new ConcurrentHashMap<>();
+
   /** Null when {@code transport.liveness.timeout} is 0. */
   private final PeerLiveness liveness;
 
@@ -53,13 +54,14 @@ public final class TransportClientFactory implements Connections, Closeable {
     this.conf = context.conf();
     IoMode mode = NettyTransports.resolve(conf.ioMode());
     this.workerGroup = NettyTransports.eventLoopGroup(mode, conf.clientThreads(), "sluice-client");
-    this.bootstrap = new Bootstrap()
-        .group(workerGroup)
-        .channel(NettyTransports.channelClass(mode))
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.SO_KEEPALIVE, true)
-        .option(ChannelOption.ALLOCATOR, context.allocator())
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) conf.connectTimeout().toMillis());
+    this.bootstrap =
+        new Bootstrap()
+            .group(workerGroup)
+            .channel(NettyTransports.channelClass(mode))
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.ALLOCATOR, context.allocator())
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) conf.connectTimeout().toMillis());
     if (conf.sendBuffer() > 0) {
       bootstrap.option(ChannelOption.SO_SNDBUF, conf.sendBuffer());
     }
@@ -67,9 +69,10 @@ public final class TransportClientFactory implements Connections, Closeable {
       bootstrap.option(ChannelOption.SO_RCVBUF, conf.receiveBuffer());
     }
     long livenessMillis = conf.livenessTimeout().toMillis();
-    this.liveness = livenessMillis > 0
-        ? new PeerLiveness(livenessMillis, this::probe, this::giveUp, workerGroup)
-        : null;
+    this.liveness =
+        livenessMillis > 0
+            ? new PeerLiveness(livenessMillis, this::probe, this::giveUp, workerGroup)
+            : null;
   }
 
   /**
@@ -89,18 +92,18 @@ public final class TransportClientFactory implements Connections, Closeable {
   }
 
   /**
-   * Like {@link #getClientAsync(String, int)}, for connections that authenticate with
-   * {@code as} instead of this factory's credentials (a server forwarding one application's
-   * blocks). Each set of credentials has its own connections.
+   * Like {@link #getClientAsync(String, int)}, for connections that authenticate with {@code as}
+   * instead of this factory's credentials (a server forwarding one application's blocks). Each set
+   * of credentials has its own connections.
    */
-  public CompletableFuture<TransportClient> getClientAsync(String host, int port,
-      Credentials as) {
+  public CompletableFuture<TransportClient> getClientAsync(String host, int port, Credentials as) {
     PeerUnresponsiveException refused = liveness == null ? null : liveness.refusal(host, port);
     if (refused != null) {
       return CompletableFuture.failedFuture(refused);
     }
-    Slots slots = pools.computeIfAbsent(poolPrefix(host, port) + as.poolKey(),
-        k -> new Slots(conf.connectionsPerPeer()));
+    Slots slots =
+        pools.computeIfAbsent(
+            poolPrefix(host, port) + as.poolKey(), k -> new Slots(conf.connectionsPerPeer()));
     int i = ThreadLocalRandom.current().nextInt(slots.clients.length);
     synchronized (slots) {
       // Again under the lock: a peer given up meanwhile has had its slots emptied (giveUp), and
@@ -153,71 +156,109 @@ public final class TransportClientFactory implements Connections, Closeable {
     CompletableFuture<TransportClient> result = new CompletableFuture<>();
     long timeoutMillis = conf.connectTimeout().toMillis();
     Runnable onSilence = liveness == null ? null : () -> liveness.silent(host, port);
-    ChannelFuture connect = bootstrap(host, port, onSilence)
-        .connect(new InetSocketAddress(host, port));
-    ScheduledFuture<?> deadline = workerGroup.schedule(() -> {
-      if (result.completeExceptionally(new IOException("timed out connecting to " + host + ":"
-          + port + " after " + timeoutMillis + " ms ("
-          + TransportOptions.CONNECT_TIMEOUT.key() + ")"))) {
-        connect.channel().close();
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
-    result.whenComplete((c, e) -> {
-      deadline.cancel(false);
-      if (e != null) {
-        connect.channel().close(); // also when failed from outside: see giveUp
-      }
-    });
-    connect.addListener((ChannelFutureListener) f -> {
-      if (!f.isSuccess()) {
-        result.completeExceptionally(new IOException(
-            "cannot connect to " + host + ":" + port + ": " + f.cause(), f.cause()));
-        return;
-      }
-      TransportClient client = f.channel().attr(CLIENT).get();
-      client.request(new HandshakeRequest(TransportClient.nextRequestId(),
-              ProtocolVersion.MIN_SUPPORTED, context.newestVersion(), context.localId()),
-              HandshakeResponse.class)
-          .thenCompose(hello -> {
-            client.handshaken(hello);
-            return ClientAuthentication.run(client, as, hello.protocolVersion())
-                .thenApply(authenticated -> hello);
-          })
-          .whenComplete((hello, error) -> {
-            if (error != null) {
-              f.channel().close();
-              Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-              Throwable tls = failedTlsHandshake(f.channel());
-              if (tls != null) {
-                // The request failed because the TLS handshake did (how it failed depends on
-                // whether it was flushed yet): name the handshake's reason, not the symptom.
-                result.completeExceptionally(new IOException("TLS handshake with " + host + ":"
-                    + port + " failed: " + tls, tls));
+    ChannelFuture connect =
+        bootstrap(host, port, onSilence).connect(new InetSocketAddress(host, port));
+    ScheduledFuture<?> deadline =
+        workerGroup.schedule(
+            () -> {
+              if (result.completeExceptionally(
+                  new IOException(
+                      "timed out connecting to "
+                          + host
+                          + ":"
+                          + port
+                          + " after "
+                          + timeoutMillis
+                          + " ms ("
+                          + TransportOptions.CONNECT_TIMEOUT.key()
+                          + ")"))) {
+                connect.channel().close();
+              }
+            },
+            timeoutMillis,
+            TimeUnit.MILLISECONDS);
+    result.whenComplete(
+        (c, e) -> {
+          deadline.cancel(false);
+          if (e != null) {
+            connect.channel().close(); // also when failed from outside: see giveUp
+          }
+        });
+    connect.addListener(
+        (ChannelFutureListener)
+            f -> {
+              if (!f.isSuccess()) {
+                result.completeExceptionally(
+                    new IOException(
+                        "cannot connect to " + host + ":" + port + ": " + f.cause(), f.cause()));
                 return;
               }
-              result.completeExceptionally(cause instanceof IOException
-                  ? cause
-                  : new IOException("handshake with " + host + ":" + port + " failed: " + cause,
-                      cause));
-            } else {
-              LOG.debug("Connected to {}:{} (server {}, protocol {}, {})", host, port,
-                  hello.serverId(), hello.protocolVersion(), as);
-              if (!result.complete(client)) {
-                f.channel().close();
-              }
-            }
-          });
-    });
+              TransportClient client = f.channel().attr(CLIENT).get();
+              client
+                  .request(
+                      new HandshakeRequest(
+                          TransportClient.nextRequestId(),
+                          ProtocolVersion.MIN_SUPPORTED,
+                          context.newestVersion(),
+                          context.localId()),
+                      HandshakeResponse.class)
+                  .thenCompose(
+                      hello -> {
+                        client.handshaken(hello);
+                        return ClientAuthentication.run(client, as, hello.protocolVersion())
+                            .thenApply(authenticated -> hello);
+                      })
+                  .whenComplete(
+                      (hello, error) -> {
+                        if (error != null) {
+                          f.channel().close();
+                          Throwable cause =
+                              error instanceof CompletionException ? error.getCause() : error;
+                          Throwable tls = failedTlsHandshake(f.channel());
+                          if (tls != null) {
+                            // The request failed because the TLS handshake did (how it failed
+                            // depends on
+                            // whether it was flushed yet): name the handshake's reason, not the
+                            // symptom.
+                            result.completeExceptionally(
+                                new IOException(
+                                    "TLS handshake with " + host + ":" + port + " failed: " + tls,
+                                    tls));
+                            return;
+                          }
+                          result.completeExceptionally(
+                              cause instanceof IOException
+                                  ? cause
+                                  : new IOException(
+                                      "handshake with " + host + ":" + port + " failed: " + cause,
+                                      cause));
+                        } else {
+                          LOG.debug(
+                              "Connected to {}:{} (server {}, protocol {}, {})",
+                              host,
+                              port,
+                              hello.serverId(),
+                              hello.protocolVersion(),
+                              as);
+                          if (!result.complete(client)) {
+                            f.channel().close();
+                          }
+                        }
+                      });
+            });
     return result;
   }
 
   private Bootstrap bootstrap(String host, int port, Runnable onSilence) {
-    return bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
-      @Override
-      protected void initChannel(SocketChannel ch) {
-        ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, onSilence));
-      }
-    });
+    return bootstrap
+        .clone()
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, onSilence));
+              }
+            });
   }
 
   /**
@@ -230,49 +271,64 @@ public final class TransportClientFactory implements Connections, Closeable {
     long start = System.nanoTime();
     // Netty's connect timeout bounds the connection; the handshake gets what is left of the time,
     // timed on the channel's own event loop, which is also the one that reads the answer.
-    ChannelFuture connect = bootstrap(host, port, null)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-            timeoutMillis))
-        .connect(new InetSocketAddress(host, port));
+    ChannelFuture connect =
+        bootstrap(host, port, null)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
+            .connect(new InetSocketAddress(host, port));
     answered.whenComplete((alive, e) -> connect.channel().close());
-    connect.addListener((ChannelFutureListener) f -> {
-      if (!f.isSuccess()) {
-        answered.complete(false);
-        return;
-      }
-      long left = timeoutMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      ScheduledFuture<?> deadline = f.channel().eventLoop().schedule(
-          () -> answered.complete(false), Math.max(0, left), TimeUnit.MILLISECONDS);
-      answered.whenComplete((alive, e) -> deadline.cancel(false));
-      f.channel().attr(CLIENT).get().request(new HandshakeRequest(
-              TransportClient.nextRequestId(), ProtocolVersion.MIN_SUPPORTED,
-              context.newestVersion(), context.localId() + ":probe"), HandshakeResponse.class)
-          .whenComplete((hello, error) -> answered.complete(true));
-    });
+    connect.addListener(
+        (ChannelFutureListener)
+            f -> {
+              if (!f.isSuccess()) {
+                answered.complete(false);
+                return;
+              }
+              long left = timeoutMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+              ScheduledFuture<?> deadline =
+                  f.channel()
+                      .eventLoop()
+                      .schedule(
+                          () -> answered.complete(false), Math.max(0, left), TimeUnit.MILLISECONDS);
+              answered.whenComplete((alive, e) -> deadline.cancel(false));
+              f.channel()
+                  .attr(CLIENT)
+                  .get()
+                  .request(
+                      new HandshakeRequest(
+                          TransportClient.nextRequestId(),
+                          ProtocolVersion.MIN_SUPPORTED,
+                          context.newestVersion(),
+                          context.localId() + ":probe"),
+                      HandshakeResponse.class)
+                  .whenComplete((hello, error) -> answered.complete(true));
+            });
     return answered;
   }
 
   /**
-   * Fails what is outstanding on every pooled connection to {@code host:port}, and closes them.
-   * The slots are emptied under their lock, and the futures and requests failed after it: failing
-   * them runs their callers' code (a pusher's, under its own lock), which may be waiting for this
-   * very slot lock in {@link #getClientAsync}.
+   * Fails what is outstanding on every pooled connection to {@code host:port}, and closes them. The
+   * slots are emptied under their lock, and the futures and requests failed after it: failing them
+   * runs their callers' code (a pusher's, under its own lock), which may be waiting for this very
+   * slot lock in {@link #getClientAsync}.
    */
   private void giveUp(String host, int port, PeerUnresponsiveException cause) {
     String prefix = poolPrefix(host, port);
     List<CompletableFuture<TransportClient>> taken = new ArrayList<>();
-    pools.forEach((key, slots) -> {
-      if (key.startsWith(prefix)) {
-        synchronized (slots) {
-          for (int i = 0; i < slots.clients.length; i++) {
-            if (slots.clients[i] != null) {
-              taken.add(slots.clients[i]);
-              slots.clients[i] = null;
+    pools.forEach(
+        (key, slots) -> {
+          if (key.startsWith(prefix)) {
+            synchronized (slots) {
+              for (int i = 0; i < slots.clients.length; i++) {
+                if (slots.clients[i] != null) {
+                  taken.add(slots.clients[i]);
+                  slots.clients[i] = null;
+                }
+              }
             }
           }
-        }
-      }
-    });
+        });
     for (CompletableFuture<TransportClient> c : taken) {
       if (c.completeExceptionally(cause) || c.isCompletedExceptionally()) {
         continue; // a connection attempt under way fails now and closes its channel

@@ -16,21 +16,23 @@ import io.sluice.common.protocol.ProtocolVersion;
 
 /**
  * Builds servers, client factories and their pipelines from one configuration, so both sides of a
- * connection are always assembled the same way:
- * {@code [tls] [chunked writer] encoder | frame decoder -> message decoder -> idle -> handler}.
+ * connection are always assembled the same way: {@code [tls] [chunked writer] encoder | frame
+ * decoder -> message decoder -> idle -> handler}.
  */
 public final class TransportContext {
   private final TransportConf conf;
   private final String localId;
   private final ByteBufAllocator allocator;
   private final MessageEncoder encoder;
+
   /** Built when a server or a client factory is first created, so a client needs no server keys. */
   private volatile SslContext serverTls;
+
   private volatile SslContext clientTls;
   private int newestVersion = ProtocolVersion.CURRENT;
 
   /**
-   * @param localId  this process's id, sent in handshakes (server id or client id)
+   * @param localId this process's id, sent in handshakes (server id or client id)
    * @param allocator allocator for every channel of this context (receive buffers, headers)
    */
   public TransportContext(TransportConf conf, String localId, ByteBufAllocator allocator) {
@@ -51,9 +53,12 @@ public final class TransportContext {
    */
   public TransportContext speakingUpTo(int version) {
     if (version < ProtocolVersion.MIN_SUPPORTED || version > ProtocolVersion.CURRENT) {
-      throw new IllegalArgumentException("this release speaks protocol versions "
-          + ProtocolVersion.describeRange(ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)
-          + ", not " + version);
+      throw new IllegalArgumentException(
+          "this release speaks protocol versions "
+              + ProtocolVersion.describeRange(
+                  ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT)
+              + ", not "
+              + version);
     }
     this.newestVersion = version;
     return this;
@@ -81,8 +86,8 @@ public final class TransportContext {
   }
 
   /** Starts a server whose connections must authenticate as {@code auth} requires. */
-  public TransportServer createServer(String host, int port, RequestHandler handler,
-      ServerAuth auth) {
+  public TransportServer createServer(
+      String host, int port, RequestHandler handler, ServerAuth auth) {
     if (conf.tlsEnabled() && serverTls == null) {
       serverTls = TlsContexts.forServer(conf.conf());
     }
@@ -102,8 +107,8 @@ public final class TransportContext {
     return new TransportClientFactory(this, credentials);
   }
 
-  void initServerPipeline(SocketChannel ch, RequestHandler handler, ReceiveBudget budget,
-      ServerAuth auth) {
+  void initServerPipeline(
+      SocketChannel ch, RequestHandler handler, ReceiveBudget budget, ServerAuth auth) {
     ChannelPipeline p = ch.pipeline();
     if (serverTls != null) {
       p.addLast("tls", TlsContexts.serverHandler(serverTls, ch.alloc()));
@@ -117,31 +122,41 @@ public final class TransportContext {
       ch.config().setRecvByteBufAllocator(receiveTarget);
     }
     p.addLast("encoder", encoder)
-        .addLast("frameDecoder",
-            new FrameDecoder(conf.maxFrameSize(), budget, handler.frameGate(channel),
-                conf.frameTimeout(), placer, receiveTarget))
+        .addLast(
+            "frameDecoder",
+            new FrameDecoder(
+                conf.maxFrameSize(),
+                budget,
+                handler.frameGate(channel),
+                conf.frameTimeout(),
+                placer,
+                receiveTarget))
         .addLast("decoder", new MessageDecoder())
         .addLast("idle", idleHandler())
-        .addLast("handler", new ServerChannelHandler(channel, handler, localId, auth,
-            conf.maxFrameSize(), newestVersion));
+        .addLast(
+            "handler",
+            new ServerChannelHandler(
+                channel, handler, localId, auth, conf.maxFrameSize(), newestVersion));
   }
 
   /**
    * @param onSilence told when the connection's peer stays silent while requests are outstanding
-   *                  (see {@link TransportClient}), or null
+   *     (see {@link TransportClient}), or null
    */
-  TransportClient initClientPipeline(SocketChannel ch, String host, int port,
-      Runnable onSilence) {
+  TransportClient initClientPipeline(SocketChannel ch, String host, int port, Runnable onSilence) {
     ChannelPipeline p = ch.pipeline();
-    TransportClient client = new TransportClient(ch, conf.requestTimeout(),
-        conf.livenessTimeout().dividedBy(2), onSilence);
-    p.addLast("heard", new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        client.heard();
-        ctx.fireChannelRead(msg);
-      }
-    });
+    TransportClient client =
+        new TransportClient(
+            ch, conf.requestTimeout(), conf.livenessTimeout().dividedBy(2), onSilence);
+    p.addLast(
+        "heard",
+        new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            client.heard();
+            ctx.fireChannelRead(msg);
+          }
+        });
     if (clientTls != null) {
       p.addLast("tls", TlsContexts.clientHandler(clientTls, conf.conf(), ch.alloc(), host, port));
       p.addLast("chunkedWriter", new ChunkedWriteHandler());

@@ -41,38 +41,40 @@ public final class TransportServer implements Closeable {
   private final Channel serverChannel;
   private final int port;
 
-  TransportServer(TransportContext context, String host, int port, RequestHandler handler,
-      ServerAuth auth) {
+  TransportServer(
+      TransportContext context, String host, int port, RequestHandler handler, ServerAuth auth) {
     TransportConf conf = context.conf();
     this.receiveBudget = new ReceiveBudget(conf.receiveMemory(), conf.maxFrameSize());
     int maxConnections = conf.maxConnections();
     IoMode mode = NettyTransports.resolve(conf.ioMode());
     this.bossGroup = NettyTransports.eventLoopGroup(mode, 1, "sluice-accept");
-    this.workerGroup =
-        NettyTransports.eventLoopGroup(mode, conf.serverThreads(), "sluice-server");
-    ServerBootstrap bootstrap = new ServerBootstrap()
-        .group(bossGroup, workerGroup)
-        .channel(NettyTransports.serverChannelClass(mode))
-        .option(ChannelOption.SO_BACKLOG, conf.backlog())
-        .option(ChannelOption.SO_REUSEADDR, true)
-        .option(ChannelOption.ALLOCATOR, context.allocator())
-        .childOption(ChannelOption.ALLOCATOR, context.allocator())
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.SO_KEEPALIVE, true)
-        .childOption(ChannelOption.RCVBUF_ALLOCATOR,
-            new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES))
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            int open = connections.incrementAndGet();
-            ch.closeFuture().addListener(f -> connections.decrementAndGet());
-            if (open > maxConnections) {
-              refuse(ch, maxConnections);
-              return;
-            }
-            context.initServerPipeline(ch, handler, receiveBudget, auth);
-          }
-        });
+    this.workerGroup = NettyTransports.eventLoopGroup(mode, conf.serverThreads(), "sluice-server");
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(NettyTransports.serverChannelClass(mode))
+            .option(ChannelOption.SO_BACKLOG, conf.backlog())
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .option(ChannelOption.ALLOCATOR, context.allocator())
+            .childOption(ChannelOption.ALLOCATOR, context.allocator())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(
+                ChannelOption.RCVBUF_ALLOCATOR,
+                new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES))
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    int open = connections.incrementAndGet();
+                    ch.closeFuture().addListener(f -> connections.decrementAndGet());
+                    if (open > maxConnections) {
+                      refuse(ch, maxConnections);
+                      return;
+                    }
+                    context.initServerPipeline(ch, handler, receiveBudget, auth);
+                  }
+                });
     if (conf.sendBuffer() > 0) {
       bootstrap.childOption(ChannelOption.SO_SNDBUF, conf.sendBuffer());
     }
@@ -80,22 +82,29 @@ public final class TransportServer implements Closeable {
       bootstrap.childOption(ChannelOption.SO_RCVBUF, conf.receiveBuffer());
     }
     try {
-      this.serverChannel = bootstrap.bind(new InetSocketAddress(host, port)).syncUninterruptibly()
-          .channel();
+      this.serverChannel =
+          bootstrap.bind(new InetSocketAddress(host, port)).syncUninterruptibly().channel();
     } catch (RuntimeException e) {
       shutdownGroups();
       throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + e, e);
     }
     this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
-    LOG.info("Listening on {}:{} ({} transport, {} threads)", host, this.port, mode,
+    LOG.info(
+        "Listening on {}:{} ({} transport, {} threads)",
+        host,
+        this.port,
+        mode,
         conf.serverThreads());
   }
 
   private void refuse(SocketChannel ch, int maxConnections) {
     if (refusals.tryAcquire()) {
-      LOG.warn("Refusing a connection from {}: {} connections are open, the most this process "
-          + "serves ({}); further refusals are not logged for 10 s", ch.remoteAddress(),
-          maxConnections, TransportOptions.MAX_CONNECTIONS.key());
+      LOG.warn(
+          "Refusing a connection from {}: {} connections are open, the most this process "
+              + "serves ({}); further refusals are not logged for 10 s",
+          ch.remoteAddress(),
+          maxConnections,
+          TransportOptions.MAX_CONNECTIONS.key());
     }
     ch.close();
   }

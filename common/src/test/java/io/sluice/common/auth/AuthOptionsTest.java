@@ -14,25 +14,29 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AuthOptionsTest {
-  private static final ConfigOption<String> BIND_HOST = ConfigOption.string("test.bind.host")
-      .defaultValue("127.0.0.1").doc("where the test daemon listens").build();
+  private static final ConfigOption<String> BIND_HOST =
+      ConfigOption.string("test.bind.host")
+          .defaultValue("127.0.0.1")
+          .doc("where the test daemon listens")
+          .build();
 
-  private static final ConfigOptionSet DAEMON = new ConfigOptionSet() {
-    @Override
-    public String title() {
-      return "Test daemon";
-    }
+  private static final ConfigOptionSet DAEMON =
+      new ConfigOptionSet() {
+        @Override
+        public String title() {
+          return "Test daemon";
+        }
 
-    @Override
-    public String description() {
-      return "";
-    }
+        @Override
+        public String description() {
+          return "";
+        }
 
-    @Override
-    public List<ConfigOption<?>> options() {
-      return List.of(BIND_HOST);
-    }
-  };
+        @Override
+        public List<ConfigOption<?>> options() {
+          return List.of(BIND_HOST);
+        }
+      };
 
   private static SluiceConf conf(String bindHost, String... keysAndValues) {
     Map<String, String> raw = new HashMap<>();
@@ -58,20 +62,30 @@ class AuthOptionsTest {
   void offLoopbackWithoutAuthenticationTheDaemonIsRefusedNamingWhatToSet() {
     for (String host : List.of("0.0.0.0", "::", "10.1.2.3", "no-such-host.invalid")) {
       ConfigException e = assertThrows(ConfigException.class, () -> check(conf(host)), host);
-      assertEquals("'test.bind.host' is " + host + ", not a loopback address, and "
-          + "authentication is off: anyone who reaches this daemon could read and delete every "
-          + "application's shuffle data. Set 'auth.enabled' true (with "
-          + "'auth.cluster.secret.file', docs/security.md), or bind a loopback address, or set "
-          + "'auth.insecure.unauthenticated.off.loopback' true to accept the risk.",
+      assertEquals(
+          "'test.bind.host' is "
+              + host
+              + ", not a loopback address, and "
+              + "authentication is off: anyone who reaches this daemon could read and delete every "
+              + "application's shuffle data. Set 'auth.enabled' true (with "
+              + "'auth.cluster.secret.file', docs/security.md), or bind a loopback address, or set "
+              + "'auth.insecure.unauthenticated.off.loopback' true to accept the risk.",
           e.getMessage());
     }
   }
 
   @Test
   void authenticationOrTheNamedRiskLetsItListenOffLoopback() {
-    assertDoesNotThrow(() -> check(conf("0.0.0.0", "auth.enabled", "true",
-        "auth.cluster.secret.file", "/etc/sluice/cluster.secret")));
-    assertDoesNotThrow(() -> check(conf("0.0.0.0",
-        "auth.insecure.unauthenticated.off.loopback", "true")));
+    assertDoesNotThrow(
+        () ->
+            check(
+                conf(
+                    "0.0.0.0",
+                    "auth.enabled",
+                    "true",
+                    "auth.cluster.secret.file",
+                    "/etc/sluice/cluster.secret")));
+    assertDoesNotThrow(
+        () -> check(conf("0.0.0.0", "auth.insecure.unauthenticated.off.loopback", "true")));
   }
 }

@@ -22,8 +22,8 @@ class AuthProofsTest {
   @TempDir Path dir;
 
   private static AuthProofs.Transcript transcript(String app) {
-    return new AuthProofs.Transcript(AuthRole.REGISTRAR, app, AuthProofs.nonce(),
-        AuthProofs.nonce());
+    return new AuthProofs.Transcript(
+        AuthRole.REGISTRAR, app, AuthProofs.nonce(), AuthProofs.nonce());
   }
 
   @Test
@@ -34,13 +34,26 @@ class AuthProofsTest {
     assertTrue(AuthProofs.matches(client, AuthProofs.clientProof(KEY, t)));
     assertFalse(AuthProofs.matches(client, AuthProofs.serverProof(KEY, t)), "sides differ");
     assertFalse(AuthProofs.matches(client, AuthProofs.clientProof(Secret.random(), t)));
-    assertFalse(AuthProofs.matches(client, AuthProofs.clientProof(KEY,
-        new AuthProofs.Transcript(AuthRole.APPLICATION, "app-1", t.clientNonce(),
-            t.serverNonce()))), "the role is covered");
-    assertFalse(AuthProofs.matches(client, AuthProofs.clientProof(KEY,
-        new AuthProofs.Transcript(t.role(), "app-2", t.clientNonce(), t.serverNonce()))));
-    assertFalse(AuthProofs.matches(client, AuthProofs.clientProof(KEY,
-        new AuthProofs.Transcript(t.role(), "app-1", t.clientNonce(), AuthProofs.nonce()))),
+    assertFalse(
+        AuthProofs.matches(
+            client,
+            AuthProofs.clientProof(
+                KEY,
+                new AuthProofs.Transcript(
+                    AuthRole.APPLICATION, "app-1", t.clientNonce(), t.serverNonce()))),
+        "the role is covered");
+    assertFalse(
+        AuthProofs.matches(
+            client,
+            AuthProofs.clientProof(
+                KEY,
+                new AuthProofs.Transcript(t.role(), "app-2", t.clientNonce(), t.serverNonce()))));
+    assertFalse(
+        AuthProofs.matches(
+            client,
+            AuthProofs.clientProof(
+                KEY,
+                new AuthProofs.Transcript(t.role(), "app-1", t.clientNonce(), AuthProofs.nonce()))),
         "a proof cannot be replayed against another challenge");
   }
 
@@ -51,15 +64,18 @@ class AuthProofsTest {
     byte[] wrapped = AuthProofs.wrap(KEY, app, t);
 
     assertEquals(app, AuthProofs.unwrap(KEY, wrapped, t));
-    assertThrows(GeneralSecurityException.class,
-        () -> AuthProofs.unwrap(Secret.random(), wrapped, t));
-    assertThrows(GeneralSecurityException.class,
-        () -> AuthProofs.unwrap(KEY, wrapped, transcript("app-1")), "another exchange");
+    assertThrows(
+        GeneralSecurityException.class, () -> AuthProofs.unwrap(Secret.random(), wrapped, t));
+    assertThrows(
+        GeneralSecurityException.class,
+        () -> AuthProofs.unwrap(KEY, wrapped, transcript("app-1")),
+        "another exchange");
     byte[] altered = wrapped.clone();
     altered[altered.length - 1] ^= 1;
     assertThrows(GeneralSecurityException.class, () -> AuthProofs.unwrap(KEY, altered, t));
-    assertFalse(new String(wrapped, java.nio.charset.StandardCharsets.ISO_8859_1)
-        .contains(app.toBase64()), "the secret does not travel in clear");
+    assertFalse(
+        new String(wrapped, java.nio.charset.StandardCharsets.ISO_8859_1).contains(app.toBase64()),
+        "the secret does not travel in clear");
   }
 
   @Test
@@ -67,22 +83,29 @@ class AuthProofsTest {
     Path file = dir.resolve("cluster.secret");
     Files.writeString(file, "0123456789abcdef0123456789abcdef\n");
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-    assertArrayEquals("0123456789abcdef0123456789abcdef".getBytes(),
+    assertArrayEquals(
+        "0123456789abcdef0123456789abcdef".getBytes(),
         SecretFile.read(file.toString(), "auth.cluster.secret.file").copyOfBytes());
 
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
-    ConfigException open = assertThrows(ConfigException.class,
-        () -> SecretFile.read(file.toString(), "auth.cluster.secret.file"));
+    ConfigException open =
+        assertThrows(
+            ConfigException.class,
+            () -> SecretFile.read(file.toString(), "auth.cluster.secret.file"));
     assertTrue(open.getMessage().contains("chmod 600"), open.getMessage());
 
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     Files.writeString(file, "short");
-    ConfigException shortOne = assertThrows(ConfigException.class,
-        () -> SecretFile.read(file.toString(), "auth.cluster.secret.file"));
+    ConfigException shortOne =
+        assertThrows(
+            ConfigException.class,
+            () -> SecretFile.read(file.toString(), "auth.cluster.secret.file"));
     assertTrue(shortOne.getMessage().contains("auth.cluster.secret.file"), shortOne.getMessage());
 
-    ConfigException missing = assertThrows(ConfigException.class,
-        () -> SecretFile.read(dir.resolve("none").toString(), "auth.cluster.secret.file"));
+    ConfigException missing =
+        assertThrows(
+            ConfigException.class,
+            () -> SecretFile.read(dir.resolve("none").toString(), "auth.cluster.secret.file"));
     assertTrue(missing.getMessage().contains("not a readable file"), missing.getMessage());
   }
 

@@ -65,7 +65,9 @@ class Crc32cTest {
           for (int i = 0; i < 20 && length > 0; i++) {
             int from = random.nextInt(length);
             int count = random.nextInt(length - from + 1);
-            assertEquals(Crc32c.of(data, from, count), Crc32c.of(buf, readerIndex + from, count),
+            assertEquals(
+                Crc32c.of(data, from, count),
+                Crc32c.of(buf, readerIndex + from, count),
                 buf + " [" + from + ", +" + count + ")");
           }
         } finally {
@@ -98,7 +100,8 @@ class Crc32cTest {
       assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.of(buf, 10, 7));
       assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.of(buf, -1, 2));
       assertThrows(IndexOutOfBoundsException.class, () -> Crc32c.of(buf, 0, -1));
-      assertThrows(IndexOutOfBoundsException.class,
+      assertThrows(
+          IndexOutOfBoundsException.class,
           () -> Crc32c.of(buf, Integer.MAX_VALUE, Integer.MAX_VALUE));
       assertEquals(Crc32c.of(new byte[6]), Crc32c.of(buf, 10, 6));
     } finally {
@@ -106,14 +109,17 @@ class Crc32cTest {
     }
   }
 
-  /** New buffers of every kind holding {@code data} as readable bytes, after 3 bytes already read. */
+  /**
+   * New buffers of every kind holding {@code data} as readable bytes, after 3 bytes already read.
+   */
   private static List<ByteBuf> buffersHolding(byte[] data) {
     List<ByteBuf> buffers = new ArrayList<>();
     buffers.add(Unpooled.buffer().writeZero(3).writeBytes(data).skipBytes(3));
     buffers.add(Unpooled.directBuffer().writeZero(3).writeBytes(data).skipBytes(3));
-    buffers.add(PooledByteBufAllocator.DEFAULT.heapBuffer().writeZero(3).writeBytes(data).skipBytes(3));
-    buffers.add(PooledByteBufAllocator.DEFAULT.directBuffer().writeZero(3).writeBytes(data)
-        .skipBytes(3));
+    buffers.add(
+        PooledByteBufAllocator.DEFAULT.heapBuffer().writeZero(3).writeBytes(data).skipBytes(3));
+    buffers.add(
+        PooledByteBufAllocator.DEFAULT.directBuffer().writeZero(3).writeBytes(data).skipBytes(3));
     buffers.add(Unpooled.buffer().writeZero(3).writeBytes(data).skipBytes(3).asReadOnly());
     buffers.add(Unpooled.wrappedBuffer(data).slice());
     CompositeByteBuf composite = Unpooled.compositeBuffer();

@@ -18,20 +18,25 @@ class ConfigDocGeneratorTest {
   private static final String TABLE_HEADER =
       "| Key | Default | Accepted values | Description | Since |\n|---|---|---|---|---|\n";
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void thePageHasATitleAnIntroductionAndOneTablePerSet() {
-    String page = ConfigDocGenerator.generate(List.of(new TestServerOptions(), new TestClientOptions()));
+    String page =
+        ConfigDocGenerator.generate(List.of(new TestServerOptions(), new TestClientOptions()));
     assertTrue(page.startsWith("# Configuration\n"), page);
     assertTrue(page.contains("`key value`"), page);
     assertTrue(page.contains("**Sizes**"), page);
     assertTrue(page.contains("**Durations**"), page);
-    int server = page.indexOf("\n## " + TestServerOptions.TITLE
-        + "\n\nOptions of a made-up server, for tests.\n\n" + TABLE_HEADER);
-    int client = page.indexOf(
-        "\n## Test client\n\nOptions of a made-up client, for tests.\n\n" + TABLE_HEADER);
+    int server =
+        page.indexOf(
+            "\n## "
+                + TestServerOptions.TITLE
+                + "\n\nOptions of a made-up server, for tests.\n\n"
+                + TABLE_HEADER);
+    int client =
+        page.indexOf(
+            "\n## Test client\n\nOptions of a made-up client, for tests.\n\n" + TABLE_HEADER);
     assertTrue(server > 0, page);
     assertTrue(client > server, page);
     assertTrue(page.endsWith("|\n"), page);
@@ -39,23 +44,37 @@ class ConfigDocGeneratorTest {
 
   @Test
   void eachOptionIsOneRow() {
-    String page = ConfigDocGenerator.generate(List.of(new TestServerOptions(), new TestClientOptions()));
+    String page =
+        ConfigDocGenerator.generate(List.of(new TestServerOptions(), new TestClientOptions()));
     List<String> rows = page.lines().filter(line -> line.startsWith("| `")).toList();
     assertEquals(14, rows.size(), page);
-    assertEquals("| `buffer.capacity` | `64m` | a size such as 512m, 4g or 1048576 (bytes)"
-        + " | Memory for pushed data. | 0.1.0 |", rows.get(0));
-    assertEquals("| `flush.timeout` | `30s` | a duration such as 500ms, 30s, 5m, 1h or 2d, at least 1ms,"
-        + " at most 1h | How long a flush may take. | 0.1.0 |", rows.get(2));
-    assertEquals("| `ring.size` | `1024` | an integer, at least 1, must be a power of two"
-        + " | Slots in the ring. | 0.1.0 |", rows.get(4));
-    assertEquals("| `cluster.name` | (empty) | a string | A name for logs and metrics. | 0.1.0 |",
+    assertEquals(
+        "| `buffer.capacity` | `64m` | a size such as 512m, 4g or 1048576 (bytes)"
+            + " | Memory for pushed data. | 0.1.0 |",
+        rows.get(0));
+    assertEquals(
+        "| `flush.timeout` | `30s` | a duration such as 500ms, 30s, 5m, 1h or 2d, at least 1ms,"
+            + " at most 1h | How long a flush may take. | 0.1.0 |",
+        rows.get(2));
+    assertEquals(
+        "| `ring.size` | `1024` | an integer, at least 1, must be a power of two"
+            + " | Slots in the ring. | 0.1.0 |",
+        rows.get(4));
+    assertEquals(
+        "| `cluster.name` | (empty) | a string | A name for logs and metrics. | 0.1.0 |",
         rows.get(9));
-    assertEquals("| `io.mode` | `auto` | one of: auto, epoll, nio"
-        + " | Netty transport: auto picks epoll where it is available. | 0.2.0 |", rows.get(11));
-    assertEquals("| `client.coordinators` | **required** | a comma-separated list"
-        + " | Coordinator addresses, host:port. | 0.1.0 |", rows.get(12));
-    assertEquals("| `client.app-secret` | (none) | a string"
-        + " | Shared secret of the application \\| when TLS is on. | 0.1.0 |", rows.get(13));
+    assertEquals(
+        "| `io.mode` | `auto` | one of: auto, epoll, nio"
+            + " | Netty transport: auto picks epoll where it is available. | 0.2.0 |",
+        rows.get(11));
+    assertEquals(
+        "| `client.coordinators` | **required** | a comma-separated list"
+            + " | Coordinator addresses, host:port. | 0.1.0 |",
+        rows.get(12));
+    assertEquals(
+        "| `client.app-secret` | (none) | a string"
+            + " | Shared secret of the application \\| when TLS is on. | 0.1.0 |",
+        rows.get(13));
     for (String row : rows) {
       assertEquals(6, row.replace("\\|", "").chars().filter(c -> c == '|').count(), row);
     }
@@ -63,24 +82,26 @@ class ConfigDocGeneratorTest {
 
   @Test
   void aSetWithoutOptionsSaysSo() {
-    ConfigOptionSet empty = new ConfigOptionSet() {
-      @Override
-      public String title() {
-        return "Nothing";
-      }
+    ConfigOptionSet empty =
+        new ConfigOptionSet() {
+          @Override
+          public String title() {
+            return "Nothing";
+          }
 
-      @Override
-      public String description() {
-        return "Nothing to set.";
-      }
+          @Override
+          public String description() {
+            return "Nothing to set.";
+          }
 
-      @Override
-      public List<ConfigOption<?>> options() {
-        return List.of();
-      }
-    };
-    assertTrue(ConfigDocGenerator.generate(List.of(empty))
-        .endsWith("\n## Nothing\n\nNothing to set.\n\n_No options._\n"));
+          @Override
+          public List<ConfigOption<?>> options() {
+            return List.of();
+          }
+        };
+    assertTrue(
+        ConfigDocGenerator.generate(List.of(empty))
+            .endsWith("\n## Nothing\n\nNothing to set.\n\n_No options._\n"));
   }
 
   @Test
@@ -92,8 +113,10 @@ class ConfigDocGeneratorTest {
 
   @Test
   void duplicateKeysFailTheGeneration() {
-    assertThrows(IllegalStateException.class,
-        () -> ConfigDocGenerator.generate(List.of(new TestServerOptions(), new TestServerOptions())));
+    assertThrows(
+        IllegalStateException.class,
+        () ->
+            ConfigDocGenerator.generate(List.of(new TestServerOptions(), new TestServerOptions())));
   }
 
   @Test
@@ -109,30 +132,37 @@ class ConfigDocGeneratorTest {
   @Test
   void mainWritesThePageOfTheDiscoveredSets() throws IOException {
     Path out = dir.resolve("docs/configuration.md");
-    withServices(() -> {
-      try {
-        ConfigDocGenerator.main(new String[] {out.toString()});
-      } catch (IOException e) {
-        throw new AssertionError(e);
-      }
-      return null;
-    });
+    withServices(
+        () -> {
+          try {
+            ConfigDocGenerator.main(new String[] {out.toString()});
+          } catch (IOException e) {
+            throw new AssertionError(e);
+          }
+          return null;
+        });
     List<ConfigOptionSet> expected = withServices(ConfigDocGenerator::discover);
-    assertEquals(ConfigDocGenerator.generate(expected), Files.readString(out, StandardCharsets.UTF_8));
+    assertEquals(
+        ConfigDocGenerator.generate(expected), Files.readString(out, StandardCharsets.UTF_8));
     assertTrue(Files.readString(out, StandardCharsets.UTF_8).contains(TestServerOptions.TITLE));
     assertThrows(IllegalArgumentException.class, () -> ConfigDocGenerator.main(new String[0]));
   }
 
   /**
-   * Runs {@code action} with a context class loader that also sees a service file registering the test
-   * sets. The file is not in the test resources because other modules' tests see those, and the test
-   * sets must not appear in the real docs.
+   * Runs {@code action} with a context class loader that also sees a service file registering the
+   * test sets. The file is not in the test resources because other modules' tests see those, and
+   * the test sets must not appear in the real docs.
    */
   private <T> T withServices(java.util.function.Supplier<T> action) throws IOException {
     Path services = dir.resolve("services/META-INF/services");
     Files.createDirectories(services);
-    Files.writeString(services.resolve(ConfigOptionSet.class.getName()),
-        "# test sets\n" + TestServerOptions.class.getName() + "\n" + TestClientOptions.class.getName() + "\n",
+    Files.writeString(
+        services.resolve(ConfigOptionSet.class.getName()),
+        "# test sets\n"
+            + TestServerOptions.class.getName()
+            + "\n"
+            + TestClientOptions.class.getName()
+            + "\n",
         StandardCharsets.UTF_8);
     Thread thread = Thread.currentThread();
     ClassLoader previous = thread.getContextClassLoader();

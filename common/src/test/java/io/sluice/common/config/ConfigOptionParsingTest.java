@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** Reading the text of every kind of value, good and bad, without limits. */
 class ConfigOptionParsingTest {
-  private static final ConfigOption<Long> SIZE = ConfigOption.bytes("test.size").noDefault().doc("d").build();
+  private static final ConfigOption<Long> SIZE =
+      ConfigOption.bytes("test.size").noDefault().doc("d").build();
   private static final ConfigOption<Duration> DURATION =
       ConfigOption.duration("test.duration").noDefault().doc("d").build();
   private static final ConfigOption<Integer> INT =
@@ -34,44 +35,54 @@ class ConfigOptionParsingTest {
 
   @ParameterizedTest
   @CsvSource({
-      "0, 0",
-      "512, 512",
-      "512b, 512",
-      "512B, 512",
-      "64k, 65536",
-      "64K, 65536",
-      "64kb, 65536",
-      "64KiB, 65536",
-      "64m, 67108864",
-      "64 m, 67108864",
-      "64MB, 67108864",
-      "1g, 1073741824",
-      "1.5g, 1610612736",
-      "0.5k, 512",
-      "2t, 2199023255552",
-      "1p, 1125899906842624",
-      "9223372036854775807, 9223372036854775807",
-      "'  64m  ', 67108864",
+    "0, 0",
+    "512, 512",
+    "512b, 512",
+    "512B, 512",
+    "64k, 65536",
+    "64K, 65536",
+    "64kb, 65536",
+    "64KiB, 65536",
+    "64m, 67108864",
+    "64 m, 67108864",
+    "64MB, 67108864",
+    "1g, 1073741824",
+    "1.5g, 1610612736",
+    "0.5k, 512",
+    "2t, 2199023255552",
+    "1p, 1125899906842624",
+    "9223372036854775807, 9223372036854775807",
+    "'  64m  ', 67108864",
   })
   void sizesAreBytesWithBinaryUnits(String text, long bytes) {
     assertEquals(bytes, SIZE.parse(text));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "banana", "", "m", "1x", "64mm", "64mbb", "1e3", "0x10", "64 m b", "1,5g", "+1m", "64ib"})
+  @ValueSource(
+      strings = {
+        "banana", "", "m", "1x", "64mm", "64mbb", "1e3", "0x10", "64 m b", "1,5g", "+1m", "64ib"
+      })
   void malformedSizesNameTheKeyValueAndForm(String text) {
     ConfigException e = assertThrows(ConfigException.class, () -> SIZE.parse(text));
-    assertEquals("Invalid value '" + text.trim() + "' for 'test.size': expected a size such as 512m, 4g or"
-        + " 1048576 (bytes).", e.getMessage());
+    assertEquals(
+        "Invalid value '"
+            + text.trim()
+            + "' for 'test.size': expected a size such as 512m, 4g or"
+            + " 1048576 (bytes).",
+        e.getMessage());
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"-1", "-1m", "-0.5g"})
   void negativeSizesAreRefused(String text) {
     ConfigException e = assertThrows(ConfigException.class, () -> SIZE.parse(text));
-    assertEquals("Invalid value '" + text + "' for 'test.size': a size cannot be negative; expected a size"
-        + " such as 512m, 4g or 1048576 (bytes).", e.getMessage());
+    assertEquals(
+        "Invalid value '"
+            + text
+            + "' for 'test.size': a size cannot be negative; expected a size"
+            + " such as 512m, 4g or 1048576 (bytes).",
+        e.getMessage());
   }
 
   @Test
@@ -84,16 +95,16 @@ class ConfigOptionParsingTest {
 
   @ParameterizedTest
   @CsvSource({
-      "0ms, 0",
-      "500ms, 500",
-      "500MS, 500",
-      "30s, 30000",
-      "1.5s, 1500",
-      "5m, 300000",
-      "5min, 300000",
-      "5 MIN, 300000",
-      "1h, 3600000",
-      "2d, 172800000",
+    "0ms, 0",
+    "500ms, 500",
+    "500MS, 500",
+    "30s, 30000",
+    "1.5s, 1500",
+    "5m, 300000",
+    "5min, 300000",
+    "5 MIN, 300000",
+    "1h, 3600000",
+    "2d, 172800000",
   })
   void durationsNeedAUnit(String text, long millis) {
     assertEquals(Duration.ofMillis(millis), DURATION.parse(text));
@@ -103,16 +114,24 @@ class ConfigOptionParsingTest {
   @ValueSource(strings = {"30", "0", "1.5"})
   void bareNumbersAreRefusedNamingTheUnits(String text) {
     ConfigException e = assertThrows(ConfigException.class, () -> DURATION.parse(text));
-    assertEquals("Invalid value '" + text + "' for 'test.duration': a duration needs a unit"
-        + " (ms, s, m or min, h, d); expected a duration such as 500ms, 30s, 5m, 1h or 2d.", e.getMessage());
+    assertEquals(
+        "Invalid value '"
+            + text
+            + "' for 'test.duration': a duration needs a unit"
+            + " (ms, s, m or min, h, d); expected a duration such as 500ms, 30s, 5m, 1h or 2d.",
+        e.getMessage());
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"banana", "", "s", "5 minutes", "5sec", "1w", "10us", "PT5S", "5m30s"})
   void malformedDurationsAreRefused(String text) {
     ConfigException e = assertThrows(ConfigException.class, () -> DURATION.parse(text));
-    assertEquals("Invalid value '" + text + "' for 'test.duration': expected a duration such as 500ms, 30s,"
-        + " 5m, 1h or 2d.", e.getMessage());
+    assertEquals(
+        "Invalid value '"
+            + text
+            + "' for 'test.duration': expected a duration such as 500ms, 30s,"
+            + " 5m, 1h or 2d.",
+        e.getMessage());
   }
 
   @Test
@@ -132,7 +151,8 @@ class ConfigOptionParsingTest {
   @ValueSource(strings = {"", "abc", "1.0", "1e3", "0x10", "1_000", "1 000", "5k"})
   void malformedIntegersAreRefused(String text) {
     ConfigException e = assertThrows(ConfigException.class, () -> INT.parse(text));
-    assertEquals("Invalid value '" + text + "' for 'test.int': expected an integer.", e.getMessage());
+    assertEquals(
+        "Invalid value '" + text + "' for 'test.int': expected an integer.", e.getMessage());
   }
 
   @Test
@@ -146,16 +166,26 @@ class ConfigOptionParsingTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"0.75, 0.75", "1, 1.0", "-2.5, -2.5", ".5, 0.5", "1., 1.0", "1e-3, 0.001", "2.5E2, 250.0"})
+  @CsvSource({
+    "0.75, 0.75",
+    "1, 1.0",
+    "-2.5, -2.5",
+    ".5, 0.5",
+    "1., 1.0",
+    "1e-3, 0.001",
+    "2.5E2, 250.0"
+  })
   void doubles(String text, double value) {
     assertEquals(value, DOUBLE.parse(text));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "abc", "NaN", "Infinity", "-Infinity", "1d", "1f", "0x1p3", "1,5", "."})
+  @ValueSource(
+      strings = {"", "abc", "NaN", "Infinity", "-Infinity", "1d", "1f", "0x1p3", "1,5", "."})
   void malformedDoublesAreRefused(String text) {
     ConfigException e = assertThrows(ConfigException.class, () -> DOUBLE.parse(text));
-    assertEquals("Invalid value '" + text + "' for 'test.double': expected a number such as 0.75.",
+    assertEquals(
+        "Invalid value '" + text + "' for 'test.double': expected a number such as 0.75.",
         e.getMessage());
   }
 
@@ -171,7 +201,8 @@ class ConfigOptionParsingTest {
     assertEquals(false, BOOL.parse("FALSE"));
     for (String bad : List.of("yes", "no", "1", "0", "on", "", "t")) {
       ConfigException e = assertThrows(ConfigException.class, () -> BOOL.parse(bad));
-      assertEquals("Invalid value '" + bad + "' for 'test.bool': expected true or false.", e.getMessage());
+      assertEquals(
+          "Invalid value '" + bad + "' for 'test.bool': expected true or false.", e.getMessage());
     }
   }
 
@@ -197,7 +228,8 @@ class ConfigOptionParsingTest {
     assertEquals(IoMode.NIO, ENUM.parse("Nio"));
     assertEquals(IoMode.AUTO, ENUM.parse(" AUTO "));
     ConfigException e = assertThrows(ConfigException.class, () -> ENUM.parse("kqueue"));
-    assertEquals("Invalid value 'kqueue' for 'test.enum': expected one of: auto, epoll, nio.",
+    assertEquals(
+        "Invalid value 'kqueue' for 'test.enum': expected one of: auto, epoll, nio.",
         e.getMessage());
   }
 
@@ -222,7 +254,8 @@ class ConfigOptionParsingTest {
   private static void assertMessageContains(ConfigOption<?> option, String text, String detail) {
     ConfigException e = assertThrows(ConfigException.class, () -> option.parse(text));
     String message = e.getMessage();
-    assertTrue(message.startsWith("Invalid value '" + text + "' for '" + option.key() + "': "), message);
+    assertTrue(
+        message.startsWith("Invalid value '" + text + "' for '" + option.key() + "': "), message);
     assertTrue(message.contains(detail), message);
     assertTrue(message.endsWith("expected " + option.acceptedForm() + "."), message);
   }

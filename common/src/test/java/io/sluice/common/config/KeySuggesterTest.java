@@ -14,17 +14,17 @@ class KeySuggesterTest {
 
   @ParameterizedTest
   @CsvSource({
-      "'', '', 0",
-      "'', abc, 3",
-      "abc, abc, 0",
-      "abc, abd, 1",
-      "abcd, acbd, 1",
-      "abc, ab, 1",
-      "ab, abc, 1",
-      "kitten, sitting, 3",
-      // A transposition and an insertion in between: 2 here, 3 under the restricted variant.
-      "ca, abc, 2",
-      "capacity, capactiy, 1",
+    "'', '', 0",
+    "'', abc, 3",
+    "abc, abc, 0",
+    "abc, abd, 1",
+    "abcd, acbd, 1",
+    "abc, ab, 1",
+    "ab, abc, 1",
+    "kitten, sitting, 3",
+    // A transposition and an insertion in between: 2 here, 3 under the restricted variant.
+    "ca, abc, 2",
+    "capacity, capactiy, 1",
   })
   void damerauLevenshteinDistance(String a, String b, int distance) {
     assertEquals(distance, KeySuggester.distance(a, b));
@@ -33,16 +33,16 @@ class KeySuggesterTest {
 
   @ParameterizedTest
   @CsvSource({
-      "buffer.capactiy, buffer.capacity",
-      "bufer.capacity, buffer.capacity",
-      "buffer.capacityy, buffer.capacity",
-      "BUFFER.CAPACITY, buffer.capacity",
-      "buffer_capacity, buffer.capacity",
-      "Buffer-Capacity, buffer.capacity",
-      "buffercapacity, buffer.capacity",
-      "read.bufer.capacity, read.buffer.capacity",
-      "flush.thread, flush.threads",
-      "flush-threads, flush.threads",
+    "buffer.capactiy, buffer.capacity",
+    "bufer.capacity, buffer.capacity",
+    "buffer.capacityy, buffer.capacity",
+    "BUFFER.CAPACITY, buffer.capacity",
+    "buffer_capacity, buffer.capacity",
+    "Buffer-Capacity, buffer.capacity",
+    "buffercapacity, buffer.capacity",
+    "read.bufer.capacity, read.buffer.capacity",
+    "flush.thread, flush.threads",
+    "flush-threads, flush.threads",
   })
   void suggestsTheKeyMeant(String typo, String meant) {
     assertEquals(Optional.of(meant), KeySuggester.suggest(typo, KNOWN));
@@ -60,6 +60,7 @@ class KeySuggesterTest {
     assertEquals(Optional.of("io.mode"), KeySuggester.suggest("io.mode_", KNOWN));
     assertEquals(Optional.of("io.mods"), KeySuggester.suggest("io.modss", KNOWN));
     assertEquals(Optional.of("io.mode"), KeySuggester.suggest("io.modx", KNOWN));
-    assertEquals(Optional.of("io.mode"), KeySuggester.suggest("io.modx", List.of("io.mods", "io.mode")));
+    assertEquals(
+        Optional.of("io.mode"), KeySuggester.suggest("io.modx", List.of("io.mods", "io.mode")));
   }
 }

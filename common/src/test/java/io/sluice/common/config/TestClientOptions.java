@@ -6,14 +6,14 @@ import java.util.List;
 public final class TestClientOptions implements ConfigOptionSet {
   public static final String TITLE = "Test client";
 
-  public static final ConfigOption<List<String>> COORDINATORS = ConfigOption.list("client.coordinators")
-      .doc("Coordinator addresses, host:port.")
-      .build();
+  public static final ConfigOption<List<String>> COORDINATORS =
+      ConfigOption.list("client.coordinators").doc("Coordinator addresses, host:port.").build();
 
-  public static final ConfigOption<String> APP_SECRET = ConfigOption.string("client.app-secret")
-      .noDefault()
-      .doc("Shared secret of the application | when TLS is on.")
-      .build();
+  public static final ConfigOption<String> APP_SECRET =
+      ConfigOption.string("client.app-secret")
+          .noDefault()
+          .doc("Shared secret of the application | when TLS is on.")
+          .build();
 
   @Override
   public String title() {

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.config.SluiceConf;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.PartitionChains;
+import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AssignmentAnswer;
@@ -41,12 +41,32 @@ import org.junit.jupiter.api.Test;
 
 /** The client against scripted coordinators on loopback ports. */
 class CoordinatorClientTest {
-  private static final ServerStatus STATUS = new ServerStatus("s1", "host-1", 19999, 19998,
-      ServerState.ACTIVE, "test", 0, 1 << 30, 0, 1 << 28, 0, List.of(), List.of(), 0);
+  private static final ServerStatus STATUS =
+      new ServerStatus(
+          "s1",
+          "host-1",
+          19999,
+          19998,
+          ServerState.ACTIVE,
+          "test",
+          0,
+          1 << 30,
+          0,
+          1 << 28,
+          0,
+          List.of(),
+          List.of(),
+          0);
 
-  private final TransportContext context = new TransportContext(new TransportConf(SluiceConf.empty()
-      .with(TransportOptions.SERVER_THREADS, "1").with(TransportOptions.CLIENT_THREADS, "1")
-      .with(TransportOptions.CONNECT_TIMEOUT, "2s")), "test", PooledByteBufAllocator.DEFAULT);
+  private final TransportContext context =
+      new TransportContext(
+          new TransportConf(
+              SluiceConf.empty()
+                  .with(TransportOptions.SERVER_THREADS, "1")
+                  .with(TransportOptions.CLIENT_THREADS, "1")
+                  .with(TransportOptions.CONNECT_TIMEOUT, "2s")),
+          "test",
+          PooledByteBufAllocator.DEFAULT);
   private final TransportClientFactory factory = context.createClientFactory();
   private final List<TransportServer> servers = new ArrayList<>();
   private final List<CoordinatorClient> clients = new ArrayList<>();
@@ -114,8 +134,10 @@ class CoordinatorClientTest {
     Scripted never = new Scripted(Map.of());
     CoordinatorClient client = client(start(refusing), start(never));
 
-    RemoteException e = assertThrows(RemoteException.class,
-        () -> client.getAssignment("app", 0, 2, 1, List.of(), List.of()));
+    RemoteException e =
+        assertThrows(
+            RemoteException.class,
+            () -> client.getAssignment("app", 0, 2, 1, List.of(), List.of()));
 
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, e.status());
     assertEquals(List.of(), never.received);
@@ -131,8 +153,13 @@ class CoordinatorClientTest {
 
     assertEquals(2, client.getAssignment("app", 0, 2, 1, List.of(), List.of()).partitionCount());
 
-    assertEquals(List.of("RegisterApplicationRequest", "GetAssignmentRequest",
-        "RegisterApplicationRequest", "GetAssignmentRequest"), forgetful.received);
+    assertEquals(
+        List.of(
+            "RegisterApplicationRequest",
+            "GetAssignmentRequest",
+            "RegisterApplicationRequest",
+            "GetAssignmentRequest"),
+        forgetful.received);
     forgetful.registered.clear();
     client.appHeartbeat("app");
     assertTrue(forgetful.registered.contains("app"));
@@ -146,9 +173,11 @@ class CoordinatorClientTest {
 
     IOException e = assertThrows(IOException.class, () -> client.registerApplication("app", "u"));
 
-    assertTrue(e.getMessage().startsWith("No coordinator answered the registration of app"),
+    assertTrue(
+        e.getMessage().startsWith("No coordinator answered the registration of app"),
         e.getMessage());
-    assertTrue(e.getMessage().contains(dead1.toString()) && e.getMessage().contains(dead2.toString()),
+    assertTrue(
+        e.getMessage().contains(dead1.toString()) && e.getMessage().contains(dead2.toString()),
         e.getMessage());
   }
 
@@ -157,8 +186,8 @@ class CoordinatorClientTest {
     Scripted silent = new Scripted(Map.of());
     silent.silent = true;
     Scripted good = new Scripted(Map.of());
-    CoordinatorClient client = new CoordinatorClient(factory,
-        List.of(start(silent), start(good)), Duration.ofMillis(300));
+    CoordinatorClient client =
+        new CoordinatorClient(factory, List.of(start(silent), start(good)), Duration.ofMillis(300));
     clients.add(client);
 
     client.registerApplication("app", "alice");
@@ -221,13 +250,15 @@ class CoordinatorClientTest {
         registered.add(register.appId());
         channel.respond(StatusResponse.ok(request.requestId()));
       } else if (requireRegistration && registered.isEmpty()) {
-        channel.respond(StatusResponse.error(request.requestId(), StatusCode.UNKNOWN_APPLICATION,
-            "who?"));
+        channel.respond(
+            StatusResponse.error(request.requestId(), StatusCode.UNKNOWN_APPLICATION, "who?"));
       } else if (request instanceof GetAssignmentRequest) {
         // The layout of coordinators before protocol 6, which clients still accept.
-        channel.respond(AssignmentResponse.ok(request.requestId(),
-            List.of(new ServerAddress("s1", "host-1", 19999)),
-            PartitionChains.ofChains(new int[][] {{0}, {0}})));
+        channel.respond(
+            AssignmentResponse.ok(
+                request.requestId(),
+                List.of(new ServerAddress("s1", "host-1", 19999)),
+                PartitionChains.ofChains(new int[][] {{0}, {0}})));
       } else {
         channel.respond(StatusResponse.ok(request.requestId()));
       }

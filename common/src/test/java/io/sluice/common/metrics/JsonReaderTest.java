@@ -25,14 +25,25 @@ class JsonReaderTest {
 
   @Test
   void acceptsSpacesAndEscapesOfOtherWriters() {
-    assertEquals(Map.of("a", Arrays.asList(1L, -2L, 3.5e2, "\t/")),
+    assertEquals(
+        Map.of("a", Arrays.asList(1L, -2L, 3.5e2, "\t/")),
         JsonReader.parse(" { \"a\" : [ 1 , -2 , 3.5e2 , \"\\t\\/\" ] } "));
   }
 
   @Test
   void malformedTextFailsNamingWhere() {
-    for (String bad : List.of("", "{", "{\"a\" 1}", "[1,]", "\"open", "tru", "{} x", "{a:1}",
-        "\"\\x\"", "\"\\u12\"")) {
+    for (String bad :
+        List.of(
+            "",
+            "{",
+            "{\"a\" 1}",
+            "[1,]",
+            "\"open",
+            "tru",
+            "{} x",
+            "{a:1}",
+            "\"\\x\"",
+            "\"\\u12\"")) {
       IllegalArgumentException e =
           assertThrows(IllegalArgumentException.class, () -> JsonReader.parse(bad), bad);
       assertTrue(e.getMessage().startsWith("malformed JSON at character "), e.getMessage());

@@ -33,7 +33,9 @@ class BoundedFrameDecoderTest {
     return buf;
   }
 
-  /** A channel whose clock moves only when a test says so: no frame timer fires on a slow machine. */
+  /**
+   * A channel whose clock moves only when a test says so: no frame timer fires on a slow machine.
+   */
   private static EmbeddedChannel frozen(io.netty.channel.ChannelHandler... handlers) {
     EmbeddedChannel channel = new EmbeddedChannel(handlers);
     channel.freezeTime();
@@ -49,13 +51,14 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(100);
     long[] reservedWhileHandled = {-1};
     Recorder recorder = new Recorder();
-    ChannelInboundHandlerAdapter sampler = new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        reservedWhileHandled[0] = budget.reservedBytes();
-        ctx.fireChannelRead(msg);
-      }
-    };
+    ChannelInboundHandlerAdapter sampler =
+        new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            reservedWhileHandled[0] = budget.reservedBytes();
+            ctx.fireChannelRead(msg);
+          }
+        };
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), sampler, recorder);
 
@@ -65,7 +68,8 @@ class BoundedFrameDecoderTest {
 
     assertEquals(3, reservedWhileHandled[0]);
     assertEquals(0, budget.reservedBytes(), "given back once handled");
-    assertArrayEquals(new byte[] {1, 2, 3}, ByteBufUtil.getBytes((ByteBuf) recorder.messages.get(0)));
+    assertArrayEquals(
+        new byte[] {1, 2, 3}, ByteBufUtil.getBytes((ByteBuf) recorder.messages.get(0)));
     ((ByteBuf) recorder.messages.get(0)).release();
     assertFalse(channel.finishAndReleaseAll());
   }
@@ -76,7 +80,7 @@ class BoundedFrameDecoderTest {
     Recorder recorder = new Recorder();
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
-    assertTrue(budget.reserveOrQueue(40, () -> { }), "another connection holds 40 bytes");
+    assertTrue(budget.reserveOrQueue(40, () -> {}), "another connection holds 40 bytes");
 
     channel.writeInbound(header(20).writeZero(5));
     assertFalse(channel.config().isAutoRead(), "waits for its reservation without reading");
@@ -99,8 +103,8 @@ class BoundedFrameDecoderTest {
     Recorder recorder = new Recorder();
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
-    assertTrue(budget.reserveOrQueue(40, () -> { }), "another connection holds 40 bytes");
-    assertFalse(budget.reserveOrQueue(30, () -> { }), "and a third waits for 30");
+    assertTrue(budget.reserveOrQueue(40, () -> {}), "another connection holds 40 bytes");
+    assertFalse(budget.reserveOrQueue(30, () -> {}), "and a third waits for 30");
 
     channel.writeInbound(header(20).writeZero(20));
     assertEquals(1, recorder.messages.size(), "its bytes are here: handed on at once");
@@ -117,7 +121,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(50);
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), new Recorder());
-    assertTrue(budget.reserveOrQueue(40, () -> { }));
+    assertTrue(budget.reserveOrQueue(40, () -> {}));
     channel.writeInbound(header(20).writeByte(0));
     assertEquals(1, budget.queuedCount());
 
@@ -133,7 +137,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(50);
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), new Recorder());
-    assertTrue(budget.reserveOrQueue(40, () -> { }));
+    assertTrue(budget.reserveOrQueue(40, () -> {}));
     channel.writeInbound(header(20).writeByte(0));
     budget.release(40); // grants 20 to the channel; the hand-over waits on its event loop
     assertEquals(20, budget.reservedBytes());
@@ -200,8 +204,7 @@ class BoundedFrameDecoderTest {
     Recorder recorder = new Recorder();
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), recorder);
-    channel.config().setWriteBufferWaterMark(
-        new WriteBufferWaterMark(8, 16));
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
     // An answer written but not flushed counts as pending outbound bytes.
     channel.write(PooledByteBufAllocator.DEFAULT.directBuffer().writeZero(32));
     assertFalse(channel.isWritable());
@@ -258,8 +261,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(100);
     PushGate gate = new PushGate();
     Recorder recorder = new Recorder();
-    EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
+    EmbeddedChannel channel = frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
 
     channel.writeInbound(header(4));
     assertTrue(gate.asked.isEmpty(), "the gate judges by the type byte, which has not arrived");
@@ -287,8 +289,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(100);
     PushGate gate = new PushGate();
     Recorder recorder = new Recorder();
-    EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
+    EmbeddedChannel channel = frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
     channel.writeInbound(pushHeader(3).writeByte(1).writeByte(2));
     assertFalse(channel.config().isAutoRead());
 
@@ -311,8 +312,7 @@ class BoundedFrameDecoderTest {
     ReceiveBudget budget = new ReceiveBudget(100);
     PushGate gate = new PushGate();
     Recorder recorder = new Recorder();
-    EmbeddedChannel channel =
-        frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
+    EmbeddedChannel channel = frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), recorder);
     channel.writeInbound(pushHeader(30).writeZero(10));
     Runnable resume = gate.queued.get(0);
 
@@ -332,7 +332,7 @@ class BoundedFrameDecoderTest {
     PushGate gate = new PushGate();
     EmbeddedChannel channel =
         frozen(new FrameDecoder(50, budget, gate, FRAME_TIMEOUT), new Recorder());
-    assertTrue(budget.reserveOrQueue(40, () -> { }), "another connection holds 40 bytes");
+    assertTrue(budget.reserveOrQueue(40, () -> {}), "another connection holds 40 bytes");
     channel.writeInbound(pushHeader(20));
 
     gate.queued.remove(0).run();

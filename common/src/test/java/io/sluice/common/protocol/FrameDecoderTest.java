@@ -22,9 +22,14 @@ class FrameDecoderTest {
   void frameInsideOneBufferIsASliceOfIt() {
     Recorder recorder = new Recorder();
     EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(100), recorder);
-    ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer()
-        .writeInt(3).writeByte(7).writeByte(8).writeByte(9)
-        .writeShort(0);
+    ByteBuf in =
+        PooledByteBufAllocator.DEFAULT
+            .directBuffer()
+            .writeInt(3)
+            .writeByte(7)
+            .writeByte(8)
+            .writeByte(9)
+            .writeShort(0);
 
     channel.writeInbound(in);
 
@@ -59,7 +64,9 @@ class FrameDecoderTest {
     assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6}, ByteBufUtil.getBytes(frame));
     b.setByte(2, 42);
     c.setByte(0, 43);
-    assertArrayEquals(new byte[] {42, 2, 43, 4, 5, 6}, ByteBufUtil.getBytes(frame),
+    assertArrayEquals(
+        new byte[] {42, 2, 43, 4, 5, 6},
+        ByteBufUtil.getBytes(frame),
         "the frame shares the received memory");
     frame.release();
     assertEquals(0, a.refCnt());

@@ -14,7 +14,8 @@ class LogTextTest {
 
   @Test
   void controlCharactersAndBackslashesCannotBreakOrForgeALogLine() {
-    assertEquals("alice\\u0000\\u000a2026-11-28 INFO forged",
+    assertEquals(
+        "alice\\u0000\\u000a2026-11-28 INFO forged",
         LogText.escape("alice\u0000\n2026-11-28 INFO forged"));
     assertEquals("a\\\\u000ab", LogText.escape("a\\u000ab"), "an escape the peer typed stays text");
     assertEquals("\\u001b[31mred\\u202e", LogText.escape("\u001b[31mred\u202e"));

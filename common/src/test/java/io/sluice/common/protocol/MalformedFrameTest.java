@@ -35,11 +35,14 @@ class MalformedFrameTest {
 
   @Test
   void frameOverTheMaximumIsRejectedWithItsRequestIdAndTheLimitsKey() {
-    byte[] wire = frame(MessageType.HANDSHAKE_REQUEST, out -> {
-      out.writeLong(ID);
-      out.writeInt(2).writeInt(2);
-      writeString(out, "x".repeat(MAX_FRAME));
-    });
+    byte[] wire =
+        frame(
+            MessageType.HANDSHAKE_REQUEST,
+            out -> {
+              out.writeLong(ID);
+              out.writeInt(2).writeInt(2);
+              writeString(out, "x".repeat(MAX_FRAME));
+            });
 
     ProtocolException e = expectError(wire, StatusCode.FRAME_TOO_LARGE, ID);
 
@@ -80,8 +83,13 @@ class MalformedFrameTest {
     byte[] valid = WireTestSupport.encode(StatusResponse.ok(5), false);
     List<ByteBuf> pieces = new ArrayList<>();
     // A valid frame, then a bad length followed by a valid frame in the same read.
-    ByteBuf first = Unpooled.directBuffer()
-        .writeBytes(valid).writeInt(MAX_FRAME + 1).writeByte(3).writeLong(ID).writeBytes(valid);
+    ByteBuf first =
+        Unpooled.directBuffer()
+            .writeBytes(valid)
+            .writeInt(MAX_FRAME + 1)
+            .writeByte(3)
+            .writeLong(ID)
+            .writeBytes(valid);
     pieces.add(first);
     channel.writeInbound(first);
     assertEquals(1, recorder.messages.size());
@@ -102,15 +110,17 @@ class MalformedFrameTest {
   @Test
   void closingTheChannelStopsDeliveryOfFramesAlreadyReceived() {
     Recorder recorder = new Recorder();
-    ChannelInboundHandlerAdapter closeOnFirst = new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ctx.fireChannelRead(msg);
-        ctx.close();
-      }
-    };
-    EmbeddedChannel channel = new EmbeddedChannel(
-        new FrameDecoder(MAX_FRAME), new MessageDecoder(), closeOnFirst, recorder);
+    ChannelInboundHandlerAdapter closeOnFirst =
+        new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.fireChannelRead(msg);
+            ctx.close();
+          }
+        };
+    EmbeddedChannel channel =
+        new EmbeddedChannel(
+            new FrameDecoder(MAX_FRAME), new MessageDecoder(), closeOnFirst, recorder);
     byte[] valid = WireTestSupport.encode(StatusResponse.ok(5), false);
     ByteBuf three = Unpooled.directBuffer().writeBytes(valid).writeBytes(valid).writeBytes(valid);
 
@@ -191,33 +201,45 @@ class MalformedFrameTest {
   @Test
   void invalidUtf8IsMalformed() {
     byte[][] invalid = {
-      {(byte) 0xC3, 0x28}, {(byte) 0x80}, {(byte) 0xC0, (byte) 0x80},
-      {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, {(byte) 0xF8, (byte) 0x88, (byte) 0x80, (byte) 0x80}
+      {(byte) 0xC3, 0x28},
+      {(byte) 0x80},
+      {(byte) 0xC0, (byte) 0x80},
+      {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+      {(byte) 0xF8, (byte) 0x88, (byte) 0x80, (byte) 0x80}
     };
     for (byte[] bytes : invalid) {
-      byte[] wire = frame(MessageType.APP_HEARTBEAT_REQUEST, out -> {
-        out.writeLong(ID);
-        out.writeShort(bytes.length).writeBytes(bytes);
-      });
+      byte[] wire =
+          frame(
+              MessageType.APP_HEARTBEAT_REQUEST,
+              out -> {
+                out.writeLong(ID);
+                out.writeShort(bytes.length).writeBytes(bytes);
+              });
       expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     }
   }
 
   @Test
   void stringLongerThanTheFrameIsMalformed() {
-    byte[] wire = frame(MessageType.APP_HEARTBEAT_REQUEST, out -> {
-      out.writeLong(ID);
-      out.writeShort(10).writeBytes(APP);
-    });
+    byte[] wire =
+        frame(
+            MessageType.APP_HEARTBEAT_REQUEST,
+            out -> {
+              out.writeLong(ID);
+              out.writeShort(10).writeBytes(APP);
+            });
     expectError(wire, StatusCode.MALFORMED_FRAME, ID);
   }
 
   @Test
   void unknownEnumBytesAreMalformed() {
-    byte[] badStatus = frame(MessageType.STATUS_RESPONSE, out -> {
-      out.writeLong(ID).writeByte(99);
-      writeString(out, "");
-    });
+    byte[] badStatus =
+        frame(
+            MessageType.STATUS_RESPONSE,
+            out -> {
+              out.writeLong(ID).writeByte(99);
+              writeString(out, "");
+            });
     expectError(badStatus, StatusCode.MALFORMED_FRAME, ID);
 
     byte[] goodHeartbeat = WireTestSupport.encode(heartbeat(), false);
@@ -230,119 +252,158 @@ class MalformedFrameTest {
 
   @Test
   void booleanOtherThanZeroOrOneIsMalformed() {
-    byte[] wire = frame(MessageType.FETCH_MEMORY_DATA_RESPONSE, out -> {
-      responseHeader(out);
-      out.writeByte(2);
-      out.writeLong(0).writeInt(0);
-    });
+    byte[] wire =
+        frame(
+            MessageType.FETCH_MEMORY_DATA_RESPONSE,
+            out -> {
+              responseHeader(out);
+              out.writeByte(2);
+              out.writeLong(0).writeInt(0);
+            });
     expectError(wire, StatusCode.MALFORMED_FRAME, ID);
   }
 
   @Test
   void countsLargerThanTheFrameAreMalformed() {
     for (int count : new int[] {-1, 2, 1_000_000, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
-      byte[] longs = frame(MessageType.GET_SHUFFLE_RESULT_REQUEST, out -> {
-        out.writeLong(ID);
-        writeString(out, "app");
-        out.writeInt(1).writeInt(7);
-        out.writeInt(count).writeLong(1);
-      });
+      byte[] longs =
+          frame(
+              MessageType.GET_SHUFFLE_RESULT_REQUEST,
+              out -> {
+                out.writeLong(ID);
+                writeString(out, "app");
+                out.writeInt(1).writeInt(7);
+                out.writeInt(count).writeLong(1);
+              });
       expectError(longs, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] ints = frame(MessageType.GET_SHUFFLE_RESULT_RESPONSE, out -> {
-        responseHeader(out);
-        out.writeInt(count).writeInt(1);
-      });
+      byte[] ints =
+          frame(
+              MessageType.GET_SHUFFLE_RESULT_RESPONSE,
+              out -> {
+                responseHeader(out);
+                out.writeInt(count).writeInt(1);
+              });
       expectError(ints, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] commits = frame(MessageType.COMMIT_MAP_OUTPUT_REQUEST, out -> {
-        out.writeLong(ID);
-        writeString(out, "app");
-        out.writeInt(1).writeInt(0).writeLong(5);
-        out.writeInt(count).writeInt(0).writeInt(1);
-      });
+      byte[] commits =
+          frame(
+              MessageType.COMMIT_MAP_OUTPUT_REQUEST,
+              out -> {
+                out.writeLong(ID);
+                writeString(out, "app");
+                out.writeInt(1).writeInt(0).writeLong(5);
+                out.writeInt(count).writeInt(0).writeInt(1);
+              });
       expectError(commits, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] attempts = frame(MessageType.FETCH_MEMORY_DATA_REQUEST, out -> {
-        out.writeLong(ID);
-        writeString(out, "app");
-        out.writeInt(1).writeInt(7).writeLong(-1).writeInt(4096);
-        out.writeInt(count).writeLong(1);
-      });
+      byte[] attempts =
+          frame(
+              MessageType.FETCH_MEMORY_DATA_REQUEST,
+              out -> {
+                out.writeLong(ID);
+                writeString(out, "app");
+                out.writeInt(1).writeInt(7).writeLong(-1).writeInt(4096);
+                out.writeInt(count).writeLong(1);
+              });
       expectError(attempts, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] locations = frame(MessageType.LOCATIONS_RESPONSE, out -> {
-        responseHeader(out);
-        out.writeInt(1);
-        MessageFixtures.SERVER_A.encode(out);
-        out.writeInt(count).writeInt(0).writeInt(0).writeShort(1).writeInt(0);
-      });
+      byte[] locations =
+          frame(
+              MessageType.LOCATIONS_RESPONSE,
+              out -> {
+                responseHeader(out);
+                out.writeInt(1);
+                MessageFixtures.SERVER_A.encode(out);
+                out.writeInt(count).writeInt(0).writeInt(0).writeShort(1).writeInt(0);
+              });
       expectError(locations, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] servers = frame(MessageType.ASSIGNMENT_RESPONSE, out -> {
-        responseHeader(out);
-        out.writeInt(count);
-        MessageFixtures.SERVER_A.encode(out);
-        out.writeInt(0);
-      });
+      byte[] servers =
+          frame(
+              MessageType.ASSIGNMENT_RESPONSE,
+              out -> {
+                responseHeader(out);
+                out.writeInt(count);
+                MessageFixtures.SERVER_A.encode(out);
+                out.writeInt(0);
+              });
       expectError(servers, StatusCode.MALFORMED_FRAME, ID);
 
-      byte[] blocks = frame(MessageType.PUSH_DATA_REQUEST, out -> {
-        pushHeader(out, 0);
-        out.writeInt(count);
-        out.writeZero(BlockDescriptor.ENCODED_LENGTH);
-      });
+      byte[] blocks =
+          frame(
+              MessageType.PUSH_DATA_REQUEST,
+              out -> {
+                pushHeader(out, 0);
+                out.writeInt(count);
+                out.writeZero(BlockDescriptor.ENCODED_LENGTH);
+              });
       expectError(blocks, StatusCode.MALFORMED_FRAME, ID);
     }
-    byte[] replicas = frame(MessageType.PUSH_DATA_REQUEST, out -> {
-      pushHeader(out, 1);
-      out.writeInt(0).writeShort(0xFFFF);
-      MessageFixtures.SERVER_A.encode(out);
-      out.writeInt(0);
-    });
+    byte[] replicas =
+        frame(
+            MessageType.PUSH_DATA_REQUEST,
+            out -> {
+              pushHeader(out, 1);
+              out.writeInt(0).writeShort(0xFFFF);
+              MessageFixtures.SERVER_A.encode(out);
+              out.writeInt(0);
+            });
     expectError(replicas, StatusCode.MALFORMED_FRAME, ID);
   }
 
   @Test
   void blockLengthsNotAddingUpToTheBodyAreMalformed() {
     for (int bodySize : new int[] {99, 101, 0}) {
-      byte[] wire = frame(MessageType.PUSH_DATA_REQUEST, out -> {
-        pushHeader(out, 0);
-        out.writeInt(1);
-        descriptor(out, 0, 100);
-        out.writeZero(bodySize);
-      });
+      byte[] wire =
+          frame(
+              MessageType.PUSH_DATA_REQUEST,
+              out -> {
+                pushHeader(out, 0);
+                out.writeInt(1);
+                descriptor(out, 0, 100);
+                out.writeZero(bodySize);
+              });
       expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     }
-    byte[] memory = frame(MessageType.FETCH_MEMORY_DATA_RESPONSE, out -> {
-      responseHeader(out);
-      out.writeByte(0).writeLong(3).writeInt(1);
-      descriptor(out, 0, 10);
-      out.writeZero(11);
-    });
+    byte[] memory =
+        frame(
+            MessageType.FETCH_MEMORY_DATA_RESPONSE,
+            out -> {
+              responseHeader(out);
+              out.writeByte(0).writeLong(3).writeInt(1);
+              descriptor(out, 0, 10);
+              out.writeZero(11);
+            });
     expectError(memory, StatusCode.MALFORMED_FRAME, ID);
   }
 
   @Test
   void negativeBlockLengthIsMalformed() {
-    byte[] wire = frame(MessageType.PUSH_DATA_REQUEST, out -> {
-      pushHeader(out, 0);
-      out.writeInt(2);
-      descriptor(out, 0, -5);
-      descriptor(out, 1, 10);
-      out.writeZero(5);
-    });
+    byte[] wire =
+        frame(
+            MessageType.PUSH_DATA_REQUEST,
+            out -> {
+              pushHeader(out, 0);
+              out.writeInt(2);
+              descriptor(out, 0, -5);
+              descriptor(out, 1, 10);
+              out.writeZero(5);
+            });
     expectError(wire, StatusCode.MALFORMED_FRAME, ID);
   }
 
   @Test
   void negativeBlockSequenceIsMalformed() {
-    byte[] wire = frame(MessageType.PUSH_DATA_REQUEST, out -> {
-      pushHeader(out, 0);
-      out.writeInt(1);
-      descriptor(out, -1, 10);
-      out.writeZero(10);
-    });
+    byte[] wire =
+        frame(
+            MessageType.PUSH_DATA_REQUEST,
+            out -> {
+              pushHeader(out, 0);
+              out.writeInt(1);
+              descriptor(out, -1, 10);
+              out.writeZero(10);
+            });
     ProtocolException e = expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     assertTrue(e.getMessage().contains("sequence -1"), e.getMessage());
   }
@@ -350,12 +411,15 @@ class MalformedFrameTest {
   @Test
   void aCommittedBlockCountBelowOneIsMalformed() {
     for (int blockCount : new int[] {0, -1}) {
-      byte[] wire = frame(MessageType.COMMIT_MAP_OUTPUT_REQUEST, out -> {
-        out.writeLong(ID);
-        writeString(out, "app");
-        out.writeInt(1).writeInt(0).writeLong(5);
-        out.writeInt(1).writeInt(3).writeInt(blockCount);
-      });
+      byte[] wire =
+          frame(
+              MessageType.COMMIT_MAP_OUTPUT_REQUEST,
+              out -> {
+                out.writeLong(ID);
+                writeString(out, "app");
+                out.writeInt(1).writeInt(0).writeLong(5);
+                out.writeInt(1).writeInt(3).writeInt(blockCount);
+              });
       expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     }
   }
@@ -375,12 +439,15 @@ class MalformedFrameTest {
   @Test
   void assignmentIndexOutsideTheServerListIsMalformed() {
     for (int index : new int[] {1, -1, 1000}) {
-      byte[] wire = frame(MessageType.ASSIGNMENT_RESPONSE, out -> {
-        responseHeader(out);
-        out.writeInt(1);
-        MessageFixtures.SERVER_A.encode(out);
-        out.writeInt(1).writeShort(2).writeInt(0).writeInt(index);
-      });
+      byte[] wire =
+          frame(
+              MessageType.ASSIGNMENT_RESPONSE,
+              out -> {
+                responseHeader(out);
+                out.writeInt(1);
+                MessageFixtures.SERVER_A.encode(out);
+                out.writeInt(1).writeShort(2).writeInt(0).writeInt(index);
+              });
       expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     }
   }
@@ -388,14 +455,17 @@ class MalformedFrameTest {
   @Test
   void portOutOfRangeIsMalformed() {
     for (int port : new int[] {-1, 65536}) {
-      byte[] wire = frame(MessageType.ASSIGNMENT_RESPONSE, out -> {
-        responseHeader(out);
-        out.writeInt(1);
-        writeString(out, "s");
-        writeString(out, "h");
-        out.writeInt(port);
-        out.writeInt(0);
-      });
+      byte[] wire =
+          frame(
+              MessageType.ASSIGNMENT_RESPONSE,
+              out -> {
+                responseHeader(out);
+                out.writeInt(1);
+                writeString(out, "s");
+                writeString(out, "h");
+                out.writeInt(port);
+                out.writeInt(0);
+              });
       expectError(wire, StatusCode.MALFORMED_FRAME, ID);
     }
   }
@@ -418,7 +488,9 @@ class MalformedFrameTest {
 
   // ---- helpers ----
 
-  /** Feeds {@code wire} whole and split at random points; each time exactly one error, no message. */
+  /**
+   * Feeds {@code wire} whole and split at random points; each time exactly one error, no message.
+   */
   private ProtocolException expectError(byte[] wire, StatusCode status, Long requestId) {
     ProtocolException last = null;
     for (int attempt = 0; attempt < 4; attempt++) {
@@ -471,11 +543,12 @@ class MalformedFrameTest {
   }
 
   private static byte[] rawFrame(int type, Consumer<ByteBuf> fields) {
-    return raw(out -> {
-      out.writeInt(0).writeByte(type);
-      fields.accept(out);
-      out.setInt(0, out.readableBytes() - 4);
-    });
+    return raw(
+        out -> {
+          out.writeInt(0).writeByte(type);
+          fields.accept(out);
+          out.setInt(0, out.readableBytes() - 4);
+        });
   }
 
   private static byte[] raw(Consumer<ByteBuf> writer) {
@@ -511,7 +584,9 @@ class MalformedFrameTest {
   }
 
   private static ServerHeartbeatRequest heartbeat() {
-    return new ServerHeartbeatRequest(ID, new ServerStatus("s", "h", 1, 2, ServerState.ACTIVE, "v",
-        0, 0, 0, 0, 0, List.of(), List.of(), 0));
+    return new ServerHeartbeatRequest(
+        ID,
+        new ServerStatus(
+            "s", "h", 1, 2, ServerState.ACTIVE, "v", 0, 0, 0, 0, 0, List.of(), List.of(), 0));
   }
 }

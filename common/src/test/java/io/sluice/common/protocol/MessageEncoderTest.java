@@ -25,18 +25,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MessageEncoderTest {
-  @TempDir
-  Path tempDir;
+  @TempDir Path tempDir;
 
   @Test
   void headerShorterThanDeclaredFailsNamingTheClassAndWritesNothing() {
     EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
 
-    EncoderException e = assertThrows(EncoderException.class,
-        () -> channel.writeOutbound(new MiscountingMessage()));
+    EncoderException e =
+        assertThrows(EncoderException.class, () -> channel.writeOutbound(new MiscountingMessage()));
 
     assertInstanceOf(IllegalStateException.class, e.getCause());
-    assertTrue(e.getCause().getMessage().contains(MiscountingMessage.class.getName()),
+    assertTrue(
+        e.getCause().getMessage().contains(MiscountingMessage.class.getName()),
         e.getCause().getMessage());
     assertNull(channel.readOutbound(), "no partial frame reaches the socket");
     channel.finishAndReleaseAll();
@@ -48,8 +48,8 @@ class MessageEncoderTest {
     ManagedBuffer body = MessageFixtures.randomBody(new Random(1), 64);
     ByteBuf underlying = ((NettyManagedBuffer) body).byteBuf();
 
-    assertThrows(EncoderException.class,
-        () -> channel.writeOutbound(new MiscountingBodyMessage(body)));
+    assertThrows(
+        EncoderException.class, () -> channel.writeOutbound(new MiscountingBodyMessage(body)));
 
     assertEquals(0, underlying.refCnt());
     assertNull(channel.readOutbound());
@@ -62,8 +62,9 @@ class MessageEncoderTest {
     FileSegmentManagedBuffer missing =
         new FileSegmentManagedBuffer(tempDir.resolve("missing"), 0, 10);
 
-    EncoderException e = assertThrows(EncoderException.class,
-        () -> channel.writeOutbound(FetchDataResponse.ok(1, missing)));
+    EncoderException e =
+        assertThrows(
+            EncoderException.class, () -> channel.writeOutbound(FetchDataResponse.ok(1, missing)));
 
     assertInstanceOf(NoSuchFileException.class, e.getCause());
     assertEquals(0, missing.refCnt());
@@ -76,8 +77,9 @@ class MessageEncoderTest {
     EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
     HugeBuffer body = new HugeBuffer();
 
-    EncoderException e = assertThrows(EncoderException.class,
-        () -> channel.writeOutbound(FetchDataResponse.ok(1, body)));
+    EncoderException e =
+        assertThrows(
+            EncoderException.class, () -> channel.writeOutbound(FetchDataResponse.ok(1, body)));
 
     assertInstanceOf(IllegalArgumentException.class, e.getCause());
     assertEquals(0, body.refCnt());
@@ -88,7 +90,8 @@ class MessageEncoderTest {
   @Test
   void smallBodyInMemoryTravelsInTheHeadersBuffer() {
     EmbeddedChannel channel = new EmbeddedChannel(new MessageEncoder(false));
-    ManagedBuffer body = MessageFixtures.randomBody(new Random(2), MessageEncoder.INLINE_BODY_BYTES);
+    ManagedBuffer body =
+        MessageFixtures.randomBody(new Random(2), MessageEncoder.INLINE_BODY_BYTES);
     ByteBuf underlying = ((NettyManagedBuffer) body).byteBuf();
     ByteBuf expected = underlying.copy();
     FetchDataResponse response = FetchDataResponse.ok(7, body);

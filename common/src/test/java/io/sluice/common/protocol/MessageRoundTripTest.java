@@ -38,8 +38,7 @@ class MessageRoundTripTest {
   private static final int MAX_FRAME = 1 << 20;
   private static final int SPLITS_PER_MESSAGE = 60;
 
-  @TempDir
-  Path tempDir;
+  @TempDir Path tempDir;
 
   /** Encoded form of a sample message, with what the decoder must give back. */
   private record Encoded(Message original, byte[] body, byte[] wire) {}
@@ -115,8 +114,7 @@ class MessageRoundTripTest {
     byte[] wire = WireTestSupport.encode(response, true);
 
     assertEquals(0, segment.refCnt());
-    Encoded encoded =
-        new Encoded(response, Arrays.copyOfRange(content, 10, content.length), wire);
+    Encoded encoded = new Encoded(response, Arrays.copyOfRange(content, 10, content.length), wire);
     for (int split = 0; split < 10; split++) {
       assertDecodesTo(List.of(encoded), wire, random, 40);
     }
@@ -129,8 +127,11 @@ class MessageRoundTripTest {
       int headerLength = message.encodedLength();
       long bodySize = message.body() == null ? 0 : message.body().size();
       byte[] wire = WireTestSupport.encode(message, false);
-      int frameLength = ((wire[0] & 0xFF) << 24) | ((wire[1] & 0xFF) << 16)
-          | ((wire[2] & 0xFF) << 8) | (wire[3] & 0xFF);
+      int frameLength =
+          ((wire[0] & 0xFF) << 24)
+              | ((wire[1] & 0xFF) << 16)
+              | ((wire[2] & 0xFF) << 8)
+              | (wire[3] & 0xFF);
       assertEquals(1 + headerLength + bodySize, frameLength, message.toString());
       assertEquals(4 + frameLength, wire.length, message.toString());
       assertEquals(message.type().id(), wire[4], message.toString());
@@ -151,12 +152,19 @@ class MessageRoundTripTest {
 
   @Test
   void errorsOfRequestsAnsweredWithABodyAreBodilessStatusResponses() {
-    // Protocol 2: a failed fetch is answered with a StatusResponse, never an empty-bodied error form
+    // Protocol 2: a failed fetch is answered with a StatusResponse, never an empty-bodied error
+    // form
     // of the specific response, which offers only ok(...).
-    for (Class<?> bodyResponse : List.of(FetchDataResponse.class, FetchIndexResponse.class,
-        FetchMemoryDataResponse.class, HandshakeResponse.class, GetShuffleResultResponse.class)) {
+    for (Class<?> bodyResponse :
+        List.of(
+            FetchDataResponse.class,
+            FetchIndexResponse.class,
+            FetchMemoryDataResponse.class,
+            HandshakeResponse.class,
+            GetShuffleResultResponse.class)) {
       for (Method m : bodyResponse.getMethods()) {
-        assertFalse(Modifier.isStatic(m.getModifiers()) && m.getName().equals("error"),
+        assertFalse(
+            Modifier.isStatic(m.getModifiers()) && m.getName().equals("error"),
             bodyResponse.getSimpleName() + " still has an error factory: " + m);
       }
     }
@@ -169,7 +177,8 @@ class MessageRoundTripTest {
 
   @Test
   void anEmptyBodyRoundTrips() {
-    FetchDataResponse empty = FetchDataResponse.ok(2, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
+    FetchDataResponse empty =
+        FetchDataResponse.ok(2, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER));
     byte[] wire = WireTestSupport.encode(empty, false);
     Encoded encoded = new Encoded(empty, new byte[0], wire);
     assertDecodesTo(List.of(encoded), wire, new Random(2), 3);
@@ -221,8 +230,8 @@ class MessageRoundTripTest {
       assertNull(message.body());
     } else {
       assertNotNull(message.body(), "body of " + message);
-      assertArrayEquals(expected.body(), WireTestSupport.bodyBytes(message.body()),
-          "body of " + message);
+      assertArrayEquals(
+          expected.body(), WireTestSupport.bodyBytes(message.body()), "body of " + message);
     }
   }
 

@@ -54,11 +54,12 @@ class MessageTypeTest {
   void onlyBodyCarryingMessagesAreReferenceCounted() {
     for (MessageType type : MessageType.values()) {
       boolean body = AbstractBodyMessage.class.isAssignableFrom(type.messageClass());
-      boolean expected = type == MessageType.PUSH_DATA_REQUEST
-          || type == MessageType.FETCH_INDEX_RESPONSE
-          || type == MessageType.FETCH_INDEX_PAGE_RESPONSE
-          || type == MessageType.FETCH_DATA_RESPONSE
-          || type == MessageType.FETCH_MEMORY_DATA_RESPONSE;
+      boolean expected =
+          type == MessageType.PUSH_DATA_REQUEST
+              || type == MessageType.FETCH_INDEX_RESPONSE
+              || type == MessageType.FETCH_INDEX_PAGE_RESPONSE
+              || type == MessageType.FETCH_DATA_RESPONSE
+              || type == MessageType.FETCH_MEMORY_DATA_RESPONSE;
       assertEquals(expected, body, type.name());
     }
     assertNull(StatusResponse.ok(1).body());
@@ -76,10 +77,9 @@ class MessageTypeTest {
 
   @Test
   void errorFactoriesRefuseStatusOk() {
-    assertThrows(IllegalArgumentException.class,
-        () -> StatusResponse.error(1, StatusCode.OK, ""));
-    assertThrows(IllegalArgumentException.class,
-        () -> new ProtocolException(StatusCode.OK, 1, true, "no"));
+    assertThrows(IllegalArgumentException.class, () -> StatusResponse.error(1, StatusCode.OK, ""));
+    assertThrows(
+        IllegalArgumentException.class, () -> new ProtocolException(StatusCode.OK, 1, true, "no"));
   }
 
   private static String toConstantName(String simpleName) {

@@ -39,8 +39,11 @@ class PartitionChainsTest {
     int half = partitions / 2;
     // Column 0: server 0 then 1; column 1: server 1 then 2. Partition p's copy c is in column
     // (p + c) mod 2, so primaries alternate between the columns.
-    PartitionChains layout = PartitionChains.ofColumns(partitions,
-        new int[][] {{half, partitions}, {half, partitions}}, new int[][] {{0, 1}, {1, 2}});
+    PartitionChains layout =
+        PartitionChains.ofColumns(
+            partitions,
+            new int[][] {{half, partitions}, {half, partitions}},
+            new int[][] {{0, 1}, {1, 2}});
 
     assertArrayEquals(new int[] {0, 1}, layout.chain(0));
     assertArrayEquals(new int[] {1, 0}, layout.chain(1));
@@ -48,34 +51,35 @@ class PartitionChainsTest {
     assertArrayEquals(new int[] {1, 2}, layout.chain(half + 1));
     assertArrayEquals(new int[] {1, 2}, layout.chain(partitions - 1));
     assertEquals(4 + 2 + 2 * (4 + 2 * 8), layout.encodedLength());
-    assertArrayEquals(new long[] {half, partitions, partitions - half},
-        layout.copiesPerServer(3));
+    assertArrayEquals(new long[] {half, partitions, partitions - half}, layout.copiesPerServer(3));
     assertArrayEquals(new int[] {2, 9}, layout.renumber(new int[] {9, 2, 1}).chain(half - 2));
   }
 
   @Test
   void inconsistentColumnsAreRefused() {
-    for (int[][][] bad : new int[][][][] {
-        {{{5}, {5}}, {{0}}},             // a server list per column
-        {{{3}}, {{0}}},                  // runs stop before the last partition
-        {{{3, 3, 5}}, {{0, 1, 2}}},      // ends do not rise
-        {{{6}}, {{0}}},                  // beyond the last partition
-        {{{5}}, {{-1}}}}) {              // negative server
-      assertThrows(IllegalArgumentException.class,
-          () -> PartitionChains.ofColumns(5, bad[0], bad[1]));
+    for (int[][][] bad :
+        new int[][][][] {
+          {{{5}, {5}}, {{0}}}, // a server list per column
+          {{{3}}, {{0}}}, // runs stop before the last partition
+          {{{3, 3, 5}}, {{0, 1, 2}}}, // ends do not rise
+          {{{6}}, {{0}}}, // beyond the last partition
+          {{{5}}, {{-1}}}
+        }) { // negative server
+      assertThrows(
+          IllegalArgumentException.class, () -> PartitionChains.ofColumns(5, bad[0], bad[1]));
     }
-    assertThrows(IllegalArgumentException.class,
-        () -> PartitionChains.ofChains(new int[][] {{0, 1}, {1}}));
+    assertThrows(
+        IllegalArgumentException.class, () -> PartitionChains.ofChains(new int[][] {{0, 1}, {1}}));
   }
 
   @Test
   void aDecodedLayoutNamingAnUnlistedServerIsACorruptFrame() {
-    PartitionChains layout = PartitionChains.ofColumns(10, new int[][] {{4, 10}},
-        new int[][] {{0, 3}});
+    PartitionChains layout =
+        PartitionChains.ofColumns(10, new int[][] {{4, 10}}, new int[][] {{0, 3}});
     ByteBuf buf = Unpooled.buffer();
     layout.encode(buf);
-    CorruptFrameException e = assertThrows(CorruptFrameException.class,
-        () -> PartitionChains.decode(buf, 3));
+    CorruptFrameException e =
+        assertThrows(CorruptFrameException.class, () -> PartitionChains.decode(buf, 3));
     assertTrue(e.getMessage().contains("server index 3 of 3"), e.getMessage());
     buf.release();
   }

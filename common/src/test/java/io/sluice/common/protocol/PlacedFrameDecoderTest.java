@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 /**
  * A server's {@link FrameDecoder} with a {@link BodyPlacer}: a large frame's body goes into the
  * placer's buffers, its header is dropped, and the frame is fired as the message its placement
- * completes to; a placement that cannot complete gives its buffers back. The socket's reads straight
- * into those buffers are {@link ReceiveTarget}'s part, also tested here; an embedded channel has no
- * socket, so its writes reach the placement by the copy the decoder makes of bytes that arrived in
- * a usual buffer.
+ * completes to; a placement that cannot complete gives its buffers back. The socket's reads
+ * straight into those buffers are {@link ReceiveTarget}'s part, also tested here; an embedded
+ * channel has no socket, so its writes reach the placement by the copy the decoder makes of bytes
+ * that arrived in a usual buffer.
  */
 class PlacedFrameDecoderTest {
   private static final int HEADER = 5;
@@ -44,6 +44,7 @@ class PlacedFrameDecoderTest {
     final List<ByteBuf[]> placed = new ArrayList<>();
     boolean abandoned;
     int offers;
+
     /** Per buffer, where the bytes told as arrived end: they must come in order, without gaps. */
     final int[] arrivedUpTo = new int[2];
 
@@ -54,8 +55,10 @@ class PlacedFrameDecoderTest {
         return null;
       }
       int body = frameLength - HEADER;
-      ByteBuf[] buffers = {Unpooled.directBuffer(body / 3, body / 3),
-          Unpooled.directBuffer(body - body / 3, body - body / 3)};
+      ByteBuf[] buffers = {
+        Unpooled.directBuffer(body / 3, body / 3),
+        Unpooled.directBuffer(body - body / 3, body - body / 3)
+      };
       placed.add(buffers);
       return new Placement() {
         @Override
@@ -124,11 +127,18 @@ class PlacedFrameDecoderTest {
     return ByteBufUtil.getBytes(buf);
   }
 
-  private static EmbeddedChannel channel(ReceiveBudget budget, TwoBufferPlacer placer,
-      Recorder recorder) {
-    EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(1 << 20, budget,
-        FrameGate.OPEN, FRAME_TIMEOUT, placer,
-        new ReceiveTarget(new AdaptiveRecvByteBufAllocator())), recorder);
+  private static EmbeddedChannel channel(
+      ReceiveBudget budget, TwoBufferPlacer placer, Recorder recorder) {
+    EmbeddedChannel channel =
+        new EmbeddedChannel(
+            new FrameDecoder(
+                1 << 20,
+                budget,
+                FrameGate.OPEN,
+                FRAME_TIMEOUT,
+                placer,
+                new ReceiveTarget(new AdaptiveRecvByteBufAllocator())),
+            recorder);
     channel.freezeTime();
     return channel;
   }
@@ -158,11 +168,13 @@ class PlacedFrameDecoderTest {
     ByteBuf[] buffers = placed.buffers();
     byte[] received = new byte[body.length];
     buffers[0].readBytes(received, 0, buffers[0].readableBytes());
-    buffers[1].readBytes(received, body.length - buffers[1].readableBytes(),
-        buffers[1].readableBytes());
+    buffers[1].readBytes(
+        received, body.length - buffers[1].readableBytes(), buffers[1].readableBytes());
     assertArrayEquals(body, received, "the body, without the frame's header");
-    assertArrayEquals(new int[] {buffers[0].capacity(), buffers[1].capacity()},
-        placer.arrivedUpTo, "every byte told as arrived");
+    assertArrayEquals(
+        new int[] {buffers[0].capacity(), buffers[1].capacity()},
+        placer.arrivedUpTo,
+        "every byte told as arrived");
     ByteBuf after = (ByteBuf) recorder.messages.get(1);
     assertEquals(7, after.readByte());
     after.release();

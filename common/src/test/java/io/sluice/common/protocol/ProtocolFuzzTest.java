@@ -19,9 +19,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Feeds the decoding pipeline thousands of random inputs and mutations of valid frames: whatever the
- * bytes, the only failures are {@link ProtocolException}s, every decoded message can be released,
- * and every received buffer ends up freed.
+ * Feeds the decoding pipeline thousands of random inputs and mutations of valid frames: whatever
+ * the bytes, the only failures are {@link ProtocolException}s, every decoded message can be
+ * released, and every received buffer ends up freed.
  */
 class ProtocolFuzzTest {
   private static final long SEED = 0x5EED_F00DL;
@@ -74,8 +74,10 @@ class ProtocolFuzzTest {
 
     // The mutations must reach every kind of error and still let many messages through.
     assertTrue(decoded > ITERATIONS / 5, "decoded " + decoded);
-    for (StatusCode expected : new StatusCode[] {StatusCode.MALFORMED_FRAME,
-        StatusCode.UNKNOWN_MESSAGE_TYPE, StatusCode.FRAME_TOO_LARGE}) {
+    for (StatusCode expected :
+        new StatusCode[] {
+          StatusCode.MALFORMED_FRAME, StatusCode.UNKNOWN_MESSAGE_TYPE, StatusCode.FRAME_TOO_LARGE
+        }) {
       assertTrue(errors.getOrDefault(expected, 0) > 100, expected + " in " + errors);
     }
   }
@@ -127,7 +129,7 @@ class ProtocolFuzzTest {
         flipBits(random, frame);
         frame = truncate(random, frame);
       }
-      default -> { } // unchanged: the pipeline must go on decoding valid frames
+      default -> {} // unchanged: the pipeline must go on decoding valid frames
     }
     return frame;
   }
@@ -155,12 +157,13 @@ class ProtocolFuzzTest {
 
   private static void setLength(Random random, byte[] frame) {
     int current = frame.length - 4;
-    int length = switch (random.nextInt(4)) {
-      case 0 -> EXTREME_INTS[random.nextInt(EXTREME_INTS.length)];
-      case 1 -> current + random.nextInt(17) - 8;
-      case 2 -> random.nextInt();
-      default -> random.nextInt(current + 1);
-    };
+    int length =
+        switch (random.nextInt(4)) {
+          case 0 -> EXTREME_INTS[random.nextInt(EXTREME_INTS.length)];
+          case 1 -> current + random.nextInt(17) - 8;
+          case 2 -> random.nextInt();
+          default -> random.nextInt(current + 1);
+        };
     putInt(frame, 0, length);
   }
 

@@ -20,8 +20,15 @@ class WireEncodingTest {
 
   @Test
   void stringsRoundTripWithTheirUtf8Length() {
-    for (String s : List.of("", "a", "application_1_0001", "ü", "\u2603 snow", "\uD83D\uDE00 emoji",
-        "x".repeat(WireEncoding.MAX_STRING_BYTES))) {
+    for (String s :
+        List.of(
+            "",
+            "a",
+            "application_1_0001",
+            "ü",
+            "\u2603 snow",
+            "\uD83D\uDE00 emoji",
+            "x".repeat(WireEncoding.MAX_STRING_BYTES))) {
       ByteBuf buf = Unpooled.buffer();
       try {
         WireEncoding.writeString(buf, s);
@@ -93,7 +100,8 @@ class WireEncodingTest {
 
   @Test
   void responsesCarryTruncatedErrorMessagesThatRoundTrip() {
-    StatusResponse response = StatusResponse.error(1, StatusCode.INTERNAL_ERROR, "€".repeat(30_000));
+    StatusResponse response =
+        StatusResponse.error(1, StatusCode.INTERNAL_ERROR, "€".repeat(30_000));
     assertEquals(21_845, response.errorMessage().length());
     byte[] wire = WireTestSupport.encode(response, false);
     ByteBuf buf = Unpooled.wrappedBuffer(wire, 5, wire.length - 5);
@@ -108,7 +116,8 @@ class WireEncodingTest {
       int[] ints = {Integer.MIN_VALUE, -1, 0, 1};
       WireEncoding.writeLongArray(buf, longs);
       WireEncoding.writeIntArray(buf, ints);
-      assertEquals(WireEncoding.longArrayLength(longs) + WireEncoding.intArrayLength(ints),
+      assertEquals(
+          WireEncoding.longArrayLength(longs) + WireEncoding.intArrayLength(ints),
           buf.readableBytes());
       assertArrayEquals(longs, WireEncoding.readLongArray(buf));
       assertArrayEquals(ints, WireEncoding.readIntArray(buf));

@@ -35,9 +35,10 @@ final class WireTestSupport {
    * {@link ChunkedWriteHandler} turns chunked inputs into buffers. Everything outbound is released.
    */
   static byte[] encode(Message message, boolean tls) {
-    EmbeddedChannel channel = tls
-        ? new EmbeddedChannel(new ChunkedWriteHandler(), new MessageEncoder(true))
-        : new EmbeddedChannel(new MessageEncoder(false));
+    EmbeddedChannel channel =
+        tls
+            ? new EmbeddedChannel(new ChunkedWriteHandler(), new MessageEncoder(true))
+            : new EmbeddedChannel(new MessageEncoder(false));
     channel.writeOutbound(message);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     Object out;
@@ -86,13 +87,17 @@ final class WireTestSupport {
 
   /**
    * Feeds {@code bytes} into {@code channel} cut at up to {@code maxCuts} random points, as pooled
-   * buffers (heap or direct at random); returns the buffers so the caller can check they were freed.
+   * buffers (heap or direct at random); returns the buffers so the caller can check they were
+   * freed.
    */
-  static List<ByteBuf> feedSplit(EmbeddedChannel channel, byte[] bytes, Random random, int maxCuts) {
+  static List<ByteBuf> feedSplit(
+      EmbeddedChannel channel, byte[] bytes, Random random, int maxCuts) {
     return feed(channel, bytes, randomCuts(bytes.length, random, maxCuts), random);
   }
 
-  /** Up to {@code maxCuts} random cut points in {@code 1..length-1}, sorted, then {@code length}. */
+  /**
+   * Up to {@code maxCuts} random cut points in {@code 1..length-1}, sorted, then {@code length}.
+   */
   static int[] randomCuts(int length, Random random, int maxCuts) {
     TreeSet<Integer> cuts = new TreeSet<>();
     int wanted = length < 2 ? 0 : random.nextInt(maxCuts + 1);
@@ -119,9 +124,10 @@ final class WireTestSupport {
 
   /** A pooled buffer holding {@code length} bytes of {@code bytes} from {@code offset}. */
   static ByteBuf pooled(Random random, byte[] bytes, int offset, int length) {
-    ByteBuf buf = random.nextBoolean()
-        ? PooledByteBufAllocator.DEFAULT.directBuffer(length)
-        : PooledByteBufAllocator.DEFAULT.heapBuffer(length);
+    ByteBuf buf =
+        random.nextBoolean()
+            ? PooledByteBufAllocator.DEFAULT.directBuffer(length)
+            : PooledByteBufAllocator.DEFAULT.heapBuffer(length);
     return buf.writeBytes(bytes, offset, length);
   }
 

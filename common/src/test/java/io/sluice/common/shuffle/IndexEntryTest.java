@@ -17,16 +17,27 @@ class IndexEntryTest {
 
   @Test
   void layoutIsThirtyTwoBytesBigEndian() {
-    IndexEntry entry = new IndexEntry(0x0102030405060708L, 0x0A0B0C0D, 0x11121314, 0xF1F2F3F4,
-        0x2122232425262728L, 0x31323334);
+    IndexEntry entry =
+        new IndexEntry(
+            0x0102030405060708L,
+            0x0A0B0C0D,
+            0x11121314,
+            0xF1F2F3F4,
+            0x2122232425262728L,
+            0x31323334);
     ByteBuffer buf = ByteBuffer.allocate(IndexEntry.SIZE).order(ByteOrder.LITTLE_ENDIAN);
     entry.writeTo(buf);
     assertEquals(IndexEntry.SIZE, buf.position());
     assertEquals(ByteOrder.LITTLE_ENDIAN, buf.order(), "the caller's byte order is restored");
 
-    ByteBuffer expected = ByteBuffer.allocate(IndexEntry.SIZE)
-        .putLong(0x0102030405060708L).putInt(0x0A0B0C0D).putInt(0x11121314).putInt(0xF1F2F3F4)
-        .putLong(0x2122232425262728L).putInt(0x31323334);
+    ByteBuffer expected =
+        ByteBuffer.allocate(IndexEntry.SIZE)
+            .putLong(0x0102030405060708L)
+            .putInt(0x0A0B0C0D)
+            .putInt(0x11121314)
+            .putInt(0xF1F2F3F4)
+            .putLong(0x2122232425262728L)
+            .putInt(0x31323334);
     assertEquals(expected.flip(), buf.flip());
   }
 
@@ -35,8 +46,8 @@ class IndexEntryTest {
     IndexEntry[] entries = {
       new IndexEntry(0, 10, 30, -1, -5L, 0),
       new IndexEntry(10, 0, 0, 0, Long.MIN_VALUE, Integer.MAX_VALUE),
-      new IndexEntry(Long.MAX_VALUE - Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 42,
-          7, 8),
+      new IndexEntry(
+          Long.MAX_VALUE - Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, 42, 7, 8),
     };
     ByteBuffer buf = ByteBuffer.allocate(entries.length * IndexEntry.SIZE);
     for (IndexEntry entry : entries) {
@@ -71,18 +82,28 @@ class IndexEntryTest {
     assertTrue(e.getMessage().contains("31"), e.getMessage());
     assertEquals(0, shortBuf.position(), "nothing consumed");
 
-    IOException partial = assertThrows(IOException.class,
-        () -> IndexEntry.decodeAll(Unpooled.buffer().writeZero(IndexEntry.SIZE + 1)));
+    IOException partial =
+        assertThrows(
+            IOException.class,
+            () -> IndexEntry.decodeAll(Unpooled.buffer().writeZero(IndexEntry.SIZE + 1)));
     assertTrue(partial.getMessage().contains("33 bytes"), partial.getMessage());
 
-    assertThrows(IOException.class, () -> IndexEntry.decodeAll(
-        Unpooled.buffer().writeLong(0).writeInt(-1).writeInt(0).writeInt(0).writeLong(0)
-            .writeInt(0)));
+    assertThrows(
+        IOException.class,
+        () ->
+            IndexEntry.decodeAll(
+                Unpooled.buffer()
+                    .writeLong(0)
+                    .writeInt(-1)
+                    .writeInt(0)
+                    .writeInt(0)
+                    .writeLong(0)
+                    .writeInt(0)));
     assertThrows(IllegalArgumentException.class, () -> new IndexEntry(-1, 0, 0, 0, 0, 0));
     assertThrows(IllegalArgumentException.class, () -> new IndexEntry(0, 0, -1, 0, 0, 0));
     assertThrows(IllegalArgumentException.class, () -> new IndexEntry(0, 0, 0, 0, 0, -1));
-    assertThrows(IllegalArgumentException.class,
-        () -> new IndexEntry(Long.MAX_VALUE - 1, 10, 0, 0, 0, 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> new IndexEntry(Long.MAX_VALUE - 1, 10, 0, 0, 0, 0));
   }
 
   @Test

@@ -28,13 +28,19 @@ class RetriesTest {
     try {
       AtomicInteger attempts = new AtomicInteger();
       AtomicInteger retries = new AtomicInteger();
-      CompletableFuture<String> result = Retries.withRetries(() -> {
-        attempts.incrementAndGet();
-        return busy();
-      }, BACKOFF, timer, retries::incrementAndGet);
+      CompletableFuture<String> result =
+          Retries.withRetries(
+              () -> {
+                attempts.incrementAndGet();
+                return busy();
+              },
+              BACKOFF,
+              timer,
+              retries::incrementAndGet);
 
-      ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
-          ExecutionException.class, () -> result.get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              ExecutionException.class, () -> result.get(10, TimeUnit.SECONDS));
       assertInstanceOf(RemoteException.class, e.getCause());
       assertEquals(4, attempts.get(), "the first attempt and three retries");
       assertEquals(3, retries.get(), "each retry is told");
@@ -52,9 +58,11 @@ class RetriesTest {
     CompletableFuture<String> result = Retries.withRetries(RetriesTest::busy, BACKOFF, timer);
 
     assertTrue(result.isDone(), "nothing can complete the result later");
-    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
-        ExecutionException.class, () -> result.get(1, TimeUnit.SECONDS));
-    assertTrue(e.getCause().getMessage().startsWith("the client closed before it could retry"),
+    ExecutionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> result.get(1, TimeUnit.SECONDS));
+    assertTrue(
+        e.getCause().getMessage().startsWith("the client closed before it could retry"),
         e.getCause().getMessage());
   }
 }

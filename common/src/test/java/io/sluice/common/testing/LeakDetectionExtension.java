@@ -8,8 +8,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Fails a test class when Netty reported a leaked buffer while it ran. Registered for every test
- * through JUnit's extension auto-detection (enabled in the parent POM's surefire configuration), and
- * paired with {@code -Dio.netty.leakDetection.level=paranoid} so that every buffer is tracked.
+ * through JUnit's extension auto-detection (enabled in the parent POM's surefire configuration),
+ * and paired with {@code -Dio.netty.leakDetection.level=paranoid} so that every buffer is tracked.
  */
 public final class LeakDetectionExtension implements AfterAllCallback {
   static {
@@ -20,8 +20,12 @@ public final class LeakDetectionExtension implements AfterAllCallback {
   public void afterAll(ExtensionContext context) {
     List<String> leaks = LeakRecorder.collect();
     if (!leaks.isEmpty()) {
-      fail(leaks.size() + " Netty buffer leak(s) reported while running "
-          + context.getDisplayName() + ":\n" + String.join("\n\n", leaks));
+      fail(
+          leaks.size()
+              + " Netty buffer leak(s) reported while running "
+              + context.getDisplayName()
+              + ":\n"
+              + String.join("\n\n", leaks));
     }
   }
 }

@@ -11,13 +11,15 @@ import java.util.List;
 
 /**
  * Records every leak that Netty's {@link ResourceLeakDetector} reports, so that a test run can fail
- * on it instead of leaving a log line nobody reads. Must be installed before the first {@code ByteBuf}
- * class is initialised, because Netty creates its detectors in static initialisers.
+ * on it instead of leaving a log line nobody reads. Must be installed before the first {@code
+ * ByteBuf} class is initialised, because Netty creates its detectors in static initialisers.
  */
 public final class LeakRecorder {
   private static final List<String> LEAKS = new ArrayList<>();
+
   /** Every detector made, Netty's and those of classes that track their own buffers. */
   private static final List<ResourceLeakDetector<?>> DETECTORS = new ArrayList<>();
+
   private static boolean installed;
 
   private LeakRecorder() {}
@@ -30,7 +32,9 @@ public final class LeakRecorder {
     ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
   }
 
-  /** Forces collection of unreachable buffers and makes Netty report them; returns what it reported. */
+  /**
+   * Forces collection of unreachable buffers and makes Netty report them; returns what it reported.
+   */
   public static List<String> collect() {
     for (int round = 0; round < 3; round++) {
       System.gc();
@@ -100,8 +104,11 @@ public final class LeakRecorder {
 
     @Override
     protected void reportTracedLeak(String resourceType, String records) {
-      record("LEAK: " + resourceType + " was released by the garbage collector without release()."
-          + records);
+      record(
+          "LEAK: "
+              + resourceType
+              + " was released by the garbage collector without release()."
+              + records);
     }
 
     @Override

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Authentication over real loopback connections: each role proves its secret and gets only what
- * its role and application allow; a wrong or missing proof ends the connection; a request for
- * another application is refused while the connection stays usable for its own.
+ * Authentication over real loopback connections: each role proves its secret and gets only what its
+ * role and application allow; a wrong or missing proof ends the connection; a request for another
+ * application is refused while the connection stays usable for its own.
  */
 class AuthenticationTest {
   private static final Secret CLUSTER = Secret.random();
@@ -43,10 +43,12 @@ class AuthenticationTest {
   private static final Secret APP_B = Secret.random();
 
   /** The applications the server holds, and their secrets; registrars add theirs. */
-  private final Map<String, Secret> apps = new ConcurrentHashMap<>(Map.of("app-a", APP_A,
-      "app-b", APP_B));
+  private final Map<String, Secret> apps =
+      new ConcurrentHashMap<>(Map.of("app-a", APP_A, "app-b", APP_B));
+
   /** Who every request that reached the handler came from. */
   private final List<Identity> servedFor = new CopyOnWriteArrayList<>();
+
   private final List<AutoCloseable> open = new ArrayList<>();
   private TransportContext context;
 
@@ -65,8 +67,7 @@ class AuthenticationTest {
   }
 
   private ServerAuth shuffleServerAuth() {
-    return new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), CLUSTER,
-        apps::get);
+    return new ServerAuth(EnumSet.of(AuthRole.APPLICATION, AuthRole.REGISTRAR), CLUSTER, apps::get);
   }
 
   private void serve(TransportChannel channel, RequestMessage request) {
@@ -84,8 +85,10 @@ class AuthenticationTest {
 
   private static StatusCode heartbeat(TransportClient client, String app) throws Exception {
     try {
-      client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), app),
-          StatusResponse.class).get(30, TimeUnit.SECONDS);
+      client
+          .request(
+              new AppHeartbeatRequest(TransportClient.nextRequestId(), app), StatusResponse.class)
+          .get(30, TimeUnit.SECONDS);
       return StatusCode.OK;
     } catch (ExecutionException e) {
       return assertInstanceOf(RemoteException.class, e.getCause()).status();
@@ -103,8 +106,7 @@ class AuthenticationTest {
   }
 
   @Test
-  void anExecutorServesItsOwnApplicationAndIsDeniedAnothersOnTheSameConnection()
-      throws Exception {
+  void anExecutorServesItsOwnApplicationAndIsDeniedAnothersOnTheSameConnection() throws Exception {
     TransportServer server = server(shuffleServerAuth());
     TransportClient a = connect(server, Credentials.application("app-a", APP_A));
 
@@ -112,8 +114,11 @@ class AuthenticationTest {
     assertEquals(StatusCode.ACCESS_DENIED, heartbeat(a, "app-b"));
     assertEquals(StatusCode.OK, heartbeat(a, "app-a"), "the connection stays usable");
     assertTrue(a.isActive());
-    assertEquals(List.of(new Identity(AuthRole.APPLICATION, "app-a", APP_A),
-        new Identity(AuthRole.APPLICATION, "app-a", APP_A)), servedFor,
+    assertEquals(
+        List.of(
+            new Identity(AuthRole.APPLICATION, "app-a", APP_A),
+            new Identity(AuthRole.APPLICATION, "app-a", APP_A)),
+        servedFor,
         "the denied request never reached the handler");
   }
 
@@ -121,13 +126,13 @@ class AuthenticationTest {
   void aWrongSecretOrAnUnknownApplicationIsRefusedAtConnect() {
     TransportServer server = server(shuffleServerAuth());
 
-    RemoteException wrong = refusedAtConnect(
-        () -> connect(server, Credentials.application("app-a", APP_B)));
+    RemoteException wrong =
+        refusedAtConnect(() -> connect(server, Credentials.application("app-a", APP_B)));
     assertEquals(StatusCode.UNAUTHENTICATED, wrong.status());
     assertTrue(wrong.getMessage().contains("wrong secret"), wrong.getMessage());
 
-    RemoteException unknown = refusedAtConnect(
-        () -> connect(server, Credentials.application("app-z", APP_A)));
+    RemoteException unknown =
+        refusedAtConnect(() -> connect(server, Credentials.application("app-z", APP_A)));
     assertEquals(StatusCode.UNKNOWN_APPLICATION, unknown.status());
     assertEquals(List.of(), servedFor);
   }
@@ -157,7 +162,9 @@ class AuthenticationTest {
       socket.getOutputStream().write(RawFrames.encode(new AppHeartbeatRequest(2, "app-a")));
       RawFrames.Answer refused = RawFrames.readAnswer(socket);
       assertEquals(2, refused.requestId());
-      assertEquals(StatusCode.REFUSED.code(), refused.status(),
+      assertEquals(
+          StatusCode.REFUSED.code(),
+          refused.status(),
           "version 3 knows no UNAUTHENTICATED: " + refused.message());
       assertTrue(RawFrames.closedByPeer(socket));
     }
@@ -168,8 +175,8 @@ class AuthenticationTest {
   void aClientThatAuthenticatesRefusesAServerThatDoesNot() {
     TransportServer server = server(ServerAuth.disabled());
 
-    RemoteException refused = refusedAtConnect(
-        () -> connect(server, Credentials.application("app-a", APP_A)));
+    RemoteException refused =
+        refusedAtConnect(() -> connect(server, Credentials.application("app-a", APP_A)));
     assertEquals(StatusCode.UNAUTHENTICATED, refused.status());
     assertTrue(refused.getMessage().contains("auth.enabled"), refused.getMessage());
   }
@@ -191,32 +198,39 @@ class AuthenticationTest {
   void aRegistrarCannotReplaceTheSecretOfAnApplicationTheServerHolds() {
     TransportServer server = server(shuffleServerAuth());
 
-    RemoteException taken = refusedAtConnect(
-        () -> connect(server, Credentials.registrar("app-a", Secret.random(), CLUSTER)));
+    RemoteException taken =
+        refusedAtConnect(
+            () -> connect(server, Credentials.registrar("app-a", Secret.random(), CLUSTER)));
     assertEquals(StatusCode.UNAUTHENTICATED, taken.status());
     assertTrue(taken.getMessage().contains("another secret"), taken.getMessage());
 
-    RemoteException notCluster = refusedAtConnect(
-        () -> connect(server, Credentials.registrar("app-x", Secret.random(), APP_A)));
-    assertEquals(StatusCode.UNAUTHENTICATED, notCluster.status(),
+    RemoteException notCluster =
+        refusedAtConnect(
+            () -> connect(server, Credentials.registrar("app-x", Secret.random(), APP_A)));
+    assertEquals(
+        StatusCode.UNAUTHENTICATED,
+        notCluster.status(),
         "a registrar must hold the cluster secret");
   }
 
   @Test
   void aCoordinatorServesClusterMembersOnly() throws Exception {
-    TransportServer coordinator = server(new ServerAuth(Set.of(AuthRole.CLUSTER), CLUSTER,
-        app -> null));
+    TransportServer coordinator =
+        server(new ServerAuth(Set.of(AuthRole.CLUSTER), CLUSTER, app -> null));
 
     TransportClient member = connect(coordinator, Credentials.cluster(CLUSTER));
     assertEquals(StatusCode.OK, heartbeat(member, "app-a"));
     assertEquals(StatusCode.OK, heartbeat(member, "app-b"), "the cluster role is not confined");
 
-    assertEquals(StatusCode.UNAUTHENTICATED, refusedAtConnect(
-        () -> connect(coordinator, Credentials.cluster(Secret.random()))).status());
-    RemoteException executor = refusedAtConnect(
-        () -> connect(coordinator, Credentials.application("app-a", APP_A)));
+    assertEquals(
+        StatusCode.UNAUTHENTICATED,
+        refusedAtConnect(() -> connect(coordinator, Credentials.cluster(Secret.random())))
+            .status());
+    RemoteException executor =
+        refusedAtConnect(() -> connect(coordinator, Credentials.application("app-a", APP_A)));
     assertEquals(StatusCode.UNAUTHENTICATED, executor.status());
-    assertTrue(executor.getMessage().contains("does not serve the APPLICATION role"),
+    assertTrue(
+        executor.getMessage().contains("does not serve the APPLICATION role"),
         executor.getMessage());
   }
 }

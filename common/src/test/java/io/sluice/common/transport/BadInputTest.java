@@ -42,10 +42,13 @@ class BadInputTest {
 
   @BeforeAll
   static void start() throws Exception {
-    TransportConf conf = TransportTestSupport.conf(
-        Map.of(TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME)));
-    server = TransportTestSupport.context(conf, "server")
-        .createServer("127.0.0.1", 0, new TestHandler(Files.write(dir.resolve("d"), new byte[1])));
+    TransportConf conf =
+        TransportTestSupport.conf(
+            Map.of(TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(MAX_FRAME)));
+    server =
+        TransportTestSupport.context(conf, "server")
+            .createServer(
+                "127.0.0.1", 0, new TestHandler(Files.write(dir.resolve("d"), new byte[1])));
     factory = TransportTestSupport.context(conf, "good-client").createClientFactory();
   }
 
@@ -57,15 +60,19 @@ class BadInputTest {
 
   @Test
   void frameOverTheMaximumIsAnsweredWithItsRequestId() throws Exception {
-    assertRejected(RawFrames.header(MAX_FRAME + 1, MessageType.PUSH_DATA_REQUEST.id(), 42),
-        StatusCode.FRAME_TOO_LARGE, 42);
+    assertRejected(
+        RawFrames.header(MAX_FRAME + 1, MessageType.PUSH_DATA_REQUEST.id(), 42),
+        StatusCode.FRAME_TOO_LARGE,
+        42);
   }
 
   @Test
   void negativeLengthIsRejected() throws Exception {
     // The bytes after a negative length are not taken for the frame's request id.
-    assertRejected(RawFrames.header(-5, MessageType.PUSH_DATA_REQUEST.id(), 43),
-        StatusCode.MALFORMED_FRAME, -1);
+    assertRejected(
+        RawFrames.header(-5, MessageType.PUSH_DATA_REQUEST.id(), 43),
+        StatusCode.MALFORMED_FRAME,
+        -1);
   }
 
   @Test
@@ -81,15 +88,50 @@ class BadInputTest {
   @Test
   void truncatedHeaderIsRejected() throws Exception {
     // An app heartbeat whose string claims 200 bytes but the frame ends after 3.
-    byte[] frame = {0, 0, 0, 14, MessageType.APP_HEARTBEAT_REQUEST.id(), 0, 0, 0, 0, 0, 0, 0, 45,
-        0, (byte) 200, 'a', 'b', 'c'};
+    byte[] frame = {
+      0,
+      0,
+      0,
+      14,
+      MessageType.APP_HEARTBEAT_REQUEST.id(),
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      45,
+      0,
+      (byte) 200,
+      'a',
+      'b',
+      'c'
+    };
     assertRejected(frame, StatusCode.MALFORMED_FRAME, 45);
   }
 
   @Test
   void garbledStringIsRejected() throws Exception {
-    byte[] frame = {0, 0, 0, 13, MessageType.APP_HEARTBEAT_REQUEST.id(), 0, 0, 0, 0, 0, 0, 0, 46,
-        0, 2, (byte) 0xC3, (byte) 0x28};
+    byte[] frame = {
+      0,
+      0,
+      0,
+      13,
+      MessageType.APP_HEARTBEAT_REQUEST.id(),
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      46,
+      0,
+      2,
+      (byte) 0xC3,
+      (byte) 0x28
+    };
     assertRejected(frame, StatusCode.MALFORMED_FRAME, 46);
   }
 
@@ -119,16 +161,21 @@ class BadInputTest {
   void aNewerClientGetsAClearErrorNamingBothRanges() throws Exception {
     int future = ProtocolVersion.CURRENT + 1;
     try (Socket socket = socket()) {
-      socket.getOutputStream().write(RawFrames.encode(
-          new HandshakeRequest(48, future, future + 2, "future-client")));
+      socket
+          .getOutputStream()
+          .write(RawFrames.encode(new HandshakeRequest(48, future, future + 2, "future-client")));
       RawFrames.Answer answer = RawFrames.readAnswer(socket);
       assertEquals(MessageType.STATUS_RESPONSE.id(), answer.type());
       assertEquals(StatusCode.VERSION_MISMATCH.code(), answer.status());
       assertEquals(48, answer.requestId());
-      assertTrue(answer.message().contains("speaks protocol versions "
-          + ProtocolVersion.describeRange(future, future + 2)), answer.message());
-      assertTrue(answer.message().contains("this server speaks " + serverRange()),
+      assertTrue(
+          answer
+              .message()
+              .contains(
+                  "speaks protocol versions " + ProtocolVersion.describeRange(future, future + 2)),
           answer.message());
+      assertTrue(
+          answer.message().contains("this server speaks " + serverRange()), answer.message());
       assertTrue(RawFrames.closedByPeer(socket));
     }
   }
@@ -142,9 +189,11 @@ class BadInputTest {
       StatusResponse status = assertInstanceOf(StatusResponse.class, answer);
       assertEquals(StatusCode.VERSION_MISMATCH, status.status());
       assertEquals(49, status.requestId());
-      assertTrue(status.errorMessage().contains("client old speaks protocol versions 1,"),
+      assertTrue(
+          status.errorMessage().contains("client old speaks protocol versions 1,"),
           status.errorMessage());
-      assertTrue(status.errorMessage().contains("this server speaks " + serverRange()),
+      assertTrue(
+          status.errorMessage().contains("this server speaks " + serverRange()),
           status.errorMessage());
       assertTrue(RawFrames.closedByPeer(socket), "the connection is closed after the answer");
     }
@@ -153,8 +202,11 @@ class BadInputTest {
   @Test
   void anOverlappingRangeIsAnsweredWithTheHighestSharedVersion() throws Exception {
     try (Socket socket = socket()) {
-      socket.getOutputStream().write(RawFrames.encode(
-          new HandshakeRequest(50, 1, ProtocolVersion.CURRENT + 5, "wide-client")));
+      socket
+          .getOutputStream()
+          .write(
+              RawFrames.encode(
+                  new HandshakeRequest(50, 1, ProtocolVersion.CURRENT + 5, "wide-client")));
       HandshakeResponse hello =
           assertInstanceOf(HandshakeResponse.class, RawFrames.readMessage(socket));
       assertEquals(StatusCode.OK, hello.status());
@@ -177,20 +229,25 @@ class BadInputTest {
   void wellBehavedClientIsServedWhileOthersMisbehave() throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger served = new AtomicInteger();
-    CompletableFuture<Void> good = CompletableFuture.runAsync(() -> {
-      try {
-        while (!stop.get()) {
-          StatusResponse r = factory.getClient("127.0.0.1", server.port())
-              .request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "good"),
-                  StatusResponse.class)
-              .get(5, TimeUnit.SECONDS);
-          assertEquals(StatusCode.OK, r.status());
-          served.incrementAndGet();
-        }
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    CompletableFuture<Void> good =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                while (!stop.get()) {
+                  StatusResponse r =
+                      factory
+                          .getClient("127.0.0.1", server.port())
+                          .request(
+                              new AppHeartbeatRequest(TransportClient.nextRequestId(), "good"),
+                              StatusResponse.class)
+                          .get(5, TimeUnit.SECONDS);
+                  assertEquals(StatusCode.OK, r.status());
+                  served.incrementAndGet();
+                }
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+            });
     for (int i = 0; i < 50; i++) {
       frameOverTheMaximumIsAnsweredWithItsRequestId();
       unknownTypeByteIsRejected();
@@ -211,9 +268,10 @@ class BadInputTest {
     try (Socket socket = socket()) {
       OutputStream out = socket.getOutputStream();
       ByteArrayOutputStream hello = new ByteArrayOutputStream();
-      hello.write(RawFrames.encode(
-          new HandshakeRequest(1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT,
-              "bad-client")));
+      hello.write(
+          RawFrames.encode(
+              new HandshakeRequest(
+                  1, ProtocolVersion.MIN_SUPPORTED, ProtocolVersion.CURRENT, "bad-client")));
       out.write(hello.toByteArray());
       RawFrames.Answer handshake = RawFrames.readAnswer(socket);
       assertEquals(StatusCode.OK.code(), handshake.status());

@@ -46,20 +46,26 @@ class BodyPlacementTransportTest {
 
   private static StatusCode push(TransportClient client) throws Exception {
     ByteBuf body = Unpooled.directBuffer(BODY).writeZero(BODY);
-    PushDataRequest push = new PushDataRequest(TransportClient.nextRequestId(), "app", 0,
-        List.of(), List.of(new BlockDescriptor(0, 1L, 0, BODY, BODY, 0)),
-        new NettyManagedBuffer(body));
+    PushDataRequest push =
+        new PushDataRequest(
+            TransportClient.nextRequestId(),
+            "app",
+            0,
+            List.of(),
+            List.of(new BlockDescriptor(0, 1L, 0, BODY, BODY, 0)),
+            new NettyManagedBuffer(body));
     return client.request(push, StatusResponse.class).get(30, TimeUnit.SECONDS).status();
   }
 
   @Test
   void aLargeFrameIsOfferedOnAPlainConnection() throws Exception {
     OfferCounter handler = new OfferCounter();
-    try (TransportServer server = TransportTestSupport.context(
-            TransportTestSupport.conf(Map.of()), "plain-server")
-            .createServer("127.0.0.1", 0, handler);
-        TransportClientFactory clients = TransportTestSupport.context(
-            TransportTestSupport.conf(Map.of()), "plain-client").createClientFactory()) {
+    try (TransportServer server =
+            TransportTestSupport.context(TransportTestSupport.conf(Map.of()), "plain-server")
+                .createServer("127.0.0.1", 0, handler);
+        TransportClientFactory clients =
+            TransportTestSupport.context(TransportTestSupport.conf(Map.of()), "plain-client")
+                .createClientFactory()) {
       assertEquals(StatusCode.OK, push(clients.getClient("127.0.0.1", server.port())));
       assertTrue(handler.offers.get() >= 1, "offered " + handler.offers.get() + " times");
     }
@@ -69,16 +75,25 @@ class BodyPlacementTransportTest {
   void noFrameIsOfferedUnderTls() throws Exception {
     SelfSignedCertificate cert = new SelfSignedCertificate("localhost");
     OfferCounter handler = new OfferCounter();
-    try (TransportServer server = TransportTestSupport.context(TransportTestSupport.conf(Map.of(
-            TransportOptions.TLS_ENABLED.key(), "true",
-            TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath(),
-            TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath())), "tls-server")
-            .createServer("127.0.0.1", 0, handler);
-        TransportClientFactory clients = TransportTestSupport.context(
-            TransportTestSupport.conf(Map.of(
-                TransportOptions.TLS_ENABLED.key(), "true",
-                TransportOptions.TLS_TRUST_CERTS.key(), cert.certificate().getPath())),
-            "tls-client").createClientFactory()) {
+    try (TransportServer server =
+            TransportTestSupport.context(
+                    TransportTestSupport.conf(
+                        Map.of(
+                            TransportOptions.TLS_ENABLED.key(), "true",
+                            TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath(),
+                            TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath())),
+                    "tls-server")
+                .createServer("127.0.0.1", 0, handler);
+        TransportClientFactory clients =
+            TransportTestSupport.context(
+                    TransportTestSupport.conf(
+                        Map.of(
+                            TransportOptions.TLS_ENABLED.key(),
+                            "true",
+                            TransportOptions.TLS_TRUST_CERTS.key(),
+                            cert.certificate().getPath())),
+                    "tls-client")
+                .createClientFactory()) {
       assertEquals(StatusCode.OK, push(clients.getClient("localhost", server.port())));
       assertEquals(0, handler.offers.get());
     } finally {

@@ -74,7 +74,8 @@ final class FreezableRelay implements AutoCloseable {
 
   private void pump(Socket from, Socket to) {
     byte[] buffer = new byte[64 * 1024];
-    try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+    try (InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream()) {
       int n;
       while ((n = in.read(buffer)) >= 0) {
         awaitThawed();

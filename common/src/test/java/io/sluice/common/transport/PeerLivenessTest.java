@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code transport.liveness.timeout}: a peer that stops answering altogether (frozen behind a relay)
- * is given up long before {@code transport.request.timeout}, and taken back once it answers again;
- * a live peer that leaves one request unanswered (busy) is not given up.
+ * {@code transport.liveness.timeout}: a peer that stops answering altogether (frozen behind a
+ * relay) is given up long before {@code transport.request.timeout}, and taken back once it answers
+ * again; a live peer that leaves one request unanswered (busy) is not given up.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PeerLivenessTest {
@@ -34,10 +34,13 @@ class PeerLivenessTest {
   @BeforeEach
   void start() throws Exception {
     TestHandler handler = new TestHandler(Files.write(dir.resolve("data"), new byte[16]));
-    TransportConf conf = TransportTestSupport.conf(Map.of(
-        // Probes get 2 s to be answered: a loaded machine must not make a live server look dead.
-        TransportOptions.LIVENESS_TIMEOUT.key(), "4s",
-        TransportOptions.REQUEST_TIMEOUT.key(), "10m"));
+    TransportConf conf =
+        TransportTestSupport.conf(
+            Map.of(
+                // Probes get 2 s to be answered: a loaded machine must not make a live server look
+                // dead.
+                TransportOptions.LIVENESS_TIMEOUT.key(), "4s",
+                TransportOptions.REQUEST_TIMEOUT.key(), "10m"));
     server = TransportTestSupport.context(conf, "server-1").createServer("127.0.0.1", 0, handler);
     factory = TransportTestSupport.context(conf, "client-1").createClientFactory();
   }
@@ -51,18 +54,18 @@ class PeerLivenessTest {
   @Test
   void aFrozenPeerIsGivenUpAndTakenBackWhenItAnswersAgain() throws Exception {
     try (FreezableRelay relay = new FreezableRelay("127.0.0.1", server.port())) {
-      assertEquals(StatusCode.OK, heartbeat(relay.port(), "app").get(30, TimeUnit.SECONDS)
-          .status());
+      assertEquals(
+          StatusCode.OK, heartbeat(relay.port(), "app").get(30, TimeUnit.SECONDS).status());
       relay.freeze();
 
       CompletableFuture<StatusResponse> stuck = heartbeat(relay.port(), "app");
       Throwable cause = failure(stuck);
       assertInstanceOf(PeerUnresponsiveException.class, cause, cause.toString());
-      assertTrue(cause.getMessage().contains(TransportOptions.LIVENESS_TIMEOUT.key()),
-          cause.getMessage());
+      assertTrue(
+          cause.getMessage().contains(TransportOptions.LIVENESS_TIMEOUT.key()), cause.getMessage());
       Throwable refused = failure(factory.getClientAsync("127.0.0.1", relay.port()));
-      assertInstanceOf(PeerUnresponsiveException.class, refused,
-          "a peer given up gets no new connection");
+      assertInstanceOf(
+          PeerUnresponsiveException.class, refused, "a peer given up gets no new connection");
 
       relay.thaw();
       awaitAnswered(relay.port());
@@ -76,15 +79,20 @@ class PeerLivenessTest {
     // Time itself is what the test waits for here: there is no condition to wait on.
     for (int i = 0; i < 3; i++) {
       Thread.sleep(3_000);
-      assertEquals(StatusCode.OK, heartbeat(server.port(), "app").get(30, TimeUnit.SECONDS)
-          .status());
+      assertEquals(
+          StatusCode.OK, heartbeat(server.port(), "app").get(30, TimeUnit.SECONDS).status());
     }
     assertTrue(!unanswered.isDone(), "the unanswered request still waits for its answer");
   }
 
   private CompletableFuture<StatusResponse> heartbeat(int port, String app) {
-    return factory.getClientAsync("127.0.0.1", port).thenCompose(c -> c.request(
-        new AppHeartbeatRequest(TransportClient.nextRequestId(), app), StatusResponse.class));
+    return factory
+        .getClientAsync("127.0.0.1", port)
+        .thenCompose(
+            c ->
+                c.request(
+                    new AppHeartbeatRequest(TransportClient.nextRequestId(), app),
+                    StatusResponse.class));
   }
 
   private void awaitAnswered(int port) throws InterruptedException {

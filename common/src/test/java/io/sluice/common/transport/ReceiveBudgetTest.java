@@ -56,7 +56,8 @@ class ReceiveBudgetTest {
     assertEquals(List.of(), grants, "65 + 80 does not fit");
 
     now[0] += ReceiveBudget.PATIENCE_NANOS;
-    assertFalse(budget.reserveOrQueue(5, waiter("late")),
+    assertFalse(
+        budget.reserveOrQueue(5, waiter("late")),
         "the frames that passed are what keeps the big one out: none passes it now");
     budget.release(40);
     assertEquals(List.of(), grants, "25 + 80 does not fit yet, and nothing passes");
@@ -74,7 +75,8 @@ class ReceiveBudgetTest {
     }
     assertFalse(budget.reserveOrQueue(20, waiter("big")), "96 + 20 leaves no 20 free");
     now[0] += 60 * ReceiveBudget.PATIENCE_NANOS;
-    assertTrue(budget.reserveOrQueue(2, waiter("small")),
+    assertTrue(
+        budget.reserveOrQueue(2, waiter("small")),
         "the stalled frames, not the ones that passed, keep the big one out");
     assertEquals(List.of(), grants);
   }
@@ -100,9 +102,11 @@ class ReceiveBudgetTest {
     long[] now = {0};
     ReceiveBudget budget = new ReceiveBudget(128, 64, () -> now[0]);
     assertTrue(budget.reserveOrQueue(64, waiter("stalled")));
-    assertFalse(budget.reserveOrQueue(64, waiter("big")), "the largest frame needs an empty budget");
+    assertFalse(
+        budget.reserveOrQueue(64, waiter("big")), "the largest frame needs an empty budget");
     now[0] += 60 * ReceiveBudget.PATIENCE_NANOS;
-    assertTrue(budget.reserveOrQueue(16, waiter("small")),
+    assertTrue(
+        budget.reserveOrQueue(16, waiter("small")),
         "the stalled frame, not the small ones, keeps the big one out");
     budget.release(16);
     budget.release(64);

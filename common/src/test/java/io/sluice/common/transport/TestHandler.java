@@ -34,8 +34,10 @@ final class TestHandler implements RequestHandler {
     }
     if (request instanceof FetchDataRequest) {
       FetchDataRequest fetch = (FetchDataRequest) request;
-      channel.respond(FetchDataResponse.ok(fetch.requestId(),
-          new FileSegmentManagedBuffer(dataFile, fetch.offset(), fetch.length())));
+      channel.respond(
+          FetchDataResponse.ok(
+              fetch.requestId(),
+              new FileSegmentManagedBuffer(dataFile, fetch.offset(), fetch.length())));
       return;
     }
     ReferenceCountUtil.release(request);

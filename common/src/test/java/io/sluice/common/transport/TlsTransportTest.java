@@ -29,17 +29,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * With TLS on, requests work and file segments travel through the TLS engine in chunks; clients
- * accept only a certificate that names the host they connect to, and with mutual TLS servers
- * accept only clients with a trusted certificate.
+ * accept only a certificate that names the host they connect to, and with mutual TLS servers accept
+ * only clients with a trusted certificate.
  */
 class TlsTransportTest {
   @TempDir Path dir;
 
   private static TransportServer server(SelfSignedCertificate cert, Map<String, String> more) {
-    Map<String, String> settings = new HashMap<>(Map.of(
-        TransportOptions.TLS_ENABLED.key(), "true",
-        TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath(),
-        TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath()));
+    Map<String, String> settings =
+        new HashMap<>(
+            Map.of(
+                TransportOptions.TLS_ENABLED.key(), "true",
+                TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath(),
+                TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath()));
     settings.putAll(more);
     return TransportTestSupport.context(TransportTestSupport.conf(settings), "tls-server")
         .createServer("127.0.0.1", 0, new TestHandler(null));
@@ -53,14 +55,18 @@ class TlsTransportTest {
   }
 
   private static StatusCode heartbeat(TransportClient client) throws Exception {
-    return client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
-        StatusResponse.class).get(10, TimeUnit.SECONDS).status();
+    return client
+        .request(
+            new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
+        .get(10, TimeUnit.SECONDS)
+        .status();
   }
 
   @Test
   void tlsRunsOnBoringSslWhereItsLibraryIsShipped() {
-    boolean shipped = "Linux".equals(System.getProperty("os.name"))
-        && "amd64".equals(System.getProperty("os.arch"));
+    boolean shipped =
+        "Linux".equals(System.getProperty("os.name"))
+            && "amd64".equals(System.getProperty("os.arch"));
     if (shipped) {
       assertTrue(OpenSsl.isAvailable(), String.valueOf(OpenSsl.unavailabilityCause()));
       assertEquals(SslProvider.OPENSSL, TlsContexts.provider());
@@ -71,16 +77,24 @@ class TlsTransportTest {
   void aCertificateForAnotherHostIsRefused() throws Exception {
     SelfSignedCertificate other = new SelfSignedCertificate("other.example");
     try (TransportServer server = server(other, Map.of());
-        TransportClientFactory checking = client(Map.of(
-            TransportOptions.TLS_TRUST_CERTS.key(), other.certificate().getPath()));
-        TransportClientFactory unchecked = client(Map.of(
-            TransportOptions.TLS_TRUST_CERTS.key(), other.certificate().getPath(),
-            TransportOptions.TLS_VERIFY_HOSTNAME.key(), "false"))) {
-      IOException refused = assertThrows(IOException.class,
-          () -> checking.getClient("localhost", server.port()));
-      assertTrue(String.valueOf(refused.getCause()).contains("SSL")
-          || refused.getMessage().contains("handshake"), refused.toString());
-      assertEquals(StatusCode.OK, heartbeat(unchecked.getClient("localhost", server.port())),
+        TransportClientFactory checking =
+            client(Map.of(TransportOptions.TLS_TRUST_CERTS.key(), other.certificate().getPath()));
+        TransportClientFactory unchecked =
+            client(
+                Map.of(
+                    TransportOptions.TLS_TRUST_CERTS.key(),
+                    other.certificate().getPath(),
+                    TransportOptions.TLS_VERIFY_HOSTNAME.key(),
+                    "false"))) {
+      IOException refused =
+          assertThrows(IOException.class, () -> checking.getClient("localhost", server.port()));
+      assertTrue(
+          String.valueOf(refused.getCause()).contains("SSL")
+              || refused.getMessage().contains("handshake"),
+          refused.toString());
+      assertEquals(
+          StatusCode.OK,
+          heartbeat(unchecked.getClient("localhost", server.port())),
           "the same certificate, trusted, with the check turned off");
     } finally {
       other.delete();
@@ -92,11 +106,13 @@ class TlsTransportTest {
     SelfSignedCertificate cert = new SelfSignedCertificate("localhost");
     SelfSignedCertificate stranger = new SelfSignedCertificate("localhost");
     try (TransportServer server = server(cert, Map.of());
-        TransportClientFactory trustsAnother = client(Map.of(
-            TransportOptions.TLS_TRUST_CERTS.key(), stranger.certificate().getPath()))) {
+        TransportClientFactory trustsAnother =
+            client(
+                Map.of(TransportOptions.TLS_TRUST_CERTS.key(), stranger.certificate().getPath()))) {
       assertThrows(IOException.class, () -> trustsAnother.getClient("localhost", server.port()));
       ConfigException noTrust = assertThrows(ConfigException.class, () -> client(Map.of()));
-      assertTrue(noTrust.getMessage().contains(TransportOptions.TLS_TRUST_CERTS.key()),
+      assertTrue(
+          noTrust.getMessage().contains(TransportOptions.TLS_TRUST_CERTS.key()),
           noTrust.getMessage());
     } finally {
       cert.delete();
@@ -111,16 +127,21 @@ class TlsTransportTest {
     SelfSignedCertificate strangerCert = new SelfSignedCertificate("executor-2");
     Map<String, String> trustServer =
         Map.of(TransportOptions.TLS_TRUST_CERTS.key(), serverCert.certificate().getPath());
-    try (TransportServer server = server(serverCert, Map.of(
-            TransportOptions.TLS_CLIENT_AUTH.key(), "true",
-            TransportOptions.TLS_TRUST_CERTS.key(), clientCert.certificate().getPath()));
+    try (TransportServer server =
+            server(
+                serverCert,
+                Map.of(
+                    TransportOptions.TLS_CLIENT_AUTH.key(),
+                    "true",
+                    TransportOptions.TLS_TRUST_CERTS.key(),
+                    clientCert.certificate().getPath()));
         TransportClientFactory anonymous = client(trustServer);
         TransportClientFactory stranger = client(withCertificate(trustServer, strangerCert));
         TransportClientFactory known = client(withCertificate(trustServer, clientCert))) {
-      assertThrows(IOException.class, () -> heartbeat(anonymous.getClient("localhost",
-          server.port())));
-      assertThrows(IOException.class, () -> heartbeat(stranger.getClient("localhost",
-          server.port())));
+      assertThrows(
+          IOException.class, () -> heartbeat(anonymous.getClient("localhost", server.port())));
+      assertThrows(
+          IOException.class, () -> heartbeat(stranger.getClient("localhost", server.port())));
       assertEquals(StatusCode.OK, heartbeat(known.getClient("localhost", server.port())));
     } finally {
       serverCert.delete();
@@ -129,8 +150,8 @@ class TlsTransportTest {
     }
   }
 
-  private static Map<String, String> withCertificate(Map<String, String> settings,
-      SelfSignedCertificate cert) {
+  private static Map<String, String> withCertificate(
+      Map<String, String> settings, SelfSignedCertificate cert) {
     Map<String, String> all = new HashMap<>(settings);
     all.put(TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath());
     all.put(TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath());
@@ -143,24 +164,38 @@ class TlsTransportTest {
     byte[] data = new byte[1 << 20];
     new Random(5).nextBytes(data);
     Path file = Files.write(dir.resolve("data"), data);
-    TransportConf serverConf = TransportTestSupport.conf(Map.of(
-        TransportOptions.TLS_ENABLED.key(), "true",
-        TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath(),
-        TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath()));
-    TransportConf clientConf = TransportTestSupport.conf(Map.of(
-        TransportOptions.TLS_ENABLED.key(), "true",
-        TransportOptions.TLS_TRUST_CERTS.key(), cert.certificate().getPath()));
-    try (TransportServer server = TransportTestSupport.context(serverConf, "tls-server")
-            .createServer("127.0.0.1", 0, new TestHandler(file));
+    TransportConf serverConf =
+        TransportTestSupport.conf(
+            Map.of(
+                TransportOptions.TLS_ENABLED.key(), "true",
+                TransportOptions.TLS_CERT_CHAIN.key(), cert.certificate().getPath(),
+                TransportOptions.TLS_PRIVATE_KEY.key(), cert.privateKey().getPath()));
+    TransportConf clientConf =
+        TransportTestSupport.conf(
+            Map.of(
+                TransportOptions.TLS_ENABLED.key(),
+                "true",
+                TransportOptions.TLS_TRUST_CERTS.key(),
+                cert.certificate().getPath()));
+    try (TransportServer server =
+            TransportTestSupport.context(serverConf, "tls-server")
+                .createServer("127.0.0.1", 0, new TestHandler(file));
         TransportClientFactory factory =
             TransportTestSupport.context(clientConf, "tls-client").createClientFactory()) {
       TransportClient client = factory.getClient("localhost", server.port());
-      StatusResponse ok = client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(),
-          "app"), StatusResponse.class).get(10, TimeUnit.SECONDS);
+      StatusResponse ok =
+          client
+              .request(
+                  new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                  StatusResponse.class)
+              .get(10, TimeUnit.SECONDS);
       assertEquals(StatusCode.OK, ok.status());
-      FetchDataResponse response = client.request(new FetchDataRequest(
-          TransportClient.nextRequestId(), "app", 0, 0, 1000, 500_000), FetchDataResponse.class)
-          .get(10, TimeUnit.SECONDS);
+      FetchDataResponse response =
+          client
+              .request(
+                  new FetchDataRequest(TransportClient.nextRequestId(), "app", 0, 0, 1000, 500_000),
+                  FetchDataResponse.class)
+              .get(10, TimeUnit.SECONDS);
       try (InputStream in = response.body().createInputStream()) {
         assertArrayEquals(Arrays.copyOfRange(data, 1000, 501_000), in.readAllBytes());
       } finally {

@@ -63,8 +63,8 @@ class TransportClientFactoryTest {
     new Random(7).nextBytes(data);
     dataFile = Files.write(dir.resolve("data"), data);
     handler = new TestHandler(dataFile);
-    TransportConf conf = TransportTestSupport.conf(Map.of(
-        TransportOptions.CONNECTIONS_PER_PEER.key(), "2"));
+    TransportConf conf =
+        TransportTestSupport.conf(Map.of(TransportOptions.CONNECTIONS_PER_PEER.key(), "2"));
     server = TransportTestSupport.context(conf, "server-1").createServer("127.0.0.1", 0, handler);
     factory = TransportTestSupport.context(conf, "client-1").createClientFactory();
   }
@@ -81,21 +81,24 @@ class TransportClientFactoryTest {
     try {
       List<Future<Set<TransportClient>>> results = new ArrayList<>();
       for (int t = 0; t < 16; t++) {
-        results.add(pool.submit(() -> {
-          Set<TransportClient> used = new HashSet<>();
-          List<CompletableFuture<StatusResponse>> answers = new ArrayList<>();
-          for (int i = 0; i < 200; i++) {
-            TransportClient client = factory.getClient("127.0.0.1", server.port());
-            used.add(client);
-            answers.add(client.request(
-                new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
-                StatusResponse.class));
-          }
-          for (CompletableFuture<StatusResponse> a : answers) {
-            assertEquals(StatusCode.OK, a.get(10, TimeUnit.SECONDS).status());
-          }
-          return used;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  Set<TransportClient> used = new HashSet<>();
+                  List<CompletableFuture<StatusResponse>> answers = new ArrayList<>();
+                  for (int i = 0; i < 200; i++) {
+                    TransportClient client = factory.getClient("127.0.0.1", server.port());
+                    used.add(client);
+                    answers.add(
+                        client.request(
+                            new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                            StatusResponse.class));
+                  }
+                  for (CompletableFuture<StatusResponse> a : answers) {
+                    assertEquals(StatusCode.OK, a.get(10, TimeUnit.SECONDS).status());
+                  }
+                  return used;
+                }));
       }
       Set<TransportClient> all = new HashSet<>();
       for (Future<Set<TransportClient>> f : results) {
@@ -124,22 +127,25 @@ class TransportClientFactoryTest {
     try {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        results.add(pool.submit(() -> {
-          int answered = 0;
-          for (int burst = 0; burst < bursts; burst++) {
-            List<CompletableFuture<StatusResponse>> answers = new ArrayList<>();
-            for (int i = 0; i < perBurst; i++) {
-              answers.add(client.request(
-                  new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
-                  StatusResponse.class));
-            }
-            for (CompletableFuture<StatusResponse> a : answers) {
-              assertEquals(StatusCode.OK, a.get(30, TimeUnit.SECONDS).status());
-              answered++;
-            }
-          }
-          return answered;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  int answered = 0;
+                  for (int burst = 0; burst < bursts; burst++) {
+                    List<CompletableFuture<StatusResponse>> answers = new ArrayList<>();
+                    for (int i = 0; i < perBurst; i++) {
+                      answers.add(
+                          client.request(
+                              new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                              StatusResponse.class));
+                    }
+                    for (CompletableFuture<StatusResponse> a : answers) {
+                      assertEquals(StatusCode.OK, a.get(30, TimeUnit.SECONDS).status());
+                      answered++;
+                    }
+                  }
+                  return answered;
+                }));
       }
       int total = 0;
       for (Future<Integer> f : results) {
@@ -154,8 +160,8 @@ class TransportClientFactoryTest {
 
   @Test
   void brokenConnectionIsReplaced() throws Exception {
-    TransportConf single = TransportTestSupport.conf(
-        Map.of(TransportOptions.CONNECTIONS_PER_PEER.key(), "1"));
+    TransportConf single =
+        TransportTestSupport.conf(Map.of(TransportOptions.CONNECTIONS_PER_PEER.key(), "1"));
     try (TransportClientFactory one =
         TransportTestSupport.context(single, "client-2").createClientFactory()) {
       TransportClient first = one.getClient("127.0.0.1", server.port());
@@ -166,9 +172,12 @@ class TransportClientFactoryTest {
       assertNotSame(first, second);
       assertTrue(second.isActive());
       assertEquals(1, one.activeConnections());
-      StatusResponse ok = second.request(
-          new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
-          .get(5, TimeUnit.SECONDS);
+      StatusResponse ok =
+          second
+              .request(
+                  new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                  StatusResponse.class)
+              .get(5, TimeUnit.SECONDS);
       assertEquals(StatusCode.OK, ok.status());
     }
   }
@@ -177,8 +186,8 @@ class TransportClientFactoryTest {
   void everyRequestIssuedWhileTheConnectionBreaksCompletes() throws Exception {
     // Requests that the server never answers, sent from several threads while the connection
     // closes: each must fail at once, none may hang until (or past) its timeout.
-    TransportConf patient = TransportTestSupport.conf(
-        Map.of(TransportOptions.REQUEST_TIMEOUT.key(), "10min"));
+    TransportConf patient =
+        TransportTestSupport.conf(Map.of(TransportOptions.REQUEST_TIMEOUT.key(), "10min"));
     ExecutorService senders = Executors.newFixedThreadPool(4);
     try (TransportClientFactory f =
         TransportTestSupport.context(patient, "client-race").createClientFactory()) {
@@ -187,22 +196,30 @@ class TransportClientFactoryTest {
         CountDownLatch go = new CountDownLatch(1);
         List<Future<List<CompletableFuture<StatusResponse>>>> sent = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
-          sent.add(senders.submit(() -> {
-            go.await();
-            List<CompletableFuture<StatusResponse>> mine = new ArrayList<>();
-            for (int i = 0; i < 200; i++) {
-              mine.add(client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(),
-                  TestHandler.SILENT_APP), StatusResponse.class));
-            }
-            return mine;
-          }));
+          sent.add(
+              senders.submit(
+                  () -> {
+                    go.await();
+                    List<CompletableFuture<StatusResponse>> mine = new ArrayList<>();
+                    for (int i = 0; i < 200; i++) {
+                      mine.add(
+                          client.request(
+                              new AppHeartbeatRequest(
+                                  TransportClient.nextRequestId(), TestHandler.SILENT_APP),
+                              StatusResponse.class));
+                    }
+                    return mine;
+                  }));
         }
         go.countDown();
         client.channel().close();
         for (Future<List<CompletableFuture<StatusResponse>>> s : sent) {
           for (CompletableFuture<StatusResponse> request : s.get(10, TimeUnit.SECONDS)) {
-            ExecutionException e = assertThrows(ExecutionException.class,
-                () -> request.get(10, TimeUnit.SECONDS), "round " + round);
+            ExecutionException e =
+                assertThrows(
+                    ExecutionException.class,
+                    () -> request.get(10, TimeUnit.SECONDS),
+                    "round " + round);
             assertInstanceOf(IOException.class, e.getCause());
           }
         }
@@ -215,8 +232,8 @@ class TransportClientFactoryTest {
 
   @Test
   void timeoutFailsTheRequestAndFreesItsSlot() throws Exception {
-    TransportConf impatient = TransportTestSupport.conf(
-        Map.of(TransportOptions.REQUEST_TIMEOUT.key(), "300ms"));
+    TransportConf impatient =
+        TransportTestSupport.conf(Map.of(TransportOptions.REQUEST_TIMEOUT.key(), "300ms"));
     try (TransportClientFactory shortTimeouts =
         TransportTestSupport.context(impatient, "client-3").createClientFactory()) {
       timeoutFailsTheRequest(shortTimeouts.getClient("127.0.0.1", server.port()));
@@ -224,49 +241,65 @@ class TransportClientFactoryTest {
   }
 
   private void timeoutFailsTheRequest(TransportClient client) throws Exception {
-    CompletableFuture<StatusResponse> silent = client.request(
-        new AppHeartbeatRequest(TransportClient.nextRequestId(), TestHandler.SILENT_APP),
-        StatusResponse.class);
+    CompletableFuture<StatusResponse> silent =
+        client.request(
+            new AppHeartbeatRequest(TransportClient.nextRequestId(), TestHandler.SILENT_APP),
+            StatusResponse.class);
     ExecutionException e =
         assertThrows(ExecutionException.class, () -> silent.get(5, TimeUnit.SECONDS));
     assertInstanceOf(RequestTimeoutException.class, e.getCause());
     assertTrue(e.getCause().getMessage().contains("transport.request.timeout"));
     assertEquals(0, client.outstandingRequests());
     // The connection stays usable for other requests.
-    assertEquals(StatusCode.OK, client.request(
-        new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
-        .get(5, TimeUnit.SECONDS).status());
+    assertEquals(
+        StatusCode.OK,
+        client
+            .request(
+                new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                StatusResponse.class)
+            .get(5, TimeUnit.SECONDS)
+            .status());
   }
 
   @Test
   void aRequestLargerThanTheServerTakesIsRefusedWithoutLosingTheConnection() throws Exception {
     int limit = 64 * 1024;
-    TransportServer small = TransportTestSupport.context(TransportTestSupport.conf(Map.of(
-            TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(limit))), "small-server")
-        .createServer("127.0.0.1", 0, handler);
+    TransportServer small =
+        TransportTestSupport.context(
+                TransportTestSupport.conf(
+                    Map.of(TransportOptions.MAX_FRAME_SIZE.key(), String.valueOf(limit))),
+                "small-server")
+            .createServer("127.0.0.1", 0, handler);
     try {
       TransportClient client = factory.getClient("127.0.0.1", small.port());
       assertEquals(ProtocolVersion.CURRENT, client.protocolVersion());
       assertEquals(limit, client.serverMaxFrameSize(), "told at the handshake");
-      CompletableFuture<StatusResponse> slow = client.request(new AppHeartbeatRequest(
-          TransportClient.nextRequestId(), TestHandler.SILENT_APP), StatusResponse.class);
+      CompletableFuture<StatusResponse> slow =
+          client.request(
+              new AppHeartbeatRequest(TransportClient.nextRequestId(), TestHandler.SILENT_APP),
+              StatusResponse.class);
 
       ByteBuf body = Unpooled.directBuffer(limit).writeZero(limit);
-      CompletableFuture<StatusResponse> tooLarge = client.request(
-          PushRequests.singleBlock(TransportClient.nextRequestId(), new NettyManagedBuffer(body)),
-          StatusResponse.class);
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> tooLarge.get(5, TimeUnit.SECONDS));
+      CompletableFuture<StatusResponse> tooLarge =
+          client.request(
+              PushRequests.singleBlock(
+                  TransportClient.nextRequestId(), new NettyManagedBuffer(body)),
+              StatusResponse.class);
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> tooLarge.get(5, TimeUnit.SECONDS));
       RemoteException refused = assertInstanceOf(RemoteException.class, e.getCause());
       assertEquals(StatusCode.FRAME_TOO_LARGE, refused.status());
-      assertTrue(refused.getMessage().contains(TransportOptions.MAX_FRAME_SIZE.key()),
+      assertTrue(
+          refused.getMessage().contains(TransportOptions.MAX_FRAME_SIZE.key()),
           refused.getMessage());
       assertEquals(0, body.refCnt(), "the refused request's body is released");
 
       assertTrue(client.isActive(), "the connection stays");
       assertFalse(slow.isDone(), "and so does the request outstanding on it");
-      client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
-          StatusResponse.class).get(10, TimeUnit.SECONDS);
+      client
+          .request(
+              new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
+          .get(10, TimeUnit.SECONDS);
     } finally {
       small.close();
     }
@@ -274,14 +307,18 @@ class TransportClientFactoryTest {
 
   @Test
   void aClientOfProtocolFourIsServedAndToldNoFrameLimit() throws Exception {
-    TransportClientFactory older = TransportTestSupport.context(TransportTestSupport.conf(
-        Map.of()), "client-of-protocol-4").speakingUpTo(4).createClientFactory();
+    TransportClientFactory older =
+        TransportTestSupport.context(TransportTestSupport.conf(Map.of()), "client-of-protocol-4")
+            .speakingUpTo(4)
+            .createClientFactory();
     try {
       TransportClient client = older.getClient("127.0.0.1", server.port());
       assertEquals(4, client.protocolVersion());
       assertEquals(0, client.serverMaxFrameSize(), "the answer of protocol 4 has no such field");
-      client.request(new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
-          StatusResponse.class).get(10, TimeUnit.SECONDS);
+      client
+          .request(
+              new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
+          .get(10, TimeUnit.SECONDS);
     } finally {
       older.close();
     }
@@ -293,8 +330,10 @@ class TransportClientFactoryTest {
     client.close();
     ByteBuf body = Unpooled.directBuffer(16).writeLong(1).writeLong(2);
     NettyManagedBuffer managed = new NettyManagedBuffer(body);
-    CompletableFuture<StatusResponse> f = client.request(
-        PushRequests.singleBlock(TransportClient.nextRequestId(), managed), StatusResponse.class);
+    CompletableFuture<StatusResponse> f =
+        client.request(
+            PushRequests.singleBlock(TransportClient.nextRequestId(), managed),
+            StatusResponse.class);
     ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
     assertInstanceOf(ConnectionClosedException.class, e.getCause());
     assertEquals(0, body.refCnt());
@@ -305,9 +344,12 @@ class TransportClientFactoryTest {
     TransportClient client = connectedClient();
     int offset = 12345;
     int length = 2 << 20;
-    FetchDataResponse response = client.request(
-        new FetchDataRequest(TransportClient.nextRequestId(), "app", 1, 2, offset, length),
-        FetchDataResponse.class).get(10, TimeUnit.SECONDS);
+    FetchDataResponse response =
+        client
+            .request(
+                new FetchDataRequest(TransportClient.nextRequestId(), "app", 1, 2, offset, length),
+                FetchDataResponse.class)
+            .get(10, TimeUnit.SECONDS);
     try (InputStream in = response.body().createInputStream()) {
       byte[] got = in.readAllBytes();
       assertEquals(length, got.length);
@@ -324,8 +366,9 @@ class TransportClientFactoryTest {
   @Test
   void connectionRefusedIsReportedAtOnce() {
     int deadPort;
-    try (TransportServer s = TransportTestSupport.context(
-        TransportTestSupport.conf(Map.of()), "tmp").createServer("127.0.0.1", 0, handler)) {
+    try (TransportServer s =
+        TransportTestSupport.context(TransportTestSupport.conf(Map.of()), "tmp")
+            .createServer("127.0.0.1", 0, handler)) {
       deadPort = s.port();
     }
     long start = System.nanoTime();
@@ -337,21 +380,23 @@ class TransportClientFactoryTest {
   @Test
   void concurrentCallersShareOneConnection() throws Exception {
     AtomicInteger connections = new AtomicInteger();
-    RequestHandler counting = new RequestHandler() {
-      @Override
-      public void handle(TransportChannel channel, RequestMessage request) {
-        handler.handle(channel, request);
-      }
+    RequestHandler counting =
+        new RequestHandler() {
+          @Override
+          public void handle(TransportChannel channel, RequestMessage request) {
+            handler.handle(channel, request);
+          }
 
-      @Override
-      public void channelActive(TransportChannel channel) {
-        connections.incrementAndGet();
-      }
-    };
-    TransportConf single = TransportTestSupport.conf(
-        Map.of(TransportOptions.CONNECTIONS_PER_PEER.key(), "1"));
-    try (TransportServer counted = TransportTestSupport.context(single, "server-2")
-            .createServer("127.0.0.1", 0, counting);
+          @Override
+          public void channelActive(TransportChannel channel) {
+            connections.incrementAndGet();
+          }
+        };
+    TransportConf single =
+        TransportTestSupport.conf(Map.of(TransportOptions.CONNECTIONS_PER_PEER.key(), "1"));
+    try (TransportServer counted =
+            TransportTestSupport.context(single, "server-2")
+                .createServer("127.0.0.1", 0, counting);
         TransportClientFactory one =
             TransportTestSupport.context(single, "client-4").createClientFactory()) {
       List<CompletableFuture<TransportClient>> futures =
@@ -363,9 +408,14 @@ class TransportClientFactoryTest {
       }
       // The server counts a connection after it answered its handshake; by the time it answers
       // a later request on it, it has counted it.
-      assertEquals(StatusCode.OK, client.request(
-          new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"), StatusResponse.class)
-          .get(5, TimeUnit.SECONDS).status());
+      assertEquals(
+          StatusCode.OK,
+          client
+              .request(
+                  new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                  StatusResponse.class)
+              .get(5, TimeUnit.SECONDS)
+              .status());
       assertEquals(1, connections.get(), "one connection was opened");
       assertEquals(1, one.activeConnections());
     }
@@ -373,13 +423,15 @@ class TransportClientFactoryTest {
 
   @Test
   void callersDuringAPendingAttemptShareItAndTheConnectTimeoutIsHonoured() throws Exception {
-    TransportConf conf = TransportTestSupport.conf(Map.of(
-        TransportOptions.CONNECTIONS_PER_PEER.key(), "1",
-        TransportOptions.CONNECT_TIMEOUT.key(), "1s",
-        TransportOptions.REQUEST_TIMEOUT.key(), "60s"));
+    TransportConf conf =
+        TransportTestSupport.conf(
+            Map.of(
+                TransportOptions.CONNECTIONS_PER_PEER.key(), "1",
+                TransportOptions.CONNECT_TIMEOUT.key(), "1s",
+                TransportOptions.REQUEST_TIMEOUT.key(), "60s"));
     try (BlackHole hole = new BlackHole();
-        TransportClientFactory one = TransportTestSupport.context(conf, "client-5")
-            .createClientFactory()) {
+        TransportClientFactory one =
+            TransportTestSupport.context(conf, "client-5").createClientFactory()) {
       long start = System.nanoTime();
       List<CompletableFuture<TransportClient>> futures =
           concurrently(8, () -> one.getClientAsync("127.0.0.1", hole.port()));
@@ -390,11 +442,12 @@ class TransportClientFactoryTest {
         assertSame(futures.get(0), f, "one attempt, shared");
         assertFalse(f.isDone());
       }
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> futures.get(0).get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> futures.get(0).get(10, TimeUnit.SECONDS));
       long failedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertInstanceOf(IOException.class, e.getCause());
-      assertTrue(e.getCause().getMessage().contains("transport.connect.timeout"),
+      assertTrue(
+          e.getCause().getMessage().contains("transport.connect.timeout"),
           e.getCause().getMessage());
       // After the connect timeout, and long before the request timeout (60 s) would have failed it.
       assertTrue(failedMillis >= 1_000 && failedMillis < 30_000, "failed after " + failedMillis);
@@ -416,11 +469,10 @@ class TransportClientFactoryTest {
       deadPort = s.getLocalPort();
     }
     CompletableFuture<TransportClient> f = factory.getClientAsync("127.0.0.1", deadPort);
-    ExecutionException e =
-        assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+    ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
     assertInstanceOf(IOException.class, e.getCause());
-    assertTrue(e.getCause().getMessage().contains("127.0.0.1:" + deadPort),
-        e.getCause().getMessage());
+    assertTrue(
+        e.getCause().getMessage().contains("127.0.0.1:" + deadPort), e.getCause().getMessage());
     assertTrue(f.isCompletedExceptionally());
     CompletableFuture<TransportClient> again = factory.getClientAsync("127.0.0.1", deadPort);
     assertFalse(again == f, "a failed attempt is not handed out again");
@@ -436,11 +488,13 @@ class TransportClientFactoryTest {
       CountDownLatch go = new CountDownLatch(1);
       List<Future<T>> results = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        results.add(pool.submit(() -> {
-          ready.countDown();
-          go.await();
-          return call.call();
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  ready.countDown();
+                  go.await();
+                  return call.call();
+                }));
       }
       ready.await();
       go.countDown();
@@ -461,15 +515,18 @@ class TransportClientFactoryTest {
     private final Thread acceptor;
 
     BlackHole() throws IOException {
-      acceptor = new Thread(() -> {
-        try {
-          while (true) {
-            accepted.add(socket.accept());
-          }
-        } catch (IOException closed) {
-          // close() ends the loop
-        }
-      }, "black-hole");
+      acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    accepted.add(socket.accept());
+                  }
+                } catch (IOException closed) {
+                  // close() ends the loop
+                }
+              },
+              "black-hole");
       acceptor.setDaemon(true);
       acceptor.start();
     }

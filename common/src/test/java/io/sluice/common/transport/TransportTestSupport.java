@@ -10,8 +10,14 @@ final class TransportTestSupport {
   static TransportConf conf(Map<String, String> settings) {
     SluiceConf conf = SluiceConf.empty();
     for (Map.Entry<String, String> e : settings.entrySet()) {
-      conf = conf.with(new TransportOptions().options().stream()
-          .filter(o -> o.key().equals(e.getKey())).findFirst().orElseThrow(), e.getValue());
+      conf =
+          conf.with(
+              new TransportOptions()
+                  .options().stream()
+                      .filter(o -> o.key().equals(e.getKey()))
+                      .findFirst()
+                      .orElseThrow(),
+              e.getValue());
     }
     return new TransportConf(conf);
   }

@@ -17,17 +17,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The coordinator's HTTP API as the admin command uses it: {@code GET /status} and the
- * {@code POST /admin/*} actions, with the admin token when one is given. Every failure becomes an
- * {@link AdminException} whose message says what to change.
+ * The coordinator's HTTP API as the admin command uses it: {@code GET /status} and the {@code POST
+ * /admin/*} actions, with the admin token when one is given. Every failure becomes an {@link
+ * AdminException} whose message says what to change.
  */
 final class AdminClient {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   private final String address;
   private final Secret token;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
   /**
    * @param address the coordinator's HTTP port as {@code host:port}
@@ -52,12 +51,12 @@ final class AdminClient {
 
   /** Runs an admin action on {@code server}; returns the coordinator's JSON answer. */
   String action(String action, String server) throws AdminException {
-    HttpRequest.Builder request = request("/admin/" + action + "?server="
-        + URLEncoder.encode(server, StandardCharsets.UTF_8))
-        .POST(HttpRequest.BodyPublishers.noBody());
+    HttpRequest.Builder request =
+        request("/admin/" + action + "?server=" + URLEncoder.encode(server, StandardCharsets.UTF_8))
+            .POST(HttpRequest.BodyPublishers.noBody());
     if (token != null) {
-      request.header("Authorization",
-          "Bearer " + new String(token.copyOfBytes(), StandardCharsets.UTF_8));
+      request.header(
+          "Authorization", "Bearer " + new String(token.copyOfBytes(), StandardCharsets.UTF_8));
     }
     return send(request.build());
   }
@@ -66,8 +65,13 @@ final class AdminClient {
     try {
       return HttpRequest.newBuilder(URI.create("http://" + address + path)).timeout(TIMEOUT);
     } catch (IllegalArgumentException e) {
-      throw new AdminException("'" + address + "' is not a coordinator address: give --coordinator"
-          + " as host:port of its HTTP port (" + CoordinatorOptions.HTTP_PORT.key() + ")");
+      throw new AdminException(
+          "'"
+              + address
+              + "' is not a coordinator address: give --coordinator"
+              + " as host:port of its HTTP port ("
+              + CoordinatorOptions.HTTP_PORT.key()
+              + ")");
     }
   }
 
@@ -76,8 +80,13 @@ final class AdminClient {
     try {
       response = http.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (ConnectException | HttpTimeoutException e) {
-      throw new AdminException("cannot reach the coordinator's HTTP port at " + address + " ("
-          + e + "): give --coordinator as host:port of its " + CoordinatorOptions.HTTP_PORT.key());
+      throw new AdminException(
+          "cannot reach the coordinator's HTTP port at "
+              + address
+              + " ("
+              + e
+              + "): give --coordinator as host:port of its "
+              + CoordinatorOptions.HTTP_PORT.key());
     } catch (IOException e) {
       throw new AdminException("the coordinator at " + address + " did not answer: " + e);
     } catch (InterruptedException e) {
@@ -90,11 +99,16 @@ final class AdminClient {
     }
     String reason = errorOf(response.body());
     if (code == 401) {
-      throw new AdminException("the coordinator wants the admin token: give --token-file, the "
-          + "file its " + CoordinatorOptions.ADMIN_TOKEN_FILE.key() + " names (" + reason + ")");
+      throw new AdminException(
+          "the coordinator wants the admin token: give --token-file, the "
+              + "file its "
+              + CoordinatorOptions.ADMIN_TOKEN_FILE.key()
+              + " names ("
+              + reason
+              + ")");
     }
-    throw new AdminException("the coordinator refused " + request.uri().getPath() + " (HTTP "
-        + code + "): " + reason);
+    throw new AdminException(
+        "the coordinator refused " + request.uri().getPath() + " (HTTP " + code + "): " + reason);
   }
 
   /** The {@code error} of a JSON answer, or the answer itself. */

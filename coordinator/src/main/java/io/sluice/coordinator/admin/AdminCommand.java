@@ -22,24 +22,26 @@ import java.util.Map;
  * server, over the coordinator's HTTP port. Tables for people, {@code --json} for scripts.
  */
 public final class AdminCommand {
-  static final String USAGE = String.join("\n",
-      "usage: sluice-admin [--coordinator HOST:PORT] [--token-file FILE] [--json] COMMAND [ARG]",
-      "",
-      "  servers              every server: condition, memory, partitions, last heartbeat",
-      "  apps                 applications registered, per user",
-      "  shuffles [APP]       shuffles this coordinator assigned, of every application or of APP",
-      "  exclude SERVER       no new work for SERVER until 'include'",
-      "  include SERVER       lifts an exclusion or a decommission by these commands",
-      "  decommission SERVER  no new work while SERVER drains",
-      "  drain-status         servers decommissioning, with the partitions they still hold",
-      "",
-      "  --coordinator   the coordinator's HTTP port as host:port, default $SLUICE_COORDINATOR",
-      "                  or coordinator.bind.host and coordinator.http.port of",
-      "                  $SLUICE_COORDINATOR_CONF (bin/sluice-admin: conf/coordinator.conf)",
-      "  --token-file    file holding the admin token, default $SLUICE_ADMIN_TOKEN_FILE or",
-      "                  that file's coordinator.admin.token.file; needed off loopback and",
-      "                  with authentication",
-      "  --json          JSON instead of tables");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: sluice-admin [--coordinator HOST:PORT] [--token-file FILE] [--json] COMMAND [ARG]",
+          "",
+          "  servers              every server: condition, memory, partitions, last heartbeat",
+          "  apps                 applications registered, per user",
+          "  shuffles [APP]       shuffles this coordinator assigned, of every application or of APP",
+          "  exclude SERVER       no new work for SERVER until 'include'",
+          "  include SERVER       lifts an exclusion or a decommission by these commands",
+          "  decommission SERVER  no new work while SERVER drains",
+          "  drain-status         servers decommissioning, with the partitions they still hold",
+          "",
+          "  --coordinator   the coordinator's HTTP port as host:port, default $SLUICE_COORDINATOR",
+          "                  or coordinator.bind.host and coordinator.http.port of",
+          "                  $SLUICE_COORDINATOR_CONF (bin/sluice-admin: conf/coordinator.conf)",
+          "  --token-file    file holding the admin token, default $SLUICE_ADMIN_TOKEN_FILE or",
+          "                  that file's coordinator.admin.token.file; needed off loopback and",
+          "                  with authentication",
+          "  --json          JSON instead of tables");
 
   private AdminCommand() {}
 
@@ -88,9 +90,13 @@ public final class AdminCommand {
     }
     boolean shuffles = command.equals("shuffles");
     if (shuffles ? words.size() > 2 : words.size() != (action ? 2 : 1)) {
-      return usage(err, action ? command + " needs one SERVER id (as 'servers' lists them)"
-          : shuffles ? "shuffles takes at most one application id"
-          : command + " takes no arguments");
+      return usage(
+          err,
+          action
+              ? command + " needs one SERVER id (as 'servers' lists them)"
+              : shuffles
+                  ? "shuffles takes at most one application id"
+                  : command + " takes no arguments");
     }
     try {
       // Unless given, the address and the token file are this host's coordinator's.
@@ -122,10 +128,16 @@ public final class AdminCommand {
       }
       Map<String, Object> status = client.status();
       switch (command) {
-        case "servers" -> out.print(json ? Json.write(status.get("servers")) + "\n"
-            : StatusTables.servers(list(status.get("servers"))));
-        case "apps" -> out.print(json ? Json.write(status.get("applications")) + "\n"
-            : StatusTables.applications(map(status.get("applications"))));
+        case "servers" ->
+            out.print(
+                json
+                    ? Json.write(status.get("servers")) + "\n"
+                    : StatusTables.servers(list(status.get("servers"))));
+        case "apps" ->
+            out.print(
+                json
+                    ? Json.write(status.get("applications")) + "\n"
+                    : StatusTables.applications(map(status.get("applications"))));
         default -> {
           List<Object> draining = new ArrayList<>();
           for (Object s : list(status.get("servers"))) {
@@ -154,11 +166,12 @@ public final class AdminCommand {
   private static String describe(String command, String server, String answer) {
     Object parsed = JsonReader.parse(answer);
     Map<String, Object> fields = map(parsed);
-    String done = switch (command) {
-      case "exclude" -> "excluded: it gets no new work until 'include'";
-      case "include" -> "included";
-      default -> "decommissioning: it gets no new work; 'drain-status' shows what it holds";
-    };
+    String done =
+        switch (command) {
+          case "exclude" -> "excluded: it gets no new work until 'include'";
+          case "include" -> "included";
+          default -> "decommissioning: it gets no new work; 'drain-status' shows what it holds";
+        };
     String line = "Server " + server + " " + done + ".";
     if (fields.get("stillExcludedBy") != null) {
       line += " It stays excluded by " + fields.get("stillExcludedBy") + ".";

@@ -11,18 +11,30 @@ final class StatusTables {
 
   static String servers(List<Object> servers) {
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("SERVER", "ADDRESS", "CONDITION", "STATE", "PUSH MEMORY", "READ MEMORY",
-        "PARTITIONS", "PENDING", "HEARTBEAT"));
+    rows.add(
+        List.of(
+            "SERVER",
+            "ADDRESS",
+            "CONDITION",
+            "STATE",
+            "PUSH MEMORY",
+            "READ MEMORY",
+            "PARTITIONS",
+            "PENDING",
+            "HEARTBEAT"));
     for (Object o : servers) {
       Map<String, Object> s = AdminCommand.map(o);
-      rows.add(List.of(text(s.get("id")), s.get("host") + ":" + s.get("port"),
-          text(s.get("condition")), text(s.get("reportedState")),
-          bytes(s.get("pushBufferUsed")) + " / "
-              + bytes(s.get("pushBufferCapacity")),
-          bytes(s.get("readBufferUsed")) + " / "
-              + bytes(s.get("readBufferCapacity")),
-          text(s.get("partitionsHeld")), text(s.get("partitionsPending")),
-          text(s.get("lastHeartbeatAgeMillis")) + " ms ago"));
+      rows.add(
+          List.of(
+              text(s.get("id")),
+              s.get("host") + ":" + s.get("port"),
+              text(s.get("condition")),
+              text(s.get("reportedState")),
+              bytes(s.get("pushBufferUsed")) + " / " + bytes(s.get("pushBufferCapacity")),
+              bytes(s.get("readBufferUsed")) + " / " + bytes(s.get("readBufferCapacity")),
+              text(s.get("partitionsHeld")),
+              text(s.get("partitionsPending")),
+              text(s.get("lastHeartbeatAgeMillis")) + " ms ago"));
     }
     return table(rows) + servers.size() + (servers.size() == 1 ? " server\n" : " servers\n");
   }
@@ -37,22 +49,40 @@ final class StatusTables {
 
   static String shuffles(List<Object> applications) {
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("APPLICATION", "USER", "SHUFFLE", "PARTITIONS", "COPIES", "SERVERS",
-        "RELOCATIONS", "ASSIGNED"));
+    rows.add(
+        List.of(
+            "APPLICATION",
+            "USER",
+            "SHUFFLE",
+            "PARTITIONS",
+            "COPIES",
+            "SERVERS",
+            "RELOCATIONS",
+            "ASSIGNED"));
     int count = 0;
     for (Object o : applications) {
       Map<String, Object> app = AdminCommand.map(o);
       for (Object so : AdminCommand.list(app.get("shuffles"))) {
         Map<String, Object> s = AdminCommand.map(so);
-        rows.add(List.of(text(app.get("id")), text(app.get("user")), text(s.get("shuffleId")),
-            text(s.get("partitions")), text(s.get("copies")),
-            text(AdminCommand.list(s.get("servers")).size()), text(s.get("relocations")),
-            text(s.get("assignedAgeMillis")) + " ms ago"));
+        rows.add(
+            List.of(
+                text(app.get("id")),
+                text(app.get("user")),
+                text(s.get("shuffleId")),
+                text(s.get("partitions")),
+                text(s.get("copies")),
+                text(AdminCommand.list(s.get("servers")).size()),
+                text(s.get("relocations")),
+                text(s.get("assignedAgeMillis")) + " ms ago"));
         count++;
       }
     }
-    return table(rows) + count + (count == 1 ? " shuffle" : " shuffles") + " of "
-        + applications.size() + (applications.size() == 1 ? " application\n" : " applications\n");
+    return table(rows)
+        + count
+        + (count == 1 ? " shuffle" : " shuffles")
+        + " of "
+        + applications.size()
+        + (applications.size() == 1 ? " application\n" : " applications\n");
   }
 
   static String draining(List<Object> servers) {
@@ -63,9 +93,13 @@ final class StatusTables {
     rows.add(List.of("SERVER", "STATE", "PARTITIONS HELD", "PUSH MEMORY USED", "HEARTBEAT"));
     for (Object o : servers) {
       Map<String, Object> s = AdminCommand.map(o);
-      rows.add(List.of(text(s.get("id")), text(s.get("reportedState")),
-          text(s.get("partitionsHeld")), bytes(s.get("pushBufferUsed")),
-          text(s.get("lastHeartbeatAgeMillis")) + " ms ago"));
+      rows.add(
+          List.of(
+              text(s.get("id")),
+              text(s.get("reportedState")),
+              text(s.get("partitionsHeld")),
+              bytes(s.get("pushBufferUsed")),
+              text(s.get("lastHeartbeatAgeMillis")) + " ms ago"));
     }
     return table(rows);
   }

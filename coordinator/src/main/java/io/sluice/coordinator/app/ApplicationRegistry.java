@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The applications registered with this coordinator: who runs them, when they were last heard of,
- * and how many each user has, for {@code coordinator.max.apps.per.user}. An application that sends no
- * heartbeat for the expiry is forgotten and must register again (a client does so by itself when a
- * coordinator answers UNKNOWN_APPLICATION). Registrations churn slowly, so one lock suffices.
+ * and how many each user has, for {@code coordinator.max.apps.per.user}. An application that sends
+ * no heartbeat for the expiry is forgotten and must register again (a client does so by itself when
+ * a coordinator answers UNKNOWN_APPLICATION). Registrations churn slowly, so one lock suffices.
  */
 public final class ApplicationRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationRegistry.class);
@@ -37,14 +37,16 @@ public final class ApplicationRegistry {
   private final Map<String, App> apps = new HashMap<>();
   private final Map<String, Integer> appsPerUser = new HashMap<>();
 
-  /** @param maxAppsPerUser the most applications one user may have registered; 0 for no limit */
+  /**
+   * @param maxAppsPerUser the most applications one user may have registered; 0 for no limit
+   */
   public ApplicationRegistry(Clock clock, Duration expiry, int maxAppsPerUser) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.expiryMillis = expiry.toMillis();
     this.maxAppsPerUser = maxAppsPerUser;
     if (expiryMillis <= 0 || maxAppsPerUser < 0) {
-      throw new IllegalArgumentException("invalid application settings: expiry=" + expiry
-          + ", maxAppsPerUser=" + maxAppsPerUser);
+      throw new IllegalArgumentException(
+          "invalid application settings: expiry=" + expiry + ", maxAppsPerUser=" + maxAppsPerUser);
     }
   }
 
@@ -57,30 +59,42 @@ public final class ApplicationRegistry {
    */
   public synchronized void register(String appId, String user) {
     if (appId.isEmpty() || user.isEmpty()) {
-      throw new RequestRefusedException(StatusCode.INVALID_REQUEST,
-          "an application needs a non-empty id and user, got id '" + appId + "', user '" + user
+      throw new RequestRefusedException(
+          StatusCode.INVALID_REQUEST,
+          "an application needs a non-empty id and user, got id '"
+              + appId
+              + "', user '"
+              + user
               + "'");
     }
     long now = clock.millis();
     App existing = liveApp(appId, now);
     if (existing != null) {
       if (!existing.user.equals(user)) {
-        throw new RequestRefusedException(StatusCode.INVALID_REQUEST, "application " + appId
-            + " is registered by user " + existing.user + ", not " + user);
+        throw new RequestRefusedException(
+            StatusCode.INVALID_REQUEST,
+            "application " + appId + " is registered by user " + existing.user + ", not " + user);
       }
       existing.lastSeenMillis = now;
       return;
     }
     int running = appsPerUser.getOrDefault(user, 0);
     if (maxAppsPerUser > 0 && running >= maxAppsPerUser) {
-      throw new RequestRefusedException(StatusCode.REFUSED, "user " + user + " already has "
-          + running + " applications registered, the most allowed ("
-          + CoordinatorOptions.MAX_APPS_PER_USER.key() + " = " + maxAppsPerUser + ")");
+      throw new RequestRefusedException(
+          StatusCode.REFUSED,
+          "user "
+              + user
+              + " already has "
+              + running
+              + " applications registered, the most allowed ("
+              + CoordinatorOptions.MAX_APPS_PER_USER.key()
+              + " = "
+              + maxAppsPerUser
+              + ")");
     }
     apps.put(appId, new App(appId, user, now));
     appsPerUser.merge(user, 1, Integer::sum);
-    LOG.info("Application {} of user {} registered", LogText.escape(appId),
-        LogText.escape(user));
+    LOG.info("Application {} of user {} registered", LogText.escape(appId), LogText.escape(user));
   }
 
   /**
@@ -103,8 +117,8 @@ public final class ApplicationRegistry {
       return false;
     }
     release(app);
-    LOG.info("Application {} of user {} unregistered", LogText.escape(appId),
-        LogText.escape(app.user));
+    LOG.info(
+        "Application {} of user {} unregistered", LogText.escape(appId), LogText.escape(app.user));
     return true;
   }
 
@@ -118,8 +132,11 @@ public final class ApplicationRegistry {
         it.remove();
         release(app);
         expired.add(app.id);
-        LOG.info("Application {} of user {} sent no heartbeat for {} ms ({}); forgotten",
-            LogText.escape(app.id), LogText.escape(app.user), now - app.lastSeenMillis,
+        LOG.info(
+            "Application {} of user {} sent no heartbeat for {} ms ({}); forgotten",
+            LogText.escape(app.id),
+            LogText.escape(app.user),
+            now - app.lastSeenMillis,
             CoordinatorOptions.APP_EXPIRY.key());
       }
     }
@@ -128,11 +145,11 @@ public final class ApplicationRegistry {
 
   /**
    * Records an assignment for a shuffle of a live application (the first places the shuffle, later
-   * ones relocate partitions of it). Each application keeps its latest
-   * {@value #MAX_SHUFFLES_KEPT} shuffles.
+   * ones relocate partitions of it). Each application keeps its latest {@value #MAX_SHUFFLES_KEPT}
+   * shuffles.
    */
-  public synchronized void shuffleAssigned(String appId, int shuffleId, int partitions,
-      int copies, List<String> serverIds) {
+  public synchronized void shuffleAssigned(
+      String appId, int shuffleId, int partitions, int copies, List<String> serverIds) {
     long now = clock.millis();
     App app = liveApp(appId, now);
     if (app == null) {
@@ -140,8 +157,8 @@ public final class ApplicationRegistry {
     }
     AssignedShuffle known = app.shuffles.get(shuffleId);
     if (known == null) {
-      app.shuffles.put(shuffleId, new AssignedShuffle(shuffleId, partitions, copies, serverIds, 0,
-          now, now));
+      app.shuffles.put(
+          shuffleId, new AssignedShuffle(shuffleId, partitions, copies, serverIds, 0, now, now));
       if (app.shuffles.size() > MAX_SHUFFLES_KEPT) {
         Iterator<Integer> oldest = app.shuffles.keySet().iterator();
         oldest.next();
@@ -151,14 +168,21 @@ public final class ApplicationRegistry {
     }
     Set<String> servers = new LinkedHashSet<>(known.serverIds());
     servers.addAll(serverIds);
-    app.shuffles.put(shuffleId, new AssignedShuffle(shuffleId, known.partitions(),
-        known.copies(), List.copyOf(servers), known.relocations() + 1,
-        known.firstAssignedMillis(), now));
+    app.shuffles.put(
+        shuffleId,
+        new AssignedShuffle(
+            shuffleId,
+            known.partitions(),
+            known.copies(),
+            List.copyOf(servers),
+            known.relocations() + 1,
+            known.firstAssignedMillis(),
+            now));
   }
 
   /** A registered application as {@code /applications} shows it. */
-  public record Registered(String appId, String user, long lastSeenMillis,
-      List<AssignedShuffle> shuffles) {}
+  public record Registered(
+      String appId, String user, long lastSeenMillis, List<AssignedShuffle> shuffles) {}
 
   /** The live applications, by id, each with the shuffles this coordinator assigned it. */
   public synchronized List<Registered> applications() {
@@ -166,8 +190,9 @@ public final class ApplicationRegistry {
     List<Registered> live = new ArrayList<>();
     for (App app : new TreeMap<>(apps).values()) {
       if (!isExpired(app, now)) {
-        live.add(new Registered(app.id, app.user, app.lastSeenMillis,
-            List.copyOf(app.shuffles.values())));
+        live.add(
+            new Registered(
+                app.id, app.user, app.lastSeenMillis, List.copyOf(app.shuffles.values())));
       }
     }
     return live;
@@ -206,15 +231,20 @@ public final class ApplicationRegistry {
   }
 
   private static RequestRefusedException unknown(String appId) {
-    return new RequestRefusedException(StatusCode.UNKNOWN_APPLICATION, "application " + appId
-        + " is not registered with this coordinator (never registered, or expired after "
-        + CoordinatorOptions.APP_EXPIRY.key() + " without heartbeat); register it first");
+    return new RequestRefusedException(
+        StatusCode.UNKNOWN_APPLICATION,
+        "application "
+            + appId
+            + " is not registered with this coordinator (never registered, or expired after "
+            + CoordinatorOptions.APP_EXPIRY.key()
+            + " without heartbeat); register it first");
   }
 
   private static final class App {
     final String id;
     final String user;
     long lastSeenMillis;
+
     /** By shuffle id, oldest first assigned first. */
     final Map<Integer, AssignedShuffle> shuffles = new LinkedHashMap<>();
 

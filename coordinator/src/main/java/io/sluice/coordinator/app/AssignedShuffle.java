@@ -12,8 +12,14 @@ import java.util.List;
  * @param serverIds every server named for the shuffle so far, in the order first named
  * @param relocations assignments after the first
  */
-public record AssignedShuffle(int shuffleId, int partitions, int copies, List<String> serverIds,
-    int relocations, long firstAssignedMillis, long lastAssignedMillis) {
+public record AssignedShuffle(
+    int shuffleId,
+    int partitions,
+    int copies,
+    List<String> serverIds,
+    int relocations,
+    long firstAssignedMillis,
+    long lastAssignedMillis) {
 
   public AssignedShuffle {
     serverIds = List.copyOf(serverIds);

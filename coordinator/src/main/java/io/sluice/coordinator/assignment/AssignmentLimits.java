@@ -1,9 +1,9 @@
 package io.sluice.coordinator.assignment;
 
+import io.sluice.common.protocol.ProtocolOptions;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.GetAssignmentRequest;
-import io.sluice.common.protocol.ProtocolOptions;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.RequestRefusedException;
 
@@ -47,14 +47,24 @@ public final class AssignmentLimits {
       throw invalid("a shuffle needs at least 1 partition, the request asks for " + partitions);
     }
     if (partitions > maxPartitions) {
-      throw invalid(partitions + " partitions is more than this coordinator assigns at once ("
-          + maxPartitions + ", " + CoordinatorOptions.MAX_PARTITIONS.key() + ")");
+      throw invalid(
+          partitions
+              + " partitions is more than this coordinator assigns at once ("
+              + maxPartitions
+              + ", "
+              + CoordinatorOptions.MAX_PARTITIONS.key()
+              + ")");
     }
     int replicas = request.replicaCount();
     if (replicas < 1 || replicas > maxReplicas) {
-      throw invalid("replica count " + replicas + " is not in 1.." + maxReplicas
-          + " (copies of each partition, primary included; "
-          + CoordinatorOptions.MAX_REPLICAS.key() + ")");
+      throw invalid(
+          "replica count "
+              + replicas
+              + " is not in 1.."
+              + maxReplicas
+              + " (copies of each partition, primary included; "
+              + CoordinatorOptions.MAX_REPLICAS.key()
+              + ")");
     }
     for (String tag : request.tags()) {
       if (tag.isEmpty()) {
@@ -63,11 +73,23 @@ public final class AssignmentLimits {
     }
     long answerBytes = FIXED_RESPONSE_BYTES + (long) partitions * (2 + 4L * replicas);
     if (protocolVersion < AssignmentRunsResponse.SINCE_VERSION && answerBytes > maxFrameSize) {
-      throw invalid("the assignment of " + partitions + " partitions x " + replicas + " copies "
-          + "takes at least " + answerBytes + " bytes in the layout of protocol version "
-          + protocolVersion + ", more than one frame may carry (" + maxFrameSize + ", "
-          + ProtocolOptions.MAX_FRAME_SIZE.key() + "); clients speaking version "
-          + AssignmentRunsResponse.SINCE_VERSION + " get an answer of any partition count");
+      throw invalid(
+          "the assignment of "
+              + partitions
+              + " partitions x "
+              + replicas
+              + " copies "
+              + "takes at least "
+              + answerBytes
+              + " bytes in the layout of protocol version "
+              + protocolVersion
+              + ", more than one frame may carry ("
+              + maxFrameSize
+              + ", "
+              + ProtocolOptions.MAX_FRAME_SIZE.key()
+              + "); clients speaking version "
+              + AssignmentRunsResponse.SINCE_VERSION
+              + " get an answer of any partition count");
     }
   }
 
@@ -78,14 +100,21 @@ public final class AssignmentLimits {
    */
   public void checkAnswer(int partitions, long encodedLength) {
     if (encodedLength > maxFrameSize) {
-      throw invalid("the assignment of " + partitions + " partitions takes " + encodedLength
-          + " bytes, more than one frame may carry (" + maxFrameSize + ", "
-          + ProtocolOptions.MAX_FRAME_SIZE.key() + ")");
+      throw invalid(
+          "the assignment of "
+              + partitions
+              + " partitions takes "
+              + encodedLength
+              + " bytes, more than one frame may carry ("
+              + maxFrameSize
+              + ", "
+              + ProtocolOptions.MAX_FRAME_SIZE.key()
+              + ")");
     }
   }
 
   private static RequestRefusedException invalid(String problem) {
-    return new RequestRefusedException(StatusCode.INVALID_REQUEST, "invalid assignment request: "
-        + problem);
+    return new RequestRefusedException(
+        StatusCode.INVALID_REQUEST, "invalid assignment request: " + problem);
   }
 }

@@ -9,13 +9,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The servers that take new work and their load figures, copied out of the registry into flat arrays
- * so that a request scans thousands of servers without chasing a pointer per server.
+ * The servers that take new work and their load figures, copied out of the registry into flat
+ * arrays so that a request scans thousands of servers without chasing a pointer per server.
  *
  * <p>It is rebuilt at once when eligibility changes (a server joins, leaves or changes state, an
- * exclusion changes, a server turns stale), and when heartbeats brought new load figures and it is at
- * least the refresh interval old. The pending partitions are the assigner's, kept up to date in place
- * under its lock.
+ * exclusion changes, a server turns stale), and when heartbeats brought new load figures and it is
+ * at least the refresh interval old. The pending partitions are the assigner's, kept up to date in
+ * place under its lock.
  */
 final class CandidateSnapshot {
   final ServerRecord[] records;
@@ -33,8 +33,14 @@ final class CandidateSnapshot {
   private final long builtMillis;
   private final long validUntilMillis;
 
-  private CandidateSnapshot(List<ServerRecord> eligible, List<ServerStatus> statuses,
-      List<String> nodes, long registryVersion, long loadVersion, long exclusionVersion, long builtMillis,
+  private CandidateSnapshot(
+      List<ServerRecord> eligible,
+      List<ServerStatus> statuses,
+      List<String> nodes,
+      long registryVersion,
+      long loadVersion,
+      long exclusionVersion,
+      long builtMillis,
       long validUntilMillis) {
     int n = eligible.size();
     this.records = eligible.toArray(new ServerRecord[0]);
@@ -86,8 +92,15 @@ final class CandidateSnapshot {
         validUntil = Math.min(validUntil, registry.staleAtMillis(record));
       }
     }
-    return new CandidateSnapshot(eligible, statuses, nodes, registryVersion, loadVersion,
-        exclusionVersion, nowMillis, validUntil);
+    return new CandidateSnapshot(
+        eligible,
+        statuses,
+        nodes,
+        registryVersion,
+        loadVersion,
+        exclusionVersion,
+        nowMillis,
+        validUntil);
   }
 
   int size() {

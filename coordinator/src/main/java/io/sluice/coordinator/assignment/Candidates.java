@@ -1,9 +1,10 @@
 package io.sluice.coordinator.assignment;
 
 /**
- * The servers of a snapshot that qualify for one request, with their weight: free push memory divided
- * by {@code 1 + partitions / loadHalfPartitions}, partitions held and pending counted. Indexes are
- * snapshot indexes; a server that does not qualify (it lacks a requested tag) has a negative weight.
+ * The servers of a snapshot that qualify for one request, with their weight: free push memory
+ * divided by {@code 1 + partitions / loadHalfPartitions}, partitions held and pending counted.
+ * Indexes are snapshot indexes; a server that does not qualify (it lacks a requested tag) has a
+ * negative weight.
  */
 final class Candidates {
   final CandidateSnapshot snapshot;

@@ -6,17 +6,18 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Lays a shuffle's copies onto the chosen servers (positions 0..n-1): which positions hold the copies
- * of each partition.
+ * Lays a shuffle's copies onto the chosen servers (positions 0..n-1): which positions hold the
+ * copies of each partition.
  *
  * <p>All {@code partitions x copies} copies are split among the servers in proportion to their
  * weights. Then they are written out as one list, host after host and, within a host, server after
  * server, and the list is cut into {@code copies} columns of {@code partitions} entries: partition
- * {@code p} takes entry {@code p} of every column. As long as no host holds more than
- * {@code partitions} copies, no host can appear twice in one partition's copies (two entries of one
- * partition are {@code partitions} apart in the list, and a host's run is shorter). So the split caps
- * every host at {@code partitions} copies, giving the excess to the others in proportion; with fewer
- * hosts than copies, servers take the place of hosts and copies are merely on distinct servers.
+ * {@code p} takes entry {@code p} of every column. As long as no host holds more than {@code
+ * partitions} copies, no host can appear twice in one partition's copies (two entries of one
+ * partition are {@code partitions} apart in the list, and a host's run is shorter). So the split
+ * caps every host at {@code partitions} copies, giving the excess to the others in proportion; with
+ * fewer hosts than copies, servers take the place of hosts and copies are merely on distinct
+ * servers.
  *
  * <p>Each server thus holds one contiguous run of partitions per column, which suits readers that
  * fetch ranges of neighbouring partitions. The primary role rotates with the partition number, so
@@ -29,8 +30,8 @@ final class CopyLayout {
    * @param weights a weight per position
    * @param hostOf a host number per position
    * @param copies copies per partition; at most the number of positions
-   * @return per partition, the positions of its copies, primary first, as runs: partition
-   *     {@code p}'s copy {@code c} is entry {@code p} of column {@code (p + c) mod copies}
+   * @return per partition, the positions of its copies, primary first, as runs: partition {@code
+   *     p}'s copy {@code c} is entry {@code p} of column {@code (p + c) mod copies}
    */
   static PartitionChains build(int partitions, int copies, double[] weights, int[] hostOf) {
     int n = weights.length;
@@ -66,8 +67,8 @@ final class CopyLayout {
   }
 
   /**
-   * The list of all copies, written out run by run and cut into {@code copies} columns of
-   * {@code partitions} entries as it grows: it never holds more than the runs.
+   * The list of all copies, written out run by run and cut into {@code copies} columns of {@code
+   * partitions} entries as it grows: it never holds more than the runs.
    */
   private static final class Columns {
     private final int partitions;
@@ -112,8 +113,8 @@ final class CopyLayout {
 
   /**
    * The groups whose runs must stay apart: hosts when there are at least as many as copies (each
-   * host's positions in order), otherwise single servers, ordered by host so that copies still spread
-   * over the hosts there are.
+   * host's positions in order), otherwise single servers, ordered by host so that copies still
+   * spread over the hosts there are.
    */
   private static List<int[]> units(int[] hostOf, int copies) {
     List<List<Integer>> byHost = new ArrayList<>();

@@ -9,9 +9,9 @@ final class HostSpread {
   private HostSpread() {}
 
   /**
-   * When the chosen servers (best first) sit on fewer than {@code copies} hosts and other qualifying
-   * servers sit elsewhere, swaps the worst chosen servers of crowded hosts for the best servers of
-   * the missing hosts. Returns the (possibly new) choice, best first.
+   * When the chosen servers (best first) sit on fewer than {@code copies} hosts and other
+   * qualifying servers sit elsewhere, swaps the worst chosen servers of crowded hosts for the best
+   * servers of the missing hosts. Returns the (possibly new) choice, best first.
    */
   static int[] ensureHosts(Candidates candidates, int[] chosen, int copies) {
     int hostCount = candidates.snapshot.hostCount;
@@ -49,8 +49,8 @@ final class HostSpread {
     if (extra.isEmpty()) {
       return chosen;
     }
-    int[] newcomers = TopCandidates.sorted(candidates,
-        extra.stream().mapToInt(Integer::intValue).toArray());
+    int[] newcomers =
+        TopCandidates.sorted(candidates, extra.stream().mapToInt(Integer::intValue).toArray());
     int[] result = chosen.clone();
     int next = 0;
     int needed = copies - hosts;

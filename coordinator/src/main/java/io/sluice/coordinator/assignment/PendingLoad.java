@@ -9,14 +9,15 @@ import java.util.function.ObjLongConsumer;
 
 /**
  * Partitions this coordinator assigned that the servers' heartbeats do not show yet. They count as
- * load, so that assignments made between two heartbeats do not all pick the same servers. A server's
- * pending partitions leave, oldest first, when its heartbeats report as many more partitions held, or
- * when they are older than the pending expiry: a server reports a partition only once data for it
- * arrives, which may be long after the assignment, or never.
+ * load, so that assignments made between two heartbeats do not all pick the same servers. A
+ * server's pending partitions leave, oldest first, when its heartbeats report as many more
+ * partitions held, or when they are older than the pending expiry: a server reports a partition
+ * only once data for it arrives, which may be long after the assignment, or never.
  *
- * <p>Assignments to one server within one second share a batch, so that the batches kept are bounded
- * by servers times seconds of expiry however many requests arrive. One queue holds every batch by age,
- * so that expiring costs only what expires. Not thread-safe: the assigner's lock guards it.
+ * <p>Assignments to one server within one second share a batch, so that the batches kept are
+ * bounded by servers times seconds of expiry however many requests arrive. One queue holds every
+ * batch by age, so that expiring costs only what expires. Not thread-safe: the assigner's lock
+ * guards it.
  */
 final class PendingLoad {
   private static final long BATCH_MILLIS = 1000;

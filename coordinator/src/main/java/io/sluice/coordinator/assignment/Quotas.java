@@ -4,10 +4,10 @@ import java.util.Arrays;
 
 /**
  * Splits a number of copies among servers (or hosts) in proportion to their weights, none above its
- * cap: shares that would pass their cap are fixed at it and the rest is split again among the others
- * ("water filling"). Each share is the floor of its exact value, and what is left over goes to the
- * largest fractional parts, ties to the earlier entry. Deterministic, and no uncapped share is off its
- * exact value by one or more.
+ * cap: shares that would pass their cap are fixed at it and the rest is split again among the
+ * others ("water filling"). Each share is the floor of its exact value, and what is left over goes
+ * to the largest fractional parts, ties to the earlier entry. Deterministic, and no uncapped share
+ * is off its exact value by one or more.
  */
 final class Quotas {
   private Quotas() {}
@@ -70,10 +70,12 @@ final class Quotas {
     for (int i = 0; i < n; i++) {
       byFraction[i] = i;
     }
-    Arrays.sort(byFraction, (a, b) -> {
-      int c = Double.compare(fractions[b], fractions[a]);
-      return c != 0 ? c : Integer.compare(a, b);
-    });
+    Arrays.sort(
+        byFraction,
+        (a, b) -> {
+          int c = Double.compare(fractions[b], fractions[a]);
+          return c != 0 ? c : Integer.compare(a, b);
+        });
     // Floating-point rounding can leave the floors a little off either way; the caps leave room.
     for (int k = 0; given < remaining; k = (k + 1) % n) {
       int i = byFraction[k];

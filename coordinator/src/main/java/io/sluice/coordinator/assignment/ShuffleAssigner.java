@@ -17,9 +17,9 @@ import java.util.Map;
  *
  * <ol>
  *   <li>Candidates: the servers that take new work (heart-beating, ACTIVE, a healthy disk, not
- *       excluded) and carry the requested tags. Each weighs its free push memory divided by
- *       {@code 1 + partitions / coordinator.assignment.load.half.partitions}, where partitions are
- *       those it reports plus those assigned to it here and not yet reported.
+ *       excluded) and carry the requested tags. Each weighs its free push memory divided by {@code
+ *       1 + partitions / coordinator.assignment.load.half.partitions}, where partitions are those
+ *       it reports plus those assigned to it here and not yet reported.
  *   <li>The heaviest {@code coordinator.assignment.max.servers.per.shuffle} are chosen (ties to the
  *       smaller server id), swapping in servers of other hosts when replicas need more hosts.
  *   <li>The copies (partitions times copies per partition) are split among them in proportion to
@@ -27,11 +27,11 @@ import java.util.Map;
  * </ol>
  *
  * <p>The candidates come from a {@link CandidateSnapshot}, rebuilt at once when eligibility changes
- * and at most every {@code coordinator.assignment.refresh.interval} for load figures; {@link #refresh}
- * rebuilds it off the request path. A request scans flat arrays and sorts only the few servers it
- * keeps. The result depends only on the snapshot's content and the pending partitions, never on
- * arrival order or hashing, so two coordinators that heard the same heartbeats answer alike. Requests
- * are served one at a time: each one's choice is load for the next.
+ * and at most every {@code coordinator.assignment.refresh.interval} for load figures; {@link
+ * #refresh} rebuilds it off the request path. A request scans flat arrays and sorts only the few
+ * servers it keeps. The result depends only on the snapshot's content and the pending partitions,
+ * never on arrival order or hashing, so two coordinators that heard the same heartbeats answer
+ * alike. Requests are served one at a time: each one's choice is load for the next.
  */
 public final class ShuffleAssigner {
   private final ServerRegistry registry;
@@ -48,13 +48,25 @@ public final class ShuffleAssigner {
    * @param pendingExpiryMillis {@code coordinator.assignment.pending.expiry}
    * @param refreshMillis {@code coordinator.assignment.refresh.interval}
    */
-  public ShuffleAssigner(ServerRegistry registry, int maxServersPerShuffle, int loadHalfPartitions,
-      long pendingExpiryMillis, long refreshMillis) {
-    if (maxServersPerShuffle < 1 || loadHalfPartitions < 1 || pendingExpiryMillis < 0
+  public ShuffleAssigner(
+      ServerRegistry registry,
+      int maxServersPerShuffle,
+      int loadHalfPartitions,
+      long pendingExpiryMillis,
+      long refreshMillis) {
+    if (maxServersPerShuffle < 1
+        || loadHalfPartitions < 1
+        || pendingExpiryMillis < 0
         || refreshMillis < 0) {
-      throw new IllegalArgumentException("invalid assignment settings: maxServersPerShuffle="
-          + maxServersPerShuffle + ", loadHalfPartitions=" + loadHalfPartitions
-          + ", pendingExpiryMillis=" + pendingExpiryMillis + ", refreshMillis=" + refreshMillis);
+      throw new IllegalArgumentException(
+          "invalid assignment settings: maxServersPerShuffle="
+              + maxServersPerShuffle
+              + ", loadHalfPartitions="
+              + loadHalfPartitions
+              + ", pendingExpiryMillis="
+              + pendingExpiryMillis
+              + ", refreshMillis="
+              + refreshMillis);
     }
     this.registry = registry;
     this.maxServersPerShuffle = maxServersPerShuffle;
@@ -64,17 +76,18 @@ public final class ShuffleAssigner {
   }
 
   /**
-   * Assigns {@code partitions} partitions with {@code copies} copies each (1 = no replica) to servers
-   * carrying every tag of {@code tags}, none of {@code excluded}. The numbers must have passed
-   * {@link AssignmentLimits}.
+   * Assigns {@code partitions} partitions with {@code copies} copies each (1 = no replica) to
+   * servers carrying every tag of {@code tags}, none of {@code excluded}. The numbers must have
+   * passed {@link AssignmentLimits}.
    *
-   * @throws RequestRefusedException NOT_ENOUGH_SERVERS when fewer than {@code copies} servers qualify
+   * @throws RequestRefusedException NOT_ENOUGH_SERVERS when fewer than {@code copies} servers
+   *     qualify
    */
-  public synchronized Assignment assign(int partitions, int copies, List<String> tags,
-      Collection<String> excluded) {
+  public synchronized Assignment assign(
+      int partitions, int copies, List<String> tags, Collection<String> excluded) {
     if (partitions < 1 || copies < 1) {
-      throw new IllegalArgumentException("partitions and copies must be positive: " + partitions
-          + ", " + copies);
+      throw new IllegalArgumentException(
+          "partitions and copies must be positive: " + partitions + ", " + copies);
     }
     long now = registry.clock().millis();
     if (snapshot == null || !snapshot.isCurrent(registry, now, refreshMillis)) {
@@ -150,7 +163,7 @@ public final class ShuffleAssigner {
   /** Makes {@code fresh} current, with the pending partitions its load figures do not show. */
   private void install(CandidateSnapshot fresh, long now) {
     // The fresh arrays start without pending partitions; they are filled from what remains.
-    pending.expire(now, (id, partitions) -> { });
+    pending.expire(now, (id, partitions) -> {});
     snapshot = fresh;
     for (String id : List.copyOf(pending.serverIds())) {
       int i = fresh.indexOf(id);
@@ -163,12 +176,14 @@ public final class ShuffleAssigner {
 
   private void expirePending(long now) {
     CandidateSnapshot snap = snapshot;
-    pending.expire(now, (id, partitions) -> {
-      int i = snap == null ? -1 : snap.indexOf(id);
-      if (i >= 0) {
-        snap.pending[i] -= partitions;
-      }
-    });
+    pending.expire(
+        now,
+        (id, partitions) -> {
+          int i = snap == null ? -1 : snap.indexOf(id);
+          if (i >= 0) {
+            snap.pending[i] -= partitions;
+          }
+        });
   }
 
   private Assignment answer(int[] chosen, PartitionChains layout, long now) {
@@ -192,9 +207,16 @@ public final class ShuffleAssigner {
   private RequestRefusedException notEnoughServers(int qualifying, int copies, List<String> tags) {
     Map<ServerCondition, Integer> counts = registry.countByCondition();
     StringBuilder message = new StringBuilder();
-    message.append(copies == 1 ? "no server" : copies + " copies of each partition need "
-        + copies + " servers, but " + (qualifying == 0 ? "no server" : "only " + qualifying
-        + " server" + (qualifying == 1 ? "" : "s")));
+    message.append(
+        copies == 1
+            ? "no server"
+            : copies
+                + " copies of each partition need "
+                + copies
+                + " servers, but "
+                + (qualifying == 0
+                    ? "no server"
+                    : "only " + qualifying + " server" + (qualifying == 1 ? "" : "s")));
     message.append(" can take new work");
     if (!tags.isEmpty()) {
       message.append(" with tags ").append(tags);
@@ -203,9 +225,12 @@ public final class ShuffleAssigner {
     for (Map.Entry<ServerCondition, Integer> e : counts.entrySet()) {
       message.append(", ").append(e.getValue()).append(' ').append(e.getKey().name().toLowerCase());
     }
-    message.append(" (servers are stale after ")
-        .append(registry.timeoutMillis()).append(" ms without heartbeat, ")
-        .append(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key()).append(')');
+    message
+        .append(" (servers are stale after ")
+        .append(registry.timeoutMillis())
+        .append(" ms without heartbeat, ")
+        .append(CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key())
+        .append(')');
     return new RequestRefusedException(StatusCode.NOT_ENOUGH_SERVERS, message.toString());
   }
 }

@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * Picks the best {@code limit} candidates without sorting them all: one pass with a bounded heap,
- * O(n log limit), then a sort of the few kept. With thousands of servers and a shuffle spread over a
- * hundred, that is the difference between a few and a few hundred microseconds.
+ * O(n log limit), then a sort of the few kept. With thousands of servers and a shuffle spread over
+ * a hundred, that is the difference between a few and a few hundred microseconds.
  */
 final class TopCandidates {
   private TopCandidates() {}

@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps an {@link ExclusionList} in step with {@code coordinator.exclude.file}: one server id per
- * line, blank lines ignored, {@code #} starts a comment. {@link #check()} re-reads the file when its
- * modification time or size changed; a missing file excludes nothing, and a file that cannot be read
- * leaves the previous entries in place.
+ * line, blank lines ignored, {@code #} starts a comment. {@link #check()} re-reads the file when
+ * its modification time or size changed; a missing file excludes nothing, and a file that cannot be
+ * read leaves the previous entries in place.
  */
 public final class ExclusionFileWatcher {
   private static final Logger LOG = LoggerFactory.getLogger(ExclusionFileWatcher.class);
@@ -45,8 +45,12 @@ public final class ExclusionFileWatcher {
     } catch (NoSuchFileException e) {
       stamp = FileStamp.MISSING;
     } catch (IOException e) {
-      LOG.warn("Cannot read exclusion file {} (" + CoordinatorOptions.EXCLUDE_FILE.key()
-          + "): {}; keeping its previous entries", file, e.toString());
+      LOG.warn(
+          "Cannot read exclusion file {} ("
+              + CoordinatorOptions.EXCLUDE_FILE.key()
+              + "): {}; keeping its previous entries",
+          file,
+          e.toString());
       return false;
     }
     if (stamp.equals(lastSeen)) {
@@ -62,7 +66,8 @@ public final class ExclusionFileWatcher {
     try {
       ids = parse(Files.readAllLines(file, StandardCharsets.UTF_8));
     } catch (IOException e) {
-      LOG.warn("Cannot read exclusion file {}: {}; keeping its previous entries", file, e.toString());
+      LOG.warn(
+          "Cannot read exclusion file {}: {}; keeping its previous entries", file, e.toString());
       return false;
     }
     lastSeen = stamp;

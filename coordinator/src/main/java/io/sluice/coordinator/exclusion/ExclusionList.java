@@ -8,9 +8,9 @@ import java.util.TreeMap;
 
 /**
  * The servers an operator has taken out of assignments, from the exclusion file and from admin
- * requests. Reads are lock-free (a snapshot map swapped on every change), because assignments look up
- * every server; changes are rare and serialized. {@link #version()} grows with every change so that
- * cached candidate lists know when to rebuild.
+ * requests. Reads are lock-free (a snapshot map swapped on every change), because assignments look
+ * up every server; changes are rare and serialized. {@link #version()} grows with every change so
+ * that cached candidate lists know when to rebuild.
  */
 public final class ExclusionList {
   private final Map<String, ExclusionReason> admin = new HashMap<>();
@@ -72,7 +72,9 @@ public final class ExclusionList {
     Map<String, ExclusionReason> next = new HashMap<>(admin);
     for (String id : fromFile) {
       // The file wins over a decommission mark: it is the more lasting of the two.
-      next.merge(id, ExclusionReason.FILE,
+      next.merge(
+          id,
+          ExclusionReason.FILE,
           (current, file) -> current == ExclusionReason.ADMIN ? current : file);
     }
     effective = Map.copyOf(next);

@@ -7,8 +7,8 @@ public enum ExclusionReason {
   /** Excluded through {@code POST /admin/exclude}; lasts until {@code /admin/include}. */
   ADMIN,
   /**
-   * Decommission requested through {@code POST /admin/decommission}: the server keeps serving what it
-   * holds; the mark is forgotten once the server leaves the registry, so it may return later.
+   * Decommission requested through {@code POST /admin/decommission}: the server keeps serving what
+   * it holds; the mark is forgotten once the server leaves the registry, so it may return later.
    */
   DECOMMISSION
 }

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class AdminHandler implements HttpHandler {
   /** Every path under it reaches this handler, so that a mistyped action gets a clear 404. */
   public static final String PREFIX = "/admin/";
+
   public static final String EXCLUDE = "/admin/exclude";
   public static final String INCLUDE = "/admin/include";
   public static final String DECOMMISSION = "/admin/decommission";
@@ -37,6 +38,7 @@ public final class AdminHandler implements HttpHandler {
   private final ServerRegistry servers;
   private final ExclusionList exclusions;
   private final byte[] token;
+
   /** Why calls are refused without a token, or null when they are not. */
   private final String closedWithoutToken;
 
@@ -44,23 +46,29 @@ public final class AdminHandler implements HttpHandler {
    * @param token what callers must send as {@code Authorization: Bearer <token>}; null for none
    * @param authenticated whether the cluster authenticates its connections (an open admin port
    *     would then be its weakest door)
-   * @param bindHost the address the HTTP port listens on: off loopback, anyone on the network
-   *     could reach an open admin port
+   * @param bindHost the address the HTTP port listens on: off loopback, anyone on the network could
+   *     reach an open admin port
    */
-  public AdminHandler(ServerRegistry servers, Secret token, boolean authenticated,
-      String bindHost) {
+  public AdminHandler(
+      ServerRegistry servers, Secret token, boolean authenticated, String bindHost) {
     this.servers = servers;
     this.exclusions = servers.exclusions();
-    this.token = token == null ? null
-        : ("Bearer " + new String(token.copyOfBytes(), StandardCharsets.UTF_8))
-            .getBytes(StandardCharsets.UTF_8);
+    this.token =
+        token == null
+            ? null
+            : ("Bearer " + new String(token.copyOfBytes(), StandardCharsets.UTF_8))
+                .getBytes(StandardCharsets.UTF_8);
     if (token != null) {
       this.closedWithoutToken = null;
     } else if (authenticated) {
       this.closedWithoutToken = "authentication is on ('" + AuthOptions.ENABLED.key() + "')";
     } else if (!AuthOptions.isLoopback(bindHost)) {
-      this.closedWithoutToken = "the HTTP port listens on " + bindHost + " ('"
-          + CoordinatorOptions.BIND_HOST.key() + "'), off loopback";
+      this.closedWithoutToken =
+          "the HTTP port listens on "
+              + bindHost
+              + " ('"
+              + CoordinatorOptions.BIND_HOST.key()
+              + "'), off loopback";
     } else {
       this.closedWithoutToken = null;
     }
@@ -70,17 +78,30 @@ public final class AdminHandler implements HttpHandler {
   public void handle(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getPath();
     if (closedWithoutToken != null) {
-      reply(exchange, 403, error("admin calls are disabled: " + closedWithoutToken
-          + " and no admin token is configured ('" + CoordinatorOptions.ADMIN_TOKEN_FILE.key()
-          + "')"));
+      reply(
+          exchange,
+          403,
+          error(
+              "admin calls are disabled: "
+                  + closedWithoutToken
+                  + " and no admin token is configured ('"
+                  + CoordinatorOptions.ADMIN_TOKEN_FILE.key()
+                  + "')"));
       return;
     }
     if (token != null && !authorized(exchange)) {
       exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-      reply(exchange, 401, error("send the admin token as 'Authorization: Bearer <token>' ("
-          + CoordinatorOptions.ADMIN_TOKEN_FILE.key() + ")"));
-      LOG.warn("Refused an admin call from {} to {}: missing or wrong token",
-          exchange.getRemoteAddress(), path);
+      reply(
+          exchange,
+          401,
+          error(
+              "send the admin token as 'Authorization: Bearer <token>' ("
+                  + CoordinatorOptions.ADMIN_TOKEN_FILE.key()
+                  + ")"));
+      LOG.warn(
+          "Refused an admin call from {} to {}: missing or wrong token",
+          exchange.getRemoteAddress(),
+          path);
       return;
     }
     if (!"POST".equals(exchange.getRequestMethod())) {
@@ -124,22 +145,35 @@ public final class AdminHandler implements HttpHandler {
         answer.put("action", "decommissioning");
       }
       default -> {
-        reply(exchange, 404, error("no admin action at " + path + "; use " + EXCLUDE + ", "
-            + INCLUDE + " or " + DECOMMISSION));
+        reply(
+            exchange,
+            404,
+            error(
+                "no admin action at "
+                    + path
+                    + "; use "
+                    + EXCLUDE
+                    + ", "
+                    + INCLUDE
+                    + " or "
+                    + DECOMMISSION));
         return;
       }
     }
     ExclusionReason reason = exclusions.reasonFor(server);
     answer.put("exclusion", reason == null ? "none" : reason.name().toLowerCase());
-    LOG.info("Admin request from {}: {} {} -> {}", exchange.getRemoteAddress(), path, server,
+    LOG.info(
+        "Admin request from {}: {} {} -> {}",
+        exchange.getRemoteAddress(),
+        path,
+        server,
         answer.get("exclusion"));
     reply(exchange, 200, answer);
   }
 
   private boolean authorized(HttpExchange exchange) {
     String given = exchange.getRequestHeaders().getFirst("Authorization");
-    return given != null
-        && MessageDigest.isEqual(token, given.getBytes(StandardCharsets.UTF_8));
+    return given != null && MessageDigest.isEqual(token, given.getBytes(StandardCharsets.UTF_8));
   }
 
   private static Map<String, Object> error(String message) {

@@ -15,8 +15,8 @@ import java.util.Map;
 
 /**
  * {@code GET /applications}: the live applications, each with the shuffles this coordinator
- * assigned it (partitions, copies, the servers named, relocations), as JSON. Apart from
- * {@code /status}, whose size must not grow with every shuffle of every application.
+ * assigned it (partitions, copies, the servers named, relocations), as JSON. Apart from {@code
+ * /status}, whose size must not grow with every shuffle of every application.
  */
 public final class ApplicationsPage implements HttpHandler {
   public static final String PATH = "/applications";

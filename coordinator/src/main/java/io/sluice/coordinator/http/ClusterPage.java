@@ -38,7 +38,9 @@ public final class ClusterPage implements HttpHandler {
     StringBuilder b = new StringBuilder(4096);
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta http-equiv=\"refresh\" content=\"5\">")
-        .append("<title>Sluice cluster: ").append(Html.escape(s.get("coordinator"))).append("</title>")
+        .append("<title>Sluice cluster: ")
+        .append(Html.escape(s.get("coordinator")))
+        .append("</title>")
         .append("<style>body{font:14px sans-serif;margin:1.5em;color:#222}")
         .append("table{border-collapse:collapse;margin:.5em 0 1.5em}")
         .append("th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}")
@@ -48,15 +50,22 @@ public final class ClusterPage implements HttpHandler {
         .append(".bar{display:inline-block;width:6em;height:.7em;background:#e6e6e6;")
         .append("margin-right:.4em}.bar span{display:block;height:100%;background:#4a7bd0}")
         .append("</style></head><body>\n");
-    b.append("<h1>Sluice cluster</h1>\n<p>Coordinator <b>").append(Html.escape(s.get("coordinator")))
-        .append("</b>, up ").append(Html.escape(s.get("uptimeSeconds"))).append(" s; servers are stale after ")
-        .append(Html.escape(s.get("heartbeatTimeoutMillis"))).append(" ms without a heart-beat.</p>\n");
+    b.append("<h1>Sluice cluster</h1>\n<p>Coordinator <b>")
+        .append(Html.escape(s.get("coordinator")))
+        .append("</b>, up ")
+        .append(Html.escape(s.get("uptimeSeconds")))
+        .append(" s; servers are stale after ")
+        .append(Html.escape(s.get("heartbeatTimeoutMillis")))
+        .append(" ms without a heart-beat.</p>\n");
 
     b.append("<h2>Servers</h2>\n<p id=\"server-counts\">");
     Map<String, Object> counts = map(s.get("serverCounts"));
     boolean first = true;
     for (Map.Entry<String, Object> e : counts.entrySet()) {
-      b.append(first ? "" : ", ").append(Html.escape(e.getKey())).append(": ").append(Html.escape(e.getValue()));
+      b.append(first ? "" : ", ")
+          .append(Html.escape(e.getKey()))
+          .append(": ")
+          .append(Html.escape(e.getValue()));
       first = false;
     }
     b.append("</p>\n<table id=\"servers\"><tr><th>Server</th><th>Address</th><th>Condition</th>")
@@ -70,43 +79,69 @@ public final class ClusterPage implements HttpHandler {
       long healthy = disks.stream().filter(d -> Boolean.TRUE.equals(map(d).get("healthy"))).count();
       long used = disks.stream().mapToLong(d -> number(map(d).get("usedBytes"))).sum();
       long total = disks.stream().mapToLong(d -> number(map(d).get("totalBytes"))).sum();
-      b.append("<tr><td>").append(Html.escape(server.get("id"))).append("</td><td>")
-          .append(Html.escape(server.get("host"))).append(':').append(Html.escape(server.get("port")))
-          .append(" (HTTP ").append(Html.escape(server.get("httpPort"))).append(")</td><td class=\"")
-          .append(Html.escape(condition)).append("\">").append(Html.escape(condition)).append("</td><td>")
-          .append(Html.escape(server.get("reportedState"))).append("</td><td>");
+      b.append("<tr><td>")
+          .append(Html.escape(server.get("id")))
+          .append("</td><td>")
+          .append(Html.escape(server.get("host")))
+          .append(':')
+          .append(Html.escape(server.get("port")))
+          .append(" (HTTP ")
+          .append(Html.escape(server.get("httpPort")))
+          .append(")</td><td class=\"")
+          .append(Html.escape(condition))
+          .append("\">")
+          .append(Html.escape(condition))
+          .append("</td><td>")
+          .append(Html.escape(server.get("reportedState")))
+          .append("</td><td>");
       usage(b, number(server.get("pushBufferUsed")), number(server.get("pushBufferCapacity")));
       b.append("</td><td>");
       usage(b, number(server.get("readBufferUsed")), number(server.get("readBufferCapacity")));
-      b.append("</td><td class=\"num\">").append(Html.escape(server.get("partitionsHeld")))
-          .append("</td><td class=\"num\">").append(Html.escape(server.get("partitionsPending")))
-          .append("</td><td class=\"num\">").append(healthy).append(" / ").append(disks.size())
+      b.append("</td><td class=\"num\">")
+          .append(Html.escape(server.get("partitionsHeld")))
+          .append("</td><td class=\"num\">")
+          .append(Html.escape(server.get("partitionsPending")))
+          .append("</td><td class=\"num\">")
+          .append(healthy)
+          .append(" / ")
+          .append(disks.size())
           .append("</td><td>");
       usage(b, used, total);
-      b.append("</td><td class=\"num\">").append(Html.escape(server.get("lastHeartbeatAgeMillis")))
-          .append(" ms ago</td><td>").append(Html.escape(server.get("version"))).append("</td></tr>\n");
+      b.append("</td><td class=\"num\">")
+          .append(Html.escape(server.get("lastHeartbeatAgeMillis")))
+          .append(" ms ago</td><td>")
+          .append(Html.escape(server.get("version")))
+          .append("</td></tr>\n");
     }
     b.append("</table>\n");
 
     Map<String, Object> excluded = map(s.get("excluded"));
     if (!excluded.isEmpty()) {
-      b.append("<h2>Exclusions</h2>\n<table id=\"exclusions\"><tr><th>Server</th><th>Why</th></tr>\n");
+      b.append(
+          "<h2>Exclusions</h2>\n<table id=\"exclusions\"><tr><th>Server</th><th>Why</th></tr>\n");
       for (Map.Entry<String, Object> e : excluded.entrySet()) {
-        b.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td>").append(Html.escape(e.getValue()))
+        b.append("<tr><td>")
+            .append(Html.escape(e.getKey()))
+            .append("</td><td>")
+            .append(Html.escape(e.getValue()))
             .append("</td></tr>\n");
       }
       b.append("</table>\n");
     }
 
     Map<String, Object> apps = map(s.get("applications"));
-    b.append("<h2>Applications</h2>\n<p id=\"applications\">").append(Html.escape(apps.get("registered")))
+    b.append("<h2>Applications</h2>\n<p id=\"applications\">")
+        .append(Html.escape(apps.get("registered")))
         .append(" registered</p>\n");
     Map<String, Object> byUser = map(apps.get("byUser"));
     if (!byUser.isEmpty()) {
       b.append("<table id=\"users\"><tr><th>User</th><th>Applications</th></tr>\n");
       for (Map.Entry<String, Object> e : byUser.entrySet()) {
-        b.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td class=\"num\">")
-            .append(Html.escape(e.getValue())).append("</td></tr>\n");
+        b.append("<tr><td>")
+            .append(Html.escape(e.getKey()))
+            .append("</td><td class=\"num\">")
+            .append(Html.escape(e.getValue()))
+            .append("</td></tr>\n");
       }
       b.append("</table>\n");
     }
@@ -118,8 +153,12 @@ public final class ClusterPage implements HttpHandler {
   private static void usage(StringBuilder b, long used, long capacity) {
     double share = capacity > 0 ? Math.min(1.0, Math.max(0.0, (double) used / capacity)) : 0;
     b.append("<span class=\"bar\"><span style=\"width:")
-        .append(String.format(Locale.ROOT, "%.0f", share * 100)).append("%\"></span></span>")
-        .append(mib(used)).append(" / ").append(mib(capacity)).append(" MiB");
+        .append(String.format(Locale.ROOT, "%.0f", share * 100))
+        .append("%\"></span></span>")
+        .append(mib(used))
+        .append(" / ")
+        .append(mib(capacity))
+        .append(" MiB");
   }
 
   private static String mib(long bytes) {

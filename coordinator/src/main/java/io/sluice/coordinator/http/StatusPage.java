@@ -16,8 +16,8 @@ import java.util.Map;
 
 /**
  * The content of {@code /status}: this coordinator, every registered server with its condition and
- * load, the exclusions and the applications, as plain maps and lists for
- * {@link io.sluice.common.metrics.Json}.
+ * load, the exclusions and the applications, as plain maps and lists for {@link
+ * io.sluice.common.metrics.Json}.
  */
 public final class StatusPage {
   private final String coordinatorId;
@@ -26,7 +26,10 @@ public final class StatusPage {
   private final ShuffleAssigner assigner;
   private final long startedMillis;
 
-  public StatusPage(String coordinatorId, ServerRegistry servers, ApplicationRegistry apps,
+  public StatusPage(
+      String coordinatorId,
+      ServerRegistry servers,
+      ApplicationRegistry apps,
       ShuffleAssigner assigner) {
     this.coordinatorId = coordinatorId;
     this.servers = servers;

@@ -6,8 +6,8 @@ import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.coordinator.RequestRefusedException;
 
 /**
- * Checks a heartbeat's fields before anything of it reaches the registry, so that a buggy or hostile
- * peer cannot plant a server clients would fail to reach, or numbers that would skew every
+ * Checks a heartbeat's fields before anything of it reaches the registry, so that a buggy or
+ * hostile peer cannot plant a server clients would fail to reach, or numbers that would skew every
  * assignment. The wire decoder has already checked the framing; this checks the meaning.
  */
 public final class HeartbeatValidator {
@@ -16,7 +16,9 @@ public final class HeartbeatValidator {
 
   private HeartbeatValidator() {}
 
-  /** @throws RequestRefusedException with INVALID_REQUEST naming the first bad field */
+  /**
+   * @throws RequestRefusedException with INVALID_REQUEST naming the first bad field
+   */
   public static void check(ServerStatus status) {
     name("serverId", status.serverId());
     name("host", status.host());
@@ -30,7 +32,8 @@ public final class HeartbeatValidator {
       throw invalid(status, "version is longer than " + MAX_NAME_LENGTH + " characters");
     }
     if (status.pushBufferCapacity() <= 0) {
-      throw invalid(status, "pushBufferCapacity " + status.pushBufferCapacity() + " is not positive");
+      throw invalid(
+          status, "pushBufferCapacity " + status.pushBufferCapacity() + " is not positive");
     }
     nonNegative(status, "pushBufferUsed", status.pushBufferUsed());
     nonNegative(status, "readBufferCapacity", status.readBufferCapacity());
@@ -38,31 +41,46 @@ public final class HeartbeatValidator {
     nonNegative(status, "partitionsHeld", status.partitionsHeld());
     for (DiskStatus disk : status.disks()) {
       if (disk.totalBytes() < 0 || disk.usedBytes() < 0) {
-        throw invalid(status, "disk " + disk.path() + " reports negative space (total "
-            + disk.totalBytes() + ", used " + disk.usedBytes() + ")");
+        throw invalid(
+            status,
+            "disk "
+                + disk.path()
+                + " reports negative space (total "
+                + disk.totalBytes()
+                + ", used "
+                + disk.usedBytes()
+                + ")");
       }
     }
     for (String tag : status.tags()) {
       if (tag.isEmpty() || !printable(tag)) {
-        throw invalid(status, "tag '" + tag + "' is empty or has white space or control characters");
+        throw invalid(
+            status, "tag '" + tag + "' is empty or has white space or control characters");
       }
     }
   }
 
-  /** @throws RequestRefusedException with INVALID_REQUEST for a bad node name */
+  /**
+   * @throws RequestRefusedException with INVALID_REQUEST for a bad node name
+   */
   public static void checkNode(ServerStatus status, String node) {
     name("node", node);
   }
 
   private static void name(String field, String value) {
     if (value.isEmpty()) {
-      throw new RequestRefusedException(StatusCode.INVALID_REQUEST,
-          "invalid heartbeat: " + field + " is empty");
+      throw new RequestRefusedException(
+          StatusCode.INVALID_REQUEST, "invalid heartbeat: " + field + " is empty");
     }
     if (value.length() > MAX_NAME_LENGTH || !printable(value)) {
-      throw new RequestRefusedException(StatusCode.INVALID_REQUEST, "invalid heartbeat: " + field
-          + " must be at most " + MAX_NAME_LENGTH + " characters without white space or control "
-          + "characters");
+      throw new RequestRefusedException(
+          StatusCode.INVALID_REQUEST,
+          "invalid heartbeat: "
+              + field
+              + " must be at most "
+              + MAX_NAME_LENGTH
+              + " characters without white space or control "
+              + "characters");
     }
   }
 
@@ -83,7 +101,8 @@ public final class HeartbeatValidator {
   }
 
   private static RequestRefusedException invalid(ServerStatus status, String problem) {
-    return new RequestRefusedException(StatusCode.INVALID_REQUEST,
+    return new RequestRefusedException(
+        StatusCode.INVALID_REQUEST,
         "invalid heartbeat from server " + status.serverId() + ": " + problem);
   }
 }

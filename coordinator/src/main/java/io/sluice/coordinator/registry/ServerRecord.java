@@ -5,9 +5,9 @@ import io.sluice.common.protocol.message.DiskStatus;
 import io.sluice.common.protocol.message.ServerStatus;
 
 /**
- * One registered server: its latest heartbeat and when it arrived (by the coordinator's clock, never
- * the server's). The record of a server id lives as long as the server stays in the registry; its
- * report is replaced by each heartbeat.
+ * One registered server: its latest heartbeat and when it arrived (by the coordinator's clock,
+ * never the server's). The record of a server id lives as long as the server stays in the registry;
+ * its report is replaced by each heartbeat.
  */
 public final class ServerRecord {
   private final String id;
@@ -30,8 +30,8 @@ public final class ServerRecord {
   }
 
   /**
-   * The machine the server runs on, from the latest heartbeat: the node it named, or its host.
-   * A partition's copies go to servers of different nodes.
+   * The machine the server runs on, from the latest heartbeat: the node it named, or its host. A
+   * partition's copies go to servers of different nodes.
    */
   public String node() {
     return report.node;
@@ -79,8 +79,8 @@ public final class ServerRecord {
       this.node = node;
       this.address = new ServerAddress(status.serverId(), status.host(), status.dataPort());
       this.receivedMillis = receivedMillis;
-      this.hasHealthyDisk = status.disks().isEmpty()
-          || status.disks().stream().anyMatch(DiskStatus::healthy);
+      this.hasHealthyDisk =
+          status.disks().isEmpty() || status.disks().stream().anyMatch(DiskStatus::healthy);
     }
   }
 }

@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * restarted coordinator (or a second one) rebuilds it within one heartbeat interval. Thread-safe:
  * heartbeats arrive on every event loop at once.
  *
- * <p>{@link #version()} grows whenever something that decides eligibility changes (a server joins or
- * leaves, its state, disk health, address or tags change); {@link #loadVersion()} with every accepted
- * heartbeat. Cached candidate lists rebuild at once on the first and now and then on the second.
+ * <p>{@link #version()} grows whenever something that decides eligibility changes (a server joins
+ * or leaves, its state, disk health, address or tags change); {@link #loadVersion()} with every
+ * accepted heartbeat. Cached candidate lists rebuild at once on the first and now and then on the
+ * second.
  */
 public final class ServerRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(ServerRegistry.class);
@@ -52,8 +53,8 @@ public final class ServerRegistry {
   /**
    * Records a heartbeat.
    *
-   * @throws RequestRefusedException INVALID_REQUEST for a heartbeat with garbage fields, or one that
-   *     claims the id of another live server at a different address; the registry is unchanged
+   * @throws RequestRefusedException INVALID_REQUEST for a heartbeat with garbage fields, or one
+   *     that claims the id of another live server at a different address; the registry is unchanged
    */
   public void heartbeat(ServerStatus status) {
     heartbeat(status, status.host());
@@ -75,32 +76,57 @@ public final class ServerRegistry {
       if (record == null) {
         version.incrementAndGet();
         loadVersion.incrementAndGet();
-        LOG.info("Server {} joined: {}:{} on node {}, state {}, push memory {} MiB, tags {}",
-            status.serverId(), status.host(), status.dataPort(), node, status.state(),
-            status.pushBufferCapacity() >> 20, status.tags());
+        LOG.info(
+            "Server {} joined: {}:{} on node {}, state {}, push memory {} MiB, tags {}",
+            status.serverId(),
+            status.host(),
+            status.dataPort(),
+            node,
+            status.state(),
+            status.pushBufferCapacity() >> 20,
+            status.tags());
         return;
       }
     }
     synchronized (record) {
       ServerStatus previous = record.status();
-      boolean moved = !previous.host().equals(status.host())
-          || previous.dataPort() != status.dataPort();
+      boolean moved =
+          !previous.host().equals(status.host()) || previous.dataPort() != status.dataPort();
       if (moved && now - record.lastHeartbeatMillis() < timeoutMillis) {
-        throw new RequestRefusedException(StatusCode.INVALID_REQUEST, "server id "
-            + status.serverId() + " is in use by the live server at " + previous.host() + ":"
-            + previous.dataPort() + ", not " + status.host() + ":" + status.dataPort()
-            + "; give each server its own server.id");
+        throw new RequestRefusedException(
+            StatusCode.INVALID_REQUEST,
+            "server id "
+                + status.serverId()
+                + " is in use by the live server at "
+                + previous.host()
+                + ":"
+                + previous.dataPort()
+                + ", not "
+                + status.host()
+                + ":"
+                + status.dataPort()
+                + "; give each server its own server.id");
       }
       boolean wasHealthy = record.hasHealthyDisk();
       boolean otherNode = !record.node().equals(node);
       record.update(status, node, now);
       loadVersion.incrementAndGet();
-      if (moved || otherNode || previous.state() != status.state()
-          || wasHealthy != record.hasHealthyDisk() || !previous.tags().equals(status.tags())) {
+      if (moved
+          || otherNode
+          || previous.state() != status.state()
+          || wasHealthy != record.hasHealthyDisk()
+          || !previous.tags().equals(status.tags())) {
         version.incrementAndGet();
-        LOG.info("Server {} changed: {}:{} on node {}, state {} (was {}), healthy disk {}, tags {}",
-            status.serverId(), status.host(), status.dataPort(), node, status.state(),
-            previous.state(), record.hasHealthyDisk(), status.tags());
+        LOG.info(
+            "Server {} changed: {}:{} on node {}, state {} (was {}), healthy disk {}, tags {}",
+            status.serverId(),
+            status.host(),
+            status.dataPort(),
+            node,
+            status.state(),
+            previous.state(),
+            record.hasHealthyDisk(),
+            status.tags());
       }
     }
   }
@@ -114,9 +140,13 @@ public final class ServerRegistry {
         dropped.add(record);
         version.incrementAndGet();
         exclusions.serverRemoved(record.id());
-        LOG.warn("Server {} at {}:{} sent no heartbeat for {} ms ({} = {} ms); dropped",
-            record.id(), record.status().host(), record.status().dataPort(),
-            now - record.lastHeartbeatMillis(), CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key(),
+        LOG.warn(
+            "Server {} at {}:{} sent no heartbeat for {} ms ({} = {} ms); dropped",
+            record.id(),
+            record.status().host(),
+            record.status().dataPort(),
+            now - record.lastHeartbeatMillis(),
+            CoordinatorOptions.SERVER_HEARTBEAT_TIMEOUT.key(),
             timeoutMillis);
       }
     }

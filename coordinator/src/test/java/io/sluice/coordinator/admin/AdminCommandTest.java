@@ -46,8 +46,8 @@ class AdminCommandTest {
     coordinator = CoordinatorTestSupport.start(conf);
     factory = CoordinatorTestSupport.clientFactory();
     client = CoordinatorTestSupport.client(factory, coordinator);
-    for (ServerStatus s : List.of(TestServers.status("s1", "host-1", GIB),
-        TestServers.status("s2", "host-2", GIB))) {
+    for (ServerStatus s :
+        List.of(TestServers.status("s1", "host-1", GIB), TestServers.status("s2", "host-2", GIB))) {
       assertEquals(1, client.sendHeartbeat(s).get(5, TimeUnit.SECONDS));
     }
     client.registerApplication("app-1", "alice");
@@ -78,8 +78,8 @@ class AdminCommandTest {
     assertEquals("active", ((Map<?, ?>) parsed.get(0)).get("condition"));
 
     Result apps = admin("apps");
-    assertTrue(apps.out.contains("alice") && apps.out.contains("1 applications registered"),
-        apps.out);
+    assertTrue(
+        apps.out.contains("alice") && apps.out.contains("1 applications registered"), apps.out);
 
     // Shuffles as this coordinator assigned them: a new one, then a relocation of two of its
     // partitions away from s1.
@@ -89,14 +89,17 @@ class AdminCommandTest {
     Result shuffles = admin("shuffles");
     assertEquals(0, shuffles.code, shuffles.err);
     String[] lines = shuffles.out.split("\n");
-    assertEquals(List.of("app-1", "alice", "7", "40", "2", "2", "1"),
-        List.of(lines[1].trim().split(" +")).subList(0, 7), shuffles.out);
+    assertEquals(
+        List.of("app-1", "alice", "7", "40", "2", "2", "1"),
+        List.of(lines[1].trim().split(" +")).subList(0, 7),
+        shuffles.out);
     assertTrue(shuffles.out.endsWith("1 shuffle of 1 application\n"), shuffles.out);
     List<?> parsedShuffles = (List<?>) JsonReader.parse(admin("--json", "shuffles", "app-1").out);
     Map<?, ?> app = (Map<?, ?>) parsedShuffles.get(0);
     Map<?, ?> shuffle = (Map<?, ?>) ((List<?>) app.get("shuffles")).get(0);
-    assertEquals(List.of("s1", "s2"), List.copyOf(new java.util.TreeSet<Object>(
-        (List<?>) shuffle.get("servers"))));
+    assertEquals(
+        List.of("s1", "s2"),
+        List.copyOf(new java.util.TreeSet<Object>((List<?>) shuffle.get("servers"))));
     assertEquals(1L, ((Number) shuffle.get("relocations")).longValue());
     assertEquals("[]\n", admin("--json", "shuffles", "app-2").out);
     assertEquals(2, admin("shuffles", "a", "b").code);
@@ -113,8 +116,8 @@ class AdminCommandTest {
 
     assertEquals(0, admin("include", "s2").code);
     Result excluded = admin("--json", "exclude", "s1");
-    assertEquals("excluded", ((Map<?, ?>) JsonReader.parse(excluded.out)).get("action"),
-        excluded.out);
+    assertEquals(
+        "excluded", ((Map<?, ?>) JsonReader.parse(excluded.out)).get("action"), excluded.out);
     assertTrue(admin("servers").out.contains("excluded"));
   }
 
@@ -124,14 +127,25 @@ class AdminCommandTest {
 
     Result refused = admin("exclude", "s1");
     assertEquals(1, refused.code);
-    assertTrue(refused.err.contains("give --token-file")
-        && refused.err.contains("coordinator.admin.token.file"), refused.err);
+    assertTrue(
+        refused.err.contains("give --token-file")
+            && refused.err.contains("coordinator.admin.token.file"),
+        refused.err);
 
     Result done = admin("--token-file", tokenFile().toString(), "exclude", "s1");
     assertEquals(0, done.code, done.err);
     assertTrue(done.out.startsWith("Server s1 excluded"), done.out);
-    assertEquals(0, run(new String[] {"servers"}, Map.of("SLUICE_COORDINATOR", address(),
-        "SLUICE_ADMIN_TOKEN_FILE", tokenFile().toString())).code, "reads need no token");
+    assertEquals(
+        0,
+        run(
+                new String[] {"servers"},
+                Map.of(
+                    "SLUICE_COORDINATOR",
+                    address(),
+                    "SLUICE_ADMIN_TOKEN_FILE",
+                    tokenFile().toString()))
+            .code,
+        "reads need no token");
   }
 
   @Test
@@ -144,21 +158,27 @@ class AdminCommandTest {
 
     Result unreachable = run(new String[] {"--coordinator", "127.0.0.1:1", "servers"}, Map.of());
     assertEquals(1, unreachable.code);
-    assertTrue(unreachable.err.contains("cannot reach the coordinator's HTTP port at 127.0.0.1:1")
-        && unreachable.err.contains("--coordinator"), unreachable.err);
+    assertTrue(
+        unreachable.err.contains("cannot reach the coordinator's HTTP port at 127.0.0.1:1")
+            && unreachable.err.contains("--coordinator"),
+        unreachable.err);
 
-    Path conf = Files.writeString(dir.resolve("coordinator.conf"),
-        "coordinator.bind.host 0.0.0.0\ncoordinator.http.port " + coordinator.httpPort() + "\n");
-    Result fromConf = run(new String[] {"servers"}, Map.of("SLUICE_COORDINATOR_CONF",
-        conf.toString()));
+    Path conf =
+        Files.writeString(
+            dir.resolve("coordinator.conf"),
+            "coordinator.bind.host 0.0.0.0\ncoordinator.http.port "
+                + coordinator.httpPort()
+                + "\n");
+    Result fromConf =
+        run(new String[] {"servers"}, Map.of("SLUICE_COORDINATOR_CONF", conf.toString()));
     assertEquals(0, fromConf.code, "the address from the coordinator's own file: " + fromConf.err);
 
     assertEquals(2, admin("exclude").code);
     assertEquals(2, admin("servers", "extra").code);
     Result typo = admin("serverz");
     assertEquals(2, typo.code);
-    assertTrue(typo.err.contains("unknown command 'serverz'") && typo.err.contains("usage:"),
-        typo.err);
+    assertTrue(
+        typo.err.contains("unknown command 'serverz'") && typo.err.contains("usage:"), typo.err);
     assertEquals(2, admin("--colour", "servers").code);
     assertEquals(0, admin("--help").code);
   }
@@ -183,10 +203,14 @@ class AdminCommandTest {
   private static Result run(String[] args, Map<String, String> env) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = AdminCommand.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    int code =
+        AdminCommand.run(
+            args,
+            env,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private record Result(int code, String out, String err) {}

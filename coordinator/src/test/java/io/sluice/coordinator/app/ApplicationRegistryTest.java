@@ -35,14 +35,15 @@ class ApplicationRegistryTest {
 
   @Test
   void anUnknownOrExpiredApplicationIsAnError() {
-    RequestRefusedException unknown = assertThrows(RequestRefusedException.class,
-        () -> apps.heartbeat("nobody"));
+    RequestRefusedException unknown =
+        assertThrows(RequestRefusedException.class, () -> apps.heartbeat("nobody"));
     assertEquals(StatusCode.UNKNOWN_APPLICATION, unknown.status());
 
     apps.register("app-1", "alice");
     clock.advance(Duration.ofMinutes(2));
     // Expired but not swept yet: unknown all the same.
-    assertEquals(StatusCode.UNKNOWN_APPLICATION,
+    assertEquals(
+        StatusCode.UNKNOWN_APPLICATION,
         assertThrows(RequestRefusedException.class, () -> apps.heartbeat("app-1")).status());
     assertEquals(0, apps.size());
   }
@@ -53,8 +54,8 @@ class ApplicationRegistryTest {
     apps.register("a2", "alice");
     apps.register("b1", "bob");
 
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> apps.register("a3", "alice"));
+    RequestRefusedException e =
+        assertThrows(RequestRefusedException.class, () -> apps.register("a3", "alice"));
 
     assertEquals(StatusCode.REFUSED, e.status());
     assertTrue(e.getMessage().contains("coordinator.max.apps.per.user"), e.getMessage());
@@ -71,17 +72,19 @@ class ApplicationRegistryTest {
     apps.register("a1", "alice");
     assertEquals(Map.of("alice", 1), apps.countsByUser());
 
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> apps.register("a1", "mallory"));
+    RequestRefusedException e =
+        assertThrows(RequestRefusedException.class, () -> apps.register("a1", "mallory"));
     assertEquals(StatusCode.INVALID_REQUEST, e.status());
   }
 
   @Test
   void emptyIdsAreInvalidAndUnregisteringTwiceIsHarmless() {
-    assertEquals(StatusCode.INVALID_REQUEST, assertThrows(RequestRefusedException.class,
-        () -> apps.register("", "alice")).status());
-    assertEquals(StatusCode.INVALID_REQUEST, assertThrows(RequestRefusedException.class,
-        () -> apps.register("a1", "")).status());
+    assertEquals(
+        StatusCode.INVALID_REQUEST,
+        assertThrows(RequestRefusedException.class, () -> apps.register("", "alice")).status());
+    assertEquals(
+        StatusCode.INVALID_REQUEST,
+        assertThrows(RequestRefusedException.class, () -> apps.register("a1", "")).status());
 
     apps.register("a1", "alice");
     assertTrue(apps.unregister("a1"));

@@ -18,19 +18,24 @@ class AssignmentLimitsTest {
   private final AssignmentLimits limits = new AssignmentLimits(1 << 20, 3, 64L << 20);
 
   @ParameterizedTest(name = "{0} partitions, {1} copies: {2}")
-  @CsvSource(delimiter = '|', value = {
-      "0          | 1 | at least 1 partition",
-      "-1         | 1 | at least 1 partition",
-      "-2147483648| 1 | at least 1 partition",
-      "16777217   | 1 | coordinator.assignment.max.partitions",
-      "2147483647 | 1 | coordinator.assignment.max.partitions",
-      "1048577    | 1 | coordinator.assignment.max.partitions",
-      "10         | 0 | replica count 0 is not in 1..3",
-      "10         | -1| replica count -1 is not in 1..3",
-      "10         | 4 | replica count 4 is not in 1..3"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "0          | 1 | at least 1 partition",
+        "-1         | 1 | at least 1 partition",
+        "-2147483648| 1 | at least 1 partition",
+        "16777217   | 1 | coordinator.assignment.max.partitions",
+        "2147483647 | 1 | coordinator.assignment.max.partitions",
+        "1048577    | 1 | coordinator.assignment.max.partitions",
+        "10         | 0 | replica count 0 is not in 1..3",
+        "10         | -1| replica count -1 is not in 1..3",
+        "10         | 4 | replica count 4 is not in 1..3"
+      })
   void absurdCountsAreInvalid(int partitions, int copies, String expected) {
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> limits.check(request("app", 0, partitions, copies, List.of()), CURRENT));
+    RequestRefusedException e =
+        assertThrows(
+            RequestRefusedException.class,
+            () -> limits.check(request("app", 0, partitions, copies, List.of()), CURRENT));
 
     assertEquals(StatusCode.INVALID_REQUEST, e.status());
     assertTrue(e.getMessage().contains(expected), e.getMessage());
@@ -38,10 +43,13 @@ class AssignmentLimitsTest {
 
   @Test
   void aNegativeShuffleIdAnEmptyAppOrAnEmptyTagAreInvalid() {
-    for (GetAssignmentRequest bad : List.of(request("app", -1, 10, 1, List.of()),
-        request("", 0, 10, 1, List.of()), request("app", 0, 10, 1, List.of("ssd", "")))) {
-      RequestRefusedException e = assertThrows(RequestRefusedException.class,
-          () -> limits.check(bad, CURRENT));
+    for (GetAssignmentRequest bad :
+        List.of(
+            request("app", -1, 10, 1, List.of()),
+            request("", 0, 10, 1, List.of()),
+            request("app", 0, 10, 1, List.of("ssd", "")))) {
+      RequestRefusedException e =
+          assertThrows(RequestRefusedException.class, () -> limits.check(bad, CURRENT));
       assertEquals(StatusCode.INVALID_REQUEST, e.status(), bad.toString());
     }
   }
@@ -50,12 +58,15 @@ class AssignmentLimitsTest {
   void anAnswerTooLargeForOneFrameOfTheOldLayoutIsRefusedUpFront() {
     AssignmentLimits small = new AssignmentLimits(Integer.MAX_VALUE, 3, 1 << 20);
 
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> small.check(request("app", 0, 200_000, 2, List.of()), 5));
+    RequestRefusedException e =
+        assertThrows(
+            RequestRefusedException.class,
+            () -> small.check(request("app", 0, 200_000, 2, List.of()), 5));
 
     assertTrue(e.getMessage().contains("transport.max.frame.size"), e.getMessage());
-    assertDoesNotThrow(() -> small.check(request("app", 0, Integer.MAX_VALUE, 3, List.of()),
-        CURRENT), "runs of partitions fit a frame whatever their count");
+    assertDoesNotThrow(
+        () -> small.check(request("app", 0, Integer.MAX_VALUE, 3, List.of()), CURRENT),
+        "runs of partitions fit a frame whatever their count");
   }
 
   @Test
@@ -63,8 +74,8 @@ class AssignmentLimitsTest {
     assertDoesNotThrow(() -> limits.check(request("app", 0, 1 << 20, 3, List.of("ssd")), 5));
   }
 
-  private static GetAssignmentRequest request(String app, int shuffle, int partitions, int copies,
-      List<String> tags) {
+  private static GetAssignmentRequest request(
+      String app, int shuffle, int partitions, int copies, List<String> tags) {
     return new GetAssignmentRequest(1, app, shuffle, partitions, copies, tags, List.of());
   }
 }

@@ -15,17 +15,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class BalanceTest {
 
   @Test
   void partitionsLandInProportionToFreeMemory() {
     AssignerFixture f = new AssignerFixture(100);
-    f.heartbeat(status("a", "host-a", GIB), status("b", "host-b", 2 * GIB),
-        status("c", "host-c", 3 * GIB));
+    f.heartbeat(
+        status("a", "host-a", GIB), status("b", "host-b", 2 * GIB), status("c", "host-c", 3 * GIB));
 
     Map<String, Integer> primaries = AssignerFixture.primariesById(f.assign(600, 1));
 
@@ -75,7 +75,8 @@ class BalanceTest {
     for (int i = 0; i < free.length; i++) {
       double exact = (double) partitions * copies * free[i] / total;
       int got = all.getOrDefault("s" + i, 0);
-      assertTrue(Math.abs(got - exact) <= 0.05 * exact,
+      assertTrue(
+          Math.abs(got - exact) <= 0.05 * exact,
           "server s" + i + " holds " + got + " copies, its share is " + exact);
     }
   }
@@ -84,7 +85,9 @@ class BalanceTest {
   void replicasLeaveAHeavyHostEvenWhenProportionsCannotHold() {
     AssignerFixture f = new AssignerFixture(100);
     // Host a has 90% of the memory; each partition still needs a copy on host b.
-    f.heartbeat(status("a1", "host-a", 9 * GIB), status("a2", "host-a", 9 * GIB),
+    f.heartbeat(
+        status("a1", "host-a", 9 * GIB),
+        status("a2", "host-a", 9 * GIB),
         status("b1", "host-b", 2 * GIB));
 
     Assignment assignment = f.assign(1000, 2);
@@ -101,8 +104,8 @@ class BalanceTest {
     f.registry.heartbeat(status("pod-1", "pod-1.sluice", 4 * GIB), "node-1");
     f.registry.heartbeat(status("pod-2", "pod-2.sluice", GIB), "node-2");
     f.registry.heartbeat(status("pod-3", "pod-3.sluice", GIB), "node-2");
-    Map<String, String> nodeOf = Map.of("pod-0", "node-1", "pod-1", "node-1",
-        "pod-2", "node-2", "pod-3", "node-2");
+    Map<String, String> nodeOf =
+        Map.of("pod-0", "node-1", "pod-1", "node-1", "pod-2", "node-2", "pod-3", "node-2");
 
     Assignment assignment = f.assign(1000, 2);
 
@@ -117,13 +120,17 @@ class BalanceTest {
   @Test
   void replicasShareAHostOnlyWhenNoOtherHostExists() {
     AssignerFixture f = new AssignerFixture(100);
-    f.heartbeat(status("a1", "host-a", GIB), status("a2", "host-a", 2 * GIB),
+    f.heartbeat(
+        status("a1", "host-a", GIB),
+        status("a2", "host-a", 2 * GIB),
         status("a3", "host-a", 3 * GIB));
 
     Assignment assignment = f.assign(500, 3);
 
     for (int[] servers : AssignerFixture.chains(assignment)) {
-      assertEquals(3, Set.of(servers[0], servers[1], servers[2]).size(),
+      assertEquals(
+          3,
+          Set.of(servers[0], servers[1], servers[2]).size(),
           "copies of a partition on one server");
     }
   }
@@ -132,7 +139,9 @@ class BalanceTest {
   void theChoiceReachesAnotherHostWhenTheHeaviestServersShareOne() {
     // At most two servers per shuffle; the two heaviest sit on host a.
     AssignerFixture f = new AssignerFixture(2);
-    f.heartbeat(status("a1", "host-a", 8 * GIB), status("a2", "host-a", 7 * GIB),
+    f.heartbeat(
+        status("a1", "host-a", 8 * GIB),
+        status("a2", "host-a", 7 * GIB),
         status("b1", "host-b", GIB));
 
     Assignment assignment = f.assign(100, 2);
@@ -161,7 +170,8 @@ class BalanceTest {
   void partitionsHeldCountAgainstAServer() {
     AssignerFixture f = new AssignerFixture(100, 1000);
     // Same free memory; b holds 1000 partitions, so it weighs half as much.
-    f.heartbeat(status("a", "host-a", 4 * GIB),
+    f.heartbeat(
+        status("a", "host-a", 4 * GIB),
         TestServers.builder("b", "host-b").free(4 * GIB).partitionsHeld(1000).build());
 
     Map<String, Integer> primaries = AssignerFixture.primariesById(f.assign(300, 1));
@@ -184,13 +194,14 @@ class BalanceTest {
     assertEquals(Set.of("s3", "s4"), second);
 
     // s1 and s2 report their 50 partitions each: they weigh what s3 and s4 (50 pending) do.
-    f.heartbeat(TestServers.builder("s1", "host-s1").free(4 * GIB).partitionsHeld(50).build(),
+    f.heartbeat(
+        TestServers.builder("s1", "host-s1").free(4 * GIB).partitionsHeld(50).build(),
         TestServers.builder("s2", "host-s2").free(4 * GIB).partitionsHeld(50).build());
     Set<String> third = ids(f.assign(100, 1));
     assertEquals(Set.of("s1", "s2"), third);
     // The third shuffle's 50 each are pending on s1 and s2 now; s3 and s4 still have 50 pending.
-    assertEquals(Map.of("s1", 50L, "s2", 50L, "s3", 50L, "s4", 50L),
-        f.assigner.pendingPartitions());
+    assertEquals(
+        Map.of("s1", 50L, "s2", 50L, "s3", 50L, "s4", 50L), f.assigner.pendingPartitions());
 
     // Pending partitions expire when heartbeats never report them.
     f.clock.advance(java.time.Duration.ofSeconds(60));
@@ -235,8 +246,8 @@ class BalanceTest {
   @Test
   void eachServerHoldsOneRangeOfNeighbouringPartitions() {
     AssignerFixture f = new AssignerFixture(100);
-    f.heartbeat(status("a", "host-a", GIB), status("b", "host-b", 2 * GIB),
-        status("c", "host-c", GIB));
+    f.heartbeat(
+        status("a", "host-a", GIB), status("b", "host-b", 2 * GIB), status("c", "host-c", GIB));
 
     Assignment assignment = f.assign(1000, 1);
 
@@ -264,15 +275,17 @@ class BalanceTest {
     for (Map.Entry<String, Integer> e : copies.entrySet()) {
       double half = e.getValue() / 2.0;
       int primary = primaries.getOrDefault(e.getKey(), 0);
-      assertTrue(Math.abs(primary - half) <= 1, e.getKey() + " is primary for " + primary + " of "
-          + e.getValue() + " copies");
+      assertTrue(
+          Math.abs(primary - half) <= 1,
+          e.getKey() + " is primary for " + primary + " of " + e.getValue() + " copies");
     }
   }
 
   @Test
   void tagsRestrictTheChoice() {
     AssignerFixture f = new AssignerFixture(100);
-    f.heartbeat(TestServers.builder("ssd1", "h1").free(GIB).tags("ssd", "rack1").build(),
+    f.heartbeat(
+        TestServers.builder("ssd1", "h1").free(GIB).tags("ssd", "rack1").build(),
         TestServers.builder("ssd2", "h2").free(GIB).tags("ssd").build(),
         TestServers.builder("hdd1", "h3").free(8 * GIB).tags("hdd").build());
 

@@ -35,7 +35,8 @@ class LivenessTest {
 
     f.clock.advance(Duration.ofSeconds(1));
     // Not swept yet: the assigner itself sees that a turned stale.
-    assertEquals(ServerCondition.STALE, f.registry.condition(f.registry.get("a"), f.clock.millis()));
+    assertEquals(
+        ServerCondition.STALE, f.registry.condition(f.registry.get("a"), f.clock.millis()));
     assertEquals(Set.of("b"), used(f.assign(10, 1)));
 
     assertEquals(List.of("a"), f.registry.expireStale().stream().map(r -> r.id()).toList());
@@ -72,16 +73,19 @@ class LivenessTest {
     f.heartbeat(status("a", "h1", GIB), status("b", "h2", GIB));
     f.assign(10, 1);
 
-    f.heartbeat(TestServers.builder("a", "h1").free(GIB).state(ServerState.DECOMMISSIONING).build());
+    f.heartbeat(
+        TestServers.builder("a", "h1").free(GIB).state(ServerState.DECOMMISSIONING).build());
 
     assertEquals(Set.of("b"), used(f.assign(10, 1)));
-    assertEquals(ServerCondition.DECOMMISSIONING,
+    assertEquals(
+        ServerCondition.DECOMMISSIONING,
         f.registry.condition(f.registry.get("a"), f.clock.millis()));
   }
 
   @Test
   void anUnhealthyServerGetsNothingNew() {
-    f.heartbeat(TestServers.builder("a", "h1").free(GIB).state(ServerState.UNHEALTHY).build(),
+    f.heartbeat(
+        TestServers.builder("a", "h1").free(GIB).state(ServerState.UNHEALTHY).build(),
         status("b", "h2", GIB));
 
     assertEquals(Set.of("b"), used(f.assign(10, 1)));
@@ -89,12 +93,13 @@ class LivenessTest {
 
   @Test
   void aServerWithoutAHealthyDiskGetsNothingNewButOneHealthyDiskIsEnough() {
-    f.heartbeat(TestServers.builder("a", "h1").free(GIB).disks(FAILED_DISK).build(),
+    f.heartbeat(
+        TestServers.builder("a", "h1").free(GIB).disks(FAILED_DISK).build(),
         TestServers.builder("b", "h2").free(GIB).disks(HEALTHY_DISK, FAILED_DISK).build());
 
     assertEquals(Set.of("b"), used(f.assign(10, 1)));
-    assertEquals(ServerCondition.UNHEALTHY,
-        f.registry.condition(f.registry.get("a"), f.clock.millis()));
+    assertEquals(
+        ServerCondition.UNHEALTHY, f.registry.condition(f.registry.get("a"), f.clock.millis()));
 
     f.heartbeat(TestServers.builder("a", "h1").free(GIB).disks(HEALTHY_DISK).build());
     assertEquals(Set.of("a", "b"), used(f.assign(10, 1)));
@@ -145,13 +150,16 @@ class LivenessTest {
 
   @Test
   void tooFewServersForTheCopiesIsAClearError() {
-    f.heartbeat(status("a", "h1", GIB), status("b", "h2", GIB),
+    f.heartbeat(
+        status("a", "h1", GIB),
+        status("b", "h2", GIB),
         TestServers.builder("c", "h3").free(GIB).state(ServerState.DECOMMISSIONING).build());
 
     RequestRefusedException e = assertThrows(RequestRefusedException.class, () -> f.assign(10, 3));
 
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, e.status());
-    assertTrue(e.getMessage().contains("3 copies of each partition need 3 servers, but only 2"),
+    assertTrue(
+        e.getMessage().contains("3 copies of each partition need 3 servers, but only 2"),
         e.getMessage());
     assertTrue(e.getMessage().contains("1 decommissioning"), e.getMessage());
   }
@@ -160,8 +168,10 @@ class LivenessTest {
   void noServerWithTheTagsIsAClearError() {
     f.heartbeat(TestServers.builder("a", "h1").free(GIB).tags("hdd").build());
 
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> f.assigner.assign(10, 1, List.of("ssd"), Set.of()));
+    RequestRefusedException e =
+        assertThrows(
+            RequestRefusedException.class,
+            () -> f.assigner.assign(10, 1, List.of("ssd"), Set.of()));
 
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, e.status());
     assertTrue(e.getMessage().contains("with tags [ssd]"), e.getMessage());

@@ -54,7 +54,8 @@ class SnapshotRefreshTest {
     heartbeat(status("a", "h1", GIB), status("b", "h2", GIB));
     primaries(10);
 
-    registry.heartbeat(TestServers.builder("a", "h1").free(GIB).state(ServerState.UNHEALTHY).build());
+    registry.heartbeat(
+        TestServers.builder("a", "h1").free(GIB).state(ServerState.UNHEALTHY).build());
     assertEquals(Map.of("b", 10), primaries(10));
 
     exclusions.exclude("b");

@@ -13,8 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExclusionFileWatcherTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final ExclusionList exclusions = new ExclusionList();
 
@@ -25,7 +24,8 @@ class ExclusionFileWatcherTest {
     ExclusionFileWatcher watcher = new ExclusionFileWatcher(file, exclusions);
 
     assertTrue(watcher.check());
-    assertEquals(Map.of("server-1", ExclusionReason.FILE, "server-2", ExclusionReason.FILE),
+    assertEquals(
+        Map.of("server-1", ExclusionReason.FILE, "server-2", ExclusionReason.FILE),
         exclusions.all());
     assertFalse(watcher.check(), "unchanged file read again");
 
@@ -62,7 +62,14 @@ class ExclusionFileWatcherTest {
 
     watcher.check();
 
-    assertEquals(Map.of("server-1", ExclusionReason.FILE, "server-7", ExclusionReason.ADMIN,
-        "server-8", ExclusionReason.DECOMMISSION), exclusions.all());
+    assertEquals(
+        Map.of(
+            "server-1",
+            ExclusionReason.FILE,
+            "server-7",
+            ExclusionReason.ADMIN,
+            "server-8",
+            ExclusionReason.DECOMMISSION),
+        exclusions.all());
   }
 }

@@ -40,16 +40,21 @@ class AdminAccessTest {
 
   @Test
   void offLoopbackWithoutATokenEveryAdminCallIsRefused() throws Exception {
-    CoordinatorServer coordinator = CoordinatorTestSupport.start(CoordinatorTestSupport.conf()
-        .with(CoordinatorOptions.BIND_HOST, "0.0.0.0")
-        .with(AuthOptions.INSECURE_OFF_LOOPBACK, "true"));
+    CoordinatorServer coordinator =
+        CoordinatorTestSupport.start(
+            CoordinatorTestSupport.conf()
+                .with(CoordinatorOptions.BIND_HOST, "0.0.0.0")
+                .with(AuthOptions.INSECURE_OFF_LOOPBACK, "true"));
     try {
       int http = coordinator.httpPort();
-      HttpResponse<String> refused =
-          CoordinatorTestSupport.post(http, "/admin/exclude?server=s1");
+      HttpResponse<String> refused = CoordinatorTestSupport.post(http, "/admin/exclude?server=s1");
       assertEquals(403, refused.statusCode(), refused.body());
-      assertTrue(refused.body().contains("listens on 0.0.0.0 ('coordinator.bind.host'), off "
-          + "loopback and no admin token is configured ('coordinator.admin.token.file')"),
+      assertTrue(
+          refused
+              .body()
+              .contains(
+                  "listens on 0.0.0.0 ('coordinator.bind.host'), off "
+                      + "loopback and no admin token is configured ('coordinator.admin.token.file')"),
           refused.body());
       assertEquals(200, CoordinatorTestSupport.get(http, "/status").statusCode());
     } finally {
@@ -61,20 +66,24 @@ class AdminAccessTest {
   void offLoopbackTheTokenOpensAdminCalls() throws Exception {
     Path tokenFile = Files.writeString(dir.resolve("admin.token"), TOKEN);
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
-    SluiceConf conf = CoordinatorTestSupport.conf()
-        .with(CoordinatorOptions.BIND_HOST, "0.0.0.0")
-        .with(AuthOptions.INSECURE_OFF_LOOPBACK, "true")
-        .with(CoordinatorOptions.ADMIN_TOKEN_FILE, tokenFile.toString());
+    SluiceConf conf =
+        CoordinatorTestSupport.conf()
+            .with(CoordinatorOptions.BIND_HOST, "0.0.0.0")
+            .with(AuthOptions.INSECURE_OFF_LOOPBACK, "true")
+            .with(CoordinatorOptions.ADMIN_TOKEN_FILE, tokenFile.toString());
     CoordinatorServer coordinator = CoordinatorTestSupport.start(conf);
     try {
       int http = coordinator.httpPort();
-      assertEquals(401, CoordinatorTestSupport.post(http, "/admin/exclude?server=s1")
-          .statusCode());
-      HttpResponse<String> excluded = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + http + "/admin/exclude?server=s1"))
-          .header("Authorization", "Bearer " + TOKEN)
-          .POST(HttpRequest.BodyPublishers.noBody()).build(),
-          HttpResponse.BodyHandlers.ofString());
+      assertEquals(401, CoordinatorTestSupport.post(http, "/admin/exclude?server=s1").statusCode());
+      HttpResponse<String> excluded =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + http + "/admin/exclude?server=s1"))
+                      .header("Authorization", "Bearer " + TOKEN)
+                      .POST(HttpRequest.BodyPublishers.noBody())
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(200, excluded.statusCode(), excluded.body());
     } finally {
       coordinator.close();

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 class ClusterPageTest {
   private static Map<String, Object> status(String serverId, String user) {
-    Map<String, Object> disk = Map.of("path", "/data/1", "totalBytes", 100L << 30,
-        "usedBytes", 25L << 30, "healthy", true);
+    Map<String, Object> disk =
+        Map.of(
+            "path", "/data/1", "totalBytes", 100L << 30, "usedBytes", 25L << 30, "healthy", true);
     Map<String, Object> server = new LinkedHashMap<>();
     server.put("id", serverId);
     server.put("host", "shuffle-1");
@@ -43,8 +44,11 @@ class ClusterPageTest {
   void showsEveryServerWithItsConditionAndLoad() {
     String page = ClusterPage.render(status("server-a", "alice"));
     assertTrue(page.startsWith("<!DOCTYPE html>"), page);
-    assertTrue(page.contains("<td>server-a</td><td>shuffle-1:19999 (HTTP 19998)</td>"
-        + "<td class=\"active\">active</td>"), page);
+    assertTrue(
+        page.contains(
+            "<td>server-a</td><td>shuffle-1:19999 (HTTP 19998)</td>"
+                + "<td class=\"active\">active</td>"),
+        page);
     assertTrue(page.contains("512 / 1,024 MiB"), page);
     assertTrue(page.contains("1 / 1"), "disks healthy / all: " + page);
     assertTrue(page.contains("<td>alice</td>"), page);

@@ -17,10 +17,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class HeartbeatValidationTest {
   private final ManualClock clock = new ManualClock(0);
@@ -57,15 +57,15 @@ class HeartbeatValidationTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("garbage")
-  void garbageIsRefusedAndLeavesTheRegistryAsItWas(String what,
-      UnaryOperator<TestServers.Builder> change) {
+  void garbageIsRefusedAndLeavesTheRegistryAsItWas(
+      String what, UnaryOperator<TestServers.Builder> change) {
     ServerStatus good = TestServers.builder("good", "h1").free(GIB).build();
     registry.heartbeat(good);
     long version = registry.version();
     ServerStatus garbage = change.apply(TestServers.builder("good", "h1").free(GIB)).build();
 
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> registry.heartbeat(garbage));
+    RequestRefusedException e =
+        assertThrows(RequestRefusedException.class, () -> registry.heartbeat(garbage));
 
     assertEquals(StatusCode.INVALID_REQUEST, e.status(), what);
     assertEquals(1, registry.size());
@@ -78,11 +78,14 @@ class HeartbeatValidationTest {
     ServerStatus original = TestServers.builder("s1", "host-a").port(19999).build();
     registry.heartbeat(original);
 
-    RequestRefusedException e = assertThrows(RequestRefusedException.class,
-        () -> registry.heartbeat(TestServers.builder("s1", "host-b").port(19999).build()));
+    RequestRefusedException e =
+        assertThrows(
+            RequestRefusedException.class,
+            () -> registry.heartbeat(TestServers.builder("s1", "host-b").port(19999).build()));
 
     assertEquals(StatusCode.INVALID_REQUEST, e.status());
-    assertTrue(e.getMessage().contains("in use by the live server at host-a:19999"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("in use by the live server at host-a:19999"), e.getMessage());
     assertSame(original, registry.get("s1").status());
   }
 

@@ -26,11 +26,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * Decides what to flush and when. A partition past {@code buffer.partition.flush.threshold} is
  * flushed on its own; when the push pool says flushing must start ({@link PushBufferPool}'s
  * watermarks), a round queues the largest partitions until the bytes the pool asks for are on their
- * way to disk. Each partition has at most one
- * flush queued or running; flushes run on the threads of the disk they write to.
+ * way to disk. Each partition has at most one flush queued or running; flushes run on the threads
+ * of the disk they write to.
  */
 public final class FlushManager implements Closeable {
   private static final long PLAN_INTERVAL_MILLIS = 50;
+
   /**
    * Pushes over the high watermark ask for a round at most this often. A round queues flushes for
    * everything above the low watermark, so rounds one push apart find the same partitions already
@@ -40,8 +41,10 @@ public final class FlushManager implements Closeable {
 
   private final ShuffleStore store;
   private final DiskManager disks;
+
   /** Null without an HDFS tier. */
   private final HdfsTier hdfs;
+
   private final PushBufferPool pool;
   private final PartitionFlusher flusher;
   private final long partitionThreshold;
@@ -53,14 +56,27 @@ public final class FlushManager implements Closeable {
   private final AtomicInteger queued = new AtomicInteger();
   private volatile boolean storageAvailable = true;
 
-  public FlushManager(ShuffleStore store, DiskManager disks, PushBufferPool pool,
-      PartitionFlusher flusher, long partitionThreshold, ServerMetrics metrics) {
+  public FlushManager(
+      ShuffleStore store,
+      DiskManager disks,
+      PushBufferPool pool,
+      PartitionFlusher flusher,
+      long partitionThreshold,
+      ServerMetrics metrics) {
     this(store, disks, null, pool, flusher, partitionThreshold, metrics);
   }
 
-  /** @param hdfs the HDFS tier, which takes flushes that no local dir can; or null */
-  public FlushManager(ShuffleStore store, DiskManager disks, HdfsTier hdfs, PushBufferPool pool,
-      PartitionFlusher flusher, long partitionThreshold, ServerMetrics metrics) {
+  /**
+   * @param hdfs the HDFS tier, which takes flushes that no local dir can; or null
+   */
+  public FlushManager(
+      ShuffleStore store,
+      DiskManager disks,
+      HdfsTier hdfs,
+      PushBufferPool pool,
+      PartitionFlusher flusher,
+      long partitionThreshold,
+      ServerMetrics metrics) {
     this.store = store;
     this.disks = disks;
     this.hdfs = hdfs;
@@ -68,13 +84,15 @@ public final class FlushManager implements Closeable {
     this.flusher = flusher;
     this.partitionThreshold = partitionThreshold;
     this.metrics = metrics;
-    this.planner = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "sluice-flush-planner");
-      t.setDaemon(true);
-      return t;
-    });
-    planner.scheduleWithFixedDelay(this::planRound, PLAN_INTERVAL_MILLIS, PLAN_INTERVAL_MILLIS,
-        TimeUnit.MILLISECONDS);
+    this.planner =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "sluice-flush-planner");
+              t.setDaemon(true);
+              return t;
+            });
+    planner.scheduleWithFixedDelay(
+        this::planRound, PLAN_INTERVAL_MILLIS, PLAN_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /** Called after blocks were added to {@code partition}; cheap enough for the event loop. */
@@ -170,18 +188,20 @@ public final class FlushManager implements Closeable {
     queued.incrementAndGet();
     metrics.flushQueued(queued.get());
     try {
-      executor.execute(() -> {
-        try {
-          flusher.flush(partition);
-        } finally {
-          metrics.flushQueued(queued.decrementAndGet());
-        }
-        // Pushes that arrived while this flush ran found it queued and queued nothing: what they
-        // left past the threshold goes now, not at the next push or memory shortage.
-        if (storageAvailable && partition.unflushedBytes() >= partitionThreshold) {
-          queue(partition);
-        }
-      });
+      executor.execute(
+          () -> {
+            try {
+              flusher.flush(partition);
+            } finally {
+              metrics.flushQueued(queued.decrementAndGet());
+            }
+            // Pushes that arrived while this flush ran found it queued and queued nothing: what
+            // they
+            // left past the threshold goes now, not at the next push or memory shortage.
+            if (storageAvailable && partition.unflushedBytes() >= partitionThreshold) {
+              queue(partition);
+            }
+          });
     } catch (RejectedExecutionException e) {
       // The server is stopping: its flush threads take no more work.
       partition.cancelQueuedFlush();
@@ -192,8 +212,8 @@ public final class FlushManager implements Closeable {
   }
 
   /**
-   * Writes every block still in memory to disk and waits until all are readable from there, at
-   * most {@code timeout}; for a server that stops and will serve its data again after a restart.
+   * Writes every block still in memory to disk and waits until all are readable from there, at most
+   * {@code timeout}; for a server that stops and will serve its data again after a restart.
    *
    * @return whether nothing is left in memory
    */

@@ -1,11 +1,11 @@
 package io.sluice.server.flush;
 
 /**
- * Indexes of sizes, largest first, taken one at a time: a binary max-heap over primitive arrays.
- * A flush round usually takes a few of many partitions, so building the heap (linear) and taking
- * k of them (k log n) costs less than sorting them all, and nothing is boxed. (The sort of boxed
- * indexes this replaced also shared {@code TimSort} with sorts of other element types, which made
- * the JIT compile both again and again.)
+ * Indexes of sizes, largest first, taken one at a time: a binary max-heap over primitive arrays. A
+ * flush round usually takes a few of many partitions, so building the heap (linear) and taking k of
+ * them (k log n) costs less than sorting them all, and nothing is boxed. (The sort of boxed indexes
+ * this replaced also shared {@code TimSort} with sorts of other element types, which made the JIT
+ * compile both again and again.)
  */
 final class LargestFirst {
   private final long[] sizes;

@@ -7,9 +7,9 @@ import java.io.InputStream;
 
 /**
  * The body of a push received straight into the push pool ({@link PushPlacer}): its blocks'
- * buffers, written by the socket, and the CRC32C of each as it arrived. Owns them until {@link PushHandler} takes them; released before
- * that (the push was refused before its handler saw it), it frees them into the pool. Used on the
- * connection's event loop only.
+ * buffers, written by the socket, and the CRC32C of each as it arrived. Owns them until {@link
+ * PushHandler} takes them; released before that (the push was refused before its handler saw it),
+ * it frees them into the pool. Used on the connection's event loop only.
  */
 final class PlacedBlocks extends ManagedBuffer {
   private final PushBufferPool pool;

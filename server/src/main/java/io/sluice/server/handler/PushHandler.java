@@ -26,12 +26,13 @@ import java.util.Set;
 /**
  * Takes a push: copies each block once, out of the network's receive buffers, into an exact-size
  * buffer of the push pool (unless the socket read it into one already: {@link PushPlacer}), and
- * checks the block against its CRC32C (a mismatch refuses the whole push with CORRUPT_BLOCK). When the pool cannot take the whole frame nothing is kept and the client
- * gets the retriable NO_BUFFER answer; when no disk can take data, STORAGE_UNAVAILABLE. Partitions
- * that carry a replica chain are forwarded to the chain's next server from those copies, and the
- * blocks are kept and acknowledged only once every next server acknowledged: what this server
- * acknowledges, every server of the chain holds. Runs on the event loop: a memory copy is all it
- * does before answering or forwarding.
+ * checks the block against its CRC32C (a mismatch refuses the whole push with CORRUPT_BLOCK). When
+ * the pool cannot take the whole frame nothing is kept and the client gets the retriable NO_BUFFER
+ * answer; when no disk can take data, STORAGE_UNAVAILABLE. Partitions that carry a replica chain
+ * are forwarded to the chain's next server from those copies, and the blocks are kept and
+ * acknowledged only once every next server acknowledged: what this server acknowledges, every
+ * server of the chain holds. Runs on the event loop: a memory copy is all it does before answering
+ * or forwarding.
  */
 final class PushHandler {
   private final ShuffleStore store;
@@ -40,8 +41,12 @@ final class PushHandler {
   private final ReplicaForwarder forwarder;
   private final ServerMetrics metrics;
 
-  PushHandler(ShuffleStore store, PushBufferPool pool, FlushManager flushManager,
-      ReplicaForwarder forwarder, ServerMetrics metrics) {
+  PushHandler(
+      ShuffleStore store,
+      PushBufferPool pool,
+      FlushManager flushManager,
+      ReplicaForwarder forwarder,
+      ServerMetrics metrics) {
     this.store = store;
     this.pool = pool;
     this.flushManager = flushManager;
@@ -56,8 +61,13 @@ final class PushHandler {
     try {
       // A placed push was admitted when its header arrived; admitted again now, as its shuffle
       // may have been unregistered (or the server begun draining) while its body arrived.
-      shuffle = admit(push.appId(), push.shuffleId(), push.replicaChains(), push.blocks(),
-          push.body().size());
+      shuffle =
+          admit(
+              push.appId(),
+              push.shuffleId(),
+              push.replicaChains(),
+              push.blocks(),
+              push.body().size());
       if (push.body() instanceof PlacedBlocks placed) {
         copies = checkPlaced(push.blocks(), placed.crcs(), placed.take());
         metrics.receivedInPlace(push.body().size());
@@ -77,22 +87,29 @@ final class PushHandler {
       channel.respond(StatusResponse.ok(push.requestId()));
       return;
     }
-    forwarder.forward(push.appId(), push.shuffleId(), chains, push.blocks(), copies)
-        .whenComplete((ok, error) -> {
-          if (error == null) {
-            keep(shuffle, push.blocks(), copies, lastCopies);
-            metrics.replicated(forwardedBytes(chains, push.blocks()));
-            channel.respond(StatusResponse.ok(push.requestId()));
-          } else {
-            for (ByteBuf copy : copies) {
-              pool.free(copy);
-            }
-            Throwable cause = Retries.unwrap(error);
-            refused(channel, push.requestId(), cause instanceof RequestRejectedException r ? r
-                : new RequestRejectedException(StatusCode.REPLICA_UNAVAILABLE,
-                    "forwarding to a replica failed: " + cause));
-          }
-        });
+    forwarder
+        .forward(push.appId(), push.shuffleId(), chains, push.blocks(), copies)
+        .whenComplete(
+            (ok, error) -> {
+              if (error == null) {
+                keep(shuffle, push.blocks(), copies, lastCopies);
+                metrics.replicated(forwardedBytes(chains, push.blocks()));
+                channel.respond(StatusResponse.ok(push.requestId()));
+              } else {
+                for (ByteBuf copy : copies) {
+                  pool.free(copy);
+                }
+                Throwable cause = Retries.unwrap(error);
+                refused(
+                    channel,
+                    push.requestId(),
+                    cause instanceof RequestRejectedException r
+                        ? r
+                        : new RequestRejectedException(
+                            StatusCode.REPLICA_UNAVAILABLE,
+                            "forwarding to a replica failed: " + cause));
+              }
+            });
   }
 
   private static boolean forwardsNothing(List<ReplicaChain> chains) {
@@ -144,14 +161,18 @@ final class PushHandler {
   }
 
   /**
-   * The pool buffers for a push whose header arrived, to receive its blocks into
-   * ({@link PushPlacer}); null when the push would not be admitted now or the pool has no room for
-   * every block, the usual path then receives it and answers. Nothing is counted as refused here.
+   * The pool buffers for a push whose header arrived, to receive its blocks into ({@link
+   * PushPlacer}); null when the push would not be admitted now or the pool has no room for every
+   * block, the usual path then receives it and answers. Nothing is counted as refused here.
    */
   ByteBuf[] placeBlocks(PushDataRequest.Header header) {
     List<BlockDescriptor> blocks = header.blocks();
     try {
-      admit(header.appId(), header.shuffleId(), header.replicaChains(), blocks,
+      admit(
+          header.appId(),
+          header.shuffleId(),
+          header.replicaChains(),
+          blocks,
           BlockDescriptor.totalLength(blocks));
     } catch (RequestRejectedException e) {
       return null;
@@ -195,8 +216,12 @@ final class PushHandler {
   }
 
   /** Checks a push against its shuffle and the server's state; returns the shuffle. */
-  private ShuffleState admit(String appId, int shuffleId, List<ReplicaChain> chains,
-      List<BlockDescriptor> blocks, long bodySize) {
+  private ShuffleState admit(
+      String appId,
+      int shuffleId,
+      List<ReplicaChain> chains,
+      List<BlockDescriptor> blocks,
+      long bodySize) {
     store.checkTakingData();
     ShuffleState shuffle = store.shuffle(appId, shuffleId);
     for (BlockDescriptor b : blocks) {
@@ -206,9 +231,12 @@ final class PushHandler {
       ShuffleStore.checkPartition(shuffle, chain.partitionId());
     }
     if (!flushManager.storageAvailable()) {
-      throw new RequestRejectedException(StatusCode.STORAGE_UNAVAILABLE,
+      throw new RequestRejectedException(
+          StatusCode.STORAGE_UNAVAILABLE,
           "no local directory of this server can take data (all full or failing; see "
-              + ServerOptions.LOCAL_DIRS.key() + " and " + ServerOptions.DISK_MIN_FREE.key()
+              + ServerOptions.LOCAL_DIRS.key()
+              + " and "
+              + ServerOptions.DISK_MIN_FREE.key()
               + (flushManager.hasHdfsTier()
                   ? "), nor can its HDFS tier (" + ServerOptions.HDFS_DIR.key() + ")"
                   : "; or set " + ServerOptions.HDFS_DIR.key() + " for an HDFS tier)"));
@@ -218,20 +246,33 @@ final class PushHandler {
       charged += pool.chargeOf(block.length());
     }
     if (!pool.canEverHold(charged)) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a push of "
-          + bodySize + " bytes in " + blocks.size() + " blocks, which take "
-          + charged + " bytes of push memory (each at least " + pool.minBlockCharge()
-          + ", " + ServerOptions.BUFFER_CAPACITY.key() + " / "
-          + ServerOptions.HEAP_BLOCKS_IN_MEMORY.key() + "), can never fit this server's "
-          + pool.capacity() + " bytes (" + ServerOptions.BUFFER_CAPACITY.key()
-          + "); push smaller batches");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "a push of "
+              + bodySize
+              + " bytes in "
+              + blocks.size()
+              + " blocks, which take "
+              + charged
+              + " bytes of push memory (each at least "
+              + pool.minBlockCharge()
+              + ", "
+              + ServerOptions.BUFFER_CAPACITY.key()
+              + " / "
+              + ServerOptions.HEAP_BLOCKS_IN_MEMORY.key()
+              + "), can never fit this server's "
+              + pool.capacity()
+              + " bytes ("
+              + ServerOptions.BUFFER_CAPACITY.key()
+              + "); push smaller batches");
     }
     // The partitions exist before any block is copied: creating one may be refused (its state
     // counts against the bookkeeping budget), and nothing of the push is kept then.
     for (BlockDescriptor b : blocks) {
       if (shuffle.partition(b.partitionId()) == null) {
-        throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE, "shuffle "
-            + shuffleId + " of " + appId + " was unregistered");
+        throw new RequestRejectedException(
+            StatusCode.UNKNOWN_SHUFFLE,
+            "shuffle " + shuffleId + " of " + appId + " was unregistered");
       }
     }
     return shuffle;
@@ -249,9 +290,15 @@ final class PushHandler {
         ByteBuf copy = pool.tryAllocate(length);
         if (copy == null) {
           flushManager.requestRound();
-          throw new RequestRejectedException(StatusCode.NO_BUFFER, "push memory is full ("
-              + pool.usedBytes() + " of " + pool.capacity() + " bytes, "
-              + ServerOptions.BUFFER_CAPACITY.key() + "); retry later");
+          throw new RequestRejectedException(
+              StatusCode.NO_BUFFER,
+              "push memory is full ("
+                  + pool.usedBytes()
+                  + " of "
+                  + pool.capacity()
+                  + " bytes, "
+                  + ServerOptions.BUFFER_CAPACITY.key()
+                  + "); retry later");
         }
         copies[i] = copy.writeBytes(body, offset, length);
         checkCrc(blocks.get(i), copy);
@@ -278,22 +325,33 @@ final class PushHandler {
 
   private static void checkCrc(BlockDescriptor block, int crc) {
     if (crc != block.crc32c()) {
-      throw new RequestRejectedException(StatusCode.CORRUPT_BLOCK, "block " + block.sequence()
-          + " of map attempt " + block.taskAttemptId() + " for partition " + block.partitionId()
-          + " arrived with CRC32C " + Integer.toHexString(crc) + ", its descriptor says "
-          + Integer.toHexString(block.crc32c()) + "; nothing of the push was kept");
+      throw new RequestRejectedException(
+          StatusCode.CORRUPT_BLOCK,
+          "block "
+              + block.sequence()
+              + " of map attempt "
+              + block.taskAttemptId()
+              + " for partition "
+              + block.partitionId()
+              + " arrived with CRC32C "
+              + Integer.toHexString(crc)
+              + ", its descriptor says "
+              + Integer.toHexString(block.crc32c())
+              + "; nothing of the push was kept");
     }
   }
 
   /** Hands the copies to their partitions, which own them from now on. */
-  private void keep(ShuffleState shuffle, List<BlockDescriptor> blocks, ByteBuf[] copies,
+  private void keep(
+      ShuffleState shuffle,
+      List<BlockDescriptor> blocks,
+      ByteBuf[] copies,
       Set<Integer> lastCopies) {
     long bytes = 0;
     for (int i = 0; i < copies.length; i++) {
       BlockDescriptor b = blocks.get(i);
       PartitionState partition = shuffle.existingPartition(b.partitionId());
-      if (partition != null
-          && partition.add(b, copies[i], lastCopies.contains(b.partitionId()))) {
+      if (partition != null && partition.add(b, copies[i], lastCopies.contains(b.partitionId()))) {
         flushManager.afterPush(partition);
       } else {
         // The shuffle was deleted while this push was in flight (admit created the partition):

@@ -29,8 +29,12 @@ final class PushMemoryGate implements FrameGate {
   private final Duration maxWait;
   private final TransportChannel channel;
 
-  PushMemoryGate(PushBufferPool pool, FlushManager flushManager, ServerMetrics metrics,
-      Duration maxWait, TransportChannel channel) {
+  PushMemoryGate(
+      PushBufferPool pool,
+      FlushManager flushManager,
+      ServerMetrics metrics,
+      Duration maxWait,
+      TransportChannel channel) {
     this.pool = pool;
     this.flushManager = flushManager;
     this.metrics = metrics;
@@ -40,7 +44,8 @@ final class PushMemoryGate implements FrameGate {
 
   @Override
   public boolean admitOrQueue(MessageType type, int frameLength, Runnable resume) {
-    if (type != MessageType.PUSH_DATA_REQUEST || maxWait.isZero()
+    if (type != MessageType.PUSH_DATA_REQUEST
+        || maxWait.isZero()
         || frameLength > pool.capacity()
         || channel.clientId().startsWith(ReplicaForwarder.CLIENT_ID_PREFIX)) {
       return true;

@@ -14,11 +14,11 @@ import java.util.zip.CRC32C;
 
 /**
  * One connection's offer to receive large pushes straight into the push pool: once a push's header
- * arrived, its blocks' buffers are taken from the pool and the socket reads the blocks into them, so
- * that they are not copied out of the network's receive buffers afterwards (the copy took a seventh
- * of the event loops' CPU under steady ingest). Each block's CRC32C is computed as its bytes arrive,
- * still in the processor's cache; {@link PushHandler} then checks it and keeps the blocks as it
- * keeps copies.
+ * arrived, its blocks' buffers are taken from the pool and the socket reads the blocks into them,
+ * so that they are not copied out of the network's receive buffers afterwards (the copy took a
+ * seventh of the event loops' CPU under steady ingest). Each block's CRC32C is computed as its
+ * bytes arrive, still in the processor's cache; {@link PushHandler} then checks it and keeps the
+ * blocks as it keeps copies.
  *
  * <p>Only a push the usual path would admit now is placed: after the connection's handshake, on an
  * authenticated connection only for an application it may act for, for a registered shuffle and
@@ -33,8 +33,8 @@ final class PushPlacer implements BodyPlacer {
   private final TransportChannel channel;
   private final boolean authRequired;
 
-  PushPlacer(PushHandler pushes, PushBufferPool pool, TransportChannel channel,
-      boolean authRequired) {
+  PushPlacer(
+      PushHandler pushes, PushBufferPool pool, TransportChannel channel, boolean authRequired) {
     this.pushes = pushes;
     this.pool = pool;
     this.channel = channel;
@@ -59,8 +59,7 @@ final class PushPlacer implements BodyPlacer {
     }
     int headerLength = in.readerIndex() - start;
     long bodyLength = frameLength - headerLength;
-    if (BlockDescriptor.totalLength(header.blocks()) != bodyLength
-        || !mayActFor(header.appId())) {
+    if (BlockDescriptor.totalLength(header.blocks()) != bodyLength || !mayActFor(header.appId())) {
       return null;
     }
     ByteBuf[] blocks;
@@ -85,8 +84,8 @@ final class PushPlacer implements BodyPlacer {
     private final CRC32C[] crcs;
     private final long bodyLength;
 
-    PushPlacement(PushDataRequest.Header header, int headerLength, ByteBuf[] blocks,
-        long bodyLength) {
+    PushPlacement(
+        PushDataRequest.Header header, int headerLength, ByteBuf[] blocks, long bodyLength) {
       this.header = header;
       this.headerLength = headerLength;
       this.blocks = blocks;

@@ -40,23 +40,28 @@ import org.slf4j.LoggerFactory;
  * Serves reads. Flushed data leaves as file segments (sendfile, or chunked under TLS) and holds no
  * memory; in-memory blocks leave as retained slices charged to the read budget until written. Data
  * on the HDFS tier is read on the tier's read threads (never an event loop) into a buffer charged
- * to the read budget until written. A
- * reader reads memory first and then the index, so every acknowledged block is seen at least once.
- * No answer is larger than the maximum frame size, nor than what the reader asked for: memory reads
- * and index pages are cut to fit both, and a data range (or, for readers before protocol 5, a whole
- * index) that cannot fit is refused for good.
+ * to the read budget until written. A reader reads memory first and then the index, so every
+ * acknowledged block is seen at least once. No answer is larger than the maximum frame size, nor
+ * than what the reader asked for: memory reads and index pages are cut to fit both, and a data
+ * range (or, for readers before protocol 5, a whole index) that cannot fit is refused for good.
  */
 final class ReadHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ReadHandler.class);
   private final ShuffleStore store;
   private final ReadBudget readBudget;
   private final ServerMetrics metrics;
+
   /** Threads that read the HDFS tier; null without one. */
   private final Executor remoteReads;
+
   private final int maxFrameSize;
 
-  ReadHandler(ShuffleStore store, ReadBudget readBudget, ServerMetrics metrics,
-      Executor remoteReads, int maxFrameSize) {
+  ReadHandler(
+      ShuffleStore store,
+      ReadBudget readBudget,
+      ServerMetrics metrics,
+      Executor remoteReads,
+      int maxFrameSize) {
     this.store = store;
     this.readBudget = readBudget;
     this.metrics = metrics;
@@ -70,8 +75,8 @@ final class ReadHandler {
   void fetchIndex(TransportChannel channel, FetchIndexRequest req, ByteBufAllocator alloc) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (files == null) {
-      channel.respond(FetchIndexResponse.ok(req.requestId(), 0,
-          new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
+      channel.respond(
+          FetchIndexResponse.ok(req.requestId(), 0, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
     // One snapshot for the length, the index and where it lives: a flush that publishes meanwhile
@@ -82,7 +87,8 @@ final class ReadHandler {
       if (!readBudget.tryReserve(reserved)) {
         throw readMemorySpent();
       }
-      readRemotely(channel, req.requestId(), reserved, () -> answerIndex(channel, req, view, alloc));
+      readRemotely(
+          channel, req.requestId(), reserved, () -> answerIndex(channel, req, view, alloc));
       return;
     }
     if (view.readsIntoMemory()) {
@@ -103,8 +109,11 @@ final class ReadHandler {
     answerIndex(channel, req, view, alloc);
   }
 
-  private ChannelFuture answerIndex(TransportChannel channel, FetchIndexRequest req,
-      PartitionFiles.IndexView view, ByteBufAllocator alloc) {
+  private ChannelFuture answerIndex(
+      TransportChannel channel,
+      FetchIndexRequest req,
+      PartitionFiles.IndexView view,
+      ByteBufAllocator alloc) {
     long dataLength = view.dataLength();
     ManagedBuffer index;
     try {
@@ -116,10 +125,17 @@ final class ReadHandler {
     long frame = TYPE_BYTE + answer.encodedLength() + index.size();
     if (frame > maxFrameSize) {
       answer.release();
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "the index of partition "
-          + req.partitionId() + " (" + index.size() + " bytes) does not fit one frame of "
-          + maxFrameSize + " bytes (" + TransportOptions.MAX_FRAME_SIZE.key()
-          + ", on this server and its readers)");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "the index of partition "
+              + req.partitionId()
+              + " ("
+              + index.size()
+              + " bytes) does not fit one frame of "
+              + maxFrameSize
+              + " bytes ("
+              + TransportOptions.MAX_FRAME_SIZE.key()
+              + ", on this server and its readers)");
     }
     metrics.read("index", index.size());
     return channel.respond(answer);
@@ -133,19 +149,32 @@ final class ReadHandler {
   void fetchIndexPage(TransportChannel channel, FetchIndexPageRequest req, ByteBufAllocator alloc) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
     if (req.fromEntry() < 0) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
-          "fromEntry must not be negative, got " + req.fromEntry());
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST, "fromEntry must not be negative, got " + req.fromEntry());
     }
-    long header = TYPE_BYTE + FetchIndexPageResponse.ok(req.requestId(), 0, 0, false,
-        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+    long header =
+        TYPE_BYTE
+            + FetchIndexPageResponse.ok(
+                    req.requestId(), 0, 0, false, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER))
+                .encodedLength();
     int maxEntries = (int) (Math.min(req.maxBytes(), maxFrameSize - header) / IndexEntry.SIZE);
     if (maxEntries < 1) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "maxBytes " + req.maxBytes()
-          + " leaves no room for one index entry of " + IndexEntry.SIZE + " bytes");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "maxBytes "
+              + req.maxBytes()
+              + " leaves no room for one index entry of "
+              + IndexEntry.SIZE
+              + " bytes");
     }
     if (files == null) {
-      channel.respond(FetchIndexPageResponse.ok(req.requestId(), 0, req.fromEntry(), false,
-          new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
+      channel.respond(
+          FetchIndexPageResponse.ok(
+              req.requestId(),
+              0,
+              req.fromEntry(),
+              false,
+              new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
     PartitionFiles.IndexView view = files.indexView();
@@ -155,15 +184,22 @@ final class ReadHandler {
       if (!readBudget.tryReserve(reserved)) {
         throw readMemorySpent();
       }
-      readRemotely(channel, req.requestId(), reserved, () -> answerIndexPage(channel, req, view,
-          page, maxEntries, alloc));
+      readRemotely(
+          channel,
+          req.requestId(),
+          reserved,
+          () -> answerIndexPage(channel, req, view, page, maxEntries, alloc));
       return;
     }
     answerIndexPage(channel, req, view, page, maxEntries, alloc);
   }
 
-  private ChannelFuture answerIndexPage(TransportChannel channel, FetchIndexPageRequest req,
-      PartitionFiles.IndexView view, PartitionFiles.IndexPage page, int maxEntries,
+  private ChannelFuture answerIndexPage(
+      TransportChannel channel,
+      FetchIndexPageRequest req,
+      PartitionFiles.IndexView view,
+      PartitionFiles.IndexPage page,
+      int maxEntries,
       ByteBufAllocator alloc) {
     ManagedBuffer entries;
     try {
@@ -178,43 +214,67 @@ final class ReadHandler {
       throw dataNotFound(req.partitionId(), e);
     }
     metrics.read("index", entries.size());
-    return channel.respond(FetchIndexPageResponse.ok(req.requestId(), page.dataLength(),
-        page.nextEntry(), page.hasMore(), entries));
+    return channel.respond(
+        FetchIndexPageResponse.ok(
+            req.requestId(), page.dataLength(), page.nextEntry(), page.hasMore(), entries));
   }
 
   void fetchData(TransportChannel channel, FetchDataRequest req, ByteBufAllocator alloc) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
-    if (req.offset() < 0 || req.length() < 0 || files == null
+    if (req.offset() < 0
+        || req.length() < 0
+        || files == null
         || req.offset() > files.dataLength() - req.length()) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "range [" + req.offset()
-          + ", +" + req.length() + ") is outside partition " + req.partitionId() + "'s "
-          + (files == null ? 0 : files.dataLength()) + " bytes on disk");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "range ["
+              + req.offset()
+              + ", +"
+              + req.length()
+              + ") is outside partition "
+              + req.partitionId()
+              + "'s "
+              + (files == null ? 0 : files.dataLength())
+              + " bytes on disk");
     }
-    long header = TYPE_BYTE + FetchDataResponse.ok(req.requestId(),
-        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+    long header =
+        TYPE_BYTE
+            + FetchDataResponse.ok(req.requestId(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER))
+                .encodedLength();
     if (header + req.length() > maxFrameSize) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "a range of "
-          + req.length() + " bytes does not fit one frame of " + maxFrameSize + " bytes ("
-          + TransportOptions.MAX_FRAME_SIZE.key() + "); ask for at most "
-          + (maxFrameSize - header) + " bytes per request");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "a range of "
+              + req.length()
+              + " bytes does not fit one frame of "
+              + maxFrameSize
+              + " bytes ("
+              + TransportOptions.MAX_FRAME_SIZE.key()
+              + "); ask for at most "
+              + (maxFrameSize - header)
+              + " bytes per request");
     }
     if (remoteReads != null && files.isRemote(req.offset())) {
       if (!readBudget.tryReserve(req.length())) {
         throw readMemorySpent();
       }
-      readRemotely(channel, req.requestId(), req.length(), () -> {
-        ManagedBuffer data;
-        try {
-          data = files.data(req.offset(), req.length(), alloc);
-        } catch (IOException e) {
-          throw dataNotFound(req.partitionId(), e);
-        } catch (IllegalArgumentException e) {
-          // The range was checked on arrival: the partition was deleted while the read waited.
-          throw new RequestRejectedException(StatusCode.DATA_NOT_FOUND, e.getMessage());
-        }
-        metrics.read("hdfs", data.size());
-        return channel.respond(FetchDataResponse.ok(req.requestId(), data));
-      });
+      readRemotely(
+          channel,
+          req.requestId(),
+          req.length(),
+          () -> {
+            ManagedBuffer data;
+            try {
+              data = files.data(req.offset(), req.length(), alloc);
+            } catch (IOException e) {
+              throw dataNotFound(req.partitionId(), e);
+            } catch (IllegalArgumentException e) {
+              // The range was checked on arrival: the partition was deleted while the read waited.
+              throw new RequestRejectedException(StatusCode.DATA_NOT_FOUND, e.getMessage());
+            }
+            metrics.read("hdfs", data.size());
+            return channel.respond(FetchDataResponse.ok(req.requestId(), data));
+          });
       return;
     }
     ManagedBuffer data;
@@ -224,87 +284,118 @@ final class ReadHandler {
       throw dataNotFound(req.partitionId(), e);
     }
     metrics.read("disk", data.size());
-    channel.respond(FetchDataResponse.ok(req.requestId(), data)).addListener(f -> {
-      if (!f.isSuccess() && f.cause() instanceof IOException e) {
-        files.sendFailed(req.offset(), e);
-      }
-    });
+    channel
+        .respond(FetchDataResponse.ok(req.requestId(), data))
+        .addListener(
+            f -> {
+              if (!f.isSuccess() && f.cause() instanceof IOException e) {
+                files.sendFailed(req.offset(), e);
+              }
+            });
   }
 
   /**
    * Runs {@code read} on the HDFS tier's threads; {@code reserved} bytes of the read budget, taken
    * by the caller, are given back once the answer is written (or the read failed).
    */
-  private void readRemotely(TransportChannel channel, long requestId, long reserved,
-      Supplier<ChannelFuture> read) {
+  private void readRemotely(
+      TransportChannel channel, long requestId, long reserved, Supplier<ChannelFuture> read) {
     AtomicBoolean released = new AtomicBoolean();
-    Runnable release = () -> {
-      if (released.compareAndSet(false, true)) {
-        readBudget.release(reserved);
-      }
-    };
+    Runnable release =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            readBudget.release(reserved);
+          }
+        };
     try {
-      remoteReads.execute(() -> {
-        try {
-          read.get().addListener(f -> release.run());
-        } catch (RequestRejectedException e) {
-          release.run();
-          channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
-        } catch (Throwable e) {
-          // Errors too (Netty's OutOfDirectMemoryError): the reservation must come back and the
-          // reader must get an answer.
-          release.run();
-          LOG.error("Read {} from {} failed", requestId, channel.remoteAddress(), e);
-          channel.respond(StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR,
-              e.toString()));
-        }
-      });
+      remoteReads.execute(
+          () -> {
+            try {
+              read.get().addListener(f -> release.run());
+            } catch (RequestRejectedException e) {
+              release.run();
+              channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
+            } catch (Throwable e) {
+              // Errors too (Netty's OutOfDirectMemoryError): the reservation must come back and the
+              // reader must get an answer.
+              release.run();
+              LOG.error("Read {} from {} failed", requestId, channel.remoteAddress(), e);
+              channel.respond(
+                  StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR, e.toString()));
+            }
+          });
     } catch (RejectedExecutionException e) {
       release.run();
-      channel.respond(StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN,
-          "server is stopping"));
+      channel.respond(
+          StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "server is stopping"));
     }
   }
 
   private RequestRejectedException readMemorySpent() {
-    return new RequestRejectedException(StatusCode.BUSY, "read memory is in use ("
-        + readBudget.usedBytes() + " of " + readBudget.capacity()
-        + " bytes, " + ServerOptions.READ_BUFFER_CAPACITY.key() + "); retry later");
+    return new RequestRejectedException(
+        StatusCode.BUSY,
+        "read memory is in use ("
+            + readBudget.usedBytes()
+            + " of "
+            + readBudget.capacity()
+            + " bytes, "
+            + ServerOptions.READ_BUFFER_CAPACITY.key()
+            + "); retry later");
   }
 
   void fetchMemory(TransportChannel channel, FetchMemoryDataRequest req, ByteBufAllocator alloc) {
     ShuffleState shuffle = store.shuffle(req.appId(), req.shuffleId());
     ShuffleStore.checkPartition(shuffle, req.partitionId());
     if (req.maxBytes() <= 0) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
-          "maxBytes must be positive, got " + req.maxBytes());
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST, "maxBytes must be positive, got " + req.maxBytes());
     }
     PartitionState partition = shuffle.existingPartition(req.partitionId());
     if (partition == null) {
-      channel.respond(FetchMemoryDataResponse.ok(req.requestId(), false, req.afterSequence(),
-          List.of(), new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
+      channel.respond(
+          FetchMemoryDataResponse.ok(
+              req.requestId(),
+              false,
+              req.afterSequence(),
+              List.of(),
+              new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
     long[] attempts = req.taskAttemptIds().clone();
     Arrays.sort(attempts);
-    long header = TYPE_BYTE + FetchMemoryDataResponse.ok(req.requestId(), false, 0, List.of(),
-        new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
-    PartitionState.MemoryRead read = partition.readMemory(req.afterSequence(),
-        Math.min(req.maxBytes(), maxFrameSize - header), attempts, alloc);
+    long header =
+        TYPE_BYTE
+            + FetchMemoryDataResponse.ok(
+                    req.requestId(),
+                    false,
+                    0,
+                    List.of(),
+                    new NettyManagedBuffer(Unpooled.EMPTY_BUFFER))
+                .encodedLength();
+    PartitionState.MemoryRead read =
+        partition.readMemory(
+            req.afterSequence(), Math.min(req.maxBytes(), maxFrameSize - header), attempts, alloc);
     long size = read.data().readableBytes();
     if (!readBudget.tryReserve(size)) {
       read.data().release();
       throw readMemorySpent();
     }
     metrics.read("memory", size);
-    channel.respond(FetchMemoryDataResponse.ok(req.requestId(), read.hasMore(),
-        read.lastSequence(), read.blocks(), new NettyManagedBuffer(read.data())))
+    channel
+        .respond(
+            FetchMemoryDataResponse.ok(
+                req.requestId(),
+                read.hasMore(),
+                read.lastSequence(),
+                read.blocks(),
+                new NettyManagedBuffer(read.data())))
         .addListener(f -> readBudget.release(size));
   }
 
   /** The partition's files cannot be read (a failed disk, files removed under the server). */
   private static RequestRejectedException dataNotFound(int partitionId, IOException e) {
-    return new RequestRejectedException(StatusCode.DATA_NOT_FOUND,
+    return new RequestRejectedException(
+        StatusCode.DATA_NOT_FOUND,
         "partition " + partitionId + "'s files cannot be read: " + e.getMessage());
   }
 

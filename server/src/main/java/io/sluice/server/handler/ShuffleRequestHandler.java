@@ -57,13 +57,21 @@ public final class ShuffleRequestHandler implements RequestHandler {
 
   /**
    * @param remoteReads threads that read data on the HDFS tier; null without one
-   * @param pushWait    how long a push is held back unread while the pool has no room for it
-   * @param authRequired whether connections must authenticate (pushes are received in place only
-   *                    on connections that may act for their application)
+   * @param pushWait how long a push is held back unread while the pool has no room for it
+   * @param authRequired whether connections must authenticate (pushes are received in place only on
+   *     connections that may act for their application)
    */
-  public ShuffleRequestHandler(ShuffleStore store, PushBufferPool pool, ReadBudget readBudget,
-      FlushManager flushManager, ReplicaForwarder forwarder, ServerMetrics metrics,
-      ExecutorService control, Executor remoteReads, int maxFrameSize, Duration pushWait,
+  public ShuffleRequestHandler(
+      ShuffleStore store,
+      PushBufferPool pool,
+      ReadBudget readBudget,
+      FlushManager flushManager,
+      ReplicaForwarder forwarder,
+      ServerMetrics metrics,
+      ExecutorService control,
+      Executor remoteReads,
+      int maxFrameSize,
+      Duration pushWait,
       boolean authRequired) {
     this.authRequired = authRequired;
     this.store = store;
@@ -105,8 +113,8 @@ public final class ShuffleRequestHandler implements RequestHandler {
     } catch (Exception e) {
       ReferenceCountUtil.release(request);
       LOG.error("Request {} from {} failed", request, channel.remoteAddress(), e);
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INTERNAL_ERROR,
-          e.toString()));
+      channel.respond(
+          StatusResponse.error(request.requestId(), StatusCode.INTERNAL_ERROR, e.toString()));
     }
   }
 
@@ -115,8 +123,8 @@ public final class ShuffleRequestHandler implements RequestHandler {
     if (request instanceof RegisterApplicationRequest r) {
       // With authentication on, the secret is the one the connection proved (an executor's) or
       // brought (the driver's registrar connection); the store refuses a different one.
-      store.registerApplication(r.appId(), r.user(),
-          channel.identity() == null ? null : channel.identity().appSecret());
+      store.registerApplication(
+          r.appId(), r.user(), channel.identity() == null ? null : channel.identity().appSecret());
       channel.respond(StatusResponse.ok(id));
     } else if (request instanceof AppHeartbeatRequest r) {
       store.heartbeat(r.appId());
@@ -133,34 +141,47 @@ public final class ShuffleRequestHandler implements RequestHandler {
     } else if (request instanceof FetchDataRequest r) {
       read.fetchData(channel, r, channel.channel().alloc());
     } else if (request instanceof CommitMapOutputRequest r) {
-      offload(channel, id, () -> {
-        commit(r);
-        channel.respond(StatusResponse.ok(id));
-      });
+      offload(
+          channel,
+          id,
+          () -> {
+            commit(r);
+            channel.respond(StatusResponse.ok(id));
+          });
     } else if (request instanceof GetShuffleResultRequest r) {
-      offload(channel, id, () -> {
-        ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
-        ShuffleStore.checkPartition(shuffle, r.partitionId());
-        PartitionState partition = shuffle.existingPartition(r.partitionId());
-        int[] counts = partition == null
-            ? notCommitted(r.taskAttemptIds().length)
-            : partition.committedCounts(r.taskAttemptIds());
-        channel.respond(new GetShuffleResultResponse(id, counts));
-      });
+      offload(
+          channel,
+          id,
+          () -> {
+            ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
+            ShuffleStore.checkPartition(shuffle, r.partitionId());
+            PartitionState partition = shuffle.existingPartition(r.partitionId());
+            int[] counts =
+                partition == null
+                    ? notCommitted(r.taskAttemptIds().length)
+                    : partition.committedCounts(r.taskAttemptIds());
+            channel.respond(new GetShuffleResultResponse(id, counts));
+          });
     } else if (request instanceof UnregisterShuffleRequest r) {
-      offload(channel, id, () -> {
-        store.unregisterShuffle(r.appId(), r.shuffleId());
-        channel.respond(StatusResponse.ok(id));
-      });
+      offload(
+          channel,
+          id,
+          () -> {
+            store.unregisterShuffle(r.appId(), r.shuffleId());
+            channel.respond(StatusResponse.ok(id));
+          });
     } else if (request instanceof UnregisterApplicationRequest r) {
-      offload(channel, id, () -> {
-        store.unregisterApplication(r.appId());
-        channel.respond(StatusResponse.ok(id));
-      });
+      offload(
+          channel,
+          id,
+          () -> {
+            store.unregisterApplication(r.appId());
+            channel.respond(StatusResponse.ok(id));
+          });
     } else {
       ReferenceCountUtil.release(request);
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
-          request.type() + " is not served by a shuffle server");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST, request.type() + " is not served by a shuffle server");
     }
   }
 
@@ -187,20 +208,21 @@ public final class ShuffleRequestHandler implements RequestHandler {
 
   private void offload(TransportChannel channel, long requestId, Runnable work) {
     try {
-      control.execute(() -> {
-        try {
-          work.run();
-        } catch (RequestRejectedException e) {
-          channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
-        } catch (RuntimeException e) {
-          LOG.error("Request {} from {} failed", requestId, channel.remoteAddress(), e);
-          channel.respond(StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR,
-              e.toString()));
-        }
-      });
+      control.execute(
+          () -> {
+            try {
+              work.run();
+            } catch (RequestRejectedException e) {
+              channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
+            } catch (RuntimeException e) {
+              LOG.error("Request {} from {} failed", requestId, channel.remoteAddress(), e);
+              channel.respond(
+                  StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR, e.toString()));
+            }
+          });
     } catch (RejectedExecutionException e) {
-      channel.respond(StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN,
-          "server is stopping"));
+      channel.respond(
+          StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "server is stopping"));
     }
   }
 }

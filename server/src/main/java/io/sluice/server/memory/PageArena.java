@@ -30,6 +30,7 @@ final class PageArena {
   static final int PAGE_SIZE = 8 * 1024;
   static final int PAGES = 128;
   static final int CHUNK_SIZE = PAGE_SIZE * PAGES;
+
   /**
    * Where a chunk's pages start: a multiple of this in memory, so that a block can be written to
    * disk around the page cache straight from its pages ({@code storage/DirectAppender}). The memory
@@ -41,21 +42,27 @@ final class PageArena {
 
   private final Object lock;
   private final long spareKeepNanos;
+
   /** Chunks with free pages, by their longest free run (index 1 to PAGES). Guarded by lock. */
   private final List<List<Chunk>> byLongestRun = new ArrayList<>(PAGES + 1);
+
   /** Empty chunks kept for reuse, the most recently emptied first. Guarded by lock. */
   private final ArrayDeque<Chunk> spares = new ArrayDeque<>();
+
   /** Memory of live chunks and of blocks that have their own. Guarded by lock. */
   private long heldBytes;
+
   /** {@link #heldBytes} for readers that do not take the lock. */
   private volatile long heldBytesSnapshot;
+
   /** Memory of the spare chunks. Guarded by lock. */
   private long spareBytes;
+
   /** Once closed, an emptied chunk goes back at once. Guarded by lock. */
   private boolean closed;
 
   /**
-   * @param lock           the push pool's lock, which guards the arena
+   * @param lock the push pool's lock, which guards the arena
    * @param spareKeepNanos how long an emptied chunk is kept for reuse; 0 gives it back at once
    */
   PageArena(Object lock, long spareKeepNanos) {
@@ -67,8 +74,8 @@ final class PageArena {
   }
 
   /**
-   * An empty block of exactly {@code length} bytes, or null when it would take what the arena
-   * holds past {@code limit}. Call holding the lock.
+   * An empty block of exactly {@code length} bytes, or null when it would take what the arena holds
+   * past {@code limit}. Call holding the lock.
    */
   PageBlock allocate(int length, long limit) {
     int pages = pagesFor(length);
@@ -101,8 +108,8 @@ final class PageArena {
   }
 
   /**
-   * Whether {@code size} more bytes fit under {@code limit} beside all the arena holds, after giving
-   * back as many spares as that takes, the longest unused first. Call holding the lock.
+   * Whether {@code size} more bytes fit under {@code limit} beside all the arena holds, after
+   * giving back as many spares as that takes, the longest unused first. Call holding the lock.
    */
   boolean makeRoom(long size, long limit) {
     while (heldBytes + spareBytes + size > limit && !spares.isEmpty()) {
@@ -169,22 +176,31 @@ final class PageArena {
    */
   final class Chunk {
     private final Slab memory;
+
     /** Bytes of its pages: what the arena counts it as holding. */
     private final int size;
-    /** Where the first page starts in {@link #memory}: the first {@link #PAGE_ALIGNMENT} boundary. */
+
+    /**
+     * Where the first page starts in {@link #memory}: the first {@link #PAGE_ALIGNMENT} boundary.
+     */
     private final int firstPage;
+
     private final int pages;
+
     /** Bit i set: page i is taken. A chunk of its own block has one run, taken whole. */
     private final long[] taken;
+
     private int freePages;
     private int longestRun;
+
     /** Where this chunk sits in {@code byLongestRun.get(longestRun)}; -1 when in no list. */
     private int listIndex = -1;
+
     /** When the chunk last became a spare ({@link System#nanoTime()}). */
     private long spareSince;
 
     Chunk(int size, int pages) {
-      this.memory = new Slab(size + PAGE_ALIGNMENT, freed -> { });
+      this.memory = new Slab(size + PAGE_ALIGNMENT, freed -> {});
       this.size = size;
       this.firstPage = (int) (-memory.memoryAddress() & (PAGE_ALIGNMENT - 1));
       this.pages = pages;
@@ -202,8 +218,8 @@ final class PageArena {
         }
         start = next(end, true);
       }
-      throw new IllegalStateException("no run of " + n + " free pages in a chunk listed with "
-          + longestRun);
+      throw new IllegalStateException(
+          "no run of " + n + " free pages in a chunk listed with " + longestRun);
     }
 
     PageBlock take(int first, int n, int length) {
@@ -212,7 +228,9 @@ final class PageArena {
       }
       freePages -= n;
       relist();
-      return new PageBlock(memory.nioBuffer(firstPage + first * PAGE_SIZE, length), n * PAGE_SIZE,
+      return new PageBlock(
+          memory.nioBuffer(firstPage + first * PAGE_SIZE, length),
+          n * PAGE_SIZE,
           () -> giveBack(first, n));
     }
 

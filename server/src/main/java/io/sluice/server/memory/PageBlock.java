@@ -10,9 +10,9 @@ import java.nio.ByteBuffer;
 
 /**
  * A block of the push pool in pages of a {@link PageArena} chunk: a buffer of exactly the block's
- * length over that memory, which it does not own. Its own reference count (memory reads hold
- * slices of it) says when its pages are free again: when it reaches zero they go back to the
- * chunk. Leaks are reported through Netty's leak detector, as for any pooled buffer.
+ * length over that memory, which it does not own. Its own reference count (memory reads hold slices
+ * of it) says when its pages are free again: when it reaches zero they go back to the chunk. Leaks
+ * are reported through Netty's leak detector, as for any pooled buffer.
  */
 final class PageBlock extends UnpooledUnsafeDirectByteBuf {
   private static final ResourceLeakDetector<ByteBuf> LEAKS =

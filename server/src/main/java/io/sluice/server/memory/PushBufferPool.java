@@ -6,89 +6,107 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
- * The off-heap pool that holds pushed blocks until they are flushed, bounded by
- * {@code buffer.capacity}, and the one owner of the push admission rule: which pushes the server
- * takes ({@link #tryAllocate}), when flushing must start ({@link #needsFlush()}) and how much of the
- * held data a flush round must write ({@link #bytesToFlush()}).
+ * The off-heap pool that holds pushed blocks until they are flushed, bounded by {@code
+ * buffer.capacity}, and the one owner of the push admission rule: which pushes the server takes
+ * ({@link #tryAllocate}), when flushing must start ({@link #needsFlush()}) and how much of the held
+ * data a flush round must write ({@link #bytesToFlush()}).
  *
  * <p>Memory is accounted the way it is actually held from the operating system, never by the bytes
  * of the blocks, and counted exactly as it changes, all but the slack that aligns the chunks' pages
  * ({@link #alignmentSlack}). It comes from two places:
+ *
  * <ul>
  *   <li>Blocks of {@link #SMALL_BLOCK} bytes and more: a {@link PageArena}, 1 MiB chunks of 8 KiB
  *       pages, a block taking a run of whole pages. A flushed block's pages take new blocks while
  *       the rest of its chunk waits for its own flushes, so steady ingest reuses mapped memory; a
  *       chunk whose last block goes is kept as a spare for the next chunk needed, for at most
- *       {@code buffer.chunk.keep} when it is not reused, and counts against the capacity
- *       meanwhile.
- *   <li>Smaller blocks: {@link Slab}s of 1 MiB that the pool allocates and frees itself, blocks back
- *       to back, a slab freed when its last block goes.
+ *       {@code buffer.chunk.keep} when it is not reused, and counts against the capacity meanwhile.
+ *   <li>Smaller blocks: {@link Slab}s of 1 MiB that the pool allocates and frees itself, blocks
+ *       back to back, a slab freed when its last block goes.
  * </ul>
  *
- * <p>An allocation is admitted only if it fits even when it needs a whole new chunk or slab. A block
- * is copied once, out of the network's receive buffers, into its buffer here, so a block never pins
- * a receive buffer shared with other data. Allocation is serialised, which costs little next to the
- * copy it precedes.
+ * <p>An allocation is admitted only if it fits even when it needs a whole new chunk or slab. A
+ * block is copied once, out of the network's receive buffers, into its buffer here, so a block
+ * never pins a receive buffer shared with other data. Allocation is serialised, which costs little
+ * next to the copy it precedes.
  */
 public final class PushBufferPool {
   /** Blocks smaller than this go to slabs; larger ones to the page arena. */
   static final int SMALL_BLOCK = 32 * 1024;
+
   static final int SLAB_SIZE = 1 << 20;
 
   private final PageArena arena;
   private final long capacity;
   private final long highBytes;
   private final long lowBytes;
+
   /** The least a block is charged, so that the pool's capacity bounds how many blocks it holds. */
   private final int minBlockCharge;
+
   /** Bytes of the blocks handed out and not yet freed, large ones by their pages. */
   private final AtomicLong blockBytes = new AtomicLong();
+
   /** Memory of live slabs, the open one included; lowered when a slab's memory is freed. */
   private final AtomicLong slabBytes = new AtomicLong();
+
   /** Memory of slabs freed since the last {@link #free}: room for small blocks again. */
   private final AtomicLong slabsFreedSinceFree = new AtomicLong();
-  private final LongConsumer slabFreed = bytes -> {
-    slabBytes.addAndGet(-bytes);
-    slabsFreedSinceFree.addAndGet(bytes);
-  };
+
+  private final LongConsumer slabFreed =
+      bytes -> {
+        slabBytes.addAndGet(-bytes);
+        slabsFreedSinceFree.addAndGet(bytes);
+      };
+
   /** The slab small blocks go to; the pool holds one reference to it. Guarded by this. */
   private Slab open;
+
   private final RoomQueue roomQueue = new RoomQueue();
 
   /**
-   * @param highWatermark fraction of the capacity held at which flushing starts
-   *     ({@code buffer.flush.high.watermark})
-   * @param lowWatermark fraction of the capacity a flush round drains pushed data down to
-   *     ({@code buffer.flush.low.watermark})
+   * @param highWatermark fraction of the capacity held at which flushing starts ({@code
+   *     buffer.flush.high.watermark})
+   * @param lowWatermark fraction of the capacity a flush round drains pushed data down to ({@code
+   *     buffer.flush.low.watermark})
    */
   public PushBufferPool(long capacity, double highWatermark, double lowWatermark) {
     this(capacity, highWatermark, lowWatermark, 1);
   }
 
   /** A pool that gives each emptied chunk back at once (see the next constructor). */
-  public PushBufferPool(long capacity, double highWatermark, double lowWatermark,
-      int minBlockCharge) {
+  public PushBufferPool(
+      long capacity, double highWatermark, double lowWatermark, int minBlockCharge) {
     this(capacity, highWatermark, lowWatermark, minBlockCharge, Duration.ZERO);
   }
 
   /**
-   * @param minBlockCharge the least a block takes of the capacity, however small (at most
-   *     {@link #SMALL_BLOCK}): the pool then holds at most {@code capacity / minBlockCharge} blocks,
-   *     which bounds the heap their bookkeeping takes (see {@link #minBlockCharge(long, long)})
+   * @param minBlockCharge the least a block takes of the capacity, however small (at most {@link
+   *     #SMALL_BLOCK}): the pool then holds at most {@code capacity / minBlockCharge} blocks, which
+   *     bounds the heap their bookkeeping takes (see {@link #minBlockCharge(long, long)})
    * @param spareKeep how long an emptied chunk is kept for reuse ({@code buffer.chunk.keep}; zero
    *     gives it back at once); a pool that keeps spares is to be {@link #close closed}
    */
-  public PushBufferPool(long capacity, double highWatermark, double lowWatermark,
-      int minBlockCharge, Duration spareKeep) {
+  public PushBufferPool(
+      long capacity,
+      double highWatermark,
+      double lowWatermark,
+      int minBlockCharge,
+      Duration spareKeep) {
     if (minBlockCharge < 1 || minBlockCharge > SMALL_BLOCK) {
-      throw new IllegalArgumentException("a block's least charge must be 1 to " + SMALL_BLOCK
-          + " bytes, got " + minBlockCharge);
+      throw new IllegalArgumentException(
+          "a block's least charge must be 1 to " + SMALL_BLOCK + " bytes, got " + minBlockCharge);
     }
     this.minBlockCharge = minBlockCharge;
-    if (capacity <= 0 || !(lowWatermark >= 0 && lowWatermark < highWatermark
-        && highWatermark <= 1)) {
-      throw new IllegalArgumentException("invalid push pool: capacity " + capacity
-          + ", watermarks " + lowWatermark + " / " + highWatermark);
+    if (capacity <= 0
+        || !(lowWatermark >= 0 && lowWatermark < highWatermark && highWatermark <= 1)) {
+      throw new IllegalArgumentException(
+          "invalid push pool: capacity "
+              + capacity
+              + ", watermarks "
+              + lowWatermark
+              + " / "
+              + highWatermark);
     }
     this.capacity = capacity;
     this.highBytes = (long) (capacity * highWatermark);
@@ -97,9 +115,9 @@ public final class PushBufferPool {
   }
 
   /**
-   * The least charge per block that keeps a pool of {@code capacity} bytes at
-   * {@code maxBlocks} blocks or fewer ({@code buffer.capacity / heap.blocks.in.memory}), up to
-   * {@link #SMALL_BLOCK}, beyond which every block is charged at least that much anyway.
+   * The least charge per block that keeps a pool of {@code capacity} bytes at {@code maxBlocks}
+   * blocks or fewer ({@code buffer.capacity / heap.blocks.in.memory}), up to {@link #SMALL_BLOCK},
+   * beyond which every block is charged at least that much anyway.
    */
   public static int minBlockCharge(long capacity, long maxBlocks) {
     return (int) Math.min(SMALL_BLOCK, Math.max(1, (capacity + maxBlocks - 1) / maxBlocks));
@@ -111,9 +129,9 @@ public final class PushBufferPool {
   }
 
   /**
-   * An empty buffer with room for exactly {@code length} bytes, or {@code null} when the pool cannot
-   * take it without passing {@code buffer.capacity}. The caller owns the buffer and must hand it to
-   * {@link #free(ByteBuf)} exactly once.
+   * An empty buffer with room for exactly {@code length} bytes, or {@code null} when the pool
+   * cannot take it without passing {@code buffer.capacity}. The caller owns the buffer and must
+   * hand it to {@link #free(ByteBuf)} exactly once.
    */
   public synchronized ByteBuf tryAllocate(int length) {
     if (length < 0) {
@@ -163,8 +181,8 @@ public final class PushBufferPool {
    * Whether a push of about {@code bytes} may be read now; when not (or other pushes wait already),
    * queues {@code resume} to run, on the thread that frees the room, once it may. The pool counts
    * as having room until a push is refused ({@link #pushRefused}); then a push waits until blocks
-   * of its size were freed, or until the pool holds less than its high watermark (see
-   * {@link RoomQueue}).
+   * of its size were freed, or until the pool holds less than its high watermark (see {@link
+   * RoomQueue}).
    *
    * @return true when there is room now; false when {@code resume} was queued
    */
@@ -183,9 +201,9 @@ public final class PushBufferPool {
   }
 
   /**
-   * Whether a push of blocks that the pool charges {@code chargedBytes} in all (see
-   * {@link #chargeOf}) could be admitted at all, with the pool empty: a larger one can never
-   * succeed and is refused for good, not with a retriable status.
+   * Whether a push of blocks that the pool charges {@code chargedBytes} in all (see {@link
+   * #chargeOf}) could be admitted at all, with the pool empty: a larger one can never succeed and
+   * is refused for good, not with a retriable status.
    */
   public boolean canEverHold(long chargedBytes) {
     return chargedBytes <= capacity;
@@ -193,7 +211,8 @@ public final class PushBufferPool {
 
   /** What a block of {@code length} bytes takes of the capacity: its pages, or its least charge. */
   public long chargeOf(int length) {
-    return length < SMALL_BLOCK ? Math.max(length, minBlockCharge)
+    return length < SMALL_BLOCK
+        ? Math.max(length, minBlockCharge)
         : (long) PageArena.pagesFor(length) * PageArena.PAGE_SIZE;
   }
 
@@ -217,9 +236,9 @@ public final class PushBufferPool {
 
   /**
    * Bytes of pushed data a flush round must write now so that what the pool holds falls to the low
-   * watermark; 0 while the pool is under the high watermark. When chunks or slabs are held mostly by
-   * free space around a few blocks, the round writes more blocks than the watermarks alone ask for,
-   * up to all of them, since only freeing those blocks gives that memory back.
+   * watermark; 0 while the pool is under the high watermark. When chunks or slabs are held mostly
+   * by free space around a few blocks, the round writes more blocks than the watermarks alone ask
+   * for, up to all of them, since only freeing those blocks gives that memory back.
    */
   public long bytesToFlush() {
     if (!needsFlush()) {
@@ -233,16 +252,16 @@ public final class PushBufferPool {
   /**
    * Memory the pool's blocks keep from the operating system: the arena's chunks that hold blocks
    * and the live slabs; what the flush watermarks compare. Under this pool's lock, so that no
-   * allocation moves memory between the two counts while they are read (frees only lower them):
-   * the sum is what the pool held at one moment.
+   * allocation moves memory between the two counts while they are read (frees only lower them): the
+   * sum is what the pool held at one moment.
    */
   public synchronized long usedBytes() {
     return arena.heldBytes() + slabBytes.get();
   }
 
   /**
-   * Memory the pool holds from the operating system: {@link #usedBytes()} and the spare chunks
-   * kept for reuse. {@code buffer.capacity} bounds it.
+   * Memory the pool holds from the operating system: {@link #usedBytes()} and the spare chunks kept
+   * for reuse. {@code buffer.capacity} bounds it.
    */
   public synchronized long heldBytes() {
     return arena.heldBytes() + arena.spareBytes() + slabBytes.get();
@@ -254,8 +273,8 @@ public final class PushBufferPool {
   }
 
   /**
-   * Gives back every spare chunk, and from now on each chunk as it empties. The blocks still
-   * handed out stay valid until freed.
+   * Gives back every spare chunk, and from now on each chunk as it empties. The blocks still handed
+   * out stay valid until freed.
    */
   public synchronized void close() {
     arena.close();

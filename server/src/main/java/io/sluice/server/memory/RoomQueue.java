@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Pushes waiting, first come first served, for the push pool to have room for them again.
  *
- * <p>Whether a push fits is known only when its blocks are placed
- * ({@link PushBufferPool#tryAllocate} finds runs of pages inside held chunks, or a new chunk), so
- * the pool is taken to have room until a push is refused for want of it. From then on the pool is
+ * <p>Whether a push fits is known only when its blocks are placed ({@link
+ * PushBufferPool#tryAllocate} finds runs of pages inside held chunks, or a new chunk), so the pool
+ * is taken to have room until a push is refused for want of it. From then on the pool is
  * <em>short</em>: a push waits until blocks of at least its size were freed since (a credit that
  * pushes let in consume, so that one freed block does not let in every waiting connection), and the
  * pool stops being short once what it holds falls below the high watermark, which lets every waiter
@@ -21,9 +21,12 @@ final class RoomQueue {
   private record Waiter(long bytes, Runnable resume) {}
 
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+
   /** Bytes of blocks freed since the pool became short and not yet handed to a waiter. */
   private final AtomicLong credit = new AtomicLong();
+
   private volatile boolean shortOfRoom;
+
   /** Written under the lock, read without it by {@link #freed} on every free. */
   private volatile int size;
 

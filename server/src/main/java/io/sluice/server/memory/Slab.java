@@ -11,21 +11,21 @@ import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
 
 /**
- * One piece of direct memory of the push pool. As a slab of small blocks it holds them back to back,
- * each a retained slice of it, so Netty's reference count says when the memory can go: when the last
- * block is freed and the last memory read of one has released its slice. As a {@link PageArena}
- * chunk it lends its memory to blocks that hold no reference, and the arena releases it when their
- * pages are all back. Either way the memory is then returned to the operating system at once and
- * {@code onFree} is told how many bytes left.
+ * One piece of direct memory of the push pool. As a slab of small blocks it holds them back to
+ * back, each a retained slice of it, so Netty's reference count says when the memory can go: when
+ * the last block is freed and the last memory read of one has released its slice. As a {@link
+ * PageArena} chunk it lends its memory to blocks that hold no reference, and the arena releases it
+ * when their pages are all back. Either way the memory is then returned to the operating system at
+ * once and {@code onFree} is told how many bytes left.
  *
  * <p>Blocks of one slab are written by different event loops at once. The unsafe variant copies by
  * memory address; the plain one goes through a {@code ByteBuffer} shared by the whole slab and
  * corrupts concurrent writes, so Sluice requires {@code sun.misc.Unsafe} (as Netty's own pooled
  * allocator prefers it).
  *
- * <p>The memory comes from where Netty's own direct buffers come from: without a cleaner, counted in
- * Netty's direct memory counter (and not zeroed) when the JVM lets Netty do that, as the server's
- * JVM options do; from {@code ByteBuffer.allocateDirect} otherwise.
+ * <p>The memory comes from where Netty's own direct buffers come from: without a cleaner, counted
+ * in Netty's direct memory counter (and not zeroed) when the JVM lets Netty do that, as the
+ * server's JVM options do; from {@code ByteBuffer.allocateDirect} otherwise.
  *
  * <p>Leaks are reported through Netty's leak detector like any pooled buffer's.
  */
@@ -35,6 +35,7 @@ final class Slab extends UnpooledUnsafeDirectByteBuf {
 
   private final LongConsumer onFree;
   private final ResourceLeakTracker<ByteBuf> leak;
+
   /** Bytes of this slab handed out to blocks; guarded by the pool's lock. */
   private int used;
 
@@ -70,9 +71,11 @@ final class Slab extends UnpooledUnsafeDirectByteBuf {
 
   private static int checkUnsafe(int size) {
     if (!PlatformDependent.hasUnsafe()) {
-      throw new IllegalStateException("the push pool needs sun.misc.Unsafe, which Netty cannot "
-          + "use here: " + PlatformDependent.getUnsafeUnavailabilityCause()
-          + " (do not set io.netty.noUnsafe)");
+      throw new IllegalStateException(
+          "the push pool needs sun.misc.Unsafe, which Netty cannot "
+              + "use here: "
+              + PlatformDependent.getUnsafeUnavailabilityCause()
+              + " (do not set io.netty.noUnsafe)");
     }
     return size;
   }
@@ -81,7 +84,8 @@ final class Slab extends UnpooledUnsafeDirectByteBuf {
   protected ByteBuffer allocateDirect(int size) {
     // Called from the superclass constructor: must not touch this object's fields.
     return PlatformDependent.useDirectBufferNoCleaner()
-        ? PlatformDependent.allocateDirectNoCleaner(size) : super.allocateDirect(size);
+        ? PlatformDependent.allocateDirectNoCleaner(size)
+        : super.allocateDirect(size);
   }
 
   @Override

@@ -51,22 +51,28 @@ final class ProcessExports extends Collector {
     if (wanted(names, CPU) && os instanceof OperatingSystemMXBean bean) {
       long nanos = bean.getProcessCpuTime();
       if (nanos >= 0) {
-        out.add(new CounterMetricFamily(CPU, "Total user and system CPU time spent in seconds.",
-            nanos / 1e9));
+        out.add(
+            new CounterMetricFamily(
+                CPU, "Total user and system CPU time spent in seconds.", nanos / 1e9));
       }
     }
     if (wanted(names, START)) {
-      out.add(new GaugeMetricFamily(START,
-          "Start time of the process since unix epoch in seconds.", startSeconds));
+      out.add(
+          new GaugeMetricFamily(
+              START, "Start time of the process since unix epoch in seconds.", startSeconds));
     }
     if (os instanceof UnixOperatingSystemMXBean unix) {
       if (wanted(names, OPEN_FDS)) {
-        out.add(new GaugeMetricFamily(OPEN_FDS, "Number of open file descriptors.",
-            unix.getOpenFileDescriptorCount()));
+        out.add(
+            new GaugeMetricFamily(
+                OPEN_FDS, "Number of open file descriptors.", unix.getOpenFileDescriptorCount()));
       }
       if (wanted(names, MAX_FDS)) {
-        out.add(new GaugeMetricFamily(MAX_FDS, "Maximum number of open file descriptors.",
-            unix.getMaxFileDescriptorCount()));
+        out.add(
+            new GaugeMetricFamily(
+                MAX_FDS,
+                "Maximum number of open file descriptors.",
+                unix.getMaxFileDescriptorCount()));
       }
     }
     if (wanted(names, VIRTUAL) || wanted(names, RESIDENT)) {
@@ -87,13 +93,12 @@ final class ProcessExports extends Collector {
       if (line.startsWith("VmSize:") && wanted(names, VIRTUAL)) {
         out.add(new GaugeMetricFamily(VIRTUAL, "Virtual memory size in bytes.", kilobytes(line)));
       } else if (line.startsWith("VmRSS:") && wanted(names, RESIDENT)) {
-        out.add(new GaugeMetricFamily(RESIDENT, "Resident memory size in bytes.",
-            kilobytes(line)));
+        out.add(new GaugeMetricFamily(RESIDENT, "Resident memory size in bytes.", kilobytes(line)));
       }
     }
   }
 
-  /** {@code Name:   1234 kB} as bytes. */
+  /** {@code Name: 1234 kB} as bytes. */
   static double kilobytes(String line) {
     String[] fields = line.substring(line.indexOf(':') + 1).trim().split("\\s+");
     return Double.parseDouble(fields[0]) * 1024;

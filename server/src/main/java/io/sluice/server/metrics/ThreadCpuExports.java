@@ -76,10 +76,13 @@ final class ThreadCpuExports extends Collector {
   private record Reading(Threads group, long ticks) {}
 
   private final Path process;
+
   /** What each live thread had used at the last scrape. */
   private Map<Task, Reading> live = new HashMap<>();
+
   /** What the threads that have ended since had used when last seen. */
   private final Map<Threads, Long> ended = new EnumMap<>(Threads.class);
+
   private long otherTicks;
 
   ThreadCpuExports() {
@@ -96,11 +99,12 @@ final class ThreadCpuExports extends Collector {
     if (now == null) {
       return List.of();
     }
-    live.forEach((task, reading) -> {
-      if (!now.containsKey(task)) {
-        ended.merge(reading.group(), reading.ticks(), Long::sum);
-      }
-    });
+    live.forEach(
+        (task, reading) -> {
+          if (!now.containsKey(task)) {
+            ended.merge(reading.group(), reading.ticks(), Long::sum);
+          }
+        });
     live = now;
     Map<Threads, Long> ticks = new EnumMap<>(ended);
     now.values().forEach(r -> ticks.merge(r.group(), r.ticks(), Long::sum));
@@ -115,11 +119,13 @@ final class ThreadCpuExports extends Collector {
     // A scrape racing a thread's exit could make the difference dip: a counter never does.
     otherTicks = Math.max(otherTicks, total - named);
     ticks.put(Threads.OTHER, otherTicks);
-    CounterMetricFamily family = new CounterMetricFamily(NAME,
-        "CPU seconds the process spent, by the threads that spent them", List.of("threads"));
+    CounterMetricFamily family =
+        new CounterMetricFamily(
+            NAME,
+            "CPU seconds the process spent, by the threads that spent them",
+            List.of("threads"));
     for (Threads group : Threads.values()) {
-      family.addMetric(List.of(group.label()),
-          ticks.getOrDefault(group, 0L) / TICKS_PER_SECOND);
+      family.addMetric(List.of(group.label()), ticks.getOrDefault(group, 0L) / TICKS_PER_SECOND);
     }
     return List.of(family);
   }
@@ -137,7 +143,8 @@ final class ThreadCpuExports extends Collector {
         }
         Parsed p = Parsed.of(stat);
         if (p != null) {
-          tasks.put(new Task(dir.getFileName().toString(), p.startTicks()),
+          tasks.put(
+              new Task(dir.getFileName().toString(), p.startTicks()),
               new Reading(Threads.of(p.name()), p.ticks()));
         }
       }
@@ -171,8 +178,10 @@ final class ThreadCpuExports extends Collector {
         return null;
       }
       try {
-        return new Parsed(stat.substring(open + 1, close),
-            Long.parseLong(f[11]) + Long.parseLong(f[12]), Long.parseLong(f[19]));
+        return new Parsed(
+            stat.substring(open + 1, close),
+            Long.parseLong(f[11]) + Long.parseLong(f[12]),
+            Long.parseLong(f[19]));
       } catch (NumberFormatException e) {
         return null;
       }

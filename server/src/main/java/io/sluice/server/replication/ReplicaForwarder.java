@@ -36,10 +36,10 @@ import java.util.function.Function;
  */
 public final class ReplicaForwarder {
   /**
-   * How the client ids of the connections a server forwards on begin (the handshake's
-   * {@code clientId}): a server receiving pushes on such a connection reads them at once even when
-   * its pool is short of room, since the sender holds what it forwards in its own pool meanwhile
-   * (see {@code PushMemoryGate}).
+   * How the client ids of the connections a server forwards on begin (the handshake's {@code
+   * clientId}): a server receiving pushes on such a connection reads them at once even when its
+   * pool is short of room, since the sender holds what it forwards in its own pool meanwhile (see
+   * {@code PushMemoryGate}).
    */
   public static final String CLIENT_ID_PREFIX = "sluice-replica:";
 
@@ -50,12 +50,15 @@ public final class ReplicaForwarder {
 
   /**
    * @param peers connections to other servers
-   * @param credentials how a forward for an application authenticates at the next server (as
-   *     that application, with the secret this server holds for it)
+   * @param credentials how a forward for an application authenticates at the next server (as that
+   *     application, with the secret this server holds for it)
    * @param timeout how long to wait for the next server's answer ({@code replication.timeout})
    */
-  public ReplicaForwarder(TransportClientFactory peers, Function<String, Credentials> credentials,
-      ByteBufAllocator allocator, Duration timeout) {
+  public ReplicaForwarder(
+      TransportClientFactory peers,
+      Function<String, Credentials> credentials,
+      ByteBufAllocator allocator,
+      Duration timeout) {
     this.peers = peers;
     this.credentials = credentials;
     this.allocator = allocator;
@@ -68,8 +71,12 @@ public final class ReplicaForwarder {
    * acknowledged, or fails with a {@link RequestRejectedException}: NO_BUFFER (retriable) when a
    * next server's memory is full, REPLICA_UNAVAILABLE when one cannot take the push at all.
    */
-  public CompletableFuture<Void> forward(String appId, int shuffleId, List<ReplicaChain> chains,
-      List<BlockDescriptor> blocks, ByteBuf[] copies) {
+  public CompletableFuture<Void> forward(
+      String appId,
+      int shuffleId,
+      List<ReplicaChain> chains,
+      List<BlockDescriptor> blocks,
+      ByteBuf[] copies) {
     Map<Integer, ReplicaChain> chainOf = new HashMap<>();
     for (ReplicaChain chain : chains) {
       if (!chain.replicas().isEmpty()) {
@@ -80,8 +87,8 @@ public final class ReplicaForwarder {
     for (int i = 0; i < blocks.size(); i++) {
       ReplicaChain chain = chainOf.get(blocks.get(i).partitionId());
       if (chain != null) {
-        hops.computeIfAbsent(chain.replicas().get(0), s -> new Hop()).add(chain, blocks.get(i),
-            copies[i]);
+        hops.computeIfAbsent(chain.replicas().get(0), s -> new Hop())
+            .add(chain, blocks.get(i), copies[i]);
       }
     }
     List<CompletableFuture<Void>> sent = new ArrayList<>();
@@ -98,36 +105,55 @@ public final class ReplicaForwarder {
     }
     PushDataRequest forward;
     try {
-      forward = new PushDataRequest(TransportClient.nextRequestId(), appId, shuffleId,
-          List.copyOf(hop.rest.values()), hop.blocks, new NettyManagedBuffer(body));
+      forward =
+          new PushDataRequest(
+              TransportClient.nextRequestId(),
+              appId,
+              shuffleId,
+              List.copyOf(hop.rest.values()),
+              hop.blocks,
+              new NettyManagedBuffer(body));
     } catch (RuntimeException e) {
       body.release();
       throw e;
     }
-    return peers.getClientAsync(next.host(), next.port(), credentials.apply(appId))
-        .whenComplete((c, e) -> {
-          if (e != null) {
-            forward.release();
-          }
-        })
+    return peers
+        .getClientAsync(next.host(), next.port(), credentials.apply(appId))
+        .whenComplete(
+            (c, e) -> {
+              if (e != null) {
+                forward.release();
+              }
+            })
         .thenCompose(c -> c.request(forward, StatusResponse.class))
         .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-        .handle((ok, error) -> {
-          if (error == null) {
-            return null;
-          }
-          Throwable cause = Retries.unwrap(error);
-          if (Retries.isRetriableStatus(cause)) {
-            throw new RequestRejectedException(StatusCode.NO_BUFFER, "replica " + next
-                + " cannot take the push now (" + cause.getMessage() + "); retry later");
-          }
-          String why = cause instanceof TimeoutException
-              ? "no answer within " + timeout.toMillis() + " ms ("
-                  + ServerOptions.REPLICATION_TIMEOUT.key() + ")"
-              : cause.getMessage();
-          throw new RequestRejectedException(StatusCode.REPLICA_UNAVAILABLE,
-              "replica " + next + " could not take the push: " + why);
-        });
+        .handle(
+            (ok, error) -> {
+              if (error == null) {
+                return null;
+              }
+              Throwable cause = Retries.unwrap(error);
+              if (Retries.isRetriableStatus(cause)) {
+                throw new RequestRejectedException(
+                    StatusCode.NO_BUFFER,
+                    "replica "
+                        + next
+                        + " cannot take the push now ("
+                        + cause.getMessage()
+                        + "); retry later");
+              }
+              String why =
+                  cause instanceof TimeoutException
+                      ? "no answer within "
+                          + timeout.toMillis()
+                          + " ms ("
+                          + ServerOptions.REPLICATION_TIMEOUT.key()
+                          + ")"
+                      : cause.getMessage();
+              throw new RequestRejectedException(
+                  StatusCode.REPLICA_UNAVAILABLE,
+                  "replica " + next + " could not take the push: " + why);
+            });
   }
 
   /** The blocks bound for one next server, and the rest of each partition's chain. */

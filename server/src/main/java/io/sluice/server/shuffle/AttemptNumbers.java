@@ -6,10 +6,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The map attempts that committed to one shuffle on this server, numbered 0, 1, 2... in the order of
- * their first commit. Partitions record commits by number ({@link CommittedCounts}), so that an
- * attempt's 64-bit id is held once per shuffle rather than once per partition it wrote to: the
- * heap for commits grows with maps + maps x partitions / 8 bytes, not 12 x maps x partitions.
+ * The map attempts that committed to one shuffle on this server, numbered 0, 1, 2... in the order
+ * of their first commit. Partitions record commits by number ({@link CommittedCounts}), so that an
+ * attempt's 64-bit id is held once per shuffle rather than once per partition it wrote to: the heap
+ * for commits grows with maps + maps x partitions / 8 bytes, not 12 x maps x partitions.
  * Thread-safe: the partitions of a shuffle commit concurrently.
  */
 final class AttemptNumbers {
@@ -19,12 +19,15 @@ final class AttemptNumbers {
   private final Map<Long, Integer> numbers = new HashMap<>();
   private final CommitBudget budget;
   private long[] attempts = new long[16];
+
   /**
    * What this shuffle's bookkeeping took from the server's budget: this table, its partitions'
    * states and their commit counts.
    */
   private long reserved;
+
   private boolean released;
+
   /** Set while a restart restores the shuffle: reservations then never refuse. */
   private boolean restoring;
 
@@ -50,7 +53,9 @@ final class AttemptNumbers {
     reserved += bytes;
   }
 
-  /** Makes reservations never refuse (true) while a restart restores the shuffle, or refuse again. */
+  /**
+   * Makes reservations never refuse (true) while a restart restores the shuffle, or refuse again.
+   */
   synchronized void restoring(boolean on) {
     restoring = on;
   }

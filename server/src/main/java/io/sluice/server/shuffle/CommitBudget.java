@@ -45,10 +45,16 @@ final class CommitBudget {
   }
 
   private RequestRejectedException refused() {
-    return new RequestRejectedException(StatusCode.REFUSED, "the partitions and commit counts "
-          + "of this server's shuffles would pass the " + capacity + " bytes of heap it is sized "
-          + "for ('" + ServerOptions.HEAP_COMMIT_PAIRS.key() + "' x 1.5 bytes); raise it (and "
-          + "the heap with it) or spread the shuffle over more servers");
+    return new RequestRejectedException(
+        StatusCode.REFUSED,
+        "the partitions and commit counts "
+            + "of this server's shuffles would pass the "
+            + capacity
+            + " bytes of heap it is sized "
+            + "for ('"
+            + ServerOptions.HEAP_COMMIT_PAIRS.key()
+            + "' x 1.5 bytes); raise it (and "
+            + "the heap with it) or spread the shuffle over more servers");
   }
 
   void release(long bytes) {

@@ -5,28 +5,35 @@ import java.util.Arrays;
 /**
  * How many blocks each map attempt committed to one partition on this server: one byte per attempt
  * number of the shuffle ({@link AttemptNumbers}) up to the highest that committed here, so a
- * 10,000-map shuffle costs at most 10 KB per partition. A byte holds "no commit" (0) or a count up to
- * {@value #LARGEST_INLINE}; larger counts (an attempt that wrote thousands of blocks to one
+ * 10,000-map shuffle costs at most 10 KB per partition. A byte holds "no commit" (0) or a count up
+ * to {@value #LARGEST_INLINE}; larger counts (an attempt that wrote thousands of blocks to one
  * partition) sit in a small side table. Not thread-safe: the owning partition serialises access.
  */
 final class CommittedCounts {
   private static final int LARGEST_INLINE = 253;
+
   /** The byte of a count that lives in the side table. */
   private static final int IN_SIDE_TABLE = 255;
+
   private static final byte[] NONE = new byte[0];
 
   private final AttemptNumbers numbers;
+
   /** Per attempt number: 0 for no commit, count + 1, or {@link #IN_SIDE_TABLE}. */
   private byte[] counts = NONE;
+
   /**
    * Attempt numbers charged to the bookkeeping budget: the highest committed here + 1. The budget
    * charges a byte per number, not the array's spare capacity (which the heap's sizing covers), so
    * a shape of {@code heap.commit.pairs} pairs fits it whatever order attempts come in.
    */
   private int charged;
+
   private int committed;
+
   /** Attempt numbers and counts of the counts too large for a byte, sorted by number. */
   private int[] largeNumbers = new int[0];
+
   private int[] largeCounts = new int[0];
 
   CommittedCounts(AttemptNumbers numbers) {
@@ -48,8 +55,9 @@ final class CommittedCounts {
     }
     // Everything this commit takes of the budget is reserved before anything changes, so a refusal
     // leaves the record as it was.
-    boolean newLarge = count > LARGEST_INLINE
-        && (number >= counts.length || (counts[number] & 0xff) != IN_SIDE_TABLE);
+    boolean newLarge =
+        count > LARGEST_INLINE
+            && (number >= counts.length || (counts[number] & 0xff) != IN_SIDE_TABLE);
     long toReserve = Math.max(0, number + 1 - charged) + (newLarge ? 8 : 0);
     if (toReserve > 0) {
       numbers.reserve(toReserve);

@@ -5,8 +5,8 @@ import io.sluice.common.protocol.message.BlockDescriptor;
 import io.sluice.server.storage.FlushableBlock;
 
 /**
- * A pushed block held in the push pool. {@code data} is an exact-size buffer from the
- * {@code PushBufferPool}; the partition that holds the block owns it and frees it once the block is on
+ * A pushed block held in the push pool. {@code data} is an exact-size buffer from the {@code
+ * PushBufferPool}; the partition that holds the block owns it and frees it once the block is on
  * disk (or its shuffle is deleted). {@code arrival} numbers blocks in arrival order within a
  * partition (the "sequence" that memory reads page by), so that paged memory reads never skip a
  * block.

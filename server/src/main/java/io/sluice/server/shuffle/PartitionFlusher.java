@@ -9,7 +9,9 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Writes a partition's in-memory blocks to its files and frees their memory. Runs on disk threads. */
+/**
+ * Writes a partition's in-memory blocks to its files and frees their memory. Runs on disk threads.
+ */
 public final class PartitionFlusher {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionFlusher.class);
 
@@ -17,9 +19,11 @@ public final class PartitionFlusher {
   private final ServerMetrics metrics;
   private final ServerOptions.FlushDirect direct;
 
-  /** @param direct which partitions are written around the page cache ({@code flush.direct}) */
-  public PartitionFlusher(PushBufferPool pool, ServerMetrics metrics,
-      ServerOptions.FlushDirect direct) {
+  /**
+   * @param direct which partitions are written around the page cache ({@code flush.direct})
+   */
+  public PartitionFlusher(
+      PushBufferPool pool, ServerMetrics metrics, ServerOptions.FlushDirect direct) {
     this.pool = pool;
     this.metrics = metrics;
     this.direct = direct;
@@ -48,8 +52,11 @@ public final class PartitionFlusher {
       freeAll(blocks);
       metrics.flushed(bytes, System.nanoTime() - start, toHdfs);
     } catch (StorageUnavailableException e) {
-      LOG.error("Cannot flush partition {}: {}; its {} blocks stay in memory", partition
-          .partitionId(), e.getMessage(), blocks.size());
+      LOG.error(
+          "Cannot flush partition {}: {}; its {} blocks stay in memory",
+          partition.partitionId(),
+          e.getMessage(),
+          blocks.size());
       if (!partition.flushFailed(blocks)) {
         freeAll(blocks);
       }

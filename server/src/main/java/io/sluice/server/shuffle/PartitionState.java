@@ -27,7 +27,10 @@ import java.util.function.Supplier;
 public final class PartitionState {
   private final int partitionId;
   private final Supplier<PartitionFiles> filesFactory;
-  /** Held while a flush writes this partition's files, and by deletion, so the two never overlap. */
+
+  /**
+   * Held while a flush writes this partition's files, and by deletion, so the two never overlap.
+   */
   private final ReentrantLock storageLock = new ReentrantLock();
 
   private ArrayList<InMemoryBlock> unflushed = new ArrayList<>();
@@ -37,12 +40,16 @@ public final class PartitionState {
   private long nextSequence;
   private boolean flushQueued;
   private boolean deleted;
+
   /** Whether a block came from a writer, not as the last copy of a replica chain. */
   private boolean primaryBlocks;
+
   private PartitionFiles files;
   private final CommittedCounts committed;
 
-  /** @param attempts the numbering of its shuffle's map attempts, shared by its partitions */
+  /**
+   * @param attempts the numbering of its shuffle's map attempts, shared by its partitions
+   */
   PartitionState(int partitionId, Supplier<PartitionFiles> filesFactory, AttemptNumbers attempts) {
     this.partitionId = partitionId;
     this.filesFactory = filesFactory;
@@ -72,8 +79,8 @@ public final class PartitionState {
 
   /**
    * Whether every block of the partition here is the last copy of a replica chain: readers read it
-   * only when the servers before it in the chain are lost, so its files are written around the
-   * page cache ({@link PartitionFiles#append(List, boolean)}).
+   * only when the servers before it in the chain are lost, so its files are written around the page
+   * cache ({@link PartitionFiles#append(List, boolean)}).
    */
   public synchronized boolean holdsOnlyLastCopies() {
     return !primaryBlocks;
@@ -183,12 +190,13 @@ public final class PartitionState {
 
   /**
    * In-memory blocks with a sequence after {@code afterSequence} whose bytes and descriptors take
-   * up to {@code maxBytes} of an answer, as retained slices (at least one block even if larger), only of the given map attempts (sorted;
-   * empty for all). The caller owns {@link MemoryRead#data()}. The read's last sequence is that of
-   * the last block looked at, returned or not, so that paging moves past blocks left out.
+   * up to {@code maxBytes} of an answer, as retained slices (at least one block even if larger),
+   * only of the given map attempts (sorted; empty for all). The caller owns {@link
+   * MemoryRead#data()}. The read's last sequence is that of the last block looked at, returned or
+   * not, so that paging moves past blocks left out.
    */
-  public synchronized MemoryRead readMemory(long afterSequence, long maxBytes,
-      long[] sortedAttempts, ByteBufAllocator alloc) {
+  public synchronized MemoryRead readMemory(
+      long afterSequence, long maxBytes, long[] sortedAttempts, ByteBufAllocator alloc) {
     List<BlockDescriptor> descriptors = new ArrayList<>();
     CompositeByteBuf data = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
     long bytes = 0;
@@ -238,16 +246,18 @@ public final class PartitionState {
   }
 
   /**
-   * The partition as a restart manifest records it: its files and its commits. Only for a
-   * partition with nothing left in memory (the server flushed everything before it stops).
+   * The partition as a restart manifest records it: its files and its commits. Only for a partition
+   * with nothing left in memory (the server flushed everything before it stops).
    */
   synchronized RestartManifest.Partition forRestart() {
     if (!unflushed.isEmpty() || !flushing.isEmpty()) {
-      throw new IllegalStateException("partition " + partitionId + " still holds "
-          + memoryBytes() + " bytes in memory");
+      throw new IllegalStateException(
+          "partition " + partitionId + " still holds " + memoryBytes() + " bytes in memory");
     }
-    return new RestartManifest.Partition(partitionId,
-        files == null ? List.of() : files.generationsForRestart(), committed.attempts(),
+    return new RestartManifest.Partition(
+        partitionId,
+        files == null ? List.of() : files.generationsForRestart(),
+        committed.attempts(),
         committed.counts());
   }
 
@@ -274,10 +284,10 @@ public final class PartitionState {
   }
 
   /**
-   * Deletes the partition: frees its unflushed memory through {@code free} and lets go of its files,
-   * which go with the shuffle's directories that the caller removes next
-   * ({@code ShuffleStore.unregisterShuffle}, {@code unregisterApplication}). A flush in progress
-   * finishes first (it holds the storage lock) and frees its own blocks.
+   * Deletes the partition: frees its unflushed memory through {@code free} and lets go of its
+   * files, which go with the shuffle's directories that the caller removes next ({@code
+   * ShuffleStore.unregisterShuffle}, {@code unregisterApplication}). A flush in progress finishes
+   * first (it holds the storage lock) and frees its own blocks.
    */
   void delete(Consumer<ByteBuf> free) {
     if (!markDeletedAndFree(free)) {
@@ -320,6 +330,6 @@ public final class PartitionState {
   }
 
   /** The result of a memory read: descriptors in order and their bytes back to back. */
-  public record MemoryRead(List<BlockDescriptor> blocks, ByteBuf data, long lastSequence,
-      boolean hasMore) {}
+  public record MemoryRead(
+      List<BlockDescriptor> blocks, ByteBuf data, long lastSequence, boolean hasMore) {}
 }

@@ -8,13 +8,16 @@ import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
-/** One registered shuffle of an application: its partitions on this server, created on first push. */
+/**
+ * One registered shuffle of an application: its partitions on this server, created on first push.
+ */
 public final class ShuffleState {
   private final String appId;
   private final int shuffleId;
   private final int numPartitions;
   private final PartitionFilesFactory filesFactory;
   private final ConcurrentHashMap<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+
   /**
    * Heap of a partition's state with no block and no commit yet: the object, its lock, lists and
    * count record, and its entry in the shuffle's map.
@@ -22,6 +25,7 @@ public final class ShuffleState {
   public static final long PARTITION_HEAP_BYTES = 400;
 
   private final AttemptNumbers attempts;
+
   /** Set once, under this object's lock, so that no partition is created after deletion began. */
   private boolean deleted;
 
@@ -30,8 +34,14 @@ public final class ShuffleState {
     PartitionFiles create(String appId, int shuffleId, int partitionId);
   }
 
-  /** @param commits the server's budget for commit bookkeeping, which this shuffle draws on */
-  ShuffleState(String appId, int shuffleId, int numPartitions, PartitionFilesFactory filesFactory,
+  /**
+   * @param commits the server's budget for commit bookkeeping, which this shuffle draws on
+   */
+  ShuffleState(
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      PartitionFilesFactory filesFactory,
       CommitBudget commits) {
     this.attempts = new AttemptNumbers(commits);
     this.appId = appId;
@@ -65,17 +75,20 @@ public final class ShuffleState {
       if (deleted) {
         return null;
       }
-      return partitions.computeIfAbsent(partitionId, id -> {
-        // A partition's own state counts against the bookkeeping budget, as its commits do.
-        attempts.reserve(PARTITION_HEAP_BYTES);
-        return new PartitionState(id, () -> filesFactory.create(appId, shuffleId, id), attempts);
-      });
+      return partitions.computeIfAbsent(
+          partitionId,
+          id -> {
+            // A partition's own state counts against the bookkeeping budget, as its commits do.
+            attempts.reserve(PARTITION_HEAP_BYTES);
+            return new PartitionState(
+                id, () -> filesFactory.create(appId, shuffleId, id), attempts);
+          });
     }
   }
 
   /**
-   * The number of a map attempt in this shuffle, given at its first commit: commits of a request
-   * to many partitions look the attempt up once.
+   * The number of a map attempt in this shuffle, given at its first commit: commits of a request to
+   * many partitions look the attempt up once.
    */
   /**
    * Restores a partition that the server served before its restart; its bookkeeping is taken from

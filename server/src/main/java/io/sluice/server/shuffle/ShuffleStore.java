@@ -32,20 +32,25 @@ public final class ShuffleStore {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleStore.class);
 
   private final ConcurrentHashMap<String, AppState> apps = new ConcurrentHashMap<>();
+
   /**
-   * Applications whose data is being deleted. An application registered again meanwhile would
-   * write under the directory that deletion removes, so registration waits (retriably) until it ends.
+   * Applications whose data is being deleted. An application registered again meanwhile would write
+   * under the directory that deletion removes, so registration waits (retriably) until it ends.
    */
   private final Set<String> deleting = ConcurrentHashMap.newKeySet();
+
   private final ShuffleState.PartitionFilesFactory filesFactory;
   private final DiskManager disks;
+
   /** Null without an HDFS tier. */
   private final HdfsTier hdfs;
+
   private final Consumer<ByteBuf> free;
   private final LongSupplier nanoClock;
   private final StoreLimits limits;
   private final CommitBudget commits;
   private volatile boolean draining;
+
   /** When {@link #expire} last ran; Long.MIN_VALUE before its first run. Only its caller writes. */
   private long lastSweepNanos = Long.MIN_VALUE;
 
@@ -54,19 +59,32 @@ public final class ShuffleStore {
    *
    * @param free returns a block's buffer to the push pool
    */
-  public static ShuffleStore onLocalDisks(DiskManager disks, FileIo io, Consumer<ByteBuf> free,
-      LongSupplier nanoClock, StoreLimits limits) {
+  public static ShuffleStore onLocalDisks(
+      DiskManager disks,
+      FileIo io,
+      Consumer<ByteBuf> free,
+      LongSupplier nanoClock,
+      StoreLimits limits) {
     return new ShuffleStore(
         (app, shuffle, partition) -> new PartitionFiles(disks, io, app, shuffle, partition),
-        disks, null, free, nanoClock, limits);
+        disks,
+        null,
+        free,
+        nanoClock,
+        limits);
   }
 
   /**
    * @param hdfs the HDFS tier, whose directories go with the shuffles and applications; or null
    * @param free returns a block's buffer to the push pool
    */
-  public ShuffleStore(ShuffleState.PartitionFilesFactory filesFactory, DiskManager disks,
-      HdfsTier hdfs, Consumer<ByteBuf> free, LongSupplier nanoClock, StoreLimits limits) {
+  public ShuffleStore(
+      ShuffleState.PartitionFilesFactory filesFactory,
+      DiskManager disks,
+      HdfsTier hdfs,
+      Consumer<ByteBuf> free,
+      LongSupplier nanoClock,
+      StoreLimits limits) {
     this.limits = limits;
     this.commits = new CommitBudget(limits.commitHeapBytes());
     this.filesFactory = filesFactory;
@@ -81,28 +99,35 @@ public final class ShuffleStore {
    * data of an earlier registration of the same id is still being deleted; with ACCESS_DENIED when
    * it is registered with another secret; with REFUSED beyond the limits.
    *
-   * @param secret the secret its connections will prove; null when the server does not
-   *     authenticate
+   * @param secret the secret its connections will prove; null when the server does not authenticate
    */
   public AppState registerApplication(String appId, String user, Secret secret) {
     checkAppId(appId);
     // compute() runs atomically with unregisterApplication's removal of the same id.
-    AppState app = apps.compute(appId, (id, existing) -> {
-      if (existing != null) {
-        if (!Objects.equals(existing.secret(), secret)) {
-          throw new RequestRejectedException(StatusCode.ACCESS_DENIED, "application " + id
-              + " is registered on this server with another secret");
-        }
-        return existing;
-      }
-      if (deleting.contains(id)) {
-        throw new RequestRejectedException(StatusCode.BUSY, "the data of an earlier "
-            + "registration of application " + id + " is still being deleted; retry");
-      }
-      limits.checkNewApplication(apps.values(), user);
-      LOG.info("Registered application {} of user {}", id, LogText.escape(user));
-      return new AppState(id, user, secret, nanoClock.getAsLong());
-    });
+    AppState app =
+        apps.compute(
+            appId,
+            (id, existing) -> {
+              if (existing != null) {
+                if (!Objects.equals(existing.secret(), secret)) {
+                  throw new RequestRejectedException(
+                      StatusCode.ACCESS_DENIED,
+                      "application " + id + " is registered on this server with another secret");
+                }
+                return existing;
+              }
+              if (deleting.contains(id)) {
+                throw new RequestRejectedException(
+                    StatusCode.BUSY,
+                    "the data of an earlier "
+                        + "registration of application "
+                        + id
+                        + " is still being deleted; retry");
+              }
+              limits.checkNewApplication(apps.values(), user);
+              LOG.info("Registered application {} of user {}", id, LogText.escape(user));
+              return new AppState(id, user, secret, nanoClock.getAsLong());
+            });
     app.heartbeat(nanoClock.getAsLong());
     return app;
   }
@@ -142,7 +167,8 @@ public final class ShuffleStore {
   /** Refuses data while draining. */
   public void checkTakingData() {
     if (draining) {
-      throw new RequestRejectedException(StatusCode.SHUTTING_DOWN,
+      throw new RequestRejectedException(
+          StatusCode.SHUTTING_DOWN,
           "this server is draining before it stops and takes no new data; use another location");
     }
   }
@@ -152,20 +178,35 @@ public final class ShuffleStore {
     AppState app = app(appId);
     checkTakingData();
     if (shuffleId < 0) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST,
-          "negative shuffle id " + shuffleId);
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST, "negative shuffle id " + shuffleId);
     }
     if (numPartitions <= 0) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "shuffle " + shuffleId
-          + " has " + numPartitions + " partitions; a shuffle has at least one");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "shuffle "
+              + shuffleId
+              + " has "
+              + numPartitions
+              + " partitions; a shuffle has at least one");
     }
-    ShuffleState shuffle = app.shuffleMap().computeIfAbsent(shuffleId, id -> {
-      limits.checkNewShuffle(app);
-      return new ShuffleState(appId, id, numPartitions, filesFactory, commits);
-    });
+    ShuffleState shuffle =
+        app.shuffleMap()
+            .computeIfAbsent(
+                shuffleId,
+                id -> {
+                  limits.checkNewShuffle(app);
+                  return new ShuffleState(appId, id, numPartitions, filesFactory, commits);
+                });
     if (shuffle.numPartitions() != numPartitions) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "shuffle " + shuffleId
-          + " is registered with " + shuffle.numPartitions() + " partitions, not " + numPartitions);
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "shuffle "
+              + shuffleId
+              + " is registered with "
+              + shuffle.numPartitions()
+              + " partitions, not "
+              + numPartitions);
     }
     app.heartbeat(nanoClock.getAsLong());
     return shuffle;
@@ -181,7 +222,8 @@ public final class ShuffleStore {
     app.heartbeat(nanoClock.getAsLong());
     ShuffleState shuffle = app.shuffle(shuffleId);
     if (shuffle == null) {
-      throw new RequestRejectedException(StatusCode.UNKNOWN_SHUFFLE,
+      throw new RequestRejectedException(
+          StatusCode.UNKNOWN_SHUFFLE,
           "shuffle " + shuffleId + " of application " + appId + " is not registered here");
     }
     return shuffle;
@@ -190,9 +232,15 @@ public final class ShuffleStore {
   /** Checks a partition id against its shuffle. */
   public static void checkPartition(ShuffleState shuffle, int partitionId) {
     if (partitionId < 0 || partitionId >= shuffle.numPartitions()) {
-      throw new RequestRejectedException(StatusCode.INVALID_REQUEST, "partition " + partitionId
-          + " is out of range: shuffle " + shuffle.shuffleId() + " has "
-          + shuffle.numPartitions() + " partitions");
+      throw new RequestRejectedException(
+          StatusCode.INVALID_REQUEST,
+          "partition "
+              + partitionId
+              + " is out of range: shuffle "
+              + shuffle.shuffleId()
+              + " has "
+              + shuffle.numPartitions()
+              + " partitions");
     }
   }
 
@@ -216,11 +264,13 @@ public final class ShuffleStore {
   /** Deletes an application with all its data. Blocking: not on an event loop. */
   public void unregisterApplication(String appId) {
     AppState[] removed = new AppState[1];
-    apps.computeIfPresent(appId, (id, app) -> {
-      deleting.add(id);
-      removed[0] = app;
-      return null;
-    });
+    apps.computeIfPresent(
+        appId,
+        (id, app) -> {
+          deleting.add(id);
+          removed[0] = app;
+          return null;
+        });
     AppState app = removed[0];
     if (app == null) {
       return;
@@ -267,9 +317,12 @@ public final class ShuffleStore {
     boolean firstSweep = lastSweepNanos == Long.MIN_VALUE;
     lastSweepNanos = now;
     if (!firstSweep && sinceLastSweep >= expiry.toNanos() / 2) {
-      LOG.warn("Expiry had not run for {} ms (the server was paused or starved); every "
-          + "application gets {} from now to send a heartbeat ({})", sinceLastSweep / 1_000_000,
-          expiry, ServerOptions.APP_EXPIRY.key());
+      LOG.warn(
+          "Expiry had not run for {} ms (the server was paused or starved); every "
+              + "application gets {} from now to send a heartbeat ({})",
+          sinceLastSweep / 1_000_000,
+          expiry,
+          ServerOptions.APP_EXPIRY.key());
       for (AppState app : apps.values()) {
         app.heartbeat(now);
       }
@@ -282,7 +335,10 @@ public final class ShuffleStore {
       }
     }
     for (String id : expired) {
-      LOG.info("Application {} sent no heartbeat for {} ({}); deleting its data", id, expiry,
+      LOG.info(
+          "Application {} sent no heartbeat for {} ({}); deleting its data",
+          id,
+          expiry,
           ServerOptions.APP_EXPIRY.key());
       unregisterApplication(id);
     }
@@ -302,11 +358,15 @@ public final class ShuffleStore {
         for (PartitionState p : shuffle.partitions()) {
           partitions.add(p.forRestart());
         }
-        shuffles.add(new RestartManifest.Shuffle(shuffle.shuffleId(), shuffle.numPartitions(),
-            partitions));
+        shuffles.add(
+            new RestartManifest.Shuffle(shuffle.shuffleId(), shuffle.numPartitions(), partitions));
       }
-      all.add(new RestartManifest.Application(app.appId(), app.user(),
-          app.secret() == null ? null : app.secret().copyOfBytes(), shuffles));
+      all.add(
+          new RestartManifest.Application(
+              app.appId(),
+              app.user(),
+              app.secret() == null ? null : app.secret().copyOfBytes(),
+              shuffles));
     }
     return all;
   }
@@ -328,12 +388,12 @@ public final class ShuffleStore {
         LOG.warn("Restart manifest names an invalid application id; left out");
         continue;
       }
-      AppState app = new AppState(r.appId(), r.user(),
-          r.secret() == null ? null : Secret.of(r.secret()), now);
+      AppState app =
+          new AppState(r.appId(), r.user(), r.secret() == null ? null : Secret.of(r.secret()), now);
       int partitions = 0;
       for (RestartManifest.Shuffle s : r.shuffles()) {
-        ShuffleState shuffle = new ShuffleState(r.appId(), s.shuffleId(), s.numPartitions(),
-            filesFactory, commits);
+        ShuffleState shuffle =
+            new ShuffleState(r.appId(), s.shuffleId(), s.numPartitions(), filesFactory, commits);
         for (RestartManifest.Partition p : s.partitions()) {
           try {
             shuffle.restorePartition(p);
@@ -341,16 +401,23 @@ public final class ShuffleStore {
           } catch (IOException | RuntimeException e) {
             shuffle.forget(p.partitionId());
             dropped++;
-            LOG.warn("Partition {} of shuffle {} of {} is not served again after the restart: {}",
-                p.partitionId(), s.shuffleId(), r.appId(), e.getMessage());
+            LOG.warn(
+                "Partition {} of shuffle {} of {} is not served again after the restart: {}",
+                p.partitionId(),
+                s.shuffleId(),
+                r.appId(),
+                e.getMessage());
           }
         }
         app.shuffleMap().put(s.shuffleId(), shuffle);
       }
       apps.put(r.appId(), app);
       served += partitions;
-      LOG.info("Serving application {} again after the restart: {} shuffles, {} partitions",
-          r.appId(), r.shuffles().size(), partitions);
+      LOG.info(
+          "Serving application {} again after the restart: {} shuffles, {} partitions",
+          r.appId(),
+          r.shuffles().size(),
+          partitions);
     }
     return new Recovery(served, dropped);
   }
@@ -375,9 +442,13 @@ public final class ShuffleStore {
   private AppState app(String appId) {
     AppState app = apps.get(appId);
     if (app == null) {
-      throw new RequestRejectedException(StatusCode.UNKNOWN_APPLICATION,
-          "application " + appId + " is not registered here (expired after "
-              + ServerOptions.APP_EXPIRY.key() + " without heartbeats, or never registered)");
+      throw new RequestRejectedException(
+          StatusCode.UNKNOWN_APPLICATION,
+          "application "
+              + appId
+              + " is not registered here (expired after "
+              + ServerOptions.APP_EXPIRY.key()
+              + " without heartbeats, or never registered)");
     }
     return app;
   }

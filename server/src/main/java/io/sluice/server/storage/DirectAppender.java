@@ -11,14 +11,15 @@ import java.util.List;
 /**
  * Appends blocks to a data file opened with {@code O_DIRECT}, so that the bytes go from memory to
  * the device without passing through the page cache. For bytes nobody is expected to read soon (the
- * last server of a replica chain holds a partition only in case its primary is lost; with
- * {@code flush.direct all}, shuffles larger than the page cache), a buffered write costs the flush
- * thread a page-cache page per 4 KiB, allocated and copied into by the kernel, and later the
- * writeback: several times the CPU of the direct write this class makes.
+ * last server of a replica chain holds a partition only in case its primary is lost; with {@code
+ * flush.direct all}, shuffles larger than the page cache), a buffered write costs the flush thread
+ * a page-cache page per 4 KiB, allocated and copied into by the kernel, and later the writeback:
+ * several times the CPU of the direct write this class makes.
  *
  * <p>Direct I/O moves whole blocks of the file system at aligned offsets from aligned memory, and
  * every piece of a gathering write must be a whole number of them too (the kernel refuses a vector
  * of any other length, whatever the total). Blocks are placed two ways:
+ *
  * <ul>
  *   <li><b>In place</b>: a block of at least {@link #IN_PLACE_MIN_BYTES} whose memory starts at an
  *       {@link #ALIGNMENT} boundary (the push pool's large blocks do) is written straight from its
@@ -26,9 +27,10 @@ import java.util.List;
  *       offset of the file: up to {@code ALIGNMENT - 1} bytes of zeros lie before it, which no
  *       index entry covers. Its last partial unit is copied into the staging buffer, where the next
  *       blocks follow it.
- *   <li><b>Staged</b>: any other block is copied into the flush thread's staging buffer
- *       ({@link #STAGING_BYTES}, aligned), right after the bytes before it.
+ *   <li><b>Staged</b>: any other block is copied into the flush thread's staging buffer ({@link
+ *       #STAGING_BYTES}, aligned), right after the bytes before it.
  * </ul>
+ *
  * Staged runs and in-place blocks are written in file order with gathering writes, each made once
  * {@link #WRITE_BYTES} are queued (one in-place block may take it past that) or the staging buffer
  * is full. The last partial unit of an append is written padded with zeros, and the file keeps
@@ -36,11 +38,11 @@ import java.util.List;
  * records), so the next append to it either starts a block in place right there or, with a staged
  * block first, reads that unit back and writes it again with the new bytes after the old.
  *
- * <p>Why the file is not cut back to its last block: on ext4 (Linux 6.18, measured), a file cut
- * to an unaligned length and then written past its end from the next aligned offset is read back
- * into the page cache 4 KiB at a time when read soon after, instead of in large folios, which cost
- * the server's sendfile about 0.1 CPU seconds more per GiB sent (bin/bench-server.sh's read
- * figures); each cut was also a journalled change of the file's size.
+ * <p>Why the file is not cut back to its last block: on ext4 (Linux 6.18, measured), a file cut to
+ * an unaligned length and then written past its end from the next aligned offset is read back into
+ * the page cache 4 KiB at a time when read soon after, instead of in large folios, which cost the
+ * server's sendfile about 0.1 CPU seconds more per GiB sent (bin/bench-server.sh's read figures);
+ * each cut was also a journalled change of the file's size.
  */
 public final class DirectAppender {
   /**
@@ -49,13 +51,16 @@ public final class DirectAppender {
    * gets buffered writes ({@link LocalDisk#takesDirectWrites}).
    */
   static final int ALIGNMENT = 4096;
+
   /** Bytes each flush thread stages. */
   static final int STAGING_BYTES = 1 << 20;
+
   /**
    * The smallest block written in place: the zeros before it (2 KiB on average, at most 4,095
    * bytes) are about 3% of the bytes it saves copying at worst.
    */
   static final int IN_PLACE_MIN_BYTES = 64 * 1024;
+
   /** Bytes queued before a gathering write is made (a staging buffer full is written at once). */
   static final int WRITE_BYTES = 4 << 20;
 
@@ -67,8 +72,8 @@ public final class DirectAppender {
   private DirectAppender() {}
 
   /**
-   * A staging buffer for a flush thread: {@link #STAGING_BYTES} of direct memory aligned to
-   * {@link #ALIGNMENT}. Counted in the server's direct-memory bound per flush thread.
+   * A staging buffer for a flush thread: {@link #STAGING_BYTES} of direct memory aligned to {@link
+   * #ALIGNMENT}. Counted in the server's direct-memory bound per flush thread.
    */
   static ByteBuffer newStagingBuffer() {
     return ByteBuffer.allocateDirect((int) STAGING_MEMORY_BYTES).alignedSlice(ALIGNMENT);
@@ -82,8 +87,13 @@ public final class DirectAppender {
    * ends at the next aligned offset at or after that. On failure the file may hold more: the caller
    * cuts it back.
    */
-  static long append(FileChannel channel, ByteBuffer staging, long position,
-      List<? extends FlushableBlock> blocks, long[] starts) throws IOException {
+  static long append(
+      FileChannel channel,
+      ByteBuffer staging,
+      long position,
+      List<? extends FlushableBlock> blocks,
+      long[] starts)
+      throws IOException {
     Batch batch = new Batch(channel, staging, position);
     for (int i = 0; i < blocks.size(); i++) {
       starts[i] = batch.add(blocks.get(i).data());
@@ -106,8 +116,10 @@ public final class DirectAppender {
     private long queuedBytes;
     private int runStart;
     private long runAt;
+
     /** Where the next block's bytes go. */
     private long end;
+
     /** Nothing placed yet: the file's last partial unit is not in the staging buffer. */
     private boolean untouched = true;
 
@@ -126,7 +138,9 @@ public final class DirectAppender {
         return end;
       }
       int index = data.readerIndex();
-      if (length < IN_PLACE_MIN_BYTES || data.nioBufferCount() != 1 || !data.hasMemoryAddress()
+      if (length < IN_PLACE_MIN_BYTES
+          || data.nioBufferCount() != 1
+          || !data.hasMemoryAddress()
           || (data.memoryAddress() + index) % ALIGNMENT != 0) {
         long start = end;
         stage(data, index, length);
@@ -256,8 +270,14 @@ public final class DirectAppender {
     // One aligned read of a whole unit: at the end of the file it returns what is there.
     int n = channel.read(staging, unitStart);
     if (n < tail) {
-      throw new EOFException("the file ends " + Math.max(n, 0) + " bytes after offset "
-          + unitStart + "; " + tail + " were written");
+      throw new EOFException(
+          "the file ends "
+              + Math.max(n, 0)
+              + " bytes after offset "
+              + unitStart
+              + "; "
+              + tail
+              + " were written");
     }
     staging.limit(staging.capacity()).position(tail);
   }

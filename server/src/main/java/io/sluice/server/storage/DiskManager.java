@@ -53,21 +53,27 @@ public final class DiskManager implements Closeable {
   public static final String DISK_FULL = "disk full";
 
   private static final Logger LOG = LoggerFactory.getLogger(DiskManager.class);
+
   /** A full disk's free space is looked at again at most this often. */
   private static final long RECHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final String PROBE_FILE = ".sluice-write-probe";
   private static final int MAX_LOGGED_NAMES = 20;
+
   /** Where deleted trees wait for the deleter: '+' is not allowed in application ids. */
   static final String TRASH = "sluice+trash";
+
   /** Marks a directory this server created for an application, and so may delete. */
   static final String APP_MARKER = ".sluice-application";
 
-  private final ExecutorService deleter = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "sluice-deleter");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService deleter =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "sluice-deleter");
+            t.setDaemon(true);
+            return t;
+          });
   private final AtomicLong trashSequence = new AtomicLong();
 
   private final List<LocalDisk> disks;
@@ -80,17 +86,28 @@ public final class DiskManager implements Closeable {
   }
 
   /**
-   * @param keep applications whose directories an earlier run left for this one (a restart
-   *     manifest names them): not deleted at start
+   * @param keep applications whose directories an earlier run left for this one (a restart manifest
+   *     names them): not deleted at start
    */
-  public DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
-      Set<String> keep) {
-    this(dirs, minFreeBytes, threadsPerDisk, io, root -> root.toFile().getUsableSpace(),
-        System::nanoTime, keep);
+  public DiskManager(
+      List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io, Set<String> keep) {
+    this(
+        dirs,
+        minFreeBytes,
+        threadsPerDisk,
+        io,
+        root -> root.toFile().getUsableSpace(),
+        System::nanoTime,
+        keep);
   }
 
-  DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
-      ToLongFunction<Path> usableSpace, LongSupplier nanoClock) {
+  DiskManager(
+      List<Path> dirs,
+      long minFreeBytes,
+      int threadsPerDisk,
+      FileIo io,
+      ToLongFunction<Path> usableSpace,
+      LongSupplier nanoClock) {
     this(dirs, minFreeBytes, threadsPerDisk, io, usableSpace, nanoClock, Set.of());
   }
 
@@ -98,14 +115,21 @@ public final class DiskManager implements Closeable {
    * @param usableSpace bytes still writable on the file system of a directory (0 if unknown)
    * @param nanoClock monotonic time, for the pace of full disks' re-checks
    */
-  private DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io,
-      ToLongFunction<Path> usableSpace, LongSupplier nanoClock, Set<String> keep) {
+  private DiskManager(
+      List<Path> dirs,
+      long minFreeBytes,
+      int threadsPerDisk,
+      FileIo io,
+      ToLongFunction<Path> usableSpace,
+      LongSupplier nanoClock,
+      Set<String> keep) {
     if (minFreeBytes < 0) {
-      throw new IllegalArgumentException("minimum free bytes must not be negative: " + minFreeBytes);
+      throw new IllegalArgumentException(
+          "minimum free bytes must not be negative: " + minFreeBytes);
     }
     if (threadsPerDisk < 1) {
-      throw new IllegalArgumentException("flush threads per disk must be at least 1: "
-          + threadsPerDisk);
+      throw new IllegalArgumentException(
+          "flush threads per disk must be at least 1: " + threadsPerDisk);
     }
     this.minFreeBytes = minFreeBytes;
     this.nanoClock = nanoClock;
@@ -173,8 +197,11 @@ public final class DiskManager implements Closeable {
    */
   public synchronized void markUnreadable(LocalDisk disk, String reason) {
     if (disk.markUnreadable(reason, nanoClock.getAsLong())) {
-      LOG.warn("Local dir {} cannot be read and is out of rotation; its partitions' files there "
-          + "are lost: {}", disk.root(), reason);
+      LOG.warn(
+          "Local dir {} cannot be read and is out of rotation; its partitions' files there "
+              + "are lost: {}",
+          disk.root(),
+          reason);
     }
   }
 
@@ -182,7 +209,8 @@ public final class DiskManager implements Closeable {
   public static String reasonFor(IOException e) {
     String message = e.getMessage();
     if (message != null
-        && (message.contains("No space left on device") || message.contains("Disk quota exceeded"))) {
+        && (message.contains("No space left on device")
+            || message.contains("Disk quota exceeded"))) {
       return DISK_FULL;
     }
     return message == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + message;
@@ -228,7 +256,7 @@ public final class DiskManager implements Closeable {
   /** Waits until every deletion asked for so far is done (or {@code timeout} passed). */
   public boolean awaitDeletions(Duration timeout) throws InterruptedException {
     try {
-      deleter.submit(() -> { }).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      deleter.submit(() -> {}).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       return true;
     } catch (TimeoutException e) {
       return false;
@@ -238,9 +266,9 @@ public final class DiskManager implements Closeable {
   }
 
   /**
-   * Moves {@code dir} into the disk's trash at once and deletes it there in the background. When
-   * it cannot be moved, it is deleted in place before this returns: deleting it later could take
-   * files written meanwhile under the same name.
+   * Moves {@code dir} into the disk's trash at once and deletes it there in the background. When it
+   * cannot be moved, it is deleted in place before this returns: deleting it later could take files
+   * written meanwhile under the same name.
    */
   private void discard(LocalDisk disk, Path dir) {
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -288,8 +316,10 @@ public final class DiskManager implements Closeable {
         long left = deadline - System.nanoTime();
         if (!executor.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
           List<Runnable> dropped = executor.shutdownNow();
-          LOG.warn("Flushes on {} did not finish in time; stopped with {} still queued",
-              disk.root(), dropped.size());
+          LOG.warn(
+              "Flushes on {} did not finish in time; stopped with {} still queued",
+              disk.root(),
+              dropped.size());
         }
       }
     } catch (InterruptedException e) {
@@ -305,8 +335,8 @@ public final class DiskManager implements Closeable {
   }
 
   /**
-   * Creates the shuffle's directory on {@code disk}, and its application's directory with the marker
-   * that lets a later start delete it.
+   * Creates the shuffle's directory on {@code disk}, and its application's directory with the
+   * marker that lets a later start delete it.
    */
   public void createShuffleDir(LocalDisk disk, String appId, int shuffleId) throws IOException {
     // A local dir that is gone (a failed or unmounted disk) is not created again: the data would
@@ -360,8 +390,8 @@ public final class DiskManager implements Closeable {
       Path root = dir.toAbsolutePath().normalize();
       for (Path other : roots) {
         if (root.startsWith(other) || other.startsWith(root)) {
-          throw new IllegalArgumentException("local directories must be distinct and not nested: "
-              + other + " and " + root);
+          throw new IllegalArgumentException(
+              "local directories must be distinct and not nested: " + other + " and " + root);
         }
       }
       roots.add(root);
@@ -405,8 +435,11 @@ public final class DiskManager implements Closeable {
       LOG.warn("Could not look through {} for leftovers of an earlier run: {}", root, e.toString());
     }
     if (!deleted.isEmpty()) {
-      LOG.info("Deleted {} application dir(s) left in {} by an earlier run: {}{}", deleted.size(),
-          root, String.join(", ", deleted.subList(0, Math.min(deleted.size(), MAX_LOGGED_NAMES))),
+      LOG.info(
+          "Deleted {} application dir(s) left in {} by an earlier run: {}{}",
+          deleted.size(),
+          root,
+          String.join(", ", deleted.subList(0, Math.min(deleted.size(), MAX_LOGGED_NAMES))),
           deleted.size() > MAX_LOGGED_NAMES ? ", ..." : "");
     }
   }

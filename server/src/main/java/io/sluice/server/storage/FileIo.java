@@ -31,26 +31,31 @@ public interface FileIo {
     throw new UnsupportedOperationException(this + " opens no file for direct writes");
   }
 
-  FileIo DEFAULT = new FileIo() {
-    @Override
-    public FileChannel openForAppend(Path p) throws IOException {
-      return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    }
+  FileIo DEFAULT =
+      new FileIo() {
+        @Override
+        public FileChannel openForAppend(Path p) throws IOException {
+          return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        }
 
-    @Override
-    public FileChannel openForRead(Path p) throws IOException {
-      return FileChannel.open(p, StandardOpenOption.READ);
-    }
+        @Override
+        public FileChannel openForRead(Path p) throws IOException {
+          return FileChannel.open(p, StandardOpenOption.READ);
+        }
 
-    @Override
-    public FileChannel openForDirectWrite(Path p) throws IOException {
-      return FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
-    }
+        @Override
+        public FileChannel openForDirectWrite(Path p) throws IOException {
+          return FileChannel.open(
+              p,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.READ,
+              ExtendedOpenOption.DIRECT);
+        }
 
-    @Override
-    public String toString() {
-      return "FileIo.DEFAULT";
-    }
-  };
+        @Override
+        public String toString() {
+          return "FileIo.DEFAULT";
+        }
+      };
 }

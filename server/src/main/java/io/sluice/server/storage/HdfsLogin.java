@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's Kerberos login to a secured HDFS ({@code hdfs.kerberos.principal},
- * {@code hdfs.kerberos.keytab}): logged in from the keytab at start, and the ticket checked every
- * {@code hdfs.kerberos.relogin.check.interval}, logging in again once it has passed 80% of its
- * lifetime (Hadoop's rule), so that a server running for weeks keeps its access to HDFS.
+ * The server's Kerberos login to a secured HDFS ({@code hdfs.kerberos.principal}, {@code
+ * hdfs.kerberos.keytab}): logged in from the keytab at start, and the ticket checked every {@code
+ * hdfs.kerberos.relogin.check.interval}, logging in again once it has passed 80% of its lifetime
+ * (Hadoop's rule), so that a server running for weeks keeps its access to HDFS.
  *
  * <p>The login is this object's own user, not the JVM's static login user; a file system opened
  * through {@link #run} keeps acting as that user from any thread (Hadoop's client binds its calls
@@ -41,11 +41,13 @@ public final class HdfsLogin implements Closeable {
 
   private HdfsLogin(UserGroupInformation user, Duration checkInterval) {
     this.user = user;
-    this.checker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "sluice-hdfs-relogin");
-      t.setDaemon(true);
-      return t;
-    });
+    this.checker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "sluice-hdfs-relogin");
+              t.setDaemon(true);
+              return t;
+            });
     long millis = checkInterval.toMillis();
     checker.scheduleWithFixedDelay(this::reloginIfDue, millis, millis, TimeUnit.MILLISECONDS);
   }
@@ -56,12 +58,11 @@ public final class HdfsLogin implements Closeable {
    *
    * @param keytabKey the setting that named the keytab, for error messages
    */
-  static HdfsLogin start(Configuration conf, Keytab keytab, String keytabKey)
-      throws IOException {
+  static HdfsLogin start(Configuration conf, Keytab keytab, String keytabKey) throws IOException {
     Path file = Path.of(keytab.keytabFile());
     if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-      throw new ConfigException("'" + keytabKey + "' names '" + file
-          + "', which is not a readable file");
+      throw new ConfigException(
+          "'" + keytabKey + "' names '" + file + "', which is not a readable file");
     }
     conf.set("hadoop.security.authentication", "kerberos");
     UserGroupInformation.setConfiguration(conf);
@@ -90,8 +91,10 @@ public final class HdfsLogin implements Closeable {
   // Subject.current() yet, hence the deprecated lookup).
   @SuppressWarnings("removal")
   public long ticketEndMillis() {
-    Subject subject = user.doAs((java.security.PrivilegedAction<Subject>) () ->
-        Subject.getSubject(java.security.AccessController.getContext()));
+    Subject subject =
+        user.doAs(
+            (java.security.PrivilegedAction<Subject>)
+                () -> Subject.getSubject(java.security.AccessController.getContext()));
     if (subject == null) {
       return -1;
     }
@@ -116,8 +119,11 @@ public final class HdfsLogin implements Closeable {
       // One line per failure streak start and then every tenth: a KDC outage lasts a while.
       long failures = failedChecks.incrementAndGet();
       if (failures == 1 || failures % 10 == 0) {
-        LOG.warn("Kerberos login to HDFS as {} could not be renewed ({} checks in a row): {}",
-            user.getUserName(), failures, e.toString());
+        LOG.warn(
+            "Kerberos login to HDFS as {} could not be renewed ({} checks in a row): {}",
+            user.getUserName(),
+            failures,
+            e.toString());
       }
     }
   }

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -39,13 +38,13 @@ import org.slf4j.LoggerFactory;
  * server dir is named for this server's host and local dirs, so that the next start of the same
  * server finds what an earlier run left. Each flush to HDFS writes one segment file, created and
  * closed by that flush (no stream stays open between flushes, and no append is needed, so any
- * Hadoop-compatible file system serves): the batch's block bytes, then their index entries.
- * Readers read it through the server, which knows where each segment's index starts.
+ * Hadoop-compatible file system serves): the batch's block bytes, then their index entries. Readers
+ * read it through the server, which knows where each segment's index starts.
  *
  * <p>Deleting mirrors the local dirs: a shuffle's or application's directory is renamed into
  * {@value DiskManager#TRASH} at once, so its names are free for new data, and deleted in the
- * background. A start deletes the trash and every application directory an earlier run left
- * (they carry {@value DiskManager#APP_MARKER}) unless a restart manifest keeps the application.
+ * background. A start deletes the trash and every application directory an earlier run left (they
+ * carry {@value DiskManager#APP_MARKER}) unless a restart manifest keeps the application.
  *
  * <p>A failed write takes the tier out of use for {@value #RETRY_SECONDS} seconds; reads go on.
  */
@@ -57,28 +56,40 @@ public final class HdfsTier implements Closeable {
   private static final long CLOSE_TIMEOUT_SECONDS = 60;
 
   private final FileSystem fs;
+
   /** The Kerberos login the file system acts as; null on an HDFS without Kerberos. */
   private final HdfsLogin login;
+
   private final Path root;
   private final ThreadPoolExecutor flushExecutor;
   private final ThreadPoolExecutor readExecutor;
   private final ThreadPoolExecutor deleter;
   private final LongSupplier nanoClock;
   private final AtomicLong trashSequence = new AtomicLong();
+
   /** Applications whose directory and marker this run created. */
   private final Set<String> markedApps = ConcurrentHashMap.newKeySet();
+
   /** {@code <app>/<shuffle>} this run wrote segments of: only those are deleted on the tier. */
   private final Set<String> writtenShuffles = ConcurrentHashMap.newKeySet();
+
   /**
    * Applications an earlier run may have written here, kept for a restart: deleted on the tier
    * whatever this run wrote.
    */
   private final Set<String> keptApps = ConcurrentHashMap.newKeySet();
+
   /** Null while writable. */
   private volatile String unwritableReason;
+
   private volatile long unwritableSinceNanos;
 
-  private HdfsTier(FileSystem fs, HdfsLogin login, Path root, int flushThreads, int readThreads,
+  private HdfsTier(
+      FileSystem fs,
+      HdfsLogin login,
+      Path root,
+      int flushThreads,
+      int readThreads,
       LongSupplier nanoClock) {
     this.fs = fs;
     this.login = login;
@@ -96,20 +107,33 @@ public final class HdfsTier implements Closeable {
    * @param dir a Hadoop file system URI ({@code hdfs://namenode:8020/sluice}); Hadoop's own
    *     settings come from its site files on the class path ({@code HADOOP_CONF_DIR})
    */
-  public static HdfsTier open(String dir, String host, List<java.nio.file.Path> localDirs,
-      int flushThreads, int readThreads, Set<String> keep) throws IOException {
+  public static HdfsTier open(
+      String dir,
+      String host,
+      List<java.nio.file.Path> localDirs,
+      int flushThreads,
+      int readThreads,
+      Set<String> keep)
+      throws IOException {
     return open(dir, host, localDirs, flushThreads, readThreads, keep, null, null);
   }
 
   /**
-   * As {@link #open(String, String, List, int, int, Set)}, on a secured HDFS when {@code keytab}
-   * is given: the tier acts as the Kerberos principal it names.
+   * As {@link #open(String, String, List, int, int, Set)}, on a secured HDFS when {@code keytab} is
+   * given: the tier acts as the Kerberos principal it names.
    *
    * @param keytabKey the setting that named the keytab, for error messages
    */
-  public static HdfsTier open(String dir, String host, List<java.nio.file.Path> localDirs,
-      int flushThreads, int readThreads, Set<String> keep, HdfsLogin.Keytab keytab,
-      String keytabKey) throws IOException {
+  public static HdfsTier open(
+      String dir,
+      String host,
+      List<java.nio.file.Path> localDirs,
+      int flushThreads,
+      int readThreads,
+      Set<String> keep,
+      HdfsLogin.Keytab keytab,
+      String keytabKey)
+      throws IOException {
     URI uri = URI.create(dir);
     // A file system of its own: FileSystem.get shares one per URI and user within the JVM, and
     // closing a shared one would break every other user of it.
@@ -120,8 +144,10 @@ public final class HdfsTier implements Closeable {
     HdfsLogin login = keytab == null ? null : HdfsLogin.start(conf, keytab, keytabKey);
     FileSystem fs = null;
     try {
-      fs = login == null ? FileSystem.newInstance(uri, conf)
-          : login.run(() -> FileSystem.newInstance(uri, conf));
+      fs =
+          login == null
+              ? FileSystem.newInstance(uri, conf)
+              : login.run(() -> FileSystem.newInstance(uri, conf));
       Path root = new Path(fs.makeQualified(new Path(uri)), serverDirName(host, localDirs));
       fs.mkdirs(root);
       HdfsTier tier = new HdfsTier(fs, login, root, flushThreads, readThreads, System::nanoTime);
@@ -144,7 +170,9 @@ public final class HdfsTier implements Closeable {
    */
   static String serverDirName(String host, List<java.nio.file.Path> localDirs) {
     CRC32 crc = new CRC32();
-    localDirs.stream().map(p -> p.toAbsolutePath().normalize().toString()).sorted()
+    localDirs.stream()
+        .map(p -> p.toAbsolutePath().normalize().toString())
+        .sorted()
         .forEach(s -> crc.update((s + "\n").getBytes(StandardCharsets.UTF_8)));
     String safeHost = host.replaceAll("[^A-Za-z0-9._-]", "_");
     return safeHost + "-" + String.format("%08x", crc.getValue());
@@ -181,8 +209,11 @@ public final class HdfsTier implements Closeable {
   void markUnwritable(IOException e) {
     unwritableSinceNanos = nanoClock.getAsLong();
     if (unwritableReason == null) {
-      LOG.warn("HDFS tier {} takes no flushes for {} s after a failed write: {}", root,
-          RETRY_SECONDS, e.toString());
+      LOG.warn(
+          "HDFS tier {} takes no flushes for {} s after a failed write: {}",
+          root,
+          RETRY_SECONDS,
+          e.toString());
     }
     unwritableReason = e.toString();
   }
@@ -206,8 +237,9 @@ public final class HdfsTier implements Closeable {
    * Writes {@code blocks}' bytes and then {@code index} to a new file; returns the bytes of data
    * written. The file is complete (closed) when this returns; on failure nothing of it is left.
    */
-  long writeSegment(Path file, String appId, List<? extends FlushableBlock> blocks,
-      ByteBuffer index) throws IOException {
+  long writeSegment(
+      Path file, String appId, List<? extends FlushableBlock> blocks, ByteBuffer index)
+      throws IOException {
     createAppDir(appId);
     writtenShuffles.add(appId + "/" + file.getParent().getName());
     long written = 0;
@@ -287,7 +319,7 @@ public final class HdfsTier implements Closeable {
   /** Waits until every deletion asked for so far is done; false if that took past the timeout. */
   public boolean awaitDeletions(long timeout, TimeUnit unit) throws InterruptedException {
     try {
-      deleter.submit(() -> { }).get(timeout, unit);
+      deleter.submit(() -> {}).get(timeout, unit);
       return true;
     } catch (java.util.concurrent.TimeoutException e) {
       return false;
@@ -304,7 +336,8 @@ public final class HdfsTier implements Closeable {
     deleter.shutdown();
     try {
       if (!flushExecutor.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        LOG.warn("Flushes to HDFS did not finish in time; stopped with {} still queued",
+        LOG.warn(
+            "Flushes to HDFS did not finish in time; stopped with {} still queued",
             flushExecutor.shutdownNow().size());
       }
       deleter.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -362,8 +395,10 @@ public final class HdfsTier implements Closeable {
    * data under the same name cannot be taken by the deletion, and deletes it in the background.
    */
   private void discard(Path dir) {
-    Path target = new Path(new Path(root, DiskManager.TRASH),
-        dir.getName() + "-" + trashSequence.incrementAndGet());
+    Path target =
+        new Path(
+            new Path(root, DiskManager.TRASH),
+            dir.getName() + "-" + trashSequence.incrementAndGet());
     try {
       fs.mkdirs(target.getParent());
       if (!fs.rename(dir, target)) {
@@ -380,13 +415,14 @@ public final class HdfsTier implements Closeable {
       return;
     }
     try {
-      deleter.execute(() -> {
-        try {
-          fs.delete(target, true);
-        } catch (IOException e) {
-          LOG.warn("Could not delete {}: {}", target, e.toString());
-        }
-      });
+      deleter.execute(
+          () -> {
+            try {
+              fs.delete(target, true);
+            } catch (IOException e) {
+              LOG.warn("Could not delete {}: {}", target, e.toString());
+            }
+          });
     } catch (RejectedExecutionException e) {
       LOG.info("Server stopping; {} is left for its next start to delete", target);
     }
@@ -397,7 +433,8 @@ public final class HdfsTier implements Closeable {
     List<String> deleted = new ArrayList<>();
     for (FileStatus child : fs.listStatus(root)) {
       String name = child.getPath().getName();
-      if (!child.isDirectory() || !SafeNames.isValidAppId(name)
+      if (!child.isDirectory()
+          || !SafeNames.isValidAppId(name)
           || !fs.exists(new Path(child.getPath(), DiskManager.APP_MARKER))) {
         continue; // not Sluice's
       }
@@ -423,8 +460,13 @@ public final class HdfsTier implements Closeable {
 
   private static ThreadPoolExecutor pool(int threads, String prefix) {
     AtomicInteger next = new AtomicInteger();
-    return new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS,
-        new LinkedBlockingQueue<>(), r -> {
+    return new ThreadPoolExecutor(
+        threads,
+        threads,
+        0L,
+        TimeUnit.MILLISECONDS,
+        new LinkedBlockingQueue<>(),
+        r -> {
           Thread t = new Thread(r, prefix + next.getAndIncrement());
           t.setDaemon(true);
           return t;

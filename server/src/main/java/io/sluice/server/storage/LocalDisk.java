@@ -20,21 +20,32 @@ public final class LocalDisk {
   private final Path root;
   private final ToLongFunction<Path> usableSpace;
   private final ThreadPoolExecutor flushExecutor;
+
   /** Null while healthy. */
   private volatile String unhealthyReason;
+
   private volatile boolean full;
+
   /** Reads failed: its files are lost to readers (set once, never cleared). */
   private volatile boolean unreadable;
+
   /** Guarded by the owning DiskManager. */
   private long lastCheckNanos;
+
   /** Whether appends may bypass the page cache here; null until first asked. */
   private volatile Boolean directWrites;
 
   LocalDisk(Path root, int flushThreads, ToLongFunction<Path> usableSpace) {
     this.root = root;
     this.usableSpace = usableSpace;
-    this.flushExecutor = new ThreadPoolExecutor(flushThreads, flushThreads, 0L, TimeUnit.MILLISECONDS,
-        new LinkedBlockingQueue<>(), new FlushThreadFactory(threadNamePrefix(root)));
+    this.flushExecutor =
+        new ThreadPoolExecutor(
+            flushThreads,
+            flushThreads,
+            0L,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            new FlushThreadFactory(threadNamePrefix(root)));
   }
 
   public Path root() {
@@ -59,7 +70,9 @@ public final class LocalDisk {
     return usableSpace.applyAsLong(root);
   }
 
-  /** The disk's flush threads ({@code flush.threads.per.disk}), named sluice-flush-&lt;dir&gt;-N. */
+  /**
+   * The disk's flush threads ({@code flush.threads.per.disk}), named sluice-flush-&lt;dir&gt;-N.
+   */
   public Executor flushExecutor() {
     return flushExecutor;
   }
@@ -67,8 +80,8 @@ public final class LocalDisk {
   /**
    * Whether data files here can be written with {@code O_DIRECT} ({@link DirectAppender}): the file
    * system's block size must divide {@link DirectAppender#ALIGNMENT}. Found out once; a file system
-   * that refuses direct I/O when a file is opened (tmpfs) turns it off through
-   * {@link #refusesDirectWrites}.
+   * that refuses direct I/O when a file is opened (tmpfs) turns it off through {@link
+   * #refusesDirectWrites}.
    */
   public boolean takesDirectWrites() {
     Boolean known = directWrites;
@@ -85,7 +98,9 @@ public final class LocalDisk {
     return known;
   }
 
-  /** Direct writes failed here for a reason that will not pass; appends go through the page cache. */
+  /**
+   * Direct writes failed here for a reason that will not pass; appends go through the page cache.
+   */
   void refusesDirectWrites() {
     directWrites = false;
   }
@@ -95,7 +110,10 @@ public final class LocalDisk {
     return flushExecutor.getQueue().size();
   }
 
-  /** Takes the disk out of rotation; returns false if it already was. Called under DiskManager's lock. */
+  /**
+   * Takes the disk out of rotation; returns false if it already was. Called under DiskManager's
+   * lock.
+   */
   boolean markUnhealthy(String reason, boolean becauseFull, long nowNanos) {
     if (unhealthyReason != null) {
       return false;
@@ -153,8 +171,11 @@ public final class LocalDisk {
   @Override
   public String toString() {
     String reason = unhealthyReason;
-    return "LocalDisk[" + root + (reason == null ? "" : ", unhealthy: " + reason)
-        + (unreadable ? ", unreadable" : "") + "]";
+    return "LocalDisk["
+        + root
+        + (reason == null ? "" : ", unhealthy: " + reason)
+        + (unreadable ? ", unreadable" : "")
+        + "]";
   }
 
   private static String threadNamePrefix(Path root) {

@@ -25,19 +25,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The flushed data of one partition: a data file of blocks appended one after another (a block
- * written around the page cache from where it lies in memory starts at the next aligned offset,
- * see {@link DirectAppender}) and an index file of one {@link IndexEntry} per block, which says
- * where each starts.
+ * written around the page cache from where it lies in memory starts at the next aligned offset, see
+ * {@link DirectAppender}) and an index file of one {@link IndexEntry} per block, which says where
+ * each starts.
  *
  * <p>Normally a partition has one data file and one index file on one disk. When a write fails, the
- * disk is taken out of rotation and the partition goes on in a new <em>generation</em> (a data and an
- * index file) on another disk. Offsets are logical: generation k starts where the earlier ones end,
- * and index entries carry logical offsets, so that readers see one continuous partition.
+ * disk is taken out of rotation and the partition goes on in a new <em>generation</em> (a data and
+ * an index file) on another disk. Offsets are logical: generation k starts where the earlier ones
+ * end, and index entries carry logical offsets, so that readers see one continuous partition.
  *
- * <p>With an HDFS tier ({@link HdfsTier}), a batch that no local dir can take, or any batch once the
- * partition has grown past {@code hdfs.partition.threshold}, is written to a segment file of its own
- * on HDFS: a generation of one batch. The next batch goes back to a local dir when one can take it.
- * Readers read HDFS segments through the server ({@link #isRemote}).
+ * <p>With an HDFS tier ({@link HdfsTier}), a batch that no local dir can take, or any batch once
+ * the partition has grown past {@code hdfs.partition.threshold}, is written to a segment file of
+ * its own on HDFS: a generation of one batch. The next batch goes back to a local dir when one can
+ * take it. Readers read HDFS segments through the server ({@link #isRemote}).
  *
  * <p>Appends come from one flusher at a time (callers serialise per partition; appends are
  * serialised here as well). Reads come from any thread: they see an immutable snapshot that an
@@ -49,10 +49,13 @@ public final class PartitionFiles {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionFiles.class);
 
   private final DiskManager disks;
+
   /** Null without an HDFS tier. */
   private final HdfsTier hdfs;
+
   /** Flushed bytes past which batches go to HDFS; Long.MAX_VALUE for only when disks cannot. */
   private final long hdfsThreshold;
+
   private final FileIo io;
   private final String appId;
   private final int shuffleId;
@@ -62,14 +65,19 @@ public final class PartitionFiles {
   private volatile Snapshot snapshot = Snapshot.EMPTY;
 
   private final Object writeLock = new Object();
+
   /** The generation appends go to; null before the first append and after a failed one. */
   private volatile Generation current;
+
   private int generationsOpened;
+
   /** Files of every generation opened, in order, for {@link #files()} and {@link #delete()}. */
   private final List<Path> files = new ArrayList<>();
+
   private boolean deleted;
 
-  public PartitionFiles(DiskManager disks, FileIo io, String appId, int shuffleId, int partitionId) {
+  public PartitionFiles(
+      DiskManager disks, FileIo io, String appId, int shuffleId, int partitionId) {
     this(disks, null, Long.MAX_VALUE, io, appId, shuffleId, partitionId);
   }
 
@@ -77,8 +85,14 @@ public final class PartitionFiles {
    * @param hdfs the HDFS tier, or null
    * @param hdfsThreshold flushed bytes past which the partition continues on {@code hdfs}
    */
-  public PartitionFiles(DiskManager disks, HdfsTier hdfs, long hdfsThreshold, FileIo io,
-      String appId, int shuffleId, int partitionId) {
+  public PartitionFiles(
+      DiskManager disks,
+      HdfsTier hdfs,
+      long hdfsThreshold,
+      FileIo io,
+      String appId,
+      int shuffleId,
+      int partitionId) {
     if (shuffleId < 0 || partitionId < 0) {
       throw new IllegalArgumentException(
           "shuffle and partition ids must not be negative: " + shuffleId + ", " + partitionId);
@@ -108,10 +122,10 @@ public final class PartitionFiles {
   }
 
   /**
-   * As {@link #append(List)}; with {@code bypassPageCache} the data goes to a local disk with direct
-   * I/O ({@link DirectAppender}) where the disk and the calling thread (a flush thread) allow it,
-   * for bytes that are unlikely to be read soon: what would otherwise fill the page cache costs more
-   * CPU to put there than to write directly. Readers see the same file either way.
+   * As {@link #append(List)}; with {@code bypassPageCache} the data goes to a local disk with
+   * direct I/O ({@link DirectAppender}) where the disk and the calling thread (a flush thread)
+   * allow it, for bytes that are unlikely to be read soon: what would otherwise fill the page cache
+   * costs more CPU to put there than to write directly. Readers see the same file either way.
    */
   public boolean append(List<? extends FlushableBlock> blocks, boolean bypassPageCache)
       throws StorageUnavailableException {
@@ -139,8 +153,11 @@ public final class PartitionFiles {
           if (directFailedOn != null && directFailedOn == generation.disk()) {
             // A direct write failed here and the same batch went through the page cache: the
             // file system, not the disk, is at fault.
-            LOG.warn("Direct writes to {} failed ({}); its data files are written through the "
-                + "page cache from now on", directFailedOn.root(), lastFailure.toString());
+            LOG.warn(
+                "Direct writes to {} failed ({}); its data files are written through the "
+                    + "page cache from now on",
+                directFailedOn.root(),
+                lastFailure.toString());
             directFailedOn.refusesDirectWrites();
           }
           return generation.isRemote();
@@ -158,8 +175,10 @@ public final class PartitionFiles {
             continue;
           }
           if (shuffleDirDeleted(generation, e)) {
-            LOG.info("Shuffle dir of {} was deleted while it was being flushed; its blocks are "
-                + "discarded", this);
+            LOG.info(
+                "Shuffle dir of {} was deleted while it was being flushed; its blocks are "
+                    + "discarded",
+                this);
             deleteFiles();
             return false;
           }
@@ -168,8 +187,14 @@ public final class PartitionFiles {
           disks.markUnhealthy(generation.disk(), DiskManager.reasonFor(e));
         }
       }
-      throw new StorageUnavailableException("no local dir" + (hdfs == null ? "" : " nor HDFS")
-          + " can store " + blocks.size() + " blocks of " + this + ": all are full or failing",
+      throw new StorageUnavailableException(
+          "no local dir"
+              + (hdfs == null ? "" : " nor HDFS")
+              + " can store "
+              + blocks.size()
+              + " blocks of "
+              + this
+              + ": all are full or failing",
           lastFailure);
     }
   }
@@ -244,17 +269,17 @@ public final class PartitionFiles {
     }
 
     /**
-     * The page of at most {@code maxEntries} entries from entry number {@code fromEntry} on. Entries
-     * are numbered across the partition's generations in order, lost ones included, so a number
-     * means the same entry in every snapshot of this server process: generations only ever grow at
-     * the end (a restart restores only the generations that were readable, and numbers anew). A page lies
-     * within one generation; the entries of a generation on a disk that failed for reads are
-     * skipped (those blocks are lost here, see {@link #readableGenerations}).
+     * The page of at most {@code maxEntries} entries from entry number {@code fromEntry} on.
+     * Entries are numbered across the partition's generations in order, lost ones included, so a
+     * number means the same entry in every snapshot of this server process: generations only ever
+     * grow at the end (a restart restores only the generations that were readable, and numbers
+     * anew). A page lies within one generation; the entries of a generation on a disk that failed
+     * for reads are skipped (those blocks are lost here, see {@link #readableGenerations}).
      */
     public IndexPage page(int fromEntry, int maxEntries) {
       if (fromEntry < 0 || maxEntries < 1) {
-        throw new IllegalArgumentException("an index page from entry " + fromEntry + " of "
-            + maxEntries + " entries");
+        throw new IllegalArgumentException(
+            "an index page from entry " + fromEntry + " of " + maxEntries + " entries");
       }
       int first = 0;
       for (Generation g : at.generations()) {
@@ -262,19 +287,24 @@ public final class PartitionFiles {
         if (fromEntry < end && !g.isLostDisk()) {
           int from = Math.max(fromEntry, first);
           int count = Math.min(maxEntries, end - from);
-          return new IndexPage(at.dataLength(), g, from - first, count, from + count,
+          return new IndexPage(
+              at.dataLength(),
+              g,
+              from - first,
+              count,
+              from + count,
               from + count < at.blockCount());
         }
         first = end;
       }
-      return new IndexPage(at.dataLength(), null, 0, 0, Math.max(fromEntry, at.blockCount()),
-          false);
+      return new IndexPage(
+          at.dataLength(), null, 0, 0, Math.max(fromEntry, at.blockCount()), false);
     }
   }
 
   /**
-   * One page of a partition's index: {@code count} entries of one generation from its
-   * {@code firstInGeneration}-th, and the entry number a reader asks from next.
+   * One page of a partition's index: {@code count} entries of one generation from its {@code
+   * firstInGeneration}-th, and the entry number a reader asks from next.
    */
   public final class IndexPage {
     private final long dataLength;
@@ -284,8 +314,13 @@ public final class PartitionFiles {
     private final int nextEntry;
     private final boolean hasMore;
 
-    private IndexPage(long dataLength, Generation generation, int firstInGeneration, int count,
-        int nextEntry, boolean hasMore) {
+    private IndexPage(
+        long dataLength,
+        Generation generation,
+        int firstInGeneration,
+        int count,
+        int nextEntry,
+        boolean hasMore) {
       this.dataLength = dataLength;
       this.generation = generation;
       this.firstInGeneration = firstInGeneration;
@@ -324,8 +359,8 @@ public final class PartitionFiles {
 
     /**
      * The entries: on a local disk a segment of the index file (sent with sendfile: no memory and
-     * no read on the calling thread beyond a size check), on HDFS read into a buffer from
-     * {@code allocator}. The caller owns the returned buffer.
+     * no read on the calling thread beyond a size check), on HDFS read into a buffer from {@code
+     * allocator}. The caller owns the returned buffer.
      */
     public ManagedBuffer read(ByteBufAllocator allocator) throws IOException {
       if (count == 0) {
@@ -412,16 +447,28 @@ public final class PartitionFiles {
       throws IOException {
     Snapshot current = snapshot;
     if (offset < 0 || length < 0 || offset > current.dataLength() - length) {
-      throw new IllegalArgumentException("range of " + length + " bytes at offset " + offset
-          + " is outside the " + current.dataLength() + " readable bytes of " + this);
+      throw new IllegalArgumentException(
+          "range of "
+              + length
+              + " bytes at offset "
+              + offset
+              + " is outside the "
+              + current.dataLength()
+              + " readable bytes of "
+              + this);
     }
     Generation g = generationAt(current, offset);
     if (g == null) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
     }
     if (offset < g.start()) {
-      throw new IOException("bytes at offset " + offset + " of " + this + " were in a file "
-          + "lost before this server's last restart");
+      throw new IOException(
+          "bytes at offset "
+              + offset
+              + " of "
+              + this
+              + " were in a file "
+              + "lost before this server's last restart");
     }
     int segment = (int) Math.min(length, g.end() - offset);
     if (g.isRemote()) {
@@ -440,8 +487,8 @@ public final class PartitionFiles {
 
   /**
    * Whether the bytes at {@code offset} live on HDFS, so that reading them blocks on the network
-   * and takes memory: {@link #data} then reads them into a buffer rather than answering with a
-   * file segment. (Where the index lives: {@link IndexView#isRemote}.)
+   * and takes memory: {@link #data} then reads them into a buffer rather than answering with a file
+   * segment. (Where the index lives: {@link IndexView#isRemote}.)
    */
   public boolean isRemote(long offset) {
     Snapshot current = snapshot;
@@ -512,12 +559,14 @@ public final class PartitionFiles {
     List<RestartManifest.Generation> all = new ArrayList<>();
     for (Generation g : readableGenerations(snapshot.generations())) {
       if (g.isRemote()) {
-        all.add(RestartManifest.Generation.segment(g.remoteFile().toString(), g.start(),
-            g.dataLength(), g.blockCount()));
+        all.add(
+            RestartManifest.Generation.segment(
+                g.remoteFile().toString(), g.start(), g.dataLength(), g.blockCount()));
         continue;
       }
-      all.add(new RestartManifest.Generation(g.dataFile(), g.indexFile(), g.start(),
-          g.dataLength(), g.blockCount()));
+      all.add(
+          new RestartManifest.Generation(
+              g.dataFile(), g.indexFile(), g.start(), g.dataLength(), g.blockCount()));
     }
     return all;
   }
@@ -539,30 +588,42 @@ public final class PartitionFiles {
       for (RestartManifest.Generation r : restored) {
         // A gap before a generation is one that was lost on a failed disk before the stop.
         if (r.start() < end || r.dataLength() < 0 || r.blockCount() < 0) {
-          throw new IOException("generation " + r + " of " + this + " starts at " + r.start()
-              + ", before the end of the one before it, " + end);
+          throw new IOException(
+              "generation "
+                  + r
+                  + " of "
+                  + this
+                  + " starts at "
+                  + r.start()
+                  + ", before the end of the one before it, "
+                  + end);
         }
         if (r.isSegment()) {
           Generation g = restoredSegment(r);
           generations.add(g);
           end = g.end();
           blocks = Math.addExact(blocks, g.blockCount());
-          nextName = Math.max(nextName, generationNumber(g.remoteFile().getName(),
-              HdfsTier.SEGMENT_SUFFIX) + 1);
+          nextName =
+              Math.max(
+                  nextName,
+                  generationNumber(g.remoteFile().getName(), HdfsTier.SEGMENT_SUFFIX) + 1);
           continue;
         }
         LocalDisk disk = disks.diskOf(r.dataFile());
-        if (disk == null || !r.dataFile().getParent().equals(
-            disks.shuffleDir(disk, appId, shuffleId))
+        if (disk == null
+            || !r.dataFile().getParent().equals(disks.shuffleDir(disk, appId, shuffleId))
             || !r.indexFile().getParent().equals(r.dataFile().getParent())) {
           throw new IOException(r.dataFile() + " is not a file of " + this + " on a local dir");
         }
-        if (!r.indexFile().getFileName().toString()
+        if (!r.indexFile()
+            .getFileName()
+            .toString()
             .equals(dataFileName(r.dataFile()).replace(".data", ".index"))) {
           throw new IOException(r.indexFile() + " is not the index file of " + r.dataFile());
         }
-        Generation g = new Generation(disk, r.dataFile(), r.indexFile(), null, r.start(),
-            r.dataLength(), r.blockCount());
+        Generation g =
+            new Generation(
+                disk, r.dataFile(), r.indexFile(), null, r.start(), r.dataLength(), r.blockCount());
         checkReadable(g.dataFile(), g.dataLength());
         checkReadable(g.indexFile(), g.indexLength());
         generations.add(g);
@@ -570,8 +631,9 @@ public final class PartitionFiles {
         restoredFiles.add(g.indexFile());
         end = g.end();
         blocks = Math.addExact(blocks, g.blockCount());
-        nextName = Math.max(nextName,
-            generationNumber(g.dataFile().getFileName().toString(), ".data") + 1);
+        nextName =
+            Math.max(
+                nextName, generationNumber(g.dataFile().getFileName().toString(), ".data") + 1);
       }
       files.addAll(restoredFiles);
       generationsOpened = nextName;
@@ -602,22 +664,35 @@ public final class PartitionFiles {
    */
   private Generation restoredSegment(RestartManifest.Generation r) throws IOException {
     if (hdfs == null) {
-      throw new IOException("segment " + r.segment() + " of " + this + " is on an HDFS tier, and "
-          + "this server has none (hdfs.dir)");
+      throw new IOException(
+          "segment "
+              + r.segment()
+              + " of "
+              + this
+              + " is on an HDFS tier, and "
+              + "this server has none (hdfs.dir)");
     }
     org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(r.segment());
     String name = file.getName();
     generationNumber(name, HdfsTier.SEGMENT_SUFFIX);
-    if (!file.equals(hdfs.segmentFile(appId, shuffleId,
-        name.substring(0, name.length() - HdfsTier.SEGMENT_SUFFIX.length())))) {
+    if (!file.equals(
+        hdfs.segmentFile(
+            appId,
+            shuffleId,
+            name.substring(0, name.length() - HdfsTier.SEGMENT_SUFFIX.length())))) {
       throw new IOException(file + " is not a segment of " + this + " under " + hdfs.root());
     }
-    Generation g = new Generation(null, null, null, file, r.start(), r.dataLength(),
-        r.blockCount());
+    Generation g =
+        new Generation(null, null, null, file, r.start(), r.dataLength(), r.blockCount());
     long length = hdfs.length(file);
     if (length != g.dataLength() + g.indexLength()) {
-      throw new IOException(file + " holds " + length + " bytes; "
-          + (g.dataLength() + g.indexLength()) + " were written");
+      throw new IOException(
+          file
+              + " holds "
+              + length
+              + " bytes; "
+              + (g.dataLength() + g.indexLength())
+              + " were written");
     }
     return g;
   }
@@ -674,31 +749,45 @@ public final class PartitionFiles {
     String name = partitionId + "-" + generationsOpened++;
     if (target instanceof LocalDisk disk) {
       Path dir = disks.shuffleDir(disk, appId, shuffleId);
-      Generation fresh = new Generation(disk, dir.resolve(name + ".data"),
-          dir.resolve(name + ".index"), null, snapshot.dataLength(), 0, 0);
+      Generation fresh =
+          new Generation(
+              disk,
+              dir.resolve(name + ".data"),
+              dir.resolve(name + ".index"),
+              null,
+              snapshot.dataLength(),
+              0,
+              0);
       files.add(fresh.dataFile());
       files.add(fresh.indexFile());
       current = fresh;
       return fresh;
     }
     current = null;
-    return new Generation(null, null, null, hdfs.segmentFile(appId, shuffleId, name),
-        snapshot.dataLength(), 0, 0);
+    return new Generation(
+        null, null, null, hdfs.segmentFile(appId, shuffleId, name), snapshot.dataLength(), 0, 0);
   }
 
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
-  private Generation write(Generation g, List<? extends FlushableBlock> blocks,
-      boolean bypassPageCache) throws IOException {
+  private Generation write(
+      Generation g, List<? extends FlushableBlock> blocks, boolean bypassPageCache)
+      throws IOException {
     if (g.isRemote()) {
-      long written = hdfs.writeSegment(g.remoteFile(), appId, blocks,
-          indexEntries(g.start(), blocks, backToBack(g.dataLength(), blocks)));
+      long written =
+          hdfs.writeSegment(
+              g.remoteFile(),
+              appId,
+              blocks,
+              indexEntries(g.start(), blocks, backToBack(g.dataLength(), blocks)));
       return g.grownBy(written, blocks.size());
     }
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
-    ByteBuffer staging = bypassPageCache && g.disk().takesDirectWrites()
-        ? LocalDisk.flushThreadStagingBuffer() : null;
+    ByteBuffer staging =
+        bypassPageCache && g.disk().takesDirectWrites()
+            ? LocalDisk.flushThreadStagingBuffer()
+            : null;
     FileChannel direct = staging == null ? null : openDirect(g);
     try (FileChannel data = direct != null ? direct : io.openForAppend(g.dataFile());
         FileChannel index = io.openForAppend(g.indexFile())) {
@@ -739,8 +828,11 @@ public final class PartitionFiles {
       String message = e.getMessage();
       if (e instanceof UnsupportedOperationException
           || (message != null && message.contains("Invalid argument"))) {
-        LOG.info("{} does not take direct I/O ({}); data files there are written through the "
-            + "page cache", disk.root(), message);
+        LOG.info(
+            "{} does not take direct I/O ({}); data files there are written through the "
+                + "page cache",
+            disk.root(),
+            message);
         disk.refusesDirectWrites();
       }
       return null;
@@ -748,8 +840,13 @@ public final class PartitionFiles {
   }
 
   /** Returns where the last block now ends; see {@link DirectAppender#append}. */
-  private static long appendDirect(FileChannel channel, ByteBuffer staging, long position,
-      List<? extends FlushableBlock> blocks, long[] starts) throws DirectWriteException {
+  private static long appendDirect(
+      FileChannel channel,
+      ByteBuffer staging,
+      long position,
+      List<? extends FlushableBlock> blocks,
+      long[] starts)
+      throws DirectWriteException {
     try {
       return DirectAppender.append(channel, staging, position, blocks, starts);
     } catch (IOException e) {
@@ -765,8 +862,9 @@ public final class PartitionFiles {
   }
 
   /** Gathering writes of all blocks' bytes from {@code position}; returns the file's new length. */
-  private static long writeData(FileChannel channel, long position,
-      List<? extends FlushableBlock> blocks) throws IOException {
+  private static long writeData(
+      FileChannel channel, long position, List<? extends FlushableBlock> blocks)
+      throws IOException {
     List<ByteBuffer> views = new ArrayList<>(blocks.size());
     long total = 0;
     for (FlushableBlock block : blocks) {
@@ -806,13 +904,18 @@ public final class PartitionFiles {
    * The blocks' index entries; {@code starts} says where each block starts in its generation's
    * data, which starts at logical offset {@code generationStart}.
    */
-  private static ByteBuffer indexEntries(long generationStart, List<? extends FlushableBlock> blocks,
-      long[] starts) {
+  private static ByteBuffer indexEntries(
+      long generationStart, List<? extends FlushableBlock> blocks, long[] starts) {
     ByteBuffer entries = ByteBuffer.allocate(Math.multiplyExact(blocks.size(), IndexEntry.SIZE));
     for (int i = 0; i < starts.length; i++) {
       FlushableBlock block = blocks.get(i);
-      new IndexEntry(generationStart + starts[i], block.data().readableBytes(),
-          block.uncompressedLength(), block.crc32c(), block.taskAttemptId(), block.sequence())
+      new IndexEntry(
+              generationStart + starts[i],
+              block.data().readableBytes(),
+              block.uncompressedLength(),
+              block.crc32c(),
+              block.taskAttemptId(),
+              block.sequence())
           .writeTo(entries);
     }
     return entries.flip();
@@ -831,7 +934,10 @@ public final class PartitionFiles {
         channel.truncate(length);
       }
     } catch (IOException | RuntimeException e) {
-      LOG.debug("Could not truncate {} back to {} bytes after a failed write: {}", file, length,
+      LOG.debug(
+          "Could not truncate {} back to {} bytes after a failed write: {}",
+          file,
+          length,
           e.toString());
     }
   }
@@ -842,20 +948,22 @@ public final class PartitionFiles {
     Snapshot old = snapshot;
     List<Generation> generations = new ArrayList<>(old.generations());
     int last = generations.size() - 1;
-    if (last >= 0 && !grown.isRemote()
+    if (last >= 0
+        && !grown.isRemote()
         && grown.dataFile().equals(generations.get(last).dataFile())) {
       generations.set(last, grown);
     } else {
       generations.add(grown);
     }
-    snapshot = new Snapshot(List.copyOf(generations), grown.end(),
-        Math.addExact(old.blockCount(), addedBlocks));
+    snapshot =
+        new Snapshot(
+            List.copyOf(generations), grown.end(), Math.addExact(old.blockCount(), addedBlocks));
   }
 
   /**
-   * True if creating the shuffle's directory or opening a file failed because that directory vanished
-   * from a disk that is still there: the shuffle was deleted while this flush ran, which says nothing
-   * about the disk. A deletion racing {@code Files.createDirectories} surfaces as
+   * True if creating the shuffle's directory or opening a file failed because that directory
+   * vanished from a disk that is still there: the shuffle was deleted while this flush ran, which
+   * says nothing about the disk. A deletion racing {@code Files.createDirectories} surfaces as
    * FileAlreadyExistsException (the directory existed when it tried to create it, and was gone when
    * it checked).
    */
@@ -883,8 +991,9 @@ public final class PartitionFiles {
 
   /**
    * Checks that {@code file} still holds its first {@code end} bytes. A file segment is opened only
-   * when it is sent, after the answer's header went out, where a file deleted or truncated under the
-   * server could only break the connection; checked here, the reader gets DATA_NOT_FOUND instead.
+   * when it is sent, after the answer's header went out, where a file deleted or truncated under
+   * the server could only break the connection; checked here, the reader gets DATA_NOT_FOUND
+   * instead.
    */
   private void checkReadable(Generation g, Path file, long end) throws IOException {
     try {
@@ -904,9 +1013,9 @@ public final class PartitionFiles {
 
   /**
    * Sending the bytes at {@code offset} failed after {@link #data} handed them out as a file
-   * segment: sendfile reads the file only then, so a disk that fails or vanishes under a read
-   * shows here first. Judged as a failed read (see {@link #readFailed}), on the disk's own threads,
-   * since a failing disk may block the check: a broken connection or a file removed meanwhile says
+   * segment: sendfile reads the file only then, so a disk that fails or vanishes under a read shows
+   * here first. Judged as a failed read (see {@link #readFailed}), on the disk's own threads, since
+   * a failing disk may block the check: a broken connection or a file removed meanwhile says
    * nothing about the disk and leaves it in rotation.
    */
   public void sendFailed(long offset, IOException e) {
@@ -949,7 +1058,8 @@ public final class PartitionFiles {
       total += g.indexLength();
     }
     if (total > Integer.MAX_VALUE) {
-      throw new IOException("index of " + this + " is too large for one buffer: " + total + " bytes");
+      throw new IOException(
+          "index of " + this + " is too large for one buffer: " + total + " bytes");
     }
     ByteBuf entries = allocator.directBuffer((int) total, (int) total);
     try {
@@ -965,8 +1075,8 @@ public final class PartitionFiles {
           while (position < wanted) {
             int n = entries.writeBytes(channel, position, (int) (wanted - position));
             if (n < 0) {
-              throw new EOFException(g.indexFile() + " ends at " + position + " bytes, "
-                  + wanted + " were written");
+              throw new EOFException(
+                  g.indexFile() + " ends at " + position + " bytes, " + wanted + " were written");
             }
             position += n;
           }
@@ -986,8 +1096,14 @@ public final class PartitionFiles {
    * A data file and an index file on one disk, or one segment file on HDFS ({@code remoteFile},
    * with {@code disk} and the local files null), holding logical bytes from {@code start}.
    */
-  private record Generation(LocalDisk disk, Path dataFile, Path indexFile,
-      org.apache.hadoop.fs.Path remoteFile, long start, long dataLength, int blockCount) {
+  private record Generation(
+      LocalDisk disk,
+      Path dataFile,
+      Path indexFile,
+      org.apache.hadoop.fs.Path remoteFile,
+      long start,
+      long dataLength,
+      int blockCount) {
 
     boolean isRemote() {
       return remoteFile != null;
@@ -1007,7 +1123,13 @@ public final class PartitionFiles {
     }
 
     Generation grownBy(long bytes, int blocks) {
-      return new Generation(disk, dataFile, indexFile, remoteFile, start, dataLength + bytes,
+      return new Generation(
+          disk,
+          dataFile,
+          indexFile,
+          remoteFile,
+          start,
+          dataLength + bytes,
           Math.addExact(blockCount, blocks));
     }
   }

@@ -29,19 +29,23 @@ import java.util.Set;
  *
  * <p>Binary, versioned, written to a temporary file, forced to the device and moved into place,
  * readable by the server's user only (it holds application secrets); a record that is not the
- * server's user's own with that mode is not trusted. Strings are length-prefixed UTF-8, so any
- * name a client registered can be recorded; counts are checked against the file's size before
- * anything is allocated for them.
+ * server's user's own with that mode is not trusted. Strings are length-prefixed UTF-8, so any name
+ * a client registered can be recorded; counts are checked against the file's size before anything
+ * is allocated for them.
  */
 public final class RestartManifest {
   /** The file's name in the first local directory; '+' is not allowed in application ids. */
   public static final String FILE = "sluice+restart";
+
   private static final long MAGIC = 0x534c5549434552L; // "SLUICER"
+
   /** Version 3 added segments on the HDFS tier; version 2 records (local files only) still read. */
   private static final int VERSION = 3;
+
   private static final int LOCAL_ONLY_VERSION = 2;
   private static final byte LOCAL = 0;
   private static final byte SEGMENT = 1;
+
   /** Longest string recorded (paths, application ids, user names), in UTF-8 bytes. */
   private static final int MAX_STRING_BYTES = 64 * 1024;
 
@@ -50,8 +54,8 @@ public final class RestartManifest {
    * {@code segment} set (the URI of a segment file on the HDFS tier) and no local files, that
    * segment.
    */
-  public record Generation(Path dataFile, Path indexFile, String segment, long start,
-      long dataLength, int blockCount) {
+  public record Generation(
+      Path dataFile, Path indexFile, String segment, long start, long dataLength, int blockCount) {
 
     public Generation(Path dataFile, Path indexFile, long start, long dataLength, int blockCount) {
       this(dataFile, indexFile, null, start, dataLength, blockCount);
@@ -68,8 +72,8 @@ public final class RestartManifest {
   }
 
   /** One partition: its generations, and the blocks each map attempt committed. */
-  public record Partition(int partitionId, List<Generation> generations, long[] attempts,
-      int[] counts) {}
+  public record Partition(
+      int partitionId, List<Generation> generations, long[] attempts, int[] counts) {}
 
   public record Shuffle(int shuffleId, int numPartitions, List<Partition> partitions) {}
 
@@ -78,14 +82,16 @@ public final class RestartManifest {
 
   private RestartManifest() {}
 
-  /** Where the record may be: the file in every local dir (it is written to the first that works). */
+  /**
+   * Where the record may be: the file in every local dir (it is written to the first that works).
+   */
   public static List<Path> locations(List<Path> localDirs) {
     return localDirs.stream().map(dir -> dir.resolve(FILE)).toList();
   }
 
   /**
-   * Writes the record to the first of {@code candidates} where it can be written and returns
-   * where; the others are left without one.
+   * Writes the record to the first of {@code candidates} where it can be written and returns where;
+   * the others are left without one.
    *
    * @throws IOException naming every failure when it can be written nowhere
    */
@@ -109,11 +115,11 @@ public final class RestartManifest {
   public static void write(Path file, List<Application> apps) throws IOException {
     Path tmp = file.resolveSibling(FILE + ".tmp");
     Files.deleteIfExists(tmp);
-    Files.createFile(tmp, PosixFilePermissions.asFileAttribute(
-        PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE);
-        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-            Channels.newOutputStream(channel)))) {
+        DataOutputStream out =
+            new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel)))) {
       out.writeLong(MAGIC);
       out.writeInt(VERSION);
       out.writeInt(apps.size());
@@ -166,8 +172,12 @@ public final class RestartManifest {
         DataInputStream in = new DataInputStream(new BufferedInputStream(raw))) {
       int version = in.readLong() == MAGIC ? in.readInt() : -1;
       if (version != VERSION && version != LOCAL_ONLY_VERSION) {
-        throw new IOException(file + " is not a restart manifest of version "
-            + LOCAL_ONLY_VERSION + " or " + VERSION);
+        throw new IOException(
+            file
+                + " is not a restart manifest of version "
+                + LOCAL_ONLY_VERSION
+                + " or "
+                + VERSION);
       }
       int appCount = count(in, size, 4);
       List<Application> apps = new ArrayList<>();
@@ -199,9 +209,15 @@ public final class RestartManifest {
     String self = System.getProperty("user.name");
     Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
     if (!owner.equals(self) || !mode.equals(PosixFilePermissions.fromString("rw-------"))) {
-      throw new IOException(file + " belongs to " + owner + " with mode "
-          + PosixFilePermissions.toString(mode) + "; a restart record must be this server's user's ("
-          + self + ") with mode rw-------");
+      throw new IOException(
+          file
+              + " belongs to "
+              + owner
+              + " with mode "
+              + PosixFilePermissions.toString(mode)
+              + "; a restart record must be this server's user's ("
+              + self
+              + ") with mode rw-------");
     }
   }
 
@@ -236,11 +252,16 @@ public final class RestartManifest {
     for (int g = 0; g < generationCount; g++) {
       byte kind = version == LOCAL_ONLY_VERSION ? LOCAL : in.readByte();
       if (kind == SEGMENT) {
-        generations.add(Generation.segment(readString(in), in.readLong(), in.readLong(),
-            in.readInt()));
+        generations.add(
+            Generation.segment(readString(in), in.readLong(), in.readLong(), in.readInt()));
       } else if (kind == LOCAL) {
-        generations.add(new Generation(Path.of(readString(in)), Path.of(readString(in)),
-            in.readLong(), in.readLong(), in.readInt()));
+        generations.add(
+            new Generation(
+                Path.of(readString(in)),
+                Path.of(readString(in)),
+                in.readLong(),
+                in.readLong(),
+                in.readInt()));
       } else {
         throw new IOException("a generation of kind " + kind + " in the restart manifest");
       }
@@ -303,8 +324,8 @@ public final class RestartManifest {
   private static int count(DataInputStream in, long fileSize, int entryBytes) throws IOException {
     int n = in.readInt();
     if (n < 0 || (long) n * entryBytes > fileSize) {
-      throw new IOException("a count of " + n + " in the restart manifest of " + fileSize
-          + " bytes");
+      throw new IOException(
+          "a count of " + n + " in the restart manifest of " + fileSize + " bytes");
     }
     return n;
   }

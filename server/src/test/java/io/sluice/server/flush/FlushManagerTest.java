@@ -69,15 +69,22 @@ class FlushManagerTest {
 
   private void createStore(PushBufferPool pushPool, FileIo io) {
     this.pool = pushPool;
-    store = ShuffleStore.onLocalDisks(disks, io, pushPool::free, System::nanoTime,
-        StoreLimits.unlimited());
+    store =
+        ShuffleStore.onLocalDisks(
+            disks, io, pushPool::free, System::nanoTime, StoreLimits.unlimited());
     store.registerApplication(APP, "tester", null);
     store.registerApplication(APP + "-2", "tester", null);
   }
 
   private FlushManager startFlushManager(long partitionThreshold) {
-    flushManager = new FlushManager(store, disks, pool, new PartitionFlusher(pool, metrics, ServerOptions.FlushDirect.LAST_COPIES),
-        partitionThreshold, metrics);
+    flushManager =
+        new FlushManager(
+            store,
+            disks,
+            pool,
+            new PartitionFlusher(pool, metrics, ServerOptions.FlushDirect.LAST_COPIES),
+            partitionThreshold,
+            metrics);
     return flushManager;
   }
 
@@ -96,8 +103,9 @@ class FlushManagerTest {
       ByteBuf buf = pool.tryAllocate((int) MIB);
       assertNotNull(buf, "the pool takes block " + i);
       buf.writeZero((int) MIB);
-      assertTrue(partition.add(new BlockDescriptor(partitionId, 1, i, (int) MIB, (int) MIB, 0),
-          buf, false));
+      assertTrue(
+          partition.add(
+              new BlockDescriptor(partitionId, 1, i, (int) MIB, (int) MIB, 0), buf, false));
     }
   }
 
@@ -199,8 +207,10 @@ class FlushManagerTest {
       }
       long elapsed = System.nanoTime() - start;
       // One round may be asked for and not yet started; the planner's own timer adds its rounds.
-      long allowed = 2 + elapsed / FlushManager.PUSH_ROUND_GAP_NANOS
-          + elapsed / TimeUnit.MILLISECONDS.toNanos(50);
+      long allowed =
+          2
+              + elapsed / FlushManager.PUSH_ROUND_GAP_NANOS
+              + elapsed / TimeUnit.MILLISECONDS.toNanos(50);
       long asked = flushManager.roundsPlanned() - before;
       assertTrue(asked <= allowed, asked + " rounds in " + elapsed / 1_000 + " us of pushes");
     } finally {
@@ -239,10 +249,12 @@ class FlushManagerTest {
   private void awaitNextRound() throws InterruptedException {
     for (int i = 0; i < 2; i++) {
       metrics.pushMemoryUsed(-1, -1);
-      waitUntil(() -> {
-        Double held = metrics.registry().getSampleValue("sluice_server_push_memory_held_bytes");
-        return held != null && held >= 0;
-      }, "a planning round");
+      waitUntil(
+          () -> {
+            Double held = metrics.registry().getSampleValue("sluice_server_push_memory_held_bytes");
+            return held != null && held >= 0;
+          },
+          "a planning round");
     }
     waitUntil(() -> flushManager.queuedFlushes() == 0, "the round's flushes to end");
   }

@@ -27,8 +27,12 @@ class LargestFirstTest {
         taken[k] = sizes[i];
       }
       assertFalse(order.hasNext());
-      long[] expected = Arrays.stream(sizes).boxed().sorted((a, b) -> Long.compare(b, a))
-          .mapToLong(Long::longValue).toArray();
+      long[] expected =
+          Arrays.stream(sizes)
+              .boxed()
+              .sorted((a, b) -> Long.compare(b, a))
+              .mapToLong(Long::longValue)
+              .toArray();
       assertArrayEquals(expected, taken, "n = " + n);
     }
   }

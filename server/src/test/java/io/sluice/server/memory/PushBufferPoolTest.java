@@ -56,17 +56,25 @@ class PushBufferPoolTest {
           pool.free(held.remove(random.nextInt(held.size())));
         } else {
           // Mostly blocks of a few pages, some larger than a chunk.
-          int length = random.nextInt(50) == 0
-              ? (int) MIB + random.nextInt((int) MIB)
-              : 1 + random.nextInt(300 * 1024);
+          int length =
+              random.nextInt(50) == 0
+                  ? (int) MIB + random.nextInt((int) MIB)
+                  : 1 + random.nextInt(300 * 1024);
           ByteBuf buf = pool.tryAllocate(length);
           if (buf == null) {
             refused++;
             // Refused only when the allocation could need more than what is left: a new chunk or
             // slab, or a huge block's own size.
             long worstCase = Math.max(length, pool.chunkSize());
-            assertTrue(pool.usedBytes() + worstCase > capacity, "refused " + length
-                + " bytes with " + pool.usedBytes() + " of " + capacity + " held");
+            assertTrue(
+                pool.usedBytes() + worstCase > capacity,
+                "refused "
+                    + length
+                    + " bytes with "
+                    + pool.usedBytes()
+                    + " of "
+                    + capacity
+                    + " held");
           } else {
             admitted++;
             assertEquals(length, buf.capacity(), "an exact-size buffer");
@@ -75,9 +83,10 @@ class PushBufferPoolTest {
             held.add(buf);
           }
         }
-        assertTrue(pool.usedBytes() <= capacity,
-            "the pool holds " + pool.usedBytes() + " > " + capacity);
-        assertTrue(pool.allocatedBytes() <= pool.usedBytes(),
+        assertTrue(
+            pool.usedBytes() <= capacity, "the pool holds " + pool.usedBytes() + " > " + capacity);
+        assertTrue(
+            pool.allocatedBytes() <= pool.usedBytes(),
             "blocks " + pool.allocatedBytes() + " > held " + pool.usedBytes());
       }
       assertTrue(admitted > 1000 && refused > 0, admitted + " admitted, " + refused + " refused");
@@ -96,7 +105,8 @@ class PushBufferPoolTest {
       blocks.add(pool.tryAllocate((int) MIB / 2));
     }
     List<String> letIn = new ArrayList<>();
-    assertTrue(pool.hasRoomOrQueue(MIB, () -> letIn.add("early")),
+    assertTrue(
+        pool.hasRoomOrQueue(MIB, () -> letIn.add("early")),
         "the pool has room until a push is refused for want of it");
     assertNull(pool.tryAllocate((int) MIB / 2));
     pool.pushRefused();
@@ -112,7 +122,8 @@ class PushBufferPoolTest {
     pool.free(blocks.get(1));
     assertEquals(List.of("first"), letIn, "a MiB freed: room for the first waiter only");
     assertTrue(pool.cancelRoomWait(third), "a waiter not let in can be taken back");
-    assertFalse(pool.hasRoomOrQueue(MIB / 4, () -> letIn.add("fourth")),
+    assertFalse(
+        pool.hasRoomOrQueue(MIB / 4, () -> letIn.add("fourth")),
         "first come first served: a new push waits behind the second");
     pool.free(blocks.get(2));
     assertEquals(List.of("first", "second"), letIn);
@@ -121,7 +132,8 @@ class PushBufferPoolTest {
 
     pool.free(blocks.get(3)); // 2 of 4 MiB held now: below the high watermark (2.4)
     assertEquals(List.of("first", "second", "fourth"), letIn);
-    assertTrue(pool.hasRoomOrQueue(4 * MIB, () -> letIn.add("late")),
+    assertTrue(
+        pool.hasRoomOrQueue(4 * MIB, () -> letIn.add("late")),
         "below the high watermark the pool has room again");
     blocks.subList(4, 8).forEach(pool::free);
   }
@@ -184,8 +196,10 @@ class PushBufferPoolTest {
           }
           pool.free(b);
         } else {
-          int length = random.nextInt(40) == 0 ? (int) MIB + random.nextInt((int) MIB)
-              : 32 * 1024 + random.nextInt(400 * 1024);
+          int length =
+              random.nextInt(40) == 0
+                  ? (int) MIB + random.nextInt((int) MIB)
+                  : 32 * 1024 + random.nextInt(400 * 1024);
           ByteBuf b = pool.tryAllocate(length);
           if (b != null) {
             int fill = i;
@@ -209,13 +223,15 @@ class PushBufferPoolTest {
   void aBlockNeverFreedIsReportedAsALeakWithItsChunk() {
     leakABlockAndItsPool();
     List<String> leaks = new ArrayList<>();
-    for (int attempt = 0; attempt < 20 && !(reported(leaks, "PageBlock.<init>")
-        && reported(leaks, "PageArena$Chunk.<init>")); attempt++) {
+    for (int attempt = 0;
+        attempt < 20
+            && !(reported(leaks, "PageBlock.<init>") && reported(leaks, "PageArena$Chunk.<init>"));
+        attempt++) {
       leaks.addAll(io.sluice.common.testing.LeakRecorder.collect());
     }
     assertTrue(reported(leaks, "PageBlock.<init>"), "the block was not reported: " + leaks);
-    assertTrue(reported(leaks, "PageArena$Chunk.<init>"),
-        "its chunk's memory was not reported: " + leaks);
+    assertTrue(
+        reported(leaks, "PageArena$Chunk.<init>"), "its chunk's memory was not reported: " + leaks);
   }
 
   private static void leakABlockAndItsPool() {
@@ -233,39 +249,43 @@ class PushBufferPoolTest {
     PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5);
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong peak = new AtomicLong();
-    Thread sampler = new Thread(() -> {
-      while (running.get()) {
-        peak.accumulateAndGet(pool.usedBytes(), Math::max);
-        Thread.yield();
-      }
-    });
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (running.get()) {
+                peak.accumulateAndGet(pool.usedBytes(), Math::max);
+                Thread.yield();
+              }
+            });
     sampler.start();
     ExecutorService threads = Executors.newFixedThreadPool(4);
     try {
       List<Future<Integer>> workers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int seed = t;
-        workers.add(threads.submit(() -> {
-          Random random = new Random(seed);
-          ArrayDeque<ByteBuf> mine = new ArrayDeque<>();
-          int admitted = 0;
-          try {
-            for (int i = 0; i < 5_000; i++) {
-              ByteBuf buf = pool.tryAllocate(1 + random.nextInt(256 * 1024));
-              if (buf != null) {
-                admitted++;
-                mine.add(buf);
-                assertTrue(pool.usedBytes() <= capacity);
-              }
-              if (mine.size() > 12 || (buf == null && !mine.isEmpty())) {
-                pool.free(mine.poll());
-              }
-            }
-          } finally {
-            mine.forEach(pool::free);
-          }
-          return admitted;
-        }));
+        workers.add(
+            threads.submit(
+                () -> {
+                  Random random = new Random(seed);
+                  ArrayDeque<ByteBuf> mine = new ArrayDeque<>();
+                  int admitted = 0;
+                  try {
+                    for (int i = 0; i < 5_000; i++) {
+                      ByteBuf buf = pool.tryAllocate(1 + random.nextInt(256 * 1024));
+                      if (buf != null) {
+                        admitted++;
+                        mine.add(buf);
+                        assertTrue(pool.usedBytes() <= capacity);
+                      }
+                      if (mine.size() > 12 || (buf == null && !mine.isEmpty())) {
+                        pool.free(mine.poll());
+                      }
+                    }
+                  } finally {
+                    mine.forEach(pool::free);
+                  }
+                  return admitted;
+                }));
       }
       for (Future<Integer> f : workers) {
         assertTrue(f.get(60, TimeUnit.SECONDS) > 0);
@@ -304,7 +324,9 @@ class PushBufferPoolTest {
     int charge = PushBufferPool.minBlockCharge(capacity, 4_096);
     assertEquals(1024, charge);
     assertEquals(4_096, PushBufferPool.maxBlocks(capacity, 4_096));
-    assertEquals(32 * 1024, PushBufferPool.minBlockCharge(capacity, 10),
+    assertEquals(
+        32 * 1024,
+        PushBufferPool.minBlockCharge(capacity, 10),
         "never more than the smallest block of the arena is charged anyway");
     PushBufferPool pool = new PushBufferPool(capacity, 0.75, 0.5, charge);
     List<ByteBuf> held = new ArrayList<>();
@@ -355,7 +377,8 @@ class PushBufferPoolTest {
       assertEquals(0, b.memoryAddress() % PageArena.PAGE_ALIGNMENT, "a block of " + length);
       held.add(b);
     }
-    assertEquals(4 * MIB / PageArena.CHUNK_SIZE * PageArena.PAGE_ALIGNMENT,
+    assertEquals(
+        4 * MIB / PageArena.CHUNK_SIZE * PageArena.PAGE_ALIGNMENT,
         PushBufferPool.alignmentSlack(4 * MIB));
     held.forEach(pool::free);
     assertEquals(0, pool.usedBytes());
@@ -435,7 +458,8 @@ class PushBufferPoolTest {
     assertFalse(pool.canEverHold(16 * MIB + 1));
     assertEquals(40 * 1024, pool.chargeOf(32 * 1024 + 1), "a large block takes whole pages");
     PushBufferPool tight = new PushBufferPool(MIB + 4096, 0.75, 0.5);
-    assertFalse(tight.canEverHold(tight.chargeOf((int) MIB + 1)),
+    assertFalse(
+        tight.canEverHold(tight.chargeOf((int) MIB + 1)),
         "a block that fits in bytes but not in pages is refused for good");
     assertNull(tight.tryAllocate((int) MIB + 1));
     // Independent of what the pool holds now.
@@ -507,8 +531,8 @@ class PushBufferPoolTest {
       assertEquals(9 * MIB, pool.usedBytes(), "chunks: nothing given back");
       assertEquals(9 * MIB / 4, pool.allocatedBytes());
       assertTrue(pool.needsFlush(), "flushing starts on what the chunks hold");
-      assertEquals(9 * MIB / 4, pool.bytesToFlush(),
-          "only flushing every block left gives the chunks back");
+      assertEquals(
+          9 * MIB / 4, pool.bytesToFlush(), "only flushing every block left gives the chunks back");
       // Flushing the blocks of the first four chunks gives those chunks back.
       for (ByteBuf b : held.subList(0, 16)) {
         pool.free(b);
@@ -531,13 +555,15 @@ class PushBufferPoolTest {
     ExecutorService freers = Executors.newFixedThreadPool(3);
     List<Future<?>> done = new ArrayList<>();
     for (int t = 0; t < 3; t++) {
-      done.add(freers.submit(() -> {
-        ByteBuf buf;
-        while ((buf = handOver.take()) != end) {
-          pool.free(buf);
-        }
-        return null;
-      }));
+      done.add(
+          freers.submit(
+              () -> {
+                ByteBuf buf;
+                while ((buf = handOver.take()) != end) {
+                  pool.free(buf);
+                }
+                return null;
+              }));
     }
     try {
       Random random = new Random(5);
@@ -603,8 +629,13 @@ class PushBufferPoolTest {
     assertEquals(0, pool.allocatedBytes());
     ByteBuf buf = pool.tryAllocate(64 * 1024);
     try {
-      assertNotNull(buf, "an empty pool (holding " + pool.usedBytes() + " of " + capacity
-          + " bytes) refuses a 64 KiB block");
+      assertNotNull(
+          buf,
+          "an empty pool (holding "
+              + pool.usedBytes()
+              + " of "
+              + capacity
+              + " bytes) refuses a 64 KiB block");
     } finally {
       if (buf != null) {
         pool.free(buf);

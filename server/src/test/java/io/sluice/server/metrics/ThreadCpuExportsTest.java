@@ -22,12 +22,11 @@ class ThreadCpuExportsTest {
   @Test
   void namesPutThreadsInTheirGroups() {
     assertEquals(ThreadCpuExports.Threads.NETWORK, ThreadCpuExports.Threads.of("sluice-server-1"));
-    assertEquals(ThreadCpuExports.Threads.REPLICATION,
-        ThreadCpuExports.Threads.of("sluice-client-2"));
+    assertEquals(
+        ThreadCpuExports.Threads.REPLICATION, ThreadCpuExports.Threads.of("sluice-client-2"));
     assertEquals(ThreadCpuExports.Threads.FLUSH, ThreadCpuExports.Threads.of("sluice-flush-pl"));
     assertEquals(ThreadCpuExports.Threads.FLUSH, ThreadCpuExports.Threads.of("sluice-flush-da"));
-    assertEquals(ThreadCpuExports.Threads.COMPILER,
-        ThreadCpuExports.Threads.of("C2 CompilerThre"));
+    assertEquals(ThreadCpuExports.Threads.COMPILER, ThreadCpuExports.Threads.of("C2 CompilerThre"));
     assertEquals(ThreadCpuExports.Threads.GC, ThreadCpuExports.Threads.of("GC Thread#0"));
     assertEquals(ThreadCpuExports.Threads.GC, ThreadCpuExports.Threads.of("G1 Conc#0"));
     assertEquals(ThreadCpuExports.Threads.HTTP, ThreadCpuExports.Threads.of("prometheus-http"));
@@ -52,20 +51,23 @@ class ThreadCpuExportsTest {
     double before = seconds(exports.collect(), "flush");
     CountDownLatch spun = new CountDownLatch(1);
     CountDownLatch seen = new CountDownLatch(1);
-    Thread busy = new Thread(() -> {
-      var bean = ManagementFactory.getThreadMXBean();
-      long x = 0;
-      while (bean.getCurrentThreadCpuTime() < 300_000_000L) {
-        x += System.nanoTime() % 7;
-      }
-      sink = x;
-      spun.countDown();
-      try {
-        seen.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "sluice-flush-test");
+    Thread busy =
+        new Thread(
+            () -> {
+              var bean = ManagementFactory.getThreadMXBean();
+              long x = 0;
+              while (bean.getCurrentThreadCpuTime() < 300_000_000L) {
+                x += System.nanoTime() % 7;
+              }
+              sink = x;
+              spun.countDown();
+              try {
+                seen.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "sluice-flush-test");
     busy.start();
     spun.await();
     double alive = seconds(exports.collect(), "flush");
@@ -86,7 +88,10 @@ class ThreadCpuExportsTest {
     assertEquals(1, families.size());
     MetricFamilySamples f = families.get(0);
     assertEquals(ThreadCpuExports.NAME.replace("_total", ""), f.name);
-    return f.samples.stream().filter(s -> s.labelValues.equals(List.of(threads)))
-        .mapToDouble(s -> s.value).findFirst().orElseThrow();
+    return f.samples.stream()
+        .filter(s -> s.labelValues.equals(List.of(threads)))
+        .mapToDouble(s -> s.value)
+        .findFirst()
+        .orElseThrow();
   }
 }

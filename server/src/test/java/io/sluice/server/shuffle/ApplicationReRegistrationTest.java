@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
@@ -30,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An application registered again while the deletion of its previous incarnation is still running
  * (it expired on this server, and the driver's next heartbeat registers it again, see the client's
- * ServerRegistrar): both incarnations would use the same directory, {@code <dir>/<appId>/}, that the
- * old one's deletion removes last.
+ * ServerRegistrar): both incarnations would use the same directory, {@code <dir>/<appId>/}, that
+ * the old one's deletion removes last.
  */
 class ApplicationReRegistrationTest {
   private static final String APP = "app-reregistered";
@@ -46,9 +45,11 @@ class ApplicationReRegistrationTest {
   void setUp() {
     pool = new PushBufferPool(64L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
-    store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
-        StoreLimits.unlimited());
-    flusher = new PartitionFlusher(pool, new ServerMetrics(), ServerOptions.FlushDirect.LAST_COPIES);
+    store =
+        ShuffleStore.onLocalDisks(
+            disks, FileIo.DEFAULT, pool::free, System::nanoTime, StoreLimits.unlimited());
+    flusher =
+        new PartitionFlusher(pool, new ServerMetrics(), ServerOptions.FlushDirect.LAST_COPIES);
   }
 
   @AfterEach
@@ -78,8 +79,9 @@ class ApplicationReRegistrationTest {
         assertTrue(System.nanoTime() < deadline, "the deletion never started");
         Thread.onSpinWait();
       }
-      RequestRejectedException refused = assertThrows(RequestRejectedException.class,
-          () -> store.registerApplication(APP, "tester", null));
+      RequestRejectedException refused =
+          assertThrows(
+              RequestRejectedException.class, () -> store.registerApplication(APP, "tester", null));
       assertEquals(StatusCode.BUSY, refused.status());
       assertTrue(refused.status().isRetriable());
     } finally {
@@ -110,7 +112,8 @@ class ApplicationReRegistrationTest {
     byte[] bytes = new byte[100_000];
     new Random(seed).nextBytes(bytes);
     ByteBuf buf = pool.tryAllocate(bytes.length).writeBytes(bytes);
-    assertTrue(partition.add(new BlockDescriptor(0, seed, 0, bytes.length, bytes.length, 0), buf, false));
+    assertTrue(
+        partition.add(new BlockDescriptor(0, seed, 0, bytes.length, bytes.length, 0), buf, false));
     return bytes;
   }
 

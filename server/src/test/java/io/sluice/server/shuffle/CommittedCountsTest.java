@@ -14,7 +14,8 @@ class CommittedCountsTest {
 
   @Test
   void emptyRecordKnowsNoAttempt() {
-    CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
+    CommittedCounts counts =
+        new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     assertArrayEquals(new int[] {-1, -1}, counts.countsOf(new long[] {0, 7}));
     assertArrayEquals(new int[0], counts.countsOf(new long[0]));
     assertEquals(0, counts.size());
@@ -23,14 +24,16 @@ class CommittedCountsTest {
 
   @Test
   void outOfOrderPutsAreFound() {
-    CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
+    CommittedCounts counts =
+        new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     counts.put(50, 1);
     counts.put(20, 3);
     counts.put(90, 0);
     counts.put(10, 7);
     counts.put(Long.MAX_VALUE, 2);
     counts.put(-4, 5);
-    assertArrayEquals(new int[] {5, 7, 3, -1, 1, 0, 2, -1},
+    assertArrayEquals(
+        new int[] {5, 7, 3, -1, 1, 0, 2, -1},
         counts.countsOf(new long[] {-4, 10, 20, 30, 50, 90, Long.MAX_VALUE, Long.MIN_VALUE}));
     // Look-ups in any order, repeated.
     assertArrayEquals(new int[] {0, 7, 0}, counts.countsOf(new long[] {90, 10, 90}));
@@ -40,7 +43,8 @@ class CommittedCountsTest {
   @Test
   void aRepeatedCommitKeepsTheLastCount() {
     // In order: the repeat is found and updated in place.
-    CommittedCounts inOrder = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
+    CommittedCounts inOrder =
+        new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     inOrder.put(1, 1);
     inOrder.put(2, 2);
     inOrder.put(2, 5);
@@ -48,7 +52,8 @@ class CommittedCountsTest {
     assertEquals(2, inOrder.size());
 
     // Out of order: the repeat is appended and wins when the arrays are sorted.
-    CommittedCounts outOfOrder = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
+    CommittedCounts outOfOrder =
+        new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     outOfOrder.put(5, 1);
     outOfOrder.put(2, 3);
     outOfOrder.put(5, 9);
@@ -69,7 +74,8 @@ class CommittedCountsTest {
   void agreesWithAMapUnderRandomCommitsAndLookUps() {
     Random random = new Random(17);
     for (int round = 0; round < 50; round++) {
-      CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
+      CommittedCounts counts =
+          new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
       Map<Long, Integer> model = new HashMap<>();
       int range = 1 + random.nextInt(200);
       for (int i = 0; i < 500; i++) {
@@ -97,13 +103,14 @@ class CommittedCountsTest {
 
   @Test
   void countsTooLargeForAByteAreKeptExactly() {
-    CommittedCounts counts = new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
+    CommittedCounts counts =
+        new CommittedCounts(new AttemptNumbers(new CommitBudget(Long.MAX_VALUE)));
     counts.put(1, 253);
     counts.put(2, 254);
     counts.put(3, Integer.MAX_VALUE);
     counts.put(4, 100_000);
-    assertArrayEquals(new int[] {253, 254, Integer.MAX_VALUE, 100_000},
-        counts.countsOf(new long[] {1, 2, 3, 4}));
+    assertArrayEquals(
+        new int[] {253, 254, Integer.MAX_VALUE, 100_000}, counts.countsOf(new long[] {1, 2, 3, 4}));
     counts.put(3, 7); // a repeat with a small count leaves the side table
     counts.put(1, 1_000);
     assertArrayEquals(new int[] {1_000, 254, 7, 100_000}, counts.countsOf(new long[] {1, 2, 3, 4}));

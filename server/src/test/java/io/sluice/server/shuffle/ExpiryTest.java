@@ -32,8 +32,9 @@ class ExpiryTest {
   void setUp() {
     PushBufferPool pool = new PushBufferPool(16L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
-    store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, now::get,
-        StoreLimits.unlimited());
+    store =
+        ShuffleStore.onLocalDisks(
+            disks, FileIo.DEFAULT, pool::free, now::get, StoreLimits.unlimited());
   }
 
   @AfterEach

@@ -6,8 +6,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * Names of applications and shuffles for race tests, by slot: each slot names one application (or
  * one shuffle of it) at a time, and a new one once it was unregistered, never the old one again, as
  * in Spark. Registrations run under a slot's read lock and only while their names are current;
- * retiring a name takes the write lock, so that no name is registered again once its
- * unregistration began. Pushes and reads take no lock: they race everything.
+ * retiring a name takes the write lock, so that no name is registered again once its unregistration
+ * began. Pushes and reads take no lock: they race everything.
  */
 public final class RaceNames {
   /** Work that may throw. */
@@ -74,7 +74,9 @@ public final class RaceNames {
     }
   }
 
-  /** Gives shuffle slot {@code slot} a new name if it still names {@code shuffleId}; unregisters. */
+  /**
+   * Gives shuffle slot {@code slot} a new name if it still names {@code shuffleId}; unregisters.
+   */
   public void retireShuffle(int appSlot, int slot, int shuffleId, Action unregister)
       throws Exception {
     shuffleLocks[appSlot][slot].writeLock().lock();

@@ -55,11 +55,12 @@ class ShuffleStateRaceTest {
 
   private void runRace(long seed) throws Exception {
     PushBufferPool pool = new PushBufferPool(64L << 20, 0.75, 0.5);
-    DiskManager disks = new DiskManager(List.of(dir.resolve("race-" + seed)), 0, 1,
-        FileIo.DEFAULT);
-    ShuffleStore store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free,
-        System::nanoTime, StoreLimits.unlimited());
-    PartitionFlusher flusher = new PartitionFlusher(pool, new ServerMetrics(), ServerOptions.FlushDirect.LAST_COPIES);
+    DiskManager disks = new DiskManager(List.of(dir.resolve("race-" + seed)), 0, 1, FileIo.DEFAULT);
+    ShuffleStore store =
+        ShuffleStore.onLocalDisks(
+            disks, FileIo.DEFAULT, pool::free, System::nanoTime, StoreLimits.unlimited());
+    PartitionFlusher flusher =
+        new PartitionFlusher(pool, new ServerMetrics(), ServerOptions.FlushDirect.LAST_COPIES);
     RaceNames names = new RaceNames("app-race", APPS, SHUFFLES);
     Set<String> everRegistered = ConcurrentHashMap.newKeySet();
     AtomicLong kept = new AtomicLong();
@@ -69,43 +70,57 @@ class ShuffleStateRaceTest {
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         Random random = new Random(seed * 1000 + t);
-        workers.add(threads.submit(() -> {
-          start.await();
-          for (int i = 0; i < OPERATIONS; i++) {
-            int appSlot = random.nextInt(APPS);
-            int shuffleSlot = random.nextInt(SHUFFLES);
-            String app = names.app(appSlot);
-            int shuffleId = names.shuffle(appSlot, shuffleSlot);
-            int op = random.nextInt(100);
-            try {
-              if (op < 10) {
-                names.registerApp(appSlot, app, () -> {
-                  everRegistered.add(app);
-                  store.registerApplication(app, "tester", null);
-                });
-              } else if (op < 25) {
-                names.registerShuffle(appSlot, shuffleSlot, app, shuffleId,
-                    () -> store.registerShuffle(app, shuffleId, PARTITIONS));
-              } else if (op < 80) {
-                if (push(store, pool, app, shuffleId, random)) {
-                  kept.incrementAndGet();
-                }
-              } else if (op < 88) {
-                flushOne(store, flusher, app, shuffleId, random);
-              } else if (op < 96) {
-                names.retireShuffle(appSlot, shuffleSlot, shuffleId,
-                    () -> store.unregisterShuffle(app, shuffleId));
-              } else {
-                names.retireApp(appSlot, app, () -> store.unregisterApplication(app));
-              }
-            } catch (RequestRejectedException e) {
-              // The application or shuffle is not (or no longer) registered.
-              assertTrue(e.status() == StatusCode.UNKNOWN_APPLICATION
-                  || e.status() == StatusCode.UNKNOWN_SHUFFLE, e.toString());
-            }
-          }
-          return null;
-        }));
+        workers.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < OPERATIONS; i++) {
+                    int appSlot = random.nextInt(APPS);
+                    int shuffleSlot = random.nextInt(SHUFFLES);
+                    String app = names.app(appSlot);
+                    int shuffleId = names.shuffle(appSlot, shuffleSlot);
+                    int op = random.nextInt(100);
+                    try {
+                      if (op < 10) {
+                        names.registerApp(
+                            appSlot,
+                            app,
+                            () -> {
+                              everRegistered.add(app);
+                              store.registerApplication(app, "tester", null);
+                            });
+                      } else if (op < 25) {
+                        names.registerShuffle(
+                            appSlot,
+                            shuffleSlot,
+                            app,
+                            shuffleId,
+                            () -> store.registerShuffle(app, shuffleId, PARTITIONS));
+                      } else if (op < 80) {
+                        if (push(store, pool, app, shuffleId, random)) {
+                          kept.incrementAndGet();
+                        }
+                      } else if (op < 88) {
+                        flushOne(store, flusher, app, shuffleId, random);
+                      } else if (op < 96) {
+                        names.retireShuffle(
+                            appSlot,
+                            shuffleSlot,
+                            shuffleId,
+                            () -> store.unregisterShuffle(app, shuffleId));
+                      } else {
+                        names.retireApp(appSlot, app, () -> store.unregisterApplication(app));
+                      }
+                    } catch (RequestRejectedException e) {
+                      // The application or shuffle is not (or no longer) registered.
+                      assertTrue(
+                          e.status() == StatusCode.UNKNOWN_APPLICATION
+                              || e.status() == StatusCode.UNKNOWN_SHUFFLE,
+                          e.toString());
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : workers) {
         f.get(2, TimeUnit.MINUTES);
@@ -133,8 +148,8 @@ class ShuffleStateRaceTest {
    * looked up, the blocks are copied into the pool, and each is handed to its partition (or freed
    * when the shuffle went away meanwhile). Returns whether any block was kept.
    */
-  private static boolean push(ShuffleStore store, PushBufferPool pool, String app, int shuffleId,
-      Random random) {
+  private static boolean push(
+      ShuffleStore store, PushBufferPool pool, String app, int shuffleId, Random random) {
     ShuffleState shuffle = store.shuffle(app, shuffleId);
     int n = 1 + random.nextInt(3);
     List<BlockDescriptor> blocks = new ArrayList<>();
@@ -164,8 +179,8 @@ class ShuffleStateRaceTest {
     return anyKept;
   }
 
-  private static void flushOne(ShuffleStore store, PartitionFlusher flusher, String app,
-      int shuffleId, Random random) {
+  private static void flushOne(
+      ShuffleStore store, PartitionFlusher flusher, String app, int shuffleId, Random random) {
     PartitionState partition =
         store.shuffle(app, shuffleId).existingPartition(random.nextInt(PARTITIONS));
     if (partition != null && partition.tryQueueFlush()) {

@@ -31,8 +31,13 @@ class StoreLimitsTest {
   void setUp() {
     PushBufferPool pool = new PushBufferPool(16L << 20, 0.75, 0.5);
     disks = new DiskManager(List.of(dir.resolve("d1")), 0, 1, FileIo.DEFAULT);
-    store = ShuffleStore.onLocalDisks(disks, FileIo.DEFAULT, pool::free, System::nanoTime,
-        new StoreLimits(3, 2, 2, 64 * 1024));
+    store =
+        ShuffleStore.onLocalDisks(
+            disks,
+            FileIo.DEFAULT,
+            pool::free,
+            System::nanoTime,
+            new StoreLimits(3, 2, 2, 64 * 1024));
   }
 
   @AfterEach
@@ -86,11 +91,13 @@ class StoreLimitsTest {
     store.registerShuffle("a1", 0, 1_000);
     ShuffleState shuffle = store.shuffle("a1", 0);
     // A client naming ever more partitions: their states (400 bytes each) meet the 64 KiB.
-    RequestRejectedException e = refused(() -> {
-      for (int p = 0; p < 1_000; p++) {
-        shuffle.partition(p);
-      }
-    });
+    RequestRejectedException e =
+        refused(
+            () -> {
+              for (int p = 0; p < 1_000; p++) {
+                shuffle.partition(p);
+              }
+            });
     assertTrue(e.getMessage().contains("heap.commit.pairs"), e.getMessage());
     assertTrue(store.commitHeapBytes() <= 64 * 1024, store.commitHeapBytes() + " bytes");
     store.unregisterShuffle("a1", 0);
@@ -110,18 +117,21 @@ class StoreLimitsTest {
     // A client committing ever more attempts (some with counts beyond a byte) to every partition:
     // their counts and attempt entries meet the rest of the 64 KiB.
     int[] committedAttempts = new int[1];
-    RequestRejectedException e = refused(() -> {
-      for (long attempt = 0; attempt < 10_000; attempt++) {
-        int number = shuffle.attemptNumber(attempt);
-        for (int p = 0; p < 100; p++) {
-          shuffle.partition(p).commit(number, attempt % 7 == 0 ? 300 : 1);
-        }
-        committedAttempts[0]++;
-      }
-    });
+    RequestRejectedException e =
+        refused(
+            () -> {
+              for (long attempt = 0; attempt < 10_000; attempt++) {
+                int number = shuffle.attemptNumber(attempt);
+                for (int p = 0; p < 100; p++) {
+                  shuffle.partition(p).commit(number, attempt % 7 == 0 ? 300 : 1);
+                }
+                committedAttempts[0]++;
+              }
+            });
     assertTrue(e.getMessage().contains("heap.commit.pairs"), e.getMessage());
     assertTrue(committedAttempts[0] > 50, committedAttempts[0] + " attempts committed");
-    assertTrue(store.commitHeapBytes() > states && store.commitHeapBytes() <= 64 * 1024,
+    assertTrue(
+        store.commitHeapBytes() > states && store.commitHeapBytes() <= 64 * 1024,
         store.commitHeapBytes() + " bytes");
     int[] counts = shuffle.partition(0).committedCounts(new long[] {0L, 1L});
     assertEquals(300, counts[0], "a refusal leaves the counts before it intact");
@@ -137,8 +147,10 @@ class StoreLimitsTest {
     Secret first = Secret.random();
     store.registerApplication("a1", "alice", first);
     store.registerApplication("a1", "alice", Secret.of(first.copyOfBytes()));
-    RequestRejectedException e = assertThrows(RequestRejectedException.class,
-        () -> store.registerApplication("a1", "alice", Secret.random()));
+    RequestRejectedException e =
+        assertThrows(
+            RequestRejectedException.class,
+            () -> store.registerApplication("a1", "alice", Secret.random()));
     assertEquals(StatusCode.ACCESS_DENIED, e.status());
     assertEquals(first, store.appSecret("a1"));
     store.unregisterApplication("a1");

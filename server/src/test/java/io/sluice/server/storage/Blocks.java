@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Blocks with contents derived from a test's number for them, and ways to read stored data back.
- * Block number {@code n} is block {@link #sequenceOf sequence} {@code n % 10} of map attempt
- * {@code n / 10}, so that its (taskAttemptId, sequence) identity gives the number back.
+ * Block number {@code n} is block {@link #sequenceOf sequence} {@code n % 10} of map attempt {@code
+ * n / 10}, so that its (taskAttemptId, sequence) identity gives the number back.
  */
 final class Blocks {
   private Blocks() {}
@@ -59,16 +59,22 @@ final class Blocks {
   }
 
   /**
-   * Blocks {@code firstId .. firstId + count - 1}, held in pooled direct, heap and composite buffers
-   * (so that gathering writes see several NIO buffers per block). Release with {@link #release}.
+   * Blocks {@code firstId .. firstId + count - 1}, held in pooled direct, heap and composite
+   * buffers (so that gathering writes see several NIO buffers per block). Release with {@link
+   * #release}.
    */
   static List<TestBlock> make(long firstId, int count) {
     List<TestBlock> blocks = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       long id = firstId + i;
       byte[] bytes = contents(id);
-      blocks.add(new TestBlock(buffer(bytes, i % 3), attemptOf(id), sequenceOf(id),
-          bytes.length * 3, Crc32c.of(bytes)));
+      blocks.add(
+          new TestBlock(
+              buffer(bytes, i % 3),
+              attemptOf(id),
+              sequenceOf(id),
+              bytes.length * 3,
+              Crc32c.of(bytes)));
     }
     return blocks;
   }
@@ -85,8 +91,10 @@ final class Blocks {
         int half = bytes.length / 2;
         CompositeByteBuf composite = Unpooled.compositeBuffer();
         composite.addComponent(true, Unpooled.directBuffer(half).writeBytes(bytes, 0, half));
-        composite.addComponent(true,
-            Unpooled.directBuffer(bytes.length - half).writeBytes(bytes, half, bytes.length - half));
+        composite.addComponent(
+            true,
+            Unpooled.directBuffer(bytes.length - half)
+                .writeBytes(bytes, half, bytes.length - half));
         return composite;
     }
   }
@@ -105,22 +113,27 @@ final class Blocks {
    * As {@link #append}, on a flush thread of {@code disk} (only those have a staging buffer for
    * writes around the page cache), with {@code bypassPageCache}.
    */
-  static void appendOnFlushThread(PartitionFiles partition, LocalDisk disk, long firstId,
-      int count, boolean bypassPageCache) throws Exception {
+  static void appendOnFlushThread(
+      PartitionFiles partition, LocalDisk disk, long firstId, int count, boolean bypassPageCache)
+      throws Exception {
     appendOnFlushThread(partition, disk, make(firstId, count), bypassPageCache);
   }
 
   /** Appends {@code blocks} on one of {@code disk}'s flush threads, then releases them. */
-  static void appendOnFlushThread(PartitionFiles partition, LocalDisk disk,
-      List<TestBlock> blocks, boolean bypassPageCache) throws Exception {
+  static void appendOnFlushThread(
+      PartitionFiles partition, LocalDisk disk, List<TestBlock> blocks, boolean bypassPageCache)
+      throws Exception {
     try {
-      CompletableFuture.supplyAsync(() -> {
-        try {
-          return partition.append(blocks, bypassPageCache);
-        } catch (StorageUnavailableException e) {
-          throw new CompletionException(e);
-        }
-      }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
+      CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return partition.append(blocks, bypassPageCache);
+                } catch (StorageUnavailableException e) {
+                  throw new CompletionException(e);
+                }
+              },
+              disk.flushExecutor())
+          .get(30, TimeUnit.SECONDS);
     } finally {
       release(blocks);
     }
@@ -160,11 +173,12 @@ final class Blocks {
   }
 
   /**
-   * The length of a data file whose last append went around the page cache and ended at
-   * {@code end}: its last partial unit stays padded with zeros.
+   * The length of a data file whose last append went around the page cache and ended at {@code
+   * end}: its last partial unit stays padded with zeros.
    */
   static long alignedUp(long end) {
-    return (end + DirectAppender.ALIGNMENT - 1) / DirectAppender.ALIGNMENT
+    return (end + DirectAppender.ALIGNMENT - 1)
+        / DirectAppender.ALIGNMENT
         * DirectAppender.ALIGNMENT;
   }
 
@@ -209,7 +223,8 @@ final class Blocks {
     long offset = 0;
     long length = partition.dataLength();
     while (offset < length) {
-      ManagedBuffer segment = partition.data(offset, (int) Math.min(Integer.MAX_VALUE, length - offset));
+      ManagedBuffer segment =
+          partition.data(offset, (int) Math.min(Integer.MAX_VALUE, length - offset));
       long size = segment.size();
       out.writeBytes(readStream(segment));
       offset += size;
@@ -232,16 +247,27 @@ final class Blocks {
    * Checks that {@code entries} describe blocks {@code firstId ..} stored back to back from logical
    * offset {@code firstOffset}, and that each entry's bytes read back as the block's contents.
    */
-  static void assertEntries(PartitionFiles partition, List<IndexEntry> entries, long firstId,
-      long firstOffset) throws IOException {
+  static void assertEntries(
+      PartitionFiles partition, List<IndexEntry> entries, long firstId, long firstOffset)
+      throws IOException {
     long offset = firstOffset;
     for (int i = 0; i < entries.size(); i++) {
       IndexEntry entry = entries.get(i);
       long id = firstId + i;
       byte[] bytes = contents(id);
-      assertEquals(new IndexEntry(offset, bytes.length, bytes.length * 3, Crc32c.of(bytes),
-          attemptOf(id), sequenceOf(id)), entry, "entry " + i);
-      assertArrayEquals(bytes, readStream(partition.data(entry.offset(), entry.length())),
+      assertEquals(
+          new IndexEntry(
+              offset,
+              bytes.length,
+              bytes.length * 3,
+              Crc32c.of(bytes),
+              attemptOf(id),
+              sequenceOf(id)),
+          entry,
+          "entry " + i);
+      assertArrayEquals(
+          bytes,
+          readStream(partition.data(entry.offset(), entry.length())),
           "bytes of block " + id);
       offset += bytes.length;
     }

@@ -32,8 +32,10 @@ class DirectAppenderTest {
 
   @TempDir Path dir;
   private Path file;
+
   /** Where the last block appended to {@code file} ends. */
   private long logicalEnd;
+
   private final Random random = new Random(42);
   private final List<ByteBuffer> aligned = new ArrayList<>();
   private final List<ByteBuf> made = new ArrayList<>();
@@ -82,12 +84,14 @@ class DirectAppenderTest {
     long[] starts = new long[blocks.size()];
     long end;
     try (FileChannel channel = FileIo.DEFAULT.openForDirectWrite(file)) {
-      end = DirectAppender.append(channel, DirectAppender.newStagingBuffer(), before, blocks,
-          starts);
+      end =
+          DirectAppender.append(channel, DirectAppender.newStagingBuffer(), before, blocks, starts);
     }
     logicalEnd = end;
     byte[] stored = Files.readAllBytes(file);
-    assertEquals(Blocks.alignedUp(end), stored.length,
+    assertEquals(
+        Blocks.alignedUp(end),
+        stored.length,
         "the file ends at the first aligned offset at or after its last block's end");
     for (long z = end; z < stored.length; z++) {
       assertEquals(0, stored[(int) z], "byte " + z + " after the last block");
@@ -117,9 +121,17 @@ class DirectAppenderTest {
 
   @Test
   void largeAlignedBlocksGoInPlaceAtAlignedOffsetsAndTheRestFollowsDirectly() throws IOException {
-    List<TestBlock> first = List.of(heapBlock(1000), alignedBlock(100_000), heapBlock(10),
-        alignedBlock(65_536), alignedBlock(64 * 1024 + 1), unalignedBlock(200_000),
-        alignedBlock(1000), heapBlock(0), alignedBlock(300_001));
+    List<TestBlock> first =
+        List.of(
+            heapBlock(1000),
+            alignedBlock(100_000),
+            heapBlock(10),
+            alignedBlock(65_536),
+            alignedBlock(64 * 1024 + 1),
+            unalignedBlock(200_000),
+            alignedBlock(1000),
+            heapBlock(0),
+            alignedBlock(300_001));
     appendAndCheck(first);
     long[] starts = new long[first.size()];
     try (FileChannel channel = FileIo.DEFAULT.openForDirectWrite(dir.resolve("again.data"))) {

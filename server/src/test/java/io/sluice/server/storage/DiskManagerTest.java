@@ -40,8 +40,14 @@ class DiskManagerTest {
   }
 
   private DiskManager manager(long minFree, FileIo io, Path... dirs) {
-    DiskManager manager = new DiskManager(List.of(dirs), minFree, 1, io,
-        root -> usable.getOrDefault(root, 100 * GIB), clock::get);
+    DiskManager manager =
+        new DiskManager(
+            List.of(dirs),
+            minFree,
+            1,
+            io,
+            root -> usable.getOrDefault(root, 100 * GIB),
+            clock::get);
     managers.add(manager);
     return manager;
   }
@@ -52,10 +58,11 @@ class DiskManagerTest {
 
   @Test
   void createsItsDirectoriesAndNamesFlushThreadsAfterThem() throws Exception {
-    DiskManager manager = new DiskManager(List.of(dir("a/disk1"), dir("disk2")), 0, 2,
-        FileIo.DEFAULT);
+    DiskManager manager =
+        new DiskManager(List.of(dir("a/disk1"), dir("disk2")), 0, 2, FileIo.DEFAULT);
     managers.add(manager);
-    assertEquals(List.of(dir("a/disk1"), dir("disk2")),
+    assertEquals(
+        List.of(dir("a/disk1"), dir("disk2")),
         manager.disks().stream().map(LocalDisk::root).toList());
     for (LocalDisk disk : manager.disks()) {
       assertTrue(Files.isDirectory(disk.root()));
@@ -71,15 +78,21 @@ class DiskManagerTest {
     CountDownLatch bothRunning = new CountDownLatch(2);
     for (int i = 0; i < 2; i++) {
       int slot = i;
-      manager.disks().get(0).flushExecutor().execute(() -> {
-        names[slot] = Thread.currentThread().getName();
-        bothRunning.countDown();
-        await(bothRunning);
-      });
+      manager
+          .disks()
+          .get(0)
+          .flushExecutor()
+          .execute(
+              () -> {
+                names[slot] = Thread.currentThread().getName();
+                bothRunning.countDown();
+                await(bothRunning);
+              });
     }
     assertTrue(bothRunning.await(10, TimeUnit.SECONDS), "two threads per disk");
     manager.close();
-    assertEquals(List.of("sluice-flush-disk1-0", "sluice-flush-disk1-1"),
+    assertEquals(
+        List.of("sluice-flush-disk1-0", "sluice-flush-disk1-1"),
         Stream.of(names).sorted().toList());
   }
 
@@ -107,8 +120,14 @@ class DiskManagerTest {
     Path a = dir("a");
     Path b = dir("b");
     Map<Path, Long> capacity = Map.of(a, 3L << 20, b, 2L << 20);
-    DiskManager manager = new DiskManager(List.of(a, b), 0, 1, FileIo.DEFAULT,
-        root -> capacity.get(root) - treeSize(root), clock::get);
+    DiskManager manager =
+        new DiskManager(
+            List.of(a, b),
+            0,
+            1,
+            FileIo.DEFAULT,
+            root -> capacity.get(root) - treeSize(root),
+            clock::get);
     managers.add(manager);
     long largestPartition = 0;
     for (int p = 0; p < 40; p++) {
@@ -125,7 +144,8 @@ class DiskManagerTest {
     long freeB = capacity.get(b) - treeSize(b);
     assertTrue(treeSize(b) > 0, "the smaller disk got partitions too");
     assertTrue(treeSize(a) > treeSize(b), "the larger disk got more");
-    assertTrue(Math.abs(freeA - freeB) <= largestPartition,
+    assertTrue(
+        Math.abs(freeA - freeB) <= largestPartition,
         "free space evened out: " + freeA + " vs " + freeB);
   }
 
@@ -221,11 +241,12 @@ class DiskManagerTest {
 
   @Test
   void classifiesFailures() {
-    assertEquals(DiskManager.DISK_FULL,
-        DiskManager.reasonFor(new IOException("No space left on device")));
-    assertEquals(DiskManager.DISK_FULL,
-        DiskManager.reasonFor(new IOException("Disk quota exceeded")));
-    assertEquals("IOException: Input/output error",
+    assertEquals(
+        DiskManager.DISK_FULL, DiskManager.reasonFor(new IOException("No space left on device")));
+    assertEquals(
+        DiskManager.DISK_FULL, DiskManager.reasonFor(new IOException("Disk quota exceeded")));
+    assertEquals(
+        "IOException: Input/output error",
         DiskManager.reasonFor(new IOException("Input/output error")));
     assertEquals("java.io.IOException", DiskManager.reasonFor(new IOException()));
   }
@@ -252,7 +273,8 @@ class DiskManagerTest {
     Files.writeString(target.resolve(DiskManager.APP_MARKER), "");
     Files.createSymbolicLink(root.resolve("app-4"), target);
     Files.createDirectories(root.resolve("app-5"));
-    Files.createSymbolicLink(root.resolve("app-5").resolve(DiskManager.APP_MARKER),
+    Files.createSymbolicLink(
+        root.resolve("app-5").resolve(DiskManager.APP_MARKER),
         target.resolve(DiskManager.APP_MARKER));
 
     manager(0, FileIo.DEFAULT, root);
@@ -385,15 +407,19 @@ class DiskManagerTest {
 
   @Test
   void rejectsUnusableConfigurations() {
-    assertThrows(IllegalArgumentException.class,
-        () -> new DiskManager(List.of(), 0, 1, FileIo.DEFAULT));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class, () -> new DiskManager(List.of(), 0, 1, FileIo.DEFAULT));
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new DiskManager(List.of(dir("a"), dir("a/b")), 0, 1, FileIo.DEFAULT));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new DiskManager(List.of(dir("a"), tmp.resolve("x/../a")), 0, 1, FileIo.DEFAULT));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new DiskManager(List.of(dir("a")), 0, 0, FileIo.DEFAULT));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new DiskManager(List.of(dir("a")), -1, 1, FileIo.DEFAULT));
   }
 
@@ -403,10 +429,12 @@ class DiskManagerTest {
     AtomicInteger done = new AtomicInteger();
     for (LocalDisk disk : manager.disks()) {
       for (int i = 0; i < 5; i++) {
-        disk.flushExecutor().execute(() -> {
-          sleep(20);
-          done.incrementAndGet();
-        });
+        disk.flushExecutor()
+            .execute(
+                () -> {
+                  sleep(20);
+                  done.incrementAndGet();
+                });
       }
     }
     manager.close();
@@ -430,13 +458,17 @@ class DiskManagerTest {
       return 0;
     }
     try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(Files::isRegularFile).mapToLong(f -> {
-        try {
-          return Files.size(f);
-        } catch (IOException e) {
-          return 0;
-        }
-      }).sum();
+      return files
+          .filter(Files::isRegularFile)
+          .mapToLong(
+              f -> {
+                try {
+                  return Files.size(f);
+                } catch (IOException e) {
+                  return 0;
+                }
+              })
+          .sum();
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

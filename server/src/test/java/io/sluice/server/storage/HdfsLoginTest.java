@@ -58,9 +58,12 @@ class HdfsLoginTest {
     Configuration conf = new Configuration();
     // Hadoop waits at least this long between two logins (60 s by default).
     conf.set("hadoop.kerberos.min.seconds.before.relogin", "1");
-    try (HdfsLogin login = HdfsLogin.start(conf, new HdfsLogin.Keytab(
-        "sluice/localhost@" + kdc.getRealm(), keytab.toString(), Duration.ofMillis(500)),
-        "hdfs.kerberos.keytab")) {
+    try (HdfsLogin login =
+        HdfsLogin.start(
+            conf,
+            new HdfsLogin.Keytab(
+                "sluice/localhost@" + kdc.getRealm(), keytab.toString(), Duration.ofMillis(500)),
+            "hdfs.kerberos.keytab")) {
       assertEquals("sluice/localhost@" + kdc.getRealm(), login.userName());
       long firstEnd = login.ticketEndMillis();
       assertTrue(firstEnd > System.currentTimeMillis(), "a ticket that has not expired yet");
@@ -71,19 +74,34 @@ class HdfsLoginTest {
         Thread.sleep(200);
       }
       long end = login.ticketEndMillis();
-      assertTrue(end > firstEnd && end > System.currentTimeMillis(),
-          "renewed: first ticket until " + firstEnd + ", now until " + end + ", at "
+      assertTrue(
+          end > firstEnd && end > System.currentTimeMillis(),
+          "renewed: first ticket until "
+              + firstEnd
+              + ", now until "
+              + end
+              + ", at "
               + System.currentTimeMillis());
     }
   }
 
   @Test
   void aKeytabThatIsNotThereIsRefusedNamingTheSetting() {
-    ConfigException e = assertThrows(ConfigException.class, () -> HdfsLogin.start(
-        new Configuration(), new HdfsLogin.Keytab("sluice/localhost@" + kdc.getRealm(),
-            dir.resolve("missing.keytab").toString(), Duration.ofSeconds(60)),
-        "hdfs.kerberos.keytab"));
-    assertEquals("'hdfs.kerberos.keytab' names '" + dir.resolve("missing.keytab")
-        + "', which is not a readable file", e.getMessage());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                HdfsLogin.start(
+                    new Configuration(),
+                    new HdfsLogin.Keytab(
+                        "sluice/localhost@" + kdc.getRealm(),
+                        dir.resolve("missing.keytab").toString(),
+                        Duration.ofSeconds(60)),
+                    "hdfs.kerberos.keytab"));
+    assertEquals(
+        "'hdfs.kerberos.keytab' names '"
+            + dir.resolve("missing.keytab")
+            + "', which is not a readable file",
+        e.getMessage());
   }
 }

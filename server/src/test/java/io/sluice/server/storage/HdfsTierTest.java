@@ -36,8 +36,14 @@ class HdfsTierTest {
 
   @BeforeEach
   void setUp() throws IOException {
-    disks = new DiskManager(List.of(tmp.resolve("disk")), 0, 1, FileIo.DEFAULT,
-        root -> usable.get(), nanoTime::get);
+    disks =
+        new DiskManager(
+            List.of(tmp.resolve("disk")),
+            0,
+            1,
+            FileIo.DEFAULT,
+            root -> usable.get(),
+            nanoTime::get);
     hdfs = open(Set.of());
   }
 
@@ -48,8 +54,8 @@ class HdfsTierTest {
   }
 
   private HdfsTier open(Set<String> keep) throws IOException {
-    return HdfsTier.open(tmp.resolve("hdfs").toUri().toString(), "host-1",
-        List.of(tmp.resolve("disk")), 1, 1, keep);
+    return HdfsTier.open(
+        tmp.resolve("hdfs").toUri().toString(), "host-1", List.of(tmp.resolve("disk")), 1, 1, keep);
   }
 
   private Path hdfsRoot() {
@@ -59,10 +65,12 @@ class HdfsTierTest {
   @Test
   void aPartitionPastTheThresholdGoesOnOnHdfsAndReadsBackAsOne() throws Exception {
     long threshold = Blocks.totalLength(0, 20);
-    PartitionFiles partition = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
-        3, 7);
+    PartitionFiles partition =
+        new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 3, 7);
     Blocks.append(partition, 0, 10);
-    assertSame(disks.disks().get(0).flushExecutor(), partition.flushExecutor(),
+    assertSame(
+        disks.disks().get(0).flushExecutor(),
+        partition.flushExecutor(),
         "below the threshold the next flush goes to the local dir");
     Blocks.append(partition, 10, 10);
     assertSame(hdfs.flushExecutor(), partition.flushExecutor(), "the threshold is reached");
@@ -81,12 +89,19 @@ class HdfsTierTest {
     Blocks.assertEntries(partition, entries, 0, 0);
 
     try (Stream<Path> files = Files.list(hdfsRoot().resolve("app-1").resolve("3"))) {
-      assertEquals(List.of("7-1.segment", "7-2.segment"),
-          files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".segment"))
-              .sorted().toList(), "one segment file per batch on HDFS");
+      assertEquals(
+          List.of("7-1.segment", "7-2.segment"),
+          files
+              .map(p -> p.getFileName().toString())
+              .filter(n -> n.endsWith(".segment"))
+              .sorted()
+              .toList(),
+          "one segment file per batch on HDFS");
     }
-    assertEquals(List.of(tmp.resolve("disk/app-1/3/7-0.data"), tmp.resolve("disk/app-1/3/7-0.index")),
-        partition.files(), "the local generation");
+    assertEquals(
+        List.of(tmp.resolve("disk/app-1/3/7-0.data"), tmp.resolve("disk/app-1/3/7-0.index")),
+        partition.files(),
+        "the local generation");
   }
 
   @Test
@@ -133,8 +148,8 @@ class HdfsTierTest {
   @Test
   void deletingAShuffleOrApplicationRemovesItsDirectoryOnHdfs() throws Exception {
     for (int shuffle = 0; shuffle < 2; shuffle++) {
-      PartitionFiles partition = new PartitionFiles(disks, hdfs, 0, FileIo.DEFAULT, "app-1",
-          shuffle, 0);
+      PartitionFiles partition =
+          new PartitionFiles(disks, hdfs, 0, FileIo.DEFAULT, "app-1", shuffle, 0);
       Blocks.append(partition, 0, 3);
     }
     Path app = hdfsRoot().resolve("app-1");
@@ -158,7 +173,8 @@ class HdfsTierTest {
     hdfs.deleteShuffle("app-1", 0);
     hdfs.deleteApplication("app-1");
     assertTrue(hdfs.awaitDeletions(30, TimeUnit.SECONDS));
-    assertFalse(Files.exists(hdfsRoot().resolve(DiskManager.TRASH)),
+    assertFalse(
+        Files.exists(hdfsRoot().resolve(DiskManager.TRASH)),
         "nothing was moved into the tier's trash: the name node was not asked");
   }
 
@@ -192,54 +208,73 @@ class HdfsTierTest {
   @Test
   void segmentsAreRecordedForARestartAndServedAgainAfterIt() throws Exception {
     long threshold = Blocks.totalLength(0, 10);
-    PartitionFiles partition = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
-        0, 4);
+    PartitionFiles partition =
+        new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 0, 4);
     Blocks.append(partition, 0, 10);
     Blocks.append(partition, 10, 10);
     Blocks.append(partition, 20, 10);
     Path record = tmp.resolve("record");
-    RestartManifest.write(record, List.of(new RestartManifest.Application("app-1", "user", null,
-        List.of(new RestartManifest.Shuffle(0, 8, List.of(new RestartManifest.Partition(4,
-            partition.generationsForRestart(), new long[0], new int[0])))))));
+    RestartManifest.write(
+        record,
+        List.of(
+            new RestartManifest.Application(
+                "app-1",
+                "user",
+                null,
+                List.of(
+                    new RestartManifest.Shuffle(
+                        0,
+                        8,
+                        List.of(
+                            new RestartManifest.Partition(
+                                4,
+                                partition.generationsForRestart(),
+                                new long[0],
+                                new int[0])))))));
     List<RestartManifest.Generation> recorded =
         RestartManifest.read(record).get(0).shuffles().get(0).partitions().get(0).generations();
-    assertEquals(List.of(false, true, true),
+    assertEquals(
+        List.of(false, true, true),
         recorded.stream().map(RestartManifest.Generation::isSegment).toList());
 
     hdfs.close();
     hdfs = open(Set.of("app-1"));
-    PartitionFiles again = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
-        0, 4);
+    PartitionFiles again =
+        new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 0, 4);
     again.restore(recorded);
     assertArrayEquals(Blocks.expected(0, 30), Blocks.readAllData(again));
     Blocks.assertEntries(again, Blocks.decodeIndex(again.index()), 0, 0);
     Blocks.append(again, 30, 5);
-    assertTrue(Files.exists(hdfsRoot().resolve("app-1/0/4-3.segment")),
+    assertTrue(
+        Files.exists(hdfsRoot().resolve("app-1/0/4-3.segment")),
         "the next segment takes the next name");
     assertArrayEquals(Blocks.expected(0, 35), Blocks.readAllData(again));
 
     // A segment that no longer holds what was recorded is refused, and nothing is restored.
     Path segment = hdfsRoot().resolve("app-1/0/4-2.segment");
     Files.write(segment, new byte[10]);
-    PartitionFiles damaged = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1",
-        0, 4);
-    IOException refused = assertThrows(IOException.class,
-        () -> damaged.restore(recorded));
+    PartitionFiles damaged =
+        new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 0, 4);
+    IOException refused = assertThrows(IOException.class, () -> damaged.restore(recorded));
     assertTrue(refused.getMessage().contains("holds 10 bytes"), refused.getMessage());
     assertEquals(0, damaged.dataLength());
     // One of another partition is refused as well.
-    PartitionFiles other = new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 0, 5);
+    PartitionFiles other =
+        new PartitionFiles(disks, hdfs, threshold, FileIo.DEFAULT, "app-1", 0, 5);
     assertThrows(IOException.class, () -> other.restore(recorded));
   }
 
   @Test
   void eachServerHasADirectoryOfItsOwnThatOutlivesItsRestarts() {
     String name = HdfsTier.serverDirName("host-1", List.of(Path.of("/data/a"), Path.of("/data/b")));
-    assertEquals(name, HdfsTier.serverDirName("host-1",
-        List.of(Path.of("/data/b"), Path.of("/data/a/"))), "stable whatever the order");
+    assertEquals(
+        name,
+        HdfsTier.serverDirName("host-1", List.of(Path.of("/data/b"), Path.of("/data/a/"))),
+        "stable whatever the order");
     assertNotEquals(name, HdfsTier.serverDirName("host-1", List.of(Path.of("/data/c"))));
-    assertNotEquals(name, HdfsTier.serverDirName("host-2",
-        List.of(Path.of("/data/a"), Path.of("/data/b"))));
-    assertTrue(HdfsTier.serverDirName("bad/host:1", List.of(Path.of("/d"))).startsWith("bad_host_1-"));
+    assertNotEquals(
+        name, HdfsTier.serverDirName("host-2", List.of(Path.of("/data/a"), Path.of("/data/b"))));
+    assertTrue(
+        HdfsTier.serverDirName("bad/host:1", List.of(Path.of("/d"))).startsWith("bad_host_1-"));
   }
 }

@@ -57,7 +57,9 @@ class PartitionFilesTest {
     assertEquals(300, partition.blockCount());
 
     assertArrayEquals(expected, Blocks.readAllData(partition));
-    assertArrayEquals(expected, Blocks.readRegion(partition.data(0, expected.length)),
+    assertArrayEquals(
+        expected,
+        Blocks.readRegion(partition.data(0, expected.length)),
         "sent with sendfile, the data is the same");
     int middle = expected.length / 2;
     byte[] tail = Blocks.readRegion(partition.data(middle, expected.length - middle));
@@ -102,12 +104,13 @@ class PartitionFilesTest {
     PartitionFiles partition = partition(2);
     Blocks.append(partition, 0, 5);
     long length = partition.dataLength();
-    for (long[] range : new long[][] {{-1, 1}, {0, length + 1}, {length, 1}, {5, -1},
-        {Long.MAX_VALUE, 1}}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> partition.data(range[0], (int) range[1]));
-      assertTrue(e.getMessage().contains("outside the " + length + " readable bytes"),
-          e.getMessage());
+    for (long[] range :
+        new long[][] {{-1, 1}, {0, length + 1}, {length, 1}, {5, -1}, {Long.MAX_VALUE, 1}}) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class, () -> partition.data(range[0], (int) range[1]));
+      assertTrue(
+          e.getMessage().contains("outside the " + length + " readable bytes"), e.getMessage());
     }
     assertEquals(0, Blocks.readStream(partition.data(length, 0)).length);
     assertEquals(1, Blocks.readStream(partition.data(length - 1, 1)).length);
@@ -153,38 +156,44 @@ class PartitionFilesTest {
     try {
       List<Future<?>> results = new ArrayList<>();
       for (int r = 0; r < 2; r++) {
-        results.add(readers.submit(() -> {
-          do {
-            List<IndexEntry> entries = Blocks.decodeIndex(partition.index());
-            long readable = partition.dataLength();
-            long expectedOffset = 0;
-            for (IndexEntry entry : entries) {
-              assertEquals(expectedOffset, entry.offset());
-              assertTrue(entry.offset() + entry.length() <= readable,
-                  "an indexed block is readable");
-              expectedOffset += entry.length();
-            }
-            if (!entries.isEmpty()) {
-              IndexEntry last = entries.get(entries.size() - 1);
-              assertArrayEquals(Blocks.contents(Blocks.idOf(last)),
-                  Blocks.readStream(partition.data(last.offset(), last.length())));
-              checkedBlocks.incrementAndGet();
-            }
-          } while (writing.get());
-          return null;
-        }));
+        results.add(
+            readers.submit(
+                () -> {
+                  do {
+                    List<IndexEntry> entries = Blocks.decodeIndex(partition.index());
+                    long readable = partition.dataLength();
+                    long expectedOffset = 0;
+                    for (IndexEntry entry : entries) {
+                      assertEquals(expectedOffset, entry.offset());
+                      assertTrue(
+                          entry.offset() + entry.length() <= readable,
+                          "an indexed block is readable");
+                      expectedOffset += entry.length();
+                    }
+                    if (!entries.isEmpty()) {
+                      IndexEntry last = entries.get(entries.size() - 1);
+                      assertArrayEquals(
+                          Blocks.contents(Blocks.idOf(last)),
+                          Blocks.readStream(partition.data(last.offset(), last.length())));
+                      checkedBlocks.incrementAndGet();
+                    }
+                  } while (writing.get());
+                  return null;
+                }));
       }
-      CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
-        try {
-          for (int batch = 0; batch < 60; batch++) {
-            Blocks.append(partition, batch * 10L, 10);
-          }
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        } finally {
-          writing.set(false);
-        }
-      });
+      CompletableFuture<Void> writer =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  for (int batch = 0; batch < 60; batch++) {
+                    Blocks.append(partition, batch * 10L, 10);
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                } finally {
+                  writing.set(false);
+                }
+              });
       writer.get(60, TimeUnit.SECONDS);
       for (Future<?> result : results) {
         result.get(60, TimeUnit.SECONDS);
@@ -198,11 +207,14 @@ class PartitionFilesTest {
 
   @Test
   void rejectsUnsafeOrNegativeIds() {
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new PartitionFiles(disks, FileIo.DEFAULT, "../app", 0, 0));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new PartitionFiles(disks, FileIo.DEFAULT, "app", -1, 0));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new PartitionFiles(disks, FileIo.DEFAULT, "app", 0, -1));
   }
 
@@ -219,8 +231,8 @@ class PartitionFilesTest {
   }
 
   /**
-   * sendfile reads a file segment only after the server answered with it: a disk that vanishes
-   * then (unmounted, failed) must leave rotation as on any failed read; a connection that breaks
+   * sendfile reads a file segment only after the server answered with it: a disk that vanishes then
+   * (unmounted, failed) must leave rotation as on any failed read; a connection that breaks
    * mid-send must not take a healthy disk out.
    */
   @Test
@@ -255,7 +267,7 @@ class PartitionFilesTest {
 
   /** The disk's one thread (one per disk here) ran what was queued before this call. */
   private static void afterTheDisksQueuedWork(LocalDisk disk) throws Exception {
-    CompletableFuture.runAsync(() -> { }, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
+    CompletableFuture.runAsync(() -> {}, disk.flushExecutor()).get(30, TimeUnit.SECONDS);
   }
 
   /**
@@ -270,18 +282,22 @@ class PartitionFilesTest {
     disks.close();
     disks = new DiskManager(List.of(tmp.resolve("disk")), 0, 1, counting);
     LocalDisk disk = disks.disks().get(0);
-    assumeTrue(Blocks.directIoWorks(tmp.resolve("disk")) && disk.takesDirectWrites(),
+    assumeTrue(
+        Blocks.directIoWorks(tmp.resolve("disk")) && disk.takesDirectWrites(),
         "O_DIRECT works here");
     PartitionFiles partition = new PartitionFiles(disks, counting, "app-1", 3, 9);
     // {first block, count, around the page cache}: 1 block is under 20 KB, 150 over 1 MiB.
-    long[][] batches = {{0, 1, 1}, {1, 1, 1}, {2, 40, 0}, {42, 150, 1}, {192, 3, 1},
-        {195, 1, 0}, {196, 120, 1}};
+    long[][] batches = {
+      {0, 1, 1}, {1, 1, 1}, {2, 40, 0}, {42, 150, 1}, {192, 3, 1}, {195, 1, 0}, {196, 120, 1}
+    };
     for (long[] batch : batches) {
       Blocks.appendOnFlushThread(partition, disk, batch[0], (int) batch[1], batch[2] == 1);
     }
     byte[] expected = Blocks.expected(0, 316);
     assertEquals(expected.length, partition.dataLength());
-    assertEquals(Blocks.alignedUp(expected.length), Files.size(partition.files().get(0)),
+    assertEquals(
+        Blocks.alignedUp(expected.length),
+        Files.size(partition.files().get(0)),
         "the last batch went around the page cache: its padding to 4 KiB stays");
     assertArrayEquals(expected, Blocks.readAllData(partition));
     assertArrayEquals(expected, Blocks.readRegion(partition.data(0, expected.length)));

@@ -22,20 +22,27 @@ class RestartManifestTest {
   @Test
   void whatIsWrittenReadsBackAndOnlyTheServersUserCanReadIt() throws IOException {
     Path file = RestartManifest.locations(List.of(dir)).get(0);
-    RestartManifest.Partition p = new RestartManifest.Partition(3,
-        List.of(new RestartManifest.Generation(dir.resolve("a/0/3-0.data"),
-                dir.resolve("a/0/3-0.index"), 0, 1000, 4),
-            new RestartManifest.Generation(dir.resolve("a/0/3-1.data"),
-                dir.resolve("a/0/3-1.index"), 1000, 24, 1)),
-        new long[] {7, 9}, new int[] {3, 2});
-    List<RestartManifest.Application> apps = List.of(
-        new RestartManifest.Application("app-1", "alice", new byte[] {1, 2, 3},
-            List.of(new RestartManifest.Shuffle(0, 8, List.of(p)))),
-        new RestartManifest.Application("app-2", "bob", null, List.of()));
+    RestartManifest.Partition p =
+        new RestartManifest.Partition(
+            3,
+            List.of(
+                new RestartManifest.Generation(
+                    dir.resolve("a/0/3-0.data"), dir.resolve("a/0/3-0.index"), 0, 1000, 4),
+                new RestartManifest.Generation(
+                    dir.resolve("a/0/3-1.data"), dir.resolve("a/0/3-1.index"), 1000, 24, 1)),
+            new long[] {7, 9},
+            new int[] {3, 2});
+    List<RestartManifest.Application> apps =
+        List.of(
+            new RestartManifest.Application(
+                "app-1",
+                "alice",
+                new byte[] {1, 2, 3},
+                List.of(new RestartManifest.Shuffle(0, 8, List.of(p)))),
+            new RestartManifest.Application("app-2", "bob", null, List.of()));
     RestartManifest.write(file, apps);
 
-    assertEquals("rw-------",
-        PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     List<RestartManifest.Application> read = RestartManifest.read(file);
     assertEquals(2, read.size());
     assertEquals("alice", read.get(0).user());
@@ -55,9 +62,11 @@ class RestartManifestTest {
     String nuls = "\0".repeat(40_000);
     String emoji = "\uD83D\uDE00".repeat(11_000);
     Path file = dir.resolve(RestartManifest.FILE);
-    RestartManifest.write(file, List.of(
-        new RestartManifest.Application("app-1", nuls, null, List.of()),
-        new RestartManifest.Application("app-2", emoji, null, List.of())));
+    RestartManifest.write(
+        file,
+        List.of(
+            new RestartManifest.Application("app-1", nuls, null, List.of()),
+            new RestartManifest.Application("app-2", emoji, null, List.of())));
     List<RestartManifest.Application> read = RestartManifest.read(file);
     assertEquals(nuls, read.get(0).user());
     assertEquals(emoji, read.get(1).user());
@@ -80,8 +89,11 @@ class RestartManifestTest {
   @Test
   void aTruncatedForeignOrHostileFileIsRefusedWithoutAllocatingWhatItClaims() throws IOException {
     Path file = dir.resolve(RestartManifest.FILE);
-    RestartManifest.write(file, List.of(new RestartManifest.Application("app-1", "u", null,
-        List.of(new RestartManifest.Shuffle(0, 1, List.of())))));
+    RestartManifest.write(
+        file,
+        List.of(
+            new RestartManifest.Application(
+                "app-1", "u", null, List.of(new RestartManifest.Shuffle(0, 1, List.of())))));
     byte[] whole = Files.readAllBytes(file);
 
     Files.write(file, java.util.Arrays.copyOf(whole, whole.length - 3));

@@ -54,8 +54,8 @@ class StorageFailoverTest {
     // Disk a has more room, so partitions start there.
     usable.put(a, 20L << 30);
     usable.put(b, 10L << 30);
-    disks = new DiskManager(List.of(a, b), 0, 1, io, root -> usable.getOrDefault(root, 0L),
-        clock::get);
+    disks =
+        new DiskManager(List.of(a, b), 0, 1, io, root -> usable.getOrDefault(root, 0L), clock::get);
     diskA = disks.disks().get(0);
     diskB = disks.disks().get(1);
   }
@@ -71,8 +71,8 @@ class StorageFailoverTest {
 
   /**
    * A direct append (the last copy of a replica chain) that fails part-way on a full disk: the
-   * rewritten partial block and the padding are cut back, the batch is tried through the page
-   * cache on the same disk, which fails too, and goes whole to the other disk.
+   * rewritten partial block and the padding are cut back, the batch is tried through the page cache
+   * on the same disk, which fails too, and goes whole to the other disk.
    */
   @Test
   void aDirectAppendThatFailsPartWayGoesWholeToAnotherDisk() throws Exception {
@@ -93,8 +93,8 @@ class StorageFailoverTest {
     assertTrue(partition.files().get(2).startsWith(b), partition.files().toString());
     Blocks.appendOnFlushThread(partition, diskA, 153, 40, true);
     assertEquals(Blocks.totalLength(0, 193), partition.dataLength());
-    assertEquals(Blocks.alignedUp(Blocks.totalLength(3, 190)),
-        Files.size(partition.files().get(2)));
+    assertEquals(
+        Blocks.alignedUp(Blocks.totalLength(3, 190)), Files.size(partition.files().get(2)));
     assertArrayEquals(Blocks.expected(0, 193), Blocks.readAllData(partition));
     Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
   }
@@ -125,8 +125,8 @@ class StorageFailoverTest {
     for (int i = 0; i < entries.size(); i++) {
       IndexEntry e = entries.get(i);
       assertEquals(i, e.sequence());
-      assertArrayEquals(contents.get(i), Blocks.readStream(partition.data(e.offset(), e.length())),
-          "block " + i);
+      assertArrayEquals(
+          contents.get(i), Blocks.readStream(partition.data(e.offset(), e.length())), "block " + i);
     }
   }
 
@@ -138,8 +138,8 @@ class StorageFailoverTest {
       byte[] bytes = new byte[70_000 + 13_000 * (contents.size() % 10)];
       new Random(contents.size()).nextBytes(bytes);
       ByteBuffer memory = ByteBuffer.allocateDirect(bytes.length + 2 * 4096).alignedSlice(4096);
-      ByteBuf data = Unpooled.wrappedBuffer(memory.slice(0, bytes.length)).clear()
-          .writeBytes(bytes);
+      ByteBuf data =
+          Unpooled.wrappedBuffer(memory.slice(0, bytes.length)).clear().writeBytes(bytes);
       blocks.add(new TestBlock(data, 1, contents.size(), bytes.length, Crc32c.of(bytes)));
       contents.add(bytes);
     }
@@ -191,7 +191,9 @@ class StorageFailoverTest {
 
     assertEquals(120, partition.blockCount());
     assertEquals(Blocks.totalLength(0, 120), partition.dataLength());
-    assertArrayEquals(Blocks.expected(0, 120), Blocks.readAllData(partition),
+    assertArrayEquals(
+        Blocks.expected(0, 120),
+        Blocks.readAllData(partition),
         "data from before the failure is still readable, offsets are continuous");
 
     ManagedBuffer index = partition.index(PooledByteBufAllocator.DEFAULT);
@@ -217,7 +219,9 @@ class StorageFailoverTest {
     while (more) {
       PartitionFiles.IndexPage page = partition.indexView().page(from, 15);
       ManagedBuffer entries = page.read(PooledByteBufAllocator.DEFAULT);
-      assertInstanceOf(FileSegmentManagedBuffer.class, entries,
+      assertInstanceOf(
+          FileSegmentManagedBuffer.class,
+          entries,
           "a page of a local index file goes out with sendfile");
       assertTrue(entries.size() <= 15L * IndexEntry.SIZE, "a page of " + entries.size());
       assertEquals(partition.dataLength(), page.dataLength());
@@ -231,8 +235,8 @@ class StorageFailoverTest {
     assertEquals(6, pages, "15 + 15 + 10 entries in the first generation, as many in the second");
 
     // Entry numbers stay where they are when the partition grows.
-    List<IndexEntry> before = Blocks.decodeIndex(partition.indexView().page(30, 20)
-        .read(PooledByteBufAllocator.DEFAULT));
+    List<IndexEntry> before =
+        Blocks.decodeIndex(partition.indexView().page(30, 20).read(PooledByteBufAllocator.DEFAULT));
     Blocks.append(partition, 80, 10);
     PartitionFiles.IndexPage after = partition.indexView().page(30, 20);
     assertEquals(before, Blocks.decodeIndex(after.read(PooledByteBufAllocator.DEFAULT)));
@@ -256,7 +260,9 @@ class StorageFailoverTest {
     assertEquals(20, page.nextEntry());
     assertFalse(page.hasMore());
     List<IndexEntry> entries = Blocks.decodeIndex(page.read(PooledByteBufAllocator.DEFAULT));
-    assertEquals(Blocks.decodeIndex(partition.index(PooledByteBufAllocator.DEFAULT)), entries,
+    assertEquals(
+        Blocks.decodeIndex(partition.index(PooledByteBufAllocator.DEFAULT)),
+        entries,
         "the same entries as the whole index: those of the lost disk are left out");
     assertEquals(10, entries.size());
   }
@@ -342,8 +348,8 @@ class StorageFailoverTest {
 
     List<TestBlock> blocks = Blocks.make(10, 10);
     try {
-      StorageUnavailableException e = assertThrows(StorageUnavailableException.class,
-          () -> partition.append(blocks));
+      StorageUnavailableException e =
+          assertThrows(StorageUnavailableException.class, () -> partition.append(blocks));
       assertNotNull(e.getCause());
       assertTrue(e.getMessage().contains("app/1/0"), e.getMessage());
       for (TestBlock block : blocks) {
@@ -356,7 +362,9 @@ class StorageFailoverTest {
     assertEquals(10, partition.blockCount());
     assertFalse(diskA.isHealthy());
     assertFalse(diskB.isHealthy());
-    assertArrayEquals(Blocks.expected(0, 10), Blocks.readAllData(partition),
+    assertArrayEquals(
+        Blocks.expected(0, 10),
+        Blocks.readAllData(partition),
         "what was stored before is still readable");
     Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
     for (Path file : partition.files()) {
@@ -367,7 +375,9 @@ class StorageFailoverTest {
 
     List<TestBlock> more = Blocks.make(20, 1);
     try {
-      assertThrows(StorageUnavailableException.class, () -> partition(1).append(more),
+      assertThrows(
+          StorageUnavailableException.class,
+          () -> partition(1).append(more),
           "a new partition finds no disk either");
     } finally {
       Blocks.release(more);

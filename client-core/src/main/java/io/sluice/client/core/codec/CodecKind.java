@@ -25,7 +25,10 @@ public enum CodecKind {
         return kind;
       }
     }
-    throw new IllegalArgumentException("unknown compression codec '" + name + "'; Sluice supports "
-        + Arrays.stream(values()).map(CodecKind::codecName).toList());
+    throw new IllegalArgumentException(
+        "unknown compression codec '"
+            + name
+            + "'; Sluice supports "
+            + Arrays.stream(values()).map(CodecKind::codecName).toList());
   }
 }

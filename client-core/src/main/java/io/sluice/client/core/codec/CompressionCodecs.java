@@ -7,8 +7,8 @@ public final class CompressionCodecs {
   private CompressionCodecs() {}
 
   /**
-   * The codec of {@code kind}, lz4 in Spark's default chunks. {@code zstdLevel} is used by
-   * {@link CodecKind#ZSTD} only.
+   * The codec of {@code kind}, lz4 in Spark's default chunks. {@code zstdLevel} is used by {@link
+   * CodecKind#ZSTD} only.
    *
    * @throws IllegalArgumentException if {@code kind} is ZSTD and the level is out of zstd's range
    */
@@ -17,8 +17,8 @@ public final class CompressionCodecs {
   }
 
   /**
-   * The codec of {@code kind}: {@code zstdLevel} is used by {@link CodecKind#ZSTD} only,
-   * {@code lz4ChunkSize} by {@link CodecKind#LZ4} only.
+   * The codec of {@code kind}: {@code zstdLevel} is used by {@link CodecKind#ZSTD} only, {@code
+   * lz4ChunkSize} by {@link CodecKind#LZ4} only.
    *
    * @throws IllegalArgumentException if the setting the kind uses is out of its range
    */

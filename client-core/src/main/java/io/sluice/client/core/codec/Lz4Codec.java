@@ -8,30 +8,33 @@ import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * LZ4 in chunks, as Spark's LZ4 stream cuts its input: a block is compressed in chunks of
- * {@code chunkSize} bytes (Spark's {@code spark.io.compression.lz4.blockSize}), each with lz4-java's
- * fast compressor, and a chunk that does not shrink is stored as it is. A block that fits one chunk
- * therefore compresses to exactly the bytes Spark's stream holds for the same input, and
- * {@link #reframedLength} gives the length Spark's stream framing would have, which map tasks report
- * to Spark as the partition's size.
+ * LZ4 in chunks, as Spark's LZ4 stream cuts its input: a block is compressed in chunks of {@code
+ * chunkSize} bytes (Spark's {@code spark.io.compression.lz4.blockSize}), each with lz4-java's fast
+ * compressor, and a chunk that does not shrink is stored as it is. A block that fits one chunk
+ * therefore compresses to exactly the bytes Spark's stream holds for the same input, and {@link
+ * #reframedLength} gives the length Spark's stream framing would have, which map tasks report to
+ * Spark as the partition's size.
  *
  * <p>Each chunk is an 8-byte header, two big-endian int32: the stored length with the top bit set
- * when the chunk is stored uncompressed, and the chunk's uncompressed length; then the stored bytes.
- * Decompression checks every length against the block's known size and uses the safe decompressor,
- * so that no input can make it read or write outside the given ranges.
+ * when the chunk is stored uncompressed, and the chunk's uncompressed length; then the stored
+ * bytes. Decompression checks every length against the block's known size and uses the safe
+ * decompressor, so that no input can make it read or write outside the given ranges.
  */
 public final class Lz4Codec implements CompressionCodec {
   /** Spark's default {@code spark.io.compression.lz4.blockSize}. */
   public static final int DEFAULT_CHUNK_SIZE = 32 * 1024;
+
   /** The smallest and largest chunk sizes, as lz4-java's stream accepts them. */
   public static final int MIN_CHUNK_SIZE = 64;
+
   public static final int MAX_CHUNK_SIZE = 32 << 20;
   static final int CHUNK_HEADER_LENGTH = 8;
   private static final int STORED_FLAG = 0x8000_0000;
+
   /**
-   * The most output one input byte can produce in the LZ4 block format: a match-length extension byte
-   * adds at most 255 bytes. A header that claims more cannot be true, and is rejected before the
-   * output buffer grows.
+   * The most output one input byte can produce in the LZ4 block format: a match-length extension
+   * byte adds at most 255 bytes. A header that claims more cannot be true, and is rejected before
+   * the output buffer grows.
    */
   private static final long MAX_EXPANSION = 255;
 
@@ -54,8 +57,12 @@ public final class Lz4Codec implements CompressionCodec {
 
   Lz4Codec(LZ4Factory factory, int chunkSize) {
     if (chunkSize < MIN_CHUNK_SIZE || chunkSize > MAX_CHUNK_SIZE) {
-      throw new IllegalArgumentException("an lz4 chunk size of " + chunkSize
-          + " bytes is outside " + MIN_CHUNK_SIZE + " bytes to 32 MiB");
+      throw new IllegalArgumentException(
+          "an lz4 chunk size of "
+              + chunkSize
+              + " bytes is outside "
+              + MIN_CHUNK_SIZE
+              + " bytes to 32 MiB");
     }
     this.compressor = factory.fastCompressor();
     this.decompressor = factory.safeDecompressor();
@@ -75,8 +82,9 @@ public final class Lz4Codec implements CompressionCodec {
   public int maxCompressedLength(int length) {
     long full = length / chunkSize;
     int rest = length % chunkSize;
-    long bound = full * (CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(chunkSize))
-        + (rest == 0 ? 0 : CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(rest));
+    long bound =
+        full * (CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(chunkSize))
+            + (rest == 0 ? 0 : CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(rest));
     return Math.toIntExact(bound);
   }
 
@@ -118,8 +126,12 @@ public final class Lz4Codec implements CompressionCodec {
       throws CorruptBlockException {
     int length = src.readableBytes();
     if (uncompressedLength < 0 || uncompressedLength > length * MAX_EXPANSION) {
-      throw new CorruptBlockException("lz4 block of " + length + " bytes cannot hold the "
-          + uncompressedLength + " bytes its header claims");
+      throw new CorruptBlockException(
+          "lz4 block of "
+              + length
+              + " bytes cannot hold the "
+              + uncompressedLength
+              + " bytes its header claims");
     }
     dst.ensureWritable(uncompressedLength);
     int outIndex = dst.writerIndex();
@@ -138,13 +150,23 @@ public final class Lz4Codec implements CompressionCodec {
         int chunk = input.getInt(at + 4);
         int payload = at + CHUNK_HEADER_LENGTH;
         if (stored > length - payload || chunk <= 0 || chunk > uncompressedLength - produced) {
-          throw corrupt(length, uncompressedLength, "the chunk at byte " + at + " claims "
-              + stored + " stored and " + chunk + " uncompressed bytes");
+          throw corrupt(
+              length,
+              uncompressedLength,
+              "the chunk at byte "
+                  + at
+                  + " claims "
+                  + stored
+                  + " stored and "
+                  + chunk
+                  + " uncompressed bytes");
         }
         if ((header & STORED_FLAG) != 0) {
           if (stored != chunk) {
-            throw corrupt(length, uncompressedLength, "the stored chunk at byte " + at
-                + " has " + stored + " bytes but claims " + chunk);
+            throw corrupt(
+                length,
+                uncompressedLength,
+                "the stored chunk at byte " + at + " has " + stored + " bytes but claims " + chunk);
           }
           output.put(produced, input, payload, chunk);
         } else {
@@ -152,12 +174,21 @@ public final class Lz4Codec implements CompressionCodec {
           try {
             n = decompressor.decompress(input, payload, stored, output, produced, chunk);
           } catch (LZ4Exception e) {
-            throw corrupt(length, uncompressedLength, "the chunk at byte " + at
-                + " does not decompress: " + e.getMessage());
+            throw corrupt(
+                length,
+                uncompressedLength,
+                "the chunk at byte " + at + " does not decompress: " + e.getMessage());
           }
           if (n != chunk) {
-            throw corrupt(length, uncompressedLength, "the chunk at byte " + at
-                + " decompressed to " + n + " bytes, but claims " + chunk);
+            throw corrupt(
+                length,
+                uncompressedLength,
+                "the chunk at byte "
+                    + at
+                    + " decompressed to "
+                    + n
+                    + " bytes, but claims "
+                    + chunk);
           }
         }
         produced += chunk;
@@ -175,9 +206,9 @@ public final class Lz4Codec implements CompressionCodec {
   /**
    * The length of a block of this codec if each chunk had a header of {@code chunkHeaderLength}
    * bytes instead of this codec's: for Spark's LZ4 stream (21-byte headers), the bytes the stream
-   * writes for the same input before its end mark. A block holds one chunk per
-   * {@link #chunkSize()} uncompressed bytes (the last may be shorter), so its lengths alone give
-   * the count; the bytes need not be at hand (they may still be sealed).
+   * writes for the same input before its end mark. A block holds one chunk per {@link #chunkSize()}
+   * uncompressed bytes (the last may be shorter), so its lengths alone give the count; the bytes
+   * need not be at hand (they may still be sealed).
    *
    * @param blockLength the block's compressed length, chunk headers included
    * @param uncompressedLength what the block decompresses to
@@ -188,8 +219,13 @@ public final class Lz4Codec implements CompressionCodec {
   }
 
   private static CorruptBlockException corrupt(int length, int uncompressedLength, String what) {
-    return new CorruptBlockException("lz4 block of " + length + " bytes and " + uncompressedLength
-        + " uncompressed bytes is corrupt: " + what);
+    return new CorruptBlockException(
+        "lz4 block of "
+            + length
+            + " bytes and "
+            + uncompressedLength
+            + " uncompressed bytes is corrupt: "
+            + what);
   }
 
   @Override

@@ -4,11 +4,11 @@ import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 
 /**
- * One contiguous {@link ByteBuffer} over a range of a {@link ByteBuf}, for native codecs. It aliases
- * the buffer's own memory whenever it can. Otherwise (a composite buffer of several components, a
- * heap buffer where a direct one is needed, a read-only heap buffer) the range is staged in a pooled
- * direct buffer: copied in for reading, copied back by {@link #commit} for writing. {@link #close}
- * releases the staging buffer.
+ * One contiguous {@link ByteBuffer} over a range of a {@link ByteBuf}, for native codecs. It
+ * aliases the buffer's own memory whenever it can. Otherwise (a composite buffer of several
+ * components, a heap buffer where a direct one is needed, a read-only heap buffer) the range is
+ * staged in a pooled direct buffer: copied in for reading, copied back by {@link #commit} for
+ * writing. {@link #close} releases the staging buffer.
  */
 final class NioWindow implements AutoCloseable {
   private final ByteBuf target;
@@ -56,9 +56,10 @@ final class NioWindow implements AutoCloseable {
   }
 
   /**
-   * Whether {@code buf}'s own NIO buffer can be handed to native code: one buffer, direct, or backed by
-   * an array where the codec takes arrays. A read-only heap buffer exposes neither address nor array,
-   * and native codecs would fall back to slower Java code for it, so it is staged too.
+   * Whether {@code buf}'s own NIO buffer can be handed to native code: one buffer, direct, or
+   * backed by an array where the codec takes arrays. A read-only heap buffer exposes neither
+   * address nor array, and native codecs would fall back to slower Java code for it, so it is
+   * staged too.
    */
   private static boolean aliasable(ByteBuf buf, boolean direct) {
     return buf.nioBufferCount() == 1 && (buf.isDirect() || (!direct && buf.hasArray()));

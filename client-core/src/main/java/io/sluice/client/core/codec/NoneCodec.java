@@ -32,8 +32,11 @@ public final class NoneCodec implements CompressionCodec {
   public void decompress(ByteBuf src, ByteBuf dst, int uncompressedLength)
       throws CorruptBlockException {
     if (src.readableBytes() != uncompressedLength) {
-      throw new CorruptBlockException("uncompressed block of " + src.readableBytes()
-          + " bytes, but its header says " + uncompressedLength);
+      throw new CorruptBlockException(
+          "uncompressed block of "
+              + src.readableBytes()
+              + " bytes, but its header says "
+              + uncompressedLength);
     }
     dst.writeBytes(src);
   }

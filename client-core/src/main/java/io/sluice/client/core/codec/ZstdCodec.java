@@ -5,13 +5,13 @@ import com.github.luben.zstd.ZstdException;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Zstandard, one frame per block, at a fixed level. Direct buffers go to zstd's direct-buffer API and
- * heap buffers to its array API; a mix of the two (or a composite buffer) stages the odd side in a
- * pooled direct buffer.
+ * Zstandard, one frame per block, at a fixed level. Direct buffers go to zstd's direct-buffer API
+ * and heap buffers to its array API; a mix of the two (or a composite buffer) stages the odd side
+ * in a pooled direct buffer.
  *
- * <p>Every call creates and frees its own native zstd context. Reusing contexts per thread would save
- * that allocation, but zstd-jni frees a context's native memory only on an explicit close, which a
- * stateless codec shared across threads has no point to call.
+ * <p>Every call creates and frees its own native zstd context. Reusing contexts per thread would
+ * save that allocation, but zstd-jni frees a context's native memory only on an explicit close,
+ * which a stateless codec shared across threads has no point to call.
  */
 public final class ZstdCodec implements CompressionCodec {
   public static final int DEFAULT_LEVEL = 1;
@@ -31,8 +31,13 @@ public final class ZstdCodec implements CompressionCodec {
    */
   public ZstdCodec(int level) {
     if (level < Zstd.minCompressionLevel() || level > Zstd.maxCompressionLevel()) {
-      throw new IllegalArgumentException("zstd level " + level + " is outside "
-          + Zstd.minCompressionLevel() + ".." + Zstd.maxCompressionLevel());
+      throw new IllegalArgumentException(
+          "zstd level "
+              + level
+              + " is outside "
+              + Zstd.minCompressionLevel()
+              + ".."
+              + Zstd.maxCompressionLevel());
     }
     this.level = level;
   }
@@ -53,7 +58,8 @@ public final class ZstdCodec implements CompressionCodec {
     }
     long bound = Zstd.compressBound(length);
     if (bound > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("a block of " + length + " bytes is too large to compress");
+      throw new IllegalArgumentException(
+          "a block of " + length + " bytes is too large to compress");
     }
     return (int) bound;
   }
@@ -67,12 +73,21 @@ public final class ZstdCodec implements CompressionCodec {
     int outIndex = dst.writerIndex();
     int written;
     if (src.hasArray() && dst.hasArray()) {
-      written = (int) Zstd.compressByteArray(dst.array(), dst.arrayOffset() + outIndex, bound,
-          src.array(), src.arrayOffset() + inIndex, length, level);
+      written =
+          (int)
+              Zstd.compressByteArray(
+                  dst.array(),
+                  dst.arrayOffset() + outIndex,
+                  bound,
+                  src.array(),
+                  src.arrayOffset() + inIndex,
+                  length,
+                  level);
     } else {
       try (NioWindow in = NioWindow.forReading(src, inIndex, length, true);
           NioWindow out = NioWindow.forWriting(dst, outIndex, bound, true)) {
-        written = (int) Zstd.compressDirectByteBuffer(out.nio(), 0, bound, in.nio(), 0, length, level);
+        written =
+            (int) Zstd.compressDirectByteBuffer(out.nio(), 0, bound, in.nio(), 0, length, level);
         out.commit(written);
       }
     }
@@ -92,25 +107,43 @@ public final class ZstdCodec implements CompressionCodec {
     long produced;
     try {
       if (src.hasArray() && dst.hasArray()) {
-        produced = Zstd.decompressByteArray(dst.array(), dst.arrayOffset() + outIndex,
-            uncompressedLength, src.array(), src.arrayOffset() + inIndex, length);
+        produced =
+            Zstd.decompressByteArray(
+                dst.array(),
+                dst.arrayOffset() + outIndex,
+                uncompressedLength,
+                src.array(),
+                src.arrayOffset() + inIndex,
+                length);
       } else {
         try (NioWindow in = NioWindow.forReading(src, inIndex, length, true);
             NioWindow out = NioWindow.forWriting(dst, outIndex, uncompressedLength, true)) {
-          produced = Zstd.decompressDirectByteBuffer(out.nio(), 0, uncompressedLength, in.nio(), 0,
-              length);
+          produced =
+              Zstd.decompressDirectByteBuffer(
+                  out.nio(), 0, uncompressedLength, in.nio(), 0, length);
           if (produced == uncompressedLength) {
             out.commit(uncompressedLength);
           }
         }
       }
     } catch (ZstdException e) {
-      throw new CorruptBlockException("zstd block of " + length + " bytes does not decompress to "
-          + uncompressedLength + " bytes: " + e.getMessage(), e);
+      throw new CorruptBlockException(
+          "zstd block of "
+              + length
+              + " bytes does not decompress to "
+              + uncompressedLength
+              + " bytes: "
+              + e.getMessage(),
+          e);
     }
     if (produced != uncompressedLength) {
-      throw new CorruptBlockException("zstd block of " + length + " bytes decompressed to "
-          + produced + " bytes, but its header says " + uncompressedLength);
+      throw new CorruptBlockException(
+          "zstd block of "
+              + length
+              + " bytes decompressed to "
+              + produced
+              + " bytes, but its header says "
+              + uncompressedLength);
     }
     src.skipBytes(length);
     dst.writerIndex(outIndex + uncompressedLength);
@@ -123,21 +156,26 @@ public final class ZstdCodec implements CompressionCodec {
   private static void checkDeclaredSize(ByteBuf src, int length, int uncompressedLength)
       throws CorruptBlockException {
     if (uncompressedLength < 0) {
-      throw new CorruptBlockException("zstd block header claims a negative length "
-          + uncompressedLength);
+      throw new CorruptBlockException(
+          "zstd block header claims a negative length " + uncompressedLength);
     }
     if (length == 0) {
-      throw new CorruptBlockException("empty zstd block; its header says " + uncompressedLength
-          + " bytes");
+      throw new CorruptBlockException(
+          "empty zstd block; its header says " + uncompressedLength + " bytes");
     }
     byte[] header = new byte[Math.min(length, MAX_FRAME_HEADER_SIZE)];
     src.getBytes(src.readerIndex(), header);
     long declared = Zstd.getFrameContentSize(header, 0, header.length);
     if (declared != uncompressedLength) {
-      throw new CorruptBlockException("zstd block of " + length + " bytes "
-          + (declared < 0 ? "has no valid frame header declaring its size"
-              : "declares " + declared + " bytes")
-          + ", but its header says " + uncompressedLength);
+      throw new CorruptBlockException(
+          "zstd block of "
+              + length
+              + " bytes "
+              + (declared < 0
+                  ? "has no valid frame header declaring its size"
+                  : "declares " + declared + " bytes")
+              + ", but its header says "
+              + uncompressedLength);
     }
   }
 

@@ -10,7 +10,9 @@ import java.util.concurrent.CompletableFuture;
 public final class FixedLocations implements PartitionLocator {
   private final List<PartitionLocation> locations;
 
-  /** @param locations the location of each partition, by partition id */
+  /**
+   * @param locations the location of each partition, by partition id
+   */
   public FixedLocations(List<PartitionLocation> locations) {
     this.locations = List.copyOf(locations);
   }
@@ -21,9 +23,10 @@ public final class FixedLocations implements PartitionLocator {
   }
 
   @Override
-  public CompletableFuture<Map<Integer, PartitionLocation>> relocate(int[] partitions,
-      int[] epochs, String failedServerId, String reason) {
-    return CompletableFuture.failedFuture(new IOException("server " + failedServerId
-        + " failed (" + reason + ") and these locations are fixed"));
+  public CompletableFuture<Map<Integer, PartitionLocation>> relocate(
+      int[] partitions, int[] epochs, String failedServerId, String reason) {
+    return CompletableFuture.failedFuture(
+        new IOException(
+            "server " + failedServerId + " failed (" + reason + ") and these locations are fixed"));
   }
 }

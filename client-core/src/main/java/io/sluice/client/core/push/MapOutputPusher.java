@@ -3,6 +3,7 @@ package io.sluice.client.core.push;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.sluice.client.core.TransferCounters;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.PartitionLocation;
@@ -14,7 +15,6 @@ import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.shuffle.Retries;
-import io.sluice.client.core.TransferCounters;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestTimeoutException;
@@ -42,22 +42,22 @@ import org.slf4j.LoggerFactory;
  * The Spark writer, the benchmarks and the tests all push through it.
  *
  * <p>Each block gets the next sequence number of its partition and its CRC32C, and joins the batch
- * bound for its partition's primary server; a batch is pushed when it reaches
- * {@link PushSettings#batchSize()}, asynchronously. The attempt holds at most
- * {@link PushSettings#maxBytesBuffered()} of block buffers (counted by their capacity, the memory
- * they take, not only the bytes they hold), batched or pushed and not yet acknowledged, however many
+ * bound for its partition's primary server; a batch is pushed when it reaches {@link
+ * PushSettings#batchSize()}, asynchronously. The attempt holds at most {@link
+ * PushSettings#maxBytesBuffered()} of block buffers (counted by their capacity, the memory they
+ * take, not only the bytes they hold), batched or pushed and not yet acknowledged, however many
  * servers it writes to: when it would pass that, the largest batch goes out, and when nothing is
  * left to send the caller waits for acknowledgements. A map task therefore waits only for room and,
  * at the end, in {@link #finish()}. Every wait ends: each push either is answered, or fails after
- * {@code transport.request.timeout} (or sooner, when its server stops answering altogether:
- * {@code transport.liveness.timeout}), and a killed task stops waiting for room or in
- * {@link #finish()} at once.
+ * {@code transport.request.timeout} (or sooner, when its server stops answering altogether: {@code
+ * transport.liveness.timeout}), and a killed task stops waiting for room or in {@link #finish()} at
+ * once.
  *
  * <p>A push answered NO_BUFFER or BUSY is sent again to the same server after a back-off. A push
  * whose location cannot take it (refused or broken connection, no answer twice, a server that
  * restarted, is draining or could not reach its replica) is not retried there: the pusher asks its
- * {@link PartitionLocator} for new locations and sends the same blocks there. Anything else fails the
- * attempt at its next call.
+ * {@link PartitionLocator} for new locations and sends the same blocks there. Anything else fails
+ * the attempt at its next call.
  *
  * <p>{@link #commit(int)} then tells every server of every location that took blocks of a partition
  * how many blocks the attempt wrote to it.
@@ -69,6 +69,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class MapOutputPusher {
   private static final Logger LOG = LoggerFactory.getLogger(MapOutputPusher.class);
+
   /** How often a waiting attempt looks whether its task was killed. */
   private static final long WAIT_SLICE_MILLIS = 100;
 
@@ -83,8 +84,10 @@ public final class MapOutputPusher {
   private final BooleanSupplier killed;
   private final TransferCounters counters;
   private final int[] blockCounts;
+
   /** The first location of each partition that acknowledged blocks; later ones in moreLocations. */
   private final PartitionLocation[] usedLocations;
+
   private final Map<Integer, Set<PartitionLocation>> moreLocations = new HashMap<>();
 
   // Guarded by this.
@@ -94,28 +97,72 @@ public final class MapOutputPusher {
   private Throwable failure;
   private long waitNanos;
 
-  public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
-      ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
-      int shuffleId, int numPartitions, long taskAttemptId) {
-    this(clients, allocator, timer, settings, locator, appId, shuffleId, numPartitions,
-        taskAttemptId, () -> false);
+  public MapOutputPusher(
+      Connections clients,
+      ByteBufAllocator allocator,
+      ScheduledExecutorService timer,
+      PushSettings settings,
+      PartitionLocator locator,
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      long taskAttemptId) {
+    this(
+        clients,
+        allocator,
+        timer,
+        settings,
+        locator,
+        appId,
+        shuffleId,
+        numPartitions,
+        taskAttemptId,
+        () -> false);
   }
 
   /**
-   * @param killed whether the attempt's task was killed: the attempt then stops waiting for room
-   *     or acknowledgements within a tenth of a second ({@link InterruptedIOException})
+   * @param killed whether the attempt's task was killed: the attempt then stops waiting for room or
+   *     acknowledgements within a tenth of a second ({@link InterruptedIOException})
    */
-  public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
-      ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
-      int shuffleId, int numPartitions, long taskAttemptId, BooleanSupplier killed) {
-    this(clients, allocator, timer, settings, locator, appId, shuffleId, numPartitions,
-        taskAttemptId, killed, TransferCounters.NONE);
+  public MapOutputPusher(
+      Connections clients,
+      ByteBufAllocator allocator,
+      ScheduledExecutorService timer,
+      PushSettings settings,
+      PartitionLocator locator,
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      long taskAttemptId,
+      BooleanSupplier killed) {
+    this(
+        clients,
+        allocator,
+        timer,
+        settings,
+        locator,
+        appId,
+        shuffleId,
+        numPartitions,
+        taskAttemptId,
+        killed,
+        TransferCounters.NONE);
   }
 
-  /** @param counters told of every push and commit sent again */
-  public MapOutputPusher(Connections clients, ByteBufAllocator allocator,
-      ScheduledExecutorService timer, PushSettings settings, PartitionLocator locator, String appId,
-      int shuffleId, int numPartitions, long taskAttemptId, BooleanSupplier killed,
+  /**
+   * @param counters told of every push and commit sent again
+   */
+  public MapOutputPusher(
+      Connections clients,
+      ByteBufAllocator allocator,
+      ScheduledExecutorService timer,
+      PushSettings settings,
+      PartitionLocator locator,
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      long taskAttemptId,
+      BooleanSupplier killed,
       TransferCounters counters) {
     this.killed = killed;
     this.counters = counters;
@@ -132,8 +179,8 @@ public final class MapOutputPusher {
   }
 
   /**
-   * Queues one block of {@code partition}: its compressed bytes and their uncompressed length. Takes
-   * ownership of {@code data} on every path. Waits while the attempt holds too many bytes.
+   * Queues one block of {@code partition}: its compressed bytes and their uncompressed length.
+   * Takes ownership of {@code data} on every path. Waits while the attempt holds too many bytes.
    *
    * @throws IOException if an earlier push failed for good, or when interrupted while waiting
    */
@@ -142,8 +189,14 @@ public final class MapOutputPusher {
     int held = data.capacity();
     BlockDescriptor block;
     try {
-      block = new BlockDescriptor(partition, taskAttemptId, blockCounts[partition], size,
-          uncompressedLength, Crc32c.of(data));
+      block =
+          new BlockDescriptor(
+              partition,
+              taskAttemptId,
+              blockCounts[partition],
+              size,
+              uncompressedLength,
+              Crc32c.of(data));
     } catch (RuntimeException e) {
       data.release();
       throw e;
@@ -159,8 +212,9 @@ public final class MapOutputPusher {
       blockCounts[partition]++;
       buffered += held;
       PartitionLocation location = locator.location(partition);
-      Batch batch = batches.computeIfAbsent(location.primary().serverId(),
-          id -> new Batch(location.primary()));
+      Batch batch =
+          batches.computeIfAbsent(
+              location.primary().serverId(), id -> new Batch(location.primary()));
       batch.add(block, data, location);
       if (batch.bytes >= settings.batchSize()) {
         send(batch);
@@ -191,12 +245,12 @@ public final class MapOutputPusher {
 
   /**
    * Reports the attempt's blocks to every server of every location that took some: for each
-   * partition written, the number of blocks. Call after {@link #finish()}. A reader takes the counts
-   * from the first server of a location's chain that answers it, so every server that can still be
-   * read must hold the commit: one may miss it only when it is gone for readers too (its connection
-   * fails, or it restarted or is stopping and so holds nothing of the shuffle), and then another
-   * server of the chain must have taken it. A server that stayed silent or refused the commit
-   * otherwise fails it, and Spark runs the task again.
+   * partition written, the number of blocks. Call after {@link #finish()}. A reader takes the
+   * counts from the first server of a location's chain that answers it, so every server that can
+   * still be read must hold the commit: one may miss it only when it is gone for readers too (its
+   * connection fails, or it restarted or is stopping and so holds nothing of the shuffle), and then
+   * another server of the chain must have taken it. A server that stayed silent or refused the
+   * commit otherwise fails it, and Spark runs the task again.
    *
    * @throws IOException if a server that may still be read did not take the commit, or no server of
    *     some location took it
@@ -221,11 +275,27 @@ public final class MapOutputPusher {
       for (int i = 0; i < partitions.length; i++) {
         counts[i] = blockCounts[partitions[i]];
       }
-      commits.put(server, Retries.withRetries(() -> clients.getClientAsync(server.host(),
-          server.port()).thenCompose(c -> c.request(new CommitMapOutputRequest(
-              TransportClient.nextRequestId(), appId, shuffleId, mapIndex, taskAttemptId,
-              partitions, counts), StatusResponse.class)), settings.backoff(), timer,
-          counters::pushRetried));
+      commits.put(
+          server,
+          Retries.withRetries(
+              () ->
+                  clients
+                      .getClientAsync(server.host(), server.port())
+                      .thenCompose(
+                          c ->
+                              c.request(
+                                  new CommitMapOutputRequest(
+                                      TransportClient.nextRequestId(),
+                                      appId,
+                                      shuffleId,
+                                      mapIndex,
+                                      taskAttemptId,
+                                      partitions,
+                                      counts),
+                                  StatusResponse.class)),
+              settings.backoff(),
+              timer,
+              counters::pushRetried));
     }
     Map<String, String> failed = new HashMap<>();
     for (Map.Entry<ServerAddress, CompletableFuture<StatusResponse>> e : commits.entrySet()) {
@@ -238,14 +308,23 @@ public final class MapOutputPusher {
     if (failed.isEmpty()) {
       return;
     }
-    LOG.warn("Commit of map attempt {} of shuffle {} failed on {}", taskAttemptId, shuffleId,
-        failed);
+    LOG.warn(
+        "Commit of map attempt {} of shuffle {} failed on {}", taskAttemptId, shuffleId, failed);
     for (Map.Entry<ServerAddress, CompletableFuture<StatusResponse>> e : commits.entrySet()) {
       Throwable cause = failedWith(e.getValue());
       if (cause != null && !isGoneForReaders(cause)) {
-        throw new IOException("commit of map " + mapIndex + " (attempt " + taskAttemptId
-            + ") of shuffle " + shuffleId + " failed on " + e.getKey().serverId()
-            + ", which readers may still read: " + cause.getMessage(), cause);
+        throw new IOException(
+            "commit of map "
+                + mapIndex
+                + " (attempt "
+                + taskAttemptId
+                + ") of shuffle "
+                + shuffleId
+                + " failed on "
+                + e.getKey().serverId()
+                + ", which readers may still read: "
+                + cause.getMessage(),
+            cause);
       }
     }
     for (int p = 0; p < blockCounts.length; p++) {
@@ -254,9 +333,19 @@ public final class MapOutputPusher {
       }
       for (PartitionLocation location : locationsOf(p)) {
         if (location.servers().stream().allMatch(s -> failed.containsKey(s.serverId()))) {
-          throw new IOException("commit of map " + mapIndex + " (attempt " + taskAttemptId
-              + ") of shuffle " + shuffleId + " failed: no server of partition " + p
-              + "'s location " + location + " took it: " + failed);
+          throw new IOException(
+              "commit of map "
+                  + mapIndex
+                  + " (attempt "
+                  + taskAttemptId
+                  + ") of shuffle "
+                  + shuffleId
+                  + " failed: no server of partition "
+                  + p
+                  + "'s location "
+                  + location
+                  + " took it: "
+                  + failed);
         }
       }
     }
@@ -320,9 +409,14 @@ public final class MapOutputPusher {
   private void awaitAcknowledgement() throws InterruptedException, InterruptedIOException {
     wait(WAIT_SLICE_MILLIS);
     if (killed.getAsBoolean()) {
-      throw new InterruptedIOException("the task was killed while map attempt " + taskAttemptId
-          + " waited for " + outstanding + " pushes of shuffle " + shuffleId
-          + " to be acknowledged");
+      throw new InterruptedIOException(
+          "the task was killed while map attempt "
+              + taskAttemptId
+              + " waited for "
+              + outstanding
+              + " pushes of shuffle "
+              + shuffleId
+              + " to be acknowledged");
     }
   }
 
@@ -336,13 +430,27 @@ public final class MapOutputPusher {
     ServerAddress primary = batch.primary;
     List<ReplicaChain> chains = batch.chains();
     List<BlockDescriptor> blocks = List.copyOf(batch.blocks);
-    CompletableFuture<StatusResponse> pushed = Retries.withRetries(
-        () -> clients.getClientAsync(primary.host(), primary.port())
-            // Every attempt sends its own views of the blocks; the batch keeps its references.
-            .thenCompose(c -> c.request(new PushDataRequest(TransportClient.nextRequestId(), appId,
-                shuffleId, chains, blocks, new NettyManagedBuffer(batch.body(allocator))),
-                StatusResponse.class)),
-        settings.backoff(), timer, counters::pushRetried);
+    CompletableFuture<StatusResponse> pushed =
+        Retries.withRetries(
+            () ->
+                clients
+                    .getClientAsync(primary.host(), primary.port())
+                    // Every attempt sends its own views of the blocks; the batch keeps its
+                    // references.
+                    .thenCompose(
+                        c ->
+                            c.request(
+                                new PushDataRequest(
+                                    TransportClient.nextRequestId(),
+                                    appId,
+                                    shuffleId,
+                                    chains,
+                                    blocks,
+                                    new NettyManagedBuffer(batch.body(allocator))),
+                                StatusResponse.class)),
+            settings.backoff(),
+            timer,
+            counters::pushRetried);
     pushed.whenComplete((ok, error) -> onPushed(batch, relocations, error));
   }
 
@@ -356,8 +464,7 @@ public final class MapOutputPusher {
     }
     Throwable cause = Retries.unwrap(error);
     if (failure != null || !isLocationFailure(cause) || relocations >= settings.maxRelocations()) {
-      fail(cause instanceof IOException io ? io : new IOException(cause.toString(), cause),
-          batch);
+      fail(cause instanceof IOException io ? io : new IOException(cause.toString(), cause), batch);
       return;
     }
     int[] partitions = batch.locations.keySet().stream().mapToInt(Integer::intValue).toArray();
@@ -366,35 +473,53 @@ public final class MapOutputPusher {
       epochs[i] = batch.locations.get(partitions[i]).epoch();
     }
     // A replica that could not be reached is named only in the primary's message.
-    String failedServer = Retries.hasStatus(cause, StatusCode.REPLICA_UNAVAILABLE)
-        ? null : batch.primary.serverId();
-    LOG.info("Push of shuffle {} to {} failed ({}); moving {} partitions", shuffleId,
-        batch.primary, cause.getMessage(), partitions.length);
+    String failedServer =
+        Retries.hasStatus(cause, StatusCode.REPLICA_UNAVAILABLE) ? null : batch.primary.serverId();
+    LOG.info(
+        "Push of shuffle {} to {} failed ({}); moving {} partitions",
+        shuffleId,
+        batch.primary,
+        cause.getMessage(),
+        partitions.length);
     CompletableFuture<Map<Integer, PartitionLocation>> moved;
     try {
       moved = locator.relocate(partitions, epochs, failedServer, cause.getMessage());
     } catch (RuntimeException e) {
       moved = CompletableFuture.failedFuture(e);
     }
-    moved.whenComplete((locations, relocateError) -> onRelocated(batch, relocations, cause,
-        locations, relocateError));
+    moved.whenComplete(
+        (locations, relocateError) ->
+            onRelocated(batch, relocations, cause, locations, relocateError));
   }
 
-  private synchronized void onRelocated(Batch failed, int relocations, Throwable pushError,
-      Map<Integer, PartitionLocation> locations, Throwable error) {
+  private synchronized void onRelocated(
+      Batch failed,
+      int relocations,
+      Throwable pushError,
+      Map<Integer, PartitionLocation> locations,
+      Throwable error) {
     if (failure != null || error != null) {
-      IOException e = new IOException("push of shuffle " + shuffleId + " to " + failed.primary
-          + " failed (" + pushError.getMessage() + ") and no new location could be had"
-          + (error == null ? "" : ": " + Retries.unwrap(error).getMessage()), pushError);
+      IOException e =
+          new IOException(
+              "push of shuffle "
+                  + shuffleId
+                  + " to "
+                  + failed.primary
+                  + " failed ("
+                  + pushError.getMessage()
+                  + ") and no new location could be had"
+                  + (error == null ? "" : ": " + Retries.unwrap(error).getMessage()),
+              pushError);
       fail(e, failed);
       return;
     }
     Map<String, Batch> moved = new LinkedHashMap<>();
     for (int i = 0; i < failed.blocks.size(); i++) {
       BlockDescriptor block = failed.blocks.get(i);
-      PartitionLocation location = locations.getOrDefault(block.partitionId(),
-          locator.location(block.partitionId()));
-      moved.computeIfAbsent(location.primary().serverId(), id -> new Batch(location.primary()))
+      PartitionLocation location =
+          locations.getOrDefault(block.partitionId(), locator.location(block.partitionId()));
+      moved
+          .computeIfAbsent(location.primary().serverId(), id -> new Batch(location.primary()))
           .add(block, failed.data.get(i), location);
     }
     failed.data.clear();
@@ -471,14 +596,19 @@ public final class MapOutputPusher {
 
   /**
    * Whether a push failed because its location cannot take blocks now, so that the blocks belong
-   * elsewhere: the connection failed or stayed silent, or the server no longer knows the shuffle, is
-   * draining, has no disk, or could not forward to its replica.
+   * elsewhere: the connection failed or stayed silent, or the server no longer knows the shuffle,
+   * is draining, has no disk, or could not forward to its replica.
    */
   static boolean isLocationFailure(Throwable cause) {
     if (cause instanceof RemoteException remote) {
       return switch (remote.status()) {
-        case SHUTTING_DOWN, UNKNOWN_APPLICATION, UNKNOWN_SHUFFLE, STORAGE_UNAVAILABLE,
-            REPLICA_UNAVAILABLE, INTERNAL_ERROR -> true;
+        case SHUTTING_DOWN,
+            UNKNOWN_APPLICATION,
+            UNKNOWN_SHUFFLE,
+            STORAGE_UNAVAILABLE,
+            REPLICA_UNAVAILABLE,
+            INTERNAL_ERROR ->
+            true;
         default -> false;
       };
     }
@@ -491,8 +621,10 @@ public final class MapOutputPusher {
     final List<BlockDescriptor> blocks = new ArrayList<>();
     final List<ByteBuf> data = new ArrayList<>();
     final Map<Integer, PartitionLocation> locations = new LinkedHashMap<>();
+
     /** Bytes of the blocks, what the push carries. */
     long bytes;
+
     /** Capacity of the blocks' buffers, what they take from memory. */
     long held;
 

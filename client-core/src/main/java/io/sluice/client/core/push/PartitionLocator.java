@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where a map attempt writes each partition. Locations change while attempts write: when a push to a
- * location fails for good (its server is gone, restarted or draining, or a replica could not be
+ * Where a map attempt writes each partition. Locations change while attempts write: when a push to
+ * a location fails for good (its server is gone, restarted or draining, or a replica could not be
  * reached), the writer asks for new locations of the partitions concerned. Thread-safe.
  */
 public interface PartitionLocator {
@@ -24,6 +24,6 @@ public interface PartitionLocator {
    * @param failedServerId the server found unusable
    * @param reason why, for logs
    */
-  CompletableFuture<Map<Integer, PartitionLocation>> relocate(int[] partitions, int[] epochs,
-      String failedServerId, String reason);
+  CompletableFuture<Map<Integer, PartitionLocation>> relocate(
+      int[] partitions, int[] epochs, String failedServerId, String reason);
 }

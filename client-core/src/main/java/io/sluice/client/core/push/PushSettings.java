@@ -13,14 +13,19 @@ import io.sluice.common.shuffle.Backoff;
  * @param maxRelocations how many times the blocks of one push may be sent to a new location after
  *     the old one failed, before the attempt gives up
  */
-public record PushSettings(long batchSize, long maxBytesBuffered, Backoff backoff,
-    int maxRelocations) {
+public record PushSettings(
+    long batchSize, long maxBytesBuffered, Backoff backoff, int maxRelocations) {
 
   public PushSettings {
     if (batchSize <= 0 || maxBytesBuffered < batchSize || maxRelocations < 0) {
-      throw new IllegalArgumentException("invalid push settings: batch " + batchSize
-          + " bytes, " + maxBytesBuffered + " bytes buffered, " + maxRelocations
-          + " relocations");
+      throw new IllegalArgumentException(
+          "invalid push settings: batch "
+              + batchSize
+              + " bytes, "
+              + maxBytesBuffered
+              + " bytes buffered, "
+              + maxRelocations
+              + " relocations");
     }
   }
 }

@@ -2,15 +2,15 @@ package io.sluice.client.core.read;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.sluice.client.core.BlockCipher;
 import io.sluice.client.core.codec.CompressionCodec;
 import io.sluice.client.core.codec.CorruptBlockException;
 import io.sluice.client.core.codec.NoneCodec;
-import io.sluice.client.core.BlockCipher;
 
 /**
  * Decrypts (when the application encrypts its shuffle data) and decompresses a fetched block whose
- * CRC32C the reader already checked. Runs on the consuming task's thread, which has the CPU time
- * to spend, not on the event loops.
+ * CRC32C the reader already checked. Runs on the consuming task's thread, which has the CPU time to
+ * spend, not on the event loops.
  */
 public final class BlockDecoder {
   private final CompressionCodec codec;
@@ -21,7 +21,9 @@ public final class BlockDecoder {
     this(codec, allocator, null);
   }
 
-  /** @param cipher the application's block cipher; null when blocks are not encrypted */
+  /**
+   * @param cipher the application's block cipher; null when blocks are not encrypted
+   */
   public BlockDecoder(CompressionCodec codec, ByteBufAllocator allocator, BlockCipher cipher) {
     this.codec = codec;
     this.allocator = allocator;
@@ -55,15 +57,16 @@ public final class BlockDecoder {
         if (opened != null) {
           opened.release();
         }
-        throw new CorruptBlockException("uncompressed " + block + " claims "
-            + uncompressedLength + " bytes");
+        throw new CorruptBlockException(
+            "uncompressed " + block + " claims " + uncompressedLength + " bytes");
       }
       return opened != null ? opened : data.retainedDuplicate();
     }
     // Start no larger than the bytes at hand: the codec checks the claimed length against the
     // compressed bytes before it grows the buffer, up to exactly that length.
-    ByteBuf out = allocator.directBuffer(
-        Math.min(uncompressedLength, data.readableBytes()), uncompressedLength);
+    ByteBuf out =
+        allocator.directBuffer(
+            Math.min(uncompressedLength, data.readableBytes()), uncompressedLength);
     try {
       codec.decompress(data.duplicate(), out, uncompressedLength);
       return out;

@@ -9,8 +9,8 @@ import java.util.List;
  *
  * @param offset where the first block starts
  * @param length bytes from the first block's start to the last one's end
- * @param blocks the blocks in offset order; each starts at or after the previous one's end, and
- *     the bytes between them are dropped
+ * @param blocks the blocks in offset order; each starts at or after the previous one's end, and the
+ *     bytes between them are dropped
  */
 record DataRange(long offset, int length, List<IndexEntry> blocks) {
   DataRange {

@@ -17,7 +17,9 @@ final class ExpectedBlocks {
   private final int[] counts;
   private final BitSet[] received;
 
-  /** @param countedAttempts the map attempts the reader counts that wrote bytes to the partition */
+  /**
+   * @param countedAttempts the map attempts the reader counts that wrote bytes to the partition
+   */
   ExpectedBlocks(long[] countedAttempts) {
     this.attempts = Arrays.stream(countedAttempts).sorted().distinct().toArray();
     this.counts = new int[attempts.length];
@@ -45,8 +47,14 @@ final class ExpectedBlocks {
       return;
     }
     if (counts[i] != UNKNOWN && counts[i] != count) {
-      throw new IllegalStateException("map attempt " + attempt + " committed " + counts[i]
-          + " blocks on one server and " + count + " on another");
+      throw new IllegalStateException(
+          "map attempt "
+              + attempt
+              + " committed "
+              + counts[i]
+              + " blocks on one server and "
+              + count
+              + " on another");
     }
     counts[i] = count;
   }
@@ -54,7 +62,9 @@ final class ExpectedBlocks {
   /** Whether a block is one this partition still needs. */
   boolean wants(long attempt, int sequence) {
     int i = Arrays.binarySearch(attempts, attempt);
-    return i >= 0 && sequence >= 0 && (counts[i] == UNKNOWN || sequence < counts[i])
+    return i >= 0
+        && sequence >= 0
+        && (counts[i] == UNKNOWN || sequence < counts[i])
         && !received[i].get(sequence);
   }
 
@@ -74,13 +84,19 @@ final class ExpectedBlocks {
   String missing() {
     for (int i = 0; i < attempts.length; i++) {
       if (counts[i] == UNKNOWN) {
-        return "no server lists a commit of map attempt " + attempts[i]
+        return "no server lists a commit of map attempt "
+            + attempts[i]
             + ", though Spark counts that attempt's output";
       }
       int firstMissing = received[i].nextClearBit(0);
       if (firstMissing < counts[i]) {
-        return "block " + firstMissing + " of the " + counts[i] + " that map attempt "
-            + attempts[i] + " committed never arrived";
+        return "block "
+            + firstMissing
+            + " of the "
+            + counts[i]
+            + " that map attempt "
+            + attempts[i]
+            + " committed never arrived";
       }
     }
     return null;

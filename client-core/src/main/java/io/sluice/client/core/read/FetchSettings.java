@@ -16,8 +16,12 @@ public record FetchSettings(long maxBytesInFlight, int maxRequestBytes, Backoff 
 
   public FetchSettings {
     if (maxBytesInFlight <= 0 || maxRequestBytes < IndexEntry.SIZE) {
-      throw new IllegalArgumentException("invalid fetch settings: " + maxBytesInFlight
-          + " bytes in flight, " + maxRequestBytes + " bytes per request");
+      throw new IllegalArgumentException(
+          "invalid fetch settings: "
+              + maxBytesInFlight
+              + " bytes in flight, "
+              + maxRequestBytes
+              + " bytes per request");
     }
   }
 
@@ -25,8 +29,8 @@ public record FetchSettings(long maxBytesInFlight, int maxRequestBytes, Backoff 
    * Settings whose single read stays within half of {@code maxFrameSize}, which leaves room for a
    * memory page's block descriptors, and within the bytes in flight.
    */
-  public static FetchSettings of(long maxBytesInFlight, long maxRequestBytes, long maxFrameSize,
-      Backoff backoff) {
+  public static FetchSettings of(
+      long maxBytesInFlight, long maxRequestBytes, long maxFrameSize, Backoff backoff) {
     long request = Math.min(maxRequestBytes, Math.min(maxBytesInFlight, maxFrameSize / 2));
     return new FetchSettings(maxBytesInFlight, (int) request, backoff);
   }

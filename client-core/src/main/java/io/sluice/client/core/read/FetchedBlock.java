@@ -16,8 +16,8 @@ public final class FetchedBlock {
   private final ByteBuf data;
 
   /** Takes over the caller's reference to {@code data}. */
-  public FetchedBlock(int partition, long taskAttemptId, int sequence, int uncompressedLength,
-      ByteBuf data) {
+  public FetchedBlock(
+      int partition, long taskAttemptId, int sequence, int uncompressedLength, ByteBuf data) {
     this.partition = partition;
     this.taskAttemptId = taskAttemptId;
     this.sequence = sequence;
@@ -59,7 +59,14 @@ public final class FetchedBlock {
 
   @Override
   public String toString() {
-    return "block " + sequence + " of map attempt " + taskAttemptId + " (partition " + partition
-        + ", " + length + " bytes)";
+    return "block "
+        + sequence
+        + " of map attempt "
+        + taskAttemptId
+        + " (partition "
+        + partition
+        + ", "
+        + length
+        + " bytes)";
   }
 }

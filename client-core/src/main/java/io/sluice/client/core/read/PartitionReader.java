@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
+import io.sluice.client.core.TransferCounters;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
@@ -25,7 +26,6 @@ import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.shuffle.Retries;
-import io.sluice.client.core.TransferCounters;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;
@@ -50,20 +50,20 @@ import org.slf4j.LoggerFactory;
  * The Spark reader, the benchmarks and the tests all read through it.
  *
  * <p>A partition may have several locations (see {@link PartitionLocation}), each a chain of
- * servers holding the same blocks. Every location is read, one after another; within a location
- * the first server that answers is read the way the server's read semantics require: the block
- * counts the counted map attempts committed there ({@code GetShuffleResult}), the blocks still in
- * its memory page by page, then the index, then the data on disk not already read from memory, in
- * reads that merge adjacent blocks. When a server fails (a refused or broken connection, an answer
- * that retries did not cure, a block whose CRC32C does not match, a server that no longer knows the
+ * servers holding the same blocks. Every location is read, one after another; within a location the
+ * first server that answers is read the way the server's read semantics require: the block counts
+ * the counted map attempts committed there ({@code GetShuffleResult}), the blocks still in its
+ * memory page by page, then the index, then the data on disk not already read from memory, in reads
+ * that merge adjacent blocks. When a server fails (a refused or broken connection, an answer that
+ * retries did not cure, a block whose CRC32C does not match, a server that no longer knows the
  * shuffle) the location is read again from the next server of its chain; blocks already kept are
  * not kept twice. A location none of whose servers can be read is skipped: once every location was
  * read, the partition is complete when every counted attempt's commit was found and all its
  * committed blocks arrived, otherwise the read fails with a {@link PartitionFetchException}.
  *
  * <p>Blocks are keyed by (taskAttemptId, sequence) and only counted attempts' blocks are kept, each
- * once. A few partitions read their metadata at once, and all reads run ahead of the consumer within
- * a budget of bytes requested and not yet consumed.
+ * once. A few partitions read their metadata at once, and all reads run ahead of the consumer
+ * within a budget of bytes requested and not yet consumed.
  *
  * <p>Threads: answers arrive on the transport's event loops and retries on the timer; everything
  * that touches the pipeline's state runs through one {@link SerialRunner}. The consumer only takes
@@ -76,15 +76,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionReader implements BlockSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionReader.class);
+
   /** Partitions whose metadata (commit counts, memory pages, index) is read at the same time. */
   private static final int MAX_OPEN_PARTITIONS = 8;
+
   private static final long WAIT_SLICE_MILLIS = 100;
+
   /** How long the consumer waits for a block before the reader logs what it is waiting for. */
   private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
   private static final Object END = new Object();
+
   /** Bytes of a FetchData answer's frame besides its data: the type byte and the header. */
-  private static final int DATA_ANSWER_OVERHEAD = 1 + FetchDataResponse.ok(0,
-      new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+  private static final int DATA_ANSWER_OVERHEAD =
+      1 + FetchDataResponse.ok(0, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
 
   /**
    * One partition to read.
@@ -93,8 +98,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * @param locations every location the partition had, oldest first
    * @param attempts the map attempts the reader counts that wrote bytes to the partition
    */
-  public record PartitionSource(int partition, List<PartitionLocation> locations,
-      long[] attempts) {
+  public record PartitionSource(int partition, List<PartitionLocation> locations, long[] attempts) {
     public PartitionSource {
       locations = List.copyOf(locations);
       attempts = attempts.clone();
@@ -132,16 +136,29 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * @param allocator for the buffers that join blocks split across two answers
    * @param timer runs retries after their back-off
    */
-  public PartitionReader(String appId, int shuffleId, List<PartitionSource> sources,
-      FetchSettings settings, Connections clients, ByteBufAllocator allocator,
+  public PartitionReader(
+      String appId,
+      int shuffleId,
+      List<PartitionSource> sources,
+      FetchSettings settings,
+      Connections clients,
+      ByteBufAllocator allocator,
       ScheduledExecutorService timer) {
     this(appId, shuffleId, sources, settings, clients, allocator, timer, TransferCounters.NONE);
   }
 
-  /** @param counters told of every request sent again and every read of a replica */
-  public PartitionReader(String appId, int shuffleId, List<PartitionSource> sources,
-      FetchSettings settings, Connections clients, ByteBufAllocator allocator,
-      ScheduledExecutorService timer, TransferCounters counters) {
+  /**
+   * @param counters told of every request sent again and every read of a replica
+   */
+  public PartitionReader(
+      String appId,
+      int shuffleId,
+      List<PartitionSource> sources,
+      FetchSettings settings,
+      Connections clients,
+      ByteBufAllocator allocator,
+      ScheduledExecutorService timer,
+      TransferCounters counters) {
     this.counters = counters;
     this.appId = appId;
     this.shuffleId = shuffleId;
@@ -217,10 +234,11 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
 
   /** Runs {@code task} on the runner, then starts whatever waiting reads the budget allows. */
   private void onRunner(Runnable task) {
-    runner.execute(() -> {
-      task.run();
-      dispatch();
-    });
+    runner.execute(
+        () -> {
+          task.run();
+          dispatch();
+        });
   }
 
   private void openNext() {
@@ -277,29 +295,46 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     } catch (RuntimeException e) {
       connection = CompletableFuture.failedFuture(e);
     }
-    connection.whenComplete((client, error) -> onRunner(() -> {
-      requestNanos.addAndGet(System.nanoTime() - started);
-      if (stopped || attempt != r.attempt) {
-        return;
-      }
-      if (error != null) {
-        serverFailed(r, new IOException("cannot connect: " + Retries.unwrap(error).getMessage(),
-            Retries.unwrap(error)));
-        return;
-      }
-      r.client = client;
-      Partition p = r.partition;
-      send(new Call<>(r, "the block counts",
-          () -> new GetShuffleResultRequest(TransportClient.nextRequestId(), appId, shuffleId,
-              p.id(), p.expected.attempts()),
-          GetShuffleResultResponse.class, answer -> onBlockCounts(r, answer)));
-    }));
+    connection.whenComplete(
+        (client, error) ->
+            onRunner(
+                () -> {
+                  requestNanos.addAndGet(System.nanoTime() - started);
+                  if (stopped || attempt != r.attempt) {
+                    return;
+                  }
+                  if (error != null) {
+                    serverFailed(
+                        r,
+                        new IOException(
+                            "cannot connect: " + Retries.unwrap(error).getMessage(),
+                            Retries.unwrap(error)));
+                    return;
+                  }
+                  r.client = client;
+                  Partition p = r.partition;
+                  send(
+                      new Call<>(
+                          r,
+                          "the block counts",
+                          () ->
+                              new GetShuffleResultRequest(
+                                  TransportClient.nextRequestId(),
+                                  appId,
+                                  shuffleId,
+                                  p.id(),
+                                  p.expected.attempts()),
+                          GetShuffleResultResponse.class,
+                          answer -> onBlockCounts(r, answer)));
+                }));
   }
 
   /** Another location of {@code r}'s partition that is reading {@code serverId} now, if any. */
   private LocationRead readerOf(LocationRead r, String serverId) {
     for (LocationRead other : reading) {
-      if (other != r && other.partition == r.partition && other.waitingFor == null
+      if (other != r
+          && other.partition == r.partition
+          && other.waitingFor == null
           && !other.finished
           && other.server < other.location.servers().size()
           && other.location.servers().get(other.server).serverId().equals(serverId)) {
@@ -328,15 +363,20 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     int[] counts = answer.blockCounts();
     long[] attempts = r.partition.expected.attempts();
     if (counts.length != attempts.length) {
-      throw new IOException("asked for the block counts of " + attempts.length
-          + " map attempts, got " + counts.length);
+      throw new IOException(
+          "asked for the block counts of "
+              + attempts.length
+              + " map attempts, got "
+              + counts.length);
     }
     for (int i = 0; i < counts.length; i++) {
       try {
         r.partition.expected.commit(attempts[i], counts[i]);
       } catch (IllegalStateException e) {
-        failPartition(r.partition, new PartitionFetchException(r.partition.id(),
-            describe(r.partition) + ": " + e.getMessage(), e));
+        failPartition(
+            r.partition,
+            new PartitionFetchException(
+                r.partition.id(), describe(r.partition) + ": " + e.getMessage(), e));
         return;
       }
     }
@@ -347,12 +387,27 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     int page = settings.maxRequestBytes();
     Partition p = r.partition;
     r.pendingReads++;
-    waiting.add(new Waiting(r, page, () -> send(new Call<>(r,
-        "blocks in memory after sequence " + afterSequence,
-        () -> new FetchMemoryDataRequest(TransportClient.nextRequestId(), appId, shuffleId, p.id(),
-            afterSequence, page, p.expected.attempts()),
-        FetchMemoryDataResponse.class, answer -> onMemoryPage(r, afterSequence, answer))
-        .reserving(page))));
+    waiting.add(
+        new Waiting(
+            r,
+            page,
+            () ->
+                send(
+                    new Call<>(
+                            r,
+                            "blocks in memory after sequence " + afterSequence,
+                            () ->
+                                new FetchMemoryDataRequest(
+                                    TransportClient.nextRequestId(),
+                                    appId,
+                                    shuffleId,
+                                    p.id(),
+                                    afterSequence,
+                                    page,
+                                    p.expected.attempts()),
+                            FetchMemoryDataResponse.class,
+                            answer -> onMemoryPage(r, afterSequence, answer))
+                        .reserving(page))));
   }
 
   /** The reservation of a page was a guess; from here on the page's actual bytes count. */
@@ -362,20 +417,31 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     long last = page.lastSequence();
     ByteBuf body = bodyOf(page);
     if (more && last <= afterSequence) {
-      throw new IOException("a memory page after sequence " + afterSequence
-          + " says more blocks follow but ends at sequence " + last);
+      throw new IOException(
+          "a memory page after sequence "
+              + afterSequence
+              + " says more blocks follow but ends at sequence "
+              + last);
     }
     for (BlockDescriptor d : page.blocks()) {
       if (d.partitionId() != r.partition.id()) {
-        throw new IOException("a memory page of partition " + r.partition.id()
-            + " holds a block of partition " + d.partitionId());
+        throw new IOException(
+            "a memory page of partition "
+                + r.partition.id()
+                + " holds a block of partition "
+                + d.partitionId());
       }
     }
     reservedBytes += body.readableBytes();
     int at = body.readerIndex();
     for (BlockDescriptor d : page.blocks()) {
       int end = at + d.length();
-      if (!offer(r, d.taskAttemptId(), d.sequence(), d.uncompressedLength(), d.crc32c(),
+      if (!offer(
+          r,
+          d.taskAttemptId(),
+          d.sequence(),
+          d.uncompressedLength(),
+          d.crc32c(),
           body.retainedSlice(at, d.length()))) {
         reservedBytes -= body.writerIndex() - end;
         return;
@@ -403,13 +469,18 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       readIndexPage(r, 0);
       return;
     }
-    send(new Call<>(r, "the index",
-        () -> new FetchIndexRequest(TransportClient.nextRequestId(), appId, shuffleId,
-            r.partition.id()),
-        FetchIndexResponse.class, answer -> {
-          queueRanges(r, IndexEntry.decodeAll(bodyOf(answer)), answer.dataFileLength(), 0);
-          indexRead(r);
-        }));
+    send(
+        new Call<>(
+            r,
+            "the index",
+            () ->
+                new FetchIndexRequest(
+                    TransportClient.nextRequestId(), appId, shuffleId, r.partition.id()),
+            FetchIndexResponse.class,
+            answer -> {
+              queueRanges(r, IndexEntry.decodeAll(bodyOf(answer)), answer.dataFileLength(), 0);
+              indexRead(r);
+            }));
   }
 
   /**
@@ -420,21 +491,43 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private void readIndexPage(LocationRead r, int fromEntry) {
     int page = settings.maxRequestBytes();
     r.pendingReads++;
-    waiting.add(new Waiting(r, page, () -> send(new Call<>(r, "the index from entry " + fromEntry,
-        () -> new FetchIndexPageRequest(TransportClient.nextRequestId(), appId, shuffleId,
-            r.partition.id(), fromEntry, page),
-        FetchIndexPageResponse.class, answer -> onIndexPage(r, fromEntry, answer))
-        .reserving(page))));
+    waiting.add(
+        new Waiting(
+            r,
+            page,
+            () ->
+                send(
+                    new Call<>(
+                            r,
+                            "the index from entry " + fromEntry,
+                            () ->
+                                new FetchIndexPageRequest(
+                                    TransportClient.nextRequestId(),
+                                    appId,
+                                    shuffleId,
+                                    r.partition.id(),
+                                    fromEntry,
+                                    page),
+                            FetchIndexPageResponse.class,
+                            answer -> onIndexPage(r, fromEntry, answer))
+                        .reserving(page))));
   }
 
   /** Queues the page's reads (they start as the budget allows), then the next page. */
   private void onIndexPage(LocationRead r, int fromEntry, FetchIndexPageResponse page)
       throws IOException {
     if (page.hasMore() && page.nextEntry() <= fromEntry) {
-      throw new IOException("an index page from entry " + fromEntry
-          + " says more entries follow but names entry " + page.nextEntry() + " as the next");
+      throw new IOException(
+          "an index page from entry "
+              + fromEntry
+              + " says more entries follow but names entry "
+              + page.nextEntry()
+              + " as the next");
     }
-    queueRanges(r, IndexEntry.decodeAll(bodyOf(page)), page.dataFileLength(),
+    queueRanges(
+        r,
+        IndexEntry.decodeAll(bodyOf(page)),
+        page.dataFileLength(),
         RangePlanner.MAX_SKIPPED_BYTES);
     r.pendingReads--;
     if (page.hasMore()) {
@@ -448,19 +541,28 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * @param maxSkipped the most bytes between blocks a read may span ({@link RangePlanner#plan}):
    *     only within one page of the index, which is one file's
    */
-  private void queueRanges(LocationRead r, List<IndexEntry> entries, long dataLength,
-      int maxSkipped) {
+  private void queueRanges(
+      LocationRead r, List<IndexEntry> entries, long dataLength, int maxSkipped) {
     Partition p = r.partition;
-    for (DataRange range : RangePlanner.plan(entries, dataLength, p.expected::wants,
-        Math.min(settings.maxRequestBytes(), readLimit(r)), maxSkipped)) {
+    for (DataRange range :
+        RangePlanner.plan(
+            entries,
+            dataLength,
+            p.expected::wants,
+            Math.min(settings.maxRequestBytes(), readLimit(r)),
+            maxSkipped)) {
       RangeAssembler assembler = new RangeAssembler(range, allocator);
       r.pendingReads++;
-      waiting.add(new Waiting(r, range.length(), () -> {
-        r.ranges.add(assembler);
-        reservedBytes += range.length();
-        assembler.reserve(range.length());
-        readRange(r, assembler);
-      }));
+      waiting.add(
+          new Waiting(
+              r,
+              range.length(),
+              () -> {
+                r.ranges.add(assembler);
+                reservedBytes += range.length();
+                assembler.reserve(range.length());
+                readRange(r, assembler);
+              }));
     }
   }
 
@@ -480,17 +582,26 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return;
     }
     int length = Math.min(assembler.remaining(), readLimit(r));
-    send(new Call<>(r, "data [" + assembler.nextOffset() + ", +" + length + ")",
-        () -> new FetchDataRequest(TransportClient.nextRequestId(), appId, shuffleId,
-            r.partition.id(), assembler.nextOffset(), length),
-        FetchDataResponse.class, answer -> deliver(r, assembler,
-            assembler.append(bodyOf(answer).retain()))));
+    send(
+        new Call<>(
+            r,
+            "data [" + assembler.nextOffset() + ", +" + length + ")",
+            () ->
+                new FetchDataRequest(
+                    TransportClient.nextRequestId(),
+                    appId,
+                    shuffleId,
+                    r.partition.id(),
+                    assembler.nextOffset(),
+                    length),
+            FetchDataResponse.class,
+            answer -> deliver(r, assembler, assembler.append(bodyOf(answer).retain()))));
   }
 
   /**
    * The most bytes one data read from the location's server may ask for: a request's size, and what
-   * the server's frame (told at the handshake, from protocol 5) holds. A longer range, even a single
-   * block, is read in several answers, as a short answer is.
+   * the server's frame (told at the handshake, from protocol 5) holds. A longer range, even a
+   * single block, is read in several answers, as a short answer is.
    */
   private int readLimit(LocationRead r) {
     int frame = r.client.serverMaxFrameSize();
@@ -500,8 +611,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   }
 
   /** Offers the blocks cut so far; reads on where a short answer ended, or closes the range. */
-  private void deliver(LocationRead r, RangeAssembler assembler,
-      List<RangeAssembler.Piece> pieces) {
+  private void deliver(
+      LocationRead r, RangeAssembler assembler, List<RangeAssembler.Piece> pieces) {
     long dropped = assembler.takeDroppedBytes();
     assembler.settle(dropped);
     reservedBytes -= dropped;
@@ -509,8 +620,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       RangeAssembler.Piece piece = pieces.get(i);
       IndexEntry b = piece.block();
       assembler.settle(b.length());
-      if (!offer(r, b.taskAttemptId(), b.sequence(), b.uncompressedLength(), b.crc32c(),
-          piece.data())) {
+      if (!offer(
+          r, b.taskAttemptId(), b.sequence(), b.uncompressedLength(), b.crc32c(), piece.data())) {
         for (int j = i + 1; j < pieces.size(); j++) {
           pieces.get(j).data().release();
         }
@@ -532,8 +643,13 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * {@code data} and the bytes reserved for it. Returns false when the block was corrupt: the
    * location is then being read from its next server.
    */
-  private boolean offer(LocationRead r, long taskAttemptId, int sequence, int uncompressedLength,
-      int crc32c, ByteBuf data) {
+  private boolean offer(
+      LocationRead r,
+      long taskAttemptId,
+      int sequence,
+      int uncompressedLength,
+      int crc32c,
+      ByteBuf data) {
     Partition p = r.partition;
     if (!p.expected.wants(taskAttemptId, sequence)) {
       reservedBytes -= data.readableBytes();
@@ -544,9 +660,13 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     if (actual != crc32c) {
       reservedBytes -= data.readableBytes();
       data.release();
-      serverFailed(r, new IOException(String.format("block %d of map attempt %d is corrupt: "
-          + "the writer computed CRC32C %08x, the bytes read give %08x", sequence, taskAttemptId,
-          crc32c, actual)));
+      serverFailed(
+          r,
+          new IOException(
+              String.format(
+                  "block %d of map attempt %d is corrupt: "
+                      + "the writer computed CRC32C %08x, the bytes read give %08x",
+                  sequence, taskAttemptId, crc32c, actual)));
       return false;
     }
     p.expected.accept(taskAttemptId, sequence);
@@ -565,8 +685,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     reading.remove(r);
     Partition p = r.partition;
     if (read) {
-      p.readServers.add(r.location.servers().get(Math.min(r.server,
-          r.location.servers().size() - 1)).serverId());
+      p.readServers.add(
+          r.location.servers().get(Math.min(r.server, r.location.servers().size() - 1)).serverId());
     } else {
       p.unreadable.add(r.location.toString());
     }
@@ -590,14 +710,28 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return;
     }
     if (missing != null) {
-      failPartition(p, new PartitionFetchException(p.id(), describe(p) + ": " + missing
-          + (p.unreadable.isEmpty() ? "" : "; no server of " + String.join(", ", p.unreadable)
-              + " could be read (" + String.join("; ", p.serverFailures) + ")"), null));
+      failPartition(
+          p,
+          new PartitionFetchException(
+              p.id(),
+              describe(p)
+                  + ": "
+                  + missing
+                  + (p.unreadable.isEmpty()
+                      ? ""
+                      : "; no server of "
+                          + String.join(", ", p.unreadable)
+                          + " could be read ("
+                          + String.join("; ", p.serverFailures)
+                          + ")"),
+              null));
       return;
     }
     p.done = true;
     if (!p.unreadable.isEmpty()) {
-      LOG.info("{} is complete without {}, which could not be read", describe(p),
+      LOG.info(
+          "{} is complete without {}, which could not be read",
+          describe(p),
           String.join(", ", p.unreadable));
     }
     if (++completePartitions == partitions.size()) {
@@ -656,7 +790,10 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
     ServerAddress server = r.location.servers().get(r.server);
     String reason = "server " + server + ": " + cause.getMessage();
-    LOG.warn("Reading {} from {} failed; {}", describe(r.partition), reason,
+    LOG.warn(
+        "Reading {} from {} failed; {}",
+        describe(r.partition),
+        reason,
         r.server + 1 < r.location.servers().size() ? "reading its replica" : "no replica left");
     r.partition.serverFailures.add(reason);
     abandon(r);
@@ -712,10 +849,13 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
-    answer.whenComplete((response, error) -> onRunner(() -> {
-      requestNanos.addAndGet(System.nanoTime() - started);
-      onAnswer(call, response, error);
-    }));
+    answer.whenComplete(
+        (response, error) ->
+            onRunner(
+                () -> {
+                  requestNanos.addAndGet(System.nanoTime() - started);
+                  onAnswer(call, response, error);
+                }));
   }
 
   private <R extends ResponseMessage> void onAnswer(Call<R> call, R response, Throwable error) {
@@ -739,34 +879,57 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
     Throwable cause = Retries.unwrap(error);
     // A retriable status is retried with back-off; a timeout once (see Retries).
-    boolean retry = Retries.isRetriableStatus(cause)
-        ? call.retries < settings.backoff().maxRetries()
-        : Retries.isTimeout(cause) && call.timeouts++ == 0;
+    boolean retry =
+        Retries.isRetriableStatus(cause)
+            ? call.retries < settings.backoff().maxRetries()
+            : Retries.isTimeout(cause) && call.timeouts++ == 0;
     if (!retry) {
       reservedBytes -= call.reserved;
       call.reserved = 0;
-      serverFailed(r, new IOException("reading " + call.what + " failed"
-          + (call.retries > 0 ? " after " + call.retries + " retries" : "") + ": " + cause, cause));
+      serverFailed(
+          r,
+          new IOException(
+              "reading "
+                  + call.what
+                  + " failed"
+                  + (call.retries > 0 ? " after " + call.retries + " retries" : "")
+                  + ": "
+                  + cause,
+              cause));
       return;
     }
     long wait = settings.backoff().delayMillis(call.retries++);
     counters.fetchRetried();
-    LOG.debug("Reading {} of {} failed ({}); retry {} in {} ms", call.what,
-        describe(r.partition), cause, call.retries, wait);
+    LOG.debug(
+        "Reading {} of {} failed ({}); retry {} in {} ms",
+        call.what,
+        describe(r.partition),
+        cause,
+        call.retries,
+        wait);
     r.calls.add(call);
     try {
-      timer.schedule(() -> onRunner(() -> {
-        if (!stopped && !call.stale) {
-          r.calls.remove(call);
-          send(call);
-        }
-      }), wait, TimeUnit.MILLISECONDS);
+      timer.schedule(
+          () ->
+              onRunner(
+                  () -> {
+                    if (!stopped && !call.stale) {
+                      r.calls.remove(call);
+                      send(call);
+                    }
+                  }),
+          wait,
+          TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       r.calls.remove(call);
       reservedBytes -= call.reserved;
       call.reserved = 0;
-      failPartition(r.partition, new PartitionFetchException(r.partition.id(),
-          "cannot retry reading " + call.what + ": the client is shutting down", cause));
+      failPartition(
+          r.partition,
+          new PartitionFetchException(
+              r.partition.id(),
+              "cannot retry reading " + call.what + ": the client is shutting down",
+              cause));
     }
   }
 
@@ -806,24 +969,42 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     int requests = 0;
     for (LocationRead r : reading) {
       // Guarded like the rest of the reader: a diagnostic must never fail the fetch.
-      ServerAddress server = r.location.servers().get(
-          Math.min(r.server, r.location.servers().size() - 1));
+      ServerAddress server =
+          r.location.servers().get(Math.min(r.server, r.location.servers().size() - 1));
       for (Call<?> call : r.calls) {
         requests++;
-        waits.add(describe(r.partition) + " from " + server + ": " + call.what
-            + (call.retries > 0 ? " (retry " + call.retries + ")" : ""));
+        waits.add(
+            describe(r.partition)
+                + " from "
+                + server
+                + ": "
+                + call.what
+                + (call.retries > 0 ? " (retry " + call.retries + ")" : ""));
       }
       if (r.waitingFor != null) {
         waits.add(describe(r.partition) + " waits for another location's read of the same server");
       } else if (r.calls.isEmpty()) {
-        waits.add(describe(r.partition) + " from " + server + ": nothing asked ("
-            + r.pendingReads + " reads pending, index " + (r.planned ? "read" : "not read") + ")");
+        waits.add(
+            describe(r.partition)
+                + " from "
+                + server
+                + ": nothing asked ("
+                + r.pendingReads
+                + " reads pending, index "
+                + (r.planned ? "read" : "not read")
+                + ")");
       }
     }
-    LOG.warn("No shuffle block for {} s: {} of {} partitions complete, {} bytes of {} in flight, "
-        + "{} reads waiting for that budget, {} requests outstanding; waiting for: {}",
-        TimeUnit.NANOSECONDS.toSeconds(STALL_REPORT_NANOS), completePartitions, partitions.size(),
-        reservedBytes, settings.maxBytesInFlight(), waiting.size(), requests,
+    LOG.warn(
+        "No shuffle block for {} s: {} of {} partitions complete, {} bytes of {} in flight, "
+            + "{} reads waiting for that budget, {} requests outstanding; waiting for: {}",
+        TimeUnit.NANOSECONDS.toSeconds(STALL_REPORT_NANOS),
+        completePartitions,
+        partitions.size(),
+        reservedBytes,
+        settings.maxBytesInFlight(),
+        waiting.size(),
+        requests,
         waits.isEmpty() ? "nothing" : String.join("; ", waits));
   }
 
@@ -840,8 +1021,10 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
         break;
       }
     }
-    failPartition(blamed, new PartitionFetchException(blamed.id(),
-        "unexpected error in the fetch pipeline: " + t, t));
+    failPartition(
+        blamed,
+        new PartitionFetchException(
+            blamed.id(), "unexpected error in the fetch pipeline: " + t, t));
   }
 
   private String describe(Partition p) {
@@ -859,16 +1042,22 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private static final class Partition {
     final PartitionSource source;
     final ExpectedBlocks expected;
+
     /** Servers read completely for this partition: they hold every block of it they have. */
     final Set<String> readServers = new HashSet<>();
+
     final List<String> unreadable = new ArrayList<>();
     final List<String> serverFailures = new ArrayList<>();
+
     /** Its locations' reads, in the order they started. */
     final List<LocationRead> reads = new ArrayList<>();
+
     int nextLocation;
     int activeLocations;
+
     /** Every location's metadata was read (or given up on). */
     boolean metadataDone;
+
     boolean done;
 
     Partition(PartitionSource source) {
@@ -887,21 +1076,30 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     final PartitionLocation location;
     final Set<Call<?>> calls = new HashSet<>();
     final Set<RangeAssembler> ranges = new HashSet<>();
+
     /** Other locations of the partition waiting for this one's current server to be read. */
     final List<LocationRead> followers = new ArrayList<>();
+
     /** The location whose reading of this one's current server this one waits for, or null. */
     LocationRead waitingFor;
+
     /** Index of the server in the chain being read. */
     int server;
+
     /** Counts the servers tried, so that a late connection to an abandoned one is ignored. */
     int attempt;
+
     TransportClient client;
+
     /** Memory pages and data ranges queued or in flight. */
     int pendingReads;
+
     /** The index was read and its ranges queued. */
     boolean planned;
+
     /** The partition moved on to its next location after this one's metadata. */
     boolean advanced;
+
     boolean finished;
 
     LocationRead(Partition partition, PartitionLocation location) {
@@ -926,13 +1124,19 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     final Supplier<RequestMessage> request;
     final Class<R> type;
     final AnswerHandler<R> handler;
+
     /** Budget held until the answer arrives. */
     long reserved;
+
     boolean stale;
     int retries;
     int timeouts;
 
-    Call(LocationRead read, String what, Supplier<RequestMessage> request, Class<R> type,
+    Call(
+        LocationRead read,
+        String what,
+        Supplier<RequestMessage> request,
+        Class<R> type,
         AnswerHandler<R> handler) {
       this.read = read;
       this.what = what;

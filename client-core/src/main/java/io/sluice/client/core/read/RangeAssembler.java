@@ -1,10 +1,10 @@
 package io.sluice.client.core.read;
 
-import io.sluice.common.shuffle.IndexEntry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.common.shuffle.IndexEntry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +24,13 @@ final class RangeAssembler {
   private final ByteBufAllocator allocator;
   private CompositeByteBuf received;
   private long receivedBytes;
+
   /** The offset in the partition's data of the first byte of {@code received} not yet read. */
   private long cursor;
+
   /** Bytes between blocks dropped since {@link #takeDroppedBytes()} last ran. */
   private long dropped;
+
   private int nextBlock;
   private long unsettled;
 
@@ -84,8 +87,14 @@ final class RangeAssembler {
     int size = answer.readableBytes();
     if (size == 0 || size > remaining()) {
       answer.release();
-      throw new IOException("read of " + remaining() + " bytes at offset " + nextOffset()
-          + " was answered with " + size + " bytes");
+      throw new IOException(
+          "read of "
+              + remaining()
+              + " bytes at offset "
+              + nextOffset()
+              + " was answered with "
+              + size
+              + " bytes");
     }
     if (received == null) {
       // No component limit: consolidating would copy what arrived.
@@ -115,8 +124,12 @@ final class RangeAssembler {
         received.skipBytes(skip);
         dropped += skip;
       }
-      pieces.add(new Piece(block, block.length() == 0
-          ? Unpooled.EMPTY_BUFFER : received.readRetainedSlice(block.length())));
+      pieces.add(
+          new Piece(
+              block,
+              block.length() == 0
+                  ? Unpooled.EMPTY_BUFFER
+                  : received.readRetainedSlice(block.length())));
       cursor = block.end();
       nextBlock++;
     }

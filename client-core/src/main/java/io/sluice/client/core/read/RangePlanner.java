@@ -12,15 +12,15 @@ import java.util.Set;
 /**
  * Turns a partition's index into the reads that fetch exactly the blocks a reducer still needs:
  * wanted blocks that are adjacent on disk, or apart by a few bytes in which no block starts (the
- * zeros a server may leave before a block, see docs/protocol.md), are merged into one read of up
- * to a size limit, and bytes of blocks nobody wants (attempts Spark does not count, blocks already
+ * zeros a server may leave before a block, see docs/protocol.md), are merged into one read of up to
+ * a size limit, and bytes of blocks nobody wants (attempts Spark does not count, blocks already
  * read from memory) are never requested.
  */
 final class RangePlanner {
   /**
-   * The most bytes between two blocks of one index page that one read spans and drops: the zeros
-   * a server leaves before a block are fewer. (Across a whole index, from a server before protocol
-   * 5, a gap may also be a generation lost with its disk, which cannot be read: nothing is spanned
+   * The most bytes between two blocks of one index page that one read spans and drops: the zeros a
+   * server leaves before a block are fewer. (Across a whole index, from a server before protocol 5,
+   * a gap may also be a generation lost with its disk, which cannot be read: nothing is spanned
    * there.)
    */
   static final int MAX_SKIPPED_BYTES = 4095;
@@ -44,12 +44,17 @@ final class RangePlanner {
    *     spans: {@link #MAX_SKIPPED_BYTES} within an index page, 0 otherwise
    * @return the reads, in offset order
    */
-  static List<DataRange> plan(List<IndexEntry> entries, long dataLength, BlockFilter filter,
-      int maxRequest, int maxSkipped) {
+  static List<DataRange> plan(
+      List<IndexEntry> entries,
+      long dataLength,
+      BlockFilter filter,
+      int maxRequest,
+      int maxSkipped) {
     List<IndexEntry> wanted = new ArrayList<>();
     Set<BlockKey> planned = new HashSet<>();
     for (IndexEntry e : entries) {
-      if (e.end() <= dataLength && filter.wants(e.taskAttemptId(), e.sequence())
+      if (e.end() <= dataLength
+          && filter.wants(e.taskAttemptId(), e.sequence())
           && planned.add(new BlockKey(e.taskAttemptId(), e.sequence()))) {
         wanted.add(e);
       }
@@ -62,9 +67,12 @@ final class RangePlanner {
     long runStart = 0;
     long runEnd = 0;
     for (IndexEntry e : wanted) {
-      boolean joins = !run.isEmpty() && e.offset() >= runEnd
-          && e.offset() - runEnd <= maxSkipped && !anyStarts(starts, runEnd, e.offset())
-          && e.end() - runStart <= maxRequest;
+      boolean joins =
+          !run.isEmpty()
+              && e.offset() >= runEnd
+              && e.offset() - runEnd <= maxSkipped
+              && !anyStarts(starts, runEnd, e.offset())
+              && e.end() - runStart <= maxRequest;
       if (!joins) {
         if (!run.isEmpty()) {
           ranges.add(new DataRange(runStart, (int) (runEnd - runStart), run));

@@ -16,7 +16,9 @@ final class SerialRunner implements Executor {
   private final AtomicBoolean running = new AtomicBoolean();
   private final Consumer<Throwable> onFailure;
 
-  /** @param onFailure runs (serially too) with whatever a task throws */
+  /**
+   * @param onFailure runs (serially too) with whatever a task throws
+   */
   SerialRunner(Consumer<Throwable> onFailure) {
     this.onFailure = onFailure;
   }

@@ -7,8 +7,9 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 
 /**
- * The kinds of buffer a codec meets. Sources start at a non-zero reader index, targets at a non-zero
- * writer index with little room, so that codecs must honour both indexes and grow their target.
+ * The kinds of buffer a codec meets. Sources start at a non-zero reader index, targets at a
+ * non-zero writer index with little room, so that codecs must honour both indexes and grow their
+ * target.
  */
 enum BufferKind {
   HEAP(UnpooledByteBufAllocator.DEFAULT, false),
@@ -35,28 +36,35 @@ enum BufferKind {
     return this != READ_ONLY_HEAP;
   }
 
-  /** A new buffer whose readable bytes are {@code data}, after {@link #SOURCE_OFFSET} bytes read. */
+  /**
+   * A new buffer whose readable bytes are {@code data}, after {@link #SOURCE_OFFSET} bytes read.
+   */
   ByteBuf holding(byte[] data) {
     switch (this) {
-      case COMPOSITE: {
-        CompositeByteBuf composite = allocator.compositeBuffer();
-        int third = data.length / 3;
-        ByteBuf first = allocator.heapBuffer(SOURCE_OFFSET + third);
-        first.writeZero(SOURCE_OFFSET).writeBytes(data, 0, third);
-        ByteBuf second = allocator.directBuffer(third).writeBytes(data, third, third);
-        ByteBuf third2 = allocator.heapBuffer(data.length - 2 * third)
-            .writeBytes(data, 2 * third, data.length - 2 * third);
-        composite.addComponents(true, first, allocator.heapBuffer(0), second, third2);
-        return composite.skipBytes(SOURCE_OFFSET);
-      }
+      case COMPOSITE:
+        {
+          CompositeByteBuf composite = allocator.compositeBuffer();
+          int third = data.length / 3;
+          ByteBuf first = allocator.heapBuffer(SOURCE_OFFSET + third);
+          first.writeZero(SOURCE_OFFSET).writeBytes(data, 0, third);
+          ByteBuf second = allocator.directBuffer(third).writeBytes(data, third, third);
+          ByteBuf third2 =
+              allocator
+                  .heapBuffer(data.length - 2 * third)
+                  .writeBytes(data, 2 * third, data.length - 2 * third);
+          composite.addComponents(true, first, allocator.heapBuffer(0), second, third2);
+          return composite.skipBytes(SOURCE_OFFSET);
+        }
       case READ_ONLY_HEAP:
         return HEAP.holding(data).asReadOnly();
-      default: {
-        ByteBuf buf = direct
-            ? allocator.directBuffer(SOURCE_OFFSET + data.length)
-            : allocator.heapBuffer(SOURCE_OFFSET + data.length);
-        return buf.writeZero(SOURCE_OFFSET).writeBytes(data).skipBytes(SOURCE_OFFSET);
-      }
+      default:
+        {
+          ByteBuf buf =
+              direct
+                  ? allocator.directBuffer(SOURCE_OFFSET + data.length)
+                  : allocator.heapBuffer(SOURCE_OFFSET + data.length);
+          return buf.writeZero(SOURCE_OFFSET).writeBytes(data).skipBytes(SOURCE_OFFSET);
+        }
     }
   }
 
@@ -67,8 +75,8 @@ enum BufferKind {
     }
     if (this == COMPOSITE) {
       CompositeByteBuf composite = allocator.compositeBuffer();
-      composite.addComponent(true, allocator.directBuffer(TARGET_PREFIX.length)
-          .writeBytes(TARGET_PREFIX));
+      composite.addComponent(
+          true, allocator.directBuffer(TARGET_PREFIX.length).writeBytes(TARGET_PREFIX));
       return composite;
     }
     ByteBuf buf = direct ? allocator.directBuffer(8) : allocator.heapBuffer(8);

@@ -16,8 +16,9 @@ final class CodecFixtures {
   static List<Named<CompressionCodec>> codecs() {
     return List.of(
         Named.of("lz4 (fastest)", new Lz4Codec()),
-        Named.of("lz4 (pure Java)", new Lz4Codec(LZ4Factory.fastestJavaInstance(),
-            Lz4Codec.DEFAULT_CHUNK_SIZE)),
+        Named.of(
+            "lz4 (pure Java)",
+            new Lz4Codec(LZ4Factory.fastestJavaInstance(), Lz4Codec.DEFAULT_CHUNK_SIZE)),
         Named.of("lz4 in 100-byte chunks", new Lz4Codec(100)),
         Named.of("zstd level 1", new ZstdCodec()),
         Named.of("zstd level -5", new ZstdCodec(-5)),
@@ -30,8 +31,24 @@ final class CodecFixtures {
 
   static byte[] text(int length, long seed) {
     Random random = new Random(seed);
-    String[] words = {"shuffle", "block", "partition", "map", "reduce", "spark", "sluice", "server",
-        "record", "key", "value", "\n", ", ", "0", "42", "2024-11-22"};
+    String[] words = {
+      "shuffle",
+      "block",
+      "partition",
+      "map",
+      "reduce",
+      "spark",
+      "sluice",
+      "server",
+      "record",
+      "key",
+      "value",
+      "\n",
+      ", ",
+      "0",
+      "42",
+      "2024-11-22"
+    };
     StringBuilder sb = new StringBuilder(length + 16);
     while (sb.length() < length) {
       sb.append(words[random.nextInt(words.length)]).append(' ');

@@ -49,7 +49,9 @@ class CompressionCodecRoundTripTest {
     for (Named<byte[]> data : CodecFixtures.smallData()) {
       byte[] reference = compressOnHeap(codec, data.getPayload());
       byte[] compressed = compress(codec, data.getPayload(), source, target);
-      assertArrayEquals(reference, compressed,
+      assertArrayEquals(
+          reference,
+          compressed,
           data.getName() + ": the output does not depend on the buffers' kind");
       byte[] restored = decompress(codec, compressed, data.getPayload().length, source, target);
       assertArrayEquals(data.getPayload(), restored, data.getName());
@@ -76,7 +78,8 @@ class CompressionCodecRoundTripTest {
     for (int length : new int[] {0, 1, 100, 65_536, 1 << 20}) {
       byte[] data = CodecFixtures.random(length, length);
       byte[] compressed = compressOnHeap(codec, data);
-      assertTrue(compressed.length <= codec.maxCompressedLength(length),
+      assertTrue(
+          compressed.length <= codec.maxCompressedLength(length),
           compressed.length + " > bound " + codec.maxCompressedLength(length));
     }
   }
@@ -92,8 +95,9 @@ class CompressionCodecRoundTripTest {
       int chunk = block.readInt();
       byte[] payload = new byte[stored];
       block.readBytes(payload);
-      LZ4Factory.safeInstance().safeDecompressor().decompress(payload, 0, stored, restored,
-          produced, chunk);
+      LZ4Factory.safeInstance()
+          .safeDecompressor()
+          .decompress(payload, 0, stored, restored, produced, chunk);
       produced += chunk;
     }
     assertEquals(2, produced / Lz4Codec.DEFAULT_CHUNK_SIZE + 1, "two chunks");
@@ -107,19 +111,30 @@ class CompressionCodecRoundTripTest {
    */
   @Test
   void lz4ReframedLengthIsTheLengthOfSparksStream() throws IOException {
-    List<byte[]> inputs = List.of(CodecFixtures.text(10, 1), CodecFixtures.text(5_000, 2),
-        CodecFixtures.text(Lz4Codec.DEFAULT_CHUNK_SIZE, 3), CodecFixtures.text(200_000, 4),
-        CodecFixtures.random(70_000, 5), mixed(300_000));
+    List<byte[]> inputs =
+        List.of(
+            CodecFixtures.text(10, 1),
+            CodecFixtures.text(5_000, 2),
+            CodecFixtures.text(Lz4Codec.DEFAULT_CHUNK_SIZE, 3),
+            CodecFixtures.text(200_000, 4),
+            CodecFixtures.random(70_000, 5),
+            mixed(300_000));
     for (byte[] data : inputs) {
       Lz4Codec codec = new Lz4Codec();
       byte[] block = compressOnHeap(codec, data);
       ByteArrayOutputStream spark = new ByteArrayOutputStream();
-      try (OutputStream stream = new LZ4BlockOutputStream(spark, Lz4Codec.DEFAULT_CHUNK_SIZE,
-          LZ4Factory.fastestInstance().fastCompressor(),
-          XXHashFactory.fastestInstance().newStreamingHash32(0x9747b28c).asChecksum(), true)) {
+      try (OutputStream stream =
+          new LZ4BlockOutputStream(
+              spark,
+              Lz4Codec.DEFAULT_CHUNK_SIZE,
+              LZ4Factory.fastestInstance().fastCompressor(),
+              XXHashFactory.fastestInstance().newStreamingHash32(0x9747b28c).asChecksum(),
+              true)) {
         stream.write(data);
       }
-      assertEquals(spark.size(), codec.reframedLength(block.length, data.length, 21) + 21,
+      assertEquals(
+          spark.size(),
+          codec.reframedLength(block.length, data.length, 21) + 21,
           data.length + " bytes");
     }
   }
@@ -155,15 +170,17 @@ class CompressionCodecRoundTripTest {
       List<Future<?>> results = new ArrayList<>();
       for (int thread = 0; thread < 4; thread++) {
         int seed = thread;
-        results.add(pool.submit(() -> {
-          for (int i = 0; i < 50; i++) {
-            byte[] data = CodecFixtures.text(1000 + 997 * i, seed * 1000L + i);
-            BufferKind kind = i % 2 == 0 ? BufferKind.POOLED_DIRECT : BufferKind.HEAP;
-            byte[] compressed = compress(codec, data, kind, kind);
-            assertArrayEquals(data, decompress(codec, compressed, data.length, kind, kind));
-          }
-          return null;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 50; i++) {
+                    byte[] data = CodecFixtures.text(1000 + 997 * i, seed * 1000L + i);
+                    BufferKind kind = i % 2 == 0 ? BufferKind.POOLED_DIRECT : BufferKind.HEAP;
+                    byte[] compressed = compress(codec, data, kind, kind);
+                    assertArrayEquals(data, decompress(codec, compressed, data.length, kind, kind));
+                  }
+                  return null;
+                }));
       }
       for (Future<?> result : results) {
         result.get(60, TimeUnit.SECONDS);
@@ -178,7 +195,8 @@ class CompressionCodecRoundTripTest {
   }
 
   /** Compresses through buffers of the given kinds, checking how the indexes move. */
-  static byte[] compress(CompressionCodec codec, byte[] data, BufferKind source, BufferKind target) {
+  static byte[] compress(
+      CompressionCodec codec, byte[] data, BufferKind source, BufferKind target) {
     ByteBuf src = source.holding(data);
     ByteBuf dst = target.target();
     try {
@@ -187,8 +205,10 @@ class CompressionCodecRoundTripTest {
       assertEquals(BufferKind.TARGET_PREFIX.length + written, dst.writerIndex());
       assertTrue(written <= codec.maxCompressedLength(data.length));
       byte[] out = CodecFixtures.readable(dst);
-      assertArrayEquals(BufferKind.TARGET_PREFIX,
-          Arrays.copyOf(out, BufferKind.TARGET_PREFIX.length), "the prefix is kept");
+      assertArrayEquals(
+          BufferKind.TARGET_PREFIX,
+          Arrays.copyOf(out, BufferKind.TARGET_PREFIX.length),
+          "the prefix is kept");
       return Arrays.copyOfRange(out, BufferKind.TARGET_PREFIX.length, out.length);
     } finally {
       src.release();
@@ -197,8 +217,9 @@ class CompressionCodecRoundTripTest {
   }
 
   /** Decompresses through buffers of the given kinds, checking how the indexes move. */
-  static byte[] decompress(CompressionCodec codec, byte[] compressed, int length,
-      BufferKind source, BufferKind target) throws CorruptBlockException {
+  static byte[] decompress(
+      CompressionCodec codec, byte[] compressed, int length, BufferKind source, BufferKind target)
+      throws CorruptBlockException {
     ByteBuf src = source.holding(compressed);
     ByteBuf dst = target.target();
     try {
@@ -206,8 +227,10 @@ class CompressionCodecRoundTripTest {
       assertEquals(0, src.readableBytes(), "the source is consumed");
       assertEquals(BufferKind.TARGET_PREFIX.length + length, dst.writerIndex());
       byte[] out = CodecFixtures.readable(dst);
-      assertArrayEquals(BufferKind.TARGET_PREFIX,
-          Arrays.copyOf(out, BufferKind.TARGET_PREFIX.length), "the prefix is kept");
+      assertArrayEquals(
+          BufferKind.TARGET_PREFIX,
+          Arrays.copyOf(out, BufferKind.TARGET_PREFIX.length),
+          "the prefix is kept");
       return Arrays.copyOfRange(out, BufferKind.TARGET_PREFIX.length, out.length);
     } finally {
       src.release();

@@ -23,19 +23,23 @@ class CompressionCodecsTest {
 
   @Test
   void zstdLevelsOutsideZstdsRangeAreRejected() {
-    assertThrows(IllegalArgumentException.class, () -> CompressionCodecs.create(CodecKind.ZSTD, 23));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class, () -> CompressionCodecs.create(CodecKind.ZSTD, 23));
+    assertThrows(
+        IllegalArgumentException.class,
         () -> CompressionCodecs.create(CodecKind.ZSTD, Integer.MIN_VALUE));
     CompressionCodecs.create(CodecKind.LZ4, 23);
   }
 
   @Test
   void lz4ChunkSizesOutsideWhatSparksStreamTakesAreRejected() {
-    assertEquals(65_536,
-        ((Lz4Codec) CompressionCodecs.create(CodecKind.LZ4, 1, 65_536)).chunkSize());
-    assertThrows(IllegalArgumentException.class,
+    assertEquals(
+        65_536, ((Lz4Codec) CompressionCodecs.create(CodecKind.LZ4, 1, 65_536)).chunkSize());
+    assertThrows(
+        IllegalArgumentException.class,
         () -> CompressionCodecs.create(CodecKind.LZ4, 1, Lz4Codec.MIN_CHUNK_SIZE - 1));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> CompressionCodecs.create(CodecKind.LZ4, 1, Lz4Codec.MAX_CHUNK_SIZE + 1));
     CompressionCodecs.create(CodecKind.ZSTD, 1, 1);
   }
@@ -47,7 +51,8 @@ class CompressionCodecsTest {
     assertEquals(CodecKind.NONE, CodecKind.forName("None"));
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> CodecKind.forName("snappy"));
-    assertTrue(e.getMessage().contains("'snappy'") && e.getMessage().contains("[lz4, zstd, none]"),
+    assertTrue(
+        e.getMessage().contains("'snappy'") && e.getMessage().contains("[lz4, zstd, none]"),
         e.getMessage());
   }
 }

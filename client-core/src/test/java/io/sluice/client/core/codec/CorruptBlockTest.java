@@ -18,8 +18,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CorruptBlockTest {
   private static final int MUTATIONS = 4000;
-  private static final List<BufferKind> KINDS = List.of(BufferKind.HEAP, BufferKind.POOLED_DIRECT,
-      BufferKind.COMPOSITE, BufferKind.DIRECT, BufferKind.READ_ONLY_HEAP);
+  private static final List<BufferKind> KINDS =
+      List.of(
+          BufferKind.HEAP,
+          BufferKind.POOLED_DIRECT,
+          BufferKind.COMPOSITE,
+          BufferKind.DIRECT,
+          BufferKind.READ_ONLY_HEAP);
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("io.sluice.client.core.codec.CodecFixtures#codecs")
@@ -27,8 +32,18 @@ class CorruptBlockTest {
     for (byte[] data : List.of(new byte[0], CodecFixtures.text(20_000, 11), new byte[100_000])) {
       byte[] compressed = CompressionCodecRoundTripTest.compressOnHeap(codec, data);
       int length = data.length;
-      for (int wrong : new int[] {length + 1, length - 1, length * 2 + 1, 0, 1, -1,
-          Integer.MIN_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE - 8}) {
+      for (int wrong :
+          new int[] {
+            length + 1,
+            length - 1,
+            length * 2 + 1,
+            0,
+            1,
+            -1,
+            Integer.MIN_VALUE,
+            Integer.MAX_VALUE,
+            Integer.MAX_VALUE - 8
+          }) {
         if (wrong == length) {
           continue;
         }
@@ -37,11 +52,15 @@ class CorruptBlockTest {
           ByteBuf dst = BufferKind.POOLED_DIRECT.target();
           try {
             int capacityBefore = dst.capacity();
-            CorruptBlockException e = assertThrows(CorruptBlockException.class,
-                () -> codec.decompress(src, dst, wrong), "length " + wrong + " for " + length);
+            CorruptBlockException e =
+                assertThrows(
+                    CorruptBlockException.class,
+                    () -> codec.decompress(src, dst, wrong),
+                    "length " + wrong + " for " + length);
             assertTrue(e.getMessage().contains(String.valueOf(wrong)), e.getMessage());
             assertUnmoved(src, compressed.length, dst);
-            assertTrue(dst.capacity() <= Math.max(capacityBefore, 4L * length + 1024),
+            assertTrue(
+                dst.capacity() <= Math.max(capacityBefore, 4L * length + 1024),
                 "the target did not grow to a length the block cannot hold: " + dst.capacity());
           } finally {
             src.release();
@@ -77,14 +96,27 @@ class CorruptBlockTest {
         rejected++;
         assertUnmoved(src, damaged.length, dst);
       } catch (Throwable t) {
-        fail("mutation " + i + " (" + damage + ", " + damaged.length + " bytes, length " + length
-            + ", " + kind + ") threw " + t, t);
+        fail(
+            "mutation "
+                + i
+                + " ("
+                + damage
+                + ", "
+                + damaged.length
+                + " bytes, length "
+                + length
+                + ", "
+                + kind
+                + ") threw "
+                + t,
+            t);
       } finally {
         src.release();
         dst.release();
       }
     }
-    assertTrue(rejected > MUTATIONS / 4, "only " + rejected + " of " + MUTATIONS + " were rejected");
+    assertTrue(
+        rejected > MUTATIONS / 4, "only " + rejected + " of " + MUTATIONS + " were rejected");
   }
 
   private static void assertUnmoved(ByteBuf src, int srcLength, ByteBuf dst) {

@@ -9,6 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.client.core.TransferCounters;
+import io.sluice.client.core.read.FakeShuffleServer;
+import io.sluice.client.core.read.FakeShuffleServer.Block;
+import io.sluice.client.core.read.FetchSettings;
+import io.sluice.client.core.read.FetchedBlock;
+import io.sluice.client.core.read.PartitionReader;
+import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.PartitionLocation;
@@ -19,13 +26,6 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.client.core.TransferCounters;
-import io.sluice.client.core.read.FakeShuffleServer;
-import io.sluice.client.core.read.FakeShuffleServer.Block;
-import io.sluice.client.core.read.FetchSettings;
-import io.sluice.client.core.read.FetchedBlock;
-import io.sluice.client.core.read.PartitionReader;
-import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
@@ -73,10 +73,13 @@ class MapOutputPusherTest {
   @BeforeAll
   static void startClient() {
     // Held pushes must not time out: a timed-out push is sent again.
-    SluiceConf conf = SluiceConf.empty().with(TransportOptions.REQUEST_TIMEOUT, "60s")
-        .with(TransportOptions.CONNECT_TIMEOUT, "5s");
-    clients = new TransportContext(new TransportConf(conf), "pusher-test",
-        PooledByteBufAllocator.DEFAULT).createClientFactory();
+    SluiceConf conf =
+        SluiceConf.empty()
+            .with(TransportOptions.REQUEST_TIMEOUT, "60s")
+            .with(TransportOptions.CONNECT_TIMEOUT, "5s");
+    clients =
+        new TransportContext(new TransportConf(conf), "pusher-test", PooledByteBufAllocator.DEFAULT)
+            .createClientFactory();
     timer = Executors.newSingleThreadScheduledExecutor();
   }
 
@@ -163,8 +166,8 @@ class MapOutputPusherTest {
   @Test
   void aBatchMayPassTheBatchSizeByOneBlockOnly() throws Exception {
     FakeShuffleServer s = newServer();
-    MapOutputPusher pusher = pusher(settings(10_000, 1 << 20, QUICK),
-        new RecordingLocator().at(0, 0, s), 1);
+    MapOutputPusher pusher =
+        pusher(settings(10_000, 1 << 20, QUICK), new RecordingLocator().at(0, 0, s), 1);
     for (int i = 0; i < 40; i++) {
       add(pusher, 0, 1 + ThreadLocalRandom.current().nextInt(3_000));
     }
@@ -180,7 +183,8 @@ class MapOutputPusherTest {
         shortBatches++;
       }
     }
-    assertTrue(shortBatches <= 1, "only the batch left at finish() goes out short: " + shortBatches);
+    assertTrue(
+        shortBatches <= 1, "only the batch left at finish() goes out short: " + shortBatches);
     assertEquals(40, s.memory(0).size());
   }
 
@@ -203,17 +207,20 @@ class MapOutputPusherTest {
     int blocks = 400;
     AtomicLong maxSeen = new AtomicLong();
     AtomicReference<Throwable> failed = new AtomicReference<>();
-    Thread producer = new Thread(() -> {
-      try {
-        for (int i = 0; i < blocks; i++) {
-          add(pusher, i % partitions, 1_000);
-          maxSeen.accumulateAndGet(pusher.bufferedBytes(), Math::max);
-        }
-        pusher.finish();
-      } catch (Throwable t) {
-        failed.set(t);
-      }
-    }, "producer");
+    Thread producer =
+        new Thread(
+            () -> {
+              try {
+                for (int i = 0; i < blocks; i++) {
+                  add(pusher, i % partitions, 1_000);
+                  maxSeen.accumulateAndGet(pusher.bufferedBytes(), Math::max);
+                }
+                pusher.finish();
+              } catch (Throwable t) {
+                failed.set(t);
+              }
+            },
+            "producer");
     producer.start();
 
     int rounds = 0;
@@ -221,8 +228,12 @@ class MapOutputPusherTest {
       // Wait until the producer waits for acknowledgements of pushes that arrived (or is done),
       // then acknowledge them.
       // (It waits in slices, so that a killed task stops waiting: TIMED_WAITING.)
-      await(() -> !producer.isAlive() || (producer.getState() == Thread.State.TIMED_WAITING
-          && held.stream().anyMatch(s -> s.heldPushes() > 0)), "the producer to wait");
+      await(
+          () ->
+              !producer.isAlive()
+                  || (producer.getState() == Thread.State.TIMED_WAITING
+                      && held.stream().anyMatch(s -> s.heldPushes() > 0)),
+          "the producer to wait");
       long heldNow = 0;
       for (FakeShuffleServer s : held) {
         heldNow += s.heldBytes();
@@ -241,8 +252,9 @@ class MapOutputPusherTest {
 
     assertNull(failed.get(), () -> "producer failed: " + failed.get());
     assertTrue(maxSeen.get() <= maxBuffered, "held " + maxSeen.get() + " bytes at most");
-    assertTrue(rounds >= 400_000 / maxBuffered, "the attempt had to wait for acknowledgements: "
-        + rounds + " rounds");
+    assertTrue(
+        rounds >= 400_000 / maxBuffered,
+        "the attempt had to wait for acknowledgements: " + rounds + " rounds");
     int stored = 0;
     for (int p = 0; p < partitions; p++) {
       assertEquals(blocks / partitions, pusher.blockCount(p));
@@ -268,7 +280,8 @@ class MapOutputPusherTest {
     assertEquals(4, arrivals.size());
     for (int retry = 0; retry < 3; retry++) {
       long gapMillis = (arrivals.get(retry + 1) - arrivals.get(retry)) / 1_000_000;
-      assertTrue(gapMillis >= backoff.delayMillis(retry),
+      assertTrue(
+          gapMillis >= backoff.delayMillis(retry),
           "retry " + retry + " came " + gapMillis + " ms after the refusal");
     }
     assertEquals(1, s.memory(0).size());
@@ -282,8 +295,11 @@ class MapOutputPusherTest {
     FakeShuffleServer s = newServer();
     s.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, 10);
     RecordingLocator locator = new RecordingLocator().at(0, 0, s);
-    MapOutputPusher pusher = pusher(settings(1_000, 1 << 20,
-        new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), 2)), locator, 1);
+    MapOutputPusher pusher =
+        pusher(
+            settings(1_000, 1 << 20, new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), 2)),
+            locator,
+            1);
     add(pusher, 0, 500);
 
     IOException e = assertThrows(IOException.class, pusher::finish);
@@ -299,11 +315,14 @@ class MapOutputPusherTest {
   void aRefusedConnectionRelocatesTheBatchOnceAndPushesTheSameBlocksThere() throws Exception {
     ServerAddress dead = deadAddress();
     FakeShuffleServer moved = newServer();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(dead)))
-        .at(1, new PartitionLocation(0, List.of(dead)))
-        .at(2, new PartitionLocation(3, List.of(dead)))
-        .movesTo(0, 1, moved).movesTo(1, 1, moved).movesTo(2, 4, moved);
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(dead)))
+            .at(1, new PartitionLocation(0, List.of(dead)))
+            .at(2, new PartitionLocation(3, List.of(dead)))
+            .movesTo(0, 1, moved)
+            .movesTo(1, 1, moved)
+            .movesTo(2, 4, moved);
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 3);
     Map<Integer, List<byte[]>> added = new HashMap<>();
     for (int i = 0; i < 9; i++) {
@@ -334,10 +353,12 @@ class MapOutputPusherTest {
     ServerAddress dead1 = deadAddress();
     ServerAddress dead2 = deadAddress();
     FakeShuffleServer moved = newServer();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(2, List.of(dead1)))
-        .at(1, new PartitionLocation(0, List.of(dead2)))
-        .movesTo(0, 3, moved).movesTo(1, 1, moved);
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(2, List.of(dead1)))
+            .at(1, new PartitionLocation(0, List.of(dead2)))
+            .movesTo(0, 3, moved)
+            .movesTo(1, 1, moved);
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
     add(pusher, 0, 100);
     add(pusher, 1, 100);
@@ -348,8 +369,7 @@ class MapOutputPusherTest {
     for (Relocation call : locator.calls) {
       assertNull(byServer.put(call.failedServerId(), call.epochs()), "one call per batch");
     }
-    assertEquals(Map.of(dead1.serverId(), Map.of(0, 2), dead2.serverId(), Map.of(1, 0)),
-        byServer);
+    assertEquals(Map.of(dead1.serverId(), Map.of(0, 2), dead2.serverId(), Map.of(1, 0)), byServer);
     assertEquals(2, moved.memory(0).size());
     assertEquals(1, moved.memory(1).size());
   }
@@ -360,9 +380,10 @@ class MapOutputPusherTest {
     FakeShuffleServer lostReplica = newServer();
     FakeShuffleServer newReplica = newServer();
     primary.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(primary.address(), lostReplica.address())))
-        .movesTo(0, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(primary.address(), lostReplica.address())))
+            .movesTo(0, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 1);
     byte[] b0 = add(pusher, 0, 300);
     byte[] b1 = add(pusher, 0, 300);
@@ -374,10 +395,11 @@ class MapOutputPusherTest {
     assertEquals(Map.of(0, 0), locator.calls.get(0).epochs());
     List<PushDataRequest> pushes = primary.received(PushDataRequest.class);
     assertEquals(2, pushes.size());
-    assertEquals(List.of(new ReplicaChain(0, List.of(lostReplica.address()))),
+    assertEquals(
+        List.of(new ReplicaChain(0, List.of(lostReplica.address()))),
         pushes.get(0).replicaChains());
-    assertEquals(List.of(new ReplicaChain(0, List.of(newReplica.address()))),
-        pushes.get(1).replicaChains());
+    assertEquals(
+        List.of(new ReplicaChain(0, List.of(newReplica.address()))), pushes.get(1).replicaChains());
     assertEquals(pushes.get(0).blocks(), pushes.get(1).blocks(), "the same blocks again");
     List<Block> stored = sortedBySequence(primary.memory(0));
     assertEquals(2, stored.size());
@@ -392,8 +414,11 @@ class MapOutputPusherTest {
   @Test
   void aFailedRelocationFailsTheAttemptAtItsNextCall() throws Exception {
     ServerAddress dead = deadAddress();
-    MapOutputPusher pusher = pusher(settings(100, 1 << 20, QUICK),
-        new FixedLocations(List.of(new PartitionLocation(0, List.of(dead)))), 1);
+    MapOutputPusher pusher =
+        pusher(
+            settings(100, 1 << 20, QUICK),
+            new FixedLocations(List.of(new PartitionLocation(0, List.of(dead)))),
+            1);
     add(pusher, 0, 100); // a full batch: pushed at once, refused, not relocated
     await(() -> pusher.bufferedBytes() == 0, "the failed push to be released");
 
@@ -409,9 +434,10 @@ class MapOutputPusherTest {
   void relocationsAreBounded() throws Exception {
     ServerAddress dead1 = deadAddress();
     ServerAddress dead2 = deadAddress();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(dead1)))
-        .movesTo(0, new PartitionLocation(1, List.of(dead2)));
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(dead1)))
+            .movesTo(0, new PartitionLocation(1, List.of(dead2)));
     MapOutputPusher pusher = pusher(new PushSettings(1 << 20, 1 << 20, QUICK, 1), locator, 1);
     add(pusher, 0, 100);
 
@@ -427,10 +453,11 @@ class MapOutputPusherTest {
     FakeShuffleServer s2 = newServer();
     FakeShuffleServer s3 = newServer();
     FakeShuffleServer s4 = newServer();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
-        .at(1, new PartitionLocation(0, List.of(s2.address())))
-        .movesTo(0, new PartitionLocation(1, List.of(s3.address(), s4.address())));
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
+            .at(1, new PartitionLocation(0, List.of(s2.address())))
+            .movesTo(0, new PartitionLocation(1, List.of(s3.address(), s4.address())));
     // One block per batch, so that each push goes out as it is added.
     MapOutputPusher pusher = pusher(settings(100, 1 << 20, QUICK), locator, 3);
     byte[] first = add(pusher, 0, 100);
@@ -457,11 +484,21 @@ class MapOutputPusherTest {
 
     // A reader of both locations finds both blocks of partition 0, each once.
     List<FetchedBlock> taken = new ArrayList<>();
-    try (PartitionReader reader = new PartitionReader(APP, SHUFFLE, List.of(new PartitionSource(0,
-        List.of(new PartitionLocation(0, List.of(s1.address(), s2.address())),
-            new PartitionLocation(1, List.of(s3.address(), s4.address()))),
-        new long[] {ATTEMPT})), new FetchSettings(1 << 20, 1 << 16, QUICK), clients,
-        PooledByteBufAllocator.DEFAULT, timer)) {
+    try (PartitionReader reader =
+        new PartitionReader(
+            APP,
+            SHUFFLE,
+            List.of(
+                new PartitionSource(
+                    0,
+                    List.of(
+                        new PartitionLocation(0, List.of(s1.address(), s2.address())),
+                        new PartitionLocation(1, List.of(s3.address(), s4.address()))),
+                    new long[] {ATTEMPT})),
+            new FetchSettings(1 << 20, 1 << 16, QUICK),
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer)) {
       reader.start();
       FetchedBlock b;
       while ((b = reader.take(() -> {})) != null) {
@@ -480,9 +517,10 @@ class MapOutputPusherTest {
     FakeShuffleServer s2 = newServer();
     FakeShuffleServer s3 = newServer();
     FakeShuffleServer s4 = newServer();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
-        .at(1, new PartitionLocation(0, List.of(s3.address(), s4.address())));
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
+            .at(1, new PartitionLocation(0, List.of(s3.address(), s4.address())));
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
     add(pusher, 0, 100);
     add(pusher, 1, 100);
@@ -504,16 +542,18 @@ class MapOutputPusherTest {
     // reads without the commit, the attempt's blocks would be missing there.
     FakeShuffleServer s1 = newServer();
     FakeShuffleServer s2 = newServer();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())));
+    RecordingLocator locator =
+        new RecordingLocator().at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())));
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 1);
     add(pusher, 0, 100);
     pusher.finish();
     s1.failNext(CommitMapOutputRequest.class, StatusCode.INTERNAL_ERROR, 1);
 
     IOException e = assertThrows(IOException.class, () -> pusher.commit(0));
-    assertTrue(e.getMessage().contains(s1.address().serverId())
-        && e.getMessage().contains("readers may still read"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains(s1.address().serverId())
+            && e.getMessage().contains("readers may still read"),
+        e.getMessage());
     assertEquals(1, s2.committedCount(0, ATTEMPT));
   }
 
@@ -522,9 +562,10 @@ class MapOutputPusherTest {
     FakeShuffleServer s1 = newServer();
     FakeShuffleServer s2 = newServer();
     FakeShuffleServer s3 = newServer();
-    RecordingLocator locator = new RecordingLocator()
-        .at(0, new PartitionLocation(0, List.of(s3.address())))
-        .at(1, new PartitionLocation(0, List.of(s1.address(), s2.address())));
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(s3.address())))
+            .at(1, new PartitionLocation(0, List.of(s1.address(), s2.address())));
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
     add(pusher, 0, 100);
     add(pusher, 1, 100);
@@ -534,8 +575,10 @@ class MapOutputPusherTest {
 
     IOException e = assertThrows(IOException.class, () -> pusher.commit(3));
     assertTrue(e.getMessage().contains("no server of partition 1's location"), e.getMessage());
-    assertTrue(e.getMessage().contains(s1.address().serverId())
-        && e.getMessage().contains(s2.address().serverId()), e.getMessage());
+    assertTrue(
+        e.getMessage().contains(s1.address().serverId())
+            && e.getMessage().contains(s2.address().serverId()),
+        e.getMessage());
     assertEquals(1, s3.committedCount(0, ATTEMPT), "the other location took it");
   }
 
@@ -543,8 +586,8 @@ class MapOutputPusherTest {
   void aCommitAnsweredBusyIsRetried() throws Exception {
     FakeShuffleServer s = newServer();
     s.failNext(CommitMapOutputRequest.class, StatusCode.BUSY, 2);
-    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK),
-        new RecordingLocator().at(0, 0, s), 1);
+    MapOutputPusher pusher =
+        pusher(settings(1 << 20, 1 << 20, QUICK), new RecordingLocator().at(0, 0, s), 1);
     add(pusher, 0, 100);
     pusher.finish();
 
@@ -561,25 +604,38 @@ class MapOutputPusherTest {
   void aKilledTaskStopsWaitingForAcknowledgements() throws Exception {
     FakeShuffleServer s = newServer().holdPushes(true);
     AtomicReference<Boolean> killed = new AtomicReference<>(false);
-    MapOutputPusher pusher = new MapOutputPusher(clients, PooledByteBufAllocator.DEFAULT, timer,
-        settings(1_000, 1 << 20, QUICK), new RecordingLocator().at(0, 0, s), APP, SHUFFLE, 1,
-        ATTEMPT, killed::get);
+    MapOutputPusher pusher =
+        new MapOutputPusher(
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            settings(1_000, 1 << 20, QUICK),
+            new RecordingLocator().at(0, 0, s),
+            APP,
+            SHUFFLE,
+            1,
+            ATTEMPT,
+            killed::get);
     pushers.add(pusher);
     add(pusher, 0, 500);
     AtomicReference<Throwable> failed = new AtomicReference<>();
-    Thread finisher = new Thread(() -> {
-      try {
-        pusher.finish();
-      } catch (Throwable t) {
-        failed.set(t);
-      }
-    }, "finisher");
+    Thread finisher =
+        new Thread(
+            () -> {
+              try {
+                pusher.finish();
+              } catch (Throwable t) {
+                failed.set(t);
+              }
+            },
+            "finisher");
     finisher.start();
     await(() -> s.heldPushes() == 1, "the push held by the server");
     killed.set(true);
     finisher.join();
-    assertTrue(failed.get() instanceof IOException
-        && failed.get().getMessage().contains("killed"), String.valueOf(failed.get()));
+    assertTrue(
+        failed.get() instanceof IOException && failed.get().getMessage().contains("killed"),
+        String.valueOf(failed.get()));
     pusher.abort();
     s.releaseHeldPushes();
     await(() -> pusher.bufferedBytes() == 0, "the held push to end");
@@ -614,9 +670,11 @@ class MapOutputPusherTest {
   void abortDuringABackOffReleasesTheBatchWhenTheRetriesEnd() throws Exception {
     FakeShuffleServer s = newServer();
     s.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, 100);
-    MapOutputPusher pusher = pusher(settings(100, 1 << 20,
-        new Backoff(Duration.ofMillis(5), Duration.ofMillis(5), 20)), new RecordingLocator()
-        .at(0, 0, s), 1);
+    MapOutputPusher pusher =
+        pusher(
+            settings(100, 1 << 20, new Backoff(Duration.ofMillis(5), Duration.ofMillis(5), 20)),
+            new RecordingLocator().at(0, 0, s),
+            1);
     add(pusher, 0, 100);
     await(() -> s.pushArrivals().size() >= 2, "a retry");
 
@@ -659,8 +717,8 @@ class MapOutputPusherTest {
     }
 
     @Override
-    public CompletableFuture<Map<Integer, PartitionLocation>> relocate(int[] partitions,
-        int[] epochs, String failedServerId, String reason) {
+    public CompletableFuture<Map<Integer, PartitionLocation>> relocate(
+        int[] partitions, int[] epochs, String failedServerId, String reason) {
       Map<Integer, Integer> asked = new LinkedHashMap<>();
       for (int i = 0; i < partitions.length; i++) {
         asked.put(partitions[i], epochs[i]);
@@ -693,10 +751,21 @@ class MapOutputPusherTest {
     return new PushSettings(batchSize, maxBuffered, backoff, 3);
   }
 
-  private MapOutputPusher pusher(PushSettings settings, PartitionLocator locator,
-      int numPartitions) {
-    MapOutputPusher pusher = new MapOutputPusher(clients, PooledByteBufAllocator.DEFAULT, timer,
-        settings, locator, APP, SHUFFLE, numPartitions, ATTEMPT, () -> false, pushRetries);
+  private MapOutputPusher pusher(
+      PushSettings settings, PartitionLocator locator, int numPartitions) {
+    MapOutputPusher pusher =
+        new MapOutputPusher(
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            settings,
+            locator,
+            APP,
+            SHUFFLE,
+            numPartitions,
+            ATTEMPT,
+            () -> false,
+            pushRetries);
     pushers.add(pusher);
     return pusher;
   }
@@ -705,8 +774,8 @@ class MapOutputPusherTest {
   private static byte[] add(MapOutputPusher pusher, int partition, int size) throws IOException {
     byte[] bytes = new byte[size];
     ThreadLocalRandom.current().nextBytes(bytes);
-    pusher.add(partition, PooledByteBufAllocator.DEFAULT.directBuffer(size).writeBytes(bytes),
-        3 * size);
+    pusher.add(
+        partition, PooledByteBufAllocator.DEFAULT.directBuffer(size).writeBytes(bytes), 3 * size);
     return bytes;
   }
 
@@ -722,7 +791,8 @@ class MapOutputPusherTest {
 
   private static List<Long> bodySizes(FakeShuffleServer s) {
     return s.received(PushDataRequest.class).stream()
-        .map(r -> BlockDescriptor.totalLength(r.blocks())).sorted((a, b) -> Long.compare(b, a))
+        .map(r -> BlockDescriptor.totalLength(r.blocks()))
+        .sorted((a, b) -> Long.compare(b, a))
         .toList();
   }
 
@@ -731,7 +801,8 @@ class MapOutputPusherTest {
     Map<Integer, Integer> counts = new HashMap<>();
     for (CommitMapOutputRequest r : s.received(CommitMapOutputRequest.class)) {
       for (int i = 0; i < r.partitionIds().length; i++) {
-        assertNull(counts.put(r.partitionIds()[i], r.blockCounts()[i]),
+        assertNull(
+            counts.put(r.partitionIds()[i], r.blockCounts()[i]),
             "partition " + r.partitionIds()[i] + " listed twice");
       }
     }
@@ -741,8 +812,7 @@ class MapOutputPusherTest {
   /** A loopback address nothing listens on (bound, then released). */
   private static ServerAddress deadAddress() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
-      return new ServerAddress("dead-" + socket.getLocalPort(), "127.0.0.1",
-          socket.getLocalPort());
+      return new ServerAddress("dead-" + socket.getLocalPort(), "127.0.0.1", socket.getLocalPort());
     }
   }
 

@@ -19,8 +19,10 @@ import org.junit.jupiter.api.Test;
 
 class BlockDecoderTest {
   private static final PooledByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
-  private static final byte[] TEXT = "the quick brown fox jumps over the lazy dog, again and again"
-      .repeat(50).getBytes(StandardCharsets.UTF_8);
+  private static final byte[] TEXT =
+      "the quick brown fox jumps over the lazy dog, again and again"
+          .repeat(50)
+          .getBytes(StandardCharsets.UTF_8);
 
   private FetchedBlock block;
 
@@ -77,8 +79,8 @@ class BlockDecoderTest {
     ByteBuf garbage = ALLOC.directBuffer().writeBytes(new byte[] {(byte) 0xF0, 1, 2, 3});
     block = new FetchedBlock(3, 77, 1234, 500, garbage);
 
-    CorruptBlockException e = assertThrows(CorruptBlockException.class,
-        () -> new BlockDecoder(lz4, ALLOC).decode(block));
+    CorruptBlockException e =
+        assertThrows(CorruptBlockException.class, () -> new BlockDecoder(lz4, ALLOC).decode(block));
     assertTrue(e.getMessage().contains("block 1234 of map attempt 77"), e.getMessage());
   }
 

@@ -25,8 +25,8 @@ class ExpectedBlocksTest {
     assertFalse(blocks.wants(A, 1), "already received");
     assertFalse(blocks.accept(A, 1), "a duplicate is dropped");
     assertTrue(blocks.accept(B, 0));
-    assertTrue(blocks.missing().contains("block 0 of the 2 that map attempt " + A),
-        blocks.missing());
+    assertTrue(
+        blocks.missing().contains("block 0 of the 2 that map attempt " + A), blocks.missing());
     assertTrue(blocks.accept(A, 0));
     assertNull(blocks.missing());
   }
@@ -86,13 +86,15 @@ class ExpectedBlocksTest {
     blocks.commit(A, 3);
     blocks.commit(A, GetShuffleResultResponse.NOT_COMMITTED);
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> blocks.commit(A, 4));
-    assertTrue(e.getMessage().contains("committed 3 blocks on one server and 4 on another"),
+    assertTrue(
+        e.getMessage().contains("committed 3 blocks on one server and 4 on another"),
         e.getMessage());
   }
 
   @Test
   void theAttemptsAreSortedAndDistinct() {
-    assertArrayEquals(new long[] {A, B, SPECULATIVE},
+    assertArrayEquals(
+        new long[] {A, B, SPECULATIVE},
         new ExpectedBlocks(new long[] {SPECULATIVE, A, B, A}).attempts());
     assertNull(new ExpectedBlocks(new long[0]).missing(), "nothing counted, nothing missing");
   }

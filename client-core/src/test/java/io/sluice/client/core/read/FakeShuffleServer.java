@@ -6,8 +6,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.config.SluiceConf;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ProtocolVersion;
+import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
@@ -51,8 +51,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
   /**
-   * A stored block and the CRC32C its writer computed (normally of its bytes; see
-   * {@link #corrupted}).
+   * A stored block and the CRC32C its writer computed (normally of its bytes; see {@link
+   * #corrupted}).
    */
   public record Block(long taskAttemptId, int sequence, byte[] bytes, int crc) {
     public Block(long taskAttemptId, int sequence, byte[] bytes) {
@@ -76,7 +76,10 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
     final TreeSet<Long> fileEnds = new TreeSet<>();
   }
 
-  private enum Fault { ERROR, SILENCE }
+  private enum Fault {
+    ERROR,
+    SILENCE
+  }
 
   private record Injected(Fault fault, StatusCode status) {}
 
@@ -97,9 +100,13 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
 
   /** A server of the release whose newest protocol version was {@code newestVersion}. */
   public FakeShuffleServer(int newestVersion) {
-    server = new TransportContext(new TransportConf(SluiceConf.empty()), "fake-server",
-        PooledByteBufAllocator.DEFAULT).speakingUpTo(newestVersion)
-        .createServer("127.0.0.1", 0, this);
+    server =
+        new TransportContext(
+                new TransportConf(SluiceConf.empty()),
+                "fake-server",
+                PooledByteBufAllocator.DEFAULT)
+            .speakingUpTo(newestVersion)
+            .createServer("127.0.0.1", 0, this);
   }
 
   public int port() {
@@ -133,8 +140,15 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
   public synchronized FakeShuffleServer onDisk(int partition, Block... blocks) {
     Partition p = partition(partition);
     for (Block b : blocks) {
-      p.index.add(new long[] {p.disk.size(), b.bytes().length, b.uncompressedLength(), b.crc(),
-          b.taskAttemptId(), b.sequence()});
+      p.index.add(
+          new long[] {
+            p.disk.size(),
+            b.bytes().length,
+            b.uncompressedLength(),
+            b.crc(),
+            b.taskAttemptId(),
+            b.sequence()
+          });
       p.disk.writeBytes(b.bytes());
     }
     return this;
@@ -265,28 +279,38 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
       long[] attempts = r.taskAttemptIds();
       int[] counts = new int[attempts.length];
       for (int i = 0; i < attempts.length; i++) {
-        counts[i] = partition(r.partitionId()).committed.getOrDefault(attempts[i],
-            GetShuffleResultResponse.NOT_COMMITTED);
+        counts[i] =
+            partition(r.partitionId())
+                .committed
+                .getOrDefault(attempts[i], GetShuffleResultResponse.NOT_COMMITTED);
       }
       channel.respond(new GetShuffleResultResponse(r.requestId(), counts));
     } else if (request instanceof FetchMemoryDataRequest r) {
       answerMemory(channel, r);
     } else if (request instanceof FetchIndexRequest r) {
       Partition p = partition(r.partitionId());
-      channel.respond(FetchIndexResponse.ok(r.requestId(), p.disk.size(),
-          new NettyManagedBuffer(entries(p, 0, p.index.size()))));
+      channel.respond(
+          FetchIndexResponse.ok(
+              r.requestId(), p.disk.size(), new NettyManagedBuffer(entries(p, 0, p.index.size()))));
     } else if (request instanceof FetchIndexPageRequest r) {
       Partition p = partition(r.partitionId());
       int from = Math.min(r.fromEntry(), p.index.size());
-      int to = Math.min(p.index.size(),
-          from + Math.min(indexPageEntries, r.maxBytes() / IndexEntry.SIZE));
-      channel.respond(FetchIndexPageResponse.ok(r.requestId(), p.disk.size(), to,
-          to < p.index.size(), new NettyManagedBuffer(entries(p, from, to))));
+      int to =
+          Math.min(
+              p.index.size(), from + Math.min(indexPageEntries, r.maxBytes() / IndexEntry.SIZE));
+      channel.respond(
+          FetchIndexPageResponse.ok(
+              r.requestId(),
+              p.disk.size(),
+              to,
+              to < p.index.size(),
+              new NettyManagedBuffer(entries(p, from, to))));
     } else if (request instanceof FetchDataRequest r) {
       answerData(channel, r);
     } else {
-      channel.respond(StatusResponse.error(request.requestId(), StatusCode.INVALID_REQUEST,
-          "not served here: " + request));
+      channel.respond(
+          StatusResponse.error(
+              request.requestId(), StatusCode.INVALID_REQUEST, "not served here: " + request));
     }
   }
 
@@ -294,8 +318,13 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
   private static ByteBuf entries(Partition p, int from, int to) {
     ByteBuf index = PooledByteBufAllocator.DEFAULT.directBuffer();
     for (long[] e : p.index.subList(from, to)) {
-      index.writeLong(e[0]).writeInt((int) e[1]).writeInt((int) e[2]).writeInt((int) e[3])
-          .writeLong(e[4]).writeInt((int) e[5]);
+      index
+          .writeLong(e[0])
+          .writeInt((int) e[1])
+          .writeInt((int) e[2])
+          .writeInt((int) e[3])
+          .writeLong(e[4])
+          .writeInt((int) e[5]);
     }
     return index;
   }
@@ -313,8 +342,9 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
       byte[] bytes = new byte[d.length()];
       body.getBytes(at, bytes);
       at += d.length();
-      partition(d.partitionId()).memory.add(
-          new Block(d.taskAttemptId(), d.sequence(), bytes, d.crc32c()));
+      partition(d.partitionId())
+          .memory
+          .add(new Block(d.taskAttemptId(), d.sequence(), bytes, d.crc32c()));
     }
     if (holdPushes) {
       held.add(new Held(channel, r.requestId(), r.body().size()));
@@ -342,21 +372,29 @@ public final class FakeShuffleServer implements RequestHandler, AutoCloseable {
         more = true;
         break;
       }
-      descriptors.add(new BlockDescriptor(r.partitionId(), b.taskAttemptId(), b.sequence(),
-          b.bytes().length, b.uncompressedLength(), b.crc()));
+      descriptors.add(
+          new BlockDescriptor(
+              r.partitionId(),
+              b.taskAttemptId(),
+              b.sequence(),
+              b.bytes().length,
+              b.uncompressedLength(),
+              b.crc()));
       body.writeBytes(b.bytes());
       last = seq;
     }
-    channel.respond(FetchMemoryDataResponse.ok(r.requestId(), more, last, descriptors,
-        new NettyManagedBuffer(body)));
+    channel.respond(
+        FetchMemoryDataResponse.ok(
+            r.requestId(), more, last, descriptors, new NettyManagedBuffer(body)));
   }
 
   private void answerData(TransportChannel channel, FetchDataRequest r) {
     Partition p = partition(r.partitionId());
     byte[] disk = p.disk.toByteArray();
     if (r.offset() < 0 || r.length() < 0 || r.offset() > disk.length - r.length()) {
-      channel.respond(StatusResponse.error(r.requestId(), StatusCode.INVALID_REQUEST,
-          "range outside the data"));
+      channel.respond(
+          StatusResponse.error(
+              r.requestId(), StatusCode.INVALID_REQUEST, "range outside the data"));
       return;
     }
     long end = r.offset() + r.length();

@@ -8,7 +8,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class FetchSettingsTest {
-  private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(30), Duration.ofSeconds(2), 4);
+  private static final Backoff BACKOFF =
+      new Backoff(Duration.ofMillis(30), Duration.ofSeconds(2), 4);
 
   @Test
   void takesTheGivenSettingsWhenTheyFit() {
@@ -38,9 +39,11 @@ class FetchSettingsTest {
     assertEquals(1600, b.delayMillis(5));
     assertEquals(2000, b.delayMillis(6));
     assertEquals(2000, b.delayMillis(60));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new Backoff(Duration.ofSeconds(3), Duration.ofSeconds(2), 1));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> new Backoff(Duration.ofMillis(1), Duration.ofSeconds(2), -1));
   }
 }

@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.sluice.client.core.TransferCounters;
+import io.sluice.client.core.read.FakeShuffleServer.Block;
+import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.RequestMessage;
@@ -22,9 +25,6 @@ import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.shuffle.Backoff;
-import io.sluice.client.core.TransferCounters;
-import io.sluice.client.core.read.FakeShuffleServer.Block;
-import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
@@ -48,9 +48,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The partition reader against fake servers on real sockets, through the real transport client:
- * the read semantics of one server, and the fail-over along a location's chain and across a
- * partition's locations.
+ * The partition reader against fake servers on real sockets, through the real transport client: the
+ * read semantics of one server, and the fail-over along a location's chain and across a partition's
+ * locations.
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PartitionReaderTest {
@@ -70,14 +70,15 @@ class PartitionReaderTest {
   private final Counting counters = new Counting();
 
   /** A block as the task took it. */
-  private record Taken(int partition, long attempt, int sequence, byte[] bytes,
-      int uncompressedLength) {}
+  private record Taken(
+      int partition, long attempt, int sequence, byte[] bytes, int uncompressedLength) {}
 
   @BeforeAll
   static void startClient() {
     SluiceConf conf = SluiceConf.empty().with(TransportOptions.REQUEST_TIMEOUT, "500ms");
-    clients = new TransportContext(new TransportConf(conf), "reader-test",
-        PooledByteBufAllocator.DEFAULT).createClientFactory();
+    clients =
+        new TransportContext(new TransportConf(conf), "reader-test", PooledByteBufAllocator.DEFAULT)
+            .createClientFactory();
     timer = Executors.newSingleThreadScheduledExecutor();
   }
 
@@ -112,7 +113,8 @@ class PartitionReaderTest {
     Block b0 = block(p, B, 0, 1000);
     Block b1 = block(p, B, 1, 1000);
     Block z0 = block(p, SPECULATIVE, 0, 1000);
-    server.onDisk(p, a0, a1, z0, a2, a9, b0, b1, a1)
+    server
+        .onDisk(p, a0, a1, z0, a2, a9, b0, b1, a1)
         .inMemory(p, b1, z0, a3)
         .commit(p, a0, a1, a2, a3, b0, b1, z0);
 
@@ -122,10 +124,18 @@ class PartitionReaderTest {
     // a0 and a1 are adjacent: one read. z0 and a9 are never requested, b1 came from memory and
     // the duplicate index entry of a1 is read once.
     assertEquals(List.of("0+2000", "3000+1000", "5000+1000"), dataReads(server));
-    List<Class<?>> order = server.received(RequestMessage.class).stream()
-        .<Class<?>>map(Object::getClass).distinct().toList();
-    assertEquals(List.of(GetShuffleResultRequest.class, FetchMemoryDataRequest.class,
-        FetchIndexPageRequest.class, FetchDataRequest.class), order);
+    List<Class<?>> order =
+        server.received(RequestMessage.class).stream()
+            .<Class<?>>map(Object::getClass)
+            .distinct()
+            .toList();
+    assertEquals(
+        List.of(
+            GetShuffleResultRequest.class,
+            FetchMemoryDataRequest.class,
+            FetchIndexPageRequest.class,
+            FetchDataRequest.class),
+        order);
   }
 
   @Test
@@ -139,7 +149,8 @@ class PartitionReaderTest {
     List<Taken> taken = readAll(start(WIDE, source(p, A, B)));
 
     assertBlocks(List.of(a0, a1, b0), taken);
-    assertEquals(List.of(GetShuffleResultRequest.class, FetchMemoryDataRequest.class),
+    assertEquals(
+        List.of(GetShuffleResultRequest.class, FetchMemoryDataRequest.class),
         server.received(RequestMessage.class).stream().<Class<?>>map(Object::getClass).toList());
   }
 
@@ -156,8 +167,11 @@ class PartitionReaderTest {
     List<Taken> taken = readAll(start(WIDE, source(p, A, B)));
 
     assertBlocks(List.of(a0, a1, a2, b0), taken);
-    assertEquals(List.of(0, 2, 4), server.received(FetchIndexPageRequest.class).stream()
-        .map(FetchIndexPageRequest::fromEntry).toList());
+    assertEquals(
+        List.of(0, 2, 4),
+        server.received(FetchIndexPageRequest.class).stream()
+            .map(FetchIndexPageRequest::fromEntry)
+            .toList());
     // Each page's wanted blocks are planned as they come: adjacent ones of a page in one read.
     assertEquals(List.of("0+2000", "3000+1000", "4000+1000"), dataReads(server));
   }
@@ -172,12 +186,15 @@ class PartitionReaderTest {
     Block b0 = block(p, B, 0, 1000);
     old.onDisk(p, a0, a1).inMemory(p, b0).commit(p, a0, a1, b0);
 
-    List<Taken> taken = readAll(start(WIDE, source(p, List.of(new PartitionLocation(0,
-        List.of(old.address()))), A, B)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE, source(p, List.of(new PartitionLocation(0, List.of(old.address()))), A, B)));
 
     assertBlocks(List.of(a0, a1, b0), taken);
     assertEquals(1, old.received(FetchIndexRequest.class).size());
-    assertTrue(old.received(FetchIndexPageRequest.class).isEmpty(),
+    assertTrue(
+        old.received(FetchIndexPageRequest.class).isEmpty(),
         "a server of protocol 4 knows no index pages");
   }
 
@@ -188,7 +205,11 @@ class PartitionReaderTest {
     Block a1 = block(p, A, 1, 1000);
     Block a2 = block(p, A, 2, 1000);
     Block a3 = block(p, A, 3, 1000);
-    server.onDisk(p, a0, a1).endFileHere(p).onDisk(p, a2, a3).endFileAt(p, 2500)
+    server
+        .onDisk(p, a0, a1)
+        .endFileHere(p)
+        .onDisk(p, a2, a3)
+        .endFileAt(p, 2500)
         .commit(p, a0, a1, a2, a3);
 
     List<Taken> taken = readAll(start(WIDE, source(p, A)));
@@ -211,12 +232,12 @@ class PartitionReaderTest {
     }
     server.commit(p, counted.toArray(new Block[0]));
 
-    List<Taken> taken = readAll(start(new FetchSettings(1 << 20, 64 << 10, backoff(3)),
-        source(p, A)));
+    List<Taken> taken =
+        readAll(start(new FetchSettings(1 << 20, 64 << 10, backoff(3)), source(p, A)));
 
     assertBlocks(counted, taken);
-    assertTrue(server.received(FetchMemoryDataRequest.class).size() >= 5,
-        "64 KiB pages of 30 KB blocks");
+    assertTrue(
+        server.received(FetchMemoryDataRequest.class).size() >= 5, "64 KiB pages of 30 KB blocks");
     for (FetchMemoryDataRequest r : server.received(FetchMemoryDataRequest.class)) {
       assertArrayEquals(new long[] {A}, r.taskAttemptIds(), "only counted attempts are asked for");
     }
@@ -234,8 +255,15 @@ class PartitionReaderTest {
     PartitionFetchException e = assertThrows(PartitionFetchException.class, () -> readAll(reader));
 
     assertEquals(p, e.partition());
-    assertTrue(e.getMessage().contains("block " + lost.sequence() + " of the 1 that map attempt "
-        + B + " committed never arrived"), e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .contains(
+                "block "
+                    + lost.sequence()
+                    + " of the 1 that map attempt "
+                    + B
+                    + " committed never arrived"),
+        e.getMessage());
     assertSame(e, assertThrows(PartitionFetchException.class, () -> reader.take(NOTHING)));
   }
 
@@ -247,12 +275,12 @@ class PartitionReaderTest {
     Block a0 = block(p, A, 0, 100);
     server.onDisk(p, a0).commit(p, a0);
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readAll(start(WIDE, source(p, A, B))));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> readAll(start(WIDE, source(p, A, B))));
 
     assertEquals(p, e.partition());
-    assertTrue(e.getMessage().contains("no server lists a commit of map attempt " + B),
-        e.getMessage());
+    assertTrue(
+        e.getMessage().contains("no server lists a commit of map attempt " + B), e.getMessage());
   }
 
   @Test
@@ -260,7 +288,10 @@ class PartitionReaderTest {
     int p = 0;
     Block a0 = block(p, A, 0, 100);
     Block a1 = block(p, A, 1, 100);
-    server.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1)
+    server
+        .onDisk(p, a0)
+        .inMemory(p, a1)
+        .commit(p, a0, a1)
         .failNext(GetShuffleResultRequest.class, StatusCode.BUSY, 1)
         .ignoreNext(FetchMemoryDataRequest.class)
         .failNext(FetchIndexPageRequest.class, StatusCode.NO_BUFFER, 1)
@@ -281,11 +312,13 @@ class PartitionReaderTest {
   void aNonRetriableErrorFailsWithoutRetrying() throws Exception {
     int p = 0;
     Block a0 = block(p, A, 0, 100);
-    server.onDisk(p, a0).commit(p, a0)
+    server
+        .onDisk(p, a0)
+        .commit(p, a0)
         .failNext(FetchIndexPageRequest.class, StatusCode.DATA_NOT_FOUND, 1);
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readAll(start(WIDE, source(p, A))));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> readAll(start(WIDE, source(p, A))));
 
     assertEquals(p, e.partition());
     assertTrue(e.getMessage().contains("DATA_NOT_FOUND"), e.getMessage());
@@ -297,11 +330,13 @@ class PartitionReaderTest {
     // SHUTTING_DOWN is no longer retriable: without a replica the read fails at once.
     int p = 0;
     Block a0 = block(p, A, 0, 100);
-    server.onDisk(p, a0).commit(p, a0)
+    server
+        .onDisk(p, a0)
+        .commit(p, a0)
         .failNext(GetShuffleResultRequest.class, StatusCode.SHUTTING_DOWN, 5);
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readAll(start(WIDE, source(p, A))));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> readAll(start(WIDE, source(p, A))));
 
     assertTrue(e.getMessage().contains("SHUTTING_DOWN"), e.getMessage());
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
@@ -313,8 +348,10 @@ class PartitionReaderTest {
     Block a0 = block(p, A, 0, 100);
     server.onDisk(p, a0).commit(p, a0).failNext(FetchDataRequest.class, StatusCode.BUSY, 10);
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class, () -> readAll(start(
-        new FetchSettings(1 << 20, 1 << 20, backoff(2)), source(p, A))));
+    PartitionFetchException e =
+        assertThrows(
+            PartitionFetchException.class,
+            () -> readAll(start(new FetchSettings(1 << 20, 1 << 20, backoff(2)), source(p, A))));
 
     assertTrue(e.getMessage().contains("after 2 retries"), e.getMessage());
     assertEquals(3, dataReads(server).size());
@@ -327,8 +364,8 @@ class PartitionReaderTest {
     server.close();
 
     long started = System.nanoTime();
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readAll(start(WIDE, source)));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> readAll(start(WIDE, source)));
     assertTrue(System.nanoTime() - started < 5_000_000_000L, "no retries of a lost connection");
     assertTrue(e.getMessage().contains("cannot connect"), e.getMessage());
   }
@@ -344,8 +381,7 @@ class PartitionReaderTest {
       server.onDisk(p, b, block(p, SPECULATIVE, i, 10));
     }
     server.commit(p, counted.toArray(new Block[0]));
-    PartitionReader reader =
-        start(new FetchSettings(160_000, 64 << 10, backoff(3)), source(p, A));
+    PartitionReader reader = start(new FetchSettings(160_000, 64 << 10, backoff(3)), source(p, A));
 
     awaitStable(() -> dataReads(server).size() == 3);
     assertEquals(3, dataReads(server).size(), "three 50 KB reads fit in 160 KB");
@@ -353,8 +389,10 @@ class PartitionReaderTest {
     reader.consumed(first);
     awaitStable(() -> dataReads(server).size() == 4);
 
-    List<Taken> taken = new ArrayList<>(List.of(new Taken(first.partition(),
-        first.taskAttemptId(), first.sequence(), null, 0)));
+    List<Taken> taken =
+        new ArrayList<>(
+            List.of(
+                new Taken(first.partition(), first.taskAttemptId(), first.sequence(), null, 0)));
     taken.addAll(readAll(reader));
     assertEquals(12, taken.size());
     assertEquals(12, dataReads(server).size());
@@ -371,8 +409,12 @@ class PartitionReaderTest {
     PartitionReader reader = start(WIDE, source(1, A), source(2, A), source(5, A));
 
     awaitStable(() -> dataReads(server).size() == 3);
-    assertEquals(List.of(1, 2, 5), server.received(FetchDataRequest.class).stream()
-        .map(FetchDataRequest::partitionId).sorted().toList());
+    assertEquals(
+        List.of(1, 2, 5),
+        server.received(FetchDataRequest.class).stream()
+            .map(FetchDataRequest::partitionId)
+            .sorted()
+            .toList());
 
     List<Taken> taken = readAll(reader);
     assertEquals(3, taken.size());
@@ -390,11 +432,13 @@ class PartitionReaderTest {
 
     // Whether or not partition 1's block was queued first, the failure comes first. Partition 1
     // may not get as far as its index when partition 2 fails first: wait for the failing one only.
-    awaitStable(() -> server.received(FetchIndexPageRequest.class).stream()
-        .anyMatch(r -> r.partitionId() == 2));
+    awaitStable(
+        () ->
+            server.received(FetchIndexPageRequest.class).stream()
+                .anyMatch(r -> r.partitionId() == 2));
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> reader.take(NOTHING));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> reader.take(NOTHING));
     assertEquals(2, e.partition());
   }
 
@@ -409,8 +453,7 @@ class PartitionReaderTest {
       server.inMemory(p, block(p, A, 100 + i, 5_000));
     }
     server.commit(p, counted.toArray(new Block[0]));
-    PartitionReader reader =
-        start(new FetchSettings(200_000, 64 << 10, backoff(3)), source(p, A));
+    PartitionReader reader = start(new FetchSettings(200_000, 64 << 10, backoff(3)), source(p, A));
 
     FetchedBlock first = reader.take(NOTHING);
     reader.consumed(first);
@@ -440,9 +483,14 @@ class PartitionReaderTest {
     server.inMemory(p, a0).onDisk(p, corrupted(a1), a2).commit(p, a0, a1, a2);
     replica.onDisk(p, a0, a1, a2).commit(p, a0, a1, a2);
 
-    List<Taken> taken = readAll(start(WIDE,
-        source(p, List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
-            A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                    A)));
 
     assertBlocks(List.of(a0, a1, a2), taken);
     assertEquals(List.of("0+2000"), dataReads(server), "a1 and a2 in one read; a1 is corrupt");
@@ -459,15 +507,17 @@ class PartitionReaderTest {
     PartitionReader reader = start(WIDE, source(p, A));
 
     List<Taken> taken = new ArrayList<>();
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readInto(reader, taken));
+    PartitionFetchException e =
+        assertThrows(PartitionFetchException.class, () -> readInto(reader, taken));
 
     assertEquals(List.of(), taken, "a corrupt block is never handed out");
     assertEquals(p, e.partition());
-    assertTrue(e.getMessage().contains("block 0 of map attempt " + A + " is corrupt"),
+    assertTrue(
+        e.getMessage().contains("block 0 of map attempt " + A + " is corrupt"), e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .contains("block 0 of the 2 that map attempt " + A + " committed never arrived"),
         e.getMessage());
-    assertTrue(e.getMessage().contains("block 0 of the 2 that map attempt " + A
-        + " committed never arrived"), e.getMessage());
     assertTrue(dataReads(server).isEmpty(), "no index or data read from a server given up on");
   }
 
@@ -484,9 +534,15 @@ class PartitionReaderTest {
     server.onDisk(p, a0, b0).commit(p, a0, a1, b0);
     replica.onDisk(p, a0, a1, b0).commit(p, a0, a1, b0);
 
-    List<Taken> taken = readAll(start(WIDE,
-        source(p, List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
-            A, B)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                    A,
+                    B)));
 
     assertBlocks(List.of(a0, b0, a1), taken);
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
@@ -503,8 +559,14 @@ class PartitionReaderTest {
     FakeShuffleServer replica = newServer();
     replica.onDisk(p, a0, a1).inMemory(p, a2).commit(p, a0, a1, a2);
 
-    List<Taken> taken = readAll(start(WIDE, source(p,
-        List.of(new PartitionLocation(0, List.of(deadAddress(), replica.address()))), A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(deadAddress(), replica.address()))),
+                    A)));
 
     assertBlocks(List.of(a0, a1, a2), taken);
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
@@ -522,8 +584,12 @@ class PartitionReaderTest {
     ServerAddress primary = server.address();
     server.close();
 
-    List<Taken> taken = readAll(start(WIDE,
-        source(p, List.of(new PartitionLocation(0, List.of(primary, replica.address()))), A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p, List.of(new PartitionLocation(0, List.of(primary, replica.address()))), A)));
 
     assertBlocks(List.of(a0), taken);
   }
@@ -534,12 +600,20 @@ class PartitionReaderTest {
     Block a0 = block(p, A, 0, 1000);
     Block a1 = block(p, A, 1, 1000);
     FakeShuffleServer replica = newServer();
-    server.onDisk(p, a0, a1).commit(p, a0, a1)
+    server
+        .onDisk(p, a0, a1)
+        .commit(p, a0, a1)
         .failNext(GetShuffleResultRequest.class, StatusCode.SHUTTING_DOWN, 1);
     replica.onDisk(p, a0, a1).commit(p, a0, a1);
 
-    List<Taken> taken = readAll(start(WIDE, source(p,
-        List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))), A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                    A)));
 
     assertBlocks(List.of(a0, a1), taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
@@ -559,9 +633,17 @@ class PartitionReaderTest {
     server.onDisk(p, a0).inMemory(p, a1).commitCount(p, A, 4);
     epoch1.onDisk(p, a2, b0).inMemory(p, a3).commitCount(p, A, 4).commit(p, b0);
 
-    List<Taken> taken = readAll(start(WIDE, source(p, List.of(
-        new PartitionLocation(0, List.of(server.address())),
-        new PartitionLocation(1, List.of(epoch1.address()))), A, B)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(
+                        new PartitionLocation(0, List.of(server.address())),
+                        new PartitionLocation(1, List.of(epoch1.address()))),
+                    A,
+                    B)));
 
     assertBlocks(List.of(a0, a1, a2, a3, b0), taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
@@ -576,9 +658,16 @@ class PartitionReaderTest {
     Block a1 = block(p, A, 1, 1000);
     server.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1);
 
-    List<Taken> taken = readAll(start(WIDE, source(p, List.of(
-        new PartitionLocation(0, deadAddresses(2)),
-        new PartitionLocation(1, List.of(server.address()))), A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(
+                        new PartitionLocation(0, deadAddresses(2)),
+                        new PartitionLocation(1, List.of(server.address()))),
+                    A)));
 
     assertBlocks(List.of(a0, a1), taken);
   }
@@ -591,15 +680,24 @@ class PartitionReaderTest {
     server.onDisk(p, a2, a3).commitCount(p, A, 4);
     ServerAddress dead = deadAddress();
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readAll(start(WIDE, source(p, List.of(
-            new PartitionLocation(0, List.of(dead)),
-            new PartitionLocation(1, List.of(server.address()))), A))));
+    PartitionFetchException e =
+        assertThrows(
+            PartitionFetchException.class,
+            () ->
+                readAll(
+                    start(
+                        WIDE,
+                        source(
+                            p,
+                            List.of(
+                                new PartitionLocation(0, List.of(dead)),
+                                new PartitionLocation(1, List.of(server.address()))),
+                            A))));
 
     assertEquals(p, e.partition());
     String m = e.getMessage();
-    assertTrue(m.contains("block 0 of the 4 that map attempt " + A + " committed never arrived"),
-        m);
+    assertTrue(
+        m.contains("block 0 of the 4 that map attempt " + A + " committed never arrived"), m);
     assertTrue(m.contains("no server of epoch 0 [" + dead + "] could be read"), m);
     assertTrue(m.contains("server " + dead + ": cannot connect"), m);
   }
@@ -613,15 +711,25 @@ class PartitionReaderTest {
     server.onDisk(p, a0).commit(p, a0);
     epoch1.onDisk(p, b0); // pushed, never committed
 
-    PartitionFetchException e = assertThrows(PartitionFetchException.class,
-        () -> readAll(start(WIDE, source(p, List.of(
-            new PartitionLocation(0, List.of(server.address())),
-            new PartitionLocation(1, List.of(epoch1.address()))), A, B))));
+    PartitionFetchException e =
+        assertThrows(
+            PartitionFetchException.class,
+            () ->
+                readAll(
+                    start(
+                        WIDE,
+                        source(
+                            p,
+                            List.of(
+                                new PartitionLocation(0, List.of(server.address())),
+                                new PartitionLocation(1, List.of(epoch1.address()))),
+                            A,
+                            B))));
 
-    assertTrue(e.getMessage().contains("no server lists a commit of map attempt " + B),
-        e.getMessage());
-    assertTrue(!e.getMessage().contains("could be read"), "every location was read: "
-        + e.getMessage());
+    assertTrue(
+        e.getMessage().contains("no server lists a commit of map attempt " + B), e.getMessage());
+    assertTrue(
+        !e.getMessage().contains("could be read"), "every location was read: " + e.getMessage());
   }
 
   @Test
@@ -632,15 +740,23 @@ class PartitionReaderTest {
     for (int i = 0; i < 6; i++) {
       blocks.add(block(p, A, i, 1000));
     }
-    server.onDisk(p, blocks.subList(0, 4).toArray(new Block[0]))
+    server
+        .onDisk(p, blocks.subList(0, 4).toArray(new Block[0]))
         .inMemory(p, blocks.subList(4, 6).toArray(new Block[0]))
         .commit(p, blocks.toArray(new Block[0]));
     FakeShuffleServer oldReplica = newServer();
     FakeShuffleServer newReplica = newServer();
 
-    List<Taken> taken = readAll(start(WIDE, source(p, List.of(
-        new PartitionLocation(0, List.of(server.address(), oldReplica.address())),
-        new PartitionLocation(1, List.of(server.address(), newReplica.address()))), A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(
+                        new PartitionLocation(0, List.of(server.address(), oldReplica.address())),
+                        new PartitionLocation(1, List.of(server.address(), newReplica.address()))),
+                    A)));
 
     assertBlocks(blocks, taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
@@ -657,16 +773,24 @@ class PartitionReaderTest {
     Block a1 = block(p, A, 1, 1000);
     Block a2 = block(p, A, 2, 1000);
     Block a3 = block(p, A, 3, 1000);
-    // The shared primary holds all four blocks, one of them corrupt; each replica holds its epoch's.
+    // The shared primary holds all four blocks, one of them corrupt; each replica holds its
+    // epoch's.
     server.onDisk(p, a0, a1, corrupted(a2), a3).commitCount(p, A, 4);
     FakeShuffleServer replica0 = newServer();
     FakeShuffleServer replica1 = newServer();
     replica0.onDisk(p, a0, a1).commitCount(p, A, 4);
     replica1.onDisk(p, a2, a3).commitCount(p, A, 4);
 
-    List<Taken> taken = readAll(start(WIDE, source(p, List.of(
-        new PartitionLocation(0, List.of(server.address(), replica0.address())),
-        new PartitionLocation(1, List.of(server.address(), replica1.address()))), A)));
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(
+                        new PartitionLocation(0, List.of(server.address(), replica0.address())),
+                        new PartitionLocation(1, List.of(server.address(), replica1.address()))),
+                    A)));
 
     assertBlocks(List.of(a0, a1, a2, a3), taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
@@ -690,8 +814,13 @@ class PartitionReaderTest {
     }
     server.commit(p, counted.toArray(new Block[0]));
     replica.commit(p, counted.toArray(new Block[0]));
-    PartitionReader reader = start(new FetchSettings(120_000, 64 << 10, backoff(3)), source(p,
-        List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))), A));
+    PartitionReader reader =
+        start(
+            new FetchSettings(120_000, 64 << 10, backoff(3)),
+            source(
+                p,
+                List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                A));
 
     // Whatever the primary's answers held back, two 50 KB reads of the replica fill 120 KB.
     awaitStable(() -> dataReads(replica).size() == 2);
@@ -703,8 +832,10 @@ class PartitionReaderTest {
     awaitStable(() -> dataReads(replica).size() == 3);
     assertEquals(3, dataReads(replica).size());
 
-    List<Taken> taken = new ArrayList<>(List.of(new Taken(p, A, 0, counted.get(0).bytes(),
-        counted.get(0).uncompressedLength())));
+    List<Taken> taken =
+        new ArrayList<>(
+            List.of(
+                new Taken(p, A, 0, counted.get(0).bytes(), counted.get(0).uncompressedLength())));
     taken.addAll(readAll(reader));
     assertBlocks(counted, taken);
     assertEquals(8, dataReads(replica).size(), "every block read once from the replica");
@@ -735,8 +866,8 @@ class PartitionReaderTest {
       for (int i = 0; i < n; i++) {
         ServerSocket socket = new ServerSocket(0);
         sockets.add(socket);
-        addresses.add(new ServerAddress("dead-" + socket.getLocalPort(), "127.0.0.1",
-            socket.getLocalPort()));
+        addresses.add(
+            new ServerAddress("dead-" + socket.getLocalPort(), "127.0.0.1", socket.getLocalPort()));
       }
       return addresses;
     } finally {
@@ -764,18 +895,26 @@ class PartitionReaderTest {
 
   /** The partition at one location: the test's server alone, at epoch 0. */
   private PartitionSource source(int partition, long... attempts) {
-    return source(partition, List.of(new PartitionLocation(0, List.of(server.address()))),
-        attempts);
+    return source(
+        partition, List.of(new PartitionLocation(0, List.of(server.address()))), attempts);
   }
 
-  private static PartitionSource source(int partition, List<PartitionLocation> locations,
-      long... attempts) {
+  private static PartitionSource source(
+      int partition, List<PartitionLocation> locations, long... attempts) {
     return new PartitionSource(partition, locations, attempts);
   }
 
   private PartitionReader start(FetchSettings settings, PartitionSource... sources) {
-    PartitionReader reader = new PartitionReader(APP, SHUFFLE, List.of(sources), settings,
-        clients, PooledByteBufAllocator.DEFAULT, timer, counters);
+    PartitionReader reader =
+        new PartitionReader(
+            APP,
+            SHUFFLE,
+            List.of(sources),
+            settings,
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            counters);
     readers.add(reader);
     reader.start();
     return reader;
@@ -791,8 +930,13 @@ class PartitionReaderTest {
     FetchedBlock b;
     while ((b = reader.take(NOTHING)) != null) {
       try {
-        taken.add(new Taken(b.partition(), b.taskAttemptId(), b.sequence(),
-            ByteBufUtil.getBytes(b.data()), b.uncompressedLength()));
+        taken.add(
+            new Taken(
+                b.partition(),
+                b.taskAttemptId(),
+                b.sequence(),
+                ByteBufUtil.getBytes(b.data()),
+                b.uncompressedLength()));
       } finally {
         reader.consumed(b);
       }
@@ -815,12 +959,13 @@ class PartitionReaderTest {
 
   private static List<String> dataReads(FakeShuffleServer s) {
     return s.received(FetchDataRequest.class).stream()
-        .map(r -> r.offset() + "+" + r.length()).toList();
+        .map(r -> r.offset() + "+" + r.length())
+        .toList();
   }
 
   /**
-   * Waits until {@code condition} holds and no server has received anything new for 200 ms (so
-   * that a read the condition does not expect would have arrived).
+   * Waits until {@code condition} holds and no server has received anything new for 200 ms (so that
+   * a read the condition does not expect would have arrived).
    */
   private void awaitStable(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;

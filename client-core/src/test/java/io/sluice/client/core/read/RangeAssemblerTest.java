@@ -21,11 +21,16 @@ class RangeAssemblerTest {
   private static final PooledByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   private final byte[] data = new byte[600];
+
   /** Three blocks of 100, 300 and 200 bytes from offset 1000. */
-  private final DataRange range = new DataRange(1000, 600, List.of(
-      new IndexEntry(1000, 100, 100, 0, 5, 1),
-      new IndexEntry(1100, 300, 300, 0, 5, 2),
-      new IndexEntry(1400, 200, 200, 0, 5, 3)));
+  private final DataRange range =
+      new DataRange(
+          1000,
+          600,
+          List.of(
+              new IndexEntry(1000, 100, 100, 0, 5, 1),
+              new IndexEntry(1100, 300, 300, 0, 5, 2),
+              new IndexEntry(1400, 200, 200, 0, 5, 3)));
 
   RangeAssemblerTest() {
     ThreadLocalRandom.current().nextBytes(data);
@@ -134,9 +139,12 @@ class RangeAssemblerTest {
   @Test
   void bytesBetweenBlocksAreDroppedAndCountedEvenWhenAnAnswerEndsAmongThem() throws IOException {
     // Blocks of 100 and 200 bytes with 300 bytes of zeros between, as a direct write leaves them.
-    DataRange gapped = new DataRange(1000, 600, List.of(
-        new IndexEntry(1000, 100, 100, 0, 5, 1),
-        new IndexEntry(1400, 200, 200, 0, 5, 2)));
+    DataRange gapped =
+        new DataRange(
+            1000,
+            600,
+            List.of(
+                new IndexEntry(1000, 100, 100, 0, 5, 1), new IndexEntry(1400, 200, 200, 0, 5, 2)));
     RangeAssembler assembler = new RangeAssembler(gapped, ALLOC);
     List<Integer> ids = new ArrayList<>();
     List<ByteBuf> kept = new ArrayList<>();
@@ -160,9 +168,11 @@ class RangeAssemblerTest {
 
   @Test
   void anEmptyBlockAfterZerosCountsThemDropped() throws IOException {
-    DataRange gapped = new DataRange(1000, 1100, List.of(
-        new IndexEntry(1000, 100, 100, 0, 5, 1),
-        new IndexEntry(2100, 0, 0, 0, 5, 2)));
+    DataRange gapped =
+        new DataRange(
+            1000,
+            1100,
+            List.of(new IndexEntry(1000, 100, 100, 0, 5, 1), new IndexEntry(2100, 0, 0, 0, 5, 2)));
     RangeAssembler assembler = new RangeAssembler(gapped, ALLOC);
     ByteBuf answer = ALLOC.directBuffer(1100).writeZero(1100);
     List<RangeAssembler.Piece> pieces = assembler.append(answer);

@@ -10,9 +10,9 @@ import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * The Sluice tab in Spark's history server, found through {@code META-INF/services} when the
- * client jar is on the history server's class path: replays each application's Sluice events into
- * its store and shows the tab for applications that used Sluice. Spark 4 (Scala 2.13) signature.
+ * The Sluice tab in Spark's history server, found through {@code META-INF/services} when the client
+ * jar is on the history server's class path: replays each application's Sluice events into its
+ * store and shows the tab for applications that used Sluice. Spark 4 (Scala 2.13) signature.
  */
 public final class SluiceHistoryServerPlugin implements AppHistoryServerPlugin {
   @Override

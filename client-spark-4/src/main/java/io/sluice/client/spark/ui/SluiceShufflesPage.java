@@ -18,10 +18,12 @@ final class SluiceShufflesPage extends WebUIPage {
    * Spark's page frame. Found by name: Spark 4.2 gave it an eighth parameter (a flag, as are the
    * sixth and seventh), so no one signature links on every Spark 4.
    */
-  private static final Method HEADER_SPARK_PAGE = Arrays.stream(UIUtils.class.getMethods())
-      .filter(m -> m.getName().equals("headerSparkPage") && m.getParameterCount() >= 7)
-      .findFirst()
-      .orElseThrow(() -> new IllegalStateException("this Spark has no UIUtils.headerSparkPage"));
+  private static final Method HEADER_SPARK_PAGE =
+      Arrays.stream(UIUtils.class.getMethods())
+          .filter(m -> m.getName().equals("headerSparkPage") && m.getParameterCount() >= 7)
+          .findFirst()
+          .orElseThrow(
+              () -> new IllegalStateException("this Spark has no UIUtils.headerSparkPage"));
 
   private final SluiceTab tab;
   private final KVStore store;

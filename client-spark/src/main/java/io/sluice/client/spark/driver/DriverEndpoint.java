@@ -22,11 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The driver's port for executors: new locations for partitions a writer could not write
- * ({@link RelocateRequest}) and every location partitions had ({@link GetLocationsRequest}).
- * Look-ups of live shuffles are answered on the event loop; relocations and revivals of shuffles
- * Spark removed and runs again ({@link ShuffleBooks}), which ask the coordinator and register
- * servers, run one at a time on their own thread.
+ * The driver's port for executors: new locations for partitions a writer could not write ({@link
+ * RelocateRequest}) and every location partitions had ({@link GetLocationsRequest}). Look-ups of
+ * live shuffles are answered on the event loop; relocations and revivals of shuffles Spark removed
+ * and runs again ({@link ShuffleBooks}), which ask the coordinator and register servers, run one at
+ * a time on their own thread.
  */
 final class DriverEndpoint implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(DriverEndpoint.class);
@@ -64,16 +64,17 @@ final class DriverEndpoint implements RequestHandler {
       }
     } else {
       ReferenceCountUtil.release(request);
-      channel.respond(StatusResponse.error(id, StatusCode.INVALID_REQUEST,
-          "a Spark driver does not serve " + request.type()));
+      channel.respond(
+          StatusResponse.error(
+              id, StatusCode.INVALID_REQUEST, "a Spark driver does not serve " + request.type()));
     }
   }
 
-  private static LocationsResponse locations(long requestId, ShuffleBook book,
-      GetLocationsRequest get) {
+  private static LocationsResponse locations(
+      long requestId, ShuffleBook book, GetLocationsRequest get) {
     List<LocationsResponse.Entry> entries = new ArrayList<>();
-    for (Map.Entry<Integer, List<PartitionLocation>> e
-        : book.movedIn(get.startPartition(), get.endPartition()).entrySet()) {
+    for (Map.Entry<Integer, List<PartitionLocation>> e :
+        book.movedIn(get.startPartition(), get.endPartition()).entrySet()) {
       for (PartitionLocation l : e.getValue()) {
         entries.add(new LocationsResponse.Entry(e.getKey(), l));
       }
@@ -85,8 +86,8 @@ final class DriverEndpoint implements RequestHandler {
     try {
       relocations.execute(work);
     } catch (RejectedExecutionException e) {
-      channel.respond(StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN,
-          "the driver is stopping"));
+      channel.respond(
+          StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "the driver is stopping"));
     }
   }
 
@@ -108,8 +109,10 @@ final class DriverEndpoint implements RequestHandler {
       if (book == null) {
         return;
       }
-      Map<Integer, PartitionLocation> locations = books.relocator().relocate(book,
-          r.partitionIds(), r.epochs(), r.failedServerId(), r.reason());
+      Map<Integer, PartitionLocation> locations =
+          books
+              .relocator()
+              .relocate(book, r.partitionIds(), r.epochs(), r.failedServerId(), r.reason());
       List<LocationsResponse.Entry> entries = new ArrayList<>();
       locations.forEach((p, l) -> entries.add(new LocationsResponse.Entry(p, l)));
       channel.respond(new LocationsResponse(r.requestId(), entries));
@@ -119,22 +122,26 @@ final class DriverEndpoint implements RequestHandler {
   }
 
   /** Answers a request that failed with the status of its cause. */
-  private static void failed(TransportChannel channel, long requestId, int shuffleId,
-      String what, Exception e) {
+  private static void failed(
+      TransportChannel channel, long requestId, int shuffleId, String what, Exception e) {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
     Throwable cause = Retries.unwrap(e);
-    StatusCode status = cause instanceof RemoteException remote ? remote.status()
-        : cause instanceof IllegalArgumentException ? StatusCode.INVALID_REQUEST
-        : StatusCode.INTERNAL_ERROR;
+    StatusCode status =
+        cause instanceof RemoteException remote
+            ? remote.status()
+            : cause instanceof IllegalArgumentException
+                ? StatusCode.INVALID_REQUEST
+                : StatusCode.INTERNAL_ERROR;
     LOG.warn("{} for shuffle {}: {}", what, shuffleId, cause.toString());
-    channel.respond(StatusResponse.error(requestId, status,
-        what + " for shuffle " + shuffleId + ": " + cause.getMessage()));
+    channel.respond(
+        StatusResponse.error(
+            requestId, status, what + " for shuffle " + shuffleId + ": " + cause.getMessage()));
   }
 
-  private boolean knownApplication(TransportChannel channel, long requestId, String app,
-      int shuffleId) {
+  private boolean knownApplication(
+      TransportChannel channel, long requestId, String app, int shuffleId) {
     if (app.equals(appId)) {
       return true;
     }
@@ -143,8 +150,8 @@ final class DriverEndpoint implements RequestHandler {
   }
 
   /** The shuffle's book, revived if Spark removed its data; answers UNKNOWN_SHUFFLE if none. */
-  private ShuffleBook revived(TransportChannel channel, long requestId, String app,
-      int shuffleId) throws IOException, InterruptedException {
+  private ShuffleBook revived(TransportChannel channel, long requestId, String app, int shuffleId)
+      throws IOException, InterruptedException {
     ShuffleBook book = books.liveOrRevived(shuffleId);
     if (book == null) {
       unknown(channel, requestId, app, shuffleId);
@@ -153,7 +160,16 @@ final class DriverEndpoint implements RequestHandler {
   }
 
   private void unknown(TransportChannel channel, long requestId, String app, int shuffleId) {
-    channel.respond(StatusResponse.error(requestId, StatusCode.UNKNOWN_SHUFFLE, "shuffle "
-        + shuffleId + " of " + app + " is not known to this driver (application " + appId + ")"));
+    channel.respond(
+        StatusResponse.error(
+            requestId,
+            StatusCode.UNKNOWN_SHUFFLE,
+            "shuffle "
+                + shuffleId
+                + " of "
+                + app
+                + " is not known to this driver (application "
+                + appId
+                + ")"));
   }
 }

@@ -30,15 +30,17 @@ import org.slf4j.LoggerFactory;
  * Gives partitions new locations when writers find theirs unusable ("relocation", what other
  * shuffle services call revive). A partition moves only if the writer's epoch is still its current
  * one, so that the many writers that find one dead server move each partition once. New servers
- * come from the coordinator, excluding servers reported failed in the last
- * {@link #FAILURE_MEMORY} while enough servers remain without them (the coordinator notices a dead
- * server only when its heartbeats stop, and a restarted one is usable again at once),
- * and are registered before any writer learns of them.
+ * come from the coordinator, excluding servers reported failed in the last {@link #FAILURE_MEMORY}
+ * while enough servers remain without them (the coordinator notices a dead server only when its
+ * heartbeats stop, and a restarted one is usable again at once), and are registered before any
+ * writer learns of them.
  */
 final class Relocator {
   private static final Logger LOG = LoggerFactory.getLogger(Relocator.class);
+
   /** How long a server reported failed is kept out of new locations. */
   static final Duration FAILURE_MEMORY = Duration.ofMinutes(1);
+
   /** Assignments asked for one move before it fails because servers cannot be registered. */
   static final int MAX_ASSIGNMENT_ROUNDS = 3;
 
@@ -52,8 +54,14 @@ final class Relocator {
   private final Consumer<SluiceRelocationEvent> onMove;
   private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
 
-  Relocator(String appId, CoordinatorClient coordinators, ServerRegistrar registrar, int replicas,
-      List<String> tags, Duration timeout, LongSupplier nanoClock,
+  Relocator(
+      String appId,
+      CoordinatorClient coordinators,
+      ServerRegistrar registrar,
+      int replicas,
+      List<String> tags,
+      Duration timeout,
+      LongSupplier nanoClock,
       Consumer<SluiceRelocationEvent> onMove) {
     this.onMove = onMove;
     this.appId = appId;
@@ -71,8 +79,9 @@ final class Relocator {
    * @param failedServerId the server found unusable, or empty when unknown (then the new locations
    *     avoid every server of the old ones, where enough servers remain)
    */
-  Map<Integer, PartitionLocation> relocate(ShuffleBook book, int[] partitions, int[] epochs,
-      String failedServerId, String reason) throws IOException, InterruptedException {
+  Map<Integer, PartitionLocation> relocate(
+      ShuffleBook book, int[] partitions, int[] epochs, String failedServerId, String reason)
+      throws IOException, InterruptedException {
     synchronized (book.relocations()) {
       List<Integer> stale = new ArrayList<>();
       Set<String> oldServers = new LinkedHashSet<>();
@@ -88,8 +97,12 @@ final class Relocator {
         if (!failedServerId.isEmpty()) {
           failedAt.put(failedServerId, nanoClock.getAsLong());
         }
-        move(book, stale, failedServerId.isEmpty() ? Set.of() : Set.of(failedServerId),
-            failedServerId.isEmpty() ? oldServers : Set.of(), reason);
+        move(
+            book,
+            stale,
+            failedServerId.isEmpty() ? Set.of() : Set.of(failedServerId),
+            failedServerId.isEmpty() ? oldServers : Set.of(),
+            reason);
       }
       Map<Integer, PartitionLocation> result = new HashMap<>();
       for (int p : partitions) {
@@ -101,11 +114,12 @@ final class Relocator {
 
   /**
    * @param failed servers that must not be used: the one the writer found unusable
-   * @param avoid servers better not used (those of the old locations when the writer could not
-   *     tell which failed)
+   * @param avoid servers better not used (those of the old locations when the writer could not tell
+   *     which failed)
    */
-  private void move(ShuffleBook book, List<Integer> stale, Set<String> failed, Set<String> avoid,
-      String reason) throws IOException, InterruptedException {
+  private void move(
+      ShuffleBook book, List<Integer> stale, Set<String> failed, Set<String> avoid, String reason)
+      throws IOException, InterruptedException {
     Set<String> mustAvoid = new LinkedHashSet<>(failed);
     Set<String> excluded = recentFailures();
     excluded.addAll(mustAvoid);
@@ -118,39 +132,58 @@ final class Relocator {
       // Earlier failures are kept out only while enough servers remain: a server that failed a
       // minute ago may have been restarted since (a rolling restart), and the coordinator lists
       // only servers it hears from.
-      AssignmentAnswer candidate = assignExcludingWhatCanBe(book, stale.size(),
-          List.of(preferred, excluded, mustAvoid));
+      AssignmentAnswer candidate =
+          assignExcludingWhatCanBe(book, stale.size(), List.of(preferred, excluded, mustAvoid));
       Map<String, String> unregistered = register(book, candidate);
       if (unregistered.isEmpty()) {
         assignment = candidate;
       } else if (round == MAX_ASSIGNMENT_ROUNDS) {
-        throw new IOException("cannot register shuffle " + book.shuffleId() + " on its new "
-            + "servers " + describe(candidate.servers()) + ": " + unregistered);
+        throw new IOException(
+            "cannot register shuffle "
+                + book.shuffleId()
+                + " on its new "
+                + "servers "
+                + describe(candidate.servers())
+                + ": "
+                + unregistered);
       } else {
         long now = nanoClock.getAsLong();
         unregistered.keySet().forEach(id -> failedAt.put(id, now));
         excluded.addAll(unregistered.keySet());
         mustAvoid.addAll(unregistered.keySet());
-        LOG.info("Shuffle {}: servers {} could not be registered ({}); asking again without them",
-            book.shuffleId(), unregistered.keySet(), unregistered);
+        LOG.info(
+            "Shuffle {}: servers {} could not be registered ({}); asking again without them",
+            book.shuffleId(),
+            unregistered.keySet(),
+            unregistered);
       }
     }
     for (int i = 0; i < stale.size(); i++) {
       int p = stale.get(i);
       book.move(p, new PartitionLocation(book.current(p).epoch() + 1, assignment.serversOf(i)));
     }
-    LOG.info("Moved {} partitions of shuffle {} to {} ({}); servers kept out: {}", stale.size(),
-        book.shuffleId(), describe(assignment.servers()), reason, excluded);
-    onMove.accept(new SluiceRelocationEvent(book.shuffleId(), stale.size(),
-        assignment.servers().stream().map(Object::toString).toList(), reason));
+    LOG.info(
+        "Moved {} partitions of shuffle {} to {} ({}); servers kept out: {}",
+        stale.size(),
+        book.shuffleId(),
+        describe(assignment.servers()),
+        reason,
+        excluded);
+    onMove.accept(
+        new SluiceRelocationEvent(
+            book.shuffleId(),
+            stale.size(),
+            assignment.servers().stream().map(Object::toString).toList(),
+            reason));
   }
 
   /**
    * Asks for an assignment excluding the first of {@code exclusions} that leaves enough servers;
    * each set holds the next.
    */
-  private AssignmentAnswer assignExcludingWhatCanBe(ShuffleBook book, int partitions,
-      List<Set<String>> exclusions) throws IOException, InterruptedException {
+  private AssignmentAnswer assignExcludingWhatCanBe(
+      ShuffleBook book, int partitions, List<Set<String>> exclusions)
+      throws IOException, InterruptedException {
     RemoteException notEnough = null;
     Set<String> tried = null;
     for (Set<String> excluded : exclusions) {
@@ -175,17 +208,19 @@ final class Relocator {
       throws InterruptedException {
     Map<String, String> failed = new LinkedHashMap<>();
     long deadline = System.nanoTime() + timeout.toNanos();
-    registrar.registerEach(assignment.servers(), book.shuffleId(), book.numPartitions())
-        .forEach((server, registered) -> {
-          try {
-            registered.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-          } catch (ExecutionException | TimeoutException e) {
-            failed.put(server.serverId(), Retries.unwrap(e).toString());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failed.put(server.serverId(), "interrupted");
-          }
-        });
+    registrar
+        .registerEach(assignment.servers(), book.shuffleId(), book.numPartitions())
+        .forEach(
+            (server, registered) -> {
+              try {
+                registered.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+              } catch (ExecutionException | TimeoutException e) {
+                failed.put(server.serverId(), Retries.unwrap(e).toString());
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed.put(server.serverId(), "interrupted");
+              }
+            });
     if (Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("registering shuffle " + book.shuffleId());
     }
@@ -194,8 +229,8 @@ final class Relocator {
 
   private AssignmentAnswer assign(ShuffleBook book, int partitions, Set<String> excluded)
       throws IOException, InterruptedException {
-    return coordinators.getAssignment(appId, book.shuffleId(), partitions, replicas, tags,
-        List.copyOf(excluded));
+    return coordinators.getAssignment(
+        appId, book.shuffleId(), partitions, replicas, tags, List.copyOf(excluded));
   }
 
   private Set<String> recentFailures() {
@@ -206,8 +241,14 @@ final class Relocator {
 
   private static void checkPartition(ShuffleBook book, int partition) {
     if (partition < 0 || partition >= book.numPartitions()) {
-      throw new IllegalArgumentException("partition " + partition + " is not in shuffle "
-          + book.shuffleId() + "'s " + book.numPartitions() + " partitions");
+      throw new IllegalArgumentException(
+          "partition "
+              + partition
+              + " is not in shuffle "
+              + book.shuffleId()
+              + "'s "
+              + book.numPartitions()
+              + " partitions");
     }
   }
 

@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * The driver's requests to shuffle servers: registering the application and a shuffle on the
  * servers that will hold it, heart-beats that keep the application alive there, and deletion. Every
  * call is asynchronous with a bounded wait, so that no slow or silent server delays the others. A
- * server that answers a heartbeat with UNKNOWN_APPLICATION restarted: the application is
- * registered there again, so that the server can be given new partitions. The application is
- * registered on a server once: later shuffles register with one round trip, and a server that
- * answers UNKNOWN_APPLICATION (it restarted or expired the application) gets the application
- * again before the shuffle.
+ * server that answers a heartbeat with UNKNOWN_APPLICATION restarted: the application is registered
+ * there again, so that the server can be given new partitions. The application is registered on a
+ * server once: later shuffles register with one round trip, and a server that answers
+ * UNKNOWN_APPLICATION (it restarted or expired the application) gets the application again before
+ * the shuffle.
  */
 final class ServerRegistrar {
   private static final Logger LOG = LoggerFactory.getLogger(ServerRegistrar.class);
@@ -44,10 +44,13 @@ final class ServerRegistrar {
   private final String user;
   private final Duration timeout;
   private final Set<ServerAddress> known = ConcurrentHashMap.newKeySet();
+
   /** Servers that accepted this application's registration. */
   private final Set<ServerAddress> registered = ConcurrentHashMap.newKeySet();
 
-  /** @param timeout how long one server may take to answer one of these calls */
+  /**
+   * @param timeout how long one server may take to answer one of these calls
+   */
   ServerRegistrar(Connections clients, String appId, String user, Duration timeout) {
     this.clients = clients;
     this.appId = appId;
@@ -56,14 +59,24 @@ final class ServerRegistrar {
   }
 
   /** Registers the application and then the shuffle on every server; fails if any server does. */
-  CompletableFuture<Void> register(Collection<ServerAddress> servers, int shuffleId,
-      int numPartitions) {
+  CompletableFuture<Void> register(
+      Collection<ServerAddress> servers, int shuffleId, int numPartitions) {
     List<CompletableFuture<StatusResponse>> all = new ArrayList<>();
-    registerEach(servers, shuffleId, numPartitions).forEach((server, registered) ->
-        all.add(registered.exceptionally(e -> {
-          throw new IllegalStateException("cannot register shuffle " + shuffleId + " on "
-              + server + ": " + Retries.unwrap(e).getMessage(), Retries.unwrap(e));
-        })));
+    registerEach(servers, shuffleId, numPartitions)
+        .forEach(
+            (server, registered) ->
+                all.add(
+                    registered.exceptionally(
+                        e -> {
+                          throw new IllegalStateException(
+                              "cannot register shuffle "
+                                  + shuffleId
+                                  + " on "
+                                  + server
+                                  + ": "
+                                  + Retries.unwrap(e).getMessage(),
+                              Retries.unwrap(e));
+                        })));
     return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
   }
 
@@ -76,49 +89,61 @@ final class ServerRegistrar {
     Map<ServerAddress, CompletableFuture<StatusResponse>> outcomes = new LinkedHashMap<>();
     for (ServerAddress server : servers) {
       known.add(server);
-      outcomes.put(server, registered.contains(server)
-          ? registerShuffle(server, shuffleId, numPartitions).exceptionallyCompose(e ->
-              Retries.hasStatus(e, StatusCode.UNKNOWN_APPLICATION)
-                  ? registerApplication(server).thenCompose(ok ->
-                      registerShuffle(server, shuffleId, numPartitions))
-                  : CompletableFuture.failedFuture(e))
-          : registerApplication(server).thenCompose(ok ->
-              registerShuffle(server, shuffleId, numPartitions)));
+      outcomes.put(
+          server,
+          registered.contains(server)
+              ? registerShuffle(server, shuffleId, numPartitions)
+                  .exceptionallyCompose(
+                      e ->
+                          Retries.hasStatus(e, StatusCode.UNKNOWN_APPLICATION)
+                              ? registerApplication(server)
+                                  .thenCompose(
+                                      ok -> registerShuffle(server, shuffleId, numPartitions))
+                              : CompletableFuture.failedFuture(e))
+              : registerApplication(server)
+                  .thenCompose(ok -> registerShuffle(server, shuffleId, numPartitions)));
     }
     return outcomes;
   }
 
   private CompletableFuture<StatusResponse> registerApplication(ServerAddress server) {
-    return call(server, new RegisterApplicationRequest(TransportClient.nextRequestId(), appId,
-        user)).thenApply(ok -> {
-          registered.add(server);
-          return ok;
-        });
+    return call(
+            server, new RegisterApplicationRequest(TransportClient.nextRequestId(), appId, user))
+        .thenApply(
+            ok -> {
+              registered.add(server);
+              return ok;
+            });
   }
 
-  private CompletableFuture<StatusResponse> registerShuffle(ServerAddress server, int shuffleId,
-      int numPartitions) {
-    return call(server, new RegisterShuffleRequest(TransportClient.nextRequestId(), appId,
-        shuffleId, numPartitions));
+  private CompletableFuture<StatusResponse> registerShuffle(
+      ServerAddress server, int shuffleId, int numPartitions) {
+    return call(
+        server,
+        new RegisterShuffleRequest(
+            TransportClient.nextRequestId(), appId, shuffleId, numPartitions));
   }
 
   /** Tells every server that held data of the application that it lives; never waits. */
   void heartbeat() {
     for (ServerAddress server : known) {
       call(server, new AppHeartbeatRequest(TransportClient.nextRequestId(), appId))
-          .whenComplete((ok, error) -> {
-            if (error == null) {
-              return;
-            }
-            if (Retries.hasStatus(error, StatusCode.UNKNOWN_APPLICATION)) {
-              LOG.info("Server {} no longer knows {} (it restarted); registering it again",
-                  server, appId);
-              registered.remove(server);
-              registerApplication(server);
-            } else {
-              LOG.debug("Heartbeat to {} failed: {}", server, Retries.unwrap(error).toString());
-            }
-          });
+          .whenComplete(
+              (ok, error) -> {
+                if (error == null) {
+                  return;
+                }
+                if (Retries.hasStatus(error, StatusCode.UNKNOWN_APPLICATION)) {
+                  LOG.info(
+                      "Server {} no longer knows {} (it restarted); registering it again",
+                      server,
+                      appId);
+                  registered.remove(server);
+                  registerApplication(server);
+                } else {
+                  LOG.debug("Heartbeat to {} failed: {}", server, Retries.unwrap(error).toString());
+                }
+              });
     }
   }
 
@@ -126,12 +151,16 @@ final class ServerRegistrar {
   void unregisterShuffle(Collection<ServerAddress> servers, int shuffleId) {
     for (ServerAddress server : servers) {
       call(server, new UnregisterShuffleRequest(TransportClient.nextRequestId(), appId, shuffleId))
-          .whenComplete((ok, e) -> {
-            if (e != null) {
-              LOG.warn("Could not unregister shuffle {} on {}: {}", shuffleId, server,
-                  Retries.unwrap(e).toString());
-            }
-          });
+          .whenComplete(
+              (ok, e) -> {
+                if (e != null) {
+                  LOG.warn(
+                      "Could not unregister shuffle {} on {}: {}",
+                      shuffleId,
+                      server,
+                      Retries.unwrap(e).toString());
+                }
+              });
     }
   }
 
@@ -139,8 +168,8 @@ final class ServerRegistrar {
   void unregisterApplication() {
     List<CompletableFuture<StatusResponse>> all = new ArrayList<>();
     for (ServerAddress server : known) {
-      all.add(call(server, new UnregisterApplicationRequest(TransportClient.nextRequestId(),
-          appId)));
+      all.add(
+          call(server, new UnregisterApplicationRequest(TransportClient.nextRequestId(), appId)));
     }
     try {
       CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
@@ -152,15 +181,25 @@ final class ServerRegistrar {
     }
   }
 
-  private CompletableFuture<StatusResponse> call(ServerAddress server,
-      io.sluice.common.protocol.RequestMessage request) {
-    return clients.getClientAsync(server.host(), server.port())
+  private CompletableFuture<StatusResponse> call(
+      ServerAddress server, io.sluice.common.protocol.RequestMessage request) {
+    return clients
+        .getClientAsync(server.host(), server.port())
         .thenCompose(c -> c.request(request, StatusResponse.class))
         .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(e -> CompletableFuture.failedFuture(
-            Retries.unwrap(e) instanceof TimeoutException
-                ? new TimeoutException(server + " did not answer " + request.type() + " within "
-                    + SluiceClientOptions.CALL_TIMEOUT.key() + " (" + timeout + ")")
-                : Retries.unwrap(e)));
+        .exceptionallyCompose(
+            e ->
+                CompletableFuture.failedFuture(
+                    Retries.unwrap(e) instanceof TimeoutException
+                        ? new TimeoutException(
+                            server
+                                + " did not answer "
+                                + request.type()
+                                + " within "
+                                + SluiceClientOptions.CALL_TIMEOUT.key()
+                                + " ("
+                                + timeout
+                                + ")")
+                        : Retries.unwrap(e)));
   }
 }

@@ -70,8 +70,15 @@ final class ShuffleBook {
   /** Makes {@code location} the partition's current one; its epoch must follow the current. */
   synchronized void move(int partition, PartitionLocation location) {
     if (location.epoch() != current(partition).epoch() + 1) {
-      throw new IllegalStateException("partition " + partition + " of shuffle " + shuffleId
-          + " is at epoch " + current(partition).epoch() + ", not " + (location.epoch() - 1));
+      throw new IllegalStateException(
+          "partition "
+              + partition
+              + " of shuffle "
+              + shuffleId
+              + " is at epoch "
+              + current(partition).epoch()
+              + ", not "
+              + (location.epoch() - 1));
     }
     moved.computeIfAbsent(partition, p -> new ArrayList<>()).add(location);
   }

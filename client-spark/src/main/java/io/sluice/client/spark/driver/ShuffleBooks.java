@@ -9,18 +9,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * The driver's books of its shuffles, and of the shuffles whose data Spark removed while their
  * dependency lives on.
  *
- * <p>Spark removes a shuffle's data in two ways, both through the shuffle manager's
- * {@code unregisterShuffle}: its {@code ContextCleaner} once nothing references the shuffle's
- * dependency any longer, and (Spark 4.1 and later, with
- * {@code spark.sql.classic.shuffleDependency.fileCleanup.enabled}, on by default in Spark's own
- * tests) the end of each SQL execution, which expects the map stage to run again "if the same
- * dataframe reference is executed again". Then the same shuffle id comes back with the same
- * handle: its map tasks push to servers that no longer know it and ask the driver to relocate,
- * and its readers ask for its locations. So a removed shuffle's book is kept while Spark still
- * holds its dependency (weakly referenced here, so that keeping the book never keeps the
- * dependency), and its first use revives it: every partition moves to newly registered servers,
- * one epoch later, so that requests naming the old epochs get the new locations. A shuffle whose
- * dependency is gone is forgotten.
+ * <p>Spark removes a shuffle's data in two ways, both through the shuffle manager's {@code
+ * unregisterShuffle}: its {@code ContextCleaner} once nothing references the shuffle's dependency
+ * any longer, and (Spark 4.1 and later, with {@code
+ * spark.sql.classic.shuffleDependency.fileCleanup.enabled}, on by default in Spark's own tests) the
+ * end of each SQL execution, which expects the map stage to run again "if the same dataframe
+ * reference is executed again". Then the same shuffle id comes back with the same handle: its map
+ * tasks push to servers that no longer know it and ask the driver to relocate, and its readers ask
+ * for its locations. So a removed shuffle's book is kept while Spark still holds its dependency
+ * (weakly referenced here, so that keeping the book never keeps the dependency), and its first use
+ * revives it: every partition moves to newly registered servers, one epoch later, so that requests
+ * naming the old epochs get the new locations. A shuffle whose dependency is gone is forgotten.
  *
  * <p>Thread-safe: {@link #live} never waits (the endpoint's event loop asks it); the rest is
  * serialized, so that a removal waits for a revival in progress (which makes remote calls and runs
@@ -70,8 +69,8 @@ final class ShuffleBooks {
   }
 
   /**
-   * The book of a live shuffle, or of a removed one that is used again, revived: null for a
-   * shuffle unknown or gone.
+   * The book of a live shuffle, or of a removed one that is used again, revived: null for a shuffle
+   * unknown or gone.
    */
   synchronized ShuffleBook liveOrRevived(int shuffleId) throws IOException, InterruptedException {
     ShuffleBook book = live.get(shuffleId);
@@ -90,8 +89,8 @@ final class ShuffleBooks {
       partitions[p] = p;
       epochs[p] = r.book().current(p).epoch();
     }
-    relocator.relocate(r.book(), partitions, epochs, "",
-        "Spark removed its data and runs it again");
+    relocator.relocate(
+        r.book(), partitions, epochs, "", "Spark removed its data and runs it again");
     removed.remove(shuffleId);
     dependencies.put(shuffleId, r.dependency());
     live.put(shuffleId, r.book());

@@ -61,16 +61,28 @@ public final class SluiceDriver implements Closeable {
    * @param advertisedHost the host executors reach the endpoint at
    * @param onMove told of every move of partitions to new servers (on the relocation thread)
    */
-  public SluiceDriver(SluiceClientContext client, String appId, String user, String bindHost,
-      String advertisedHost, Consumer<SluiceRelocationEvent> onMove)
+  public SluiceDriver(
+      SluiceClientContext client,
+      String appId,
+      String user,
+      String bindHost,
+      String advertisedHost,
+      Consumer<SluiceRelocationEvent> onMove)
       throws IOException, InterruptedException {
     this.client = client;
     this.appId = appId;
     this.endpointHost = advertisedHost;
-    List<String> list = client.conf().getOptional(SluiceClientOptions.COORDINATORS)
-        .filter(l -> !l.isEmpty())
-        .orElseThrow(() -> new IllegalArgumentException("Sluice needs '"
-            + SluiceClientOptions.COORDINATORS.key() + "' (host:port of the coordinators)"));
+    List<String> list =
+        client
+            .conf()
+            .getOptional(SluiceClientOptions.COORDINATORS)
+            .filter(l -> !l.isEmpty())
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "Sluice needs '"
+                            + SluiceClientOptions.COORDINATORS.key()
+                            + "' (host:port of the coordinators)"));
     TransportConf transport = new TransportConf(client.conf());
     this.callTimeout = client.conf().get(SluiceClientOptions.CALL_TIMEOUT);
     // With authentication on, the driver proves the cluster secret: as a cluster member to the
@@ -79,40 +91,62 @@ public final class SluiceDriver implements Closeable {
     boolean authenticated = client.conf().get(SluiceClientOptions.AUTH_ENABLED);
     this.auth = ApplicationAuth.forDriver(authenticated);
     Secret appSecret = auth.secret(appId);
-    Secret clusterSecret = authenticated ? SecretFile.read(
-        client.conf().get(SluiceClientOptions.AUTH_CLUSTER_SECRET_FILE),
-        SluiceClientOptions.AUTH_CLUSTER_SECRET_FILE.key()) : null;
-    Connections toCoordinators = authenticated
-        ? client.clients().as(Credentials.cluster(clusterSecret)) : client.clients();
-    Connections toServers = authenticated
-        ? client.clients().as(Credentials.registrar(appId, appSecret, clusterSecret))
-        : client.clients();
-    this.coordinators = new CoordinatorClient(toCoordinators,
-        CoordinatorAddress.parseList(list, SluiceClientOptions.COORDINATORS.key()), callTimeout);
+    Secret clusterSecret =
+        authenticated
+            ? SecretFile.read(
+                client.conf().get(SluiceClientOptions.AUTH_CLUSTER_SECRET_FILE),
+                SluiceClientOptions.AUTH_CLUSTER_SECRET_FILE.key())
+            : null;
+    Connections toCoordinators =
+        authenticated ? client.clients().as(Credentials.cluster(clusterSecret)) : client.clients();
+    Connections toServers =
+        authenticated
+            ? client.clients().as(Credentials.registrar(appId, appSecret, clusterSecret))
+            : client.clients();
+    this.coordinators =
+        new CoordinatorClient(
+            toCoordinators,
+            CoordinatorAddress.parseList(list, SluiceClientOptions.COORDINATORS.key()),
+            callTimeout);
     coordinators.registerApplication(appId, user);
     this.servers = new ServerRegistrar(toServers, appId, user, callTimeout);
     this.relocations = Executors.newSingleThreadExecutor(daemon("sluice-driver-relocations"));
-    Relocator relocator = new Relocator(appId, coordinators, servers,
-        client.conf().get(SluiceClientOptions.REPLICAS),
-        client.conf().get(SluiceClientOptions.SERVER_TAGS), callTimeout, System::nanoTime,
-        onMove);
+    Relocator relocator =
+        new Relocator(
+            appId,
+            coordinators,
+            servers,
+            client.conf().get(SluiceClientOptions.REPLICAS),
+            client.conf().get(SluiceClientOptions.SERVER_TAGS),
+            callTimeout,
+            System::nanoTime,
+            onMove);
     this.books = new ShuffleBooks(relocator);
-    this.endpoint = new TransportContext(transport, "sluice-driver-" + appId, client.allocator())
-        .createServer(bindHost, client.conf().get(SluiceClientOptions.DRIVER_PORT),
-            new DriverEndpoint(appId, books, relocations),
-            authenticated ? new ServerAuth(Set.of(AuthRole.APPLICATION), null,
-                id -> id.equals(appId) ? appSecret : null) : ServerAuth.disabled());
+    this.endpoint =
+        new TransportContext(transport, "sluice-driver-" + appId, client.allocator())
+            .createServer(
+                bindHost,
+                client.conf().get(SluiceClientOptions.DRIVER_PORT),
+                new DriverEndpoint(appId, books, relocations),
+                authenticated
+                    ? new ServerAuth(
+                        Set.of(AuthRole.APPLICATION),
+                        null,
+                        id -> id.equals(appId) ? appSecret : null)
+                    : ServerAuth.disabled());
     long interval = client.conf().get(SluiceClientOptions.HEARTBEAT_INTERVAL).toMillis();
     // The coordinators' client blocks while it fails over; it gets its own thread so that it never
     // delays the servers' heart-beats, which are asynchronous.
-    this.coordinatorBeats = Executors.newSingleThreadScheduledExecutor(
-        daemon("sluice-driver-heartbeat"));
-    coordinatorBeats.scheduleWithFixedDelay(this::heartbeatCoordinators, interval, interval,
-        TimeUnit.MILLISECONDS);
-    this.serverBeats = client.scheduler().scheduleWithFixedDelay(servers::heartbeat, interval,
-        interval, TimeUnit.MILLISECONDS);
-    LOG.info("Sluice driver endpoint of {} listens on {}:{}", appId, advertisedHost,
-        endpoint.port());
+    this.coordinatorBeats =
+        Executors.newSingleThreadScheduledExecutor(daemon("sluice-driver-heartbeat"));
+    coordinatorBeats.scheduleWithFixedDelay(
+        this::heartbeatCoordinators, interval, interval, TimeUnit.MILLISECONDS);
+    this.serverBeats =
+        client
+            .scheduler()
+            .scheduleWithFixedDelay(servers::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
+    LOG.info(
+        "Sluice driver endpoint of {} listens on {}:{}", appId, advertisedHost, endpoint.port());
   }
 
   /** How this application's executors authenticate; travels in its shuffle handles. */
@@ -136,20 +170,38 @@ public final class SluiceDriver implements Closeable {
    */
   public ShuffleLocations registerShuffle(int shuffleId, int numPartitions, Object dependency)
       throws IOException, InterruptedException {
-    AssignmentAnswer response = coordinators.getAssignment(appId, shuffleId, numPartitions,
-        client.conf().get(SluiceClientOptions.REPLICAS),
-        client.conf().get(SluiceClientOptions.SERVER_TAGS), List.of());
+    AssignmentAnswer response =
+        coordinators.getAssignment(
+            appId,
+            shuffleId,
+            numPartitions,
+            client.conf().get(SluiceClientOptions.REPLICAS),
+            client.conf().get(SluiceClientOptions.SERVER_TAGS),
+            List.of());
     ShuffleLocations locations = ShuffleLocations.of(response);
     try {
-      servers.register(locations.servers(), shuffleId, numPartitions)
+      servers
+          .register(locations.servers(), shuffleId, numPartitions)
           .get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new IOException("cannot register shuffle " + shuffleId + " with its servers: "
-          + e.getCause().getMessage(), e.getCause());
+      throw new IOException(
+          "cannot register shuffle "
+              + shuffleId
+              + " with its servers: "
+              + e.getCause().getMessage(),
+          e.getCause());
     } catch (TimeoutException e) {
-      throw new IOException("cannot register shuffle " + shuffleId + " with its servers "
-          + locations.servers() + " within " + SluiceClientOptions.CALL_TIMEOUT.key() + " ("
-          + callTimeout + ")", e);
+      throw new IOException(
+          "cannot register shuffle "
+              + shuffleId
+              + " with its servers "
+              + locations.servers()
+              + " within "
+              + SluiceClientOptions.CALL_TIMEOUT.key()
+              + " ("
+              + callTimeout
+              + ")",
+          e);
     }
     books.add(new ShuffleBook(shuffleId, locations), dependency);
     return locations;

@@ -1,7 +1,7 @@
 package io.sluice.client.spark.read;
 
-import io.sluice.client.spark.MapOutputLocation;
 import io.sluice.client.core.read.PartitionFetchException;
+import io.sluice.client.spark.MapOutputLocation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,14 +42,13 @@ final class CountedMaps {
   }
 
   /**
-   * The map outputs Spark counts for the given maps and partitions. Passes the map range through
-   * as is: the trackers of Spark 3.5 and 4.x read {@code Integer.MAX_VALUE} as "up to the last
-   * map".
+   * The map outputs Spark counts for the given maps and partitions. Passes the map range through as
+   * is: the trackers of Spark 3.5 and 4.x read {@code Integer.MAX_VALUE} as "up to the last map".
    *
    * @throws org.apache.spark.shuffle.MetadataFetchFailedException if a map output is missing
    */
-  static CountedMaps fromTracker(int shuffleId, int startMapIndex, int endMapIndex,
-      int startPartition, int endPartition) {
+  static CountedMaps fromTracker(
+      int shuffleId, int startMapIndex, int endMapIndex, int startPartition, int endPartition) {
     MapOutputTracker tracker = SparkEnv.get().mapOutputTracker();
     Iterator<Tuple2<BlockManagerId, Seq<Tuple3<BlockId, Object, Object>>>> byLocation =
         tracker.getMapSizesByExecutorId(
@@ -61,11 +60,14 @@ final class CountedMaps {
       while (blocks.hasNext()) {
         Tuple3<BlockId, Object, Object> block = blocks.next();
         if (!(block._1() instanceof ShuffleBlockId id)) {
-          throw new IllegalStateException("unexpected block " + block._1() + " of shuffle "
-              + shuffleId + " in the map output tracker; is push-based shuffle on?");
+          throw new IllegalStateException(
+              "unexpected block "
+                  + block._1()
+                  + " of shuffle "
+                  + shuffleId
+                  + " in the map output tracker; is push-based shuffle on?");
         }
-        maps.add(location._1(), id.mapId(), (Integer) block._3(), id.reduceId(),
-            (Long) block._2());
+        maps.add(location._1(), id.mapId(), (Integer) block._3(), id.reduceId(), (Long) block._2());
       }
     }
     return maps.build();
@@ -91,8 +93,8 @@ final class CountedMaps {
    * lost partition costs one re-run of the map stage.
    */
   FetchFailedException fetchFailed(int partition, String message, Throwable cause) {
-    return new FetchFailedException(MapOutputLocation.ofLostShuffle(shuffleId), shuffleId, -1L, -1,
-        partition, message, cause);
+    return new FetchFailedException(
+        MapOutputLocation.ofLostShuffle(shuffleId), shuffleId, -1L, -1, partition, message, cause);
   }
 
   FetchFailedException fetchFailed(PartitionFetchException e) {
@@ -113,12 +115,13 @@ final class CountedMaps {
     }
 
     /**
-     * One block of the tracker's listing: map output {@code mapId} (a task attempt id) has
-     * {@code size} bytes for {@code reduceId}. Empty ones are skipped: nothing was written.
+     * One block of the tracker's listing: map output {@code mapId} (a task attempt id) has {@code
+     * size} bytes for {@code reduceId}. Empty ones are skipped: nothing was written.
      */
     Builder add(BlockManagerId location, long mapId, int mapIndex, int reduceId, long size) {
       if (size > 0) {
-        byPartition.computeIfAbsent(reduceId, k -> new ArrayList<>())
+        byPartition
+            .computeIfAbsent(reduceId, k -> new ArrayList<>())
             .add(new MapOutput(mapId, mapIndex, location));
       }
       return this;

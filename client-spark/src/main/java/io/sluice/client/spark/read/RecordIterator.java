@@ -2,12 +2,12 @@ package io.sluice.client.spark.read;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
-import io.sluice.client.spark.SortShuffleSizes;
 import io.sluice.client.core.codec.CorruptBlockException;
 import io.sluice.client.core.read.BlockDecoder;
 import io.sluice.client.core.read.BlockSource;
 import io.sluice.client.core.read.FetchedBlock;
 import io.sluice.client.core.read.PartitionFetchException;
+import io.sluice.client.spark.SortShuffleSizes;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.NoSuchElementException;
@@ -24,9 +24,10 @@ import scala.collection.Iterator$;
 
 /**
  * The records of every fetched block, block after block, on the task's thread: decompresses each
- * block (the reader checked its CRC32C), deserializes it with one stream (the writer closed one serialize stream
- * per block), and reports Spark's shuffle read metrics. A partition that cannot be read, or a block
- * whose CRC or compression is wrong, surfaces here as Spark's {@code FetchFailedException}.
+ * block (the reader checked its CRC32C), deserializes it with one stream (the writer closed one
+ * serialize stream per block), and reports Spark's shuffle read metrics. A partition that cannot be
+ * read, or a block whose CRC or compression is wrong, surfaces here as Spark's {@code
+ * FetchFailedException}.
  *
  * <p>Not thread-safe: the task's thread only, including {@link #close()} from a task completion
  * listener.
@@ -39,8 +40,10 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
   private final LongConsumer storedBytesRead;
   private final CountedMaps maps;
   private final SortShuffleSizes sizes;
+
   /** The map outputs' partitions already begun, each counted once as Spark counts a stream. */
   private final Set<MapPartition> streamsBegun = new HashSet<>();
+
   private final Runnable whileWaiting;
   private final Runnable onExhausted;
 
@@ -59,9 +62,16 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
    * @param whileWaiting runs while the task waits for a block (it throws if the task was killed)
    * @param onExhausted runs once, after the last record
    */
-  RecordIterator(BlockSource source, BlockDecoder decoder, SerializerInstance serializer,
-      ShuffleReadMetricsReporter metrics, LongConsumer storedBytesRead, CountedMaps maps,
-      SortShuffleSizes sizes, Runnable whileWaiting, Runnable onExhausted) {
+  RecordIterator(
+      BlockSource source,
+      BlockDecoder decoder,
+      SerializerInstance serializer,
+      ShuffleReadMetricsReporter metrics,
+      LongConsumer storedBytesRead,
+      CountedMaps maps,
+      SortShuffleSizes sizes,
+      Runnable whileWaiting,
+      Runnable onExhausted) {
     this.source = source;
     this.decoder = decoder;
     this.serializer = serializer;
@@ -137,8 +147,8 @@ final class RecordIterator extends AbstractIterator<Tuple2<Object, Object>> {
     try {
       bytes = decoder.decode(block);
     } catch (CorruptBlockException e) {
-      throw Unchecked.rethrow(maps.fetchFailed(block.partition(),
-          "corrupt shuffle block: " + e.getMessage(), e));
+      throw Unchecked.rethrow(
+          maps.fetchFailed(block.partition(), "corrupt shuffle block: " + e.getMessage(), e));
     } finally {
       source.consumed(block);
     }

@@ -1,12 +1,12 @@
 package io.sluice.client.spark.read;
 
+import io.sluice.client.core.read.BlockDecoder;
+import io.sluice.client.core.read.PartitionReader;
+import io.sluice.client.core.read.PartitionReader.PartitionSource;
 import io.sluice.client.spark.DriverLocator;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceShuffleHandle;
 import io.sluice.common.protocol.PartitionLocation;
-import io.sluice.client.core.read.BlockDecoder;
-import io.sluice.client.core.read.PartitionReader.PartitionSource;
-import io.sluice.client.core.read.PartitionReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,11 +30,11 @@ import scala.math.Ordering;
  * sorting as Spark's built-in reader does.
  *
  * <p>The map attempts that count are those of Spark's map output tracker; blocks of any other
- * attempt are dropped. Blocks are fetched ahead in the background by the shuffle protocol's
- * {@link PartitionReader}, from every location each partition had, falling back to replicas; a
- * partition that cannot be read completely and correctly fails the task with a
- * {@code FetchFailedException} for the whole shuffle (see {@link CountedMaps#fetchFailed}), so that
- * Spark runs the map stage once more.
+ * attempt are dropped. Blocks are fetched ahead in the background by the shuffle protocol's {@link
+ * PartitionReader}, from every location each partition had, falling back to replicas; a partition
+ * that cannot be read completely and correctly fails the task with a {@code FetchFailedException}
+ * for the whole shuffle (see {@link CountedMaps#fetchFailed}), so that Spark runs the map stage
+ * once more.
  *
  * <p>The metrics reporter is the temporary one Spark's callers pass; it is merged into the task's
  * metrics after the last record or when the task ends, whichever comes first.
@@ -51,9 +51,16 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final DriverLocator locator;
 
   /** Ranges are half-open; {@code endMapIndex} may be {@code Integer.MAX_VALUE} for all maps. */
-  public SluiceShuffleReader(SluiceShuffleHandle<K, ?, C> handle, int startMapIndex,
-      int endMapIndex, int startPartition, int endPartition, TaskContext context,
-      ShuffleReadMetricsReporter metrics, SluiceClientContext client, DriverLocator locator) {
+  public SluiceShuffleReader(
+      SluiceShuffleHandle<K, ?, C> handle,
+      int startMapIndex,
+      int endMapIndex,
+      int startPartition,
+      int endPartition,
+      TaskContext context,
+      ShuffleReadMetricsReporter metrics,
+      SluiceClientContext client,
+      DriverLocator locator) {
     this.handle = handle;
     this.startMapIndex = startMapIndex;
     this.endMapIndex = endMapIndex;
@@ -68,28 +75,43 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
   @Override
   public Iterator<Product2<K, C>> read() {
     ShuffleDependency<K, ?, C> dependency = handle.dependency();
-    CountedMaps maps = CountedMaps.fromTracker(
-        handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition);
-    PartitionReader reader = new PartitionReader(handle.appId(), handle.shuffleId(),
-        sources(maps), client.fetchSettings(), client.connections(handle), client.allocator(),
-        client.scheduler(), handle.counters());
-    RecordIterator records = new RecordIterator(reader,
-        new BlockDecoder(client.codec(), client.allocator(), client.blockCipher()),
-        dependency.serializer().newInstance(), metrics, handle.counters()::read, maps,
-        client.sortShuffleSizes(),
-        context::killTaskIfInterrupted,
-        () -> {
-          reader.close();
-          context.taskMetrics().mergeShuffleReadMetrics();
-        });
-    context.addTaskCompletionListener((TaskCompletionListener) done -> {
-      try {
-        records.close();
-      } finally {
-        reader.close();
-        done.taskMetrics().mergeShuffleReadMetrics();
-      }
-    });
+    CountedMaps maps =
+        CountedMaps.fromTracker(
+            handle.shuffleId(), startMapIndex, endMapIndex, startPartition, endPartition);
+    PartitionReader reader =
+        new PartitionReader(
+            handle.appId(),
+            handle.shuffleId(),
+            sources(maps),
+            client.fetchSettings(),
+            client.connections(handle),
+            client.allocator(),
+            client.scheduler(),
+            handle.counters());
+    RecordIterator records =
+        new RecordIterator(
+            reader,
+            new BlockDecoder(client.codec(), client.allocator(), client.blockCipher()),
+            dependency.serializer().newInstance(),
+            metrics,
+            handle.counters()::read,
+            maps,
+            client.sortShuffleSizes(),
+            context::killTaskIfInterrupted,
+            () -> {
+              reader.close();
+              context.taskMetrics().mergeShuffleReadMetrics();
+            });
+    context.addTaskCompletionListener(
+        (TaskCompletionListener)
+            done -> {
+              try {
+                records.close();
+              } finally {
+                reader.close();
+                done.taskMetrics().mergeShuffleReadMetrics();
+              }
+            });
     reader.start();
     return aggregateAndSort(dependency, new InterruptibleIterator<>(context, records));
   }
@@ -107,8 +129,14 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
     int numPartitions = handle.locations().numPartitions();
     int last = partitions[partitions.length - 1];
     if (last >= numPartitions) {
-      throw new IllegalStateException("partition " + last + " of shuffle " + handle.shuffleId()
-          + " is not among its " + numPartitions + " partitions");
+      throw new IllegalStateException(
+          "partition "
+              + last
+              + " of shuffle "
+              + handle.shuffleId()
+              + " is not among its "
+              + numPartitions
+              + " partitions");
     }
     Map<Integer, List<PartitionLocation>> locations;
     try {
@@ -121,8 +149,8 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
       throw Unchecked.rethrow(e);
     }
     for (int partition : partitions) {
-      sources.add(new PartitionSource(partition, locations.get(partition),
-          maps.attempts(partition)));
+      sources.add(
+          new PartitionSource(partition, locations.get(partition), maps.attempts(partition)));
     }
     return sources;
   }
@@ -136,16 +164,18 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
     if (aggregator.isDefined()) {
       Aggregator raw = aggregator.get();
       // Map-side combine wrote combiners; otherwise the values still need combining.
-      combined = dependency.mapSideCombine()
-          ? (Iterator) raw.combineCombinersByKey((Iterator) records, context)
-          : (Iterator) raw.combineValuesByKey((Iterator) records, context);
+      combined =
+          dependency.mapSideCombine()
+              ? (Iterator) raw.combineCombinersByKey((Iterator) records, context)
+              : (Iterator) raw.combineValuesByKey((Iterator) records, context);
     } else {
       combined = (Iterator) records;
     }
     Option<Ordering<K>> ordering = dependency.keyOrdering();
-    Iterator<Product2<K, C>> result = ordering.isDefined()
-        ? SparkReadCalls.sortByKey(context, ordering.get(), dependency.serializer(), combined)
-        : combined;
+    Iterator<Product2<K, C>> result =
+        ordering.isDefined()
+            ? SparkReadCalls.sortByKey(context, ordering.get(), dependency.serializer(), combined)
+            : combined;
     // The aggregator and sorter consume the first interruptible iterator; wrap again for the
     // records they produce.
     return result instanceof InterruptibleIterator

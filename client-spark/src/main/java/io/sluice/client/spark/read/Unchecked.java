@@ -1,9 +1,9 @@
 package io.sluice.client.spark.read;
 
 /**
- * Throws a checked exception from code that cannot declare it: Spark's
- * {@code FetchFailedException} is checked in Java but must leave Scala's {@code Iterator} methods
- * as itself, not wrapped, for the scheduler to see it.
+ * Throws a checked exception from code that cannot declare it: Spark's {@code FetchFailedException}
+ * is checked in Java but must leave Scala's {@code Iterator} methods as itself, not wrapped, for
+ * the scheduler to see it.
  */
 final class Unchecked {
   private Unchecked() {}

@@ -4,9 +4,9 @@ import java.util.List;
 import org.apache.spark.util.kvstore.KVIndex;
 
 /**
- * One shuffle as the Sluice tab shows it, kept in the application's status store (Spark's
- * {@code KVStore}: in memory for a live application, in memory or on disk in the history server,
- * which stores it as JSON).
+ * One shuffle as the Sluice tab shows it, kept in the application's status store (Spark's {@code
+ * KVStore}: in memory for a live application, in memory or on disk in the history server, which
+ * stores it as JSON).
  *
  * @param sluice whether the shuffle ran through Sluice (false: Spark's sort shuffle took it)
  * @param copies how many servers hold each partition (0 with the sort shuffle)
@@ -22,10 +22,22 @@ import org.apache.spark.util.kvstore.KVIndex;
  * @param fetchFailures tasks that failed reading the shuffle (Spark's {@code FetchFailed})
  * @param mapStageReruns attempts of the shuffle's map stage after its first
  */
-public record ShuffleSummary(int shuffleId, int partitions, boolean sluice, int copies,
-    List<String> servers, String fallbackReason, long bytesPushed, long bytesRead,
-    long pushRetries, long fetchRetries, long replicaReads, int relocations,
-    int relocatedPartitions, int fetchFailures, int mapStageReruns) {
+public record ShuffleSummary(
+    int shuffleId,
+    int partitions,
+    boolean sluice,
+    int copies,
+    List<String> servers,
+    String fallbackReason,
+    long bytesPushed,
+    long bytesRead,
+    long pushRetries,
+    long fetchRetries,
+    long replicaReads,
+    int relocations,
+    int relocatedPartitions,
+    int fetchFailures,
+    int mapStageReruns) {
 
   /** The store's key. Not a record component: those would carry the index twice (field, method). */
   @KVIndex

@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds each shuffle's {@link ShuffleSummary} from Spark's listener events, live on the driver or
- * replayed from the event log in the history server, and keeps it in the status store: Sluice's
- * own events (the shuffle's registration or fallback, each move of partitions), the tasks' counts
- * in the shuffle's accumulators, fetch failures, and attempts of the shuffle's map stage.
+ * replayed from the event log in the history server, and keeps it in the status store: Sluice's own
+ * events (the shuffle's registration or fallback, each move of partitions), the tasks' counts in
+ * the shuffle's accumulators, fetch failures, and attempts of the shuffle's map stage.
  *
  * <p>Events arrive on one listener-bus thread.
  */
@@ -32,6 +32,7 @@ public final class ShuffleSummaryListener extends SparkListener {
 
   private final KVStore store;
   private final Map<Integer, Tally> shuffles = new HashMap<>();
+
   /** The shuffle and counter name of each Sluice accumulator. */
   private final Map<Long, Counted> accumulators = new HashMap<>();
 
@@ -146,14 +147,27 @@ public final class ShuffleSummaryListener extends SparkListener {
         case ShuffleCounters.PUSH_RETRIES -> pushRetries += n;
         case ShuffleCounters.FETCH_RETRIES -> fetchRetries += n;
         case ShuffleCounters.REPLICA_READS -> replicaReads += n;
-        default -> { } // a counter of a later client: not shown
+        default -> {} // a counter of a later client: not shown
       }
     }
 
     ShuffleSummary summary() {
-      return new ShuffleSummary(shuffleId, partitions, sluice, copies, List.copyOf(servers),
-          fallbackReason, bytesPushed, bytesRead, pushRetries, fetchRetries, replicaReads,
-          relocations, relocatedPartitions, fetchFailures, mapStageReruns);
+      return new ShuffleSummary(
+          shuffleId,
+          partitions,
+          sluice,
+          copies,
+          List.copyOf(servers),
+          fallbackReason,
+          bytesPushed,
+          bytesRead,
+          pushRetries,
+          fetchRetries,
+          replicaReads,
+          relocations,
+          relocatedPartitions,
+          fetchFailures,
+          mapStageReruns);
     }
   }
 }

@@ -32,18 +32,34 @@ final class ShuffleTable {
     long sluice = shuffles.stream().filter(ShuffleSummary::sluice).count();
     StringBuilder out = new StringBuilder();
     out.append("<div id=\"sluice-shuffles\">");
-    out.append("<p id=\"sluice-summary\">").append(shuffles.size())
-        .append(shuffles.size() == 1 ? " shuffle: " : " shuffles: ").append(sluice)
-        .append(" through Sluice, ").append(shuffles.size() - sluice)
+    out.append("<p id=\"sluice-summary\">")
+        .append(shuffles.size())
+        .append(shuffles.size() == 1 ? " shuffle: " : " shuffles: ")
+        .append(sluice)
+        .append(" through Sluice, ")
+        .append(shuffles.size() - sluice)
         .append(" with Spark's sort shuffle.</p>");
     if (shuffles.isEmpty()) {
       return out.append("</div>").toString();
     }
-    out.append("<table class=\"table table-bordered table-sm table-striped sortable\">"
-        + "<thead><tr>");
-    for (String column : List.of("Shuffle", "Partitions", "Taken by", "Copies", "Servers",
-        "Bytes pushed", "Bytes read", "Push retries", "Fetch retries", "Relocations",
-        "Relocated partitions", "Replica reads", "Fetch failures", "Map stage re-runs")) {
+    out.append(
+        "<table class=\"table table-bordered table-sm table-striped sortable\">" + "<thead><tr>");
+    for (String column :
+        List.of(
+            "Shuffle",
+            "Partitions",
+            "Taken by",
+            "Copies",
+            "Servers",
+            "Bytes pushed",
+            "Bytes read",
+            "Push retries",
+            "Fetch retries",
+            "Relocations",
+            "Relocated partitions",
+            "Replica reads",
+            "Fetch failures",
+            "Map stage re-runs")) {
       out.append("<th>").append(column).append("</th>");
     }
     out.append("</tr></thead><tbody>");
@@ -51,8 +67,12 @@ final class ShuffleTable {
       out.append("<tr id=\"shuffle-").append(s.shuffleId()).append("\">");
       cell(out, "shuffle", Integer.toString(s.shuffleId()));
       cell(out, "partitions", Integer.toString(s.partitions()));
-      cell(out, "taken-by", s.sluice() ? "Sluice"
-          : "Spark's sort shuffle: " + (s.fallbackReason() == null ? "" : s.fallbackReason()));
+      cell(
+          out,
+          "taken-by",
+          s.sluice()
+              ? "Sluice"
+              : "Spark's sort shuffle: " + (s.fallbackReason() == null ? "" : s.fallbackReason()));
       cell(out, "copies", Integer.toString(s.copies()));
       cell(out, "servers", String.join(", ", s.servers()));
       bytes(out, "bytes-pushed", s.bytesPushed());
@@ -70,14 +90,19 @@ final class ShuffleTable {
   }
 
   private static void cell(StringBuilder out, String name, String text) {
-    out.append("<td class=\"").append(name).append("\">").append(Html.escape(text))
-        .append("</td>");
+    out.append("<td class=\"").append(name).append("\">").append(Html.escape(text)).append("</td>");
   }
 
   /** Shown in binary units; the exact count sorts the column (Spark's sorttable) and is kept. */
   private static void bytes(StringBuilder out, String name, long bytes) {
-    out.append("<td class=\"").append(name).append("\" sorttable_customkey=\"").append(bytes)
-        .append("\" data-bytes=\"").append(bytes).append("\">").append(ByteSizes.binary(bytes))
+    out.append("<td class=\"")
+        .append(name)
+        .append("\" sorttable_customkey=\"")
+        .append(bytes)
+        .append("\" data-bytes=\"")
+        .append(bytes)
+        .append("\">")
+        .append(ByteSizes.binary(bytes))
         .append("</td>");
   }
 }

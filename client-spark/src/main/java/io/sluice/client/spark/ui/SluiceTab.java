@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The "Sluice" tab of Spark's UI, at {@code /sluice/}: each shuffle's servers and copies, bytes
  * pushed and read, retries, relocations, replica reads, fetch failures, map stage re-runs, and
- * fallbacks with their reasons. Attached by the driver with the application's first shuffle, and
- * by the history server to applications whose event log holds Sluice's events
- * ({@link SluiceHistoryServerPlugin}).
+ * fallbacks with their reasons. Attached by the driver with the application's first shuffle, and by
+ * the history server to applications whose event log holds Sluice's events ({@link
+ * SluiceHistoryServerPlugin}).
  */
 public final class SluiceTab extends SparkUITab {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceTab.class);
@@ -23,8 +23,8 @@ public final class SluiceTab extends SparkUITab {
   }
 
   /**
-   * Starts keeping the summaries of the application's shuffles and shows them in its UI, if it
-   * has one. Call once per application, before its first Sluice event is posted.
+   * Starts keeping the summaries of the application's shuffles and shows them in its UI, if it has
+   * one. Call once per application, before its first Sluice event is posted.
    */
   public static void attachLive(SparkContext sc) {
     if (sc.ui().isEmpty()) {

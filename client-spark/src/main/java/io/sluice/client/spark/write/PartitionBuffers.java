@@ -22,8 +22,8 @@ import scala.reflect.ClassTag$;
  * buffers on its way. Otherwise (Java serialization) every partition has its own stream, closed at
  * each block's end; either way a block is one readable stream.
  *
- * <p>The buffers' arrays come from, and at the task's end go back to, the task thread's
- * {@link SpareArrays}, so that the thread's next map task does not allocate them again.
+ * <p>The buffers' arrays come from, and at the task's end go back to, the task thread's {@link
+ * SpareArrays}, so that the thread's next map task does not allocate them again.
  */
 final class PartitionBuffers extends MemoryConsumer {
   private static final ClassTag<Object> ANY = ClassTag$.MODULE$.Any();
@@ -42,8 +42,13 @@ final class PartitionBuffers extends MemoryConsumer {
   private long bufferedCapacity;
   private long granted;
 
-  PartitionBuffers(TaskMemoryManager memory, int numPartitions, SerializerInstance serializer,
-      boolean relocatable, int blockSize, BlockSink sink) {
+  PartitionBuffers(
+      TaskMemoryManager memory,
+      int numPartitions,
+      SerializerInstance serializer,
+      boolean relocatable,
+      int blockSize,
+      BlockSink sink) {
     super(memory, memory.pageSizeBytes(), MemoryMode.ON_HEAP);
     this.serializer = serializer;
     this.relocatable = relocatable;

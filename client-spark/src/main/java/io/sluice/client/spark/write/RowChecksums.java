@@ -8,20 +8,21 @@ package io.sluice.client.spark.write;
  */
 public interface RowChecksums {
   /** No checksum: the Spark line has none, or the dependency does not ask for it. */
-  RowChecksums NONE = new RowChecksums() {
-    @Override
-    public boolean enabled() {
-      return false;
-    }
+  RowChecksums NONE =
+      new RowChecksums() {
+        @Override
+        public boolean enabled() {
+          return false;
+        }
 
-    @Override
-    public void update(int partition, Object key, Object value) {}
+        @Override
+        public void update(int partition, Object key, Object value) {}
 
-    @Override
-    public long value() {
-      return 0;
-    }
-  };
+        @Override
+        public long value() {
+          return 0;
+        }
+      };
 
   /** False when {@link #update} need not be called. */
   boolean enabled();

@@ -2,16 +2,16 @@ package io.sluice.client.spark.write;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.sluice.client.core.BlockCipher;
+import io.sluice.client.core.codec.CompressionCodec;
+import io.sluice.client.core.push.MapOutputPusher;
+import io.sluice.client.core.push.PartitionLocator;
 import io.sluice.client.spark.MapOutputLocation;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceClientOptions;
 import io.sluice.client.spark.SluiceShuffleHandle;
 import io.sluice.client.spark.SortShuffleSizes;
 import io.sluice.client.spark.SparkCompat;
-import io.sluice.client.core.codec.CompressionCodec;
-import io.sluice.client.core.BlockCipher;
-import io.sluice.client.core.push.MapOutputPusher;
-import io.sluice.client.core.push.PartitionLocator;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import org.apache.spark.Partitioner;
@@ -26,8 +26,8 @@ import scala.Product2;
 import scala.collection.Iterator;
 
 /**
- * A map task's writer: partitions (and, when the dependency asks, combines) records, serializes them
- * into per-partition blocks, compresses each block and hands it to the shuffle protocol's
+ * A map task's writer: partitions (and, when the dependency asks, combines) records, serializes
+ * them into per-partition blocks, compresses each block and hands it to the shuffle protocol's
  * {@link MapOutputPusher}, which pushes, relocates and commits; then reports each partition's size
  * to Spark at the shuffle's {@link MapOutputLocation}, as its sort shuffle would have written it
  * ({@link SortShuffleSizes}).
@@ -44,16 +44,23 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   private final PartitionBuffers buffers;
   private final RowChecksums checksums;
   private final SortShuffleSizes sizes;
+
   /**
    * Where blocks are compressed, kept for the whole task: each block leaves it as a copy of its own
    * size (or sealed, which copies too), so that what the pusher holds is the block's size and not
    * the codec's worst case. Released in {@link #stop}.
    */
   private ByteBuf compressionBuffer;
+
   private MapStatus mapStatus;
 
-  public SluiceShuffleWriter(SluiceShuffleHandle<K, V, C> handle, long mapId, TaskContext context,
-      ShuffleWriteMetricsReporter metrics, SluiceClientContext client, PartitionLocator locator) {
+  public SluiceShuffleWriter(
+      SluiceShuffleHandle<K, V, C> handle,
+      long mapId,
+      TaskContext context,
+      ShuffleWriteMetricsReporter metrics,
+      SluiceClientContext client,
+      PartitionLocator locator) {
     this.handle = handle;
     this.dependency = handle.dependency();
     this.mapId = mapId;
@@ -62,15 +69,30 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     this.client = client;
     int numPartitions = dependency.partitioner().numPartitions();
     this.partitionLengths = new long[numPartitions];
-    this.pusher = new MapOutputPusher(client.connections(handle), client.allocator(),
-        client.scheduler(), client.pushSettings(), locator, handle.appId(), handle.shuffleId(),
-        numPartitions, context.taskAttemptId(), context::isInterrupted, handle.counters());
+    this.pusher =
+        new MapOutputPusher(
+            client.connections(handle),
+            client.allocator(),
+            client.scheduler(),
+            client.pushSettings(),
+            locator,
+            handle.appId(),
+            handle.shuffleId(),
+            numPartitions,
+            context.taskAttemptId(),
+            context::isInterrupted,
+            handle.counters());
     this.checksums = SparkCompat.rowChecksums(dependency);
     this.sizes = client.sortShuffleSizes();
     Serializer serializer = dependency.serializer();
-    this.buffers = new PartitionBuffers(context.taskMemoryManager(), numPartitions,
-        serializer.newInstance(), serializer.supportsRelocationOfSerializedObjects(),
-        (int) (long) client.conf().get(SluiceClientOptions.BLOCK_SIZE), this::encodeAndPush);
+    this.buffers =
+        new PartitionBuffers(
+            context.taskMemoryManager(),
+            numPartitions,
+            serializer.newInstance(),
+            serializer.supportsRelocationOfSerializedObjects(),
+            (int) (long) client.conf().get(SluiceClientOptions.BLOCK_SIZE),
+            this::encodeAndPush);
   }
 
   @Override
@@ -78,16 +100,19 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
   public void write(Iterator<Product2<K, V>> records) throws IOException {
     Partitioner partitioner = dependency.partitioner();
     boolean combine = dependency.mapSideCombine();
-    Iterator<Product2<K, V>> produced = combine && checksums.enabled()
-        ? records.map(record -> {
-          checksums.update(partitioner.getPartition(record._1()), record._1(), record._2());
-          return record;
-        })
-        : records;
-    Iterator<? extends Product2<K, ?>> input = combine
-        ? (Iterator<? extends Product2<K, ?>>) (Iterator<?>) dependency.aggregator().get()
-            .combineValuesByKey(produced, context)
-        : records;
+    Iterator<Product2<K, V>> produced =
+        combine && checksums.enabled()
+            ? records.map(
+                record -> {
+                  checksums.update(partitioner.getPartition(record._1()), record._1(), record._2());
+                  return record;
+                })
+            : records;
+    Iterator<? extends Product2<K, ?>> input =
+        combine
+            ? (Iterator<? extends Product2<K, ?>>)
+                (Iterator<?>) dependency.aggregator().get().combineValuesByKey(produced, context)
+            : records;
     boolean checksumHere = !combine && checksums.enabled();
     long written = 0;
     while (input.hasNext()) {
@@ -123,8 +148,9 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
         metrics.incBytesWritten(sizes.perStream());
       }
     }
-    mapStatus = SparkCompat.mapStatus(MapOutputLocation.ofMapOutput(handle.shuffleId()),
-        partitionLengths, mapId, checksums);
+    mapStatus =
+        SparkCompat.mapStatus(
+            MapOutputLocation.ofMapOutput(handle.shuffleId()), partitionLengths, mapId, checksums);
   }
 
   /** Compresses one block and hands it to the pusher. */

@@ -4,8 +4,8 @@ import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 
 /**
  * Reports time spent in remote requests to Spark's shuffle read metrics (this copy: Spark 3.4 and
- * later, whose reporter has {@code incRemoteReqsDuration}; Spark 3.3 compiles the copy in
- * {@code client-spark/src/spark-3.3/java}).
+ * later, whose reporter has {@code incRemoteReqsDuration}; Spark 3.3 compiles the copy in {@code
+ * client-spark/src/spark-3.3/java}).
  */
 final class RemoteRequestTime {
   private RemoteRequestTime() {}

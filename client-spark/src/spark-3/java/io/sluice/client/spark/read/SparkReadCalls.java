@@ -19,11 +19,18 @@ final class SparkReadCalls {
   private SparkReadCalls() {}
 
   /** Spark's external sort by key, with its spill and peak-memory metrics and clean-up. */
-  static <K, C> Iterator<Product2<K, C>> sortByKey(TaskContext context, Ordering<K> ordering,
-      Serializer serializer, Iterator<Product2<K, C>> records) {
-    ExternalSorter<K, C, C> sorter = new ExternalSorter<>(context,
-        Option.<Aggregator<K, C, C>>empty(), Option.<Partitioner>empty(), Option.apply(ordering),
-        serializer);
+  static <K, C> Iterator<Product2<K, C>> sortByKey(
+      TaskContext context,
+      Ordering<K> ordering,
+      Serializer serializer,
+      Iterator<Product2<K, C>> records) {
+    ExternalSorter<K, C, C> sorter =
+        new ExternalSorter<>(
+            context,
+            Option.<Aggregator<K, C, C>>empty(),
+            Option.<Partitioner>empty(),
+            Option.apply(ordering),
+            serializer);
     return sorter.insertAllAndUpdateMetrics(records);
   }
 }

@@ -10,9 +10,9 @@ import scala.collection.JavaConverters;
 import scala.collection.Seq;
 
 /**
- * The Sluice tab in Spark's history server, found through {@code META-INF/services} when the
- * client jar is on the history server's class path: replays each application's Sluice events into
- * its store and shows the tab for applications that used Sluice. Spark 3 (Scala 2.12) signature.
+ * The Sluice tab in Spark's history server, found through {@code META-INF/services} when the client
+ * jar is on the history server's class path: replays each application's Sluice events into its
+ * store and shows the tab for applications that used Sluice. Spark 3 (Scala 2.12) signature.
  */
 public final class SluiceHistoryServerPlugin implements AppHistoryServerPlugin {
   @Override

@@ -24,7 +24,7 @@ final class SluiceShufflesPage extends WebUIPage {
   public Seq<Node> render(HttpServletRequest request) {
     // ShuffleTable escapes every text it writes: the markup goes out as it is.
     Unparsed content = new Unparsed(ShuffleTable.html(ShuffleTable.read(store)));
-    return UIUtils.headerSparkPage(request, "Sluice shuffles", () -> content, tab,
-        Option.empty(), false, false);
+    return UIUtils.headerSparkPage(
+        request, "Sluice shuffles", () -> content, tab, Option.empty(), false, false);
   }
 }

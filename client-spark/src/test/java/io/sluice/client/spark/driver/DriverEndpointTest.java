@@ -42,10 +42,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The driver's port for executors, spoken to over a real connection: relocations answered with the
- * new locations and recorded in the shuffle's book, every location of a partition for readers,
- * a shuffle Spark removed and runs again revived, other applications' and unknown shuffles
- * refused, and a relocation the coordinator cannot serve answered with its status instead of a
- * hang.
+ * new locations and recorded in the shuffle's book, every location of a partition for readers, a
+ * shuffle Spark removed and runs again revived, other applications' and unknown shuffles refused,
+ * and a relocation the coordinator cannot serve answered with its status instead of a hang.
  */
 class DriverEndpointTest {
   private static final String APP = "app-endpoint";
@@ -58,8 +57,10 @@ class DriverEndpointTest {
   private ExecutorService relocations;
   private ShuffleBook book;
   private ShuffleBooks books;
+
   /** Stands for Spark's ShuffleDependency, held as long as the test runs. */
   private final Object dependency = new Object();
+
   private ServerAddress first;
   private ServerAddress second;
   private volatile boolean coordinatorHasServers = true;
@@ -67,26 +68,40 @@ class DriverEndpointTest {
 
   @BeforeEach
   void start() throws Exception {
-    context = new TransportContext(new TransportConf(SluiceConf.empty()), "driver",
-        PooledByteBufAllocator.DEFAULT);
+    context =
+        new TransportContext(
+            new TransportConf(SluiceConf.empty()), "driver", PooledByteBufAllocator.DEFAULT);
     clients = context.createClientFactory();
     first = server("first");
     second = server("second");
     TransportServer c = context.createServer("127.0.0.1", 0, this::assign);
     servers.add(c);
-    coordinator = new CoordinatorClient(clients,
-        List.of(new CoordinatorAddress("127.0.0.1", c.port())), Duration.ofSeconds(5));
-    Relocator relocator = new Relocator(APP, coordinator,
-        new ServerRegistrar(clients, APP, "tester", Duration.ofSeconds(5)), 1, List.of(),
-        Duration.ofSeconds(5), System::nanoTime, move -> {});
-    book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
-        AssignmentRunsResponse.ok(1, List.of(first),
-            PartitionChains.ofChains(new int[][] {{0}, {0}, {0}, {0}}))));
+    coordinator =
+        new CoordinatorClient(
+            clients, List.of(new CoordinatorAddress("127.0.0.1", c.port())), Duration.ofSeconds(5));
+    Relocator relocator =
+        new Relocator(
+            APP,
+            coordinator,
+            new ServerRegistrar(clients, APP, "tester", Duration.ofSeconds(5)),
+            1,
+            List.of(),
+            Duration.ofSeconds(5),
+            System::nanoTime,
+            move -> {});
+    book =
+        new ShuffleBook(
+            SHUFFLE,
+            ShuffleLocations.of(
+                AssignmentRunsResponse.ok(
+                    1,
+                    List.of(first),
+                    PartitionChains.ofChains(new int[][] {{0}, {0}, {0}, {0}}))));
     books = new ShuffleBooks(relocator);
     books.add(book, dependency);
     relocations = Executors.newSingleThreadExecutor();
-    TransportServer endpoint = context.createServer("127.0.0.1", 0,
-        new DriverEndpoint(APP, books, relocations));
+    TransportServer endpoint =
+        context.createServer("127.0.0.1", 0, new DriverEndpoint(APP, books, relocations));
     servers.add(endpoint);
     executor = clients.createUnpooledClient("127.0.0.1", endpoint.port());
   }
@@ -103,34 +118,61 @@ class DriverEndpointTest {
 
   @Test
   void aRelocationIsAnsweredWithTheNewLocationsAndKeptForReaders() throws Exception {
-    LocationsResponse moved = executor.request(new RelocateRequest(TransportClient.nextRequestId(),
-        APP, SHUFFLE, new int[] {1, 3}, new int[] {0, 0}, "first", "connection refused"),
-        LocationsResponse.class).get(30, TimeUnit.SECONDS);
+    LocationsResponse moved =
+        executor
+            .request(
+                new RelocateRequest(
+                    TransportClient.nextRequestId(),
+                    APP,
+                    SHUFFLE,
+                    new int[] {1, 3},
+                    new int[] {0, 0},
+                    "first",
+                    "connection refused"),
+                LocationsResponse.class)
+            .get(30, TimeUnit.SECONDS);
 
     PartitionLocation next = new PartitionLocation(1, List.of(second));
-    assertEquals(List.of(new LocationsResponse.Entry(1, next),
-        new LocationsResponse.Entry(3, next)), sorted(moved.entries()));
+    assertEquals(
+        List.of(new LocationsResponse.Entry(1, next), new LocationsResponse.Entry(3, next)),
+        sorted(moved.entries()));
     assertEquals(next, book.current(1));
 
-    LocationsResponse all = executor.request(new GetLocationsRequest(
-        TransportClient.nextRequestId(), APP, SHUFFLE, 0, 4), LocationsResponse.class)
-        .get(30, TimeUnit.SECONDS);
+    LocationsResponse all =
+        executor
+            .request(
+                new GetLocationsRequest(TransportClient.nextRequestId(), APP, SHUFFLE, 0, 4),
+                LocationsResponse.class)
+            .get(30, TimeUnit.SECONDS);
     PartitionLocation initial = new PartitionLocation(0, List.of(first));
-    assertEquals(List.of(new LocationsResponse.Entry(1, initial),
-        new LocationsResponse.Entry(1, next), new LocationsResponse.Entry(3, initial),
-        new LocationsResponse.Entry(3, next)), sorted(all.entries()),
+    assertEquals(
+        List.of(
+            new LocationsResponse.Entry(1, initial),
+            new LocationsResponse.Entry(1, next),
+            new LocationsResponse.Entry(3, initial),
+            new LocationsResponse.Entry(3, next)),
+        sorted(all.entries()),
         "only moved partitions are listed, every location oldest first");
   }
 
   @Test
   void anotherApplicationsOrAnUnknownShuffleIsRefused() {
-    for (RequestMessage request : List.of(
-        new GetLocationsRequest(TransportClient.nextRequestId(), "app-other", SHUFFLE, 0, 4),
-        new GetLocationsRequest(TransportClient.nextRequestId(), APP, SHUFFLE + 1, 0, 4),
-        new RelocateRequest(TransportClient.nextRequestId(), "app-other", SHUFFLE, new int[] {0},
-            new int[] {0}, "first", "refused"))) {
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> executor.request(request, LocationsResponse.class).get(30, TimeUnit.SECONDS));
+    for (RequestMessage request :
+        List.of(
+            new GetLocationsRequest(TransportClient.nextRequestId(), "app-other", SHUFFLE, 0, 4),
+            new GetLocationsRequest(TransportClient.nextRequestId(), APP, SHUFFLE + 1, 0, 4),
+            new RelocateRequest(
+                TransportClient.nextRequestId(),
+                "app-other",
+                SHUFFLE,
+                new int[] {0},
+                new int[] {0},
+                "first",
+                "refused"))) {
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> executor.request(request, LocationsResponse.class).get(30, TimeUnit.SECONDS));
       RemoteException refused = assertInstanceOf(RemoteException.class, e.getCause());
       assertEquals(StatusCode.UNKNOWN_SHUFFLE, refused.status(), request.toString());
     }
@@ -146,15 +188,28 @@ class DriverEndpointTest {
   void aShuffleSparkRemovedAndUsesAgainIsRevivedOnNewServers() throws Exception {
     assertEquals(book, books.remove(SHUFFLE));
 
-    LocationsResponse relocated = executor.request(new RelocateRequest(
-        TransportClient.nextRequestId(), APP, SHUFFLE, new int[] {2}, new int[] {0}, "first",
-        "UNKNOWN_SHUFFLE"), LocationsResponse.class).get(30, TimeUnit.SECONDS);
+    LocationsResponse relocated =
+        executor
+            .request(
+                new RelocateRequest(
+                    TransportClient.nextRequestId(),
+                    APP,
+                    SHUFFLE,
+                    new int[] {2},
+                    new int[] {0},
+                    "first",
+                    "UNKNOWN_SHUFFLE"),
+                LocationsResponse.class)
+            .get(30, TimeUnit.SECONDS);
 
     PartitionLocation next = new PartitionLocation(1, List.of(second));
     assertEquals(List.of(new LocationsResponse.Entry(2, next)), relocated.entries());
-    LocationsResponse all = executor.request(new GetLocationsRequest(
-        TransportClient.nextRequestId(), APP, SHUFFLE, 0, 4), LocationsResponse.class)
-        .get(30, TimeUnit.SECONDS);
+    LocationsResponse all =
+        executor
+            .request(
+                new GetLocationsRequest(TransportClient.nextRequestId(), APP, SHUFFLE, 0, 4),
+                LocationsResponse.class)
+            .get(30, TimeUnit.SECONDS);
     assertEquals(8, all.entries().size(), "every partition moved: " + all.entries());
     for (int p = 0; p < 4; p++) {
       assertEquals(next, book.current(p), "partition " + p);
@@ -166,22 +221,37 @@ class DriverEndpointTest {
   void aRelocationTheCoordinatorCannotServeIsAnsweredWithItsStatus() {
     coordinatorHasServers = false;
 
-    ExecutionException e = assertThrows(ExecutionException.class, () -> executor.request(
-        new RelocateRequest(TransportClient.nextRequestId(), APP, SHUFFLE, new int[] {0},
-            new int[] {0}, "first", "refused"), LocationsResponse.class)
-        .get(30, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                executor
+                    .request(
+                        new RelocateRequest(
+                            TransportClient.nextRequestId(),
+                            APP,
+                            SHUFFLE,
+                            new int[] {0},
+                            new int[] {0},
+                            "first",
+                            "refused"),
+                        LocationsResponse.class)
+                    .get(30, TimeUnit.SECONDS));
 
     RemoteException refused = assertInstanceOf(RemoteException.class, e.getCause());
     assertEquals(StatusCode.NOT_ENOUGH_SERVERS, refused.status());
-    assertTrue(refused.getMessage().contains("no new location for shuffle " + SHUFFLE),
+    assertTrue(
+        refused.getMessage().contains("no new location for shuffle " + SHUFFLE),
         refused.getMessage());
   }
 
   private static List<LocationsResponse.Entry> sorted(List<LocationsResponse.Entry> entries) {
     List<LocationsResponse.Entry> copy = new ArrayList<>(entries);
-    copy.sort((a, b) -> a.partitionId() != b.partitionId()
-        ? Integer.compare(a.partitionId(), b.partitionId())
-        : Integer.compare(a.location().epoch(), b.location().epoch()));
+    copy.sort(
+        (a, b) ->
+            a.partitionId() != b.partitionId()
+                ? Integer.compare(a.partitionId(), b.partitionId())
+                : Integer.compare(a.location().epoch(), b.location().epoch()));
     return copy;
   }
 
@@ -191,24 +261,29 @@ class DriverEndpointTest {
     if (!(request instanceof GetAssignmentRequest r)) {
       channel.respond(StatusResponse.ok(request.requestId()));
     } else if (!coordinatorHasServers) {
-      channel.respond(StatusResponse.error(r.requestId(), StatusCode.NOT_ENOUGH_SERVERS,
-          "no live server"));
+      channel.respond(
+          StatusResponse.error(r.requestId(), StatusCode.NOT_ENOUGH_SERVERS, "no live server"));
     } else {
       int[][] partitions = new int[r.numPartitions()][];
       for (int i = 0; i < partitions.length; i++) {
         partitions[i] = new int[] {0};
       }
-      channel.respond(AssignmentRunsResponse.ok(r.requestId(), List.of(second),
-          PartitionChains.ofChains(partitions)));
+      channel.respond(
+          AssignmentRunsResponse.ok(
+              r.requestId(), List.of(second), PartitionChains.ofChains(partitions)));
     }
   }
 
   /** A shuffle server that takes every registration. */
   private ServerAddress server(String id) {
-    TransportServer s = context.createServer("127.0.0.1", 0, (channel, request) -> {
-      ReferenceCountUtil.release(request);
-      channel.respond(StatusResponse.ok(request.requestId()));
-    });
+    TransportServer s =
+        context.createServer(
+            "127.0.0.1",
+            0,
+            (channel, request) -> {
+              ReferenceCountUtil.release(request);
+              channel.respond(StatusResponse.ok(request.requestId()));
+            });
     servers.add(s);
     return new ServerAddress(id, "127.0.0.1", s.port());
   }

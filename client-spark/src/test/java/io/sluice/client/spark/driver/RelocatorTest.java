@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,8 +66,9 @@ class RelocatorTest {
 
   @BeforeEach
   void start() throws Exception {
-    context = new TransportContext(new TransportConf(SluiceConf.empty()), "driver",
-        PooledByteBufAllocator.DEFAULT);
+    context =
+        new TransportContext(
+            new TransportConf(SluiceConf.empty()), "driver", PooledByteBufAllocator.DEFAULT);
     clients = context.createClientFactory();
     first = server("first");
     live = server("live");
@@ -76,14 +76,26 @@ class RelocatorTest {
     assignments = new ScriptedCoordinator();
     TransportServer c = context.createServer("127.0.0.1", 0, assignments);
     servers.add(c);
-    coordinator = new CoordinatorClient(clients,
-        List.of(new CoordinatorAddress("127.0.0.1", c.port())), Duration.ofSeconds(5));
+    coordinator =
+        new CoordinatorClient(
+            clients, List.of(new CoordinatorAddress("127.0.0.1", c.port())), Duration.ofSeconds(5));
     ServerRegistrar registrar = new ServerRegistrar(clients, APP, "tester", Duration.ofSeconds(5));
-    relocator = new Relocator(APP, coordinator, registrar, 1, List.of(), Duration.ofSeconds(5),
-        System::nanoTime, moves::add);
-    book = new ShuffleBook(SHUFFLE, ShuffleLocations.of(
-        AssignmentRunsResponse.ok(1, List.of(first),
-            PartitionChains.ofChains(new int[][] {{0}, {0}, {0}}))));
+    relocator =
+        new Relocator(
+            APP,
+            coordinator,
+            registrar,
+            1,
+            List.of(),
+            Duration.ofSeconds(5),
+            System::nanoTime,
+            moves::add);
+    book =
+        new ShuffleBook(
+            SHUFFLE,
+            ShuffleLocations.of(
+                AssignmentRunsResponse.ok(
+                    1, List.of(first), PartitionChains.ofChains(new int[][] {{0}, {0}, {0}}))));
   }
 
   @AfterEach
@@ -111,14 +123,21 @@ class RelocatorTest {
     }
     assertEquals(new PartitionLocation(0, List.of(first)), book.current(2), "not reported");
     // Readers get every location of a moved partition, oldest first; deletion reaches every server.
-    assertEquals(Map.of(0, List.of(new PartitionLocation(0, List.of(first)), moved.get(0)),
-        1, List.of(new PartitionLocation(0, List.of(first)), moved.get(1))), book.movedIn(0, 3));
+    assertEquals(
+        Map.of(
+            0,
+            List.of(new PartitionLocation(0, List.of(first)), moved.get(0)),
+            1,
+            List.of(new PartitionLocation(0, List.of(first)), moved.get(1))),
+        book.movedIn(0, 3));
     assertEquals(Map.of(), book.movedIn(2, 3));
     assertEquals(Set.of(first, live), book.allServers());
     assertEquals(List.of("first"), assignments.requests.get(0).excludedServerIds());
     assertEquals(List.of(SHUFFLE), registeredShuffles(live));
-    assertEquals(List.of(new SluiceRelocationEvent(SHUFFLE, 2, List.of(live.toString()),
-        "refused")), moves, "one move, posted for the Spark UI and the event log");
+    assertEquals(
+        List.of(new SluiceRelocationEvent(SHUFFLE, 2, List.of(live.toString()), "refused")),
+        moves,
+        "one move, posted for the Spark UI and the event log");
   }
 
   @Test
@@ -131,8 +150,9 @@ class RelocatorTest {
 
     assertEquals(new PartitionLocation(1, List.of(alsoLive)), moved.get(2));
     assertEquals(2, assignments.requests.size());
-    assertTrue(assignments.requests.get(1).excludedServerIds().containsAll(List.of("first",
-        "dead")), assignments.requests.get(1).toString());
+    assertTrue(
+        assignments.requests.get(1).excludedServerIds().containsAll(List.of("first", "dead")),
+        assignments.requests.get(1).toString());
   }
 
   @Test
@@ -142,8 +162,10 @@ class RelocatorTest {
       assignments.next(dead);
     }
 
-    IOException e = assertThrows(IOException.class,
-        () -> relocator.relocate(book, new int[] {0}, new int[] {0}, "first", "refused"));
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () -> relocator.relocate(book, new int[] {0}, new int[] {0}, "first", "refused"));
 
     assertTrue(e.getMessage().contains("dead"), e.getMessage());
     assertEquals(Relocator.MAX_ASSIGNMENT_ROUNDS, assignments.requests.size());
@@ -162,9 +184,11 @@ class RelocatorTest {
 
     assertEquals(new PartitionLocation(2, List.of(first)), moved.get(0));
     assertEquals(3, assignments.requests.size());
-    assertEquals(Set.of("first", "live"),
-        Set.copyOf(assignments.requests.get(1).excludedServerIds()));
-    assertEquals(List.of("live"), assignments.requests.get(2).excludedServerIds(),
+    assertEquals(
+        Set.of("first", "live"), Set.copyOf(assignments.requests.get(1).excludedServerIds()));
+    assertEquals(
+        List.of("live"),
+        assignments.requests.get(2).excludedServerIds(),
         "the server that failed now stays out");
   }
 
@@ -233,16 +257,20 @@ class RelocatorTest {
       if (request instanceof GetAssignmentRequest r) {
         requests.add(r);
         if (scarce != null && r.excludedServerIds().contains(scarce)) {
-          channel.respond(StatusResponse.error(r.requestId(), StatusCode.NOT_ENOUGH_SERVERS,
-              "too few servers without " + scarce));
+          channel.respond(
+              StatusResponse.error(
+                  r.requestId(),
+                  StatusCode.NOT_ENOUGH_SERVERS,
+                  "too few servers without " + scarce));
           return;
         }
         int[][] partitions = new int[r.numPartitions()][];
         for (int i = 0; i < partitions.length; i++) {
           partitions[i] = new int[] {0};
         }
-        channel.respond(AssignmentRunsResponse.ok(r.requestId(), List.of(script.poll()),
-            PartitionChains.ofChains(partitions)));
+        channel.respond(
+            AssignmentRunsResponse.ok(
+                r.requestId(), List.of(script.poll()), PartitionChains.ofChains(partitions)));
       } else {
         channel.respond(StatusResponse.ok(request.requestId()));
       }

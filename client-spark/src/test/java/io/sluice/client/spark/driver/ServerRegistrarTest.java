@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The driver's calls to shuffle servers, against scripted servers on loopback sockets: the
  * application is registered before its shuffle on every server and once only, a restarted server
- * gets the application again from the next heart-beat or before the next shuffle, and a silent server delays none of the calls past
- * the call timeout.
+ * gets the application again from the next heart-beat or before the next shuffle, and a silent
+ * server delays none of the calls past the call timeout.
  */
 class ServerRegistrarTest {
   private static final String APP = "app-registrar";
@@ -52,8 +52,9 @@ class ServerRegistrarTest {
 
   @BeforeEach
   void start() {
-    context = new TransportContext(new TransportConf(SluiceConf.empty()), "driver",
-        PooledByteBufAllocator.DEFAULT);
+    context =
+        new TransportContext(
+            new TransportConf(SluiceConf.empty()), "driver", PooledByteBufAllocator.DEFAULT);
     clients = context.createClientFactory();
     registrar = new ServerRegistrar(clients, APP, "tester", TIMEOUT);
   }
@@ -69,12 +70,10 @@ class ServerRegistrarTest {
     Scripted a = new Scripted();
     Scripted b = new Scripted();
 
-    registrar.register(List.of(address("a", a), address("b", b)), 3, 10)
-        .get(10, TimeUnit.SECONDS);
+    registrar.register(List.of(address("a", a), address("b", b)), 3, 10).get(10, TimeUnit.SECONDS);
 
     for (Scripted s : List.of(a, b)) {
-      assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE),
-          s.types());
+      assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE), s.types());
       RegisterShuffleRequest shuffle = (RegisterShuffleRequest) s.received.get(1);
       assertEquals(APP, shuffle.appId());
       assertEquals(3, shuffle.shuffleId());
@@ -102,8 +101,9 @@ class ServerRegistrarTest {
 
     registrar.register(List.of(server), 1, 4).get(10, TimeUnit.SECONDS);
 
-    assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE, REGISTER_SHUFFLE, REGISTER_APP,
-        REGISTER_SHUFFLE), restarted.types());
+    assertEquals(
+        List.of(REGISTER_APP, REGISTER_SHUFFLE, REGISTER_SHUFFLE, REGISTER_APP, REGISTER_SHUFFLE),
+        restarted.types());
   }
 
   @Test
@@ -113,18 +113,26 @@ class ServerRegistrarTest {
     ServerAddress silentAddress = address("silent", silent);
 
     long start = System.nanoTime();
-    ExecutionException e = assertThrows(ExecutionException.class, () -> registrar.register(
-        List.of(address("live", live), silentAddress), 1, 4).get(30, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                registrar
+                    .register(List.of(address("live", live), silentAddress), 1, 4)
+                    .get(30, TimeUnit.SECONDS));
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
     assertInstanceOf(IllegalStateException.class, e.getCause());
-    assertTrue(e.getCause().getMessage().contains(silentAddress.toString()),
-        e.getCause().getMessage());
-    assertTrue(e.getCause().getMessage().contains("within spark.sluice.call.timeout (PT0.5S)"),
+    assertTrue(
+        e.getCause().getMessage().contains(silentAddress.toString()), e.getCause().getMessage());
+    assertTrue(
+        e.getCause().getMessage().contains("within spark.sluice.call.timeout (PT0.5S)"),
         e.getCause().getMessage());
     assertTrue(tookMillis < 10_000, "took " + tookMillis + " ms against a 500 ms timeout");
-    assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE),
-        live.types(), "the live server was registered all the same");
+    assertEquals(
+        List.of(REGISTER_APP, REGISTER_SHUFFLE),
+        live.types(),
+        "the live server was registered all the same");
   }
 
   @Test
@@ -136,15 +144,16 @@ class ServerRegistrarTest {
     registrar.heartbeat();
 
     await(() -> restarted.types().size() == 4, "a heartbeat, then a new registration");
-    assertEquals(List.of(REGISTER_APP, REGISTER_SHUFFLE, HEARTBEAT, REGISTER_APP),
-        restarted.types());
+    assertEquals(
+        List.of(REGISTER_APP, REGISTER_SHUFFLE, HEARTBEAT, REGISTER_APP), restarted.types());
   }
 
   @Test
   void heartbeatsNeverWaitForAServer() throws Exception {
     Scripted silent = new Scripted();
     Scripted live = new Scripted();
-    registrar.register(List.of(address("silent", silent), address("live", live)), 0, 1)
+    registrar
+        .register(List.of(address("silent", silent), address("live", live)), 0, 1)
         .get(10, TimeUnit.SECONDS);
     silent.silent();
 
@@ -160,7 +169,8 @@ class ServerRegistrarTest {
   void unregisteringTheApplicationWaitsAtMostTheCallTimeout() throws Exception {
     Scripted silent = new Scripted();
     Scripted live = new Scripted();
-    registrar.register(List.of(address("silent", silent), address("live", live)), 0, 1)
+    registrar
+        .register(List.of(address("silent", silent), address("live", live)), 0, 1)
         .get(10, TimeUnit.SECONDS);
     silent.silent();
 
@@ -225,11 +235,12 @@ class ServerRegistrarTest {
       received.add(request);
       if (request.type() == REGISTER_SHUFFLE && forgetOnce) {
         forgetOnce = false;
-        channel.respond(StatusResponse.error(request.requestId(),
-            StatusCode.UNKNOWN_APPLICATION, "no application " + APP));
+        channel.respond(
+            StatusResponse.error(
+                request.requestId(), StatusCode.UNKNOWN_APPLICATION, "no application " + APP));
       } else if (request.type() == HEARTBEAT && heartbeatStatus != StatusCode.OK) {
-        channel.respond(StatusResponse.error(request.requestId(), heartbeatStatus,
-            "no application " + APP));
+        channel.respond(
+            StatusResponse.error(request.requestId(), heartbeatStatus, "no application " + APP));
       } else {
         channel.respond(StatusResponse.ok(request.requestId()));
       }

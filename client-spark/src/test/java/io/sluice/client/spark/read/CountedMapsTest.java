@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import io.sluice.client.spark.MapOutputLocation;
 import io.sluice.client.core.read.PartitionFetchException;
+import io.sluice.client.spark.MapOutputLocation;
 import java.io.IOException;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.shuffle.FetchFailedException;

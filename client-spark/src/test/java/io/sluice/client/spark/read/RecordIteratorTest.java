@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.sluice.client.spark.MapOutputLocation;
-import io.sluice.client.spark.SortShuffleSizes;
 import io.sluice.client.core.codec.CodecKind;
 import io.sluice.client.core.codec.CompressionCodec;
 import io.sluice.client.core.codec.CompressionCodecs;
@@ -17,6 +15,8 @@ import io.sluice.client.core.read.BlockDecoder;
 import io.sluice.client.core.read.BlockSource;
 import io.sluice.client.core.read.FetchedBlock;
 import io.sluice.client.core.read.PartitionFetchException;
+import io.sluice.client.spark.MapOutputLocation;
+import io.sluice.client.spark.SortShuffleSizes;
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -82,8 +82,7 @@ class RecordIteratorTest {
   }
 
   /** A block whose recorded uncompressed length is off by {@code lengthError}. */
-  private FetchedBlock block(int lengthError, long attempt, int sequence,
-      Object... keysAndValues) {
+  private FetchedBlock block(int lengthError, long attempt, int sequence, Object... keysAndValues) {
     ByteBuf raw = ALLOC.heapBuffer();
     SerializationStream out = serializer.serializeStream(new ByteBufOutputStream(raw));
     for (int i = 0; i < keysAndValues.length; i += 2) {
@@ -99,12 +98,20 @@ class RecordIteratorTest {
   }
 
   private RecordIterator records() {
-    CountedMaps maps = new CountedMaps.Builder(9)
-        .add(CountedMapsTest.EXEC_1, A, 0, PARTITION, 100)
-        .add(CountedMapsTest.EXEC_2, B, 1, PARTITION, 100)
-        .build();
-    return new RecordIterator(source, new BlockDecoder(LZ4, ALLOC), serializer, metrics,
-        storedBytes::addAndGet, maps, new SortShuffleSizes(LZ4, false), () -> {},
+    CountedMaps maps =
+        new CountedMaps.Builder(9)
+            .add(CountedMapsTest.EXEC_1, A, 0, PARTITION, 100)
+            .add(CountedMapsTest.EXEC_2, B, 1, PARTITION, 100)
+            .build();
+    return new RecordIterator(
+        source,
+        new BlockDecoder(LZ4, ALLOC),
+        serializer,
+        metrics,
+        storedBytes::addAndGet,
+        maps,
+        new SortShuffleSizes(LZ4, false),
+        () -> {},
         exhausted::incrementAndGet);
   }
 
@@ -133,7 +140,9 @@ class RecordIteratorTest {
     assertEquals(6, metrics.recordsRead());
     assertEquals(3, metrics.remoteBlocksFetched());
     assertEquals(bytes, metrics.remoteBytesRead());
-    assertEquals(first.length() + second.length() + third.length(), storedBytes.get(),
+    assertEquals(
+        first.length() + second.length() + third.length(),
+        storedBytes.get(),
         "the Sluice tab counts the bytes as stored");
     assertEquals(7, remoteRequestMillis());
     assertEquals(List.of(first, second, third), source.consumed);
@@ -194,7 +203,8 @@ class RecordIteratorTest {
     try {
       requestTime = TempShuffleReadMetrics.class.getMethod("remoteReqsDuration");
     } catch (NoSuchMethodException e) {
-      assertTrue(org.apache.spark.package$.MODULE$.SPARK_VERSION().startsWith("3.3."),
+      assertTrue(
+          org.apache.spark.package$.MODULE$.SPARK_VERSION().startsWith("3.3."),
           "only Spark 3.3 lacks the request time metric");
       return 7;
     }

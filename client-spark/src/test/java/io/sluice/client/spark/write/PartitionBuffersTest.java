@@ -23,7 +23,6 @@ import org.apache.spark.serializer.SerializerInstance;
 import org.junit.jupiter.api.Test;
 import scala.Tuple2;
 import scala.collection.Iterator;
-import scala.reflect.ClassTag$;
 
 /**
  * The map side's per-partition buffers, with Spark's real serializers and memory manager: blocks
@@ -43,7 +42,8 @@ class PartitionBuffersTest {
 
     @Override
     public void block(int partition, byte[] bytes, int length) {
-      byPartition.computeIfAbsent(partition, p -> new ArrayList<>())
+      byPartition
+          .computeIfAbsent(partition, p -> new ArrayList<>())
           .add(Arrays.copyOf(bytes, length));
     }
 
@@ -54,8 +54,10 @@ class PartitionBuffersTest {
 
   private static TaskMemoryManager memory(long heapBytes) {
     // No reserved memory, so that a small heap is allowed; the execution pool is 60% of it.
-    SparkConf conf = new SparkConf(false).set("spark.testing.memory", String.valueOf(heapBytes))
-        .set("spark.testing.reservedMemory", "0");
+    SparkConf conf =
+        new SparkConf(false)
+            .set("spark.testing.memory", String.valueOf(heapBytes))
+            .set("spark.testing.reservedMemory", "0");
     return new TaskMemoryManager(UnifiedMemoryManager.apply(conf, 1), 0);
   }
 
@@ -79,8 +81,8 @@ class PartitionBuffersTest {
   }
 
   /** Every record of every block of the partition, decoding each block as a stream of its own. */
-  private static List<Tuple2<Object, Object>> decode(SerializerInstance serializer,
-      List<byte[]> blocks) {
+  private static List<Tuple2<Object, Object>> decode(
+      SerializerInstance serializer, List<byte[]> blocks) {
     List<Tuple2<Object, Object>> records = new ArrayList<>();
     for (byte[] block : blocks) {
       DeserializationStream in = serializer.deserializeStream(new ByteArrayInputStream(block));
@@ -116,8 +118,9 @@ class PartitionBuffersTest {
     assertTrue(serializer.supportsRelocationOfSerializedObjects());
     TaskMemoryManager memory = memory(256 * MB);
     Blocks blocks = new Blocks();
-    PartitionBuffers buffers = new PartitionBuffers(memory, PARTITIONS, serializer.newInstance(),
-        true, BLOCK_SIZE, blocks);
+    PartitionBuffers buffers =
+        new PartitionBuffers(
+            memory, PARTITIONS, serializer.newInstance(), true, BLOCK_SIZE, blocks);
 
     writeRecords(buffers, 4_000);
     int cutWhileWriting = blocks.count();
@@ -141,8 +144,9 @@ class PartitionBuffersTest {
     assertFalse(serializer.supportsRelocationOfSerializedObjects());
     TaskMemoryManager memory = memory(256 * MB);
     Blocks blocks = new Blocks();
-    PartitionBuffers buffers = new PartitionBuffers(memory, PARTITIONS, serializer.newInstance(),
-        false, BLOCK_SIZE, blocks);
+    PartitionBuffers buffers =
+        new PartitionBuffers(
+            memory, PARTITIONS, serializer.newInstance(), false, BLOCK_SIZE, blocks);
 
     writeRecords(buffers, 3_000);
     buffers.flushAll();
@@ -158,20 +162,22 @@ class PartitionBuffersTest {
     Serializer serializer = kryo();
     TaskMemoryManager memory = memory(8 * MB);
     // Another consumer that will not give anything back takes most of the task's share.
-    MemoryConsumer hog = new MemoryConsumer(memory, memory.pageSizeBytes(), MemoryMode.ON_HEAP) {
-      @Override
-      public long spill(long size, MemoryConsumer trigger) {
-        return 0;
-      }
-    };
+    MemoryConsumer hog =
+        new MemoryConsumer(memory, memory.pageSizeBytes(), MemoryMode.ON_HEAP) {
+          @Override
+          public long spill(long size, MemoryConsumer trigger) {
+            return 0;
+          }
+        };
     long available = memory.acquireExecutionMemory(Long.MAX_VALUE, hog);
     memory.releaseExecutionMemory(MB, hog);
     assertTrue(available > MB, "the hog holds " + available);
 
     Blocks blocks = new Blocks();
     // Blocks far larger than the memory left: only pushing early keeps the buffers within it.
-    PartitionBuffers buffers = new PartitionBuffers(memory, PARTITIONS, serializer.newInstance(),
-        true, 64 * (int) MB, blocks);
+    PartitionBuffers buffers =
+        new PartitionBuffers(
+            memory, PARTITIONS, serializer.newInstance(), true, 64 * (int) MB, blocks);
     writeRecords(buffers, 40_000);
 
     assertTrue(blocks.count() > 0, "blocks were cut before the block size to stay within memory");
@@ -189,19 +195,21 @@ class PartitionBuffersTest {
     Serializer serializer = kryo();
     TaskMemoryManager memory = memory(64 * MB);
     Blocks blocks = new Blocks();
-    PartitionBuffers buffers = new PartitionBuffers(memory, PARTITIONS, serializer.newInstance(),
-        true, 64 * (int) MB, blocks);
+    PartitionBuffers buffers =
+        new PartitionBuffers(
+            memory, PARTITIONS, serializer.newInstance(), true, 64 * (int) MB, blocks);
     writeRecords(buffers, 2_000);
     long before = memory.getMemoryConsumptionForThisTask();
     assertTrue(before > 0);
     assertEquals(0, blocks.count(), "nothing cut yet: the block size is far away");
 
-    MemoryConsumer other = new MemoryConsumer(memory, memory.pageSizeBytes(), MemoryMode.ON_HEAP) {
-      @Override
-      public long spill(long size, MemoryConsumer trigger) {
-        return 0;
-      }
-    };
+    MemoryConsumer other =
+        new MemoryConsumer(memory, memory.pageSizeBytes(), MemoryMode.ON_HEAP) {
+          @Override
+          public long spill(long size, MemoryConsumer trigger) {
+            return 0;
+          }
+        };
     long released = buffers.spill(before, other);
 
     assertTrue(released > 0, "the buffers gave memory back");
@@ -216,8 +224,8 @@ class PartitionBuffersTest {
   void aFailedTaskDiscardsItsRecordsAndItsMemory() throws Exception {
     TaskMemoryManager memory = memory(64 * MB);
     Blocks blocks = new Blocks();
-    PartitionBuffers buffers = new PartitionBuffers(memory, PARTITIONS, kryo().newInstance(),
-        true, 64 * (int) MB, blocks);
+    PartitionBuffers buffers =
+        new PartitionBuffers(memory, PARTITIONS, kryo().newInstance(), true, 64 * (int) MB, blocks);
     writeRecords(buffers, 2_000);
     assertTrue(memory.getMemoryConsumptionForThisTask() > 0);
 
@@ -236,8 +244,9 @@ class PartitionBuffersTest {
       // Another test on this thread may have left some.
     }
     TaskMemoryManager first = memory(64 * MB);
-    PartitionBuffers one = new PartitionBuffers(first, PARTITIONS, serializer.newInstance(), true,
-        BLOCK_SIZE, new Blocks());
+    PartitionBuffers one =
+        new PartitionBuffers(
+            first, PARTITIONS, serializer.newInstance(), true, BLOCK_SIZE, new Blocks());
     for (int i = 0; i < 4_000; i++) {
       one.write(i % PARTITIONS, 1_000_000 + i, value(i)); // keys the second task never writes
     }
@@ -249,11 +258,13 @@ class PartitionBuffersTest {
 
     TaskMemoryManager second = memory(64 * MB);
     Blocks blocks = new Blocks();
-    PartitionBuffers two = new PartitionBuffers(second, PARTITIONS, serializer.newInstance(), true,
-        BLOCK_SIZE, blocks);
+    PartitionBuffers two =
+        new PartitionBuffers(
+            second, PARTITIONS, serializer.newInstance(), true, BLOCK_SIZE, blocks);
     writeRecords(two, 4_000);
     assertEquals(0, spares.bytes(), "the next task took every kept array");
-    assertTrue(second.getMemoryConsumptionForThisTask() >= kept,
+    assertTrue(
+        second.getMemoryConsumptionForThisTask() >= kept,
         "the reused arrays count against the task that holds them");
     two.flushAll();
     two.finish();
@@ -267,8 +278,9 @@ class PartitionBuffersTest {
     TaskMemoryManager memory = memory(512 * MB);
     int partitions = 20;
     int blockSize = 1 << 20;
-    PartitionBuffers buffers = new PartitionBuffers(memory, partitions, kryo().newInstance(), true,
-        blockSize, new Blocks());
+    PartitionBuffers buffers =
+        new PartitionBuffers(
+            memory, partitions, kryo().newInstance(), true, blockSize, new Blocks());
     // About 1.5 MiB per partition: every buffer grows to 2 MiB, 40 MiB in all.
     for (int i = 0; i < partitions * 15_000; i++) {
       buffers.write(i % partitions, i, value(i));

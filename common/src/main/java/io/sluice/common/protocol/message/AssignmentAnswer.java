@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A coordinator's answer to a {@link GetAssignmentRequest}, in either of its wire layouts: one chain
- * per partition ({@link AssignmentResponse}, protocol versions before 6) or runs of partitions
- * ({@link AssignmentRunsResponse}, from version 6).
+ * A coordinator's answer to a {@link GetAssignmentRequest}, in either of its wire layouts: one
+ * chain per partition ({@link AssignmentResponse}, protocol versions before 6) or runs of
+ * partitions ({@link AssignmentRunsResponse}, from version 6).
  */
 public interface AssignmentAnswer extends ResponseMessage {
 
@@ -30,8 +30,8 @@ public interface AssignmentAnswer extends ResponseMessage {
    */
   static PartitionChains checkIndexes(List<ServerAddress> servers, PartitionChains chains) {
     if (chains.maxServerIndex() >= servers.size()) {
-      throw new IllegalArgumentException("server index " + chains.maxServerIndex()
-          + " is not in 0.." + (servers.size() - 1));
+      throw new IllegalArgumentException(
+          "server index " + chains.maxServerIndex() + " is not in 0.." + (servers.size() - 1));
     }
     return chains;
   }

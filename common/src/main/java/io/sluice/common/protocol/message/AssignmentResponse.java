@@ -29,11 +29,13 @@ public final class AssignmentResponse implements AssignmentAnswer {
     this.chains = AssignmentAnswer.checkIndexes(this.servers, chains);
   }
 
-  /** @throws IllegalArgumentException if a chain names a server that is not listed */
+  /**
+   * @throws IllegalArgumentException if a chain names a server that is not listed
+   */
   public static AssignmentResponse ok(
       long requestId, List<ServerAddress> servers, PartitionChains chains) {
-    return new AssignmentResponse(new ResponseHeader(requestId, StatusCode.OK, ""), servers,
-        chains);
+    return new AssignmentResponse(
+        new ResponseHeader(requestId, StatusCode.OK, ""), servers, chains);
   }
 
   /**
@@ -44,8 +46,8 @@ public final class AssignmentResponse implements AssignmentAnswer {
     return encodedLength(new ResponseHeader(0, StatusCode.OK, ""), servers, chains);
   }
 
-  private static long encodedLength(ResponseHeader header, List<ServerAddress> servers,
-      PartitionChains chains) {
+  private static long encodedLength(
+      ResponseHeader header, List<ServerAddress> servers, PartitionChains chains) {
     long length = header.encodedLength() + ServerAddress.listLength(servers) + 4;
     return length + (long) chains.partitionCount() * (2 + 4L * chains.copies());
   }
@@ -111,15 +113,26 @@ public final class AssignmentResponse implements AssignmentAnswer {
     for (int p = 0; p < partitionCount; p++) {
       int n = WireEncoding.readShortCount(in, 4, "server index");
       if (n == 0 || p > 0 && n != partitionServers[0].length) {
-        throw new CorruptFrameException("partition " + p + " has " + n + " servers; every "
-            + "partition has the same number, at least 1");
+        throw new CorruptFrameException(
+            "partition "
+                + p
+                + " has "
+                + n
+                + " servers; every "
+                + "partition has the same number, at least 1");
       }
       int[] indexes = new int[n];
       for (int i = 0; i < n; i++) {
         int index = in.readInt();
         if (index < 0 || index >= serverCount) {
-          throw new CorruptFrameException("partition " + p + " names server index " + index
-              + " but the assignment lists " + serverCount + " servers");
+          throw new CorruptFrameException(
+              "partition "
+                  + p
+                  + " names server index "
+                  + index
+                  + " but the assignment lists "
+                  + serverCount
+                  + " servers");
         }
         indexes[i] = index;
       }
@@ -143,7 +156,12 @@ public final class AssignmentResponse implements AssignmentAnswer {
 
   @Override
   public String toString() {
-    return "AssignmentResponse[" + header.describe() + ", servers=" + servers.size()
-        + ", partitions=" + chains.partitionCount() + "]";
+    return "AssignmentResponse["
+        + header.describe()
+        + ", servers="
+        + servers.size()
+        + ", partitions="
+        + chains.partitionCount()
+        + "]";
   }
 }

@@ -10,8 +10,8 @@ import java.util.Objects;
 
 /**
  * Answer to a {@link GetAssignmentRequest} from protocol version 6: the servers involved, listed
- * once each, and the partitions' chains as runs of neighbouring partitions
- * ({@link PartitionChains}), so that its size grows with the servers, not with the partitions.
+ * once each, and the partitions' chains as runs of neighbouring partitions ({@link
+ * PartitionChains}), so that its size grows with the servers, not with the partitions.
  */
 public final class AssignmentRunsResponse implements AssignmentAnswer {
   /** The first protocol version that has this message. */
@@ -28,11 +28,13 @@ public final class AssignmentRunsResponse implements AssignmentAnswer {
     this.chains = AssignmentAnswer.checkIndexes(this.servers, chains);
   }
 
-  /** @throws IllegalArgumentException if a chain names a server that is not listed */
+  /**
+   * @throws IllegalArgumentException if a chain names a server that is not listed
+   */
   public static AssignmentRunsResponse ok(
       long requestId, List<ServerAddress> servers, PartitionChains chains) {
-    return new AssignmentRunsResponse(new ResponseHeader(requestId, StatusCode.OK, ""), servers,
-        chains);
+    return new AssignmentRunsResponse(
+        new ResponseHeader(requestId, StatusCode.OK, ""), servers, chains);
   }
 
   @Override
@@ -98,7 +100,12 @@ public final class AssignmentRunsResponse implements AssignmentAnswer {
 
   @Override
   public String toString() {
-    return "AssignmentRunsResponse[" + header.describe() + ", servers=" + servers.size() + ", "
-        + chains + "]";
+    return "AssignmentRunsResponse["
+        + header.describe()
+        + ", servers="
+        + servers.size()
+        + ", "
+        + chains
+        + "]";
   }
 }

@@ -8,8 +8,8 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Arrays;
 
 /**
- * Protocol 4. The server's answer to an {@link AuthRequest} it can verify: a fresh random nonce
- * of its own, which the client's proof must cover.
+ * Protocol 4. The server's answer to an {@link AuthRequest} it can verify: a fresh random nonce of
+ * its own, which the client's proof must cover.
  */
 public final class AuthChallengeResponse implements ResponseMessage {
   private final ResponseHeader header;
@@ -63,8 +63,8 @@ public final class AuthChallengeResponse implements ResponseMessage {
 
   public static AuthChallengeResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
-    return new AuthChallengeResponse(header,
-        WireEncoding.readFixedBytes(in, AuthRequest.NONCE_BYTES));
+    return new AuthChallengeResponse(
+        header, WireEncoding.readFixedBytes(in, AuthRequest.NONCE_BYTES));
   }
 
   @Override

@@ -12,8 +12,7 @@ import java.util.Objects;
  * nonces, the role and the application (docs/protocol.md gives the exact input), and, for the
  * registrar role only, the application's secret wrapped with AES-GCM under a key derived from the
  * cluster secret and both nonces ({@code ""} otherwise). Answered by an {@link AuthProofResponse},
- * or by a {@link StatusResponse} with UNAUTHENTICATED after which the server closes the
- * connection.
+ * or by a {@link StatusResponse} with UNAUTHENTICATED after which the server closes the connection.
  */
 public final class AuthProofRequest implements RequestMessage {
   public static final int MAC_BYTES = 32;
@@ -77,13 +76,17 @@ public final class AuthProofRequest implements RequestMessage {
 
   @Override
   public int hashCode() {
-    return Objects.hash(requestId) * 961 + Arrays.hashCode(mac) * 31
+    return Objects.hash(requestId) * 961
+        + Arrays.hashCode(mac) * 31
         + Arrays.hashCode(wrappedSecret);
   }
 
   @Override
   public String toString() {
-    return "AuthProofRequest[requestId=" + requestId + ", wrappedSecret=" + wrappedSecret.length
+    return "AuthProofRequest[requestId="
+        + requestId
+        + ", wrappedSecret="
+        + wrappedSecret.length
         + " bytes]";
   }
 }

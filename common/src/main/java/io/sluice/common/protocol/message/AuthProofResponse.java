@@ -64,8 +64,8 @@ public final class AuthProofResponse implements ResponseMessage {
 
   public static AuthProofResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
-    return new AuthProofResponse(header,
-        WireEncoding.readFixedBytes(in, AuthProofRequest.MAC_BYTES));
+    return new AuthProofResponse(
+        header, WireEncoding.readFixedBytes(in, AuthProofRequest.MAC_BYTES));
   }
 
   @Override

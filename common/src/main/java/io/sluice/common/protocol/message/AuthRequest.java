@@ -11,8 +11,8 @@ import java.util.Objects;
 /**
  * Protocol 4. Starts authentication right after the handshake: the role the client claims, the
  * application it acts for ({@code ""} for {@link AuthRole#CLUSTER}) and a fresh random nonce.
- * Answered by an {@link AuthChallengeResponse} carrying the server's nonce, or by a
- * {@link StatusResponse} (UNAUTHENTICATED, UNKNOWN_APPLICATION) after which the server closes the
+ * Answered by an {@link AuthChallengeResponse} carrying the server's nonce, or by a {@link
+ * StatusResponse} (UNAUTHENTICATED, UNKNOWN_APPLICATION) after which the server closes the
  * connection.
  */
 public final class AuthRequest implements RequestMessage {

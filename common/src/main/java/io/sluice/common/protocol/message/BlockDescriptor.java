@@ -6,8 +6,8 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.List;
 
 /**
- * One block in a body that carries several blocks back to back ({@link PushDataRequest},
- * {@link FetchMemoryDataResponse}): {@code int32 partitionId | int64 taskAttemptId | int32 sequence |
+ * One block in a body that carries several blocks back to back ({@link PushDataRequest}, {@link
+ * FetchMemoryDataResponse}): {@code int32 partitionId | int64 taskAttemptId | int32 sequence |
  * int32 length | int32 uncompressedLength | int32 crc32c}, 28 bytes.
  *
  * <p>A block is identified by (partitionId, taskAttemptId, sequence): the blocks one map attempt
@@ -54,8 +54,13 @@ public record BlockDescriptor(
     int uncompressedLength = in.readInt();
     int crc32c = in.readInt();
     if (length < 0 || sequence < 0) {
-      throw new CorruptFrameException("negative length " + length + " or sequence " + sequence
-          + " of a block of map attempt " + taskAttemptId);
+      throw new CorruptFrameException(
+          "negative length "
+              + length
+              + " or sequence "
+              + sequence
+              + " of a block of map attempt "
+              + taskAttemptId);
     }
     return new BlockDescriptor(
         partitionId, taskAttemptId, sequence, length, uncompressedLength, crc32c);

@@ -32,8 +32,14 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
    *
    * @throws IllegalArgumentException if the arrays differ in length or a count is below 1
    */
-  public CommitMapOutputRequest(long requestId, String appId, int shuffleId, int mapIndex,
-      long taskAttemptId, int[] partitionIds, int[] blockCounts) {
+  public CommitMapOutputRequest(
+      long requestId,
+      String appId,
+      int shuffleId,
+      int mapIndex,
+      long taskAttemptId,
+      int[] partitionIds,
+      int[] blockCounts) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
@@ -42,13 +48,13 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
     this.partitionIds = Objects.requireNonNull(partitionIds, "partitionIds");
     this.blockCounts = Objects.requireNonNull(blockCounts, "blockCounts");
     if (partitionIds.length != blockCounts.length) {
-      throw new IllegalArgumentException(partitionIds.length + " partitions but "
-          + blockCounts.length + " block counts");
+      throw new IllegalArgumentException(
+          partitionIds.length + " partitions but " + blockCounts.length + " block counts");
     }
     for (int count : blockCounts) {
       if (count < 1) {
-        throw new IllegalArgumentException("a committed partition has at least one block, got "
-            + count);
+        throw new IllegalArgumentException(
+            "a committed partition has at least one block, got " + count);
       }
     }
   }
@@ -91,7 +97,12 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
 
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 + 4
+    return 8
+        + WireEncoding.stringLength(appId)
+        + 4
+        + 4
+        + 8
+        + 4
         + ENTRY_LENGTH * partitionIds.length;
   }
 
@@ -124,8 +135,12 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
       partitionIds[i] = entries.getInt();
       blockCounts[i] = entries.getInt();
       if (blockCounts[i] < 1) {
-        throw new CorruptFrameException("block count " + blockCounts[i] + " for partition "
-            + partitionIds[i] + "; a committed partition has at least one block");
+        throw new CorruptFrameException(
+            "block count "
+                + blockCounts[i]
+                + " for partition "
+                + partitionIds[i]
+                + "; a committed partition has at least one block");
       }
     }
     return new CommitMapOutputRequest(
@@ -146,14 +161,26 @@ public final class CommitMapOutputRequest implements ApplicationRequest {
 
   @Override
   public int hashCode() {
-    return 31 * (31 * Objects.hash(requestId, appId, shuffleId, mapIndex, taskAttemptId)
-        + Arrays.hashCode(partitionIds)) + Arrays.hashCode(blockCounts);
+    return 31
+            * (31 * Objects.hash(requestId, appId, shuffleId, mapIndex, taskAttemptId)
+                + Arrays.hashCode(partitionIds))
+        + Arrays.hashCode(blockCounts);
   }
 
   @Override
   public String toString() {
-    return "CommitMapOutputRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", mapIndex=" + mapIndex + ", taskAttemptId=" + taskAttemptId
-        + ", partitions=" + partitionIds.length + "]";
+    return "CommitMapOutputRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", mapIndex="
+        + mapIndex
+        + ", taskAttemptId="
+        + taskAttemptId
+        + ", partitions="
+        + partitionIds.length
+        + "]";
   }
 }

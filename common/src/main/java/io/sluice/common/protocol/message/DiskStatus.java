@@ -4,8 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.common.protocol.WireEncoding;
 
 /**
- * One disk of a shuffle server, as reported in {@link ServerStatus}:
- * {@code string path | int64 totalBytes | int64 usedBytes | bool healthy}.
+ * One disk of a shuffle server, as reported in {@link ServerStatus}: {@code string path | int64
+ * totalBytes | int64 usedBytes | bool healthy}.
  */
 public record DiskStatus(String path, long totalBytes, long usedBytes, boolean healthy) {
   /** Encoded size with an empty path. */

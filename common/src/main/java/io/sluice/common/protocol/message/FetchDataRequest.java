@@ -103,8 +103,18 @@ public final class FetchDataRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "FetchDataRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitionId=" + partitionId + ", offset=" + offset + ", length=" + length
+    return "FetchDataRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitionId="
+        + partitionId
+        + ", offset="
+        + offset
+        + ", length="
+        + length
         + "]";
   }
 }

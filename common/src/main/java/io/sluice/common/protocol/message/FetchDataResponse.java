@@ -65,9 +65,9 @@ public final class FetchDataResponse extends AbstractBodyMessage implements Resp
   }
 
   /**
-   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained slice
-   * of {@code in}, owned by the returned message (release the message when done with it). The caller
-   * keeps its own reference to {@code in}.
+   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained
+   * slice of {@code in}, owned by the returned message (release the message when done with it). The
+   * caller keeps its own reference to {@code in}.
    */
   public static FetchDataResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);

@@ -23,8 +23,8 @@ public final class FetchIndexPageRequest implements ApplicationRequest {
   private final int fromEntry;
   private final int maxBytes;
 
-  public FetchIndexPageRequest(long requestId, String appId, int shuffleId, int partitionId,
-      int fromEntry, int maxBytes) {
+  public FetchIndexPageRequest(
+      long requestId, String appId, int shuffleId, int partitionId, int fromEntry, int maxBytes) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
@@ -108,8 +108,18 @@ public final class FetchIndexPageRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "FetchIndexPageRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitionId=" + partitionId + ", fromEntry=" + fromEntry + ", maxBytes="
-        + maxBytes + "]";
+    return "FetchIndexPageRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitionId="
+        + partitionId
+        + ", fromEntry="
+        + fromEntry
+        + ", maxBytes="
+        + maxBytes
+        + "]";
   }
 }

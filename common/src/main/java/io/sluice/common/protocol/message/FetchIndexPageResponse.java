@@ -19,15 +19,18 @@ import java.util.Objects;
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
  */
-public final class FetchIndexPageResponse extends AbstractBodyMessage
-    implements ResponseMessage {
+public final class FetchIndexPageResponse extends AbstractBodyMessage implements ResponseMessage {
   private final ResponseHeader header;
   private final long dataFileLength;
   private final int nextEntry;
   private final boolean hasMore;
 
-  private FetchIndexPageResponse(ResponseHeader header, long dataFileLength, int nextEntry,
-      boolean hasMore, ManagedBuffer body) {
+  private FetchIndexPageResponse(
+      ResponseHeader header,
+      long dataFileLength,
+      int nextEntry,
+      boolean hasMore,
+      ManagedBuffer body) {
     super(Objects.requireNonNull(body, "body"));
     this.header = header;
     this.dataFileLength = dataFileLength;
@@ -36,10 +39,14 @@ public final class FetchIndexPageResponse extends AbstractBodyMessage
   }
 
   /** Takes over the caller's reference to {@code entries}. */
-  public static FetchIndexPageResponse ok(long requestId, long dataFileLength, int nextEntry,
-      boolean hasMore, ManagedBuffer entries) {
-    return new FetchIndexPageResponse(new ResponseHeader(requestId, StatusCode.OK, ""),
-        dataFileLength, nextEntry, hasMore, entries);
+  public static FetchIndexPageResponse ok(
+      long requestId, long dataFileLength, int nextEntry, boolean hasMore, ManagedBuffer entries) {
+    return new FetchIndexPageResponse(
+        new ResponseHeader(requestId, StatusCode.OK, ""),
+        dataFileLength,
+        nextEntry,
+        hasMore,
+        entries);
   }
 
   @Override
@@ -72,7 +79,9 @@ public final class FetchIndexPageResponse extends AbstractBodyMessage
     return nextEntry;
   }
 
-  /** Whether entries from {@link #nextEntry()} on exist; when false the index was read to its end. */
+  /**
+   * Whether entries from {@link #nextEntry()} on exist; when false the index was read to its end.
+   */
   public boolean hasMore() {
     return hasMore;
   }
@@ -91,8 +100,9 @@ public final class FetchIndexPageResponse extends AbstractBodyMessage
   }
 
   /**
-   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained slice
-   * of {@code in}, owned by the returned message. The caller keeps its own reference to {@code in}.
+   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained
+   * slice of {@code in}, owned by the returned message. The caller keeps its own reference to
+   * {@code in}.
    */
   public static FetchIndexPageResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
@@ -100,10 +110,18 @@ public final class FetchIndexPageResponse extends AbstractBodyMessage
     int nextEntry = in.readInt();
     boolean hasMore = WireEncoding.readBoolean(in);
     if (in.readableBytes() % IndexEntry.SIZE != 0) {
-      throw new CorruptFrameException("an index page of " + in.readableBytes()
-          + " bytes is not a whole number of " + IndexEntry.SIZE + "-byte entries");
+      throw new CorruptFrameException(
+          "an index page of "
+              + in.readableBytes()
+              + " bytes is not a whole number of "
+              + IndexEntry.SIZE
+              + "-byte entries");
     }
-    return new FetchIndexPageResponse(header, dataFileLength, nextEntry, hasMore,
+    return new FetchIndexPageResponse(
+        header,
+        dataFileLength,
+        nextEntry,
+        hasMore,
         new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes())));
   }
 
@@ -123,8 +141,16 @@ public final class FetchIndexPageResponse extends AbstractBodyMessage
 
   @Override
   public String toString() {
-    return "FetchIndexPageResponse[" + header.describe() + ", dataFileLength=" + dataFileLength
-        + ", nextEntry=" + nextEntry + ", hasMore=" + hasMore + ", bodySize=" + body().size()
+    return "FetchIndexPageResponse["
+        + header.describe()
+        + ", dataFileLength="
+        + dataFileLength
+        + ", nextEntry="
+        + nextEntry
+        + ", hasMore="
+        + hasMore
+        + ", bodySize="
+        + body().size()
         + "]";
   }
 }

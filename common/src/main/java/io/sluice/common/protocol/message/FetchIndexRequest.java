@@ -7,8 +7,8 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /**
- * A reader asks for a partition's index file (offset, length, block id, task attempt and CRC of each
- * flushed block). Answered by a {@link FetchIndexResponse}.
+ * A reader asks for a partition's index file (offset, length, block id, task attempt and CRC of
+ * each flushed block). Answered by a {@link FetchIndexResponse}.
  */
 public final class FetchIndexRequest implements ApplicationRequest {
   private final long requestId;
@@ -82,7 +82,14 @@ public final class FetchIndexRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "FetchIndexRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitionId=" + partitionId + "]";
+    return "FetchIndexRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitionId="
+        + partitionId
+        + "]";
   }
 }

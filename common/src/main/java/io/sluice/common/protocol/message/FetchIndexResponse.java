@@ -10,8 +10,8 @@ import io.sluice.common.protocol.StatusCode;
 import java.util.Objects;
 
 /**
- * Answer to a {@link FetchIndexRequest}: the body is the partition's index file, and
- * {@link #dataFileLength()} the length of its data file when the index was read, so that the reader
+ * Answer to a {@link FetchIndexRequest}: the body is the partition's index file, and {@link
+ * #dataFileLength()} the length of its data file when the index was read, so that the reader
  * fetches only data the index describes.
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
@@ -21,8 +21,12 @@ public final class FetchIndexResponse extends AbstractBodyMessage implements Res
   private final long dataFileLength;
 
   /** Takes over the caller's reference to {@code body}. */
-  private FetchIndexResponse(long requestId, StatusCode status, String errorMessage,
-      long dataFileLength, ManagedBuffer body) {
+  private FetchIndexResponse(
+      long requestId,
+      StatusCode status,
+      String errorMessage,
+      long dataFileLength,
+      ManagedBuffer body) {
     this(new ResponseHeader(requestId, status, errorMessage), dataFileLength, body);
   }
 
@@ -74,15 +78,15 @@ public final class FetchIndexResponse extends AbstractBodyMessage implements Res
   }
 
   /**
-   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained slice
-   * of {@code in}, owned by the returned message (release the message when done with it). The caller
-   * keeps its own reference to {@code in}.
+   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained
+   * slice of {@code in}, owned by the returned message (release the message when done with it). The
+   * caller keeps its own reference to {@code in}.
    */
   public static FetchIndexResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
     long dataFileLength = in.readLong();
-    return new FetchIndexResponse(header, dataFileLength,
-        new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes())));
+    return new FetchIndexResponse(
+        header, dataFileLength, new NettyManagedBuffer(in.readRetainedSlice(in.readableBytes())));
   }
 
   @Override
@@ -99,7 +103,12 @@ public final class FetchIndexResponse extends AbstractBodyMessage implements Res
 
   @Override
   public String toString() {
-    return "FetchIndexResponse[" + header.describe() + ", dataFileLength=" + dataFileLength
-        + ", bodySize=" + body().size() + "]";
+    return "FetchIndexResponse["
+        + header.describe()
+        + ", dataFileLength="
+        + dataFileLength
+        + ", bodySize="
+        + body().size()
+        + "]";
   }
 }

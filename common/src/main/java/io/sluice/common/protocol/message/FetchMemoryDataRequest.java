@@ -10,12 +10,12 @@ import java.util.Objects;
 /**
  * A reader asks for a partition's blocks that are still in the server's memory (not yet flushed),
  * in the order they arrived. The server numbers a partition's blocks in arrival order; the reader
- * pages through them by that sequence number, repeating with the response's
- * {@link FetchMemoryDataResponse#lastSequence()} while it says there is more. Paging by sequence
- * rather than by block means a block flushed between two pages is never skipped: it is either in a
- * later page or on disk. Only blocks of the listed map attempts are returned (an empty list returns
- * every attempt's), so that a reader of a map range (AQE's skew splits and local reads) moves only
- * the bytes it needs.
+ * pages through them by that sequence number, repeating with the response's {@link
+ * FetchMemoryDataResponse#lastSequence()} while it says there is more. Paging by sequence rather
+ * than by block means a block flushed between two pages is never skipped: it is either in a later
+ * page or on disk. Only blocks of the listed map attempts are returned (an empty list returns every
+ * attempt's), so that a reader of a map range (AQE's skew splits and local reads) moves only the
+ * bytes it needs.
  */
 public final class FetchMemoryDataRequest implements ApplicationRequest {
   /** {@link #afterSequence()} asking for the blocks from the first one on. */
@@ -30,8 +30,14 @@ public final class FetchMemoryDataRequest implements ApplicationRequest {
   private final long[] taskAttemptIds;
 
   /** Takes {@code taskAttemptIds} as is (no copy): the caller must not modify it afterwards. */
-  public FetchMemoryDataRequest(long requestId, String appId, int shuffleId, int partitionId,
-      long afterSequence, int maxBytes, long[] taskAttemptIds) {
+  public FetchMemoryDataRequest(
+      long requestId,
+      String appId,
+      int shuffleId,
+      int partitionId,
+      long afterSequence,
+      int maxBytes,
+      long[] taskAttemptIds) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
@@ -80,7 +86,12 @@ public final class FetchMemoryDataRequest implements ApplicationRequest {
 
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 + 4
+    return 8
+        + WireEncoding.stringLength(appId)
+        + 4
+        + 4
+        + 8
+        + 4
         + WireEncoding.longArrayLength(taskAttemptIds);
   }
 
@@ -127,8 +138,20 @@ public final class FetchMemoryDataRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "FetchMemoryDataRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitionId=" + partitionId + ", afterSequence=" + afterSequence
-        + ", maxBytes=" + maxBytes + ", taskAttemptIds=" + taskAttemptIds.length + "]";
+    return "FetchMemoryDataRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitionId="
+        + partitionId
+        + ", afterSequence="
+        + afterSequence
+        + ", maxBytes="
+        + maxBytes
+        + ", taskAttemptIds="
+        + taskAttemptIds.length
+        + "]";
   }
 }

@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Answer to a {@link FetchMemoryDataRequest}: blocks still in memory, described by {@link #blocks()},
- * their bytes back to back in the body. {@link #lastSequence()} is the sequence number of the last
- * block returned (the request's own when none was), and {@link #hasMore()} says whether more blocks
- * were left out because of the request's byte limit.
+ * Answer to a {@link FetchMemoryDataRequest}: blocks still in memory, described by {@link
+ * #blocks()}, their bytes back to back in the body. {@link #lastSequence()} is the sequence number
+ * of the last block returned (the request's own when none was), and {@link #hasMore()} says whether
+ * more blocks were left out because of the request's byte limit.
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
  */
@@ -31,13 +31,22 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
    *
    * @throws IllegalArgumentException if the blocks' lengths do not add up to the body's size
    */
-  private FetchMemoryDataResponse(long requestId, StatusCode status, String errorMessage,
-      boolean hasMore, long lastSequence, List<BlockDescriptor> blocks, ManagedBuffer body) {
+  private FetchMemoryDataResponse(
+      long requestId,
+      StatusCode status,
+      String errorMessage,
+      boolean hasMore,
+      long lastSequence,
+      List<BlockDescriptor> blocks,
+      ManagedBuffer body) {
     this(new ResponseHeader(requestId, status, errorMessage), hasMore, lastSequence, blocks, body);
   }
 
   private FetchMemoryDataResponse(
-      ResponseHeader header, boolean hasMore, long lastSequence, List<BlockDescriptor> blocks,
+      ResponseHeader header,
+      boolean hasMore,
+      long lastSequence,
+      List<BlockDescriptor> blocks,
       ManagedBuffer body) {
     super(Objects.requireNonNull(body, "body"));
     this.header = header;
@@ -49,10 +58,13 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
 
   /** Takes over the caller's reference to {@code body}. */
   public static FetchMemoryDataResponse ok(
-      long requestId, boolean hasMore, long lastSequence, List<BlockDescriptor> blocks,
+      long requestId,
+      boolean hasMore,
+      long lastSequence,
+      List<BlockDescriptor> blocks,
       ManagedBuffer body) {
-    return new FetchMemoryDataResponse(requestId, StatusCode.OK, "", hasMore, lastSequence, blocks,
-        body);
+    return new FetchMemoryDataResponse(
+        requestId, StatusCode.OK, "", hasMore, lastSequence, blocks, body);
   }
 
   @Override
@@ -103,9 +115,9 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
   }
 
   /**
-   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained slice
-   * of {@code in}, owned by the returned message (release the message when done with it). The caller
-   * keeps its own reference to {@code in}.
+   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained
+   * slice of {@code in}, owned by the returned message (release the message when done with it). The
+   * caller keeps its own reference to {@code in}.
    */
   public static FetchMemoryDataResponse decode(ByteBuf in) {
     ResponseHeader header = ResponseHeader.decode(in);
@@ -138,7 +150,16 @@ public final class FetchMemoryDataResponse extends AbstractBodyMessage implement
 
   @Override
   public String toString() {
-    return "FetchMemoryDataResponse[" + header.describe() + ", hasMore=" + hasMore + ", lastSequence=" + lastSequence + ", blocks="
-        + blocks.size() + ", bodySize=" + body().size() + "]";
+    return "FetchMemoryDataResponse["
+        + header.describe()
+        + ", hasMore="
+        + hasMore
+        + ", lastSequence="
+        + lastSequence
+        + ", blocks="
+        + blocks.size()
+        + ", bodySize="
+        + body().size()
+        + "]";
   }
 }

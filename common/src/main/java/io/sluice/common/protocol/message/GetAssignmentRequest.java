@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The driver asks the coordinator which servers hold each partition of a new shuffle. Answered by an
- * {@link AssignmentRunsResponse} (an {@link AssignmentResponse} to peers before version 6).
+ * The driver asks the coordinator which servers hold each partition of a new shuffle. Answered by
+ * an {@link AssignmentRunsResponse} (an {@link AssignmentResponse} to peers before version 6).
  */
 public final class GetAssignmentRequest implements ApplicationRequest {
   private final long requestId;
@@ -20,16 +20,21 @@ public final class GetAssignmentRequest implements ApplicationRequest {
   private final List<String> tags;
   private final List<String> excludedServerIds;
 
-  public GetAssignmentRequest(long requestId, String appId, int shuffleId, int numPartitions,
-      int replicaCount, List<String> tags, List<String> excludedServerIds) {
+  public GetAssignmentRequest(
+      long requestId,
+      String appId,
+      int shuffleId,
+      int numPartitions,
+      int replicaCount,
+      List<String> tags,
+      List<String> excludedServerIds) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.numPartitions = numPartitions;
     this.replicaCount = replicaCount;
     this.tags = WireEncoding.checkStringList("tags", tags);
-    this.excludedServerIds =
-        WireEncoding.checkStringList("excludedServerIds", excludedServerIds);
+    this.excludedServerIds = WireEncoding.checkStringList("excludedServerIds", excludedServerIds);
   }
 
   @Override
@@ -65,8 +70,8 @@ public final class GetAssignmentRequest implements ApplicationRequest {
   }
 
   /**
-   * Servers that must not be named, whatever their state (the client found them unreachable);
-   * empty for none.
+   * Servers that must not be named, whatever their state (the client found them unreachable); empty
+   * for none.
    */
   public List<String> excludedServerIds() {
     return excludedServerIds;
@@ -74,7 +79,12 @@ public final class GetAssignmentRequest implements ApplicationRequest {
 
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 4 + WireEncoding.stringListLength(tags)
+    return 8
+        + WireEncoding.stringLength(appId)
+        + 4
+        + 4
+        + 4
+        + WireEncoding.stringListLength(tags)
         + WireEncoding.stringListLength(excludedServerIds);
   }
 
@@ -121,8 +131,20 @@ public final class GetAssignmentRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "GetAssignmentRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", numPartitions=" + numPartitions + ", replicaCount=" + replicaCount
-        + ", tags=" + tags + ", excludedServerIds=" + excludedServerIds + "]";
+    return "GetAssignmentRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", numPartitions="
+        + numPartitions
+        + ", replicaCount="
+        + replicaCount
+        + ", tags="
+        + tags
+        + ", excludedServerIds="
+        + excludedServerIds
+        + "]";
   }
 }

@@ -7,9 +7,9 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /**
- * A reduce task asks the driver's endpoint for every location partitions
- * {@code [startPartition, endPartition)} of a shuffle ever had, so that it reads blocks written
- * before and after a relocation. Answered by a {@link LocationsResponse}.
+ * A reduce task asks the driver's endpoint for every location partitions {@code [startPartition,
+ * endPartition)} of a shuffle ever had, so that it reads blocks written before and after a
+ * relocation. Answered by a {@link LocationsResponse}.
  */
 public final class GetLocationsRequest implements ApplicationRequest {
   private final long requestId;
@@ -18,8 +18,8 @@ public final class GetLocationsRequest implements ApplicationRequest {
   private final int startPartition;
   private final int endPartition;
 
-  public GetLocationsRequest(long requestId, String appId, int shuffleId, int startPartition,
-      int endPartition) {
+  public GetLocationsRequest(
+      long requestId, String appId, int shuffleId, int startPartition, int endPartition) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
@@ -95,7 +95,16 @@ public final class GetLocationsRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "GetLocationsRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitions=[" + startPartition + ", " + endPartition + ")]";
+    return "GetLocationsRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitions=["
+        + startPartition
+        + ", "
+        + endPartition
+        + ")]";
   }
 }

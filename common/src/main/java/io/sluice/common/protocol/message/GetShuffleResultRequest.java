@@ -50,14 +50,19 @@ public final class GetShuffleResultRequest implements ApplicationRequest {
     return partitionId;
   }
 
-  /** The map attempts the reader counts; the array is shared with this message, do not modify it. */
+  /**
+   * The map attempts the reader counts; the array is shared with this message, do not modify it.
+   */
   public long[] taskAttemptIds() {
     return taskAttemptIds;
   }
 
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4
+    return 8
+        + WireEncoding.stringLength(appId)
+        + 4
+        + 4
         + WireEncoding.longArrayLength(taskAttemptIds);
   }
 
@@ -97,8 +102,16 @@ public final class GetShuffleResultRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "GetShuffleResultRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitionId=" + partitionId + ", taskAttemptIds=" + taskAttemptIds.length
+    return "GetShuffleResultRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitionId="
+        + partitionId
+        + ", taskAttemptIds="
+        + taskAttemptIds.length
         + "]";
   }
 }

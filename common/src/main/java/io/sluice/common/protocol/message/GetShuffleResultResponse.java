@@ -10,8 +10,8 @@ import java.util.Objects;
 
 /**
  * Answer to a {@link GetShuffleResultRequest}: for each map attempt of the request, in the same
- * order, the number of blocks it committed to the partition on this server, or
- * {@link #NOT_COMMITTED} when this server holds no commit of that attempt for the partition.
+ * order, the number of blocks it committed to the partition on this server, or {@link
+ * #NOT_COMMITTED} when this server holds no commit of that attempt for the partition.
  */
 public final class GetShuffleResultResponse implements ResponseMessage {
   /** The count of an attempt that committed nothing to the partition here. */
@@ -86,7 +86,10 @@ public final class GetShuffleResultResponse implements ResponseMessage {
 
   @Override
   public String toString() {
-    return "GetShuffleResultResponse[" + header.describe() + ", blockCounts=" + blockCounts.length
+    return "GetShuffleResultResponse["
+        + header.describe()
+        + ", blockCounts="
+        + blockCounts.length
         + "]";
   }
 }

@@ -8,9 +8,9 @@ import java.util.Objects;
 
 /**
  * The first message on every connection: the range of protocol versions the client speaks and its
- * id. Answered by a {@link HandshakeResponse} naming the version chosen, or by a
- * {@link StatusResponse} with VERSION_MISMATCH when the ranges do not overlap. Any other message
- * before it is answered with HANDSHAKE_REQUIRED and the connection is closed.
+ * id. Answered by a {@link HandshakeResponse} naming the version chosen, or by a {@link
+ * StatusResponse} with VERSION_MISMATCH when the ranges do not overlap. Any other message before it
+ * is answered with HANDSHAKE_REQUIRED and the connection is closed.
  */
 public final class HandshakeRequest implements RequestMessage {
   private final long requestId;
@@ -87,7 +87,14 @@ public final class HandshakeRequest implements RequestMessage {
 
   @Override
   public String toString() {
-    return "HandshakeRequest[requestId=" + requestId + ", versions=" + minVersion + ".." + maxVersion
-        + ", clientId=" + clientId + "]";
+    return "HandshakeRequest[requestId="
+        + requestId
+        + ", versions="
+        + minVersion
+        + ".."
+        + maxVersion
+        + ", clientId="
+        + clientId
+        + "]";
   }
 }

@@ -13,8 +13,8 @@ import java.util.Objects;
  * this connection (the client's, which the server supports), the server's id and, from protocol 5,
  * the largest frame the server accepts, so that the client refuses a larger request itself instead
  * of sending it (the server would answer FRAME_TOO_LARGE and close the connection, failing every
- * other request on it). A client whose version the server does not support gets a
- * {@link StatusResponse} with {@link StatusCode#VERSION_MISMATCH} naming both, and the connection is
+ * other request on it). A client whose version the server does not support gets a {@link
+ * StatusResponse} with {@link StatusCode#VERSION_MISMATCH} naming both, and the connection is
  * closed.
  */
 public final class HandshakeResponse implements ResponseMessage {
@@ -23,8 +23,8 @@ public final class HandshakeResponse implements ResponseMessage {
   private final String serverId;
   private final int maxFrameSize;
 
-  private HandshakeResponse(ResponseHeader header, int protocolVersion, String serverId,
-      int maxFrameSize) {
+  private HandshakeResponse(
+      ResponseHeader header, int protocolVersion, String serverId, int maxFrameSize) {
     this.header = header;
     this.protocolVersion = protocolVersion;
     this.serverId = WireEncoding.checkString("serverId", serverId);
@@ -35,17 +35,17 @@ public final class HandshakeResponse implements ResponseMessage {
   public static final int SINCE_VERSION_FRAME_LIMIT = 5;
 
   /**
-   * @param maxFrameSize the largest frame the server accepts; carried only when
-   *     {@code protocolVersion} is 5 or later (the layout of older versions has no room for it)
+   * @param maxFrameSize the largest frame the server accepts; carried only when {@code
+   *     protocolVersion} is 5 or later (the layout of older versions has no room for it)
    */
-  public static HandshakeResponse ok(long requestId, int protocolVersion, String serverId,
-      int maxFrameSize) {
+  public static HandshakeResponse ok(
+      long requestId, int protocolVersion, String serverId, int maxFrameSize) {
     if (protocolVersion >= SINCE_VERSION_FRAME_LIMIT && maxFrameSize < 1) {
-      throw new IllegalArgumentException("a server's maximum frame size must be positive, got "
-          + maxFrameSize);
+      throw new IllegalArgumentException(
+          "a server's maximum frame size must be positive, got " + maxFrameSize);
     }
-    return new HandshakeResponse(new ResponseHeader(requestId, StatusCode.OK, ""),
-        protocolVersion, serverId, maxFrameSize);
+    return new HandshakeResponse(
+        new ResponseHeader(requestId, StatusCode.OK, ""), protocolVersion, serverId, maxFrameSize);
   }
 
   @Override
@@ -83,7 +83,9 @@ public final class HandshakeResponse implements ResponseMessage {
 
   @Override
   public int encodedLength() {
-    return header.encodedLength() + 4 + WireEncoding.stringLength(serverId)
+    return header.encodedLength()
+        + 4
+        + WireEncoding.stringLength(serverId)
         + (protocolVersion >= SINCE_VERSION_FRAME_LIMIT ? 4 : 0);
   }
 
@@ -105,8 +107,8 @@ public final class HandshakeResponse implements ResponseMessage {
     if (protocolVersion >= SINCE_VERSION_FRAME_LIMIT) {
       maxFrameSize = in.readInt();
       if (maxFrameSize < 1) {
-        throw new CorruptFrameException("a server's maximum frame size must be positive, got "
-            + maxFrameSize);
+        throw new CorruptFrameException(
+            "a server's maximum frame size must be positive, got " + maxFrameSize);
       }
     }
     return new HandshakeResponse(header, protocolVersion, serverId, maxFrameSize);
@@ -128,7 +130,14 @@ public final class HandshakeResponse implements ResponseMessage {
 
   @Override
   public String toString() {
-    return "HandshakeResponse[" + header.describe() + ", protocolVersion=" + protocolVersion
-        + ", serverId=" + serverId + ", maxFrameSize=" + maxFrameSize + "]";
+    return "HandshakeResponse["
+        + header.describe()
+        + ", protocolVersion="
+        + protocolVersion
+        + ", serverId="
+        + serverId
+        + ", maxFrameSize="
+        + maxFrameSize
+        + "]";
   }
 }

@@ -118,15 +118,29 @@ public final class LocationsResponse implements ResponseMessage {
       int epoch = in.readInt();
       int n = WireEncoding.readShortCount(in, 4, "server index");
       if (partitionId < 0 || epoch < 0 || n == 0) {
-        throw new CorruptFrameException("location " + i + " has partition " + partitionId
-            + ", epoch " + epoch + " and " + n + " servers");
+        throw new CorruptFrameException(
+            "location "
+                + i
+                + " has partition "
+                + partitionId
+                + ", epoch "
+                + epoch
+                + " and "
+                + n
+                + " servers");
       }
       List<ServerAddress> chain = new ArrayList<>(n);
       for (int j = 0; j < n; j++) {
         int index = in.readInt();
         if (index < 0 || index >= serverCount) {
-          throw new CorruptFrameException("location " + i + " names server index " + index
-              + " but the answer lists " + serverCount + " servers");
+          throw new CorruptFrameException(
+              "location "
+                  + i
+                  + " names server index "
+                  + index
+                  + " but the answer lists "
+                  + serverCount
+                  + " servers");
         }
         chain.add(servers.get(index));
       }

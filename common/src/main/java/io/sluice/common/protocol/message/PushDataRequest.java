@@ -12,10 +12,10 @@ import java.util.Objects;
 
 /**
  * A batch of blocks of one shuffle, possibly of several partitions. The body is the blocks' bytes
- * back to back, in the order of {@link #blocks()}. For each partition in the batch,
- * {@link #replicaChains()} says where the receiver forwards it (chain replication: the client pushes
- * once, the primary forwards to the first replica with the rest of the chain, and so on). Answered by
- * a {@link StatusResponse} once every server of every chain holds the blocks.
+ * back to back, in the order of {@link #blocks()}. For each partition in the batch, {@link
+ * #replicaChains()} says where the receiver forwards it (chain replication: the client pushes once,
+ * the primary forwards to the first replica with the rest of the chain, and so on). Answered by a
+ * {@link StatusResponse} once every server of every chain holds the blocks.
  *
  * <p>Equality and hash code cover the header only; bodies are compared by content where needed.
  */
@@ -32,8 +32,13 @@ public final class PushDataRequest extends AbstractBodyMessage implements Applic
    *
    * @throws IllegalArgumentException if the blocks' lengths do not add up to the body's size
    */
-  public PushDataRequest(long requestId, String appId, int shuffleId,
-      List<ReplicaChain> replicaChains, List<BlockDescriptor> blocks, ManagedBuffer body) {
+  public PushDataRequest(
+      long requestId,
+      String appId,
+      int shuffleId,
+      List<ReplicaChain> replicaChains,
+      List<BlockDescriptor> blocks,
+      ManagedBuffer body) {
     super(Objects.requireNonNull(body, "body"));
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
@@ -93,9 +98,9 @@ public final class PushDataRequest extends AbstractBodyMessage implements Applic
   }
 
   /**
-   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained slice
-   * of {@code in}, owned by the returned message (release the message when done with it). The caller
-   * keeps its own reference to {@code in}.
+   * Decodes the header from {@code in} and takes the rest of the frame as the body: a retained
+   * slice of {@code in}, owned by the returned message (release the message when done with it). The
+   * caller keeps its own reference to {@code in}.
    */
   public static PushDataRequest decode(ByteBuf in) {
     Header header = decodeHeader(in);
@@ -127,8 +132,12 @@ public final class PushDataRequest extends AbstractBodyMessage implements Applic
   }
 
   /** The fields of a push before its body. */
-  public record Header(long requestId, String appId, int shuffleId,
-      List<ReplicaChain> replicaChains, List<BlockDescriptor> blocks) {
+  public record Header(
+      long requestId,
+      String appId,
+      int shuffleId,
+      List<ReplicaChain> replicaChains,
+      List<BlockDescriptor> blocks) {
 
     /** The push with {@code body}, whose reference it takes (see the constructor). */
     public PushDataRequest withBody(ManagedBuffer body) {
@@ -153,8 +162,18 @@ public final class PushDataRequest extends AbstractBodyMessage implements Applic
 
   @Override
   public String toString() {
-    return "PushDataRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", replicaChains=" + replicaChains.size()
-        + ", blocks=" + blocks.size() + ", bodySize=" + body().size() + "]";
+    return "PushDataRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", replicaChains="
+        + replicaChains.size()
+        + ", blocks="
+        + blocks.size()
+        + ", bodySize="
+        + body().size()
+        + "]";
   }
 }

@@ -6,7 +6,9 @@ import io.sluice.common.protocol.MessageType;
 import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
-/** Announces an application (to the coordinator or a server). Answered by a {@link StatusResponse}. */
+/**
+ * Announces an application (to the coordinator or a server). Answered by a {@link StatusResponse}.
+ */
 public final class RegisterApplicationRequest implements ApplicationRequest {
   private final long requestId;
   private final String appId;
@@ -71,7 +73,12 @@ public final class RegisterApplicationRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "RegisterApplicationRequest[requestId=" + requestId + ", appId=" + appId
-        + ", user=" + user + "]";
+    return "RegisterApplicationRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", user="
+        + user
+        + "]";
   }
 }

@@ -83,7 +83,14 @@ public final class RegisterShuffleRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "RegisterShuffleRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", numPartitions=" + numPartitions + "]";
+    return "RegisterShuffleRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", numPartitions="
+        + numPartitions
+        + "]";
   }
 }

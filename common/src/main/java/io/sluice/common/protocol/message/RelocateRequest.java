@@ -30,16 +30,22 @@ public final class RelocateRequest implements ApplicationRequest {
    * @param failedServerId the server found unusable, empty when the failure does not say which
    *     server of the location failed (a replica the primary could not reach)
    */
-  public RelocateRequest(long requestId, String appId, int shuffleId, int[] partitionIds,
-      int[] epochs, String failedServerId, String reason) {
+  public RelocateRequest(
+      long requestId,
+      String appId,
+      int shuffleId,
+      int[] partitionIds,
+      int[] epochs,
+      String failedServerId,
+      String reason) {
     this.requestId = requestId;
     this.appId = WireEncoding.checkString("appId", appId);
     this.shuffleId = shuffleId;
     this.partitionIds = Objects.requireNonNull(partitionIds, "partitionIds");
     this.epochs = Objects.requireNonNull(epochs, "epochs");
     if (partitionIds.length != epochs.length) {
-      throw new IllegalArgumentException(partitionIds.length + " partitions but " + epochs.length
-          + " epochs");
+      throw new IllegalArgumentException(
+          partitionIds.length + " partitions but " + epochs.length + " epochs");
     }
     this.failedServerId = WireEncoding.checkString("failedServerId", failedServerId);
     this.reason = WireEncoding.truncateText(reason);
@@ -85,8 +91,13 @@ public final class RelocateRequest implements ApplicationRequest {
 
   @Override
   public int encodedLength() {
-    return 8 + WireEncoding.stringLength(appId) + 4 + 4 + 8 * partitionIds.length
-        + WireEncoding.stringLength(failedServerId) + WireEncoding.stringLength(reason);
+    return 8
+        + WireEncoding.stringLength(appId)
+        + 4
+        + 4
+        + 8 * partitionIds.length
+        + WireEncoding.stringLength(failedServerId)
+        + WireEncoding.stringLength(reason);
   }
 
   @Override
@@ -114,14 +125,14 @@ public final class RelocateRequest implements ApplicationRequest {
       partitionIds[i] = in.readInt();
       epochs[i] = in.readInt();
       if (partitionIds[i] < 0 || epochs[i] < 0) {
-        throw new CorruptFrameException("negative partition " + partitionIds[i] + " or epoch "
-            + epochs[i]);
+        throw new CorruptFrameException(
+            "negative partition " + partitionIds[i] + " or epoch " + epochs[i]);
       }
     }
     String failedServerId = WireEncoding.readString(in);
     String reason = WireEncoding.readString(in);
-    return new RelocateRequest(requestId, appId, shuffleId, partitionIds, epochs, failedServerId,
-        reason);
+    return new RelocateRequest(
+        requestId, appId, shuffleId, partitionIds, epochs, failedServerId, reason);
   }
 
   @Override
@@ -138,14 +149,24 @@ public final class RelocateRequest implements ApplicationRequest {
 
   @Override
   public int hashCode() {
-    return 31 * (31 * Objects.hash(requestId, appId, shuffleId, failedServerId, reason)
-        + Arrays.hashCode(partitionIds)) + Arrays.hashCode(epochs);
+    return 31
+            * (31 * Objects.hash(requestId, appId, shuffleId, failedServerId, reason)
+                + Arrays.hashCode(partitionIds))
+        + Arrays.hashCode(epochs);
   }
 
   @Override
   public String toString() {
-    return "RelocateRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + ", partitions=" + partitionIds.length + ", failedServerId=" + failedServerId
+    return "RelocateRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + ", partitions="
+        + partitionIds.length
+        + ", failedServerId="
+        + failedServerId
         + "]";
   }
 }

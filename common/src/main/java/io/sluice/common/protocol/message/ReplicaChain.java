@@ -6,10 +6,10 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.List;
 
 /**
- * Where the receiver of a {@link PushDataRequest} forwards a partition's blocks (chain replication):
- * {@code int32 partitionId | uint16 count | ServerAddress x count}, in chain order. A writer names
- * only partitions with replicas; a server forwarding a partition names it with an empty list when
- * the receiver holds the chain's last copy.
+ * Where the receiver of a {@link PushDataRequest} forwards a partition's blocks (chain
+ * replication): {@code int32 partitionId | uint16 count | ServerAddress x count}, in chain order. A
+ * writer names only partitions with replicas; a server forwarding a partition names it with an
+ * empty list when the receiver holds the chain's last copy.
  */
 public record ReplicaChain(int partitionId, List<ServerAddress> replicas) {
   /** Encoded size of a chain with no replicas. */

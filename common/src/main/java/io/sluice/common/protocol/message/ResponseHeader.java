@@ -6,9 +6,9 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /**
- * The fields every response starts with: {@code int64 requestId | byte status | string errorMessage}.
- * An error message too long for a string field is truncated here, at construction, so that what a
- * response holds is exactly what goes on the wire.
+ * The fields every response starts with: {@code int64 requestId | byte status | string
+ * errorMessage}. An error message too long for a string field is truncated here, at construction,
+ * so that what a response holds is exactly what goes on the wire.
  */
 record ResponseHeader(long requestId, StatusCode status, String errorMessage) {
 

@@ -10,9 +10,9 @@ import java.util.Objects;
  * A shuffle server's periodic report to the coordinator that also names the node (machine) the
  * server runs on, from protocol version 7: the coordinator keeps a partition's copies on servers of
  * different nodes, which are not always told apart by the names clients reach the servers by (on
- * Kubernetes, every pod has a name of its own). To a coordinator speaking an older version a
- * server sends {@link ServerHeartbeatRequest}, whose node is the server's host. Answered by a
- * {@link StatusResponse}.
+ * Kubernetes, every pod has a name of its own). To a coordinator speaking an older version a server
+ * sends {@link ServerHeartbeatRequest}, whose node is the server's host. Answered by a {@link
+ * StatusResponse}.
  *
  * <p>Wire form: {@code int64 requestId | ServerStatus status | string node}.
  */
@@ -83,8 +83,16 @@ public final class ServerHeartbeatOnNodeRequest implements RequestMessage {
 
   @Override
   public String toString() {
-    return "ServerHeartbeatOnNodeRequest[requestId=" + requestId + ", serverId="
-        + status.serverId() + ", node=" + node + ", state=" + status.state()
-        + ", timestampMillis=" + status.timestampMillis() + "]";
+    return "ServerHeartbeatOnNodeRequest[requestId="
+        + requestId
+        + ", serverId="
+        + status.serverId()
+        + ", node="
+        + node
+        + ", state="
+        + status.state()
+        + ", timestampMillis="
+        + status.timestampMillis()
+        + "]";
   }
 }

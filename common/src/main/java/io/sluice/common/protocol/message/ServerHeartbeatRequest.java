@@ -63,7 +63,14 @@ public final class ServerHeartbeatRequest implements RequestMessage {
 
   @Override
   public String toString() {
-    return "ServerHeartbeatRequest[requestId=" + requestId + ", serverId=" + status.serverId()
-        + ", state=" + status.state() + ", timestampMillis=" + status.timestampMillis() + "]";
+    return "ServerHeartbeatRequest[requestId="
+        + requestId
+        + ", serverId="
+        + status.serverId()
+        + ", state="
+        + status.state()
+        + ", timestampMillis="
+        + status.timestampMillis()
+        + "]";
   }
 }

@@ -8,10 +8,10 @@ import java.util.Objects;
 /**
  * What a shuffle server reports to the coordinator in each {@link ServerHeartbeatRequest}.
  *
- * <p>Wire form: {@code string serverId | string host | int32 dataPort | int32 httpPort | byte state |
- * string version | int64 pushBufferUsed | int64 pushBufferCapacity | int64 readBufferUsed |
- * int64 readBufferCapacity | int32 partitionsHeld | uint16 diskCount | DiskStatus x diskCount |
- * uint16 tagCount | string x tagCount | int64 timestampMillis}.
+ * <p>Wire form: {@code string serverId | string host | int32 dataPort | int32 httpPort | byte state
+ * | string version | int64 pushBufferUsed | int64 pushBufferCapacity | int64 readBufferUsed | int64
+ * readBufferCapacity | int32 partitionsHeld | uint16 diskCount | DiskStatus x diskCount | uint16
+ * tagCount | string x tagCount | int64 timestampMillis}.
  *
  * @param serverId the server's stable id
  * @param host host clients connect to
@@ -55,8 +55,16 @@ public record ServerStatus(
   }
 
   public int encodedLength() {
-    int length = WireEncoding.stringLength(serverId) + WireEncoding.stringLength(host) + 4 + 4 + 1
-        + WireEncoding.stringLength(version) + 8 * 4 + 4 + 2;
+    int length =
+        WireEncoding.stringLength(serverId)
+            + WireEncoding.stringLength(host)
+            + 4
+            + 4
+            + 1
+            + WireEncoding.stringLength(version)
+            + 8 * 4
+            + 4
+            + 2;
     for (DiskStatus disk : disks) {
       length += disk.encodedLength();
     }
@@ -102,8 +110,20 @@ public record ServerStatus(
     }
     List<String> tags = WireEncoding.readStringList(in);
     long timestampMillis = in.readLong();
-    return new ServerStatus(serverId, host, dataPort, httpPort, state, version, pushBufferUsed,
-        pushBufferCapacity, readBufferUsed, readBufferCapacity, partitionsHeld, List.of(disks), tags,
+    return new ServerStatus(
+        serverId,
+        host,
+        dataPort,
+        httpPort,
+        state,
+        version,
+        pushBufferUsed,
+        pushBufferCapacity,
+        readBufferUsed,
+        readBufferCapacity,
+        partitionsHeld,
+        List.of(disks),
+        tags,
         timestampMillis);
   }
 }

@@ -7,8 +7,8 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /**
- * The application has ended: its shuffles and their data can be deleted now. Answered by a
- * {@link StatusResponse}.
+ * The application has ended: its shuffles and their data can be deleted now. Answered by a {@link
+ * StatusResponse}.
  */
 public final class UnregisterApplicationRequest implements ApplicationRequest {
   private final long requestId;

@@ -7,8 +7,8 @@ import io.sluice.common.protocol.WireEncoding;
 import java.util.Objects;
 
 /**
- * Spark has unregistered a shuffle: its data is deleted at once. Answered by a
- * {@link StatusResponse}.
+ * Spark has unregistered a shuffle: its data is deleted at once. Answered by a {@link
+ * StatusResponse}.
  */
 public final class UnregisterShuffleRequest implements ApplicationRequest {
   private final long requestId;
@@ -73,7 +73,12 @@ public final class UnregisterShuffleRequest implements ApplicationRequest {
 
   @Override
   public String toString() {
-    return "UnregisterShuffleRequest[requestId=" + requestId + ", appId=" + appId + ", shuffleId="
-        + shuffleId + "]";
+    return "UnregisterShuffleRequest[requestId="
+        + requestId
+        + ", appId="
+        + appId
+        + ", shuffleId="
+        + shuffleId
+        + "]";
   }
 }
