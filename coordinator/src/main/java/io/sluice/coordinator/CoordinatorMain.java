@@ -19,8 +19,7 @@ import org.slf4j.LoggerFactory;
 public final class CoordinatorMain {
   static {
     // Log4j stops itself in a shutdown hook of its own, which races ours and can swallow the
-    // "stopped"
-    // line. Unless the operator decided otherwise, leave the stopping to the JVM's exit.
+    // "stopped" line. Unless the operator decided otherwise, leave the stopping to the JVM's exit.
     if (System.getProperty("log4j.shutdownHookEnabled") == null) {
       System.setProperty("log4j.shutdownHookEnabled", "false");
     }

@@ -101,8 +101,7 @@ public final class FaultJob {
                     it -> {
                       int map = it.next();
                       // Records are made as the writer consumes them, so that a held map has pushed
-                      // half of
-                      // its output before it waits and pushes the rest after.
+                      // half of its output before it waits and pushes the rest after.
                       return new Iterator<Tuple2<Long, Long>>() {
                         private int i;
 

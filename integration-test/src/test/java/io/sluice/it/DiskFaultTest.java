@@ -105,8 +105,8 @@ class DiskFaultTest {
                 () -> {
                   spanningPartitions.set(partitionsOnBothDisks());
                   // One copy: every server's first directory goes, so that blocks are surely lost.
-                  // Two
-                  // copies: the one of the server holding most there, so that a replica is left.
+                  // Two copies: the one of the server holding most there, so that a replica is
+                  // left.
                   List<Integer> victims = new ArrayList<>();
                   if (replicas == 1) {
                     for (int s = 0; s < SERVERS; s++) {

@@ -109,9 +109,8 @@ class ServerLossTest {
                       it -> {
                         int map = it.next();
                         // Records are made as the writer consumes them, so that a map task that
-                        // waits for a
-                        // rolling restart has pushed part of its output before and pushes the rest
-                        // after.
+                        // waits for a rolling restart has pushed part of its output before and
+                        // pushes the rest after.
                         return new Iterator<Tuple2<Long, Long>>() {
                           private long i;
 

@@ -52,8 +52,8 @@ class TaskFailureTest {
                 boolean firstAttempt = task.attemptNumber() == 0;
                 if (failAfterCommit && firstAttempt && slice % 3 == 0) {
                   // Runs after the shuffle writer committed: this attempt's output is complete on
-                  // the
-                  // servers, yet Spark reruns the task, as when a speculative copy also finished.
+                  // the servers, yet Spark reruns the task, as when a speculative copy also
+                  // finished.
                   task.addTaskCompletionListener(
                       (org.apache.spark.util.TaskCompletionListener)
                           ctx -> {

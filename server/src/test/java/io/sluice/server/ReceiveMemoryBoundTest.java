@@ -118,8 +118,7 @@ class ReceiveMemoryBoundTest {
                     waitUntilClosed(s);
                   } finally {
                     // Also when the server closed it: on a loaded machine a thread of this test may
-                    // not
-                    // send its frame within the frame timeout.
+                    // not send its frame within the frame timeout.
                     if (!wroteAll) {
                       pipelinersFinished.incrementAndGet();
                     }

@@ -257,8 +257,7 @@ public final class ScaleBenchmark {
                     attackers.start();
                     if (settings.hostileFirst()) {
                       // Their frames reach the server first: stalled ones hold their reservations
-                      // when
-                      // the well-behaved clients begin.
+                      // when the well-behaved clients begin.
                       Thread.sleep(1_000);
                     }
                   } catch (InterruptedException e) {

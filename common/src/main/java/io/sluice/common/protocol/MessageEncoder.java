@@ -88,8 +88,7 @@ public final class MessageEncoder extends MessageToMessageEncoder<Message> {
       throw e;
     }
     // Added only now: MessageToMessageEncoder writes whatever is in `out` even when encode()
-    // throws,
-    // and a header without its body would corrupt the stream.
+    // throws, and a header without its body would corrupt the stream.
     out.add(header);
     if (bodyObject != null) {
       out.add(bodyObject);

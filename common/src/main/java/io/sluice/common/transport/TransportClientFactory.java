@@ -217,9 +217,8 @@ public final class TransportClientFactory implements Connections, Closeable {
                           Throwable tls = failedTlsHandshake(f.channel());
                           if (tls != null) {
                             // The request failed because the TLS handshake did (how it failed
-                            // depends on
-                            // whether it was flushed yet): name the handshake's reason, not the
-                            // symptom.
+                            // depends on whether it was flushed yet): name the handshake's reason,
+                            // not the symptom.
                             result.completeExceptionally(
                                 new IOException(
                                     "TLS handshake with " + host + ":" + port + " failed: " + tls,

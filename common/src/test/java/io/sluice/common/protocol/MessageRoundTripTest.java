@@ -153,8 +153,7 @@ class MessageRoundTripTest {
   @Test
   void errorsOfRequestsAnsweredWithABodyAreBodilessStatusResponses() {
     // Protocol 2: a failed fetch is answered with a StatusResponse, never an empty-bodied error
-    // form
-    // of the specific response, which offers only ok(...).
+    // form of the specific response, which offers only ok(...).
     for (Class<?> bodyResponse :
         List.of(
             FetchDataResponse.class,

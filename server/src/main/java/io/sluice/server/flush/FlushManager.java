@@ -196,8 +196,7 @@ public final class FlushManager implements Closeable {
               metrics.flushQueued(queued.decrementAndGet());
             }
             // Pushes that arrived while this flush ran found it queued and queued nothing: what
-            // they
-            // left past the threshold goes now, not at the next push or memory shortage.
+            // they left past the threshold goes now, not at the next push or memory shortage.
             if (storageAvailable && partition.unflushedBytes() >= partitionThreshold) {
               queue(partition);
             }

@@ -226,8 +226,8 @@ class MapOutputPusherTest {
     int rounds = 0;
     while (producer.isAlive()) {
       // Wait until the producer waits for acknowledgements of pushes that arrived (or is done),
-      // then acknowledge them.
-      // (It waits in slices, so that a killed task stops waiting: TIMED_WAITING.)
+      // then acknowledge them. (It waits in slices, so that a killed task stops waiting:
+      // TIMED_WAITING.)
       await(
           () ->
               !producer.isAlive()
