@@ -14,7 +14,6 @@ import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
-import io.sluice.common.transport.TransportOptions;
 import io.sluice.common.transport.TransportServer;
 import io.sluice.server.flush.FlushManager;
 import io.sluice.server.handler.ShuffleRequestHandler;
@@ -27,22 +26,15 @@ import io.sluice.server.shuffle.ShuffleStore;
 import io.sluice.server.shuffle.StoreLimits;
 import io.sluice.server.storage.DiskManager;
 import io.sluice.server.storage.FileIo;
-import io.sluice.server.storage.HdfsLogin;
 import io.sluice.server.storage.HdfsTier;
-import io.sluice.server.storage.LocalDisk;
 import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.RestartManifest;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
@@ -57,11 +49,14 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A shuffle server: assembles memory, storage, flushing, request handling and its HTTP port. */
+/**
+ * A shuffle server: assembles memory, storage, flushing, request handling and its HTTP port, and
+ * runs their life cycle (start, drain, stop). What each part does lives in the part; the gauges in
+ * {@link ServerGauges}, the restart record in {@link RestartRecord}.
+ */
 public final class ShuffleServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleServer.class);
 
-  /** How long a stopping server may take to write its blocks to disk for its next start. */
   private final SluiceConf conf;
 
   private final ServerMetrics metrics = new ServerMetrics();
@@ -87,8 +82,8 @@ public final class ShuffleServer implements Closeable {
   private final String advertisedHost;
   private final ServerHeartbeats heartbeats;
 
-  /** Where a clean stop may record what the server holds: the same file in every local dir. */
-  private final List<Path> manifests;
+  /** Where a clean stop records what the server holds for its next start. */
+  private final RestartRecord restartRecord;
 
   private volatile ServerState state = ServerState.ACTIVE;
 
@@ -119,8 +114,9 @@ public final class ShuffleServer implements Closeable {
       this.networkAllocator =
           NettyTransports.pooledAllocator(Math.max(1, Runtime.getRuntime().availableProcessors()));
       List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
-      this.manifests = RestartManifest.locations(dirs);
-      List<RestartManifest.Application> recovered = recoverable(conf);
+      this.restartRecord = new RestartRecord(dirs);
+      List<RestartManifest.Application> recovered =
+          conf.get(ServerOptions.RECOVERY_ENABLED) ? restartRecord.read() : List.of();
       Set<String> keep =
           recovered.stream().map(RestartManifest.Application::appId).collect(Collectors.toSet());
       this.disks =
@@ -139,7 +135,7 @@ public final class ShuffleServer implements Closeable {
                       InetAddress.getLoopbackAddress().getHostAddress().equals(bindHost)
                           ? bindHost
                           : canonicalHostName());
-      this.hdfs = openHdfsTier(conf, advertisedHost, dirs, keep);
+      this.hdfs = HdfsTierOpener.open(conf, advertisedHost, dirs, keep);
       if (hdfs != null) {
         opened.push(hdfs);
       }
@@ -225,7 +221,7 @@ public final class ShuffleServer implements Closeable {
       opened.push(transport);
       this.serverId = configuredId != null ? configuredId : advertisedHost + ":" + transport.port();
 
-      registerGauges();
+      ServerGauges.register(this);
       int httpPort = conf.get(ServerOptions.HTTP_PORT);
       this.http =
           httpPort < 0
@@ -269,18 +265,7 @@ public final class ShuffleServer implements Closeable {
       closeAll(opened, e);
       throw e;
     }
-    // Only now, serving, is the record spent: a start that failed before leaves it for the next.
-    // From here on the data changes, so a crash must find no record.
-    for (Path m : manifests) {
-      try {
-        Files.deleteIfExists(m);
-      } catch (IOException e) {
-        LOG.warn(
-            "Cannot delete the restart record {}; a later start would read it: {}",
-            m,
-            e.toString());
-      }
-    }
+    restartRecord.spend();
   }
 
   public String serverId() {
@@ -301,60 +286,6 @@ public final class ShuffleServer implements Closeable {
   /** The HDFS tier, or null without {@code hdfs.dir}. */
   public HdfsTier hdfs() {
     return hdfs;
-  }
-
-  private static HdfsTier openHdfsTier(
-      SluiceConf conf, String host, List<Path> dirs, Set<String> keep) throws IOException {
-    String dir = conf.getOptional(ServerOptions.HDFS_DIR).orElse(null);
-    if (dir == null) {
-      return null;
-    }
-    try {
-      HdfsLogin.Keytab keytab =
-          conf.getOptional(ServerOptions.HDFS_KERBEROS_PRINCIPAL)
-              .map(
-                  principal ->
-                      new HdfsLogin.Keytab(
-                          principal,
-                          conf.get(ServerOptions.HDFS_KERBEROS_KEYTAB),
-                          conf.get(ServerOptions.HDFS_KERBEROS_RELOGIN_CHECK)))
-              .orElse(null);
-      HdfsTier tier =
-          HdfsTier.open(
-              dir,
-              host,
-              dirs,
-              conf.get(ServerOptions.HDFS_FLUSH_THREADS),
-              conf.get(ServerOptions.HDFS_READ_THREADS),
-              keep,
-              keytab,
-              ServerOptions.HDFS_KERBEROS_KEYTAB.key());
-      LOG.info("HDFS tier in {}", tier.root());
-      return tier;
-    } catch (IOException | IllegalArgumentException e) {
-      String hint =
-          !conf.isSet(ServerOptions.HDFS_KERBEROS_PRINCIPAL) && wantsKerberos(e)
-              ? "; this HDFS requires Kerberos: set '"
-                  + ServerOptions.HDFS_KERBEROS_PRINCIPAL.key()
-                  + "' and '"
-                  + ServerOptions.HDFS_KERBEROS_KEYTAB.key()
-                  + "'"
-              : "";
-      throw new IOException(
-          "cannot use " + ServerOptions.HDFS_DIR.key() + " = " + dir + ": " + e.getMessage() + hint,
-          e);
-    }
-  }
-
-  /** Whether Hadoop refused a connection for want of Kerberos (its message, anywhere inside). */
-  private static boolean wantsKerberos(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      String message = String.valueOf(t.getMessage());
-      if (message.contains("SIMPLE authentication is not enabled")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -432,75 +363,6 @@ public final class ShuffleServer implements Closeable {
     return ServerStatusReport.of(this);
   }
 
-  private void registerGauges() {
-    if (hdfs != null) {
-      metrics.gauge(
-          "sluice_server_hdfs_writable",
-          ServerOptions.HDFS_DIR.key(),
-          () -> hdfs.isWritable() ? 1 : 0);
-      HdfsLogin login = hdfs.login();
-      metrics.gauge(
-          "sluice_server_hdfs_kerberos_ticket_expiry_seconds",
-          "Seconds until the Kerberos ticket for HDFS expires ("
-              + ServerOptions.HDFS_KERBEROS_KEYTAB.key()
-              + "), -1 without a Kerberos login",
-          () ->
-              login == null ? -1 : (login.ticketEndMillis() - System.currentTimeMillis()) / 1000.0);
-    }
-    metrics.gauge(
-        "sluice_server_push_memory_capacity_bytes",
-        ServerOptions.BUFFER_CAPACITY.key(),
-        pushPool::capacity);
-    metrics.gauge(
-        "sluice_server_read_memory_used_bytes",
-        "Memory of in-memory data being served",
-        readBudget::usedBytes);
-    metrics.gauge(
-        "sluice_server_read_memory_capacity_bytes",
-        ServerOptions.READ_BUFFER_CAPACITY.key(),
-        readBudget::capacity);
-    metrics.gauge(
-        "sluice_server_network_memory_bytes",
-        "Direct memory of the network pool (receive buffers, response headers)",
-        () -> networkAllocator.metric().usedDirectMemory());
-    metrics.gauge(
-        "sluice_server_netty_direct_memory_bytes",
-        "Direct memory Netty holds in this JVM, all pools",
-        io.netty.util.internal.PlatformDependent::usedDirectMemory);
-    metrics.gauge(
-        "sluice_server_receive_reserved_bytes",
-        "Receive memory reserved by frames being received",
-        () -> transport.receiveBudget().reservedBytes());
-    metrics.gauge(
-        "sluice_server_receive_capacity_bytes",
-        TransportOptions.RECEIVE_MEMORY.key(),
-        () -> transport.receiveBudget().capacity());
-    metrics.gauge(
-        "sluice_server_receive_waiting_connections",
-        "Connections not reading until their frame fits the receive memory",
-        () -> transport.receiveBudget().queuedCount());
-    metrics.gauge("sluice_server_connections", "Connections open", transport::connectionCount);
-    metrics.gauge("sluice_server_partitions", "Partitions held", store::partitionCount);
-    metrics.gauge(
-        "sluice_server_commit_heap_used_bytes",
-        "Heap reserved by partition states, commit counts and attempt tables",
-        store::commitHeapBytes);
-    metrics.gauge(
-        "sluice_server_commit_heap_capacity_bytes",
-        ServerOptions.HEAP_COMMIT_PAIRS.key() + " x 1.5 bytes",
-        store::commitHeapCapacityBytes);
-    metrics.gauge(
-        "sluice_server_applications", "Applications registered", () -> store.applications().size());
-    metrics.gauge(
-        "sluice_server_healthy_disks",
-        "Local directories taking data",
-        () -> disks.disks().stream().filter(d -> d.isHealthy()).count());
-    metrics.gauge(
-        "sluice_server_disk_used_bytes",
-        "Bytes used on all local directories' disks",
-        () -> disks.disks().stream().mapToLong(d -> d.totalBytes() - d.usableBytes()).sum());
-  }
-
   /**
    * Stops taking data and waits, at most {@code timeout}, until every application holding data here
    * has ended: heart-beats report DECOMMISSIONING so that coordinators assign nothing new, pushes
@@ -545,7 +407,10 @@ public final class ShuffleServer implements Closeable {
     control.shutdown();
     awaitStopped(housekeeping);
     awaitStopped(control);
-    boolean kept = conf.get(ServerOptions.RECOVERY_ENABLED) && keepForRestart();
+    boolean kept =
+        conf.get(ServerOptions.RECOVERY_ENABLED)
+            && restartRecord.write(
+                flushManager, store, disks, conf.get(ServerOptions.STOP_FLUSH_TIMEOUT));
     flushManager.close();
     disks.close();
     for (var app : List.copyOf(store.applications())) {
@@ -564,97 +429,6 @@ public final class ShuffleServer implements Closeable {
     }
     pushPool.close();
     LOG.info("Shuffle server {} stopped", serverId);
-  }
-
-  /**
-   * Writes every block to disk and records what the server holds for its next start; false (and
-   * nothing recorded) when a block could not be written.
-   */
-  private boolean keepForRestart() {
-    try {
-      Duration timeout = conf.get(ServerOptions.STOP_FLUSH_TIMEOUT);
-      if (!flushManager.flushAll(timeout)) {
-        LOG.warn(
-            "Could not write every block to disk within {} ({}); the next start begins empty",
-            timeout,
-            ServerOptions.STOP_FLUSH_TIMEOUT.key());
-        return false;
-      }
-      List<RestartManifest.Application> held = store.forRestart();
-      forceToDevice(held);
-      // A directory that failed is the last place to try.
-      List<Path> candidates = new ArrayList<>(manifests);
-      candidates.sort(
-          Comparator.comparing(
-              m -> {
-                LocalDisk disk = disks.diskOf(m);
-                return disk == null || !disk.isHealthy();
-              }));
-      Path written = RestartManifest.writeToFirstUsable(candidates, held);
-      LOG.info(
-          "Recorded {} applications in {} for the next start ({})",
-          held.size(),
-          written,
-          ServerOptions.RECOVERY_ENABLED.key());
-      return true;
-    } catch (IOException | RuntimeException e) {
-      LOG.warn(
-          "Could not record what this server holds for its next start; it begins empty: {}",
-          e.toString());
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  /**
-   * What an earlier run recorded when it stopped cleanly, from the first local dir that holds a
-   * record; nothing when none does or it cannot be trusted (logged). The records are deleted once
-   * this server serves (end of the constructor).
-   */
-  private List<RestartManifest.Application> recoverable(SluiceConf conf) {
-    if (!conf.get(ServerOptions.RECOVERY_ENABLED)) {
-      return List.of();
-    }
-    for (Path m : manifests) {
-      if (!Files.exists(m, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-        continue;
-      }
-      try {
-        return RestartManifest.read(m);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("Cannot use the restart record {}; starting empty: {}", m, e.toString());
-        return List.of();
-      }
-    }
-    return List.of();
-  }
-
-  /**
-   * Forces every recorded file to its device: flushes end in the page cache, and a record that
-   * outlived a power loss must not point at data that did not.
-   */
-  private static void forceToDevice(List<RestartManifest.Application> held) {
-    for (RestartManifest.Application app : held) {
-      for (RestartManifest.Shuffle shuffle : app.shuffles()) {
-        for (RestartManifest.Partition partition : shuffle.partitions()) {
-          for (RestartManifest.Generation g : partition.generations()) {
-            if (g.isSegment()) {
-              continue; // closed by its flush: on the tier's data nodes already
-            }
-            for (Path file : List.of(g.dataFile(), g.indexFile())) {
-              try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-                channel.force(true);
-              } catch (IOException e) {
-                // The next start checks the file and leaves the partition out if it is short.
-                LOG.warn("Could not force {} to its device: {}", file, e.toString());
-              }
-            }
-          }
-        }
-      }
-    }
   }
 
   /** Waits a little for an executor's running task to end, so that it cannot race the stop. */
