@@ -9,14 +9,12 @@ import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.shuffle.IndexEntry;
 import java.io.EOFException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -44,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * append replaces only after both its data and its index entries are written, so a reader never
  * sees a block whose bytes or index entry are incomplete. Files are opened per append and per read
  * and closed before the call returns, so a partition holds no descriptor between calls.
+ *
+ * <p>This class decides where each batch goes and what readers see; {@link BatchWriter} writes a
+ * batch to a generation's files, {@link PartitionRestore} checks what a restart brings back.
  */
 public final class PartitionFiles {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionFiles.class);
@@ -57,6 +58,7 @@ public final class PartitionFiles {
   private final long hdfsThreshold;
 
   private final FileIo io;
+  private final BatchWriter writer;
   private final String appId;
   private final int shuffleId;
   private final int partitionId;
@@ -67,7 +69,7 @@ public final class PartitionFiles {
   private final Object writeLock = new Object();
 
   /** The generation appends go to; null before the first append and after a failed one. */
-  private volatile Generation current;
+  private volatile PartitionGeneration current;
 
   private int generationsOpened;
 
@@ -101,6 +103,7 @@ public final class PartitionFiles {
     this.hdfs = hdfs;
     this.hdfsThreshold = hdfsThreshold;
     this.io = io;
+    this.writer = new BatchWriter(io);
     this.appId = SafeNames.checkAppId(appId);
     this.shuffleId = shuffleId;
     this.partitionId = partitionId;
@@ -144,7 +147,7 @@ public final class PartitionFiles {
       // every one.
       int attempts = disks.disks().size() + 2;
       for (int attempt = 0; attempt < attempts; attempt++) {
-        Generation generation = writableGeneration();
+        PartitionGeneration generation = writableGeneration();
         if (generation == null) {
           break;
         }
@@ -161,7 +164,7 @@ public final class PartitionFiles {
             directFailedOn.refusesDirectWrites();
           }
           return generation.isRemote();
-        } catch (DirectWriteException e) {
+        } catch (BatchWriter.DirectWriteException e) {
           // Written again, same file, through the page cache, before the disk is judged: a file
           // system may take O_DIRECT at open and refuse the I/O itself. This happens once.
           lastFailure = e;
@@ -246,7 +249,7 @@ public final class PartitionFiles {
 
     /** Whether some of the index's entries live in segments on the HDFS tier. */
     public boolean isRemote() {
-      return at.generations().stream().anyMatch(Generation::isRemote);
+      return at.generations().stream().anyMatch(PartitionGeneration::isRemote);
     }
 
     /**
@@ -254,7 +257,7 @@ public final class PartitionFiles {
      * rather than answering with a segment of one local index file.
      */
     public boolean readsIntoMemory() {
-      List<Generation> readable = readableGenerations(at.generations());
+      List<PartitionGeneration> readable = readableGenerations(at.generations());
       return readable.size() > 1 || (readable.size() == 1 && readable.get(0).isRemote());
     }
 
@@ -282,7 +285,7 @@ public final class PartitionFiles {
             "an index page from entry " + fromEntry + " of " + maxEntries + " entries");
       }
       int first = 0;
-      for (Generation g : at.generations()) {
+      for (PartitionGeneration g : at.generations()) {
         int end = first + g.blockCount();
         if (fromEntry < end && !g.isLostDisk()) {
           int from = Math.max(fromEntry, first);
@@ -308,7 +311,7 @@ public final class PartitionFiles {
    */
   public final class IndexPage {
     private final long dataLength;
-    private final Generation generation;
+    private final PartitionGeneration generation;
     private final int firstInGeneration;
     private final int count;
     private final int nextEntry;
@@ -316,7 +319,7 @@ public final class PartitionFiles {
 
     private IndexPage(
         long dataLength,
-        Generation generation,
+        PartitionGeneration generation,
         int firstInGeneration,
         int count,
         int nextEntry,
@@ -368,7 +371,7 @@ public final class PartitionFiles {
       }
       long offset = (long) firstInGeneration * IndexEntry.SIZE;
       int length = count * IndexEntry.SIZE;
-      Generation g = generation;
+      PartitionGeneration g = generation;
       if (g.isRemote()) {
         ByteBuf entries = allocator.directBuffer(length, length);
         try {
@@ -386,13 +389,13 @@ public final class PartitionFiles {
   }
 
   private ManagedBuffer index(Snapshot at, ByteBufAllocator allocator) throws IOException {
-    List<Generation> before = readableGenerations(at.generations());
+    List<PartitionGeneration> before = readableGenerations(at.generations());
     try {
       return index(before, allocator);
     } catch (IOException e) {
       // Reading found a disk that fails: answer with what the other disks hold, as later reads
       // will, rather than fail this reader for blocks it may not even need.
-      List<Generation> after = readableGenerations(at.generations());
+      List<PartitionGeneration> after = readableGenerations(at.generations());
       if (after.size() < before.size()) {
         return index(after, allocator);
       }
@@ -400,13 +403,13 @@ public final class PartitionFiles {
     }
   }
 
-  private ManagedBuffer index(List<Generation> generations, ByteBufAllocator allocator)
+  private ManagedBuffer index(List<PartitionGeneration> generations, ByteBufAllocator allocator)
       throws IOException {
     if (generations.isEmpty()) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
     }
     if (generations.size() == 1 && !generations.get(0).isRemote()) {
-      Generation only = generations.get(0);
+      PartitionGeneration only = generations.get(0);
       checkReadable(only, only.indexFile(), only.indexLength());
       return new FileSegmentManagedBuffer(only.indexFile(), 0, only.indexLength());
     }
@@ -419,8 +422,9 @@ public final class PartitionFiles {
    * the map stage run again) while the blocks written elsewhere, by the map stage's next run
    * included, stay readable.
    */
-  private static List<Generation> readableGenerations(List<Generation> generations) {
-    for (Generation g : generations) {
+  private static List<PartitionGeneration> readableGenerations(
+      List<PartitionGeneration> generations) {
+    for (PartitionGeneration g : generations) {
       if (g.isLostDisk()) {
         return generations.stream().filter(x -> !x.isLostDisk()).toList();
       }
@@ -457,7 +461,7 @@ public final class PartitionFiles {
               + " readable bytes of "
               + this);
     }
-    Generation g = generationAt(current, offset);
+    PartitionGeneration g = generationAt(current, offset);
     if (g == null) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
     }
@@ -492,15 +496,15 @@ public final class PartitionFiles {
    */
   public boolean isRemote(long offset) {
     Snapshot current = snapshot;
-    Generation g = generationAt(current, offset);
+    PartitionGeneration g = generationAt(current, offset);
     return g != null && g.isRemote();
   }
 
   /** The generation holding {@code offset} (the last one at the end); null when there is none. */
-  private static Generation generationAt(Snapshot current, long offset) {
-    List<Generation> generations = current.generations();
+  private static PartitionGeneration generationAt(Snapshot current, long offset) {
+    List<PartitionGeneration> generations = current.generations();
     for (int i = 0; i < generations.size(); i++) {
-      Generation g = generations.get(i);
+      PartitionGeneration g = generations.get(i);
       if (offset < g.end() || i == generations.size() - 1) {
         return g;
       }
@@ -513,7 +517,7 @@ public final class PartitionFiles {
    * the first append, after a failed one, and after {@link #delete()} (the next append picks one).
    */
   public LocalDisk currentDisk() {
-    Generation g = current;
+    PartitionGeneration g = current;
     return g == null ? null : g.disk();
   }
 
@@ -540,7 +544,7 @@ public final class PartitionFiles {
       return hdfs;
     }
     // Below the threshold, or past it while HDFS takes nothing: a local dir, if one can.
-    Generation g = current;
+    PartitionGeneration g = current;
     if (g != null && g.disk().isHealthy()) {
       return g.disk();
     }
@@ -557,7 +561,7 @@ public final class PartitionFiles {
    */
   public List<RestartManifest.Generation> generationsForRestart() {
     List<RestartManifest.Generation> all = new ArrayList<>();
-    for (Generation g : readableGenerations(snapshot.generations())) {
+    for (PartitionGeneration g : readableGenerations(snapshot.generations())) {
       if (g.isRemote()) {
         all.add(
             RestartManifest.Generation.segment(
@@ -573,128 +577,20 @@ public final class PartitionFiles {
 
   /**
    * Serves again the generations an earlier run of this server wrote (from its restart manifest),
-   * after checking that each lies in this partition's directory on a configured disk and still
-   * holds what it held. The next append opens a new generation.
+   * once {@link PartitionRestore} found that each lies in this partition's directory on a
+   * configured disk and still holds what it held. The next append opens a new generation.
    *
    * @throws IOException naming what does not match; nothing is restored then
    */
   public void restore(List<RestartManifest.Generation> restored) throws IOException {
     synchronized (writeLock) {
-      List<Generation> generations = new ArrayList<>();
-      List<Path> restoredFiles = new ArrayList<>();
-      long end = 0;
-      int blocks = 0;
-      int nextName = 0;
-      for (RestartManifest.Generation r : restored) {
-        // A gap before a generation is one that was lost on a failed disk before the stop.
-        if (r.start() < end || r.dataLength() < 0 || r.blockCount() < 0) {
-          throw new IOException(
-              "generation "
-                  + r
-                  + " of "
-                  + this
-                  + " starts at "
-                  + r.start()
-                  + ", before the end of the one before it, "
-                  + end);
-        }
-        if (r.isSegment()) {
-          Generation g = restoredSegment(r);
-          generations.add(g);
-          end = g.end();
-          blocks = Math.addExact(blocks, g.blockCount());
-          nextName =
-              Math.max(
-                  nextName,
-                  generationNumber(g.remoteFile().getName(), HdfsTier.SEGMENT_SUFFIX) + 1);
-          continue;
-        }
-        LocalDisk disk = disks.diskOf(r.dataFile());
-        if (disk == null
-            || !r.dataFile().getParent().equals(disks.shuffleDir(disk, appId, shuffleId))
-            || !r.indexFile().getParent().equals(r.dataFile().getParent())) {
-          throw new IOException(r.dataFile() + " is not a file of " + this + " on a local dir");
-        }
-        if (!r.indexFile()
-            .getFileName()
-            .toString()
-            .equals(dataFileName(r.dataFile()).replace(".data", ".index"))) {
-          throw new IOException(r.indexFile() + " is not the index file of " + r.dataFile());
-        }
-        Generation g =
-            new Generation(
-                disk, r.dataFile(), r.indexFile(), null, r.start(), r.dataLength(), r.blockCount());
-        checkReadable(g.dataFile(), g.dataLength());
-        checkReadable(g.indexFile(), g.indexLength());
-        generations.add(g);
-        restoredFiles.add(g.dataFile());
-        restoredFiles.add(g.indexFile());
-        end = g.end();
-        blocks = Math.addExact(blocks, g.blockCount());
-        nextName =
-            Math.max(
-                nextName, generationNumber(g.dataFile().getFileName().toString(), ".data") + 1);
-      }
-      files.addAll(restoredFiles);
-      generationsOpened = nextName;
-      snapshot = new Snapshot(List.copyOf(generations), end, blocks);
+      PartitionRestore.Restored checked =
+          new PartitionRestore(disks, hdfs, appId, shuffleId, partitionId, toString())
+              .check(restored);
+      files.addAll(checked.files());
+      generationsOpened = checked.nextGenerationNumber();
+      snapshot = new Snapshot(checked.generations(), checked.end(), checked.blockCount());
     }
-  }
-
-  private static String dataFileName(Path dataFile) {
-    return dataFile.getFileName().toString();
-  }
-
-  /** N of a file named {@code <partition>-<N><suffix>}. */
-  private int generationNumber(String name, String suffix) throws IOException {
-    String prefix = partitionId + "-";
-    try {
-      if (name.startsWith(prefix) && name.endsWith(suffix)) {
-        return Integer.parseInt(name.substring(prefix.length(), name.length() - suffix.length()));
-      }
-    } catch (NumberFormatException e) {
-      // named below
-    }
-    throw new IOException(name + " is not named as a " + suffix + " file of " + this);
-  }
-
-  /**
-   * A recorded segment, once checked: on this server's HDFS tier, in this partition's directory
-   * there, holding its data and index entries.
-   */
-  private Generation restoredSegment(RestartManifest.Generation r) throws IOException {
-    if (hdfs == null) {
-      throw new IOException(
-          "segment "
-              + r.segment()
-              + " of "
-              + this
-              + " is on an HDFS tier, and "
-              + "this server has none (hdfs.dir)");
-    }
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(r.segment());
-    String name = file.getName();
-    generationNumber(name, HdfsTier.SEGMENT_SUFFIX);
-    if (!file.equals(
-        hdfs.segmentFile(
-            appId,
-            shuffleId,
-            name.substring(0, name.length() - HdfsTier.SEGMENT_SUFFIX.length())))) {
-      throw new IOException(file + " is not a segment of " + this + " under " + hdfs.root());
-    }
-    Generation g =
-        new Generation(null, null, null, file, r.start(), r.dataLength(), r.blockCount());
-    long length = hdfs.length(file);
-    if (length != g.dataLength() + g.indexLength()) {
-      throw new IOException(
-          file
-              + " holds "
-              + length
-              + " bytes; "
-              + (g.dataLength() + g.indexLength())
-              + " were written");
-    }
-    return g;
   }
 
   /** The data and index files of every generation opened, in order (some may not exist). */
@@ -738,7 +634,7 @@ public final class PartitionFiles {
 
   // ---- writing (under writeLock) ----
 
-  private Generation writableGeneration() {
+  private PartitionGeneration writableGeneration() {
     Object target = nextTarget();
     if (target == null) {
       return null;
@@ -749,8 +645,8 @@ public final class PartitionFiles {
     String name = partitionId + "-" + generationsOpened++;
     if (target instanceof LocalDisk disk) {
       Path dir = disks.shuffleDir(disk, appId, shuffleId);
-      Generation fresh =
-          new Generation(
+      PartitionGeneration fresh =
+          new PartitionGeneration(
               disk,
               dir.resolve(name + ".data"),
               dir.resolve(name + ".index"),
@@ -764,189 +660,33 @@ public final class PartitionFiles {
       return fresh;
     }
     current = null;
-    return new Generation(
+    return new PartitionGeneration(
         null, null, null, hdfs.segmentFile(appId, shuffleId, name), snapshot.dataLength(), 0, 0);
   }
 
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
-  private Generation write(
-      Generation g, List<? extends FlushableBlock> blocks, boolean bypassPageCache)
+  private PartitionGeneration write(
+      PartitionGeneration g, List<? extends FlushableBlock> blocks, boolean bypassPageCache)
       throws IOException {
     if (g.isRemote()) {
+      long[] starts = BatchWriter.backToBack(g.dataLength(), blocks);
       long written =
           hdfs.writeSegment(
-              g.remoteFile(),
-              appId,
-              blocks,
-              indexEntries(g.start(), blocks, backToBack(g.dataLength(), blocks)));
+              g.remoteFile(), appId, blocks, BatchWriter.indexEntries(g.start(), blocks, starts));
       return g.grownBy(written, blocks.size());
     }
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
-    ByteBuffer staging =
-        bypassPageCache && g.disk().takesDirectWrites()
-            ? LocalDisk.flushThreadStagingBuffer()
-            : null;
-    FileChannel direct = staging == null ? null : openDirect(g);
-    try (FileChannel data = direct != null ? direct : io.openForAppend(g.dataFile());
-        FileChannel index = io.openForAppend(g.indexFile())) {
-      try {
-        long[] starts;
-        long length;
-        if (direct != null) {
-          starts = new long[blocks.size()];
-          length = appendDirect(data, staging, g.dataLength(), blocks, starts);
-        } else {
-          starts = backToBack(g.dataLength(), blocks);
-          length = writeData(data, g.dataLength(), blocks);
-        }
-        writeFully(index, g.indexLength(), indexEntries(g.start(), blocks, starts));
-        return g.grownBy(length - g.dataLength(), blocks.size());
-      } catch (IOException | RuntimeException e) {
-        // Leave no partial batch behind where it would take space; readers never saw it anyway.
-        truncateQuietly(data, g.dataLength(), g.dataFile());
-        truncateQuietly(index, g.indexLength(), g.indexFile());
-        throw e;
-      }
-    }
+    long length = writer.append(g, blocks, bypassPageCache);
+    return g.grownBy(length - g.dataLength(), blocks.size());
   }
 
-  /**
-   * The data file of {@code g} opened for direct writes, or null to write through the page cache:
-   * when the disk does not take direct writes, or opening failed (the buffered open that follows
-   * then meets the same failure, if it lasts, and fails the append as usual). A file system that
-   * refuses direct I/O itself ("Invalid argument") is not asked again.
-   */
-  private FileChannel openDirect(Generation g) {
-    LocalDisk disk = g.disk();
-    try {
-      return io.openForDirectWrite(g.dataFile());
-    } catch (IOException | UnsupportedOperationException e) {
-      // UnsupportedOperationException is the JDK's answer when the file opened but O_DIRECT could
-      // not be set on it; EINVAL, the system's when it refused the flag at open.
-      String message = e.getMessage();
-      if (e instanceof UnsupportedOperationException
-          || (message != null && message.contains("Invalid argument"))) {
-        LOG.info(
-            "{} does not take direct I/O ({}); data files there are written through the "
-                + "page cache",
-            disk.root(),
-            message);
-        disk.refusesDirectWrites();
-      }
-      return null;
-    }
-  }
-
-  /** Returns where the last block now ends; see {@link DirectAppender#append}. */
-  private static long appendDirect(
-      FileChannel channel,
-      ByteBuffer staging,
-      long position,
-      List<? extends FlushableBlock> blocks,
-      long[] starts)
-      throws DirectWriteException {
-    try {
-      return DirectAppender.append(channel, staging, position, blocks, starts);
-    } catch (IOException e) {
-      throw new DirectWriteException(e);
-    }
-  }
-
-  /** A direct write failed: the batch is tried again through the page cache before the disk. */
-  private static final class DirectWriteException extends IOException {
-    DirectWriteException(IOException cause) {
-      super("direct write failed: " + cause, cause);
-    }
-  }
-
-  /** Gathering writes of all blocks' bytes from {@code position}; returns the file's new length. */
-  private static long writeData(
-      FileChannel channel, long position, List<? extends FlushableBlock> blocks)
-      throws IOException {
-    List<ByteBuffer> views = new ArrayList<>(blocks.size());
-    long total = 0;
-    for (FlushableBlock block : blocks) {
-      ByteBuf buf = block.data();
-      int length = buf.readableBytes();
-      if (length == 0) {
-        continue;
-      }
-      // Views share the block's memory; the block's own indexes do not move.
-      Collections.addAll(views, buf.nioBuffers(buf.readerIndex(), length));
-      total += length;
-    }
-    ByteBuffer[] srcs = views.toArray(new ByteBuffer[0]);
-    channel.position(position);
-    long written = 0;
-    int first = 0;
-    while (written < total) {
-      written += channel.write(srcs, first, srcs.length - first);
-      while (first < srcs.length && !srcs[first].hasRemaining()) {
-        first++;
-      }
-    }
-    return position + total;
-  }
-
-  /** Where the blocks start when written one after another from {@code position}. */
-  private static long[] backToBack(long position, List<? extends FlushableBlock> blocks) {
-    long[] starts = new long[blocks.size()];
-    for (int i = 0; i < starts.length; i++) {
-      starts[i] = position;
-      position += blocks.get(i).data().readableBytes();
-    }
-    return starts;
-  }
-
-  /**
-   * The blocks' index entries; {@code starts} says where each block starts in its generation's
-   * data, which starts at logical offset {@code generationStart}.
-   */
-  private static ByteBuffer indexEntries(
-      long generationStart, List<? extends FlushableBlock> blocks, long[] starts) {
-    ByteBuffer entries = ByteBuffer.allocate(Math.multiplyExact(blocks.size(), IndexEntry.SIZE));
-    for (int i = 0; i < starts.length; i++) {
-      FlushableBlock block = blocks.get(i);
-      new IndexEntry(
-              generationStart + starts[i],
-              block.data().readableBytes(),
-              block.uncompressedLength(),
-              block.crc32c(),
-              block.taskAttemptId(),
-              block.sequence())
-          .writeTo(entries);
-    }
-    return entries.flip();
-  }
-
-  private static void writeFully(FileChannel channel, long position, ByteBuffer src)
-      throws IOException {
-    while (src.hasRemaining()) {
-      position += channel.write(src, position);
-    }
-  }
-
-  private static void truncateQuietly(FileChannel channel, long length, Path file) {
-    try {
-      if (channel.size() > length) {
-        channel.truncate(length);
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.debug(
-          "Could not truncate {} back to {} bytes after a failed write: {}",
-          file,
-          length,
-          e.toString());
-    }
-  }
-
-  private void publish(Generation grown, int addedBlocks) {
+  private void publish(PartitionGeneration grown, int addedBlocks) {
     // An HDFS segment takes one batch; the next batch decides afresh where it goes.
     current = grown.isRemote() ? null : grown;
     Snapshot old = snapshot;
-    List<Generation> generations = new ArrayList<>(old.generations());
+    List<PartitionGeneration> generations = new ArrayList<>(old.generations());
     int last = generations.size() - 1;
     if (last >= 0
         && !grown.isRemote()
@@ -967,7 +707,7 @@ public final class PartitionFiles {
    * FileAlreadyExistsException (the directory existed when it tried to create it, and was gone when
    * it checked).
    */
-  private static boolean shuffleDirDeleted(Generation g, IOException e) {
+  private static boolean shuffleDirDeleted(PartitionGeneration g, IOException e) {
     return (e instanceof NoSuchFileException || e instanceof FileAlreadyExistsException)
         && Files.isDirectory(g.disk().root())
         && !Files.exists(g.dataFile().getParent());
@@ -995,7 +735,7 @@ public final class PartitionFiles {
    * the server could only break the connection; checked here, the reader gets DATA_NOT_FOUND
    * instead.
    */
-  private void checkReadable(Generation g, Path file, long end) throws IOException {
+  private void checkReadable(PartitionGeneration g, Path file, long end) throws IOException {
     try {
       checkReadable(file, end);
     } catch (IOException e) {
@@ -1004,7 +744,8 @@ public final class PartitionFiles {
     }
   }
 
-  private static void checkReadable(Path file, long end) throws IOException {
+  /** Whether {@code file} holds the {@code end} bytes written to it. */
+  static void checkReadable(Path file, long end) throws IOException {
     long size = Files.size(file);
     if (size < end) {
       throw new EOFException(file + " holds " + size + " bytes; " + end + " were written");
@@ -1019,7 +760,7 @@ public final class PartitionFiles {
    * nothing about the disk and leaves it in rotation.
    */
   public void sendFailed(long offset, IOException e) {
-    Generation g = generationAt(snapshot, offset);
+    PartitionGeneration g = generationAt(snapshot, offset);
     if (g == null || g.isRemote()) {
       return;
     }
@@ -1036,7 +777,7 @@ public final class PartitionFiles {
    * short on a disk that is still there (an operator, a shuffle deleted meanwhile) says nothing
    * about the disk.
    */
-  private void readFailed(Generation g, IOException e) {
+  private void readFailed(PartitionGeneration g, IOException e) {
     if (!Files.isDirectory(g.disk().root()) || isInputOutputError(e)) {
       disks.markUnreadable(g.disk(), DiskManager.reasonFor(e));
     }
@@ -1051,10 +792,10 @@ public final class PartitionFiles {
     return message != null && message.contains("Input/output error");
   }
 
-  private ManagedBuffer readIndexes(List<Generation> generations, ByteBufAllocator allocator)
-      throws IOException {
+  private ManagedBuffer readIndexes(
+      List<PartitionGeneration> generations, ByteBufAllocator allocator) throws IOException {
     long total = 0;
-    for (Generation g : generations) {
+    for (PartitionGeneration g : generations) {
       total += g.indexLength();
     }
     if (total > Integer.MAX_VALUE) {
@@ -1063,7 +804,7 @@ public final class PartitionFiles {
     }
     ByteBuf entries = allocator.directBuffer((int) total, (int) total);
     try {
-      for (Generation g : generations) {
+      for (PartitionGeneration g : generations) {
         if (g.isRemote()) {
           // The segment's index entries follow its data.
           hdfs.read(g.remoteFile(), g.dataLength(), (int) g.indexLength(), entries);
@@ -1092,49 +833,7 @@ public final class PartitionFiles {
     }
   }
 
-  /**
-   * A data file and an index file on one disk, or one segment file on HDFS ({@code remoteFile},
-   * with {@code disk} and the local files null), holding logical bytes from {@code start}.
-   */
-  private record Generation(
-      LocalDisk disk,
-      Path dataFile,
-      Path indexFile,
-      org.apache.hadoop.fs.Path remoteFile,
-      long start,
-      long dataLength,
-      int blockCount) {
-
-    boolean isRemote() {
-      return remoteFile != null;
-    }
-
-    /** On a local disk whose reads failed: its blocks are lost. */
-    boolean isLostDisk() {
-      return disk != null && disk.isUnreadable();
-    }
-
-    long end() {
-      return start + dataLength;
-    }
-
-    long indexLength() {
-      return (long) blockCount * IndexEntry.SIZE;
-    }
-
-    Generation grownBy(long bytes, int blocks) {
-      return new Generation(
-          disk,
-          dataFile,
-          indexFile,
-          remoteFile,
-          start,
-          dataLength + bytes,
-          Math.addExact(blockCount, blocks));
-    }
-  }
-
-  private record Snapshot(List<Generation> generations, long dataLength, int blockCount) {
+  private record Snapshot(List<PartitionGeneration> generations, long dataLength, int blockCount) {
     static final Snapshot EMPTY = new Snapshot(List.of(), 0, 0);
   }
 }
