@@ -1,11 +1,17 @@
 package io.sluice.common.protocol;
 
+import static io.sluice.common.transport.RawFrames.descriptor;
+import static io.sluice.common.transport.RawFrames.frame;
+import static io.sluice.common.transport.RawFrames.pushHeader;
+import static io.sluice.common.transport.RawFrames.raw;
+import static io.sluice.common.transport.RawFrames.rawFrame;
+import static io.sluice.common.transport.RawFrames.responseHeader;
+import static io.sluice.common.transport.RawFrames.writeString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -21,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class MalformedFrameTest {
@@ -256,7 +261,7 @@ class MalformedFrameTest {
         frame(
             MessageType.FETCH_MEMORY_DATA_RESPONSE,
             out -> {
-              responseHeader(out);
+              responseHeader(out, ID);
               out.writeByte(2);
               out.writeLong(0).writeInt(0);
             });
@@ -281,7 +286,7 @@ class MalformedFrameTest {
           frame(
               MessageType.GET_SHUFFLE_RESULT_RESPONSE,
               out -> {
-                responseHeader(out);
+                responseHeader(out, ID);
                 out.writeInt(count).writeInt(1);
               });
       expectError(ints, StatusCode.MALFORMED_FRAME, ID);
@@ -312,7 +317,7 @@ class MalformedFrameTest {
           frame(
               MessageType.LOCATIONS_RESPONSE,
               out -> {
-                responseHeader(out);
+                responseHeader(out, ID);
                 out.writeInt(1);
                 MessageFixtures.SERVER_A.encode(out);
                 out.writeInt(count).writeInt(0).writeInt(0).writeShort(1).writeInt(0);
@@ -323,7 +328,7 @@ class MalformedFrameTest {
           frame(
               MessageType.ASSIGNMENT_RESPONSE,
               out -> {
-                responseHeader(out);
+                responseHeader(out, ID);
                 out.writeInt(count);
                 MessageFixtures.SERVER_A.encode(out);
                 out.writeInt(0);
@@ -334,7 +339,7 @@ class MalformedFrameTest {
           frame(
               MessageType.PUSH_DATA_REQUEST,
               out -> {
-                pushHeader(out, 0);
+                pushHeader(out, ID, 0);
                 out.writeInt(count);
                 out.writeZero(BlockDescriptor.ENCODED_LENGTH);
               });
@@ -344,7 +349,7 @@ class MalformedFrameTest {
         frame(
             MessageType.PUSH_DATA_REQUEST,
             out -> {
-              pushHeader(out, 1);
+              pushHeader(out, ID, 1);
               out.writeInt(0).writeShort(0xFFFF);
               MessageFixtures.SERVER_A.encode(out);
               out.writeInt(0);
@@ -359,7 +364,7 @@ class MalformedFrameTest {
           frame(
               MessageType.PUSH_DATA_REQUEST,
               out -> {
-                pushHeader(out, 0);
+                pushHeader(out, ID, 0);
                 out.writeInt(1);
                 descriptor(out, 0, 100);
                 out.writeZero(bodySize);
@@ -370,7 +375,7 @@ class MalformedFrameTest {
         frame(
             MessageType.FETCH_MEMORY_DATA_RESPONSE,
             out -> {
-              responseHeader(out);
+              responseHeader(out, ID);
               out.writeByte(0).writeLong(3).writeInt(1);
               descriptor(out, 0, 10);
               out.writeZero(11);
@@ -384,7 +389,7 @@ class MalformedFrameTest {
         frame(
             MessageType.PUSH_DATA_REQUEST,
             out -> {
-              pushHeader(out, 0);
+              pushHeader(out, ID, 0);
               out.writeInt(2);
               descriptor(out, 0, -5);
               descriptor(out, 1, 10);
@@ -399,7 +404,7 @@ class MalformedFrameTest {
         frame(
             MessageType.PUSH_DATA_REQUEST,
             out -> {
-              pushHeader(out, 0);
+              pushHeader(out, ID, 0);
               out.writeInt(1);
               descriptor(out, -1, 10);
               out.writeZero(10);
@@ -443,7 +448,7 @@ class MalformedFrameTest {
           frame(
               MessageType.ASSIGNMENT_RESPONSE,
               out -> {
-                responseHeader(out);
+                responseHeader(out, ID);
                 out.writeInt(1);
                 MessageFixtures.SERVER_A.encode(out);
                 out.writeInt(1).writeShort(2).writeInt(0).writeInt(index);
@@ -459,7 +464,7 @@ class MalformedFrameTest {
           frame(
               MessageType.ASSIGNMENT_RESPONSE,
               out -> {
-                responseHeader(out);
+                responseHeader(out, ID);
                 out.writeInt(1);
                 writeString(out, "s");
                 writeString(out, "h");
@@ -536,51 +541,6 @@ class MalformedFrameTest {
       }
     }
     return false;
-  }
-
-  private static byte[] frame(MessageType type, Consumer<ByteBuf> fields) {
-    return rawFrame(type.id() & 0xFF, fields);
-  }
-
-  private static byte[] rawFrame(int type, Consumer<ByteBuf> fields) {
-    return raw(
-        out -> {
-          out.writeInt(0).writeByte(type);
-          fields.accept(out);
-          out.setInt(0, out.readableBytes() - 4);
-        });
-  }
-
-  private static byte[] raw(Consumer<ByteBuf> writer) {
-    ByteBuf buf = Unpooled.buffer();
-    try {
-      writer.accept(buf);
-      return ByteBufUtil.getBytes(buf);
-    } finally {
-      buf.release();
-    }
-  }
-
-  private static void writeString(ByteBuf out, String value) {
-    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-    out.writeShort(bytes.length).writeBytes(bytes);
-  }
-
-  private static void responseHeader(ByteBuf out) {
-    out.writeLong(ID).writeByte(StatusCode.OK.code());
-    writeString(out, "");
-  }
-
-  /** Request id, app id, shuffle id and the number of replica chains that follow. */
-  private static void pushHeader(ByteBuf out, int chainCount) {
-    out.writeLong(ID);
-    writeString(out, "app");
-    out.writeInt(1).writeInt(chainCount);
-  }
-
-  /** A block descriptor of partition 0 and map attempt 2. */
-  private static void descriptor(ByteBuf out, int sequence, int length) {
-    out.writeInt(0).writeLong(2).writeInt(sequence).writeInt(length).writeInt(length).writeInt(0);
   }
 
   private static ServerHeartbeatRequest heartbeat() {
