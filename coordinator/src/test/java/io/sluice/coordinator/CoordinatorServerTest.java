@@ -17,13 +17,13 @@ import io.sluice.common.protocol.message.AssignmentRunsResponse;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.ServerStatus;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -170,8 +170,7 @@ class CoordinatorServerTest {
     client = CoordinatorTestSupport.client(factory, coordinator);
     heartbeat(TestServers.status("s1", "host-1", GIB));
 
-    CoordinatorTestSupport.waitFor(
-        "s1 to be dropped", Duration.ofSeconds(5), () -> coordinator.servers().size() == 0);
+    Await.until(() -> coordinator.servers().size() == 0, "s1 to be dropped");
   }
 
   @Test

@@ -1,7 +1,5 @@
 package io.sluice.coordinator;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
@@ -18,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 /** Coordinators on ephemeral loopback ports, clients for them, and HTTP calls. */
 public final class CoordinatorTestSupport {
@@ -72,17 +69,5 @@ public final class CoordinatorTestSupport {
             .POST(HttpRequest.BodyPublishers.noBody())
             .build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  /** Polls {@code condition} until it holds, failing after {@code timeout}. */
-  public static void waitFor(String what, Duration timeout, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        fail("timed out after " + timeout + " waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
   }
 }

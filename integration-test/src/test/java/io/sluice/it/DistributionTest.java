@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.testing.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -219,7 +220,7 @@ class DistributionTest {
           Daemons.run(dir, env, bin + "status-server.sh", serverConf.toString());
       assertEquals(0, status.exitCode(), status.output());
 
-      ProcessCluster.await(
+      Await.until(
           () -> {
             try {
               return MetricsScrape.fetch(coordinatorHttp).sum("sluice_coordinator_servers") == 1;
@@ -281,7 +282,7 @@ class DistributionTest {
         String command = daemon.handle().info().command().orElse("");
         assertTrue(command.endsWith("/java"), "the daemon replaced the script: " + command);
       }
-      ProcessCluster.await(
+      Await.until(
           () -> {
             String status = get(coordinatorHttp, "/status");
             return status.contains("\"id\":\"sluice-server-0\"")
@@ -311,7 +312,7 @@ class DistributionTest {
   }
 
   private static void awaitReady(int httpPort, Daemons.Running daemon) throws Exception {
-    ProcessCluster.await(
+    Await.until(
         () -> {
           if (!daemon.isAlive()) {
             throw new AssertionError("the daemon ended before it was ready");

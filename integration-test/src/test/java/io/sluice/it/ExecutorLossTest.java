@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.testing.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -156,8 +157,7 @@ class ExecutorLossTest {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       JavaRDD<Tuple2<Integer, Long>> counts = counts(sc, 0);
       assertCounts(counts.collect());
-      ProcessCluster.await(
-          () -> sc.sc().getExecutorIds().isEmpty(), "idle executors to be released");
+      Await.until(() -> sc.sc().getExecutorIds().isEmpty(), "idle executors to be released");
       assertCounts(counts.collect());
     } finally {
       spark.stop();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.common.auth.AuthOptions;
 import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigLoader;
+import io.sluice.common.testing.Await;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.CoordinatorServer;
 import io.sluice.server.ServerOptions;
@@ -25,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -228,13 +228,13 @@ final class ProcessCluster implements Closeable {
             .start();
     Daemons.awaitPort(s.host, s.port, s.log);
     if (coordinator != null) {
-      await(
+      Await.until(
           () ->
               coordinator.servers().servers().stream()
                   .anyMatch(r -> r.id().equals(s.id) && r.lastHeartbeatMillis() >= startedMillis),
           s.id + " heart-beating to the coordinator");
     } else {
-      await(
+      Await.until(
           () ->
               countServers(
                       server ->
@@ -367,9 +367,9 @@ final class ProcessCluster implements Closeable {
   /** Waits until the coordinator counts {@code n} live servers. */
   void awaitLive(int n) throws Exception {
     if (coordinator != null) {
-      await(() -> coordinator.servers().size() == n, n + " live servers");
+      Await.until(() -> coordinator.servers().size() == n, n + " live servers");
     } else {
-      await(
+      Await.until(
           () -> countServers(server -> "active".equals(server.path("condition").asText())) == n,
           n + " live servers");
     }
@@ -389,16 +389,6 @@ final class ProcessCluster implements Closeable {
       }
     }
     return sum;
-  }
-
-  static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -92,8 +93,7 @@ class ServerLossTest {
     try {
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       try {
-        ProcessCluster.await(
-            () -> sc.sc().getExecutorIds().size() >= executors, executors + " executors");
+        Await.until(() -> sc.sc().getExecutorIds().size() >= executors, executors + " executors");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for executors", e);
@@ -159,7 +159,7 @@ class ServerLossTest {
   /** Waits (at most 90 s) until {@code path} exists; at once if it is null. */
   private static void awaitFile(String path) throws InterruptedException {
     if (path != null) {
-      ProcessCluster.await(() -> Files.exists(Path.of(path)), "the file " + path);
+      Await.until(() -> Files.exists(Path.of(path)), "the file " + path);
     }
   }
 
@@ -461,7 +461,7 @@ class ServerLossTest {
     }
 
     static void awaitPushing() throws InterruptedException {
-      ProcessCluster.await(() -> pushing || !active, "a map task pushing");
+      Await.until(() -> pushing || !active, "a map task pushing");
     }
 
     /** Map {@code m} of MAPS goes on after restart {@code m * 3 / MAPS} (0, 1 or 2) is done. */

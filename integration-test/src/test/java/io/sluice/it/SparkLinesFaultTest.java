@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -299,7 +300,7 @@ class SparkLinesFaultTest {
   /** Waits until the job holds its task (and, mid-map, every other map has finished). */
   private static void awaitHeld(Daemons.Running job, Path dir, boolean othersDone)
       throws Exception {
-    ProcessCluster.await(
+    Await.until(
         () ->
             !job.isAlive()
                 || (Files.exists(dir.resolve("held"))

@@ -2,6 +2,7 @@ package io.sluice.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.common.testing.Await;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
@@ -122,7 +123,7 @@ final class SparkStandalone implements Closeable {
 
   /** Waits until the master counts {@code n} workers alive. */
   void awaitWorkers(int n) throws InterruptedException {
-    ProcessCluster.await(
+    Await.until(
         () -> aliveWorkers() == n,
         n + " Spark workers registered with " + masterUrl() + " (logs under " + root + ")");
   }

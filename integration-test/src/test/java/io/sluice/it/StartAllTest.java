@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.common.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -117,7 +118,7 @@ class StartAllTest {
         "the cluster secret and the admin token: " + started.output());
     assertTrue(started.output().contains("localhost: "), started.output());
     assertTrue(running("coordinator") && running("server"), started.output());
-    ProcessCluster.await(
+    Await.until(
         () -> registeredServers() == 1,
         "the server registered with the coordinator, both authenticating");
 
@@ -142,7 +143,7 @@ class StartAllTest {
                     + " (exit 255)"),
         started.output());
     assertTrue(running("server"), "localhost's server started: " + started.output());
-    ProcessCluster.await(() -> registeredServers() == 1, "the reachable server registered");
+    Await.until(() -> registeredServers() == 1, "the reachable server registered");
 
     Daemons.Result stopped = Daemons.run(dir, env, "bin/stop-all.sh");
     assertEquals(1, stopped.exitCode(), stopped.output());

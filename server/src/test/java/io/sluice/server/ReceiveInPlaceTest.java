@@ -17,6 +17,7 @@ import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.protocol.message.HandshakeRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.IoMode;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.TransportClient;
@@ -25,7 +26,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,7 +34,6 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -121,7 +120,7 @@ class ReceiveInPlaceTest {
         }
       }
       client.unregisterApp(APP);
-      waitFor(
+      Await.until(
           () -> server.pushPool().allocatedBytes() == 0,
           () -> server.pushPool().allocatedBytes() + " bytes of blocks left in the pool");
     }
@@ -267,13 +266,13 @@ class ReceiveInPlaceTest {
       try (Socket s = sendHalf(server, handshake, push)) {
         s.shutdownOutput();
       }
-      waitFor(
+      Await.until(
           () -> server.pushPool().allocatedBytes() == 0,
           () -> server.pushPool().allocatedBytes() + " bytes still placed after the close");
 
       // Half a push, then nothing: the frame timeout closes the connection, the blocks go back.
       try (Socket s = sendHalf(server, handshake, push)) {
-        waitFor(
+        Await.until(
             () -> server.pushPool().allocatedBytes() == 0,
             () -> server.pushPool().allocatedBytes() + " bytes still placed past the timeout");
         // The handshake's answer, then the end of the stream: the server closed the connection.
@@ -295,21 +294,9 @@ class ReceiveInPlaceTest {
     out.write(handshake);
     out.write(push, 0, push.length / 2);
     out.flush();
-    waitFor(
+    Await.until(
         () -> server.pushPool().allocatedBytes() == 4L * BLOCK,
         () -> server.pushPool().allocatedBytes() + " bytes placed, 4 blocks expected");
     return s;
-  }
-
-  private static void waitFor(BooleanSupplier condition, java.util.function.Supplier<String> state)
-      throws InterruptedException {
-    Duration timeout = Duration.ofSeconds(60);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + timeout + ": " + state.get());
-      }
-      Thread.sleep(20);
-    }
   }
 }

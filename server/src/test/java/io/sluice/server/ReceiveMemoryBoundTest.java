@@ -8,6 +8,7 @@ import io.sluice.client.core.BlockKey;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -164,18 +164,18 @@ class ReceiveMemoryBoundTest {
         }
       }
 
-      waitFor(
+      Await.until(
           () -> stallersClosed.get() == STALLERS,
           Duration.ofMinutes(2),
           () -> stallersClosed.get() + " of " + STALLERS + " stalled connections closed");
-      waitFor(
+      Await.until(
           () -> pipelinersFinished.get() == PIPELINERS,
           Duration.ofMinutes(3),
           () -> pipelinersDone.get() + " of " + PIPELINERS + " pipeliners wrote everything");
       for (Socket s : sockets) {
         s.close();
       }
-      waitFor(
+      Await.until(
           () ->
               server.receiveBudget().reservedBytes() == 0
                   && server.receiveBudget().queuedCount() == 0,
@@ -230,7 +230,7 @@ class ReceiveMemoryBoundTest {
       assertEquals(-1, readAll(fourth.getInputStream()), "the fourth connection is closed");
 
       sockets.remove(0).close();
-      waitFor(
+      Await.until(
           () -> server.connectionCount() == 2,
           Duration.ofSeconds(30),
           () -> server.connectionCount() + " connections counted");
@@ -292,17 +292,5 @@ class ReceiveMemoryBoundTest {
     byte[] b = new byte[n];
     random.nextBytes(b);
     return b;
-  }
-
-  private static void waitFor(
-      BooleanSupplier condition, Duration timeout, java.util.function.Supplier<String> state)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + timeout + ": " + state.get());
-      }
-      Thread.sleep(20);
-    }
   }
 }

@@ -8,6 +8,7 @@ import io.sluice.client.core.BlockKey;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.ProtocolVersion;
 import io.sluice.common.protocol.message.HandshakeRequest;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.TransportOptions;
 import java.io.InputStream;
@@ -87,7 +88,7 @@ class StalledFramesFairnessTest {
           () ->
               budget.reservedBytes() >= maxFrame
                   && budget.reservedBytes() / maxFrame + budget.queuedCount() == STALLERS;
-      await(
+      Await.until(
           allStalled,
           () ->
               "stalled frames reserved "
@@ -137,7 +138,7 @@ class StalledFramesFairnessTest {
       for (Thread t : writers) {
         t.join(TimeUnit.SECONDS.toMillis(30));
       }
-      await(
+      Await.until(
           () -> budget.reservedBytes() == 0 && budget.queuedCount() == 0,
           () -> budget.reservedBytes() + " bytes still reserved");
     } finally {
@@ -169,16 +170,5 @@ class StalledFramesFairnessTest {
     byte[] b = new byte[n];
     random.nextBytes(b);
     return b;
-  }
-
-  private static void await(BooleanSupplier condition, java.util.function.Supplier<String> state)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out: " + state.get());
-      }
-      Thread.sleep(20);
-    }
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.server.storage.LocalDisk;
 import java.io.IOException;
@@ -82,7 +83,7 @@ class UnregisterLatencyTest {
               },
               "commit-loop");
       commitLoop.start();
-      waitFor(() -> commits.get() >= 10 || failure.get() != null, "commits to flow");
+      Await.until(() -> commits.get() >= 10 || failure.get() != null, "commits to flow");
       assertTrue(failure.get() == null, "commits failed: " + failure.get());
 
       long start = System.nanoTime();
@@ -115,7 +116,7 @@ class UnregisterLatencyTest {
       long commitsBefore = commits.get();
       assertTrue(server.disks().awaitDeletions(Duration.ofMinutes(2)), "deletion finished");
       long deletionNanos = System.nanoTime() - start;
-      waitFor(() -> commits.get() > commitsBefore, "a commit after the deletion");
+      Await.until(() -> commits.get() > commitsBefore, "a commit after the deletion");
       committing.set(false);
       commitLoop.join(TimeUnit.MINUTES.toMillis(1));
 
@@ -147,16 +148,5 @@ class UnregisterLatencyTest {
       }
     }
     return true;
-  }
-
-  private static void waitFor(java.util.function.BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(5);
-    }
   }
 }

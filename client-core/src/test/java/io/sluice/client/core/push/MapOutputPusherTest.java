@@ -26,6 +26,7 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
@@ -46,7 +47,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,7 +96,7 @@ class MapOutputPusherTest {
     }
     for (MapOutputPusher p : pushers) {
       p.abort();
-      await(() -> p.bufferedBytes() == 0, "the aborted pusher to let go of its blocks");
+      Await.until(() -> p.bufferedBytes() == 0, "the aborted pusher to let go of its blocks");
     }
     servers.forEach(FakeShuffleServer::close);
   }
@@ -228,7 +228,7 @@ class MapOutputPusherTest {
       // Wait until the producer waits for acknowledgements of pushes that arrived (or is done),
       // then acknowledge them. (It waits in slices, so that a killed task stops waiting:
       // TIMED_WAITING.)
-      await(
+      Await.until(
           () ->
               !producer.isAlive()
                   || (producer.getState() == Thread.State.TIMED_WAITING
@@ -420,7 +420,7 @@ class MapOutputPusherTest {
             new FixedLocations(List.of(new PartitionLocation(0, List.of(dead)))),
             1);
     add(pusher, 0, 100); // a full batch: pushed at once, refused, not relocated
-    await(() -> pusher.bufferedBytes() == 0, "the failed push to be released");
+    Await.until(() -> pusher.bufferedBytes() == 0, "the failed push to be released");
 
     ByteBuf next = PooledByteBufAllocator.DEFAULT.directBuffer(10).writeZero(10);
     IOException e = assertThrows(IOException.class, () -> pusher.add(0, next, 30));
@@ -462,7 +462,7 @@ class MapOutputPusherTest {
     MapOutputPusher pusher = pusher(settings(100, 1 << 20, QUICK), locator, 3);
     byte[] first = add(pusher, 0, 100);
     add(pusher, 1, 100);
-    await(() -> pusher.bufferedBytes() == 0, "the first pushes to be acknowledged");
+    Await.until(() -> pusher.bufferedBytes() == 0, "the first pushes to be acknowledged");
     s1.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
     byte[] second = add(pusher, 0, 100); // refused by s1: moves partition 0 to s3 -> s4
     add(pusher, 1, 100);
@@ -630,7 +630,7 @@ class MapOutputPusherTest {
             },
             "finisher");
     finisher.start();
-    await(() -> s.heldPushes() == 1, "the push held by the server");
+    Await.until(() -> s.heldPushes() == 1, "the push held by the server");
     killed.set(true);
     finisher.join();
     assertTrue(
@@ -638,7 +638,7 @@ class MapOutputPusherTest {
         String.valueOf(failed.get()));
     pusher.abort();
     s.releaseHeldPushes();
-    await(() -> pusher.bufferedBytes() == 0, "the held push to end");
+    Await.until(() -> pusher.bufferedBytes() == 0, "the held push to end");
   }
 
   @Test
@@ -651,7 +651,7 @@ class MapOutputPusherTest {
       add(pusher, 0, 500); // batches of two blocks go out to s1 and wait there
     }
     add(pusher, 1, 300); // queued for s2, never sent
-    await(() -> s1.heldPushes() == 2, "two pushes held by s1");
+    Await.until(() -> s1.heldPushes() == 2, "two pushes held by s1");
 
     pusher.abort();
     assertEquals(2_000, pusher.bufferedBytes(), "what is in flight is released when it ends");
@@ -661,7 +661,7 @@ class MapOutputPusherTest {
     assertEquals(0, late.refCnt());
 
     s1.releaseHeldPushes();
-    await(() -> pusher.bufferedBytes() == 0, "in-flight pushes to end");
+    Await.until(() -> pusher.bufferedBytes() == 0, "in-flight pushes to end");
     assertTrue(s2.received(PushDataRequest.class).isEmpty());
     assertThrows(IOException.class, pusher::finish);
   }
@@ -676,10 +676,10 @@ class MapOutputPusherTest {
             new RecordingLocator().at(0, 0, s),
             1);
     add(pusher, 0, 100);
-    await(() -> s.pushArrivals().size() >= 2, "a retry");
+    Await.until(() -> s.pushArrivals().size() >= 2, "a retry");
 
     pusher.abort();
-    await(() -> pusher.bufferedBytes() == 0, "the retries to end");
+    Await.until(() -> pusher.bufferedBytes() == 0, "the retries to end");
     assertTrue(s.memory(0).isEmpty());
   }
 
@@ -813,16 +813,6 @@ class MapOutputPusherTest {
   private static ServerAddress deadAddress() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return new ServerAddress("dead-" + socket.getLocalPort(), "127.0.0.1", socket.getLocalPort());
-    }
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(1);
     }
   }
 }

@@ -14,6 +14,7 @@ import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.testing.Await;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.common.transport.TransportClientFactory;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -143,7 +143,7 @@ class ServerRegistrarTest {
 
     registrar.heartbeat();
 
-    await(() -> restarted.types().size() == 4, "a heartbeat, then a new registration");
+    Await.until(() -> restarted.types().size() == 4, "a heartbeat, then a new registration");
     assertEquals(
         List.of(REGISTER_APP, REGISTER_SHUFFLE, HEARTBEAT, REGISTER_APP), restarted.types());
   }
@@ -162,7 +162,7 @@ class ServerRegistrarTest {
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
     assertTrue(tookMillis < TIMEOUT.toMillis(), "heartbeat() took " + tookMillis + " ms");
-    await(() -> live.types().contains(HEARTBEAT), "the live server's heartbeat");
+    Await.until(() -> live.types().contains(HEARTBEAT), "the live server's heartbeat");
   }
 
   @Test
@@ -186,16 +186,6 @@ class ServerRegistrarTest {
     TransportServer s = context.createServer("127.0.0.1", 0, handler);
     servers.add(s);
     return new ServerAddress(id, "127.0.0.1", s.port());
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
   }
 
   /**
