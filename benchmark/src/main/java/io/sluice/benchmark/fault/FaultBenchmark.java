@@ -78,17 +78,17 @@ public final class FaultBenchmark {
     for (String r : o.getOrDefault("replicas", "1,2").split(",")) {
       replicas.add(Integer.parseInt(r.trim()));
     }
-    List<FaultJob.Scenario> scenarios = new ArrayList<>();
+    List<FaultBenchmarkJob.Scenario> scenarios = new ArrayList<>();
     for (String c :
         o.getOrDefault("cases", "none,map,reduce,freeze-map,freeze-reduce").split(",")) {
       try {
-        scenarios.add(FaultJob.Scenario.parse(c));
+        scenarios.add(FaultBenchmarkJob.Scenario.parse(c));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
             "--cases takes none, map, reduce, freeze-map and " + "freeze-reduce, not " + c);
       }
     }
-    if (!scenarios.contains(FaultJob.Scenario.NONE)) {
+    if (!scenarios.contains(FaultBenchmarkJob.Scenario.NONE)) {
       throw new IllegalArgumentException(
           "--cases must include none: the other cases are " + "reported as ratios to it");
     }
@@ -110,7 +110,7 @@ public final class FaultBenchmark {
 
     List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
     FaultJobRunner.Outcome reference =
-        job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());
+        job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, Map.of());
     try (SluiceCluster cluster =
         new SluiceCluster(
             home,
@@ -125,12 +125,12 @@ public final class FaultBenchmark {
       // client) that the first runs would otherwise pay the JIT compiler for.
       for (int r : replicas) {
         System.out.println("== warm-up, " + r + " cop" + (r == 1 ? "y" : "ies"));
-        job.run("warmup", 0, FaultJob.Scenario.NONE, r, cluster, 0, Map.of());
+        job.run("warmup", 0, FaultBenchmarkJob.Scenario.NONE, r, cluster, 0, Map.of());
       }
       for (int round = 1; round <= rounds; round++) {
         for (int r : replicas) {
-          for (FaultJob.Scenario scenario : scenarios) {
-            long pid = scenario == FaultJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
+          for (FaultBenchmarkJob.Scenario scenario : scenarios) {
+            long pid = scenario == FaultBenchmarkJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
             FaultJobRunner.Outcome run =
                 job.run("sluice", round, scenario, r, cluster, pid, Map.of());
@@ -180,7 +180,7 @@ public final class FaultBenchmark {
       FaultJobRunner.Outcome reference,
       List<FaultJobRunner.Outcome> outcomes,
       List<Integer> replicas,
-      List<FaultJob.Scenario> scenarios,
+      List<FaultBenchmarkJob.Scenario> scenarios,
       int rounds,
       FaultJobRunner job) {
     StringBuilder b = new StringBuilder();
@@ -222,12 +222,12 @@ public final class FaultBenchmark {
     Map<Integer, Double> undisturbed = new LinkedHashMap<>();
     List<String> targets = new ArrayList<>();
     for (int r : replicas) {
-      for (FaultJob.Scenario scenario : scenarios.stream().sorted().toList()) {
+      for (FaultBenchmarkJob.Scenario scenario : scenarios.stream().sorted().toList()) {
         List<FaultJobRunner.Outcome> runs =
             outcomes.stream().filter(x -> x.replicas() == r && x.scenario() == scenario).toList();
         Series time = series(runs, FaultJobRunner.Outcome::wallMs);
         Series cpu = series(runs, FaultJobRunner.Outcome::cpuMs);
-        if (scenario == FaultJob.Scenario.NONE) {
+        if (scenario == FaultBenchmarkJob.Scenario.NONE) {
           undisturbed.put(r, time.median());
         }
         double ratio = time.median() / undisturbed.get(r);
@@ -253,7 +253,7 @@ public final class FaultBenchmark {
                     + counts(runs, x -> x.fetchFailures())
                     + ")",
                 right ? "yes, every run" : "**NO**"));
-        if (scenario != FaultJob.Scenario.NONE) {
+        if (scenario != FaultBenchmarkJob.Scenario.NONE) {
           targets.add(target(r, scenario, ratio, runs, right));
         }
       }
@@ -287,7 +287,7 @@ public final class FaultBenchmark {
   private static String servers(
       List<FaultJobRunner.Outcome> outcomes,
       List<Integer> replicas,
-      List<FaultJob.Scenario> scenarios,
+      List<FaultBenchmarkJob.Scenario> scenarios,
       double mib) {
     StringBuilder b = new StringBuilder();
     b.append(
@@ -300,7 +300,7 @@ public final class FaultBenchmark {
     b.append("|---:|---|---:|---:|---:|---:|---:|\n");
     double bytes = mib * (1 << 20);
     for (int r : replicas) {
-      for (FaultJob.Scenario scenario : scenarios.stream().sorted().toList()) {
+      for (FaultBenchmarkJob.Scenario scenario : scenarios.stream().sorted().toList()) {
         List<FaultJobRunner.Outcome> runs =
             outcomes.stream()
                 .filter(x -> x.replicas() == r && x.scenario() == scenario && x.servers() != null)
@@ -332,7 +332,7 @@ public final class FaultBenchmark {
 
   private static String target(
       int replicas,
-      FaultJob.Scenario scenario,
+      FaultBenchmarkJob.Scenario scenario,
       double ratio,
       List<FaultJobRunner.Outcome> runs,
       boolean right) {
@@ -362,7 +362,7 @@ public final class FaultBenchmark {
         maxSubmissions);
   }
 
-  private static String label(FaultJob.Scenario scenario) {
+  private static String label(FaultBenchmarkJob.Scenario scenario) {
     return switch (scenario) {
       case NONE -> "undisturbed";
       case MAP -> "kill mid-map";

@@ -15,9 +15,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Submits {@link FaultJob} in a fresh {@code SparkSubmit} JVM, with Spark's built-in shuffle or
- * through a cluster, and reads the figures of its result line. The JVM is started through {@code
- * launcher} (empty here; {@code ip netns exec <namespace>} for a host of a test bed).
+ * Submits {@link FaultBenchmarkJob} in a fresh {@code SparkSubmit} JVM, with Spark's built-in
+ * shuffle or through a cluster, and reads the figures of its result line. The JVM is started
+ * through {@code launcher} (empty here; {@code ip netns exec <namespace>} for a host of a test
+ * bed).
  */
 public record FaultJobRunner(
     SparkInstall install,
@@ -35,7 +36,7 @@ public record FaultJobRunner(
   public record Outcome(
       String mode,
       int round,
-      FaultJob.Scenario scenario,
+      FaultBenchmarkJob.Scenario scenario,
       int replicas,
       int exit,
       double wallMs,
@@ -80,7 +81,7 @@ public record FaultJobRunner(
   public Outcome run(
       String mode,
       int round,
-      FaultJob.Scenario scenario,
+      FaultBenchmarkJob.Scenario scenario,
       int replicas,
       SluiceCluster cluster,
       long killPid,
@@ -125,7 +126,7 @@ public record FaultJobRunner(
                 master,
                 sluice,
                 conf,
-                FaultJob.class.getName(),
+                FaultBenchmarkJob.class.getName(),
                 args,
                 out.resolve("logs").resolve(name + ".log"),
                 line -> line.startsWith("Fault run "))

@@ -93,7 +93,7 @@ public final class SecurityJobBenchmark {
     Settings settings = Settings.create(out);
 
     FaultJobRunner.Outcome reference =
-        job.run("builtin", 0, FaultJob.Scenario.NONE, 0, null, 0, Map.of());
+        job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, Map.of());
     Map<Mode, List<FaultJobRunner.Outcome>> outcomes = new EnumMap<>(Mode.class);
     for (int round = 0; round <= rounds; round++) {
       for (Mode mode : Mode.values()) {
@@ -110,7 +110,7 @@ public final class SecurityJobBenchmark {
               job.run(
                   mode.name().toLowerCase(Locale.ROOT),
                   round,
-                  FaultJob.Scenario.NONE,
+                  FaultBenchmarkJob.Scenario.NONE,
                   1,
                   cluster,
                   0,

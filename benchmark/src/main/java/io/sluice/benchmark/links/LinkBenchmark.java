@@ -6,7 +6,7 @@ import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
-import io.sluice.benchmark.fault.FaultJob;
+import io.sluice.benchmark.fault.FaultBenchmarkJob;
 import io.sluice.benchmark.fault.FaultJobRunner;
 import io.sluice.benchmark.fault.ServerFigures;
 import java.nio.file.Files;
@@ -135,19 +135,39 @@ public final class LinkBenchmark {
         for (String rate : rates) {
           bed.capAll(rate);
           System.out.println("== links capped at " + rate);
-          job.run("warmup-builtin-" + rate, 0, FaultJob.Scenario.NONE, 0, null, 0, cluster);
-          job.run("warmup-sluice-" + rate, 0, FaultJob.Scenario.NONE, replicas, sluice, 0, cluster);
+          job.run(
+              "warmup-builtin-" + rate, 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, cluster);
+          job.run(
+              "warmup-sluice-" + rate,
+              0,
+              FaultBenchmarkJob.Scenario.NONE,
+              replicas,
+              sluice,
+              0,
+              cluster);
           for (int round = 1; round <= rounds; round++) {
             runs.add(
                 new Run(
                     rate,
                     false,
                     job.run(
-                        "builtin-" + rate, round, FaultJob.Scenario.NONE, 0, null, 0, cluster)));
+                        "builtin-" + rate,
+                        round,
+                        FaultBenchmarkJob.Scenario.NONE,
+                        0,
+                        null,
+                        0,
+                        cluster)));
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
             FaultJobRunner.Outcome through =
                 job.run(
-                    "sluice-" + rate, round, FaultJob.Scenario.NONE, replicas, sluice, 0, cluster);
+                    "sluice-" + rate,
+                    round,
+                    FaultBenchmarkJob.Scenario.NONE,
+                    replicas,
+                    sluice,
+                    0,
+                    cluster);
             runs.add(
                 new Run(
                     rate,

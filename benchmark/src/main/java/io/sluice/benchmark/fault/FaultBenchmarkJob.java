@@ -37,14 +37,14 @@ import scala.Tuple2;
  * tasks ended, or after the first reduce task ended. Appends one JSON line to {@code --result}:
  * wall time, the JVM's CPU time, stage submissions, failed tasks and the answer.
  */
-public final class FaultJob {
+public final class FaultBenchmarkJob {
   private static final String USAGE =
-      "Usage: FaultJob --scenario "
+      "Usage: FaultBenchmarkJob --scenario "
           + "none|map|reduce|freeze-map|freeze-reduce --maps N"
           + " --reduces N --records N --result FILE [--kill-pid PID]";
   private static final int VALUE_BYTES = 92;
 
-  private FaultJob() {}
+  private FaultBenchmarkJob() {}
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>();
