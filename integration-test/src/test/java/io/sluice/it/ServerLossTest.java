@@ -156,10 +156,21 @@ class ServerLossTest {
     }
   }
 
-  /** Waits (at most 90 s) until {@code path} exists; at once if it is null. */
+  /**
+   * Waits (at most 90 s) until {@code path} exists; at once if it is null. Runs in reduce tasks,
+   * also in a standalone cluster's executors, whose class path holds this module's classes but not
+   * common's test jar: so no {@code Await} here.
+   */
   private static void awaitFile(String path) throws InterruptedException {
-    if (path != null) {
-      Await.until(() -> Files.exists(Path.of(path)), "the file " + path);
+    if (path == null) {
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (!Files.exists(Path.of(path))) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("timed out waiting for the file " + path);
+      }
+      Thread.sleep(20);
     }
   }
 

@@ -3,12 +3,16 @@ package io.sluice.it;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
@@ -93,13 +97,29 @@ final class YarnCluster implements Closeable {
   /** Every container's log files (stdout, stderr) the node manager kept, of every application. */
   List<Path> containerLogs() throws IOException {
     // MiniYARNCluster keeps its node managers' directories under its work directory; the log
-    // directories are named after the node manager ("...-logDir-nm-0_0").
-    try (Stream<Path> files = Files.walk(yarn.getTestWorkDir().toPath())) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(f -> f.toString().contains("-logDir-nm-"))
-          .toList();
-    }
+    // directories are named after the node manager ("...-logDir-nm-0_0"). A node manager deletes
+    // a finished container's private directories while this walks: what vanished is skipped.
+    List<Path> logs = new ArrayList<>();
+    Files.walkFileTree(
+        yarn.getTestWorkDir().toPath(),
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+            if (attrs.isRegularFile() && file.toString().contains("-logDir-nm-")) {
+              logs.add(file);
+            }
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+            if (e instanceof NoSuchFileException) {
+              return FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+        });
+    return logs;
   }
 
   @Override
