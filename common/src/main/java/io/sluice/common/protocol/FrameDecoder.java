@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.common.transport.BodyPlacer;
 import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.LogRateLimiter;
@@ -11,6 +12,8 @@ import io.sluice.common.transport.ReceiveBudget;
 import io.sluice.common.transport.ReceiveTarget;
 import io.sluice.common.transport.TransportOptions;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,14 +38,11 @@ import org.slf4j.LoggerFactory;
  * channel is not writable), it stops reading and hands no frame on. A frame not complete within the
  * frame timeout closes the connection. Received buffers that hold much less than their capacity (a
  * peer sending tiny segments) are merged into one, so that what a connection holds stays within 1.5
- * times its bytes plus {@link ReceivedBytes#MAX_UNMERGED_SLACK}.
+ * times its bytes plus {@link #MAX_UNMERGED_SLACK}.
  *
  * <p>Before reserving, a server's decoder asks its {@link FrameGate} whether the frame, by its type
  * and length, can be taken now; while the gate holds it back (at most the gate's longest wait) the
  * connection is not read and holds no reservation.
- *
- * <p>This class cuts frames and decides when to hand them on; the received buffers are kept by
- * {@link ReceivedBytes}, the gate, the reservation and the frame timeout by {@link FrameAdmission}.
  *
  * <p>Once a large frame is reserved, a server's decoder may offer it to a {@link BodyPlacer}: when
  * the placer takes it, the bytes of the frame already received are copied into the placer's buffers
@@ -54,6 +54,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
   private static final LogRateLimiter TIMEOUT_WARNINGS = new LogRateLimiter(10_000);
 
+  /** Capacity beyond 1.5 times the queued bytes that is tolerated before queued buffers merge. */
+  public static final int MAX_UNMERGED_SLACK = 64 * 1024;
+
   /** The least of a frame still to come for which the decoder offers it to its placer. */
   public static final int MIN_PLACED_BYTES = 64 * 1024;
 
@@ -64,14 +67,21 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   private final int maxFrameSize;
 
-  /** The server's gate and receive budget, or null on a client, whose reads its requests bound. */
-  private final FrameAdmission admission;
+  /** The server's receive budget, or null on a client, whose reads are bounded by its requests. */
+  private final ReceiveBudget budget;
+
+  private final FrameGate gate;
 
   /** Where large frames' bodies may be received in place, or null; with {@link #receiveTarget}. */
   private final BodyPlacer placer;
 
   private final ReceiveTarget receiveTarget;
-  private final ReceivedBytes received = new ReceivedBytes();
+  private final long frameTimeoutNanos;
+  private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
+  private long pendingBytes;
+
+  /** Sum of the capacities of the queued buffers: the memory they hold. */
+  private long pendingCapacity;
 
   /**
    * Length of the frame whose length field was consumed, or -1 while waiting for a length field.
@@ -80,6 +90,27 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   /** Whether the current frame passed the gate (always, on a client). */
   private boolean frameAdmitted;
+
+  /** The current frame's wait at the gate, or null. */
+  private GateWait gateWait;
+
+  /** Bytes of the budget this connection holds for the current frame: 0 or {@code frameLength}. */
+  private long frameReserved;
+
+  private long frameStartNanos;
+
+  /** Counts the frames this connection reserved; a frame timer closes only for its own frame. */
+  private long frameSequence;
+
+  /** The queued reservation for the current frame, or null. */
+  private Grant waitingGrant;
+
+  /**
+   * The last queued buffer when it was made by merging and the current frame's bytes go into it.
+   */
+  private ByteBuf mergeTarget;
+
+  private ScheduledFuture<?> frameTimer;
 
   /** Whether the current frame was offered to the placer for good. */
   private boolean placementDecided;
@@ -142,10 +173,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
               + " bytes");
     }
     this.maxFrameSize = maxFrameSize;
-    this.admission =
-        budget == null
-            ? null
-            : new FrameAdmission(budget, gate, frameTimeout, new AdmissionEvents());
+    this.budget = budget;
+    this.gate = gate;
+    this.frameTimeoutNanos = frameTimeout.toNanos();
   }
 
   @Override
@@ -179,10 +209,11 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     // As ByteToMessageDecoder does: with auto-read off, a read that completed no frame gave the
-    // next handler nothing to react to, so ask for more bytes here or the connection stalls
-    // mid-frame. On a server auto-read is this decoder's own: off means it paused reading on
-    // purpose.
-    if (admission == null && !firedFrame && !discarding && !ctx.channel().config().isAutoRead()) {
+    // next
+    // handler nothing to react to, so ask for more bytes here or the connection stalls mid-frame.
+    // On
+    // a server auto-read is this decoder's own: off means it paused reading on purpose.
+    if (budget == null && !firedFrame && !discarding && !ctx.channel().config().isAutoRead()) {
       ctx.read();
     }
     firedFrame = false;
@@ -191,7 +222,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (admission != null && ctx.channel().isWritable()) {
+    if (budget != null && ctx.channel().isWritable()) {
       decodeFrames(ctx);
       updateReading(ctx);
     }
@@ -210,39 +241,66 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   }
 
   private void enqueue(ChannelHandlerContext ctx, ByteBuf buf) {
-    if (received.add(buf) && admission != null && received.wasteful()) {
-      // Sized for the rest of the current frame when the bytes all belong to it (and it is not
-      // received in place): the frame's later bytes are then copied in as they arrive.
-      boolean intoFrame = admission.reservedBytes() > 0 && placed == null;
-      received.merge(ctx.alloc(), intoFrame ? frameLength : -1);
+    if (mergeTarget != null) {
+      int n = Math.min(buf.readableBytes(), mergeTarget.writableBytes());
+      mergeTarget.writeBytes(buf, n);
+      pendingBytes += n;
+      if (!buf.isReadable()) {
+        buf.release();
+        return;
+      }
+      mergeTarget = null;
+    }
+    pending.addLast(buf);
+    pendingBytes += buf.readableBytes();
+    pendingCapacity += buf.capacity();
+    if (budget != null && pendingCapacity > pendingBytes + pendingBytes / 2 + MAX_UNMERGED_SLACK) {
+      merge(ctx);
     }
   }
 
+  /**
+   * Copies the queued bytes into one buffer, sized for the rest of the current frame when they all
+   * belong to it (later bytes of the frame are then copied in as they arrive), and frees the rest.
+   */
+  private void merge(ChannelHandlerContext ctx) {
+    boolean withinFrame = frameReserved > 0 && placed == null && pendingBytes <= frameLength;
+    int capacity = (int) (withinFrame ? frameLength : pendingBytes);
+    ByteBuf merged = ctx.alloc().directBuffer(capacity, capacity);
+    ByteBuf piece;
+    while ((piece = pending.pollFirst()) != null) {
+      merged.writeBytes(piece);
+      piece.release();
+    }
+    pending.addLast(merged);
+    pendingCapacity = merged.capacity();
+    mergeTarget = withinFrame && merged.isWritable() ? merged : null;
+  }
+
   private void decodeFrames(ChannelHandlerContext ctx) {
-    while (!discarding && (admission == null || !admission.waiting())) {
-      if (admission != null && !ctx.channel().isWritable()) {
+    while (!discarding && waitingGrant == null && gateWait == null) {
+      if (budget != null && !ctx.channel().isWritable()) {
         // Answers wait unsent: the peer does not read them. Hand nothing more on until it does.
         return;
       }
       if (frameLength < 0) {
-        if (received.readableBytes() < LENGTH_FIELD_SIZE) {
+        if (pendingBytes < LENGTH_FIELD_SIZE) {
           return;
         }
-        int length = received.getInt(0);
+        int length = getInt(0);
         if (length < 1 || length > maxFrameSize) {
           rejectLength(ctx, length);
           return;
         }
-        received.skip(LENGTH_FIELD_SIZE);
+        skip(LENGTH_FIELD_SIZE);
         frameLength = length;
-        frameAdmitted = admission == null;
+        frameAdmitted = budget == null;
       }
       if (!frameAdmitted) {
-        if (received.readableBytes() < 1) {
+        if (pendingBytes < 1) {
           return; // the gate judges by the type byte
         }
-        MessageType type = MessageType.fromByte((byte) received.getUnsignedByte(0));
-        if (!admission.passGate(ctx, type, frameLength) || !admitted(ctx)) {
+        if (!passGate(ctx) || !admitted(ctx)) {
           return;
         }
       }
@@ -258,10 +316,10 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         placed = null;
         frame = done.complete();
       } else {
-        if (received.readableBytes() < frameLength) {
+        if (pendingBytes < frameLength) {
           return;
         }
-        frame = received.take(frameLength, ctx.alloc());
+        frame = takeFrame(ctx, frameLength);
       }
       frameLength = -1;
       frameAdmitted = false;
@@ -269,9 +327,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       firedFrame = true;
       ctx.fireChannelRead(frame);
       // The next handler returned: the frame was handled (or copied, or released) by now.
-      if (admission != null) {
-        admission.release();
-      }
+      releaseReservation();
       if (!ctx.channel().isOpen()) {
         // A handler closed the connection (a protocol error, say): what follows is not to be
         // served.
@@ -286,12 +342,12 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    * read at it.
    */
   private void offerToPlacer() {
-    if (received.pieceCount() != 1 || frameLength - received.readableBytes() < MIN_PLACED_BYTES) {
+    if (pending.size() != 1 || frameLength - pendingBytes < MIN_PLACED_BYTES) {
       // Little to come (nothing to gain), or a start split over buffers (the placer reads one).
       placementDecided = true;
       return;
     }
-    ByteBuf first = received.first();
+    ByteBuf first = pending.peekFirst();
     BodyPlacer.Placement offered =
         placer.place(first.slice(first.readerIndex(), first.readableBytes()), frameLength);
     placementDecided = true;
@@ -299,7 +355,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       return;
     }
     int header = offered.headerLength();
-    if (header < 1 || header > received.readableBytes()) {
+    if (header < 1 || header > pendingBytes) {
       offered.abandon();
       throw new IllegalStateException(
           "a placement of a "
@@ -307,13 +363,35 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
               + "-byte frame took "
               + header
               + " bytes of header, of "
-              + received.readableBytes()
+              + pendingBytes
               + " received");
     }
     placed = new PlacedBody(offered, frameLength - header, receiveTarget);
-    received.skip(header);
+    skip(header);
     // What is left holds only this frame's bytes: fewer than the frame had arrived.
-    received.moveInto(placed);
+    ByteBuf piece;
+    while ((piece = pending.pollFirst()) != null) {
+      placed.fill(piece);
+      piece.release();
+    }
+    pendingBytes = 0;
+    pendingCapacity = 0;
+    mergeTarget = null;
+  }
+
+  /** Asks the gate about the current frame; false when it queued the frame. */
+  private boolean passGate(ChannelHandlerContext ctx) {
+    if (gate == FrameGate.OPEN) {
+      return true;
+    }
+    GateWait wait = new GateWait(ctx);
+    if (gate.admitOrQueue(MessageType.fromByte((byte) getUnsignedByte(0)), frameLength, wait)) {
+      return true;
+    }
+    gateWait = wait;
+    wait.timer =
+        ctx.executor().schedule(wait::timedOut, gate.maxWait().toNanos(), TimeUnit.NANOSECONDS);
+    return false;
   }
 
   /**
@@ -324,44 +402,141 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    */
   private boolean admitted(ChannelHandlerContext ctx) {
     frameAdmitted = true;
-    return received.readableBytes() >= frameLength || admission.reserve(ctx, frameLength);
+    return pendingBytes >= frameLength || reserveFrame(ctx);
   }
 
-  private void updateReading(ChannelHandlerContext ctx) {
-    if (admission != null && !discarding) {
-      admission.updateReading(ctx);
+  /** Reserves the current frame's length, or queues for it and returns false. */
+  private boolean reserveFrame(ChannelHandlerContext ctx) {
+    Grant grant = new Grant(ctx, frameLength);
+    if (budget.reserveOrQueue(frameLength, grant)) {
+      frameStarted();
+      return true;
+    }
+    waitingGrant = grant;
+    return false;
+  }
+
+  private void frameStarted() {
+    frameReserved = frameLength;
+    frameStartNanos = System.nanoTime();
+    frameSequence++;
+  }
+
+  private void releaseReservation() {
+    if (frameTimer != null) {
+      frameTimer.cancel(false);
+      frameTimer = null;
+    }
+    if (frameReserved > 0) {
+      long bytes = frameReserved;
+      frameReserved = 0;
+      budget.release(bytes);
     }
   }
 
-  /** What the admission reports back: a queued frame may go on, or a frame overstayed. */
-  private final class AdmissionEvents implements FrameAdmission.Listener {
+  /** Reads while no reservation is queued and answers are being taken; watches the frame's time. */
+  private void updateReading(ChannelHandlerContext ctx) {
+    if (budget == null || discarding) {
+      return;
+    }
+    boolean read = waitingGrant == null && gateWait == null && ctx.channel().isWritable();
+    if (ctx.channel().config().isAutoRead() != read) {
+      ctx.channel().config().setAutoRead(read);
+    }
+    if (frameReserved > 0 && frameTimer == null) {
+      // Only a frame that did not arrive whole with the read that started it gets a timer.
+      long frame = frameSequence;
+      frameTimer =
+          ctx.executor()
+              .schedule(() -> frameTimedOut(ctx, frame), frameTimeoutNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void frameTimedOut(ChannelHandlerContext ctx, long frame) {
+    if (discarding || frameReserved == 0 || frameSequence != frame) {
+      return;
+    }
+    frameTimer = null;
+    long elapsed = System.nanoTime() - frameStartNanos;
+    if (TIMEOUT_WARNINGS.tryAcquire()) {
+      LOG.warn(
+          "Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
+              + "such closings are not logged for 10 s",
+          ctx.channel().remoteAddress(),
+          placed != null ? frameLength - placed.remaining() : pendingBytes,
+          frameLength,
+          TimeUnit.NANOSECONDS.toMillis(elapsed),
+          TransportOptions.FRAME_TIMEOUT.key());
+    }
+    discardAll();
+    ctx.close();
+  }
+
+  /** A frame held back by the gate. */
+  private final class GateWait implements Runnable {
+    private final ChannelHandlerContext ctx;
+    private ScheduledFuture<?> timer;
+
+    GateWait(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
+    }
+
+    /** The gate lets the frame in; runs on whichever thread made room. */
     @Override
-    public void gatePassed(ChannelHandlerContext ctx) {
+    public void run() {
+      try {
+        ctx.executor().execute(this::proceed);
+      } catch (RejectedExecutionException e) {
+        // The event loop is gone, and the connection with it; the wait held nothing.
+      }
+    }
+
+    void timedOut() {
+      if (gateWait == this && gate.cancel(this)) {
+        proceed();
+      }
+    }
+
+    private void proceed() {
+      if (gateWait != this) {
+        return; // the connection was discarded meanwhile
+      }
+      gateWait = null;
+      timer.cancel(false);
       admitted(ctx);
       decodeFrames(ctx);
       updateReading(ctx);
     }
+  }
 
-    @Override
-    public void reserved(ChannelHandlerContext ctx) {
-      decodeFrames(ctx);
-      updateReading(ctx);
+  /** A queued reservation; once granted it owns {@code bytes} of the budget. */
+  private final class Grant implements ReceiveBudget.Waiter {
+    private final ChannelHandlerContext ctx;
+    private final long bytes;
+
+    Grant(ChannelHandlerContext ctx, long bytes) {
+      this.ctx = ctx;
+      this.bytes = bytes;
     }
 
     @Override
-    public void frameTimedOut(ChannelHandlerContext ctx, long elapsedNanos) {
-      if (TIMEOUT_WARNINGS.tryAcquire()) {
-        LOG.warn(
-            "Closing connection from {}: {} of a {}-byte frame arrived in {} ms ({}); further "
-                + "such closings are not logged for 10 s",
-            ctx.channel().remoteAddress(),
-            placed != null ? frameLength - placed.remaining() : received.readableBytes(),
-            frameLength,
-            TimeUnit.NANOSECONDS.toMillis(elapsedNanos),
-            TransportOptions.FRAME_TIMEOUT.key());
+    public void granted() {
+      try {
+        ctx.executor().execute(this::onEventLoop);
+      } catch (RejectedExecutionException e) {
+        budget.release(bytes); // the event loop is gone: so is the connection
       }
-      discardAll();
-      ctx.close();
+    }
+
+    private void onEventLoop() {
+      if (waitingGrant != this) {
+        budget.release(bytes); // the connection was discarded while the grant was on its way
+        return;
+      }
+      waitingGrant = null;
+      frameStarted();
+      decodeFrames(ctx);
+      updateReading(ctx);
     }
   }
 
@@ -369,11 +544,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     // A frame that is too large begins with its own type and request id; a frame length below 1
     // means the bytes after it are not this frame's (they may be the next one's).
     boolean hasRequestId =
-        length >= 1 && received.readableBytes() >= LENGTH_FIELD_SIZE + TYPE_AND_REQUEST_ID_SIZE;
+        length >= 1 && pendingBytes >= LENGTH_FIELD_SIZE + TYPE_AND_REQUEST_ID_SIZE;
     long requestId =
-        hasRequestId
-            ? received.getLong(LENGTH_FIELD_SIZE + 1)
-            : ProtocolException.UNKNOWN_REQUEST_ID;
+        hasRequestId ? getLong(LENGTH_FIELD_SIZE + 1) : ProtocolException.UNKNOWN_REQUEST_ID;
     discardAll();
     ProtocolException error =
         length < 1
@@ -396,10 +569,112 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     ctx.fireExceptionCaught(error);
   }
 
+  /** Removes the next {@code length} bytes from the queue as one buffer the caller owns. */
+  private ByteBuf takeFrame(ChannelHandlerContext ctx, int length) {
+    pendingBytes -= length;
+    ByteBuf first = pending.peekFirst();
+    if (first.readableBytes() >= length) {
+      return takeFrom(first, length);
+    }
+    CompositeByteBuf frame = ctx.alloc().compositeBuffer(piecesSpanned(length));
+    int remaining = length;
+    while (remaining > 0) {
+      ByteBuf piece = pending.peekFirst();
+      int n = Math.min(remaining, piece.readableBytes());
+      frame.addComponent(true, takeFrom(piece, n));
+      remaining -= n;
+    }
+    return frame;
+  }
+
+  /**
+   * Takes {@code n} bytes from the head of {@code piece}, the first queued buffer: the buffer
+   * itself (our reference handed on) when it is used up, otherwise a retained slice.
+   */
+  private ByteBuf takeFrom(ByteBuf piece, int n) {
+    if (n == piece.readableBytes()) {
+      pending.removeFirst();
+      pendingCapacity -= piece.capacity();
+      if (piece == mergeTarget) {
+        mergeTarget = null;
+      }
+      return piece;
+    }
+    return piece.readRetainedSlice(n);
+  }
+
+  /**
+   * Number of queued buffers the next {@code length} bytes span: the composite never consolidates.
+   */
+  private int piecesSpanned(int length) {
+    int pieces = 0;
+    long covered = 0;
+    for (ByteBuf piece : pending) {
+      pieces++;
+      covered += piece.readableBytes();
+      if (covered >= length) {
+        break;
+      }
+    }
+    return pieces;
+  }
+
+  private int getInt(int offset) {
+    int value = 0;
+    for (int i = 0; i < 4; i++) {
+      value = (value << 8) | getUnsignedByte(offset + i);
+    }
+    return value;
+  }
+
+  private long getLong(int offset) {
+    long value = 0;
+    for (int i = 0; i < 8; i++) {
+      value = (value << 8) | getUnsignedByte(offset + i);
+    }
+    return value;
+  }
+
+  /** The byte at {@code offset} from the start of the queued bytes, without consuming anything. */
+  private int getUnsignedByte(int offset) {
+    int skipped = 0;
+    for (ByteBuf piece : pending) {
+      int readable = piece.readableBytes();
+      if (offset < skipped + readable) {
+        return piece.getUnsignedByte(piece.readerIndex() + offset - skipped);
+      }
+      skipped += readable;
+    }
+    throw new IllegalStateException(
+        "offset " + offset + " beyond the " + pendingBytes + " queued bytes");
+  }
+
+  private void skip(int n) {
+    pendingBytes -= n;
+    int remaining = n;
+    while (remaining > 0) {
+      ByteBuf piece = pending.peekFirst();
+      int step = Math.min(remaining, piece.readableBytes());
+      piece.skipBytes(step);
+      remaining -= step;
+      if (!piece.isReadable() && piece != mergeTarget) {
+        pending.removeFirst();
+        pendingCapacity -= piece.capacity();
+        piece.release();
+      }
+    }
+  }
+
   /** Releases everything held; from now on all input is released unread. */
   private void discardAll() {
     discarding = true;
-    received.releaseAll();
+    ByteBuf piece;
+    while ((piece = pending.pollFirst()) != null) {
+      piece.release();
+    }
+    pendingBytes = 0;
+    pendingCapacity = 0;
+    mergeTarget = null;
     frameLength = -1;
     frameAdmitted = false;
     placementDecided = false;
@@ -408,8 +683,24 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       placed = null;
       abandoned.abandon();
     }
-    if (admission != null) {
-      admission.discard();
+    if (frameTimer != null) {
+      frameTimer.cancel(false);
+      frameTimer = null;
+    }
+    if (gateWait != null) {
+      // When it was let in already, its hand-over finds that nobody waits for it any more.
+      gate.cancel(gateWait);
+      gateWait.timer.cancel(false);
+      gateWait = null;
+    }
+    if (budget != null) {
+      releaseReservation();
+      if (waitingGrant != null) {
+        // When it was granted already, its hand-over, queued on the event loop, finds that nobody
+        // waits for it any more and gives the bytes back.
+        budget.cancel(waitingGrant);
+        waitingGrant = null;
+      }
     }
   }
 }

@@ -169,7 +169,7 @@ class BoundedFrameDecoderTest {
 
   @Test
   void tinySegmentsAreMergedSoTheConnectionHoldsLittleMoreThanItsBytes() {
-    int frameLength = 4 * ReceivedBytes.MAX_UNMERGED_SLACK;
+    int frameLength = 4 * FrameDecoder.MAX_UNMERGED_SLACK;
     int segment = 64;
     ReceiveBudget budget = new ReceiveBudget(frameLength);
     Recorder recorder = new Recorder();
