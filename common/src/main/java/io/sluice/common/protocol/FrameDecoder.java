@@ -209,10 +209,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     // As ByteToMessageDecoder does: with auto-read off, a read that completed no frame gave the
-    // next
-    // handler nothing to react to, so ask for more bytes here or the connection stalls mid-frame.
-    // On
-    // a server auto-read is this decoder's own: off means it paused reading on purpose.
+    // next handler nothing to react to, so ask for more bytes here or the connection stalls
+    // mid-frame. On a server auto-read is this decoder's own: off means it paused reading on
+    // purpose.
     if (budget == null && !firedFrame && !discarding && !ctx.channel().config().isAutoRead()) {
       ctx.read();
     }
