@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.common.auth.AuthOptions;
 import io.sluice.coordinator.CoordinatorOptions;
+import io.sluice.fixtures.Daemons;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
 import java.net.URI;
@@ -338,7 +339,7 @@ public final class SluiceCluster implements AutoCloseable {
 
   private void script(String script, Path conf, String daemon)
       throws IOException, InterruptedException {
-    System.out.println(Daemons.script(home, script, conf, env, placement.launcher(daemon)));
+    System.out.println(Daemons.in(home).script(script, conf, env, placement.launcher(daemon)));
   }
 
   private static String entry(String key, Object value) {

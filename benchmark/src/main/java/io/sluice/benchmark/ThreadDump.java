@@ -1,5 +1,6 @@
 package io.sluice.benchmark;
 
+import io.sluice.fixtures.Daemons;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,13 +16,9 @@ public final class ThreadDump {
   public static String of(long pid) throws InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     try {
-      return Daemons.run(
-              Path.of("."),
-              Map.of(),
-              Duration.ofSeconds(30),
-              jcmd.toString(),
-              Long.toString(pid),
-              "Thread.print")
+      return Daemons.in(Path.of("."))
+          .run(
+              Map.of(), Duration.ofSeconds(30), jcmd.toString(), Long.toString(pid), "Thread.print")
           .output();
     } catch (IOException e) {
       return "(no thread dump of process " + pid + ": " + e + ")";

@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.fixtures.ProjectRoot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -36,7 +37,8 @@ class ClientJarShippingTest {
             + "--conf spark.sluice.coordinators=127.0.0.1:1 --jars \"$(sluice_shaded_jar)\" "
             + "--class io.sluice.examples.ShuffleExample \"$(sluice_examples_jar)\" 2000 10";
     Daemons.Result result =
-        Daemons.start(dir, Map.of("SLUICE_SPARK", line), "bash", "-c", script)
+        Daemons.inProject()
+            .start(Map.of("SLUICE_SPARK", line), "bash", "-c", script)
             .await(Duration.ofSeconds(120));
     assertTrue(result.exitCode() != 0, result.output());
     assertTrue(

@@ -8,6 +8,7 @@ import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
 import io.sluice.common.transport.TransportOptions;
+import io.sluice.fixtures.ProjectRoot;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;

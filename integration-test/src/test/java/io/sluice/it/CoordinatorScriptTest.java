@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,7 +45,8 @@ class CoordinatorScriptTest {
     Path log = dir.resolve("logs/coordinator-coordinator-it.log");
     Path pidFile = dir.resolve("run/coordinator-coordinator-it.pid");
 
-    Daemons.Result start = Daemons.run(dir, env, "bin/start-coordinator.sh", conf.toString());
+    Daemons.Result start =
+        Daemons.inProject().run(env, "bin/start-coordinator.sh", conf.toString());
     assertEquals(0, start.exitCode(), start.output());
     assertTrue(start.output().contains("port " + port + ", http.port " + httpPort), start.output());
     long pid = Long.parseLong(Files.readString(pidFile).trim());
@@ -52,7 +54,8 @@ class CoordinatorScriptTest {
       // The script said "started" only once both ports listen: no waiting here.
       new Socket("127.0.0.1", port).close();
       new Socket("127.0.0.1", httpPort).close();
-      Daemons.Result running = Daemons.run(dir, env, "bin/status-coordinator.sh", conf.toString());
+      Daemons.Result running =
+          Daemons.inProject().run(env, "bin/status-coordinator.sh", conf.toString());
       assertEquals(0, running.exitCode(), running.output());
       assertTrue(
           running.output().contains("is running (pid " + pid + ", port " + port), running.output());
@@ -73,11 +76,13 @@ class CoordinatorScriptTest {
       assertTrue(status.body().contains("\"servers\":[]"), status.body());
       assertTrue(status.body().contains("\"heartbeatTimeoutMillis\":10000"), status.body());
 
-      Daemons.Result again = Daemons.run(dir, env, "bin/start-coordinator.sh", conf.toString());
+      Daemons.Result again =
+          Daemons.inProject().run(env, "bin/start-coordinator.sh", conf.toString());
       assertNotEquals(0, again.exitCode());
       assertTrue(again.output().contains("already running"), again.output());
     } finally {
-      Daemons.Result stop = Daemons.run(dir, env, "bin/stop-coordinator.sh", conf.toString());
+      Daemons.Result stop =
+          Daemons.inProject().run(env, "bin/stop-coordinator.sh", conf.toString());
       assertEquals(0, stop.exitCode(), stop.output());
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -86,7 +91,8 @@ class CoordinatorScriptTest {
     }
     assertFalse(Daemons.alive(pid), "coordinator process should be gone");
     assertFalse(Files.exists(pidFile));
-    Daemons.Result stopped = Daemons.run(dir, env, "bin/status-coordinator.sh", conf.toString());
+    Daemons.Result stopped =
+        Daemons.inProject().run(env, "bin/status-coordinator.sh", conf.toString());
     assertEquals(3, stopped.exitCode(), stopped.output());
     String logText = Files.readString(log);
     assertTrue(
@@ -99,7 +105,8 @@ class CoordinatorScriptTest {
     Path conf = dir.resolve("bad.conf");
     Files.writeString(conf, "coordinator.port 19997\ncoordinator.server.heartbeat.timeout soon\n");
 
-    Daemons.Result start = Daemons.run(dir, env(), "bin/start-coordinator.sh", conf.toString());
+    Daemons.Result start =
+        Daemons.inProject().run(env(), "bin/start-coordinator.sh", conf.toString());
 
     assertNotEquals(0, start.exitCode());
     assertTrue(start.output().contains("coordinator.server.heartbeat.timeout"), start.output());

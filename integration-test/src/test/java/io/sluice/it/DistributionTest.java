@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.common.testing.Await;
+import io.sluice.fixtures.Await;
+import io.sluice.fixtures.Daemons;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,14 +38,9 @@ class DistributionTest {
   /** Unpacks the distribution tarball into the test's directory; returns its top directory. */
   private Path unpack() throws Exception {
     Daemons.Result untar =
-        Daemons.run(
-            dir,
-            Map.of(),
-            "tar",
-            "-xzf",
-            Artifacts.distribution().toString(),
-            "-C",
-            dir.toString());
+        Daemons.inProject()
+            .run(
+                Map.of(), "tar", "-xzf", Artifacts.distribution().toString(), "-C", dir.toString());
     assertEquals(0, untar.exitCode(), untar.output());
     try (Stream<Path> unpacked = Files.list(dir)) {
       List<Path> homes =
@@ -197,7 +193,7 @@ class DistributionTest {
     env.put("SLUICE_CONF_DIR", confDir.toString());
     String bin = home.resolve("bin") + "/";
     try {
-      Daemons.Result coordinator = Daemons.run(dir, env, bin + "start-coordinator.sh");
+      Daemons.Result coordinator = Daemons.inProject().run(env, bin + "start-coordinator.sh");
       assertEquals(0, coordinator.exitCode(), coordinator.output());
       for (String secret : List.of("cluster.secret", "admin.token")) {
         assertTrue(
@@ -210,14 +206,14 @@ class DistributionTest {
             PosixFilePermissions.toString(Files.getPosixFilePermissions(confDir.resolve(secret))),
             secret);
       }
-      Daemons.Result server = Daemons.run(dir, env, bin + "start-server.sh");
+      Daemons.Result server = Daemons.inProject().run(env, bin + "start-server.sh");
       assertEquals(0, server.exitCode(), server.output());
       assertFalse(
           server.output().contains("created a new secret"),
           "the server uses the coordinator's secret: " + server.output());
       assertTrue(server.output().contains("port " + serverPort), server.output());
       Daemons.Result status =
-          Daemons.run(dir, env, bin + "status-server.sh", serverConf.toString());
+          Daemons.inProject().run(env, bin + "status-server.sh", serverConf.toString());
       assertEquals(0, status.exitCode(), status.output());
 
       Await.until(
@@ -230,7 +226,7 @@ class DistributionTest {
           },
           "the server registered with the coordinator");
       // Address and admin token from the configuration (authentication on: no token, no call).
-      Daemons.Result servers = Daemons.run(dir, env, bin + "sluice-admin", "servers");
+      Daemons.Result servers = Daemons.inProject().run(env, bin + "sluice-admin", "servers");
       assertEquals(0, servers.exitCode(), servers.output());
       assertTrue(
           servers.output().startsWith("SERVER ")
@@ -238,13 +234,14 @@ class DistributionTest {
               && servers.output().endsWith("1 server\n"),
           servers.output());
       Daemons.Result draining =
-          Daemons.run(dir, env, bin + "sluice-admin", "--json", "drain-status");
+          Daemons.inProject().run(env, bin + "sluice-admin", "--json", "drain-status");
       assertEquals("[]\n", draining.output());
     } finally {
-      Daemons.run(dir, env, bin + "stop-server.sh", serverConf.toString());
-      Daemons.run(dir, env, bin + "stop-coordinator.sh", coordinatorConf.toString());
+      Daemons.inProject().run(env, bin + "stop-server.sh", serverConf.toString());
+      Daemons.inProject().run(env, bin + "stop-coordinator.sh", coordinatorConf.toString());
     }
-    Daemons.Result stopped = Daemons.run(dir, env, bin + "status-server.sh", serverConf.toString());
+    Daemons.Result stopped =
+        Daemons.inProject().run(env, bin + "status-server.sh", serverConf.toString());
     assertEquals(3, stopped.exitCode(), "stopped: " + stopped.output());
   }
 
@@ -257,7 +254,7 @@ class DistributionTest {
   void theContainerEntryPointRunsEachDaemonAsItsOwnProcess() throws Exception {
     Path home = unpack();
     String entry = home.resolve("bin/sluice-container.sh").toString();
-    Daemons.Result usage = Daemons.run(dir, Map.of(), entry, "scheduler");
+    Daemons.Result usage = Daemons.inProject().run(Map.of(), entry, "scheduler");
     assertEquals(2, usage.exitCode(), usage.output());
     assertTrue(usage.output().contains("coordinator|server"), usage.output());
 
@@ -272,11 +269,11 @@ class DistributionTest {
     podEnv.put("SLUICE_SERVER_ID", "sluice-server-0");
     podEnv.put("SLUICE_NODE", "worker-node-7");
     Daemons.Running coordinator =
-        Daemons.start(dir, env, entry, "coordinator", coordinatorConf.toString());
+        Daemons.inProject().start(env, entry, "coordinator", coordinatorConf.toString());
     Daemons.Running server = null;
     try {
       awaitReady(coordinatorHttp, coordinator);
-      server = Daemons.start(dir, podEnv, entry, "server", serverConf.toString());
+      server = Daemons.inProject().start(podEnv, entry, "server", serverConf.toString());
       awaitReady(serverHttp, server);
       for (Daemons.Running daemon : List.of(coordinator, server)) {
         String command = daemon.handle().info().command().orElse("");

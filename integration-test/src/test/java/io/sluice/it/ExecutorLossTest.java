@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.common.testing.Await;
+import io.sluice.fixtures.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

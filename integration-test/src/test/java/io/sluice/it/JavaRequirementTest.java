@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.ProjectRoot;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;

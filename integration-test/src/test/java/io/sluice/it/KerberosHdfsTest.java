@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
 import io.sluice.server.ServerOptions;
 import java.io.File;
 import java.nio.file.Files;
@@ -192,16 +193,16 @@ class KerberosHdfsTest {
                 ""));
     // As an operator starts it: bin/start-server.sh with HADOOP_CONF_DIR.
     Daemons.Result start =
-        Daemons.run(
-            dir,
-            Map.of(
-                "HADOOP_CONF_DIR", siteDir.toString(),
-                "SLUICE_JAVA_OPTS", "-Djava.security.krb5.conf=" + kdc.getKrb5conf(),
-                "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
-                "SLUICE_PID_DIR", dir.resolve("run").toString(),
-                "SLUICE_SERVER_HEAP", "256m"),
-            "bin/start-server.sh",
-            conf.toString());
+        Daemons.inProject()
+            .run(
+                Map.of(
+                    "HADOOP_CONF_DIR", siteDir.toString(),
+                    "SLUICE_JAVA_OPTS", "-Djava.security.krb5.conf=" + kdc.getKrb5conf(),
+                    "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
+                    "SLUICE_PID_DIR", dir.resolve("run").toString(),
+                    "SLUICE_SERVER_HEAP", "256m"),
+                "bin/start-server.sh",
+                conf.toString());
     assertEquals(1, start.exitCode(), start.output());
     assertTrue(
         start

@@ -42,6 +42,40 @@ class LayeringTest {
   }
 
   @Test
+  void testFixturesImportNothingOfOurs() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.fixtures..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.common..",
+            "io.sluice.server..",
+            "io.sluice.coordinator..",
+            "io.sluice.client..",
+            "io.sluice.benchmark..",
+            "io.sluice.examples..",
+            "io.sluice.it..")
+        .check(classes);
+  }
+
+  @Test
+  void nothingShippedImportsTheTestFixtures() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "io.sluice.common..",
+            "io.sluice.server..",
+            "io.sluice.coordinator..",
+            "io.sluice.client..",
+            "io.sluice.examples..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.sluice.fixtures..")
+        .check(classes);
+  }
+
+  @Test
   void serverDependsOnCommonOnly() {
     noClasses()
         .that()

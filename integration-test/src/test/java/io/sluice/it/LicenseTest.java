@@ -3,6 +3,8 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
+import io.sluice.fixtures.ProjectRoot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -86,14 +88,9 @@ class LicenseTest {
   @Test
   void everyThirdPartyJarOfTheTarballIsListedWithItsLicense(@TempDir Path dir) throws Exception {
     Daemons.Result untar =
-        Daemons.run(
-            dir,
-            Map.of(),
-            "tar",
-            "-xzf",
-            Artifacts.distribution().toString(),
-            "-C",
-            dir.toString());
+        Daemons.inProject()
+            .run(
+                Map.of(), "tar", "-xzf", Artifacts.distribution().toString(), "-C", dir.toString());
     assertEquals(0, untar.exitCode(), untar.output());
     Path home;
     try (Stream<Path> unpacked = Files.list(dir)) {

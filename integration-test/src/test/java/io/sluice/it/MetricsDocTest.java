@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.fixtures.ProjectRoot;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

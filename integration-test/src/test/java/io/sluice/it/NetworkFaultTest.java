@@ -4,18 +4,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.NetBed;
+import io.sluice.fixtures.ProjectRoot;
+import io.sluice.fixtures.SparkStandalone;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,8 +45,16 @@ class NetworkFaultTest {
   private static final int VICTIM = 1;
   private static final List<String> WORKERS = List.of("w0", "w1");
 
+  /** Cores each worker offers; each application takes one executor of this many per worker. */
+  private static final int CORES = 2;
+
+  /** The Spark setting after which an executor whose heart-beats stopped is declared lost. */
+  private static final String EXECUTOR_LOSS_TIMEOUT =
+      "spark.storage.blockManagerHeartbeatTimeoutMs";
+
   private static NetBed bed;
   private static ProcessCluster cluster;
+  private static Path sparkDir;
   private static SparkStandalone spark;
   private static List<Tuple2<Integer, long[]>> expected;
   private final List<String> cut = new ArrayList<>();
@@ -47,14 +62,29 @@ class NetworkFaultTest {
 
   @BeforeAll
   static void start() throws Exception {
-    NetBed.assumeAvailable();
+    Optional<String> unavailable = NetBed.unavailableReason(ProjectRoot.get());
+    Assumptions.assumeTrue(unavailable.isEmpty(), () -> unavailable.get());
     bed =
         NetBed.up(
+            ProjectRoot.get(),
             "sfault",
             91,
             List.of("coord", "s0", "s1", "s2", "master", WORKERS.get(0), WORKERS.get(1)));
     cluster = new ProcessCluster(3, Map.of(), bed);
-    spark = new SparkStandalone(bed, WORKERS);
+    sparkDir = Files.createTempDirectory("sluice-standalone");
+    spark =
+        new SparkStandalone(
+            bed,
+            new SparkStandalone.Install(
+                ProcessHandle.current().info().command().orElse("java"),
+                Artifacts.sparkHome(),
+                System.getenv().getOrDefault("SPARK_SCALA_VERSION", "2.12"),
+                List.of(
+                    "-XX:+IgnoreUnrecognizedVMOptions",
+                    "@" + ProjectRoot.get().resolve("bin/spark-java-opens.args"))),
+            new SparkStandalone.Sizing("256m", CORES, "1g"),
+            WORKERS,
+            sparkDir);
     expected = ServerLossTest.job(SparkSessions.base("local[2]", "reference"), new JobObserver());
   }
 
@@ -66,6 +96,11 @@ class NetworkFaultTest {
     } finally {
       if (bed != null) {
         bed.close();
+      }
+      if (sparkDir != null) {
+        try (Stream<Path> files = Files.walk(sparkDir)) {
+          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
       }
     }
   }
@@ -84,9 +119,30 @@ class NetworkFaultTest {
     }
   }
 
+  /**
+   * A session's settings for the standalone cluster: one executor of {@value #CORES} cores per
+   * worker, with the shaded client and this module's test classes (the jobs' closures) on its class
+   * path, and executors heart-beating every second (checked every second), so that a test may
+   * declare an executor lost sooner than Spark's 120 s ({@link #EXECUTOR_LOSS_TIMEOUT}). The driver
+   * is this JVM, on the machine's own side of the bed's bridge ({@link NetBed#gateway}), an address
+   * of its own apart from every worker and server.
+   */
   private static SparkConf conf(int replicas) throws IOException {
-    return SparkSessions.withSluice(
-            spark.conf("network-fault-" + replicas), cluster.coordinatorAddress())
+    String driverHost = bed.gateway();
+    SparkConf standalone =
+        SparkSessions.base(spark.masterUrl(), "network-fault-" + replicas)
+            .set("spark.driver.host", driverHost)
+            .set("spark.driver.bindAddress", driverHost)
+            .set("spark.executor.cores", String.valueOf(CORES))
+            .set("spark.cores.max", String.valueOf(CORES * WORKERS.size()))
+            .set("spark.executor.memory", "512m")
+            .set(
+                "spark.executor.extraClassPath",
+                Artifacts.shadedClientJar() + ":" + Artifacts.testClasses())
+            .set("spark.executor.heartbeatInterval", "1s")
+            // How often the driver looks for executors whose heart-beats stopped (60 s by default).
+            .set("spark.network.timeoutInterval", "1s");
+    return SparkSessions.withSluice(standalone, cluster.coordinatorAddress())
         .set("spark.sluice.replicas", String.valueOf(replicas))
         .set("spark.sluice.block.size", "32k")
         .set("spark.sluice.push.batch.size", "128k");
@@ -95,7 +151,7 @@ class NetworkFaultTest {
   /** {@link ServerLossTest#job} on the standalone cluster's executors. */
   private static List<Tuple2<Integer, long[]>> job(int replicas, JobObserver observer)
       throws IOException {
-    return ServerLossTest.job(conf(replicas), observer, spark.executors(), null);
+    return ServerLossTest.job(conf(replicas), observer, WORKERS.size(), null);
   }
 
   /** Runs the job, applying {@code fault} to the victim's host once {@code when} happens. */
@@ -285,10 +341,7 @@ class NetworkFaultTest {
     // loaded machine's late heart-beat must not cost an executor.
     List<Tuple2<Integer, long[]>> answer =
         ServerLossTest.job(
-            conf(2).set(SparkStandalone.EXECUTOR_LOSS_TIMEOUT, "10s"),
-            observer,
-            spark.executors(),
-            gate);
+            conf(2).set(EXECUTOR_LOSS_TIMEOUT, "10s"), observer, WORKERS.size(), gate);
     ServerLossTest.assertSameAnswer(expected, answer);
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(

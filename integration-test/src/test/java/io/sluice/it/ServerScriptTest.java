@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.common.protocol.MessageEncoder;
 import io.sluice.common.protocol.message.HandshakeRequest;
+import io.sluice.fixtures.Daemons;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,7 +53,7 @@ class ServerScriptTest {
             "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
             "SLUICE_PID_DIR", dir.resolve("run").toString(),
             "SLUICE_SERVER_HEAP", "256m");
-    Daemons.Result start = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
+    Daemons.Result start = Daemons.inProject().run(env, "bin/start-server.sh", conf.toString());
     assertEquals(0, start.exitCode(), start.output());
     assertTrue(start.output().contains("port " + port + ", http.port " + httpPort), start.output());
     Path pidFile = dir.resolve("run/server-server-it.pid");
@@ -61,7 +62,7 @@ class ServerScriptTest {
       // The script said "started" only once both ports listen: no waiting here.
       new Socket("127.0.0.1", port).close();
       new Socket("127.0.0.1", httpPort).close();
-      Daemons.Result status = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
+      Daemons.Result status = Daemons.inProject().run(env, "bin/status-server.sh", conf.toString());
       assertEquals(0, status.exitCode(), status.output());
       assertTrue(
           status.output().contains("is running (pid " + pid + ", port " + port), status.output());
@@ -117,11 +118,11 @@ class ServerScriptTest {
               "sluice_server_protocol_errors_total{status=\"VERSION_MISMATCH\",} 1.0"),
           afterRefusal);
 
-      Daemons.Result again = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
+      Daemons.Result again = Daemons.inProject().run(env, "bin/start-server.sh", conf.toString());
       assertNotEquals(0, again.exitCode());
       assertTrue(again.output().contains("already running"), again.output());
     } finally {
-      Daemons.Result stop = Daemons.run(dir, env, "bin/stop-server.sh", conf.toString());
+      Daemons.Result stop = Daemons.inProject().run(env, "bin/stop-server.sh", conf.toString());
       assertEquals(0, stop.exitCode(), stop.output());
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -130,7 +131,7 @@ class ServerScriptTest {
     }
     assertFalse(Daemons.alive(pid), "server process should be gone");
     assertFalse(Files.exists(pidFile));
-    Daemons.Result stopped = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
+    Daemons.Result stopped = Daemons.inProject().run(env, "bin/status-server.sh", conf.toString());
     assertEquals(3, stopped.exitCode(), stopped.output());
     assertTrue(stopped.output().contains("is not running"), stopped.output());
   }
@@ -153,11 +154,11 @@ class ServerScriptTest {
       Path pidFile = dir.resolve("run/server-server-stale.pid");
       Files.writeString(pidFile, other.pid() + "\n");
 
-      Daemons.Result status = Daemons.run(dir, env, "bin/status-server.sh", conf.toString());
+      Daemons.Result status = Daemons.inProject().run(env, "bin/status-server.sh", conf.toString());
       assertEquals(3, status.exitCode(), status.output());
       assertTrue(status.output().contains("stale pid file"), status.output());
 
-      Daemons.Result stop = Daemons.run(dir, env, "bin/stop-server.sh", conf.toString());
+      Daemons.Result stop = Daemons.inProject().run(env, "bin/stop-server.sh", conf.toString());
       assertEquals(0, stop.exitCode(), stop.output());
       assertTrue(stop.output().contains("is not a Sluice server"), stop.output());
       assertTrue(other.isAlive(), "the other process was signalled");
@@ -195,7 +196,7 @@ class ServerScriptTest {
         Map.of(
             "SLUICE_LOG_DIR", dir.resolve("logs").toString(),
             "SLUICE_PID_DIR", dir.resolve("run").toString());
-    Daemons.Result start = Daemons.run(dir, env, "bin/start-server.sh", conf.toString());
+    Daemons.Result start = Daemons.inProject().run(env, "bin/start-server.sh", conf.toString());
     assertNotEquals(0, start.exitCode());
     assertTrue(start.output().contains("buffer.capacity"), start.output());
     assertTrue(start.output().contains("banana"), start.output());

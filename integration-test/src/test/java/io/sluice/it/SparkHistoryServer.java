@@ -2,6 +2,8 @@ package io.sluice.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.fixtures.Daemons;
+import io.sluice.fixtures.ProjectRoot;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;

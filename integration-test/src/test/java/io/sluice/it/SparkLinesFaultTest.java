@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.common.testing.Await;
+import io.sluice.fixtures.Await;
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

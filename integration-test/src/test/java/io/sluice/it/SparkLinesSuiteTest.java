@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

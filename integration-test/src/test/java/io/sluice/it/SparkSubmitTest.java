@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;
@@ -70,15 +71,15 @@ class SparkSubmitTest {
     for (int attempt = 1; ; attempt++) {
       int base = Daemons.freePorts(6);
       Daemons.Result run =
-          Daemons.run(
-              dir,
-              Map.of(
-                  "SLUICE_SPARK", line,
-                  "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
-                  "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
-              "bin/run-example.sh",
-              String.valueOf(RECORDS),
-              String.valueOf(KEYS));
+          Daemons.inProject()
+              .run(
+                  Map.of(
+                      "SLUICE_SPARK", line,
+                      "SLUICE_EXAMPLE_DIR", dir.resolve("example").toString(),
+                      "SLUICE_EXAMPLE_PORT", String.valueOf(base)),
+                  "bin/run-example.sh",
+                  String.valueOf(RECORDS),
+                  String.valueOf(KEYS));
       if (attempt == 5 || !run.output().contains("is in use; set SLUICE_EXAMPLE_PORT")) {
         return run;
       }

@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.fixtures.Daemons;
 import java.io.Closeable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +32,8 @@ final class SshServer implements Closeable {
     Path clientKey = dir.resolve("client_ed25519_key");
     for (Path key : new Path[] {hostKey, clientKey}) {
       Daemons.Result made =
-          Daemons.run(
-              dir, Map.of(), "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key.toString());
+          Daemons.inProject()
+              .run(Map.of(), "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key.toString());
       if (made.exitCode() != 0) {
         throw new IllegalStateException("ssh-keygen failed: " + made.output());
       }
@@ -60,7 +61,7 @@ final class SshServer implements Closeable {
     // sshd's privilege separation directory, which a machine that never ran sshd lacks.
     Files.createDirectories(Path.of("/run/sshd"));
     Daemons.Running sshd =
-        Daemons.start(dir, Map.of(), SSHD.toString(), "-D", "-e", "-f", config.toString());
+        Daemons.inProject().start(Map.of(), SSHD.toString(), "-D", "-e", "-f", config.toString());
     Daemons.awaitPort(port, dir.resolve("sshd.log"));
     return new SshServer(sshd, port, clientKey);
   }
@@ -69,18 +70,18 @@ final class SshServer implements Closeable {
     if (Files.isExecutable(SSHD)) {
       return;
     }
-    Daemons.Result uid = Daemons.run(dir, Map.of(), "id", "-u");
+    Daemons.Result uid = Daemons.inProject().run(Map.of(), "id", "-u");
     Assumptions.assumeTrue(
         uid.output().strip().equals("0"),
         "sshd is not installed (Debian package openssh-server) and this test is not root");
     Daemons.Result installed =
-        Daemons.run(
-            dir,
-            Map.of("DEBIAN_FRONTEND", "noninteractive"),
-            "sh",
-            "-c",
-            "apt-get install -y -q openssh-server || "
-                + "{ apt-get update -q && apt-get install -y -q openssh-server; }");
+        Daemons.inProject()
+            .run(
+                Map.of("DEBIAN_FRONTEND", "noninteractive"),
+                "sh",
+                "-c",
+                "apt-get install -y -q openssh-server || "
+                    + "{ apt-get update -q && apt-get install -y -q openssh-server; }");
     Assumptions.assumeTrue(
         Files.isExecutable(SSHD),
         "sshd is missing and apt-get could not install openssh-server: " + installed.output());

@@ -3,7 +3,8 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.common.testing.Await;
+import io.sluice.fixtures.Await;
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -81,15 +82,16 @@ class StartAllTest {
   @AfterEach
   void stop() throws Exception {
     // Whatever the test left running, stopped here and not over ssh.
-    Daemons.run(dir, env, "bin/stop-server.sh", conf.resolve("server.conf").toString());
-    Daemons.run(dir, env, "bin/stop-coordinator.sh", conf.resolve("coordinator.conf").toString());
+    Daemons.inProject().run(env, "bin/stop-server.sh", conf.resolve("server.conf").toString());
+    Daemons.inProject()
+        .run(env, "bin/stop-coordinator.sh", conf.resolve("coordinator.conf").toString());
     ssh.close();
   }
 
   private boolean running(String kind) throws Exception {
     Daemons.Result status =
-        Daemons.run(
-            dir, env, "bin/status-" + kind + ".sh", conf.resolve(kind + ".conf").toString());
+        Daemons.inProject()
+            .run(env, "bin/status-" + kind + ".sh", conf.resolve(kind + ".conf").toString());
     return status.exitCode() == 0;
   }
 
@@ -104,7 +106,7 @@ class StartAllTest {
   @Test
   void startAllAndStopAllRunEveryHostsScriptOverSsh() throws Exception {
     Files.writeString(conf.resolve("servers"), "localhost\n");
-    Daemons.Result started = Daemons.run(dir, env, "bin/start-all.sh");
+    Daemons.Result started = Daemons.inProject().run(env, "bin/start-all.sh");
     assertEquals(0, started.exitCode(), started.output());
     // Made once, here, before any host starts: the hosts' own starts make none.
     String created = "sluice: created a new secret in " + conf.resolve("cluster.secret");
@@ -122,7 +124,7 @@ class StartAllTest {
         () -> registeredServers() == 1,
         "the server registered with the coordinator, both authenticating");
 
-    Daemons.Result stopped = Daemons.run(dir, env, "bin/stop-all.sh");
+    Daemons.Result stopped = Daemons.inProject().run(env, "bin/stop-all.sh");
     assertEquals(0, stopped.exitCode(), stopped.output());
     assertTrue(!running("server") && !running("coordinator"), stopped.output());
   }
@@ -130,7 +132,7 @@ class StartAllTest {
   @Test
   void aHostOutOfReachFailsBothScriptsByNameAndTheOthersStillStartAndStop() throws Exception {
     Files.writeString(conf.resolve("servers"), "localhost\n" + UNREACHABLE + "  # gone\n\n");
-    Daemons.Result started = Daemons.run(dir, env, "bin/start-all.sh");
+    Daemons.Result started = Daemons.inProject().run(env, "bin/start-all.sh");
     assertEquals(1, started.exitCode(), started.output());
     assertTrue(
         started
@@ -145,7 +147,7 @@ class StartAllTest {
     assertTrue(running("server"), "localhost's server started: " + started.output());
     Await.until(() -> registeredServers() == 1, "the reachable server registered");
 
-    Daemons.Result stopped = Daemons.run(dir, env, "bin/stop-all.sh");
+    Daemons.Result stopped = Daemons.inProject().run(env, "bin/stop-all.sh");
     assertEquals(1, stopped.exitCode(), stopped.output());
     assertTrue(
         stopped

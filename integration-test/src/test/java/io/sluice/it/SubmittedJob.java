@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,6 +120,6 @@ final class SubmittedJob {
     command.addAll(jobArgs);
     Map<String, String> environment = new HashMap<>(env);
     environment.put("SLUICE_SPARK", line);
-    return Daemons.start(logDir, environment, command.toArray(String[]::new));
+    return Daemons.inProject().start(environment, command.toArray(String[]::new));
   }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.fixtures.Daemons;
+import io.sluice.fixtures.ProjectRoot;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +95,7 @@ class SystemdUnitsTest {
     Files.createDirectories(pidFile.getParent());
     Files.createDirectories(Path.of(env.get("SLUICE_LOG_DIR")));
 
-    Daemons.Result started = Daemons.run(dir, env, start.toArray(String[]::new));
+    Daemons.Result started = Daemons.inProject().run(env, start.toArray(String[]::new));
     assertEquals(0, started.exitCode(), started.output());
     assertTrue(
         Files.exists(pidFile),
@@ -104,7 +106,7 @@ class SystemdUnitsTest {
       // ExecStart returned once the daemon served: no waiting here.
       new Socket("127.0.0.1", port).close();
     } finally {
-      Daemons.Result stopped = Daemons.run(dir, env, stop.toArray(String[]::new));
+      Daemons.Result stopped = Daemons.inProject().run(env, stop.toArray(String[]::new));
       assertEquals(0, stopped.exitCode(), stopped.output());
     }
     assertTrue(
@@ -118,12 +120,13 @@ class SystemdUnitsTest {
 
   /** {@code systemd-analyze verify}: exit 0 and not a word of warning. */
   private void verify(Path unitFile) throws Exception {
-    Daemons.Result which = Daemons.run(dir, Map.of(), "sh", "-c", "command -v systemd-analyze");
+    Daemons.Result which =
+        Daemons.inProject().run(Map.of(), "sh", "-c", "command -v systemd-analyze");
     Assumptions.assumeTrue(
         which.exitCode() == 0, "systemd-analyze (Debian package systemd) is not installed here");
     List<String> command =
         new ArrayList<>(List.of("systemd-analyze", "verify", unitFile.toString()));
-    Daemons.Result verified = Daemons.run(dir, Map.of(), command.toArray(String[]::new));
+    Daemons.Result verified = Daemons.inProject().run(Map.of(), command.toArray(String[]::new));
     assertEquals(0, verified.exitCode(), verified.output());
     assertEquals("", verified.output().strip(), "systemd-analyze verify warns");
   }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.testing.Await;
 import io.sluice.common.transport.TransportClient;
+import io.sluice.fixtures.Await;
 import io.sluice.server.storage.LocalDisk;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -9,6 +9,9 @@ import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.fault.FaultBenchmarkJob;
 import io.sluice.benchmark.fault.FaultJobRunner;
 import io.sluice.benchmark.fault.ServerFigures;
+import io.sluice.fixtures.NetBed;
+import io.sluice.fixtures.SparkStandalone;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -86,7 +90,11 @@ public final class LinkBenchmark {
 
     List<Run> runs = new ArrayList<>();
     FaultJobRunner job;
-    try (Bed bed = Bed.up(home, "slink", 93, HOSTS)) {
+    Optional<String> unavailable = NetBed.unavailableReason(home);
+    if (unavailable.isPresent()) {
+      throw new IOException(unavailable.get());
+    }
+    try (NetBed bed = NetBed.up(home, "slink", 93, HOSTS)) {
       SluiceCluster.Placement placement =
           new SluiceCluster.Placement() {
             @Override
@@ -102,7 +110,7 @@ public final class LinkBenchmark {
       job =
           new FaultJobRunner(
               install,
-              "spark://" + bed.address("master") + ":" + StandaloneSpark.MASTER_PORT,
+              "spark://" + bed.address("master") + ":" + SparkStandalone.MASTER_PORT,
               "1g",
               Integer.parseInt(o.getOrDefault("maps", "8")),
               Integer.parseInt(o.getOrDefault("reduces", "8")),
@@ -126,8 +134,17 @@ public final class LinkBenchmark {
                   Map.of(),
                   Map.of(),
                   placement);
-          StandaloneSpark spark =
-              new StandaloneSpark(bed, install, WORKERS, 1, "1g", out.resolve("spark"))) {
+          SparkStandalone spark =
+              new SparkStandalone(
+                  bed,
+                  new SparkStandalone.Install(
+                      install.java(),
+                      install.sparkHome(),
+                      install.line().equals("4") ? "2.13" : "2.12",
+                      install.sparkJavaOptions()),
+                  new SparkStandalone.Sizing("512m", 1, "1g"),
+                  WORKERS,
+                  out.resolve("spark"))) {
         sluice.start();
         MetricsPoller servers =
             MetricsPoller.at(

@@ -1,10 +1,10 @@
 package io.sluice.benchmark.server;
 
-import io.sluice.benchmark.Daemons;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
+import io.sluice.fixtures.Daemons;
 import io.sluice.server.ServerJvmOptions;
 import io.sluice.server.ServerOptions;
 import java.io.IOException;
@@ -121,7 +121,7 @@ final class ServerProcess implements AutoCloseable {
                                 + recording.toAbsolutePath()
                                 + ",settings=profile,dumponexit=true"))
                     .trim());
-    Daemons.script(home, "start-server.sh", conf, env);
+    Daemons.in(home).script("start-server.sh", conf, env);
     Path pidFile = pidDir.resolve("server-" + name + ".pid");
     long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
     ServerProcess server =
@@ -186,8 +186,8 @@ final class ServerProcess implements AutoCloseable {
   void collectGarbage() throws IOException, InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     Daemons.Result result =
-        Daemons.run(
-            home, Map.of(), Duration.ofSeconds(60), jcmd.toString(), Long.toString(pid), "GC.run");
+        Daemons.in(home)
+            .run(Map.of(), Duration.ofSeconds(60), jcmd.toString(), Long.toString(pid), "GC.run");
     if (result.exitCode() != 0) {
       throw new IOException("jcmd " + pid + " GC.run failed: " + result.output());
     }
@@ -205,7 +205,7 @@ final class ServerProcess implements AutoCloseable {
   /** Stops the server; its flight recording, if any, is written by then. */
   @Override
   public void close() throws IOException, InterruptedException {
-    Daemons.script(home, "stop-server.sh", conf, env);
+    Daemons.in(home).script("stop-server.sh", conf, env);
   }
 
   private void awaitServing() throws IOException, InterruptedException {

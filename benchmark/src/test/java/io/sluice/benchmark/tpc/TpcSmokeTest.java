@@ -3,7 +3,7 @@ package io.sluice.benchmark.tpc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.benchmark.Daemons;
+import io.sluice.fixtures.Daemons;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,28 +34,28 @@ class TpcSmokeTest {
     Path markdown = dir.resolve("benchmarks.md");
     Path chart = dir.resolve("tpc.png");
     Daemons.Result run =
-        Daemons.run(
-            projectRoot(),
-            Map.of(),
-            Duration.ofMinutes(10),
-            "bin/sluice-bench",
-            "--spark",
-            spark,
-            "--scale",
-            "smoke",
-            "--rounds",
-            "1",
-            "--run-timeout",
-            "3m",
-            "--profile",
-            "--output",
-            dir.resolve("out").toString(),
-            "--data",
-            dir.resolve("data").toString(),
-            "--markdown",
-            markdown.toString(),
-            "--chart",
-            chart.toString());
+        Daemons.in(projectRoot())
+            .run(
+                Map.of(),
+                Duration.ofMinutes(10),
+                "bin/sluice-bench",
+                "--spark",
+                spark,
+                "--scale",
+                "smoke",
+                "--rounds",
+                "1",
+                "--run-timeout",
+                "3m",
+                "--profile",
+                "--output",
+                dir.resolve("out").toString(),
+                "--data",
+                dir.resolve("data").toString(),
+                "--markdown",
+                markdown.toString(),
+                "--chart",
+                chart.toString());
     assertEquals(0, run.exitCode(), run.output());
     assertTrue(
         run.output()
@@ -136,31 +136,31 @@ class TpcSmokeTest {
     Path markdown = dir.resolve("tpcds.md");
     Path chart = dir.resolve("tpcds.png");
     Daemons.Result run =
-        Daemons.run(
-            projectRoot(),
-            Map.of(),
-            Duration.ofMinutes(10),
-            "bin/sluice-bench",
-            "--tpcds",
-            "--spark",
-            spark,
-            "--scale",
-            "smoke",
-            "--rounds",
-            "1",
-            "--no-warmup",
-            "--queries",
-            "q3,q14a,q72,q90",
-            "--run-timeout",
-            "4m",
-            "--output",
-            dir.resolve("out").toString(),
-            "--data",
-            dir.resolve("data").toString(),
-            "--markdown",
-            markdown.toString(),
-            "--chart",
-            chart.toString());
+        Daemons.in(projectRoot())
+            .run(
+                Map.of(),
+                Duration.ofMinutes(10),
+                "bin/sluice-bench",
+                "--tpcds",
+                "--spark",
+                spark,
+                "--scale",
+                "smoke",
+                "--rounds",
+                "1",
+                "--no-warmup",
+                "--queries",
+                "q3,q14a,q72,q90",
+                "--run-timeout",
+                "4m",
+                "--output",
+                dir.resolve("out").toString(),
+                "--data",
+                dir.resolve("data").toString(),
+                "--markdown",
+                markdown.toString(),
+                "--chart",
+                chart.toString());
     assertEquals(0, run.exitCode(), run.output());
     assertTrue(
         run.output()
@@ -188,27 +188,27 @@ class TpcSmokeTest {
   void rddSmokeRunAgreesAcrossModes() throws Exception {
     Path markdown = dir.resolve("benchmarks.md");
     Daemons.Result run =
-        Daemons.run(
-            projectRoot(),
-            Map.of(),
-            Duration.ofMinutes(10),
-            "bin/sluice-bench",
-            "--rdd",
-            "--scale",
-            "smoke",
-            "--rounds",
-            "1",
-            "--no-warmup",
-            "--run-timeout",
-            "3m",
-            "--output",
-            dir.resolve("out").toString(),
-            "--data",
-            dir.resolve("data").toString(),
-            "--markdown",
-            markdown.toString(),
-            "--chart",
-            "-");
+        Daemons.in(projectRoot())
+            .run(
+                Map.of(),
+                Duration.ofMinutes(10),
+                "bin/sluice-bench",
+                "--rdd",
+                "--scale",
+                "smoke",
+                "--rounds",
+                "1",
+                "--no-warmup",
+                "--run-timeout",
+                "3m",
+                "--output",
+                dir.resolve("out").toString(),
+                "--data",
+                dir.resolve("data").toString(),
+                "--markdown",
+                markdown.toString(),
+                "--chart",
+                "-");
     assertEquals(0, run.exitCode(), run.output());
     assertEquals(2, count(run.output(), "Query partitionby: 50000 rows"), run.output());
     assertTrue(Files.notExists(dir.resolve("data")), "the RDD workload generated tables");
