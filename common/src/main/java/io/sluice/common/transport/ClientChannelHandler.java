@@ -42,8 +42,11 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    LOG.warn("Closing connection to {}: {}", ctx.channel().remoteAddress(), cause.toString());
-    client.failAll(cause);
+    String what = NetworkErrors.describe(cause);
+    LOG.warn("Closing connection to {}: {}", ctx.channel().remoteAddress(), what);
+    client.failAll(
+        new ConnectionClosedException(
+            "connection to " + ctx.channel().remoteAddress() + " broke: " + what, cause));
     ctx.close();
   }
 

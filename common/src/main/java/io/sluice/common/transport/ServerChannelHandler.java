@@ -220,7 +220,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
       ProtocolException pe = (ProtocolException) cause;
       rejectAndClose(pe.hasRequestId() ? pe.requestId() : -1, pe.status(), pe.getMessage());
     } else if (cause instanceof IOException) {
-      LOG.debug("Connection from {} failed: {}", channel.remoteAddress(), cause.toString());
+      LOG.debug(
+          "Connection from {} failed: {}", channel.remoteAddress(), NetworkErrors.describe(cause));
       ctx.close();
     } else {
       LOG.warn(

@@ -146,7 +146,12 @@ public final class TransportClient implements Closeable {
                   if (!f.isSuccess() && pending.remove(id, p)) {
                     p.future.completeExceptionally(
                         new ConnectionClosedException(
-                            "failed to send " + request.type() + " to " + channel.remoteAddress(),
+                            "failed to send "
+                                + request.type()
+                                + " to "
+                                + channel.remoteAddress()
+                                + ": "
+                                + NetworkErrors.describe(f.cause()),
                             f.cause()));
                   }
                 });

@@ -229,7 +229,12 @@ public final class TransportClientFactory implements Connections, Closeable {
                               cause instanceof IOException
                                   ? cause
                                   : new IOException(
-                                      "handshake with " + host + ":" + port + " failed: " + cause,
+                                      "handshake with "
+                                          + host
+                                          + ":"
+                                          + port
+                                          + " failed: "
+                                          + NetworkErrors.describe(cause),
                                       cause));
                         } else {
                           LOG.debug(

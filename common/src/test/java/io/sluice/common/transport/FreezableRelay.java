@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP relay to a real server that can be frozen, as a process stopped with SIGSTOP is: its port
@@ -20,6 +21,8 @@ final class FreezableRelay implements AutoCloseable {
   private final String targetHost;
   private final int targetPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private final List<Socket> clientSides = new CopyOnWriteArrayList<>();
+  private final AtomicLong bytesFromClients = new AtomicLong();
   private final Object lock = new Object();
   private boolean frozen;
   private volatile boolean closed;
@@ -48,6 +51,17 @@ final class FreezableRelay implements AutoCloseable {
     }
   }
 
+  /**
+   * Resets every client's connection (a TCP RST, as from a host that lost the connection's state)
+   * rather than closing it in order.
+   */
+  void reset() throws IOException {
+    for (Socket s : clientSides) {
+      s.setSoLinger(true, 0);
+      s.close();
+    }
+  }
+
   private void awaitThawed() throws InterruptedException {
     synchronized (lock) {
       while (frozen && !closed) {
@@ -63,21 +77,28 @@ final class FreezableRelay implements AutoCloseable {
         Socket in = listener.accept();
         Socket out = new Socket(targetHost, targetPort);
         sockets.add(in);
+        clientSides.add(in);
         sockets.add(out);
-        start("relay-up", () -> pump(in, out));
-        start("relay-down", () -> pump(out, in));
+        start("relay-up", () -> pump(in, out, bytesFromClients));
+        start("relay-down", () -> pump(out, in, new AtomicLong()));
       }
     } catch (IOException | InterruptedException e) {
       // closed
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  /** Bytes the relay has read from its clients, relayed or held while frozen. */
+  long bytesFromClients() {
+    return bytesFromClients.get();
+  }
+
+  private void pump(Socket from, Socket to, AtomicLong read) {
     byte[] buffer = new byte[64 * 1024];
     try (InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream()) {
       int n;
       while ((n = in.read(buffer)) >= 0) {
+        read.addAndGet(n);
         awaitThawed();
         out.write(buffer, 0, n);
         out.flush();

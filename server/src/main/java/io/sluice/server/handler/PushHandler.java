@@ -9,6 +9,7 @@ import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.NetworkErrors;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.flush.FlushManager;
@@ -107,7 +108,7 @@ final class PushHandler {
                         ? r
                         : new RequestRejectedException(
                             StatusCode.REPLICA_UNAVAILABLE,
-                            "forwarding to a replica failed: " + cause));
+                            "forwarding to a replica failed: " + NetworkErrors.describe(cause)));
               }
             });
   }

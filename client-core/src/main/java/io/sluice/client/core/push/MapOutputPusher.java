@@ -16,6 +16,7 @@ import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.shuffle.Retries;
 import io.sluice.common.transport.Connections;
+import io.sluice.common.transport.NetworkErrors;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestTimeoutException;
 import io.sluice.common.transport.TransportClient;
@@ -464,7 +465,11 @@ public final class MapOutputPusher {
     }
     Throwable cause = Retries.unwrap(error);
     if (failure != null || !isLocationFailure(cause) || relocations >= settings.maxRelocations()) {
-      fail(cause instanceof IOException io ? io : new IOException(cause.toString(), cause), batch);
+      fail(
+          cause instanceof IOException io
+              ? io
+              : new IOException(NetworkErrors.describe(cause), cause),
+          batch);
       return;
     }
     int[] partitions = batch.locations.keySet().stream().mapToInt(Integer::intValue).toArray();

@@ -9,6 +9,7 @@ import io.sluice.common.protocol.message.LocationsResponse;
 import io.sluice.common.protocol.message.RelocateRequest;
 import io.sluice.common.protocol.message.StatusResponse;
 import io.sluice.common.shuffle.Retries;
+import io.sluice.common.transport.NetworkErrors;
 import io.sluice.common.transport.RemoteException;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
@@ -134,7 +135,7 @@ final class DriverEndpoint implements RequestHandler {
             : cause instanceof IllegalArgumentException
                 ? StatusCode.INVALID_REQUEST
                 : StatusCode.INTERNAL_ERROR;
-    LOG.warn("{} for shuffle {}: {}", what, shuffleId, cause.toString());
+    LOG.warn("{} for shuffle {}: {}", what, shuffleId, NetworkErrors.describe(cause));
     channel.respond(
         StatusResponse.error(
             requestId, status, what + " for shuffle " + shuffleId + ": " + cause.getMessage()));
