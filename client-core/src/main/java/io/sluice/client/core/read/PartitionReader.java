@@ -1,32 +1,14 @@
 package io.sluice.client.core.read;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.client.core.TransferCounters;
-import io.sluice.common.buffer.ManagedBuffer;
-import io.sluice.common.buffer.NettyManagedBuffer;
-import io.sluice.common.checksum.Crc32c;
-import io.sluice.common.protocol.AbstractBodyMessage;
 import io.sluice.common.protocol.PartitionLocation;
-import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.ServerAddress;
-import io.sluice.common.protocol.message.BlockDescriptor;
-import io.sluice.common.protocol.message.FetchDataRequest;
-import io.sluice.common.protocol.message.FetchDataResponse;
-import io.sluice.common.protocol.message.FetchIndexPageRequest;
-import io.sluice.common.protocol.message.FetchIndexPageResponse;
-import io.sluice.common.protocol.message.FetchIndexRequest;
-import io.sluice.common.protocol.message.FetchIndexResponse;
-import io.sluice.common.protocol.message.FetchMemoryDataRequest;
-import io.sluice.common.protocol.message.FetchMemoryDataResponse;
-import io.sluice.common.protocol.message.GetShuffleResultRequest;
-import io.sluice.common.protocol.message.GetShuffleResultResponse;
-import io.sluice.common.shuffle.IndexEntry;
 import io.sluice.common.shuffle.Retries;
 import io.sluice.common.transport.Connections;
+import io.sluice.common.transport.NetworkErrors;
 import io.sluice.common.transport.TransportClient;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -40,7 +22,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,15 +32,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A partition may have several locations (see {@link PartitionLocation}), each a chain of
  * servers holding the same blocks. Every location is read, one after another; within a location the
- * first server that answers is read the way the server's read semantics require: the block counts
- * the counted map attempts committed there ({@code GetShuffleResult}), the blocks still in its
- * memory page by page, then the index, then the data on disk not already read from memory, in reads
- * that merge adjacent blocks. When a server fails (a refused or broken connection, an answer that
- * retries did not cure, a block whose CRC32C does not match, a server that no longer knows the
- * shuffle) the location is read again from the next server of its chain; blocks already kept are
- * not kept twice. A location none of whose servers can be read is skipped: once every location was
- * read, the partition is complete when every counted attempt's commit was found and all its
- * committed blocks arrived, otherwise the read fails with a {@link PartitionFetchException}.
+ * first server that answers is read by a {@link LocationReader}, in the phases the server's read
+ * semantics require (block counts, memory pages, index, data ranges). This class runs those
+ * readers: it opens partitions and their locations, holds the budget of bytes in flight and the
+ * reads waiting for it, sends and retries their requests, and moves a location along its chain.
+ * When a server fails (a refused or broken connection, an answer that retries did not cure, a block
+ * whose CRC32C does not match, a server that no longer knows the shuffle) the location is read
+ * again from the next server of its chain; blocks already kept are not kept twice. A location none
+ * of whose servers can be read is skipped: once every location was read, the partition is complete
+ * when every counted attempt's commit was found and all its committed blocks arrived, otherwise the
+ * read fails with a {@link PartitionFetchException}.
  *
  * <p>Blocks are keyed by (taskAttemptId, sequence) and only counted attempts' blocks are kept, each
  * once. A few partitions read their metadata at once, and all reads run ahead of the consumer
@@ -87,10 +69,6 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
 
   private static final Object END = new Object();
 
-  /** Bytes of a FetchData answer's frame besides its data: the type byte and the header. */
-  private static final int DATA_ANSWER_OVERHEAD =
-      1 + FetchDataResponse.ok(0, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
-
   /**
    * One partition to read.
    *
@@ -112,14 +90,15 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private final ByteBufAllocator allocator;
   private final ScheduledExecutorService timer;
   private final TransferCounters counters;
-  private final List<Partition> partitions = new ArrayList<>();
+  private final List<PartitionRead> partitions = new ArrayList<>();
   private final SerialRunner runner = new SerialRunner(this::onUnexpected);
+  private final Pipeline pipeline = new Pipeline();
   private final LinkedBlockingDeque<Object> ready = new LinkedBlockingDeque<>();
   private final AtomicLong requestNanos = new AtomicLong();
 
   // Runner state: touched by runner tasks only.
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-  private final Set<LocationRead> reading = new HashSet<>();
+  private final Set<LocationReader> reading = new HashSet<>();
   private long reservedBytes;
   private int nextToOpen;
   private int openPartitions;
@@ -167,7 +146,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     this.allocator = allocator;
     this.timer = timer;
     for (PartitionSource source : sources) {
-      partitions.add(new Partition(source));
+      partitions.add(new PartitionRead(source));
     }
   }
 
@@ -243,14 +222,14 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
 
   private void openNext() {
     while (!stopped && openPartitions < MAX_OPEN_PARTITIONS && nextToOpen < partitions.size()) {
-      Partition p = partitions.get(nextToOpen++);
+      PartitionRead p = partitions.get(nextToOpen++);
       openPartitions++;
       startNextLocation(p);
     }
   }
 
   /** Starts reading the partition's next location, or ends its metadata phase after the last. */
-  private void startNextLocation(Partition p) {
+  private void startNextLocation(PartitionRead p) {
     if (p.nextLocation == p.source.locations().size()) {
       p.metadataDone = true;
       openPartitions--;
@@ -258,7 +237,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       openNext();
       return;
     }
-    LocationRead r = new LocationRead(p, p.source.locations().get(p.nextLocation++));
+    LocationReader r = new LocationReader(p, p.source.locations().get(p.nextLocation++), pipeline);
     p.reads.add(r);
     p.activeLocations++;
     reading.add(r);
@@ -266,7 +245,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   }
 
   /** Reads the location from its current server, skipping servers this partition has read. */
-  private void startServer(LocationRead r) {
+  private void startServer(LocationReader r) {
     List<ServerAddress> chain = r.location.servers();
     if (r.server < chain.size()
         && r.partition.readServers.contains(chain.get(r.server).serverId())) {
@@ -279,7 +258,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       return;
     }
     ServerAddress server = chain.get(r.server);
-    LocationRead sharing = readerOf(r, server.serverId());
+    LocationReader sharing = readerOf(r, server.serverId());
     if (sharing != null) {
       // Another location of this partition reads that server now: wait for it rather than read
       // the same blocks twice; once it is read, it holds this location's blocks too.
@@ -311,27 +290,13 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
                             Retries.unwrap(error)));
                     return;
                   }
-                  r.client = client;
-                  Partition p = r.partition;
-                  send(
-                      new Call<>(
-                          r,
-                          "the block counts",
-                          () ->
-                              new GetShuffleResultRequest(
-                                  TransportClient.nextRequestId(),
-                                  appId,
-                                  shuffleId,
-                                  p.id(),
-                                  p.expected.attempts()),
-                          GetShuffleResultResponse.class,
-                          answer -> onBlockCounts(r, answer)));
+                  r.connected(client);
                 }));
   }
 
   /** Another location of {@code r}'s partition that is reading {@code serverId} now, if any. */
-  private LocationRead readerOf(LocationRead r, String serverId) {
-    for (LocationRead other : reading) {
+  private LocationReader readerOf(LocationReader r, String serverId) {
+    for (LocationReader other : reading) {
       if (other != r
           && other.partition == r.partition
           && other.waitingFor == null
@@ -348,8 +313,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * Lets locations that waited for another location's reading of a server go on: past that server
    * when it failed, otherwise to find it read.
    */
-  private void resumeFollowers(List<LocationRead> followers, boolean serverFailed) {
-    for (LocationRead f : followers) {
+  private void resumeFollowers(List<LocationReader> followers, boolean serverFailed) {
+    for (LocationReader f : followers) {
       f.waitingFor = null;
       if (serverFailed) {
         f.server++;
@@ -359,339 +324,17 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
   }
 
-  private void onBlockCounts(LocationRead r, GetShuffleResultResponse answer) throws IOException {
-    int[] counts = answer.blockCounts();
-    long[] attempts = r.partition.expected.attempts();
-    if (counts.length != attempts.length) {
-      throw new IOException(
-          "asked for the block counts of "
-              + attempts.length
-              + " map attempts, got "
-              + counts.length);
-    }
-    for (int i = 0; i < counts.length; i++) {
-      try {
-        r.partition.expected.commit(attempts[i], counts[i]);
-      } catch (IllegalStateException e) {
-        failPartition(
-            r.partition,
-            new PartitionFetchException(
-                r.partition.id(), describe(r.partition) + ": " + e.getMessage(), e));
-        return;
-      }
-    }
-    readMemory(r, FetchMemoryDataRequest.FROM_START);
-  }
-
-  private void readMemory(LocationRead r, long afterSequence) {
-    int page = settings.maxRequestBytes();
-    Partition p = r.partition;
-    r.pendingReads++;
-    waiting.add(
-        new Waiting(
-            r,
-            page,
-            () ->
-                send(
-                    new Call<>(
-                            r,
-                            "blocks in memory after sequence " + afterSequence,
-                            () ->
-                                new FetchMemoryDataRequest(
-                                    TransportClient.nextRequestId(),
-                                    appId,
-                                    shuffleId,
-                                    p.id(),
-                                    afterSequence,
-                                    page,
-                                    p.expected.attempts()),
-                            FetchMemoryDataResponse.class,
-                            answer -> onMemoryPage(r, afterSequence, answer))
-                        .reserving(page))));
-  }
-
-  /** The reservation of a page was a guess; from here on the page's actual bytes count. */
-  private void onMemoryPage(LocationRead r, long afterSequence, FetchMemoryDataResponse page)
-      throws IOException {
-    boolean more = page.hasMore();
-    long last = page.lastSequence();
-    ByteBuf body = bodyOf(page);
-    if (more && last <= afterSequence) {
-      throw new IOException(
-          "a memory page after sequence "
-              + afterSequence
-              + " says more blocks follow but ends at sequence "
-              + last);
-    }
-    for (BlockDescriptor d : page.blocks()) {
-      if (d.partitionId() != r.partition.id()) {
-        throw new IOException(
-            "a memory page of partition "
-                + r.partition.id()
-                + " holds a block of partition "
-                + d.partitionId());
-      }
-    }
-    reservedBytes += body.readableBytes();
-    int at = body.readerIndex();
-    for (BlockDescriptor d : page.blocks()) {
-      int end = at + d.length();
-      if (!offer(
-          r,
-          d.taskAttemptId(),
-          d.sequence(),
-          d.uncompressedLength(),
-          d.crc32c(),
-          body.retainedSlice(at, d.length()))) {
-        reservedBytes -= body.writerIndex() - end;
-        return;
-      }
-      at = end;
-    }
-    r.pendingReads--;
-    if (more) {
-      readMemory(r, last);
-    } else if (r.partition.expected.missing() == null) {
-      // Every block of every counted attempt has arrived: the index could list only blocks
-      // already read, so a partition that never left the servers' memory costs no index round trip.
-      indexRead(r);
-    } else {
-      readIndex(r);
-    }
-  }
-
-  /**
-   * Only after the last memory page: a block flushed meanwhile is then in the index. Read in pages
-   * from servers that speak protocol 5 (an index of any size), whole from older ones.
-   */
-  private void readIndex(LocationRead r) {
-    if (r.client.protocolVersion() >= FetchIndexPageRequest.SINCE_VERSION) {
-      readIndexPage(r, 0);
-      return;
-    }
-    send(
-        new Call<>(
-            r,
-            "the index",
-            () ->
-                new FetchIndexRequest(
-                    TransportClient.nextRequestId(), appId, shuffleId, r.partition.id()),
-            FetchIndexResponse.class,
-            answer -> {
-              queueRanges(r, IndexEntry.decodeAll(bodyOf(answer)), answer.dataFileLength(), 0);
-              indexRead(r);
-            }));
-  }
-
-  /**
-   * Queues the request for a page behind the reads already waiting, the previous page's included,
-   * with its size reserved until it is answered: pages go no faster than their reads, so neither
-   * the pages nor the reads planned from them pile up ahead of the budget.
-   */
-  private void readIndexPage(LocationRead r, int fromEntry) {
-    int page = settings.maxRequestBytes();
-    r.pendingReads++;
-    waiting.add(
-        new Waiting(
-            r,
-            page,
-            () ->
-                send(
-                    new Call<>(
-                            r,
-                            "the index from entry " + fromEntry,
-                            () ->
-                                new FetchIndexPageRequest(
-                                    TransportClient.nextRequestId(),
-                                    appId,
-                                    shuffleId,
-                                    r.partition.id(),
-                                    fromEntry,
-                                    page),
-                            FetchIndexPageResponse.class,
-                            answer -> onIndexPage(r, fromEntry, answer))
-                        .reserving(page))));
-  }
-
-  /** Queues the page's reads (they start as the budget allows), then the next page. */
-  private void onIndexPage(LocationRead r, int fromEntry, FetchIndexPageResponse page)
-      throws IOException {
-    if (page.hasMore() && page.nextEntry() <= fromEntry) {
-      throw new IOException(
-          "an index page from entry "
-              + fromEntry
-              + " says more entries follow but names entry "
-              + page.nextEntry()
-              + " as the next");
-    }
-    queueRanges(
-        r,
-        IndexEntry.decodeAll(bodyOf(page)),
-        page.dataFileLength(),
-        RangePlanner.MAX_SKIPPED_BYTES);
-    r.pendingReads--;
-    if (page.hasMore()) {
-      readIndexPage(r, page.nextEntry());
-    } else {
-      indexRead(r);
-    }
-  }
-
-  /**
-   * @param maxSkipped the most bytes between blocks a read may span ({@link RangePlanner#plan}):
-   *     only within one page of the index, which is one file's
-   */
-  private void queueRanges(
-      LocationRead r, List<IndexEntry> entries, long dataLength, int maxSkipped) {
-    Partition p = r.partition;
-    for (DataRange range :
-        RangePlanner.plan(
-            entries,
-            dataLength,
-            p.expected::wants,
-            Math.min(settings.maxRequestBytes(), readLimit(r)),
-            maxSkipped)) {
-      RangeAssembler assembler = new RangeAssembler(range, allocator);
-      r.pendingReads++;
-      waiting.add(
-          new Waiting(
-              r,
-              range.length(),
-              () -> {
-                r.ranges.add(assembler);
-                reservedBytes += range.length();
-                assembler.reserve(range.length());
-                readRange(r, assembler);
-              }));
-    }
-  }
-
-  /** The whole index was read and its reads queued. */
-  private void indexRead(LocationRead r) {
-    r.planned = true;
-    finishIfRead(r);
-    if (!r.advanced) {
-      r.advanced = true;
-      startNextLocation(r.partition);
-    }
-  }
-
-  private void readRange(LocationRead r, RangeAssembler assembler) {
-    if (assembler.complete()) {
-      deliver(r, assembler, assembler.takeCompleted());
-      return;
-    }
-    int length = Math.min(assembler.remaining(), readLimit(r));
-    send(
-        new Call<>(
-            r,
-            "data [" + assembler.nextOffset() + ", +" + length + ")",
-            () ->
-                new FetchDataRequest(
-                    TransportClient.nextRequestId(),
-                    appId,
-                    shuffleId,
-                    r.partition.id(),
-                    assembler.nextOffset(),
-                    length),
-            FetchDataResponse.class,
-            answer -> deliver(r, assembler, assembler.append(bodyOf(answer).retain()))));
-  }
-
-  /**
-   * The most bytes one data read from the location's server may ask for: a request's size, and what
-   * the server's frame (told at the handshake, from protocol 5) holds. A longer range, even a
-   * single block, is read in several answers, as a short answer is.
-   */
-  private int readLimit(LocationRead r) {
-    int frame = r.client.serverMaxFrameSize();
-    int serverLimit = frame == 0 ? Integer.MAX_VALUE : Math.max(1, frame - DATA_ANSWER_OVERHEAD);
-    // The request size is within this client's own frame too (FetchSettings.of).
-    return Math.min(serverLimit, settings.maxRequestBytes());
-  }
-
-  /** Offers the blocks cut so far; reads on where a short answer ended, or closes the range. */
-  private void deliver(
-      LocationRead r, RangeAssembler assembler, List<RangeAssembler.Piece> pieces) {
-    long dropped = assembler.takeDroppedBytes();
-    assembler.settle(dropped);
-    reservedBytes -= dropped;
-    for (int i = 0; i < pieces.size(); i++) {
-      RangeAssembler.Piece piece = pieces.get(i);
-      IndexEntry b = piece.block();
-      assembler.settle(b.length());
-      if (!offer(
-          r, b.taskAttemptId(), b.sequence(), b.uncompressedLength(), b.crc32c(), piece.data())) {
-        for (int j = i + 1; j < pieces.size(); j++) {
-          pieces.get(j).data().release();
-        }
-        return;
-      }
-    }
-    if (!assembler.complete()) {
-      readRange(r, assembler);
-      return;
-    }
-    assembler.close();
-    r.ranges.remove(assembler);
-    r.pendingReads--;
-    finishIfRead(r);
-  }
-
-  /**
-   * Queues a block its partition still needs after checking its CRC32C, or releases it. Takes over
-   * {@code data} and the bytes reserved for it. Returns false when the block was corrupt: the
-   * location is then being read from its next server.
-   */
-  private boolean offer(
-      LocationRead r,
-      long taskAttemptId,
-      int sequence,
-      int uncompressedLength,
-      int crc32c,
-      ByteBuf data) {
-    Partition p = r.partition;
-    if (!p.expected.wants(taskAttemptId, sequence)) {
-      reservedBytes -= data.readableBytes();
-      data.release();
-      return true;
-    }
-    int actual = Crc32c.of(data);
-    if (actual != crc32c) {
-      reservedBytes -= data.readableBytes();
-      data.release();
-      serverFailed(
-          r,
-          new IOException(
-              String.format(
-                  "block %d of map attempt %d is corrupt: "
-                      + "the writer computed CRC32C %08x, the bytes read give %08x",
-                  sequence, taskAttemptId, crc32c, actual)));
-      return false;
-    }
-    p.expected.accept(taskAttemptId, sequence);
-    ready.add(new FetchedBlock(p.id(), taskAttemptId, sequence, uncompressedLength, data));
-    return true;
-  }
-
-  private void finishIfRead(LocationRead r) {
-    if (r.planned && r.pendingReads == 0 && !r.finished) {
-      finishLocation(r, true);
-    }
-  }
-
-  private void finishLocation(LocationRead r, boolean read) {
+  private void finishLocation(LocationReader r, boolean read) {
     r.finished = true;
     reading.remove(r);
-    Partition p = r.partition;
+    PartitionRead p = r.partition;
     if (read) {
-      p.readServers.add(
-          r.location.servers().get(Math.min(r.server, r.location.servers().size() - 1)).serverId());
+      p.readServers.add(r.currentServer().serverId());
     } else {
       p.unreadable.add(r.location.toString());
     }
     p.activeLocations--;
-    List<LocationRead> followers = List.copyOf(r.followers);
+    List<LocationReader> followers = List.copyOf(r.followers);
     r.followers.clear();
     resumeFollowers(followers, !read);
     if (!r.advanced) {
@@ -701,7 +344,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     finishIfDone(p);
   }
 
-  private void finishIfDone(Partition p) {
+  private void finishIfDone(PartitionRead p) {
     if (!p.metadataDone || p.activeLocations > 0 || p.done) {
       return;
     }
@@ -744,9 +387,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * blocks it lost (a failed disk) while their replica holds them. Reads every location whose chain
    * has a server not yet tried once more, from that server; false when none has.
    */
-  private boolean readNextServers(Partition p, String missing) {
-    List<LocationRead> again = new ArrayList<>();
-    for (LocationRead r : p.reads) {
+  private boolean readNextServers(PartitionRead p, String missing) {
+    List<LocationReader> again = new ArrayList<>();
+    for (LocationReader r : p.reads) {
       if (r.finished && r.server + 1 < r.location.servers().size()) {
         again.add(r);
       }
@@ -759,20 +402,16 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     // partition finished while the others have not begun.
     int[] attempts = new int[again.size()];
     for (int i = 0; i < again.size(); i++) {
-      LocationRead r = again.get(i);
+      LocationReader r = again.get(i);
       r.finished = false;
-      r.server++;
-      r.attempt++;
+      r.moveToNextServer();
       counters.replicaRead();
-      r.client = null;
-      r.pendingReads = 0;
-      r.planned = false;
       attempts[i] = r.attempt;
       p.activeLocations++;
       reading.add(r);
     }
     for (int i = 0; i < again.size(); i++) {
-      LocationRead r = again.get(i);
+      LocationReader r = again.get(i);
       if (!r.finished && r.attempt == attempts[i] && r.waitingFor == null) {
         startServer(r);
       }
@@ -784,7 +423,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * Gives up on the location's current server: drops what was asked of it and reads the location
    * from the next server of its chain.
    */
-  private void serverFailed(LocationRead r, IOException cause) {
+  private void serverFailed(LocationReader r, IOException cause) {
     if (stopped || r.finished) {
       return;
     }
@@ -797,24 +436,20 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
         r.server + 1 < r.location.servers().size() ? "reading its replica" : "no replica left");
     r.partition.serverFailures.add(reason);
     abandon(r);
-    List<LocationRead> followers = List.copyOf(r.followers);
+    List<LocationReader> followers = List.copyOf(r.followers);
     r.followers.clear();
     if (r.server + 1 < r.location.servers().size()) {
       counters.replicaRead();
     }
-    r.server++;
-    r.attempt++;
-    r.client = null;
-    r.pendingReads = 0;
-    r.planned = false;
+    r.moveToNextServer();
     startServer(r);
     resumeFollowers(followers, true);
   }
 
   /** Returns the budget held by the location's outstanding work; late answers are released. */
-  private void abandon(LocationRead r) {
+  private void abandon(LocationReader r) {
     waiting.removeIf(w -> w.owner == r);
-    for (Call<?> call : r.calls) {
+    for (ReadCall<?> call : r.calls) {
       reservedBytes -= call.reserved;
       call.reserved = 0;
       call.stale = true;
@@ -839,8 +474,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
   }
 
-  private <R extends ResponseMessage> void send(Call<R> call) {
-    LocationRead r = call.read;
+  private <R extends ResponseMessage> void transmit(ReadCall<R> call) {
+    LocationReader r = call.read;
     r.calls.add(call);
     long started = System.nanoTime();
     CompletableFuture<R> answer;
@@ -858,8 +493,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
                 }));
   }
 
-  private <R extends ResponseMessage> void onAnswer(Call<R> call, R response, Throwable error) {
-    LocationRead r = call.read;
+  private <R extends ResponseMessage> void onAnswer(ReadCall<R> call, R response, Throwable error) {
+    LocationReader r = call.read;
     if (stopped || call.stale) {
       ReferenceCountUtil.release(response);
       return;
@@ -894,7 +529,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
                   + " failed"
                   + (call.retries > 0 ? " after " + call.retries + " retries" : "")
                   + ": "
-                  + cause,
+                  + NetworkErrors.describe(cause),
               cause));
       return;
     }
@@ -915,7 +550,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
                   () -> {
                     if (!stopped && !call.stale) {
                       r.calls.remove(call);
-                      send(call);
+                      transmit(call);
                     }
                   }),
           wait,
@@ -933,7 +568,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
   }
 
-  private void failPartition(Partition p, PartitionFetchException e) {
+  private void failPartition(PartitionRead p, PartitionFetchException e) {
     if (stopped) {
       return;
     }
@@ -945,7 +580,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private void stop() {
     stopped = true;
     waiting.clear();
-    for (LocationRead r : List.copyOf(reading)) {
+    for (LocationReader r : List.copyOf(reading)) {
       abandon(r);
     }
     reading.clear();
@@ -967,11 +602,10 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
     List<String> waits = new ArrayList<>();
     int requests = 0;
-    for (LocationRead r : reading) {
+    for (LocationReader r : reading) {
       // Guarded like the rest of the reader: a diagnostic must never fail the fetch.
-      ServerAddress server =
-          r.location.servers().get(Math.min(r.server, r.location.servers().size() - 1));
-      for (Call<?> call : r.calls) {
+      ServerAddress server = r.currentServer();
+      for (ReadCall<?> call : r.calls) {
         requests++;
         waits.add(
             describe(r.partition)
@@ -1014,8 +648,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     if (partitions.isEmpty()) {
       return;
     }
-    Partition blamed = partitions.get(partitions.size() - 1);
-    for (Partition p : partitions) {
+    PartitionRead blamed = partitions.get(partitions.size() - 1);
+    for (PartitionRead p : partitions) {
       if (!p.done) {
         blamed = p;
         break;
@@ -1027,128 +661,82 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
             blamed.id(), "unexpected error in the fetch pipeline: " + t, t));
   }
 
-  private String describe(Partition p) {
+  private String describe(PartitionRead p) {
     return "partition " + p.id() + " of shuffle " + shuffleId;
   }
 
-  private static ByteBuf bodyOf(AbstractBodyMessage message) throws IOException {
-    ManagedBuffer body = message.body();
-    if (body instanceof NettyManagedBuffer netty) {
-      return netty.byteBuf();
-    }
-    throw new IOException("unexpected body " + body + " in " + message);
-  }
-
-  private static final class Partition {
-    final PartitionSource source;
-    final ExpectedBlocks expected;
-
-    /** Servers read completely for this partition: they hold every block of it they have. */
-    final Set<String> readServers = new HashSet<>();
-
-    final List<String> unreadable = new ArrayList<>();
-    final List<String> serverFailures = new ArrayList<>();
-
-    /** Its locations' reads, in the order they started. */
-    final List<LocationRead> reads = new ArrayList<>();
-
-    int nextLocation;
-    int activeLocations;
-
-    /** Every location's metadata was read (or given up on). */
-    boolean metadataDone;
-
-    boolean done;
-
-    Partition(PartitionSource source) {
-      this.source = source;
-      this.expected = new ExpectedBlocks(source.attempts());
-    }
-
-    int id() {
-      return source.partition();
-    }
-  }
-
-  /** The reading of one location of a partition, from one of its chain's servers at a time. */
-  private static final class LocationRead {
-    final Partition partition;
-    final PartitionLocation location;
-    final Set<Call<?>> calls = new HashSet<>();
-    final Set<RangeAssembler> ranges = new HashSet<>();
-
-    /** Other locations of the partition waiting for this one's current server to be read. */
-    final List<LocationRead> followers = new ArrayList<>();
-
-    /** The location whose reading of this one's current server this one waits for, or null. */
-    LocationRead waitingFor;
-
-    /** Index of the server in the chain being read. */
-    int server;
-
-    /** Counts the servers tried, so that a late connection to an abandoned one is ignored. */
-    int attempt;
-
-    TransportClient client;
-
-    /** Memory pages and data ranges queued or in flight. */
-    int pendingReads;
-
-    /** The index was read and its ranges queued. */
-    boolean planned;
-
-    /** The partition moved on to its next location after this one's metadata. */
-    boolean advanced;
-
-    boolean finished;
-
-    LocationRead(Partition partition, PartitionLocation location) {
-      this.partition = partition;
-      this.location = location;
-    }
-  }
-
   /** A read that waits for room in the budget. */
-  private record Waiting(LocationRead owner, long bytes, Runnable start) {}
+  private record Waiting(LocationReader owner, long bytes, Runnable start) {}
 
-  @FunctionalInterface
-  private interface AnswerHandler<R> {
-    /** Handles a successful answer; the caller releases it afterwards. */
-    void handle(R answer) throws IOException;
-  }
-
-  /** One request, re-created with a fresh id on each retry. */
-  private final class Call<R extends ResponseMessage> {
-    final LocationRead read;
-    final String what;
-    final Supplier<RequestMessage> request;
-    final Class<R> type;
-    final AnswerHandler<R> handler;
-
-    /** Budget held until the answer arrives. */
-    long reserved;
-
-    boolean stale;
-    int retries;
-    int timeouts;
-
-    Call(
-        LocationRead read,
-        String what,
-        Supplier<RequestMessage> request,
-        Class<R> type,
-        AnswerHandler<R> handler) {
-      this.read = read;
-      this.what = what;
-      this.request = request;
-      this.type = type;
-      this.handler = handler;
+  /** What the locations' readers ask of this reader, on the runner. */
+  private final class Pipeline implements LocationReader.Pipeline {
+    @Override
+    public String appId() {
+      return appId;
     }
 
-    Call<R> reserving(long bytes) {
-      reserved = bytes;
+    @Override
+    public int shuffleId() {
+      return shuffleId;
+    }
+
+    @Override
+    public FetchSettings settings() {
+      return settings;
+    }
+
+    @Override
+    public ByteBufAllocator allocator() {
+      return allocator;
+    }
+
+    @Override
+    public void whenBudgetAllows(LocationReader owner, long bytes, Runnable start) {
+      waiting.add(new Waiting(owner, bytes, start));
+    }
+
+    @Override
+    public <R extends ResponseMessage> void send(ReadCall<R> call) {
+      reservedBytes += call.reserved;
+      transmit(call);
+    }
+
+    @Override
+    public void hold(long bytes) {
       reservedBytes += bytes;
-      return this;
+    }
+
+    @Override
+    public void ready(FetchedBlock block) {
+      ready.add(block);
+    }
+
+    @Override
+    public void serverFailed(LocationReader reader, IOException cause) {
+      PartitionReader.this.serverFailed(reader, cause);
+    }
+
+    @Override
+    public void metadataRead(LocationReader reader) {
+      if (!reader.advanced) {
+        reader.advanced = true;
+        startNextLocation(reader.partition);
+      }
+    }
+
+    @Override
+    public void locationRead(LocationReader reader) {
+      finishLocation(reader, true);
+    }
+
+    @Override
+    public void failPartition(PartitionRead partition, PartitionFetchException e) {
+      PartitionReader.this.failPartition(partition, e);
+    }
+
+    @Override
+    public String describe(PartitionRead partition) {
+      return PartitionReader.this.describe(partition);
     }
   }
 }
