@@ -62,7 +62,11 @@ final class LocationReader {
     /** For the buffers that join blocks split across two answers. */
     ByteBufAllocator allocator();
 
-    /** Runs {@code start} once the budget of bytes in flight has room for {@code bytes}. */
+    /**
+     * Queues {@code start} behind the reads already waiting, to run once the budget of bytes in
+     * flight has room for {@code bytes} (the first waiting read always runs); reserves nothing
+     * itself. Dropped if the reader's server is given up on first.
+     */
     void whenBudgetAllows(LocationReader owner, long bytes, Runnable start);
 
     /** Sends {@code call} for the first time; its reservation is held until it is answered. */
@@ -131,7 +135,10 @@ final class LocationReader {
     return chain.get(Math.min(server, chain.size() - 1));
   }
 
-  /** Forgets what the current server was asked; the next {@link #connected} reads the next one. */
+  /**
+   * Points the reader at the next server of its chain and forgets the current one's connection and
+   * progress; what was asked of it (calls, ranges) the pipeline abandons beforehand.
+   */
   void moveToNextServer() {
     server++;
     attempt++;

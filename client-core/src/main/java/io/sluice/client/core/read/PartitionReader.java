@@ -92,7 +92,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private final TransferCounters counters;
   private final List<PartitionRead> partitions = new ArrayList<>();
   private final SerialRunner runner = new SerialRunner(this::onUnexpected);
-  private final Pipeline pipeline = new Pipeline();
+  private final ReaderPipeline pipeline = new ReaderPipeline();
   private final LinkedBlockingDeque<Object> ready = new LinkedBlockingDeque<>();
   private final AtomicLong requestNanos = new AtomicLong();
 
@@ -669,7 +669,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private record Waiting(LocationReader owner, long bytes, Runnable start) {}
 
   /** What the locations' readers ask of this reader, on the runner. */
-  private final class Pipeline implements LocationReader.Pipeline {
+  private final class ReaderPipeline implements LocationReader.Pipeline {
     @Override
     public String appId() {
       return appId;

@@ -22,7 +22,7 @@ final class ReadCall<R extends ResponseMessage> {
   /** Budget held until the answer arrives. */
   long reserved;
 
-  /** Its server was given up on: its answer is released unread. */
+  /** Its server was given up on, or the reader stopped: its answer is released unread. */
   boolean stale;
 
   int retries;
@@ -41,7 +41,10 @@ final class ReadCall<R extends ResponseMessage> {
     this.handler = handler;
   }
 
-  /** The answer's size, guessed ahead, is held in the budget until it arrives. */
+  /**
+   * The answer's size, guessed ahead, to be held in the budget by {@code Pipeline.send} until the
+   * answer arrives; retries do not add it again.
+   */
   ReadCall<R> reserving(long bytes) {
     reserved = bytes;
     return this;
