@@ -21,7 +21,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The fault cases of {@link ServerLossTest} and {@link ExecutorLossTest} on every Spark line, with
@@ -44,6 +43,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  *   <li>Dynamic allocation on Spark 3.3 and 3.4 without shuffle tracking: refused by Spark, with
  *       Sluice's warning naming the setting; with it, the job runs through Sluice.
  * </ul>
+ *
+ * <p>The default build runs the first case and the dynamic allocation case on every line they apply
+ * to, and each other case on one line (a different one per case, so each line meets more than its
+ * smoke job); {@code -Pspark-lines-full} runs every case on every line ({@link SparkLinesSource}).
  *
  * <p>Three server processes and a coordinator are shared by the class; a killed server is started
  * again (on its port) before the next test.
@@ -92,7 +95,7 @@ class SparkLinesFaultTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5", "4", "3.4", "3.3"})
+  @SparkLinesSource(every = {"3.5", "4", "3.4", "3.3"})
   void withTwoCopiesAServerKilledDuringTheMapStageRerunsNoStage(String line) throws Exception {
     String out = runKillingAServer(line, 2, "map");
     assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
@@ -100,7 +103,9 @@ class SparkLinesFaultTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5", "4", "3.4", "3.3"})
+  @SparkLinesSource(
+      every = {"3.5", "4", "3.4", "3.3"},
+      byDefault = "3.3")
   void withOneCopyAServerKilledDuringTheMapStageRerunsTheMapStageOnce(String line)
       throws Exception {
     String out = runKillingAServer(line, 1, "map");
@@ -111,7 +116,9 @@ class SparkLinesFaultTest {
   }
 
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5", "4", "3.4", "3.3"})
+  @SparkLinesSource(
+      every = {"3.5", "4", "3.4", "3.3"},
+      byDefault = "3.4")
   void withTwoCopiesAServerKilledDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
       throws Exception {
     String out = runKillingAServer(line, 2, "reduce");
@@ -121,7 +128,9 @@ class SparkLinesFaultTest {
 
   /** Spark 3.5 runs this case in-process, in {@link ServerLossTest}. */
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"4", "3.4", "3.3"})
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "4")
   void withOneCopyAServerKilledDuringTheReduceStageRerunsTheMapStageOnce(String line)
       throws Exception {
     String out = runKillingAServer(line, 1, "reduce");
@@ -136,7 +145,9 @@ class SparkLinesFaultTest {
    * {@link ServerLossTest}.
    */
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"4", "3.4", "3.3"})
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "3.3")
   void withTwoCopiesAServerFrozenDuringTheMapStageRerunsNoStage(String line) throws Exception {
     String out = runDisturbingAServer(line, 2, "map", true);
     assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
@@ -152,7 +163,9 @@ class SparkLinesFaultTest {
    * MapOutputLocation}), so the same holds there.
    */
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"4", "3.4", "3.3"})
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "3.4")
   void losingAnExecutorDuringTheReduceStageRerunsNoMapTask(String line) throws Exception {
     Path dir = Files.createTempDirectory(jobDirs, "executor-loss");
     Daemons.Running job =
@@ -195,7 +208,7 @@ class SparkLinesFaultTest {
    * runs through Sluice. (Spark 3.5 needs neither: {@link ExecutorLossTest}.)
    */
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.4", "3.3"})
+  @SparkLinesSource(every = {"3.4", "3.3"})
   void beforeSpark35DynamicAllocationNeedsShuffleTracking(String line) throws Exception {
     List<String> dynamic =
         conf(
