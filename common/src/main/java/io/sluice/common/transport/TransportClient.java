@@ -44,6 +44,9 @@ public final class TransportClient implements Closeable {
   // Event loop only: set by every read from the socket, cleared by the sweep.
   private boolean heard;
   private long quietSinceNanos = System.nanoTime();
+
+  // Written by the sweep on the event loop, read by any thread: see isSilent.
+  private volatile boolean silent;
   private long unsentBytes;
   private volatile String serverId = "";
   private volatile int protocolVersion;
@@ -197,10 +200,22 @@ public final class TransportClient implements Closeable {
     if (heard || sent || pending.isEmpty()) {
       heard = false;
       quietSinceNanos = now;
+      silent = false;
     } else if (now - quietSinceNanos >= silenceNanos) {
       quietSinceNanos = now;
+      silent = true;
       onSilence.run();
     }
+  }
+
+  /**
+   * Whether the peer went silent on this connection: requests are outstanding and not a byte moved
+   * either way for the silence time (half of {@code transport.liveness.timeout}, when the peer is
+   * probed), as the last sweep saw; false again once a byte moves or nothing is outstanding. Never
+   * true on a connection nobody watches for silence.
+   */
+  public boolean isSilent() {
+    return silent;
   }
 
   /** Fails the requests whose answer is overdue. */

@@ -10,6 +10,7 @@ import io.sluice.common.shuffle.Retries;
 import io.sluice.common.transport.Connections;
 import io.sluice.common.transport.NetworkErrors;
 import io.sluice.common.transport.TransportClient;
+import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -63,6 +64,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private static final int MAX_OPEN_PARTITIONS = 8;
 
   private static final long WAIT_SLICE_MILLIS = 100;
+
+  /** How often a task waiting for blocks has the reader look for servers gone silent. */
+  private static final long SILENCE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   /** How long the consumer waits for a block before the reader logs what it is waiting for. */
   private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -170,10 +174,16 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     }
     Object item;
     long waitingSince = System.nanoTime();
+    long silenceCheckedAt = waitingSince;
     while ((item = ready.poll(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) == null) {
       whileWaiting.run();
-      if (System.nanoTime() - waitingSince >= STALL_REPORT_NANOS) {
-        waitingSince = System.nanoTime();
+      long now = System.nanoTime();
+      if (now - silenceCheckedAt >= SILENCE_CHECK_NANOS) {
+        silenceCheckedAt = now;
+        runner.execute(this::leaveSilentServers);
+      }
+      if (now - waitingSince >= STALL_REPORT_NANOS) {
+        waitingSince = now;
         runner.execute(this::reportStall);
       }
     }
@@ -444,6 +454,34 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     r.moveToNextServer();
     startServer(r);
     resumeFollowers(followers, true);
+  }
+
+  /**
+   * Reads each location whose server went silent ({@link TransportClient#isSilent}: requests
+   * outstanding and not a byte either way for half of {@code transport.liveness.timeout}) from the
+   * next server of its chain, where it has one. The transport then probes the server and gives it
+   * up only after the other half; a reader with a replica need not wait for that verdict, nor stay
+   * with a server that answers the probe but not its reads (a hung disk). What the silent server
+   * sends later is dropped, as after any failure.
+   */
+  private void leaveSilentServers() {
+    if (stopped) {
+      return;
+    }
+    for (LocationReader r : List.copyOf(reading)) {
+      if (!r.finished
+          && r.client != null
+          && !r.calls.isEmpty()
+          && r.server + 1 < r.location.servers().size()
+          && r.client.isSilent()) {
+        serverFailed(
+            r,
+            new IOException(
+                "it sent nothing for half of "
+                    + TransportOptions.LIVENESS_TIMEOUT.key()
+                    + " while reads were outstanding"));
+      }
+    }
   }
 
   /** Returns the budget held by the location's outstanding work; late answers are released. */

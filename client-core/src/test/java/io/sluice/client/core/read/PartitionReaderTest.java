@@ -620,6 +620,48 @@ class PartitionReaderTest {
     assertTrue(server.received(FetchIndexPageRequest.class).isEmpty());
   }
 
+  /**
+   * A primary that stops answering mid-read but answers the transport's probe (alive, as with a
+   * hung disk) is never given up by the probe, and its read would wait the request timeout (five
+   * minutes here): the reader reads the replica once the connection has been silent for half the
+   * liveness timeout, and keeps each block once.
+   */
+  @Test
+  @Timeout(60)
+  void aPrimaryThatGoesSilentMidReadIsLeftForItsReplica() throws Exception {
+    int p = 0;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    FakeShuffleServer replica = newServer();
+    server.onDisk(p, a0, a1).commit(p, a0, a1).ignoreNext(FetchDataRequest.class);
+    replica.onDisk(p, a0, a1).commit(p, a0, a1);
+    SluiceConf conf =
+        SluiceConf.empty()
+            .with(TransportOptions.REQUEST_TIMEOUT, "5min")
+            .with(TransportOptions.LIVENESS_TIMEOUT, "2s");
+    try (TransportClientFactory watching =
+        new TransportContext(
+                new TransportConf(conf), "silence-test", PooledByteBufAllocator.DEFAULT)
+            .createClientFactory()) {
+      List<Taken> taken =
+          readAll(
+              start(
+                  WIDE,
+                  watching,
+                  source(
+                      p,
+                      List.of(
+                          new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                      A)));
+
+      assertBlocks(List.of(a0, a1), taken);
+      assertEquals(1, server.received(FetchDataRequest.class).size(), "the silent read");
+      assertEquals(1, replica.received(FetchDataRequest.class).size());
+      assertEquals(1, counters.replicaReads.get());
+      assertEquals(0, counters.fetchRetries.get(), "left for silence, not after a timeout");
+    }
+  }
+
   @Test
   void readsTheBlocksOfEveryLocationOfAPartition() throws Exception {
     int p = 4;
@@ -905,13 +947,18 @@ class PartitionReaderTest {
   }
 
   private PartitionReader start(FetchSettings settings, PartitionSource... sources) {
+    return start(settings, clients, sources);
+  }
+
+  private PartitionReader start(
+      FetchSettings settings, TransportClientFactory factory, PartitionSource... sources) {
     PartitionReader reader =
         new PartitionReader(
             APP,
             SHUFFLE,
             List.of(sources),
             settings,
-            clients,
+            factory,
             PooledByteBufAllocator.DEFAULT,
             timer,
             counters);
