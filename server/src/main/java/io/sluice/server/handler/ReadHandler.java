@@ -25,7 +25,9 @@ import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.storage.IndexPage;
 import io.sluice.server.storage.PartitionFiles;
+import io.sluice.server.storage.ReadSnapshot;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -81,8 +83,8 @@ final class ReadHandler {
     }
     // One snapshot for the length, the index and where it lives: a flush that publishes meanwhile
     // can neither add entries beyond the length nor move the read onto HDFS behind our back.
-    PartitionFiles.IndexView view = files.indexView();
-    if (remoteReads != null && view.isRemote()) {
+    ReadSnapshot view = files.snapshot();
+    if (remoteReads != null && view.indexIsRemote()) {
       long reserved = view.indexBytes();
       if (!readBudget.tryReserve(reserved)) {
         throw readMemorySpent();
@@ -91,7 +93,7 @@ final class ReadHandler {
           channel, req.requestId(), reserved, () -> answerIndex(channel, req, view, alloc));
       return;
     }
-    if (view.readsIntoMemory()) {
+    if (view.indexReadsIntoMemory()) {
       // Several local files: their entries are joined in a buffer, charged to read memory until
       // written. (Readers of protocol 5 read pages, segments of one file each, instead.)
       long reserved = view.indexBytes();
@@ -110,14 +112,11 @@ final class ReadHandler {
   }
 
   private ChannelFuture answerIndex(
-      TransportChannel channel,
-      FetchIndexRequest req,
-      PartitionFiles.IndexView view,
-      ByteBufAllocator alloc) {
+      TransportChannel channel, FetchIndexRequest req, ReadSnapshot view, ByteBufAllocator alloc) {
     long dataLength = view.dataLength();
     ManagedBuffer index;
     try {
-      index = view.read(alloc);
+      index = view.index(alloc);
     } catch (IOException e) {
       throw dataNotFound(req.partitionId(), e);
     }
@@ -177,8 +176,8 @@ final class ReadHandler {
               new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)));
       return;
     }
-    PartitionFiles.IndexView view = files.indexView();
-    PartitionFiles.IndexPage page = view.page(req.fromEntry(), maxEntries);
+    ReadSnapshot view = files.snapshot();
+    IndexPage page = view.page(req.fromEntry(), maxEntries);
     if (remoteReads != null && page.isRemote()) {
       long reserved = page.bytes();
       if (!readBudget.tryReserve(reserved)) {
@@ -197,8 +196,8 @@ final class ReadHandler {
   private ChannelFuture answerIndexPage(
       TransportChannel channel,
       FetchIndexPageRequest req,
-      PartitionFiles.IndexView view,
-      PartitionFiles.IndexPage page,
+      ReadSnapshot view,
+      IndexPage page,
       int maxEntries,
       ByteBufAllocator alloc) {
     ManagedBuffer entries;
@@ -207,7 +206,7 @@ final class ReadHandler {
     } catch (IOException e) {
       // The read found a disk that fails (and took it out): page on past its file, as a whole
       // index is answered without it, rather than fail the reader for blocks it may not need.
-      PartitionFiles.IndexPage past = view.page(req.fromEntry(), maxEntries);
+      IndexPage past = view.page(req.fromEntry(), maxEntries);
       if (!past.sameFileAs(page) && !past.isRemote()) {
         return answerIndexPage(channel, req, view, past, maxEntries, alloc);
       }
@@ -221,10 +220,13 @@ final class ReadHandler {
 
   void fetchData(TransportChannel channel, FetchDataRequest req, ByteBufAllocator alloc) {
     PartitionFiles files = files(req.appId(), req.shuffleId(), req.partitionId());
+    // One snapshot for the length, where the range lives and its bytes: a flush that publishes
+    // meanwhile, or a move to HDFS, cannot make them disagree.
+    ReadSnapshot snapshot = files == null ? null : files.snapshot();
     if (req.offset() < 0
         || req.length() < 0
-        || files == null
-        || req.offset() > files.dataLength() - req.length()) {
+        || snapshot == null
+        || req.offset() > snapshot.dataLength() - req.length()) {
       throw new RequestRejectedException(
           StatusCode.INVALID_REQUEST,
           "range ["
@@ -234,7 +236,7 @@ final class ReadHandler {
               + ") is outside partition "
               + req.partitionId()
               + "'s "
-              + (files == null ? 0 : files.dataLength())
+              + (snapshot == null ? 0 : snapshot.dataLength())
               + " bytes on disk");
     }
     long header =
@@ -254,7 +256,7 @@ final class ReadHandler {
               + (maxFrameSize - header)
               + " bytes per request");
     }
-    if (remoteReads != null && files.isRemote(req.offset())) {
+    if (remoteReads != null && snapshot.isRemote(req.offset())) {
       if (!readBudget.tryReserve(req.length())) {
         throw readMemorySpent();
       }
@@ -265,12 +267,10 @@ final class ReadHandler {
           () -> {
             ManagedBuffer data;
             try {
-              data = files.data(req.offset(), req.length(), alloc);
+              // A partition deleted while the read waited fails here, its file gone.
+              data = snapshot.data(req.offset(), req.length(), alloc);
             } catch (IOException e) {
               throw dataNotFound(req.partitionId(), e);
-            } catch (IllegalArgumentException e) {
-              // The range was checked on arrival: the partition was deleted while the read waited.
-              throw new RequestRejectedException(StatusCode.DATA_NOT_FOUND, e.getMessage());
             }
             metrics.read("hdfs", data.size());
             return channel.respond(FetchDataResponse.ok(req.requestId(), data));
@@ -279,7 +279,7 @@ final class ReadHandler {
     }
     ManagedBuffer data;
     try {
-      data = files.data(req.offset(), req.length());
+      data = snapshot.data(req.offset(), req.length(), alloc);
     } catch (IOException e) {
       throw dataNotFound(req.partitionId(), e);
     }

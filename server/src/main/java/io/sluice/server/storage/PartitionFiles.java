@@ -1,15 +1,9 @@
 package io.sluice.server.storage;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
-import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.shuffle.IndexEntry;
-import java.io.EOFException;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -35,16 +29,17 @@ import org.slf4j.LoggerFactory;
  * <p>With an HDFS tier ({@link HdfsTier}), a batch that no local dir can take, or any batch once
  * the partition has grown past {@code hdfs.partition.threshold}, is written to a segment file of
  * its own on HDFS: a generation of one batch. The next batch goes back to a local dir when one can
- * take it. Readers read HDFS segments through the server ({@link #isRemote}).
+ * take it. Readers read HDFS segments through the server ({@link ReadSnapshot#isRemote}).
  *
  * <p>Appends come from one flusher at a time (callers serialise per partition; appends are
- * serialised here as well). Reads come from any thread: they see an immutable snapshot that an
+ * serialised here as well). Reads come from any thread: they read a {@link ReadSnapshot}, which an
  * append replaces only after both its data and its index entries are written, so a reader never
  * sees a block whose bytes or index entry are incomplete. Files are opened per append and per read
  * and closed before the call returns, so a partition holds no descriptor between calls.
  *
  * <p>This class decides where each batch goes and what readers see; {@link BatchWriter} writes a
- * batch to a generation's files, {@link PartitionRestore} checks what a restart brings back.
+ * batch to a generation's files, {@link ReadSnapshot} serves reads of one moment, {@link
+ * PartitionRestore} checks what a restart brings back.
  */
 public final class PartitionFiles {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionFiles.class);
@@ -64,7 +59,9 @@ public final class PartitionFiles {
   private final int partitionId;
 
   /** What readers see; replaced (never changed) by appends. */
-  private volatile Snapshot snapshot = Snapshot.EMPTY;
+  private volatile ReadSnapshot snapshot;
+
+  private final ReadContext reads;
 
   private final Object writeLock = new Object();
 
@@ -107,6 +104,8 @@ public final class PartitionFiles {
     this.appId = SafeNames.checkAppId(appId);
     this.shuffleId = shuffleId;
     this.partitionId = partitionId;
+    this.reads = new ReadContext(hdfs, io, this::readFailed, toString());
+    this.snapshot = ReadSnapshot.empty(reads);
   }
 
   /**
@@ -202,6 +201,11 @@ public final class PartitionFiles {
     }
   }
 
+  /** What readers see now; a later append or delete replaces it, never changes it. */
+  public ReadSnapshot snapshot() {
+    return snapshot;
+  }
+
   /** Logical bytes readable. */
   public long dataLength() {
     return snapshot.dataLength();
@@ -211,305 +215,19 @@ public final class PartitionFiles {
     return snapshot.blockCount();
   }
 
-  /** The index entries of all readable blocks in order; see {@link #index(ByteBufAllocator)}. */
+  /** The index entries of all readable blocks in order: see {@link ReadSnapshot#index}. */
   public ManagedBuffer index() throws IOException {
-    return index(ByteBufAllocator.DEFAULT);
+    return snapshot.index(ByteBufAllocator.DEFAULT);
   }
 
-  /**
-   * The index entries of all readable blocks in order. With one generation (the usual case) a
-   * segment of its index file, sent with sendfile; with several, the entries read into one direct
-   * buffer from {@code allocator}. The caller owns the returned buffer.
-   */
-  public ManagedBuffer index(ByteBufAllocator allocator) throws IOException {
-    return index(snapshot, allocator);
-  }
-
-  /** What is readable now, for one answer to an index request: see {@link IndexView}. */
-  public IndexView indexView() {
-    return new IndexView(snapshot);
-  }
-
-  /**
-   * One snapshot of the partition for an index answer: its data length, whether its index must be
-   * read from the HDFS tier (blocking, into memory), at most how many bytes that index has, and the
-   * index itself, all of the same moment.
-   */
-  public final class IndexView {
-    private final Snapshot at;
-
-    private IndexView(Snapshot at) {
-      this.at = at;
-    }
-
-    /** Logical bytes the index's entries point into. */
-    public long dataLength() {
-      return at.dataLength();
-    }
-
-    /** Whether some of the index's entries live in segments on the HDFS tier. */
-    public boolean isRemote() {
-      return at.generations().stream().anyMatch(PartitionGeneration::isRemote);
-    }
-
-    /**
-     * Whether {@link #read} assembles the index in a buffer (several files, or files on HDFS)
-     * rather than answering with a segment of one local index file.
-     */
-    public boolean readsIntoMemory() {
-      List<PartitionGeneration> readable = readableGenerations(at.generations());
-      return readable.size() > 1 || (readable.size() == 1 && readable.get(0).isRemote());
-    }
-
-    /** The index's size at most (entries on a disk that failed for reads are left out). */
-    public long indexBytes() {
-      return (long) at.blockCount() * IndexEntry.SIZE;
-    }
-
-    /** The index; see {@link PartitionFiles#index(ByteBufAllocator)}. */
-    public ManagedBuffer read(ByteBufAllocator allocator) throws IOException {
-      return index(at, allocator);
-    }
-
-    /**
-     * The page of at most {@code maxEntries} entries from entry number {@code fromEntry} on.
-     * Entries are numbered across the partition's generations in order, lost ones included, so a
-     * number means the same entry in every snapshot of this server process: generations only ever
-     * grow at the end (a restart restores only the generations that were readable, and numbers
-     * anew). A page lies within one generation; the entries of a generation on a disk that failed
-     * for reads are skipped (those blocks are lost here, see {@link #readableGenerations}).
-     */
-    public IndexPage page(int fromEntry, int maxEntries) {
-      if (fromEntry < 0 || maxEntries < 1) {
-        throw new IllegalArgumentException(
-            "an index page from entry " + fromEntry + " of " + maxEntries + " entries");
-      }
-      int first = 0;
-      for (PartitionGeneration g : at.generations()) {
-        int end = first + g.blockCount();
-        if (fromEntry < end && !g.isLostDisk()) {
-          int from = Math.max(fromEntry, first);
-          int count = Math.min(maxEntries, end - from);
-          return new IndexPage(
-              at.dataLength(),
-              g,
-              from - first,
-              count,
-              from + count,
-              from + count < at.blockCount());
-        }
-        first = end;
-      }
-      return new IndexPage(
-          at.dataLength(), null, 0, 0, Math.max(fromEntry, at.blockCount()), false);
-    }
-  }
-
-  /**
-   * One page of a partition's index: {@code count} entries of one generation from its {@code
-   * firstInGeneration}-th, and the entry number a reader asks from next.
-   */
-  public final class IndexPage {
-    private final long dataLength;
-    private final PartitionGeneration generation;
-    private final int firstInGeneration;
-    private final int count;
-    private final int nextEntry;
-    private final boolean hasMore;
-
-    private IndexPage(
-        long dataLength,
-        PartitionGeneration generation,
-        int firstInGeneration,
-        int count,
-        int nextEntry,
-        boolean hasMore) {
-      this.dataLength = dataLength;
-      this.generation = generation;
-      this.firstInGeneration = firstInGeneration;
-      this.count = count;
-      this.nextEntry = nextEntry;
-      this.hasMore = hasMore;
-    }
-
-    /** Logical bytes of the partition's data when the page was cut; its entries lie within. */
-    public long dataLength() {
-      return dataLength;
-    }
-
-    public int nextEntry() {
-      return nextEntry;
-    }
-
-    public boolean hasMore() {
-      return hasMore;
-    }
-
-    /** Whether both pages are of the same file (or both empty). */
-    public boolean sameFileAs(IndexPage other) {
-      return generation == other.generation;
-    }
-
-    /** The page's size in bytes. */
-    public long bytes() {
-      return (long) count * IndexEntry.SIZE;
-    }
-
-    /** Whether the entries live in a segment on the HDFS tier (read blocking, into memory). */
-    public boolean isRemote() {
-      return generation != null && generation.isRemote();
-    }
-
-    /**
-     * The entries: on a local disk a segment of the index file (sent with sendfile: no memory and
-     * no read on the calling thread beyond a size check), on HDFS read into a buffer from {@code
-     * allocator}. The caller owns the returned buffer.
-     */
-    public ManagedBuffer read(ByteBufAllocator allocator) throws IOException {
-      if (count == 0) {
-        return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
-      }
-      long offset = (long) firstInGeneration * IndexEntry.SIZE;
-      int length = count * IndexEntry.SIZE;
-      PartitionGeneration g = generation;
-      if (g.isRemote()) {
-        ByteBuf entries = allocator.directBuffer(length, length);
-        try {
-          // The segment's index entries follow its data.
-          hdfs.read(g.remoteFile(), g.dataLength() + offset, length, entries);
-          return new NettyManagedBuffer(entries);
-        } catch (IOException | RuntimeException e) {
-          entries.release();
-          throw e;
-        }
-      }
-      checkReadable(g, g.indexFile(), offset + length);
-      return new FileSegmentManagedBuffer(g.indexFile(), offset, length);
-    }
-  }
-
-  private ManagedBuffer index(Snapshot at, ByteBufAllocator allocator) throws IOException {
-    List<PartitionGeneration> before = readableGenerations(at.generations());
-    try {
-      return index(before, allocator);
-    } catch (IOException e) {
-      // Reading found a disk that fails: answer with what the other disks hold, as later reads
-      // will, rather than fail this reader for blocks it may not even need.
-      List<PartitionGeneration> after = readableGenerations(at.generations());
-      if (after.size() < before.size()) {
-        return index(after, allocator);
-      }
-      throw e;
-    }
-  }
-
-  private ManagedBuffer index(List<PartitionGeneration> generations, ByteBufAllocator allocator)
-      throws IOException {
-    if (generations.isEmpty()) {
-      return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
-    }
-    if (generations.size() == 1 && !generations.get(0).isRemote()) {
-      PartitionGeneration only = generations.get(0);
-      checkReadable(only, only.indexFile(), only.indexLength());
-      return new FileSegmentManagedBuffer(only.indexFile(), 0, only.indexLength());
-    }
-    return readIndexes(generations, allocator);
-  }
-
-  /**
-   * The generations not on a disk that failed for reads. The blocks of the others are lost: the
-   * index leaves them out, so that readers count them missing (and fall back to a replica, or have
-   * the map stage run again) while the blocks written elsewhere, by the map stage's next run
-   * included, stay readable.
-   */
-  private static List<PartitionGeneration> readableGenerations(
-      List<PartitionGeneration> generations) {
-    for (PartitionGeneration g : generations) {
-      if (g.isLostDisk()) {
-        return generations.stream().filter(x -> !x.isLostDisk()).toList();
-      }
-    }
-    return generations;
-  }
-
-  /**
-   * Bytes {@code [offset, offset + length)} of the partition's logical data, as a segment of the
-   * one file that holds {@code offset}. The segment is shorter than {@code length} when the range
-   * goes past the end of that file (a generation); the caller reads on from where it ends.
-   *
-   * @throws IllegalArgumentException if the range is not within {@code [0, dataLength()]}
-   */
+  /** Bytes of the logical data: see {@link ReadSnapshot#data}. */
   public ManagedBuffer data(long offset, int length) throws IOException {
-    return data(offset, length, ByteBufAllocator.DEFAULT);
+    return snapshot.data(offset, length, ByteBufAllocator.DEFAULT);
   }
 
-  /**
-   * Like {@link #data(long, int)}; a segment on HDFS is read into a buffer from {@code allocator}
-   * (blocking: call it off the event loop when {@link #isRemote} says so).
-   */
-  public ManagedBuffer data(long offset, int length, ByteBufAllocator allocator)
-      throws IOException {
-    Snapshot current = snapshot;
-    if (offset < 0 || length < 0 || offset > current.dataLength() - length) {
-      throw new IllegalArgumentException(
-          "range of "
-              + length
-              + " bytes at offset "
-              + offset
-              + " is outside the "
-              + current.dataLength()
-              + " readable bytes of "
-              + this);
-    }
-    PartitionGeneration g = generationAt(current, offset);
-    if (g == null) {
-      return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
-    }
-    if (offset < g.start()) {
-      throw new IOException(
-          "bytes at offset "
-              + offset
-              + " of "
-              + this
-              + " were in a file "
-              + "lost before this server's last restart");
-    }
-    int segment = (int) Math.min(length, g.end() - offset);
-    if (g.isRemote()) {
-      ByteBuf bytes = allocator.directBuffer(segment, segment);
-      try {
-        hdfs.read(g.remoteFile(), offset - g.start(), segment, bytes);
-        return new NettyManagedBuffer(bytes);
-      } catch (IOException | RuntimeException e) {
-        bytes.release();
-        throw e;
-      }
-    }
-    checkReadable(g, g.dataFile(), offset - g.start() + segment);
-    return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
-  }
-
-  /**
-   * Whether the bytes at {@code offset} live on HDFS, so that reading them blocks on the network
-   * and takes memory: {@link #data} then reads them into a buffer rather than answering with a file
-   * segment. (Where the index lives: {@link IndexView#isRemote}.)
-   */
+  /** Whether the bytes at {@code offset} live on HDFS: see {@link ReadSnapshot#isRemote}. */
   public boolean isRemote(long offset) {
-    Snapshot current = snapshot;
-    PartitionGeneration g = generationAt(current, offset);
-    return g != null && g.isRemote();
-  }
-
-  /** The generation holding {@code offset} (the last one at the end); null when there is none. */
-  private static PartitionGeneration generationAt(Snapshot current, long offset) {
-    List<PartitionGeneration> generations = current.generations();
-    for (int i = 0; i < generations.size(); i++) {
-      PartitionGeneration g = generations.get(i);
-      if (offset < g.end() || i == generations.size() - 1) {
-        return g;
-      }
-    }
-    return null;
+    return snapshot.isRemote(offset);
   }
 
   /**
@@ -561,7 +279,7 @@ public final class PartitionFiles {
    */
   public List<RestartManifest.Generation> generationsForRestart() {
     List<RestartManifest.Generation> all = new ArrayList<>();
-    for (PartitionGeneration g : readableGenerations(snapshot.generations())) {
+    for (PartitionGeneration g : snapshot.readableGenerations()) {
       if (g.isRemote()) {
         all.add(
             RestartManifest.Generation.segment(
@@ -589,7 +307,8 @@ public final class PartitionFiles {
               .check(restored);
       files.addAll(checked.files());
       generationsOpened = checked.nextGenerationNumber();
-      snapshot = new Snapshot(checked.generations(), checked.end(), checked.blockCount());
+      snapshot =
+          new ReadSnapshot(reads, checked.generations(), checked.end(), checked.blockCount());
     }
   }
 
@@ -622,7 +341,7 @@ public final class PartitionFiles {
     synchronized (writeLock) {
       deleted = true;
       current = null;
-      snapshot = Snapshot.EMPTY;
+      snapshot = ReadSnapshot.empty(reads);
       files.clear();
     }
   }
@@ -685,7 +404,7 @@ public final class PartitionFiles {
   private void publish(PartitionGeneration grown, int addedBlocks) {
     // An HDFS segment takes one batch; the next batch decides afresh where it goes.
     current = grown.isRemote() ? null : grown;
-    Snapshot old = snapshot;
+    ReadSnapshot old = snapshot;
     List<PartitionGeneration> generations = new ArrayList<>(old.generations());
     int last = generations.size() - 1;
     if (last >= 0
@@ -696,8 +415,8 @@ public final class PartitionFiles {
       generations.add(grown);
     }
     snapshot =
-        new Snapshot(
-            List.copyOf(generations), grown.end(), Math.addExact(old.blockCount(), addedBlocks));
+        new ReadSnapshot(
+            reads, generations, grown.end(), Math.addExact(old.blockCount(), addedBlocks));
   }
 
   /**
@@ -716,7 +435,7 @@ public final class PartitionFiles {
   private void deleteFiles() {
     deleted = true;
     current = null;
-    snapshot = Snapshot.EMPTY;
+    snapshot = ReadSnapshot.empty(reads);
     for (Path file : files) {
       try {
         Files.deleteIfExists(file);
@@ -730,29 +449,6 @@ public final class PartitionFiles {
   // ---- reading ----
 
   /**
-   * Checks that {@code file} still holds its first {@code end} bytes. A file segment is opened only
-   * when it is sent, after the answer's header went out, where a file deleted or truncated under
-   * the server could only break the connection; checked here, the reader gets DATA_NOT_FOUND
-   * instead.
-   */
-  private void checkReadable(PartitionGeneration g, Path file, long end) throws IOException {
-    try {
-      checkReadable(file, end);
-    } catch (IOException e) {
-      readFailed(g, e);
-      throw e;
-    }
-  }
-
-  /** Whether {@code file} holds the {@code end} bytes written to it. */
-  static void checkReadable(Path file, long end) throws IOException {
-    long size = Files.size(file);
-    if (size < end) {
-      throw new EOFException(file + " holds " + size + " bytes; " + end + " were written");
-    }
-  }
-
-  /**
    * Sending the bytes at {@code offset} failed after {@link #data} handed them out as a file
    * segment: sendfile reads the file only then, so a disk that fails or vanishes under a read shows
    * here first. Judged as a failed read (see {@link #readFailed}), on the disk's own threads, since
@@ -760,7 +456,7 @@ public final class PartitionFiles {
    * nothing about the disk and leaves it in rotation.
    */
   public void sendFailed(long offset, IOException e) {
-    PartitionGeneration g = generationAt(snapshot, offset);
+    PartitionGeneration g = snapshot.generationAt(offset);
     if (g == null || g.isRemote()) {
       return;
     }
@@ -790,50 +486,5 @@ public final class PartitionFiles {
   private static boolean isInputOutputError(IOException e) {
     String message = e.getMessage();
     return message != null && message.contains("Input/output error");
-  }
-
-  private ManagedBuffer readIndexes(
-      List<PartitionGeneration> generations, ByteBufAllocator allocator) throws IOException {
-    long total = 0;
-    for (PartitionGeneration g : generations) {
-      total += g.indexLength();
-    }
-    if (total > Integer.MAX_VALUE) {
-      throw new IOException(
-          "index of " + this + " is too large for one buffer: " + total + " bytes");
-    }
-    ByteBuf entries = allocator.directBuffer((int) total, (int) total);
-    try {
-      for (PartitionGeneration g : generations) {
-        if (g.isRemote()) {
-          // The segment's index entries follow its data.
-          hdfs.read(g.remoteFile(), g.dataLength(), (int) g.indexLength(), entries);
-          continue;
-        }
-        try (FileChannel channel = io.openForRead(g.indexFile())) {
-          int wanted = (int) g.indexLength();
-          long position = 0;
-          while (position < wanted) {
-            int n = entries.writeBytes(channel, position, (int) (wanted - position));
-            if (n < 0) {
-              throw new EOFException(
-                  g.indexFile() + " ends at " + position + " bytes, " + wanted + " were written");
-            }
-            position += n;
-          }
-        } catch (IOException e) {
-          readFailed(g, e);
-          throw e;
-        }
-      }
-      return new NettyManagedBuffer(entries);
-    } catch (IOException | RuntimeException e) {
-      entries.release();
-      throw e;
-    }
-  }
-
-  private record Snapshot(List<PartitionGeneration> generations, long dataLength, int blockCount) {
-    static final Snapshot EMPTY = new Snapshot(List.of(), 0, 0);
   }
 }

@@ -105,8 +105,8 @@ final class PartitionRestore {
     PartitionGeneration g =
         new PartitionGeneration(
             disk, r.dataFile(), r.indexFile(), null, r.start(), r.dataLength(), r.blockCount());
-    PartitionFiles.checkReadable(g.dataFile(), g.dataLength());
-    PartitionFiles.checkReadable(g.indexFile(), g.indexLength());
+    ReadContext.checkReadable(g.dataFile(), g.dataLength());
+    ReadContext.checkReadable(g.indexFile(), g.indexLength());
     return g;
   }
 

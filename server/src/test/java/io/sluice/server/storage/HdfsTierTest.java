@@ -80,8 +80,8 @@ class HdfsTierTest {
     assertFalse(partition.isRemote(0));
     assertFalse(partition.isRemote(threshold - 1));
     assertTrue(partition.isRemote(threshold));
-    assertTrue(partition.indexView().isRemote(), "the index has entries on HDFS");
-    assertEquals(40L * IndexEntry.SIZE, partition.indexView().indexBytes());
+    assertTrue(partition.snapshot().indexIsRemote(), "the index has entries on HDFS");
+    assertEquals(40L * IndexEntry.SIZE, partition.snapshot().indexBytes());
     assertEquals(Blocks.totalLength(0, 40), partition.dataLength());
     assertArrayEquals(Blocks.expected(0, 40), Blocks.readAllData(partition));
     List<IndexEntry> entries = Blocks.decodeIndex(partition.index());

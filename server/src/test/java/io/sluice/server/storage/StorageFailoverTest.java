@@ -196,7 +196,7 @@ class StorageFailoverTest {
         Blocks.readAllData(partition),
         "data from before the failure is still readable, offsets are continuous");
 
-    ManagedBuffer index = partition.index(PooledByteBufAllocator.DEFAULT);
+    ManagedBuffer index = partition.snapshot().index(PooledByteBufAllocator.DEFAULT);
     assertInstanceOf(NettyManagedBuffer.class, index, "several generations: entries in memory");
     assertEquals(120L * IndexEntry.SIZE, index.size());
     Blocks.assertEntries(partition, Blocks.decodeIndex(index), 0, 0);
@@ -210,14 +210,15 @@ class StorageFailoverTest {
     Blocks.append(partition, 0, 40);
     io.failOpen(a, ENOSPC);
     Blocks.append(partition, 40, 40);
-    List<IndexEntry> whole = Blocks.decodeIndex(partition.index(PooledByteBufAllocator.DEFAULT));
+    List<IndexEntry> whole =
+        Blocks.decodeIndex(partition.snapshot().index(PooledByteBufAllocator.DEFAULT));
 
     List<IndexEntry> paged = new java.util.ArrayList<>();
     int from = 0;
     int pages = 0;
     boolean more = true;
     while (more) {
-      PartitionFiles.IndexPage page = partition.indexView().page(from, 15);
+      IndexPage page = partition.snapshot().page(from, 15);
       ManagedBuffer entries = page.read(PooledByteBufAllocator.DEFAULT);
       assertInstanceOf(
           FileSegmentManagedBuffer.class,
@@ -236,13 +237,13 @@ class StorageFailoverTest {
 
     // Entry numbers stay where they are when the partition grows.
     List<IndexEntry> before =
-        Blocks.decodeIndex(partition.indexView().page(30, 20).read(PooledByteBufAllocator.DEFAULT));
+        Blocks.decodeIndex(partition.snapshot().page(30, 20).read(PooledByteBufAllocator.DEFAULT));
     Blocks.append(partition, 80, 10);
-    PartitionFiles.IndexPage after = partition.indexView().page(30, 20);
+    IndexPage after = partition.snapshot().page(30, 20);
     assertEquals(before, Blocks.decodeIndex(after.read(PooledByteBufAllocator.DEFAULT)));
     assertEquals(40, after.nextEntry(), "a page ends with its generation");
     assertTrue(after.hasMore());
-    PartitionFiles.IndexPage end = partition.indexView().page(90, 20);
+    IndexPage end = partition.snapshot().page(90, 20);
     assertEquals(0, end.bytes());
     assertFalse(end.hasMore());
     assertEquals(90, end.nextEntry());
@@ -256,12 +257,12 @@ class StorageFailoverTest {
     Blocks.append(partition, 10, 10);
     disks.markUnreadable(diskA, "IOException: Input/output error");
 
-    PartitionFiles.IndexPage page = partition.indexView().page(0, 100);
+    IndexPage page = partition.snapshot().page(0, 100);
     assertEquals(20, page.nextEntry());
     assertFalse(page.hasMore());
     List<IndexEntry> entries = Blocks.decodeIndex(page.read(PooledByteBufAllocator.DEFAULT));
     assertEquals(
-        Blocks.decodeIndex(partition.index(PooledByteBufAllocator.DEFAULT)),
+        Blocks.decodeIndex(partition.snapshot().index(PooledByteBufAllocator.DEFAULT)),
         entries,
         "the same entries as the whole index: those of the lost disk are left out");
     assertEquals(10, entries.size());
