@@ -45,6 +45,9 @@ public final class TransportClient implements Closeable {
   private boolean heard;
   private long quietSinceNanos = System.nanoTime();
 
+  // Event loop only: reset by a byte from the peer or nothing outstanding, not by our sends.
+  private long unheardSinceNanos = System.nanoTime();
+
   // Written by the sweep on the event loop, read by any thread: see isSilent.
   private volatile boolean silent;
   private long unsentBytes;
@@ -197,22 +200,28 @@ public final class TransportClient implements Closeable {
     long unsent = out == null ? 0 : out.totalPendingWriteBytes();
     boolean sent = unsent < unsentBytes;
     unsentBytes = unsent;
-    if (heard || sent || pending.isEmpty()) {
+    boolean idle = pending.isEmpty();
+    if (heard || idle) {
+      unheardSinceNanos = now;
+      silent = false;
+    } else if (now - unheardSinceNanos >= silenceNanos) {
+      silent = true;
+    }
+    if (heard || sent || idle) {
       heard = false;
       quietSinceNanos = now;
-      silent = false;
     } else if (now - quietSinceNanos >= silenceNanos) {
       quietSinceNanos = now;
-      silent = true;
       onSilence.run();
     }
   }
 
   /**
-   * Whether the peer went silent on this connection: requests are outstanding and not a byte moved
-   * either way for the silence time (half of {@code transport.liveness.timeout}, when the peer is
-   * probed), as the last sweep saw; false again once a byte moves or nothing is outstanding. Never
-   * true on a connection nobody watches for silence.
+   * Whether the peer went silent on this connection: requests are outstanding and not a byte came
+   * from the peer for the silence time (half of {@code transport.liveness.timeout}), as the last
+   * sweep saw; false again once a byte comes or nothing is outstanding. Unlike the probe's trigger,
+   * bytes we send do not count: a frozen process's kernel takes small requests for a long while,
+   * and each new one would put the verdict off. Never true on a connection nobody watches.
    */
   public boolean isSilent() {
     return silent;

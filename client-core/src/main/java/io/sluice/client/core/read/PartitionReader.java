@@ -440,7 +440,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     ServerAddress server = r.location.servers().get(r.server);
     String reason = "server " + server + ": " + cause.getMessage();
     LOG.warn(
-        "Reading {} from {} failed; {}",
+        "Reading {} from {}; {}",
         describe(r.partition),
         reason,
         r.server + 1 < r.location.servers().size() ? "reading its replica" : "no replica left");
@@ -458,7 +458,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
 
   /**
    * Reads each location whose server went silent ({@link TransportClient#isSilent}: requests
-   * outstanding and not a byte either way for half of {@code transport.liveness.timeout}) from the
+   * outstanding and not a byte from it for half of {@code transport.liveness.timeout}) from the
    * next server of its chain, where it has one. The transport then probes the server and gives it
    * up only after the other half; a reader with a replica need not wait for that verdict, nor stay
    * with a server that answers the probe but not its reads (a hung disk). What the silent server
