@@ -27,7 +27,6 @@ import org.slf4j.LoggerFactory;
  * storage is not declared reliable and Spark removes them itself.
  */
 final class FallenBackOutputs extends SparkListener {
-  static final String SHUFFLE_SERVICE = "spark.shuffle.service.enabled";
   private static final Logger LOG = LoggerFactory.getLogger(FallenBackOutputs.class);
 
   private final AtomicBoolean watching = new AtomicBoolean();
@@ -35,17 +34,17 @@ final class FallenBackOutputs extends SparkListener {
   /** Starts following {@code sc}'s executor removals, the first time a shuffle falls back. */
   void watch(SparkContext sc) {
     if (!ReliableStorage.DECLARED
-        || sc.conf().getBoolean(SHUFFLE_SERVICE, false)
+        || sc.conf().getBoolean(ConflictingSettings.SHUFFLE_SERVICE, false)
         || !watching.compareAndSet(false, true)) {
       return;
     }
     sc.addSparkListener(this);
-    if (sc.conf().getBoolean("spark.dynamicAllocation.enabled", false)) {
+    if (sc.conf().getBoolean(ConflictingSettings.DYNAMIC_ALLOCATION, false)) {
       LOG.warn(
           "A shuffle fell back to Spark's sort shuffle while dynamic allocation runs without "
               + "{}: releasing an idle executor loses its part of that shuffle's output, which Spark "
               + "then computes again",
-          SHUFFLE_SERVICE);
+          ConflictingSettings.SHUFFLE_SERVICE);
     }
   }
 
