@@ -22,7 +22,7 @@ needs_build() {
   [ -z "$jar" ] || [ ! -d benchmark/target/lib ] && return 0
   # The server benchmark starts bin/start-server.sh, which runs the server module's own jar.
   [ -z "$(ls server/target/sluice-server-*.jar 2>/dev/null)" ] || [ ! -d server/target/lib ] && return 0
-  [ -n "$(find pom.xml common client-core test-fixtures benchmark server coordinator -path '*/target' -prune -o \
+  [ -n "$(find pom.xml common client-core test-fixtures test-cluster benchmark server coordinator -path '*/target' -prune -o \
     \( -name pom.xml -o -path '*/src/main/*' \) -type f -newer "$jar" -print -quit)" ]
 }
 

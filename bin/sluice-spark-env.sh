@@ -66,7 +66,7 @@ sluice_build_for_jobs() {
   sluice_require_spark_35
   if [ ! -d benchmark/target/lib ] || [ ! -d examples/target/spark-home/jars ] \
       || [ ! -d server/target/lib ] || [ ! -d coordinator/target/lib ] \
-      || sluice_stale "$(sluice_benchmark_jar)" pom.xml common client-core test-fixtures server coordinator benchmark \
+      || sluice_stale "$(sluice_benchmark_jar)" pom.xml common client-core test-fixtures test-cluster server coordinator benchmark \
       || sluice_stale "$(sluice_shaded_jar)" pom.xml common client-core client-spark; then
     echo "== Building Sluice (mvn -B -DskipTests package)"
     mvn -B -q -DskipTests package

@@ -8,6 +8,7 @@ import io.sluice.server.ShuffleServer;
 import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.storage.LocalDisk;
 import io.sluice.server.storage.PartitionFiles;
+import io.sluice.testcluster.MiniCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Await;
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.MetricsScrape;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

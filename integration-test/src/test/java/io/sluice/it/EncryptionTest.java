@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.server.ServerOptions;
 import io.sluice.server.ShuffleServer;
+import io.sluice.testcluster.MiniCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

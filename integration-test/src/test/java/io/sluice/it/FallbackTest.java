@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.testcluster.MiniCluster;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkConf;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.server.ServerOptions;
 import io.sluice.server.ShuffleServer;
+import io.sluice.testcluster.MetricsScrape;
+import io.sluice.testcluster.MiniCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

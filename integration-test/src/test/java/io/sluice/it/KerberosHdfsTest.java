@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Daemons;
 import io.sluice.server.ServerOptions;
+import io.sluice.testcluster.ClassPathLauncher;
+import io.sluice.testcluster.MetricsScrape;
+import io.sluice.testcluster.ProcessCluster;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,8 +121,8 @@ class KerberosHdfsTest {
     }
   }
 
-  private static ProcessCluster.ServerJvm kerberosJvm() {
-    return new ProcessCluster.ServerJvm(
+  private static ClassPathLauncher kerberosJvm() {
+    return new ClassPathLauncher(
         List.of("-Djava.security.krb5.conf=" + kdc.getKrb5conf()), List.of(siteDir));
   }
 
@@ -140,7 +143,8 @@ class KerberosHdfsTest {
             sluiceKeytab.toString(),
             ServerOptions.HDFS_KERBEROS_RELOGIN_CHECK.key(),
             "1s");
-    try (ProcessCluster cluster = new ProcessCluster(2, settings, kerberosJvm())) {
+    try (ProcessCluster cluster =
+        ProcessCluster.forTests(2).serverSettings(settings).launcher(kerberosJvm()).start()) {
       JobObserver observer = new JobObserver();
       SparkConf conf =
           SparkSessions.withSluice(

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * The module layering of docs/architecture.md: common imports nothing of ours; the client core
  * depends on common and on nothing of Spark; server and coordinator depend on common only; the
  * Spark client on common and the client core; none depends on another role. The test fixtures
- * import nothing of ours, and nothing shipped imports them.
+ * import nothing of ours; the test clusters import the daemons but no client; nothing shipped
+ * imports either.
  */
 class LayeringTest {
   private static JavaClasses classes;
@@ -58,12 +59,25 @@ class LayeringTest {
             "io.sluice.client..",
             "io.sluice.benchmark..",
             "io.sluice.examples..",
-            "io.sluice.it..")
+            "io.sluice.it..",
+            "io.sluice.testcluster..")
         .check(classes);
   }
 
   @Test
-  void nothingShippedImportsTheTestFixtures() {
+  void testClustersImportTheDaemonsButNoClient() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.sluice.testcluster..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.sluice.client..", "io.sluice.benchmark..", "io.sluice.examples..", "io.sluice.it..")
+        .check(classes);
+  }
+
+  @Test
+  void nothingShippedImportsTheTestFixturesOrClusters() {
     noClasses()
         .that()
         .resideInAnyPackage(
@@ -74,7 +88,7 @@ class LayeringTest {
             "io.sluice.examples..")
         .should()
         .dependOnClassesThat()
-        .resideInAPackage("io.sluice.fixtures..")
+        .resideInAnyPackage("io.sluice.fixtures..", "io.sluice.testcluster..")
         .check(classes);
   }
 

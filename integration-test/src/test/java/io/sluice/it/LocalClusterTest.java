@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.testcluster.MiniCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.fixtures.ProjectRoot;
 import io.sluice.server.ServerOptions;
+import io.sluice.testcluster.MetricsScrape;
+import io.sluice.testcluster.MiniCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

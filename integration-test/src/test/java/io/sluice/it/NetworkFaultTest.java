@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.fixtures.NetBed;
 import io.sluice.fixtures.ProjectRoot;
 import io.sluice.fixtures.SparkStandalone;
+import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,7 +70,7 @@ class NetworkFaultTest {
             "sfault",
             91,
             List.of("coord", "s0", "s1", "s2", "master", WORKERS.get(0), WORKERS.get(1)));
-    cluster = new ProcessCluster(3, Map.of(), bed);
+    cluster = ProcessCluster.forTests(3).on(bed).start();
     sparkDir = Files.createTempDirectory("sluice-standalone");
     spark =
         new SparkStandalone(

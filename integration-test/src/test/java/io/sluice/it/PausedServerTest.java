@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.server.ServerOptions;
+import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,10 @@ class PausedServerTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = new ProcessCluster(3, Map.of(ServerOptions.APP_EXPIRY.key(), EXPIRY_MILLIS + "ms"));
+    cluster =
+        ProcessCluster.forTests(3)
+            .serverSetting(ServerOptions.APP_EXPIRY.key(), EXPIRY_MILLIS + "ms")
+            .start();
   }
 
   @AfterAll

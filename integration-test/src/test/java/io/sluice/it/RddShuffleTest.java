@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.examples.SuiteData;
+import io.sluice.testcluster.MiniCluster;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;

@@ -36,6 +36,7 @@ import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
 import io.sluice.server.ShuffleServer;
+import io.sluice.testcluster.MiniCluster;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Await;
+import io.sluice.testcluster.ProcessCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ class ServerLossTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = new ProcessCluster(3, Map.of());
+    cluster = ProcessCluster.forTests(3).start();
     expected = job(SparkSessions.base("local[2]", "reference"), new JobObserver());
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.client.spark.SluiceShuffleEvent;
+import io.sluice.testcluster.MiniCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.MiniCluster;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

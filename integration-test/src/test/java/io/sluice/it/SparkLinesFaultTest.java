@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Await;
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.ProcessCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -71,7 +71,7 @@ class SparkLinesFaultTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = new ProcessCluster(3, Map.of());
+    cluster = ProcessCluster.forTests(3).start();
   }
 
   @AfterAll

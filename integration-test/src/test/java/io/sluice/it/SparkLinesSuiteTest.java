@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.MiniCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

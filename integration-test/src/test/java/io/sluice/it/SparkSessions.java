@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.testcluster.MiniCluster;
 import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;

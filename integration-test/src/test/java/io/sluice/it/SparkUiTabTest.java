@@ -3,6 +3,8 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.testcluster.MetricsScrape;
+import io.sluice.testcluster.MiniCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.examples.SuiteData;
+import io.sluice.testcluster.MiniCluster;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.fixtures.Await;
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.MetricsScrape;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.MiniCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,8 +4,8 @@ import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
-import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
+import io.sluice.testcluster.ProcessCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -111,16 +111,12 @@ public final class FaultBenchmark {
     List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
     FaultJobRunner.Outcome reference =
         job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, Map.of());
-    try (SluiceCluster cluster =
-        new SluiceCluster(
-            home,
-            out.resolve("cluster"),
-            3,
-            new SluiceCluster.ServerSizing("512m", "128m", "512m"))) {
-      cluster.start();
+    try (ProcessCluster cluster =
+        ProcessCluster.withScripts(home, 3, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
+            .in(out.resolve("cluster"))
+            .start()) {
       MetricsPoller servers =
-          new MetricsPoller(
-              cluster.serverMetricsPorts(), ServerFigures.KEYS, Duration.ofSeconds(1));
+          MetricsPoller.at(cluster.httpAddresses(), ServerFigures.KEYS, Duration.ofSeconds(1));
       // Every copy count warms up: with two copies the servers run code (forwarding, the peer
       // client) that the first runs would otherwise pay the JIT compiler for.
       for (int r : replicas) {
@@ -130,7 +126,7 @@ public final class FaultBenchmark {
       for (int round = 1; round <= rounds; round++) {
         for (int r : replicas) {
           for (FaultBenchmarkJob.Scenario scenario : scenarios) {
-            long pid = scenario == FaultBenchmarkJob.Scenario.NONE ? 0 : cluster.serverPid(VICTIM);
+            long pid = scenario == FaultBenchmarkJob.Scenario.NONE ? 0 : cluster.pid(VICTIM);
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
             FaultJobRunner.Outcome run =
                 job.run("sluice", round, scenario, r, cluster, pid, Map.of());
@@ -145,14 +141,9 @@ public final class FaultBenchmark {
             if (pid != 0) {
               if (scenario.freezes()) {
                 // SIGKILL ends a stopped process too; the start script clears its pid file.
-                ProcessHandle.of(pid)
-                    .ifPresent(
-                        p -> {
-                          p.destroyForcibly();
-                          p.onExit().join();
-                        });
+                cluster.kill(VICTIM);
               }
-              cluster.restartServer(VICTIM);
+              cluster.start(VICTIM);
             }
           }
         }

@@ -2,9 +2,9 @@ package io.sluice.benchmark.fault;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.SparkRun;
+import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -83,7 +83,7 @@ public record FaultJobRunner(
       int round,
       FaultBenchmarkJob.Scenario scenario,
       int replicas,
-      SluiceCluster cluster,
+      ProcessCluster cluster,
       long killPid,
       Map<String, String> extraConf)
       throws Exception {

@@ -4,8 +4,8 @@ import io.netty.handler.ssl.util.SelfSignedCertificate;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Series;
-import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
+import io.sluice.testcluster.ProcessCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,14 +98,12 @@ public final class SecurityJobBenchmark {
     for (int round = 0; round <= rounds; round++) {
       for (Mode mode : Mode.values()) {
         // Round 0 warms up each mode's path and is not counted.
-        try (SluiceCluster cluster =
-            new SluiceCluster(
-                home,
-                out.resolve("cluster"),
-                3,
-                new SluiceCluster.ServerSizing("512m", "128m", "512m"),
-                settings.daemons(mode))) {
-          cluster.start();
+        try (ProcessCluster cluster =
+            ProcessCluster.withScripts(
+                    home, 3, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
+                .in(out.resolve("cluster"))
+                .daemonSettings(settings.daemons(mode))
+                .start()) {
           FaultJobRunner.Outcome outcome =
               job.run(
                   mode.name().toLowerCase(Locale.ROOT),

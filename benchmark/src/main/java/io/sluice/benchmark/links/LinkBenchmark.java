@@ -4,13 +4,13 @@ import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
-import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.fault.FaultBenchmarkJob;
 import io.sluice.benchmark.fault.FaultJobRunner;
 import io.sluice.benchmark.fault.ServerFigures;
 import io.sluice.fixtures.NetBed;
 import io.sluice.fixtures.SparkStandalone;
+import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +64,7 @@ public final class LinkBenchmark {
           "home",
           "command");
   private static final List<String> HOSTS =
-      List.of("coord", "s1", "s2", "s3", "master", "w0", "w1", "drv");
+      List.of("coord", "s0", "s1", "s2", "master", "w0", "w1", "drv");
   private static final List<String> WORKERS = List.of("w0", "w1");
 
   private LinkBenchmark() {}
@@ -95,18 +95,6 @@ public final class LinkBenchmark {
       throw new IOException(unavailable.get());
     }
     try (NetBed bed = NetBed.up(home, "slink", 93, HOSTS)) {
-      SluiceCluster.Placement placement =
-          new SluiceCluster.Placement() {
-            @Override
-            public String host(String daemon) {
-              return bed.address(hostOf(daemon));
-            }
-
-            @Override
-            public List<String> launcher(String daemon) {
-              return bed.launcher(hostOf(daemon));
-            }
-          };
       job =
           new FaultJobRunner(
               install,
@@ -125,15 +113,12 @@ public final class LinkBenchmark {
               "spark.executor.cores", "1",
               "spark.cores.max", String.valueOf(WORKERS.size()),
               "spark.executor.memory", "768m");
-      try (SluiceCluster sluice =
-              new SluiceCluster(
-                  home,
-                  out.resolve("cluster"),
-                  3,
-                  new SluiceCluster.ServerSizing("512m", "128m", "512m"),
-                  Map.of(),
-                  Map.of(),
-                  placement);
+      try (ProcessCluster sluice =
+              ProcessCluster.withScripts(
+                      home, 3, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
+                  .in(out.resolve("cluster"))
+                  .on(bed)
+                  .create();
           SparkStandalone spark =
               new SparkStandalone(
                   bed,
@@ -147,8 +132,7 @@ public final class LinkBenchmark {
                   out.resolve("spark"))) {
         sluice.start();
         MetricsPoller servers =
-            MetricsPoller.at(
-                sluice.serverMetricsAddresses(), ServerFigures.KEYS, Duration.ofSeconds(1));
+            MetricsPoller.at(sluice.httpAddresses(), ServerFigures.KEYS, Duration.ofSeconds(1));
         for (String rate : rates) {
           bed.capAll(rate);
           System.out.println("== links capped at " + rate);
@@ -212,9 +196,6 @@ public final class LinkBenchmark {
   }
 
   /** The bed host of a daemon of the cluster: the coordinator on coord, server i on s<i>. */
-  private static String hostOf(String daemon) {
-    return daemon.equals("coordinator") ? "coord" : "s" + daemon.substring("server-".length());
-  }
 
   /** Whether every run that finished gave the same answer (failed runs are counted apart). */
   private static boolean answersAgree(List<Run> runs) {

@@ -7,6 +7,9 @@ import io.sluice.common.config.SluiceConf;
 import io.sluice.fixtures.Daemons;
 import io.sluice.server.ServerJvmOptions;
 import io.sluice.server.ServerOptions;
+import io.sluice.testcluster.Daemon;
+import io.sluice.testcluster.DaemonLauncher;
+import io.sluice.testcluster.ScriptLauncher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,39 +33,33 @@ final class ServerProcess implements AutoCloseable {
   private final Path home;
   private final Path conf;
   private final Path dataDir;
-  private final Path logFile;
-  private final Map<String, String> env;
+  private final Daemon daemon;
   private final int port;
   private final int httpPort;
   private final long directMemoryLimit;
   private final long bufferCapacity;
   private final long readCapacity;
   private final Path recording;
-  private final long pid;
 
   private ServerProcess(
       Path home,
       Path conf,
       Path dataDir,
-      Path logFile,
-      Map<String, String> env,
+      Daemon daemon,
       int port,
       int httpPort,
       SluiceConf parsed,
-      Path recording,
-      long pid) {
+      Path recording) {
     this.home = home;
     this.conf = conf;
     this.dataDir = dataDir;
-    this.logFile = logFile;
-    this.env = env;
+    this.daemon = daemon;
     this.port = port;
     this.httpPort = httpPort;
     this.directMemoryLimit = ServerJvmOptions.maxDirectMemory(parsed);
     this.bufferCapacity = parsed.get(ServerOptions.BUFFER_CAPACITY);
     this.readCapacity = parsed.get(ServerOptions.READ_BUFFER_CAPACITY);
     this.recording = recording;
-    this.pid = pid;
   }
 
   /**
@@ -88,8 +85,6 @@ final class ServerProcess implements AutoCloseable {
       Map<String, String> extra)
       throws IOException, InterruptedException {
     Path dataDir = Files.createDirectories(workDir.resolve(name + "-data"));
-    Path logDir = Files.createDirectories(workDir.resolve("logs"));
-    Path pidDir = Files.createDirectories(workDir.resolve("run"));
     int port = Daemons.freePort();
     int httpPort = Daemons.freePort();
     Path conf = workDir.resolve(name + ".conf");
@@ -109,33 +104,18 @@ final class ServerProcess implements AutoCloseable {
     Files.write(conf, lines, StandardCharsets.UTF_8);
     SluiceConf parsed = ConfigLoader.load(conf, Map.of(), ConfigDocGenerator.discover());
 
-    Map<String, String> env =
-        Map.of(
-            "SLUICE_PID_DIR", pidDir.toAbsolutePath().toString(),
-            "SLUICE_LOG_DIR", logDir.toAbsolutePath().toString(),
-            "SLUICE_JAVA_OPTS",
-                (extraServerJavaOptions()
-                        + (recording == null
-                            ? ""
-                            : " -XX:StartFlightRecording=filename="
-                                + recording.toAbsolutePath()
-                                + ",settings=profile,dumponexit=true"))
-                    .trim());
-    Daemons.in(home).script("start-server.sh", conf, env);
-    Path pidFile = pidDir.resolve("server-" + name + ".pid");
-    long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+    String javaOptions =
+        extraServerJavaOptions()
+            + (recording == null
+                ? ""
+                : " -XX:StartFlightRecording=filename="
+                    + recording.toAbsolutePath()
+                    + ",settings=profile,dumponexit=true");
+    Daemon daemon =
+        new ScriptLauncher(home, null, javaOptions.trim())
+            .start(DaemonLauncher.Role.SERVER, conf, workDir.toAbsolutePath(), List.of());
     ServerProcess server =
-        new ServerProcess(
-            home,
-            conf,
-            dataDir,
-            logDir.resolve("server-" + name + ".log"),
-            env,
-            port,
-            httpPort,
-            parsed,
-            recording,
-            pid);
+        new ServerProcess(home, conf, dataDir, daemon, port, httpPort, parsed, recording);
     server.awaitServing();
     return server;
   }
@@ -155,7 +135,7 @@ final class ServerProcess implements AutoCloseable {
   }
 
   long pid() {
-    return pid;
+    return daemon.pid();
   }
 
   Path dataDir() {
@@ -176,7 +156,7 @@ final class ServerProcess implements AutoCloseable {
   }
 
   boolean isAlive() {
-    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    return daemon.isAlive();
   }
 
   /**
@@ -187,15 +167,20 @@ final class ServerProcess implements AutoCloseable {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     Daemons.Result result =
         Daemons.in(home)
-            .run(Map.of(), Duration.ofSeconds(60), jcmd.toString(), Long.toString(pid), "GC.run");
+            .run(
+                Map.of(),
+                Duration.ofSeconds(60),
+                jcmd.toString(),
+                Long.toString(daemon.pid()),
+                "GC.run");
     if (result.exitCode() != 0) {
-      throw new IOException("jcmd " + pid + " GC.run failed: " + result.output());
+      throw new IOException("jcmd " + daemon.pid() + " GC.run failed: " + result.output());
     }
   }
 
   /** The server JVM's command line, as the operating system reports it. */
   String commandLine() {
-    return ProcessHandle.of(pid).flatMap(p -> p.info().commandLine()).orElse("unknown");
+    return ProcessHandle.of(daemon.pid()).flatMap(p -> p.info().commandLine()).orElse("unknown");
   }
 
   Optional<Path> recording() {
@@ -205,7 +190,7 @@ final class ServerProcess implements AutoCloseable {
   /** Stops the server; its flight recording, if any, is written by then. */
   @Override
   public void close() throws IOException, InterruptedException {
-    Daemons.in(home).script("stop-server.sh", conf, env);
+    daemon.stop();
   }
 
   private void awaitServing() throws IOException, InterruptedException {
@@ -220,7 +205,7 @@ final class ServerProcess implements AutoCloseable {
         if (!isAlive()) {
           throw new IOException(
               "the server exited during start-up; the end of its log:\n"
-                  + tail(logFile.resolveSibling(logFile.getFileName() + ".out")));
+                  + tail(daemon.log().resolveSibling(daemon.log().getFileName() + ".out")));
         }
         if (System.nanoTime() > deadline) {
           close();
@@ -248,7 +233,7 @@ final class ServerProcess implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "server " + HOST + ":" + port + " (pid " + pid + ")";
+    return "server " + HOST + ":" + port + " (pid " + daemon.pid() + ")";
   }
 
   /** Lines of the conf the server was started with, for the report. */

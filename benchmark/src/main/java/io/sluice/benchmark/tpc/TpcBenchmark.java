@@ -6,10 +6,10 @@ import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
-import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkRun;
 import io.sluice.common.metrics.Json;
 import io.sluice.fixtures.Daemons;
+import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -113,16 +113,18 @@ public final class TpcBenchmark {
 
     List<RunRecord> runs = new ArrayList<>();
     RunRecord warmUp = null;
-    SluiceCluster cluster = null;
+    ProcessCluster cluster = null;
     MetricsPoller poller = null;
     Thread cleanup = null;
     try {
       if (s.modes.contains(Mode.SLUICE)) {
         System.out.println("== Starting a coordinator and two shuffle servers");
         cluster =
-            new SluiceCluster(
-                s.home, out.resolve("cluster"), 2, s.serverSizing, Map.of(), s.serverConf);
-        SluiceCluster started = cluster;
+            ProcessCluster.withScripts(s.home, 2, s.serverSizing)
+                .in(out.resolve("cluster"))
+                .serverSettings(s.serverConf)
+                .create();
+        ProcessCluster started = cluster;
         cleanup =
             new Thread(
                 () -> {
@@ -138,8 +140,7 @@ public final class TpcBenchmark {
         PEAKS.forEach(e -> keys.add(e.getValue()));
         INCREASES.forEach(e -> keys.add(e.getValue()));
         poller =
-            new MetricsPoller(cluster.serverMetricsPorts(), keys, Duration.ofMillis(s.scrapeMs))
-                .start();
+            MetricsPoller.at(cluster.httpAddresses(), keys, Duration.ofMillis(s.scrapeMs)).start();
       }
       if (cluster != null && s.warmUp) {
         // The servers are long-lived: their JIT compiles once per start, not once per job.
@@ -291,7 +292,7 @@ public final class TpcBenchmark {
   }
 
   private static RunRecord runOnce(
-      TpcSettings s, Mode mode, int round, SluiceCluster cluster, MetricsPoller poller, Path logs)
+      TpcSettings s, Mode mode, int round, ProcessCluster cluster, MetricsPoller poller, Path logs)
       throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     if (mode == Mode.SLUICE) {

@@ -1,8 +1,8 @@
 package io.sluice.benchmark.tpc;
 
 import io.sluice.benchmark.Flags;
-import io.sluice.benchmark.SluiceCluster;
 import io.sluice.benchmark.SparkInstall;
+import io.sluice.testcluster.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -94,7 +94,7 @@ final class TpcSettings {
   final String master;
   final String driverMemory;
   final String executorMemory;
-  final SluiceCluster.ServerSizing serverSizing;
+  final ProcessCluster.ServerSizing serverSizing;
   final long scrapeMs;
   final Duration runTimeout;
   final Map<String, String> extraConf;
@@ -157,7 +157,7 @@ final class TpcSettings {
     driverMemory = o.getOrDefault("driver-memory", "4g");
     executorMemory = o.getOrDefault("executor-memory", "2g");
     serverSizing =
-        new SluiceCluster.ServerSizing(
+        new ProcessCluster.ServerSizing(
             o.getOrDefault("server-buffer", "1g"),
             o.getOrDefault("server-read-buffer", "256m"),
             o.getOrDefault("server-heap", "512m"));

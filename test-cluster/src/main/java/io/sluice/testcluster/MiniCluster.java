@@ -1,10 +1,11 @@
-package io.sluice.it;
+package io.sluice.testcluster;
 
 import io.sluice.common.config.ConfigDocGenerator;
 import io.sluice.common.config.ConfigLoader;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.coordinator.CoordinatorOptions;
 import io.sluice.coordinator.CoordinatorServer;
+import io.sluice.fixtures.Await;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.ShuffleServer;
 import java.io.Closeable;
@@ -22,21 +23,21 @@ import java.util.Set;
  * A coordinator and shuffle servers in this JVM, on ephemeral loopback ports with temporary
  * directories: the cluster Spark jobs in tests run against.
  */
-final class MiniCluster implements Closeable {
+public final class MiniCluster implements Closeable {
   private final Path root;
   private final CoordinatorServer coordinator;
   private final List<ShuffleServer> servers = new ArrayList<>();
   private final Set<ShuffleServer> stopped = new HashSet<>();
   private final int disksPerServer;
 
-  MiniCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
+  public MiniCluster(int numServers, Map<String, String> serverOverrides) throws Exception {
     this(numServers, serverOverrides, Map.of());
   }
 
   /**
    * @param daemonOverrides settings of the coordinator and every server (authentication)
    */
-  MiniCluster(
+  public MiniCluster(
       int numServers, Map<String, String> serverOverrides, Map<String, String> daemonOverrides)
       throws Exception {
     this(numServers, 1, serverOverrides, daemonOverrides);
@@ -45,7 +46,7 @@ final class MiniCluster implements Closeable {
   /**
    * @param disksPerServer local directories of each server, see {@link #localDir}
    */
-  MiniCluster(
+  public MiniCluster(
       int numServers,
       int disksPerServer,
       Map<String, String> serverOverrides,
@@ -62,7 +63,7 @@ final class MiniCluster implements Closeable {
   /**
    * @param root where the servers' local directories go (a small file system, to fill one)
    */
-  MiniCluster(
+  public MiniCluster(
       Path root,
       int numServers,
       int disksPerServer,
@@ -97,13 +98,9 @@ final class MiniCluster implements Closeable {
       s.putAll(serverOverrides);
       servers.add(new ShuffleServer(conf(s)));
     }
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (coordinator.servers().size() < numServers) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("servers did not register with the coordinator");
-      }
-      Thread.sleep(20);
-    }
+    Await.until(
+        () -> coordinator.servers().size() >= numServers,
+        numServers + " servers registered with the coordinator");
   }
 
   private static SluiceConf conf(Map<String, String> raw) {
@@ -115,35 +112,35 @@ final class MiniCluster implements Closeable {
   }
 
   /** Local directory {@code disk} of server {@code server}. */
-  Path localDir(int server, int disk) {
+  public Path localDir(int server, int disk) {
     Path dir = root.resolve("server-" + server);
     return disksPerServer == 1 ? dir : dir.resolve("disk-" + disk);
   }
 
   /** The directory under which the servers keep their data. */
-  Path root() {
+  public Path root() {
     return root;
   }
 
-  String coordinatorAddress() {
+  public String coordinatorAddress() {
     return "127.0.0.1:" + coordinator.port();
   }
 
-  List<ShuffleServer> servers() {
+  public List<ShuffleServer> servers() {
     return servers;
   }
 
-  CoordinatorServer coordinator() {
+  public CoordinatorServer coordinator() {
     return coordinator;
   }
 
   /** Bytes all servers accepted from pushes. */
-  long pushedBytes() {
+  public long pushedBytes() {
     return servers.stream().mapToLong(s -> (long) s.metrics().pushedBytes()).sum();
   }
 
   /** Bytes the servers served to readers (indexes, memory and disk), from their /metrics. */
-  double readBytes() throws IOException, InterruptedException {
+  public double readBytes() throws IOException, InterruptedException {
     double sum = 0;
     for (ShuffleServer s : servers) {
       sum += MetricsScrape.fetch(s.httpPort()).sum("sluice_server_read_bytes_total");
@@ -152,7 +149,7 @@ final class MiniCluster implements Closeable {
   }
 
   /** Stops server {@code i} (it closes its connections and drops its data), for good. */
-  void stopServer(int i) {
+  public void stopServer(int i) {
     ShuffleServer server = servers.get(i);
     if (stopped.add(server)) {
       server.close();

@@ -1,4 +1,4 @@
-package io.sluice.it;
+package io.sluice.testcluster;
 
 import java.io.IOException;
 import java.net.URI;
@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** One daemon's {@code /metrics} in the Prometheus text format 0.0.4, parsed. */
-final class MetricsScrape {
+public final class MetricsScrape {
   private static final Pattern TYPE_LINE = Pattern.compile("^# TYPE (\\S+) (\\S+)$");
   private static final Pattern SAMPLE_LINE =
       Pattern.compile("^([A-Za-z_:][A-Za-z0-9_:]*)(?:\\{(.*)})? (\\S+).*$");
@@ -25,7 +25,7 @@ final class MetricsScrape {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   /** One sample line: its metric name, the text between the braces (or ""), and its value. */
-  record Sample(String name, String labels, double value) {}
+  public record Sample(String name, String labels, double value) {}
 
   private final Map<String, String> types = new TreeMap<>();
   private final Map<String, Set<String>> sampleLabels = new TreeMap<>();
@@ -59,16 +59,17 @@ final class MetricsScrape {
     }
   }
 
-  static MetricsScrape of(String text) {
+  public static MetricsScrape of(String text) {
     return new MetricsScrape(text);
   }
 
   /** Scrapes {@code http://127.0.0.1:<httpPort>/metrics}; fails on any answer but 200. */
-  static MetricsScrape fetch(int httpPort) throws IOException, InterruptedException {
+  public static MetricsScrape fetch(int httpPort) throws IOException, InterruptedException {
     return fetch("127.0.0.1", httpPort);
   }
 
-  static MetricsScrape fetch(String host, int httpPort) throws IOException, InterruptedException {
+  public static MetricsScrape fetch(String host, int httpPort)
+      throws IOException, InterruptedException {
     HttpResponse<String> response =
         HTTP.send(
             HttpRequest.newBuilder(URI.create("http://" + host + ":" + httpPort + "/metrics"))
@@ -88,7 +89,7 @@ final class MetricsScrape {
   }
 
   /** The sum of a metric's samples over all label values; 0 when it has none. */
-  double sum(String name) {
+  public double sum(String name) {
     double sum = 0;
     for (Sample s : samples) {
       if (s.name().equals(name)) {
@@ -98,7 +99,7 @@ final class MetricsScrape {
     return sum;
   }
 
-  List<Sample> samples() {
+  public List<Sample> samples() {
     return samples;
   }
 
@@ -106,7 +107,7 @@ final class MetricsScrape {
    * The metrics whose names start with {@code prefix}, with their types, leaving out the {@code
    * _created} gauges the client library adds next to counters, summaries and histograms.
    */
-  Map<String, String> metrics(String prefix) {
+  public Map<String, String> metrics(String prefix) {
     Map<String, String> metrics = new TreeMap<>();
     for (Map.Entry<String, String> e : types.entrySet()) {
       if (e.getKey().startsWith(prefix) && !isCreatedCompanion(e.getKey())) {
@@ -127,7 +128,7 @@ final class MetricsScrape {
   }
 
   /** The label names of a metric's samples (not le or quantile), or null when it has none yet. */
-  Set<String> labels(String name, String type) {
+  public Set<String> labels(String name, String type) {
     Set<String> names = new TreeSet<>();
     boolean any = false;
     List<String> series =
@@ -149,7 +150,7 @@ final class MetricsScrape {
   }
 
   /** Whether {@code name} is a metric, a series of one or a _created companion. */
-  boolean exports(String name) {
+  public boolean exports(String name) {
     if (types.containsKey(name) || sampleLabels.containsKey(name)) {
       return true;
     }
