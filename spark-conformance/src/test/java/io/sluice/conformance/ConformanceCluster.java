@@ -25,6 +25,10 @@ import java.util.stream.Stream;
  * with the stop scripts. Release fails if nothing was pushed to the servers (the suite did not
  * shuffle through Sluice) or a daemon's log reports a leaked buffer (the daemons run with Netty's
  * paranoid leak detection).
+ *
+ * <p>Not the test-cluster module's {@code ProcessCluster}: Spark's suites run on Spark's own class
+ * path, which holds nothing of Sluice but the shaded client (the daemons' Netty and Jackson would
+ * meet Spark's there), on every Spark line these sources are built for.
  */
 final class ConformanceCluster {
   private static final int SERVERS = 2;
