@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -325,10 +326,11 @@ final class ShuffleRun {
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
     Sample firstAtFinal = null;
+    Sample s = null;
     double last = -1;
     int stable = 0;
     while (System.nanoTime() < deadline) {
-      Sample s = metrics.scrape(0);
+      s = metrics.scrape(0);
       double flushed = s.get(MetricsPoller.FLUSHED);
       if (flushed != last) {
         firstAtFinal = s;
@@ -340,7 +342,17 @@ final class ShuffleRun {
       Thread.sleep(sampleMillis);
     }
     throw new IOException(
-        "the server was still flushing after " + SETTLE_TIMEOUT.toSeconds() + " s");
+        "the server was still flushing after "
+            + SETTLE_TIMEOUT.toSeconds()
+            + " s: "
+            + (s == null
+                ? "no sample"
+                : String.format(
+                    Locale.ROOT,
+                    "flush queue %.0f, %.0f bytes flushed, the count %s",
+                    s.get(MetricsPoller.FLUSH_QUEUE),
+                    s.get(MetricsPoller.FLUSHED),
+                    stable > 0 ? "still" : "moving")));
   }
 
   /** The future's value, a failure thrown as its own cause. */

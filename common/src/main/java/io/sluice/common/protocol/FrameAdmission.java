@@ -143,10 +143,16 @@ final class FrameAdmission {
     frameSequence++;
   }
 
-  /** The current frame was handed on and the next handler returned: gives its reservation back. */
-  void frameHandled() {
+  /**
+   * The current frame is about to be handed on: whatever the next handler does meanwhile (a write
+   * that makes the channel writable again resumes decoding), the next frame is admitted afresh.
+   */
+  void frameTaken() {
     admitted = false;
-    frameLength = -1;
+  }
+
+  /** The frame handed on was handled (the next handler returned): gives its reservation back. */
+  void frameHandled() {
     releaseReservation();
   }
 

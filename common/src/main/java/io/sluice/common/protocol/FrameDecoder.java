@@ -29,11 +29,9 @@ import java.time.Duration;
  * that hold much less than their capacity (a peer sending tiny segments) are merged into one, so
  * that what a connection holds stays within 1.5 times its bytes plus {@link #MAX_UNMERGED_SLACK}.
  *
- * <p>Once a large frame is admitted, a server's decoder may offer it to a {@link BodyPlacer}: when
- * the placer takes it, the bytes of the frame already received are copied into the placer's buffers
- * and the socket reads the rest straight into them ({@link ReceiveTarget}); the frame is then fired
- * as the message the placement completes to, not as bytes. A frame is offered only while its
- * received bytes are one buffer and at least {@link #MIN_PLACED_BYTES} are still to come.
+ * <p>Once a large frame is admitted, a server's decoder with a {@link BodyPlacer} offers it to its
+ * {@link FramePlacement}, which may receive its body in place ({@link ReceiveTarget}); the frame is
+ * then fired as the message the placement completes to, not as bytes.
  */
 public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   /** Capacity beyond 1.5 times the queued bytes that is tolerated before queued buffers merge. */
@@ -55,21 +53,13 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
    */
   private final FrameAdmission admission;
 
-  /** Where large frames' bodies may be received in place, or null; with {@link #receiveTarget}. */
-  private final BodyPlacer placer;
-
-  private final ReceiveTarget receiveTarget;
+  /** Whether large frames' bodies are received in place; null without a placer. */
+  private final FramePlacement placement;
 
   /**
    * Length of the frame whose length field was consumed, or -1 while waiting for a length field.
    */
   private int frameLength = -1;
-
-  /** Whether the current frame was offered to the placer for good. */
-  private boolean placementDecided;
-
-  /** The current frame's body when it is received in place, or null. */
-  private PlacedBody placed;
 
   private boolean discarding;
   private boolean firedFrame;
@@ -115,8 +105,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     if (maxFrameSize < 1) {
       throw new IllegalArgumentException("maxFrameSize must be at least 1: " + maxFrameSize);
     }
-    this.placer = placer;
-    this.receiveTarget = receiveTarget;
+    this.placement = placer == null ? null : new FramePlacement(placer, receiveTarget);
     this.maxFrameSize = maxFrameSize;
     this.admission =
         budget == null
@@ -130,22 +119,22 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       ctx.fireChannelRead(msg);
       return;
     }
-    if (placed != null && placed.isOwnRead(buf)) {
+    if (placement != null && placement.isOwnRead(buf)) {
       // The socket read into the placement's buffer: its bytes are there already.
       int n = buf.readableBytes();
       buf.release();
-      placed.arrivedInPlace(n);
+      placement.arrivedInPlace(n);
     } else if (discarding || !buf.isReadable()) {
       buf.release();
       return;
     } else {
-      if (placed != null) {
-        placed.fill(buf);
+      if (placement != null) {
+        placement.fill(buf);
       }
       if (buf.isReadable()) {
         received.add(buf);
         if (admission != null && received.sparse()) {
-          boolean withinFrame = admission.reserved() && placed == null;
+          boolean withinFrame = admission.reserved() && !placedNow();
           received.merge(ctx.alloc(), withinFrame ? frameLength : -1);
         }
       } else {
@@ -197,7 +186,11 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   /** Bytes of the current frame received so far, for a timeout's log line. */
   long receivedOfFrame() {
-    return placed != null ? frameLength - placed.remaining() : received.bytes();
+    return placedNow() ? frameLength - placement.remaining() : received.bytes();
+  }
+
+  private boolean placedNow() {
+    return placement != null && placement.receiving();
   }
 
   /** Drops everything held and closes the connection (a frame that took too long). */
@@ -228,17 +221,15 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
           return; // the gate judges by the type byte; or the frame was queued
         }
       }
-      if (placer != null && !placementDecided && placed == null) {
-        offerToPlacer();
+      if (placement != null) {
+        placement.offer(received, frameLength);
       }
       Object frame;
-      if (placed != null) {
-        if (placed.remaining() > 0) {
+      if (placedNow()) {
+        if (placement.remaining() > 0) {
           return;
         }
-        PlacedBody done = placed;
-        placed = null;
-        frame = done.complete();
+        frame = placement.complete();
       } else {
         if (received.bytes() < frameLength) {
           return;
@@ -246,7 +237,12 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         frame = received.take(ctx.alloc(), frameLength);
       }
       frameLength = -1;
-      placementDecided = false;
+      if (placement != null) {
+        placement.nextFrame();
+      }
+      if (admission != null) {
+        admission.frameTaken();
+      }
       firedFrame = true;
       ctx.fireChannelRead(frame);
       // The next handler returned: the frame was handled (or copied, or released) by now.
@@ -259,41 +255,6 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         discardAll();
       }
     }
-  }
-
-  /**
-   * Offers the current frame to the placer once its first bytes are one buffer and much of it is
-   * still to come; when placed, moves what arrived into the placement and points the socket's next
-   * read at it.
-   */
-  private void offerToPlacer() {
-    placementDecided = true;
-    ByteBuf first = received.single();
-    if (first == null || frameLength - received.bytes() < MIN_PLACED_BYTES) {
-      // Little to come (nothing to gain), or a start split over buffers (the placer reads one).
-      return;
-    }
-    BodyPlacer.Placement offered =
-        placer.place(first.slice(first.readerIndex(), first.readableBytes()), frameLength);
-    if (offered == null) {
-      return;
-    }
-    int header = offered.headerLength();
-    if (header < 1 || header > received.bytes()) {
-      offered.abandon();
-      throw new IllegalStateException(
-          "a placement of a "
-              + frameLength
-              + "-byte frame took "
-              + header
-              + " bytes of header, of "
-              + received.bytes()
-              + " received");
-    }
-    placed = new PlacedBody(offered, frameLength - header, receiveTarget);
-    received.skip(header);
-    // What is left holds only this frame's bytes: fewer than the frame had arrived.
-    received.drainInto(placed);
   }
 
   private void rejectLength(ChannelHandlerContext ctx, int length) {
@@ -332,11 +293,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     discarding = true;
     received.release();
     frameLength = -1;
-    placementDecided = false;
-    if (placed != null) {
-      PlacedBody abandoned = placed;
-      placed = null;
-      abandoned.abandon();
+    if (placement != null) {
+      placement.abandon();
     }
     if (admission != null) {
       admission.discard();
