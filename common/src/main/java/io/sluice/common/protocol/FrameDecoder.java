@@ -64,6 +64,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   private boolean discarding;
   private boolean firedFrame;
 
+  /** Whether {@link #decodeFrames} runs: a frame is being handed on further down the pipeline. */
+  private boolean decoding;
+
   /**
    * A client's decoder: no budget, no timeout.
    *
@@ -132,8 +135,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         placement.fill(buf);
       }
       if (buf.isReadable()) {
-        received.add(buf);
-        if (admission != null && received.sparse()) {
+        // Only a buffer queued on its own adds memory: one copied into a merged buffer does not,
+        // and merging again would copy the frame's bytes once per read.
+        if (received.add(buf) && admission != null && received.sparse()) {
           boolean withinFrame = admission.reserved() && !placedNow();
           received.merge(ctx.alloc(), withinFrame ? frameLength : -1);
         }
@@ -176,9 +180,23 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     discardAll();
   }
 
-  /** Hands on what frames are complete and admitted, then lets the admission set reading. */
+  /**
+   * Hands on what frames are complete and admitted, then lets the admission set reading. Called
+   * again from inside a handler the decoder handed a frame to (its write made the channel writable
+   * again, which Netty reports at once), it does nothing: the loop that handed the frame on goes on
+   * once the handler returns, after the frame's reservation is given back, so that the next frame
+   * is admitted (and reserves) only then.
+   */
   void resume(ChannelHandlerContext ctx) {
-    decodeFrames(ctx);
+    if (decoding) {
+      return;
+    }
+    decoding = true;
+    try {
+      decodeFrames(ctx);
+    } finally {
+      decoding = false;
+    }
     if (admission != null && !discarding) {
       admission.updateReading(ctx);
     }

@@ -63,14 +63,15 @@ final class FramePlacement {
     if (decided) {
       return;
     }
-    decided = true;
     ByteBuf first = received.single();
     if (first == null || frameLength - received.bytes() < FrameDecoder.MIN_PLACED_BYTES) {
       // Little to come (nothing to gain), or a start split over buffers (the placer reads one).
+      decided = true;
       return;
     }
     BodyPlacer.Placement offered =
         placer.place(first.slice(first.readerIndex(), first.readableBytes()), frameLength);
+    decided = true;
     if (offered == null) {
       return;
     }

@@ -29,26 +29,27 @@ final class ReceivedBytes {
     return bytes;
   }
 
-  /** Buffers queued. */
-  int pieces() {
-    return pieces.size();
-  }
-
-  /** Takes ownership of {@code buf}, a readable buffer. */
-  void add(ByteBuf buf) {
+  /**
+   * Takes ownership of {@code buf}, a readable buffer.
+   *
+   * @return whether it was queued as a buffer of its own (false: copied whole into the buffer an
+   *     earlier merge made for the current frame, which holds no more memory than before)
+   */
+  boolean add(ByteBuf buf) {
     if (mergeTarget != null) {
       int n = Math.min(buf.readableBytes(), mergeTarget.writableBytes());
       mergeTarget.writeBytes(buf, n);
       bytes += n;
       if (!buf.isReadable()) {
         buf.release();
-        return;
+        return false;
       }
       mergeTarget = null;
     }
     pieces.addLast(buf);
     bytes += buf.readableBytes();
     capacity += buf.capacity();
+    return true;
   }
 
   /** Whether the queued buffers hold so much more memory than bytes that they should merge. */

@@ -75,6 +75,42 @@ class BoundedFrameDecoderTest {
   }
 
   @Test
+  void aHandlerThatMakesTheChannelWritableAgainDoesNotAdmitTheNextFrameBeforeItReturns() {
+    ReceiveBudget budget = new ReceiveBudget(100);
+    List<Long> reservedWhileHandled = new ArrayList<>();
+    Recorder recorder = new Recorder();
+    ChannelInboundHandlerAdapter writer =
+        new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            reservedWhileHandled.add(budget.reservedBytes());
+            // As a write whose flush drains the outbound buffer below its low-water mark does:
+            // Netty reports the channel writable again before the write returns.
+            ctx.pipeline().fireChannelWritabilityChanged();
+            ctx.fireChannelRead(msg);
+          }
+        };
+    EmbeddedChannel channel =
+        frozen(new FrameDecoder(50, budget, FrameGate.OPEN, FRAME_TIMEOUT), writer, recorder);
+
+    channel.writeInbound(header(3).writeByte(1));
+    assertEquals(3, budget.reservedBytes());
+    // The rest of the first frame, and the start of a second that needs a reservation of its own.
+    channel.writeInbound(bytes(2, 3).writeInt(4).writeByte(4));
+    assertEquals(List.of(3L), reservedWhileHandled);
+    assertEquals(4, budget.reservedBytes(), "the second frame reserved once the first gave back");
+    channel.writeInbound(bytes(5, 6, 7));
+
+    assertEquals(List.of(3L, 4L), reservedWhileHandled);
+    assertEquals(0, budget.reservedBytes(), "every reservation given back");
+    assertEquals(2, recorder.messages.size());
+    assertArrayEquals(
+        new byte[] {4, 5, 6, 7}, ByteBufUtil.getBytes((ByteBuf) recorder.messages.get(1)));
+    recorder.messages.forEach(m -> ((ByteBuf) m).release());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
   void aFrameThatDoesNotFitStopsReadingUntilItIsGranted() {
     ReceiveBudget budget = new ReceiveBudget(50);
     Recorder recorder = new Recorder();

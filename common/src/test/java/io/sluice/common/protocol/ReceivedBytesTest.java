@@ -80,7 +80,7 @@ class ReceivedBytesTest {
     assertEquals(100, merged.capacity());
     assertEquals(buffers, received.bytes());
     // Later bytes of the frame go into the merged buffer: no new buffer is queued.
-    received.add(bytes(8, 8, 8));
+    assertFalse(received.add(bytes(8, 8, 8)));
     assertSame(merged, received.single());
     assertEquals(buffers + 2, received.bytes());
     assertFalse(received.sparse());
