@@ -51,12 +51,18 @@ public final class ClassPathLauncher implements DaemonLauncher {
             .start();
     return new Daemon(
         name,
-        process.pid(),
+        process.toHandle(),
         log,
         () -> {
           process.destroy();
           process.waitFor(60, TimeUnit.SECONDS);
         });
+  }
+
+  /** The daemons run with paranoid leak detection: a leak they report is a failure. */
+  @Override
+  public boolean detectsLeaks() {
+    return true;
   }
 
   private List<String> javaCommand(Role role, Path conf, Path log) {

@@ -7,8 +7,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A coordinator or shuffle server process that a {@link DaemonLauncher} started: its process id,
- * its log, and how it stops as an operator stops it.
+ * A coordinator or shuffle server process that a {@link DaemonLauncher} started: its process, its
+ * log, and how it stops as an operator stops it. The process is held as a {@link ProcessHandle}
+ * taken while it ran, which knows its start time: a later process that reuses the pid is never
+ * signalled.
  */
 public final class Daemon {
   /** The operator's way to stop the daemon: SIGTERM, then waiting while it drains. */
@@ -18,19 +20,22 @@ public final class Daemon {
   }
 
   private final String name;
-  private final long pid;
+  private final ProcessHandle process;
   private final Path log;
   private final Stop stop;
 
-  public Daemon(String name, long pid, Path log, Stop stop) {
+  /**
+   * @param process the daemon's process, taken while it runs
+   */
+  public Daemon(String name, ProcessHandle process, Path log, Stop stop) {
     this.name = name;
-    this.pid = pid;
+    this.process = process;
     this.log = log;
     this.stop = stop;
   }
 
   public long pid() {
-    return pid;
+    return process.pid();
   }
 
   /** The daemon's log file (log4j's, not the JVM's standard output). */
@@ -39,7 +44,7 @@ public final class Daemon {
   }
 
   public boolean isAlive() {
-    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    return process.isAlive();
   }
 
   /** Stops the daemon as an operator would and waits until it has exited. */
@@ -52,34 +57,38 @@ public final class Daemon {
 
   /** Kills the daemon with SIGKILL ({@code kill -9}) and waits until it has exited. */
   public void kill() throws IOException, InterruptedException {
-    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
     awaitExit("SIGKILL");
   }
 
-  /** Sends {@code signal} ({@code STOP}, {@code CONT}) to the daemon. */
+  /** Kills the daemon with SIGKILL without waiting, for a caller that was interrupted. */
+  void killNow() {
+    process.destroyForcibly();
+  }
+
+  /** Sends {@code signal} ({@code STOP}, {@code CONT}) to the daemon, while it runs. */
   public void signal(String signal) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+    if (!isAlive()) {
+      throw new IOException(this + " is not running: cannot send it SIG" + signal);
+    }
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).start();
     if (kill.waitFor() != 0) {
-      throw new IOException("kill -" + signal + " " + pid + " (" + name + ") failed");
+      throw new IOException("kill -" + signal + " " + pid() + " (" + name + ") failed");
     }
   }
 
   private void awaitExit(String after) throws IOException, InterruptedException {
-    ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
-    if (handle == null) {
-      return;
-    }
     try {
-      handle.onExit().get(60, TimeUnit.SECONDS);
+      process.onExit().get(60, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
-      throw new IOException(name + " (process " + pid + ") still runs 60 s after " + after);
+      throw new IOException(this + " still runs 60 s after " + after);
     } catch (ExecutionException e) {
-      throw new IOException(name + " (process " + pid + "): " + e.getCause(), e);
+      throw new IOException(this + ": " + e.getCause(), e);
     }
   }
 
   @Override
   public String toString() {
-    return name + " (process " + pid + ")";
+    return name + " (process " + pid() + ")";
   }
 }

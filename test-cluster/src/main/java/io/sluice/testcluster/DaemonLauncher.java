@@ -38,4 +38,12 @@ public interface DaemonLauncher {
    */
   Daemon start(Role role, Path conf, Path dir, List<String> prefix)
       throws IOException, InterruptedException;
+
+  /**
+   * Whether the daemons run with Netty's paranoid leak detection, so that a {@code LEAK:} line in a
+   * log fails the cluster's close; otherwise such a line is only reported.
+   */
+  default boolean detectsLeaks() {
+    return false;
+  }
 }

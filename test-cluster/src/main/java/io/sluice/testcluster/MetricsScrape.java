@@ -70,10 +70,16 @@ public final class MetricsScrape {
 
   public static MetricsScrape fetch(String host, int httpPort)
       throws IOException, InterruptedException {
+    return fetch(host, httpPort, Duration.ofSeconds(30));
+  }
+
+  /** As above, waiting at most {@code timeout} for the answer. */
+  public static MetricsScrape fetch(String host, int httpPort, Duration timeout)
+      throws IOException, InterruptedException {
     HttpResponse<String> response =
         HTTP.send(
             HttpRequest.newBuilder(URI.create("http://" + host + ":" + httpPort + "/metrics"))
-                .timeout(Duration.ofSeconds(30))
+                .timeout(timeout)
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {

@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -96,7 +95,7 @@ public final class ProcessCluster implements Closeable {
    * otherwise default settings but for the memory of {@code sizing} and heartbeats every second.
    */
   public static Builder withScripts(Path home, int servers, ServerSizing sizing) {
-    return new Builder(servers, new ScriptLauncher(home, sizing.heap(), ""))
+    return new Builder(servers, new ScriptLauncher(home, sizing.heap(), null))
         .serverSetting(ServerOptions.HEARTBEAT_INTERVAL.key(), "1s")
         .serverSetting(ServerOptions.DISK_MIN_FREE.key(), "1g")
         .serverSetting(ServerOptions.BUFFER_CAPACITY.key(), sizing.bufferCapacity())
@@ -169,7 +168,8 @@ public final class ProcessCluster implements Closeable {
       try {
         cluster.start();
         return cluster;
-      } catch (Exception e) {
+      } catch (Exception | AssertionError e) {
+        // AssertionError too: a wait that timed out. What started must not outlive the caller.
         try {
           cluster.close();
         } catch (Exception | AssertionError suppressed) {
@@ -238,7 +238,7 @@ public final class ProcessCluster implements Closeable {
 
   /** Starts the coordinator and every server, and waits until the coordinator counts them all. */
   public void start() throws Exception {
-    coordinator.daemon = launch(Role.COORDINATOR, coordinator);
+    launch(Role.COORDINATOR, coordinator);
     for (int i = 0; i < servers.size(); i++) {
       start(i);
     }
@@ -253,35 +253,52 @@ public final class ProcessCluster implements Closeable {
   public void start(int i) throws Exception {
     Node s = servers.get(i);
     long startedMillis = System.currentTimeMillis();
-    s.daemon = launch(Role.SERVER, s);
-    Await.until(
-        () ->
-            countServers(
-                    server ->
-                        server.path("id").asText().equals(s.id)
-                            && "active".equals(server.path("condition").asText())
-                            && server.path("lastHeartbeatAgeMillis").asLong()
-                                <= System.currentTimeMillis() - startedMillis)
-                == 1,
+    launch(Role.SERVER, s);
+    // A heartbeat of this process, not of the one before it: the heartbeat's age is measured when
+    // the coordinator answers, at or after askedMillis, so a heartbeat no older than
+    // askedMillis - startedMillis came after the start.
+    awaitCoordinator(
+        (server, askedMillis) ->
+            server.path("id").asText().equals(s.id)
+                && "active".equals(server.path("condition").asText())
+                && server.path("lastHeartbeatAgeMillis").asLong() <= askedMillis - startedMillis,
+        1,
         s.id + " heart-beating to the coordinator");
   }
 
-  private Daemon launch(Role role, Node node) throws IOException, InterruptedException {
+  /** Starts a daemon and waits until it accepts connections; recorded first, to be stopped. */
+  private void launch(Role role, Node node) throws IOException, InterruptedException {
     List<String> prefix = bed == null ? List.of() : bed.launcher(node.bedHost);
-    Daemon daemon = launcher.start(role, node.conf, dir, prefix);
-    Daemons.awaitPort(node.host, node.port, daemon.log());
-    return daemon;
+    node.daemon = launcher.start(role, node.conf, dir, prefix);
+    Daemons.awaitPort(node.host, node.port, node.daemon.log());
   }
 
   /** Waits until the coordinator counts {@code n} active servers. */
   public void awaitLive(int n) throws Exception {
-    Await.until(
-        () -> countServers(server -> "active".equals(server.path("condition").asText())) == n,
+    awaitCoordinator(
+        (server, askedMillis) -> "active".equals(server.path("condition").asText()),
+        n,
         n + " live servers");
   }
 
+  /** A server in the coordinator's {@code /status}, and when the status was asked for. */
+  private interface ServerCondition {
+    boolean test(JsonNode server, long askedMillis);
+  }
+
+  /**
+   * Waits until exactly {@code n} servers of the coordinator's {@code /status} meet {@code which}.
+   */
+  private void awaitCoordinator(ServerCondition which, int n, String what)
+      throws InterruptedException {
+    // Each poll is a request to the coordinator's process: a tenth of a second apart.
+    Await.until(
+        () -> countServers(which) == n, Await.DEFAULT_TIMEOUT, Duration.ofMillis(100), () -> what);
+  }
+
   /** Servers in the coordinator's {@code /status} satisfying {@code which}; -1 without answer. */
-  private int countServers(Predicate<JsonNode> which) {
+  private int countServers(ServerCondition which) {
+    long askedMillis = System.currentTimeMillis();
     try {
       HttpResponse<String> response =
           HTTP.send(
@@ -293,7 +310,7 @@ public final class ProcessCluster implements Closeable {
               HttpResponse.BodyHandlers.ofString());
       int n = 0;
       for (JsonNode server : JSON.readTree(response.body()).path("servers")) {
-        if (which.test(server)) {
+        if (which.test(server, askedMillis)) {
           n++;
         }
       }
@@ -383,7 +400,9 @@ public final class ProcessCluster implements Closeable {
 
   /** Resumes server {@code i} after {@link #freeze} (SIGCONT); harmless on a running server. */
   public void thaw(int i) throws IOException, InterruptedException {
-    running(i).signal("CONT");
+    if (running(i).isAlive()) {
+      running(i).signal("CONT");
+    }
   }
 
   /** A counter or gauge of server {@code i}'s {@code /metrics}, summed over label values. */
@@ -411,8 +430,13 @@ public final class ProcessCluster implements Closeable {
     for (int i = 0; i < servers.size(); i++) {
       out.append("== /metrics of ").append(serverId(i)).append(" at ");
       out.append(host(i)).append(':').append(httpPort(i)).append('\n');
+      if (!isAlive(i)) {
+        out.append("(not running)\n");
+        continue;
+      }
       try {
-        for (MetricsScrape.Sample s : MetricsScrape.fetch(host(i), httpPort(i)).samples()) {
+        MetricsScrape scrape = MetricsScrape.fetch(host(i), httpPort(i), Duration.ofSeconds(5));
+        for (MetricsScrape.Sample s : scrape.samples()) {
           if (s.name().startsWith("sluice_server_") && !s.name().endsWith("_bucket")) {
             out.append(s.name());
             if (!s.labels().isEmpty()) {
@@ -445,36 +469,38 @@ public final class ProcessCluster implements Closeable {
     return out.toString();
   }
 
+  /**
+   * Stops every daemon (thawed first if frozen; killed when it does not stop, or when this thread
+   * is interrupted), then deletes the cluster's own directory.
+   *
+   * @throws AssertionError when a server reported a leaked buffer and the launcher runs them with
+   *     paranoid leak detection (otherwise the report is printed)
+   */
   @Override
   public void close() throws IOException {
     List<String> leaks = new ArrayList<>();
     IOException failure = null;
-    for (Node s : servers) {
+    List<Node> all = new ArrayList<>(servers);
+    all.add(coordinator);
+    for (Node node : all) {
+      if (node.daemon == null) {
+        continue;
+      }
       try {
-        if (s.daemon != null) {
-          // SIGTERM: the server closes itself, and leak detection has its chance to report.
-          stopForGood(s.daemon);
-          if (Files.exists(s.daemon.log()) && Files.readString(s.daemon.log()).contains("LEAK:")) {
-            leaks.add(s.id + " (" + s.daemon.log() + ")");
-          }
+        // SIGTERM: the daemon closes itself, and leak detection has its chance to report.
+        stopForGood(node.daemon);
+        if (reportsLeak(node.daemon.log())) {
+          leaks.add(node.id + " (" + node.daemon.log() + ")");
         }
       } catch (IOException e) {
         failure = failure == null ? e : failure;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       }
-    }
-    try {
-      if (coordinator.daemon != null) {
-        stopForGood(coordinator.daemon);
-      }
-    } catch (IOException e) {
-      failure = failure == null ? e : failure;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
     if (!leaks.isEmpty()) {
-      throw new AssertionError("buffer leaks reported by " + leaks);
+      if (launcher.detectsLeaks()) {
+        throw new AssertionError("buffer leaks reported by " + leaks);
+      }
+      System.err.println("buffer leaks reported by " + leaks);
     }
     if (failure != null) {
       throw failure;
@@ -486,17 +512,31 @@ public final class ProcessCluster implements Closeable {
     }
   }
 
-  /** Stops {@code daemon}, thawed first if frozen, and kills it when it does not stop. */
-  private static void stopForGood(Daemon daemon) throws IOException, InterruptedException {
+  private static boolean reportsLeak(Path log) throws IOException {
+    if (!Files.exists(log)) {
+      return false;
+    }
+    // Latin-1 decodes any byte, so a line that is not UTF-8 cannot stop the search.
+    try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+      return lines.anyMatch(line -> line.contains("LEAK:"));
+    }
+  }
+
+  /** Stops {@code daemon}, thawed first if frozen; kills it when it does not stop. */
+  private static void stopForGood(Daemon daemon) throws IOException {
     if (!daemon.isAlive()) {
       return;
     }
-    daemon.signal("CONT");
     try {
+      daemon.signal("CONT");
       daemon.stop();
     } catch (IOException e) {
-      daemon.kill();
+      daemon.killNow();
       throw e;
+    } catch (InterruptedException e) {
+      // No waiting any more: the daemon must not outlive the caller all the same.
+      daemon.killNow();
+      Thread.currentThread().interrupt();
     }
   }
 

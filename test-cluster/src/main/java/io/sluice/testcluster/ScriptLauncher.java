@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Daemons started and stopped with the {@code bin/} scripts of a Sluice home (a checkout or an
@@ -22,7 +23,7 @@ public final class ScriptLauncher implements DaemonLauncher {
   /**
    * @param serverHeap {@code SLUICE_SERVER_HEAP}, or null for the heap the script derives
    * @param javaOptions {@code SLUICE_JAVA_OPTS}: added to every daemon's JVM (a flight recording, a
-   *     profiler), or empty
+   *     profiler); null to leave the variable as this process's environment has it
    */
   public ScriptLauncher(Path home, String serverHeap, String javaOptions) {
     this.home = home;
@@ -35,15 +36,22 @@ public final class ScriptLauncher implements DaemonLauncher {
       throws IOException, InterruptedException {
     Map<String, String> env = environment(dir);
     Daemons daemons = Daemons.in(home);
-    System.out.println(daemons.script("start-" + role.script() + ".sh", conf, env, prefix));
     // The scripts name a daemon's files after its configuration file, less the extension.
     String instance =
         role.script() + "-" + conf.getFileName().toString().replaceFirst("\\.[^.]*$", "");
     Path pidFile = dir.resolve("run").resolve(instance + ".pid");
-    long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+    try {
+      System.out.println(daemons.script("start-" + role.script() + ".sh", conf, env, prefix));
+    } catch (IOException e) {
+      // A daemon that started but did not serve in time is left running by the script.
+      running(pidFile).ifPresent(ProcessHandle::destroyForcibly);
+      throw e;
+    }
+    ProcessHandle process =
+        running(pidFile).orElseThrow(() -> new IOException(instance + " exited after its start"));
     return new Daemon(
         instance,
-        pid,
+        process,
         dir.resolve("logs").resolve(instance + ".log"),
         () ->
             System.out.println(daemons.script("stop-" + role.script() + ".sh", conf, env, prefix)));
@@ -57,9 +65,18 @@ public final class ScriptLauncher implements DaemonLauncher {
     if (serverHeap != null) {
       env.put("SLUICE_SERVER_HEAP", serverHeap);
     }
-    if (!javaOptions.isBlank()) {
+    if (javaOptions != null) {
       env.put("SLUICE_JAVA_OPTS", javaOptions);
     }
     return env;
+  }
+
+  /** The process whose id the start script wrote, while it runs. */
+  private static Optional<ProcessHandle> running(Path pidFile) throws IOException {
+    if (!Files.exists(pidFile)) {
+      return Optional.empty();
+    }
+    long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
   }
 }

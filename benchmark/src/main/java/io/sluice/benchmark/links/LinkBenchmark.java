@@ -195,8 +195,6 @@ public final class LinkBenchmark {
     System.exit(allRight ? 0 : 1);
   }
 
-  /** The bed host of a daemon of the cluster: the coordinator on coord, server i on s<i>. */
-
   /** Whether every run that finished gave the same answer (failed runs are counted apart). */
   private static boolean answersAgree(List<Run> runs) {
     List<FaultJobRunner.Outcome> done =
