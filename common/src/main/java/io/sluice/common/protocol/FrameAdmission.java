@@ -32,7 +32,7 @@ final class FrameAdmission {
   private final FrameGate gate;
   private final long frameTimeoutNanos;
 
-  /** Length of the frame being admitted or received, or -1 between frames. */
+  /** Length of the frame admitted last (the one being received while it holds a reservation). */
   private int frameLength = -1;
 
   /** Whether the current frame passed the gate and holds what it needs of the budget. */
@@ -143,10 +143,7 @@ final class FrameAdmission {
     frameSequence++;
   }
 
-  /**
-   * The current frame is about to be handed on: whatever the next handler does meanwhile (a write
-   * that makes the channel writable again resumes decoding), the next frame is admitted afresh.
-   */
+  /** The current frame is about to be handed on: the next frame is admitted afresh. */
   void frameTaken() {
     admitted = false;
   }
