@@ -7,9 +7,15 @@
 # the 'fault' section of docs/benchmarks/fault.md. Exits 1 when a run failed or an answer differs.
 # Takes about fifteen minutes.
 #
+# The network's faults run the servers on a test bed (bin/netbed.sh, root): a server's link cut
+# mid-map or mid-reduce (packets dropped, no reset) and a server on a link a tenth as fast as the
+# others' (--link-rate, default 1gbit); they rewrite the 'fault-net' section instead:
+#
+#   bin/bench-fault.sh --cases none,cut-map,cut-reduce,slow
+#
 #   bin/bench-fault.sh [--rounds N] [--replicas 1,2]
-#                      [--cases none,map,reduce,freeze-map,freeze-reduce] [--maps N]
-#                      [--reduces N] [--records N]
+#                      [--cases none,map,reduce,freeze-map,freeze-reduce,cut-map,cut-reduce,slow]
+#                      [--link-rate 1gbit] [--maps N] [--reduces N] [--records N]
 #                      [--master local[2,4]] [--driver-memory 3g]
 #                      [--output benchmark/target/fault] [--markdown docs/benchmarks/fault.md|-]
 #

@@ -5,7 +5,9 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
+import io.sluice.fixtures.NetBed;
 import io.sluice.testcluster.ProcessCluster;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,8 +16,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The fault benchmark: one Spark job through three shuffle servers, undisturbed and with one server
@@ -26,6 +31,13 @@ import java.util.function.ToIntFunction;
  * the undisturbed run with the same copies, Spark's stage submissions and failed tasks, and whether
  * every answer equals the built-in shuffle's; rewrites the 'fault' section of
  * docs/benchmarks/fault.md.
+ *
+ * <p>The network's faults ({@code cut-map}, {@code cut-reduce}, {@code slow}) need the servers on
+ * hosts of their own: the coordinator and the servers then run on a network test bed ({@link
+ * NetBed}), every server's link capped at {@code --link-rate}, for every case of the invocation,
+ * the undisturbed one included. A cut drops every packet of the victim's host from the same moments
+ * as a kill, until the run ends; a slow run caps the victim's link at a tenth of the others' for
+ * the whole run. The report then goes to the 'fault-net' section.
  */
 public final class FaultBenchmark {
   static final String USAGE =
@@ -34,9 +46,13 @@ public final class FaultBenchmark {
           "Usage: bin/bench-fault.sh [flags]",
           "  --rounds N             rounds of every case (default 3)",
           "  --replicas LIST        copies per partition to measure (default 1,2)",
-          "  --cases LIST           of none,map,reduce,freeze-map,freeze-reduce: undisturbed,",
-          "                         kill mid-map, mid-reduce, freeze (SIGSTOP) mid-map, mid-reduce",
-          "                         (default all)",
+          "  --cases LIST           of none,map,reduce,freeze-map,freeze-reduce,cut-map,",
+          "                         cut-reduce,slow: undisturbed, kill mid-map, mid-reduce, freeze",
+          "                         (SIGSTOP) mid-map, mid-reduce, link cut mid-map, mid-reduce,",
+          "                         link at a tenth of the others' (default",
+          "                         none,map,reduce,freeze-map,freeze-reduce; the last three put",
+          "                         the servers on a network test bed, which needs root)",
+          "  --link-rate RATE       every server's link on the test bed (default 1gbit)",
           "  --maps N               map tasks (default 32)",
           "  --reduces N            reduce partitions (default 16)",
           "  --records N            records per map task, 100 bytes each (default 250000)",
@@ -51,6 +67,7 @@ public final class FaultBenchmark {
           "rounds",
           "replicas",
           "cases",
+          "link-rate",
           "maps",
           "reduces",
           "records",
@@ -63,6 +80,11 @@ public final class FaultBenchmark {
 
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
+
+  /** The victim's host on the test bed. */
+  private static final String VICTIM_HOST = "s" + VICTIM;
+
+  private static final List<String> BED_HOSTS = List.of("coord", "s0", "s1", "s2");
 
   private FaultBenchmark() {}
 
@@ -85,7 +107,9 @@ public final class FaultBenchmark {
         scenarios.add(FaultBenchmarkJob.Scenario.parse(c));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
-            "--cases takes none, map, reduce, freeze-map and " + "freeze-reduce, not " + c);
+            "--cases takes none, map, reduce, freeze-map, freeze-reduce, cut-map, cut-reduce and "
+                + "slow, not "
+                + c);
       }
     }
     if (!scenarios.contains(FaultBenchmarkJob.Scenario.NONE)) {
@@ -109,27 +133,57 @@ public final class FaultBenchmark {
             List.of());
 
     List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
+    boolean onBed = scenarios.stream().anyMatch(FaultBenchmarkJob.Scenario::needsBed);
+    String linkRate = o.getOrDefault("link-rate", "1gbit");
+    String slowRate = tenth(linkRate);
+    if (onBed) {
+      Optional<String> unavailable = NetBed.unavailableReason(home);
+      if (unavailable.isPresent()) {
+        throw new IOException(
+            "--cases cut-map, cut-reduce and slow need a network test bed: " + unavailable.get());
+      }
+    }
     FaultJobRunner.Outcome reference =
-        job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, Map.of());
-    try (ProcessCluster cluster =
-        ProcessCluster.withScripts(home, 3, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
-            .in(out.resolve("cluster"))
-            .start()) {
+        job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, List.of(), Map.of());
+    NetBed bed = onBed ? NetBed.up(home, "sfnet", 94, BED_HOSTS) : null;
+    try (NetBed closedLast = bed;
+        ProcessCluster cluster =
+            onBed(
+                    ProcessCluster.withScripts(
+                            home, 3, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
+                        .in(out.resolve("cluster")),
+                    bed)
+                .start()) {
+      if (bed != null) {
+        for (int i = 0; i < 3; i++) {
+          bed.cap("s" + i, linkRate);
+        }
+      }
       MetricsPoller servers =
           MetricsPoller.at(cluster.httpAddresses(), ServerFigures.KEYS, Duration.ofSeconds(1));
       // Every copy count warms up: with two copies the servers run code (forwarding, the peer
       // client) that the first runs would otherwise pay the JIT compiler for.
       for (int r : replicas) {
         System.out.println("== warm-up, " + r + " cop" + (r == 1 ? "y" : "ies"));
-        job.run("warmup", 0, FaultBenchmarkJob.Scenario.NONE, r, cluster, 0, Map.of());
+        job.run("warmup", 0, FaultBenchmarkJob.Scenario.NONE, r, cluster, List.of(), Map.of());
       }
       for (int round = 1; round <= rounds; round++) {
         for (int r : replicas) {
           for (FaultBenchmarkJob.Scenario scenario : scenarios) {
-            long pid = scenario == FaultBenchmarkJob.Scenario.NONE ? 0 : cluster.pid(VICTIM);
+            List<String> victim = victim(scenario, cluster, bed, home);
+            if (scenario == FaultBenchmarkJob.Scenario.SLOW) {
+              bed.cap(VICTIM_HOST, slowRate);
+            }
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
             FaultJobRunner.Outcome run =
-                job.run("sluice", round, scenario, r, cluster, pid, Map.of());
+                job.run("sluice", round, scenario, r, cluster, victim, Map.of());
+            if (scenario == FaultBenchmarkJob.Scenario.SLOW) {
+              bed.cap(VICTIM_HOST, linkRate);
+            } else if (scenario.cuts()) {
+              // Healed, the server has gone on running all along: it rejoins as it is.
+              bed.heal(VICTIM_HOST);
+              cluster.awaitLive(3);
+            }
             ServerFigures figures = ServerFigures.between(before, ServerFigures.scrape(servers));
             System.out.printf(
                 Locale.ROOT,
@@ -138,7 +192,7 @@ public final class FaultBenchmark {
                 figures.pushedBytes() / (1 << 20),
                 figures.noBufferAnswers());
             outcomes.add(run.withServers(figures));
-            if (pid != 0) {
+            if (scenario.hasMoment() && !scenario.cuts()) {
               if (scenario.freezes()) {
                 // SIGKILL ends a stopped process too; the start script clears its pid file.
                 cluster.kill(VICTIM);
@@ -149,22 +203,69 @@ public final class FaultBenchmark {
         }
       }
     }
-    String body = report(reference, outcomes, replicas, scenarios, rounds, job);
+    String body =
+        report(reference, outcomes, replicas, scenarios, rounds, job, onBed ? linkRate : null);
     System.out.println(body);
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/fault.md");
     if (!markdown.equals("-")) {
+      String section = onBed ? "fault-net" : "fault";
       BenchmarkReport.writeSection(
           home.resolve(markdown),
-          "fault",
-          "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and two "
-              + "copies",
+          section,
+          onBed
+              ? "Fault benchmark on a network test bed: a server cut off or on a slow link, with "
+                  + "one and two copies"
+              : "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and "
+                  + "two copies",
           o.getOrDefault("command", "bin/bench-fault.sh"),
           body);
-      System.out.println("Wrote the 'fault' section of " + markdown);
+      System.out.println("Wrote the '" + section + "' section of " + markdown);
     }
     boolean allRight =
         outcomes.stream().allMatch(x -> x.answer().equals(reference.answer()) && x.exit() == 0);
     System.exit(allRight ? 0 : 1);
+  }
+
+  private static ProcessCluster.Builder onBed(ProcessCluster.Builder cluster, NetBed bed) {
+    return bed == null ? cluster : cluster.on(bed);
+  }
+
+  /** The job's flags that name what it strikes at the scenario's moment. */
+  private static List<String> victim(
+      FaultBenchmarkJob.Scenario scenario, ProcessCluster cluster, NetBed bed, Path home) {
+    if (!scenario.hasMoment()) {
+      return List.of();
+    }
+    if (scenario.cuts()) {
+      return List.of(
+          "--netbed",
+          home.resolve("bin/netbed.sh").toString(),
+          "--bed",
+          bed.name(),
+          "--cut-host",
+          VICTIM_HOST);
+    }
+    return List.of("--kill-pid", String.valueOf(cluster.pid(VICTIM)));
+  }
+
+  /** A tenth of a rate in tc's notation (1gbit: 100mbit). */
+  static String tenth(String rate) {
+    Matcher m = Pattern.compile("(\\d+)(k|m|g)bit").matcher(rate.toLowerCase(Locale.ROOT));
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "--link-rate takes a rate such as 500mbit or 1gbit, not " + rate);
+    }
+    long kbit =
+        Long.parseLong(m.group(1))
+            * switch (m.group(2)) {
+              case "k" -> 1L;
+              case "m" -> 1_000L;
+              default -> 1_000_000L;
+            };
+    long tenth = Math.max(1, kbit / 10);
+    return tenth % 1_000_000 == 0
+        ? tenth / 1_000_000 + "gbit"
+        : tenth % 1_000 == 0 ? tenth / 1_000 + "mbit" : tenth + "kbit";
   }
 
   private static String report(
@@ -173,30 +274,61 @@ public final class FaultBenchmark {
       List<Integer> replicas,
       List<FaultBenchmarkJob.Scenario> scenarios,
       int rounds,
-      FaultJobRunner job) {
+      FaultJobRunner job,
+      String linkRate) {
     StringBuilder b = new StringBuilder();
     double mib = job.maps() * job.records() * 100.0 / (1 << 20);
+    String setting =
+        linkRate == null
+            ? "Three shuffle servers and a coordinator started with the `bin/` scripts "
+                + "(`buffer.capacity` 512 MiB, heap 512 MiB each). "
+            : "Three shuffle servers and a coordinator started with the `bin/` scripts "
+                + "(`buffer.capacity` 512 MiB, heap 512 MiB each), each on a host of its own: a "
+                + "network namespace with its own address on a test bed (`bin/netbed.sh`), joined "
+                + "to the machine by a bridge; Spark runs on the machine's side, so every byte "
+                + "pushed or read crosses a server's link, which is capped at "
+                + linkRate
+                + " (tbf, both ways) in every case, the undisturbed one included. The built-in "
+                + "shuffle's reference run crosses no link (its executors are in the one Spark "
+                + "JVM): the column over it shows what the links cost as well. ";
+    boolean signalled = scenarios.stream().anyMatch(s -> s.hasMoment() && !s.cuts());
+    String faults =
+        !signalled
+            ? ""
+            : "A kill is `SIGKILL` of the second server from Spark's listener, after a quarter of the "
+                + "map tasks ended (mid-map) or after the first reduce task ended (mid-reduce); a "
+                + "freeze is `SIGSTOP` at the same moments (the process keeps its sockets open and "
+                + "answers nothing, as in a long pause or on a hung disk, until the run ends; clients "
+                + "give it up after `transport.liveness.timeout`, 8 s). A killed or frozen server is "
+                + "started again (same port, empty) before the next run. ";
+    if (linkRate != null) {
+      faults +=
+          "A cut drops every packet to and from the second server's host (nftables) from Spark's "
+              + "listener, after a quarter of the map tasks ended (mid-map) or after the first "
+              + "reduce task ended (mid-reduce), until the run ends, so that no reset tells "
+              + "anyone: clients give it up after `transport.liveness.timeout`, 8 s, as a frozen "
+              + "server; healed after the run, the server rejoins as it was. A slow server's link "
+              + "is capped at "
+              + tenth(linkRate)
+              + ", a tenth of the others', for the whole run. ";
+    }
     b.append(
         String.format(
             Locale.ROOT,
             "One job: %d map tasks of %,d records (a long key and a "
-                + "92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose reduce tasks "
-                + "sum every record; `%s`, Kryo, each run a fresh `SparkSubmit` JVM with the shaded client "
-                + "jar. Three shuffle servers and a coordinator started with the `bin/` scripts "
-                + "(`buffer.capacity` 512 MiB, heap 512 MiB each). A kill is `SIGKILL` of the second "
-                + "server from Spark's listener, after a quarter of the map tasks ended (mid-map) or after "
-                + "the first reduce task ended (mid-reduce); a freeze is `SIGSTOP` at the same moments "
-                + "(the process keeps its sockets open and answers nothing, as in a long pause or on a hung "
-                + "disk, until the run ends; clients give it up after `transport.liveness.timeout`, 8 s). "
-                + "The server is started again (same port, empty) before the next run. One undisturbed warm-up run with each copy count, then %d rounds, cases "
-                + "interleaved; medians, ranges in brackets. Job "
-                + "time is measured inside the driver, from the job's start until the context stopped; CPU "
-                + "is the Spark JVM's (driver and executors), not the servers'.%n%n",
+                + "92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose reduce "
+                + "tasks sum every record; `%s`, Kryo, each run a fresh `SparkSubmit` JVM with the "
+                + "shaded client jar. %s%sOne undisturbed warm-up run with each copy count, then "
+                + "%d rounds, cases interleaved; medians, ranges in brackets. Job time is measured "
+                + "inside the driver, from the job's start until the context stopped; CPU is the "
+                + "Spark JVM's (driver and executors), not the servers'.%n%n",
             job.maps(),
             job.records(),
             mib,
             job.reduces(),
             job.master(),
+            setting,
+            faults,
             rounds));
     b.append(
         String.format(
@@ -329,7 +461,10 @@ public final class FaultBenchmark {
       boolean right) {
     int maxSubmissions =
         runs.stream().mapToInt(FaultJobRunner.Outcome::mapStageSubmissions).max().orElse(0);
-    boolean killed = runs.stream().allMatch(FaultJobRunner.Outcome::killed);
+    // A slow server's link is capped by the benchmark before the run, not struck within it.
+    boolean killed =
+        scenario == FaultBenchmarkJob.Scenario.SLOW
+            || runs.stream().allMatch(FaultJobRunner.Outcome::killed);
     if (replicas >= 2) {
       boolean met = ratio <= 1.3 && maxSubmissions == 1 && right && killed;
       return String.format(
@@ -360,6 +495,9 @@ public final class FaultBenchmark {
       case REDUCE -> "kill mid-reduce";
       case FREEZE_MAP -> "freeze mid-map";
       case FREEZE_REDUCE -> "freeze mid-reduce";
+      case CUT_MAP -> "link cut mid-map";
+      case CUT_REDUCE -> "link cut mid-reduce";
+      case SLOW -> "link at a tenth";
     };
   }
 

@@ -33,15 +33,19 @@ import scala.Tuple2;
  * reduces} partitions, whose reduce side sums every record, so that each shuffled byte counts in
  * the answer. With {@code --kill-pid}, the process is sent SIGKILL ({@code map}, {@code reduce}) or
  * SIGSTOP ({@code freeze-map}, {@code freeze-reduce}: frozen, its sockets open, until the benchmark
- * ends it after the run) from Spark's listener at the chosen moment: after a quarter of the map
- * tasks ended, or after the first reduce task ended. Appends one JSON line to {@code --result}:
- * wall time, the JVM's CPU time, stage submissions, failed tasks and the answer.
+ * ends it after the run); with {@code --cut-host}, that host of a network test bed is cut off
+ * ({@code cut-map}, {@code cut-reduce}: {@code bin/netbed.sh cut}, every packet dropped, until the
+ * benchmark heals it after the run). Either comes from Spark's listener at the chosen moment: after
+ * a quarter of the map tasks ended, or after the first reduce task ended. A {@code slow} run is
+ * undisturbed here: the benchmark capped the victim's link before it. Appends one JSON line to
+ * {@code --result}: wall time, the JVM's CPU time, stage submissions, failed tasks and the answer.
  */
 public final class FaultBenchmarkJob {
   private static final String USAGE =
       "Usage: FaultBenchmarkJob --scenario "
-          + "none|map|reduce|freeze-map|freeze-reduce --maps N"
-          + " --reduces N --records N --result FILE [--kill-pid PID]";
+          + "none|map|reduce|freeze-map|freeze-reduce|cut-map|cut-reduce|slow --maps N"
+          + " --reduces N --records N --result FILE [--kill-pid PID]"
+          + " [--netbed SCRIPT --bed NAME --cut-host HOST]";
   private static final int VALUE_BYTES = 92;
 
   private FaultBenchmarkJob() {}
@@ -51,18 +55,29 @@ public final class FaultBenchmarkJob {
     Flags flags = new Flags(args, USAGE);
     while (flags.hasNext()) {
       flags.named(
-          flags.next(), List.of("scenario", "maps", "reduces", "records", "result", "kill-pid"), o);
+          flags.next(),
+          List.of(
+              "scenario",
+              "maps",
+              "reduces",
+              "records",
+              "result",
+              "kill-pid",
+              "netbed",
+              "bed",
+              "cut-host"),
+          o);
     }
     Scenario scenario = Scenario.parse(o.getOrDefault("scenario", "none"));
     int maps = Integer.parseInt(o.get("maps"));
     int reduces = Integer.parseInt(o.get("reduces"));
     long records = Long.parseLong(o.get("records"));
-    long killPid = Long.parseLong(o.getOrDefault("kill-pid", "0"));
+    Runnable fault = fault(scenario, o);
 
     SparkSession spark =
         SparkSession.builder().appName("sluice-fault-" + scenario.label()).getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
-    Observer observer = new Observer(scenario, maps, killPid);
+    Observer observer = new Observer(scenario, maps, fault);
     spark.sparkContext().addSparkListener(observer);
     awaitExecutors(spark);
     long cpuBefore = processCpuNanos();
@@ -205,7 +220,10 @@ public final class FaultBenchmarkJob {
     MAP,
     REDUCE,
     FREEZE_MAP,
-    FREEZE_REDUCE;
+    FREEZE_REDUCE,
+    CUT_MAP,
+    CUT_REDUCE,
+    SLOW;
 
     String label() {
       return name().toLowerCase().replace('_', '-');
@@ -213,7 +231,12 @@ public final class FaultBenchmarkJob {
 
     /** Whether the fault comes during the map stage. */
     boolean midMap() {
-      return this == MAP || this == FREEZE_MAP;
+      return this == MAP || this == FREEZE_MAP || this == CUT_MAP;
+    }
+
+    /** Whether the fault comes at a moment of the job (the others: none, or the whole run). */
+    boolean hasMoment() {
+      return this != NONE && this != SLOW;
     }
 
     /** Whether the server is frozen (SIGSTOP) rather than killed. */
@@ -221,17 +244,63 @@ public final class FaultBenchmarkJob {
       return this == FREEZE_MAP || this == FREEZE_REDUCE;
     }
 
+    /** Whether the server's link is cut rather than its process signalled. */
+    boolean cuts() {
+      return this == CUT_MAP || this == CUT_REDUCE;
+    }
+
+    /** Whether the case needs the servers on a network test bed. */
+    public boolean needsBed() {
+      return cuts() || this == SLOW;
+    }
+
     static Scenario parse(String s) {
       return valueOf(s.trim().toUpperCase().replace('-', '_'));
     }
   }
 
-  /** SIGSTOP, as a long pause or a hung disk: the process holds its sockets and answers nothing. */
-  private static void freeze(long pid) {
+  /** What to do to the victim at the scenario's moment, or null for nothing. */
+  private static Runnable fault(Scenario scenario, Map<String, String> o) {
+    if (!scenario.hasMoment()) {
+      return null;
+    }
+    if (scenario.cuts()) {
+      List<String> cut =
+          List.of(required(o, "netbed"), "cut", required(o, "bed"), required(o, "cut-host"));
+      return () -> run(cut);
+    }
+    long pid = Long.parseLong(required(o, "kill-pid"));
+    if (scenario.freezes()) {
+      return () -> run(List.of("kill", "-STOP", Long.toString(pid)));
+    }
+    // SIGKILL, as a crash: the server gets no chance to drain or say goodbye.
+    return () ->
+        ProcessHandle.of(pid)
+            .ifPresent(
+                p -> {
+                  p.destroyForcibly();
+                  p.onExit().join();
+                });
+  }
+
+  private static String required(Map<String, String> o, String flag) {
+    String value = o.get(flag);
+    if (value == null) {
+      throw new IllegalArgumentException("--" + flag + " is required here: " + USAGE);
+    }
+    return value;
+  }
+
+  /**
+   * Runs a command to its end: {@code kill -STOP} (SIGSTOP, as a long pause or a hung disk: the
+   * process holds its sockets and answers nothing) or the bed's cut (the host's packets dropped, as
+   * by a failed switch port: nobody gets a reset).
+   */
+  private static void run(List<String> command) {
     try {
-      Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start();
-      if (kill.waitFor() != 0) {
-        throw new IllegalStateException("kill -STOP " + pid + " failed");
+      Process p = new ProcessBuilder(command).inheritIO().start();
+      if (p.waitFor() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + " failed");
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -241,11 +310,11 @@ public final class FaultBenchmarkJob {
     }
   }
 
-  /** Counts stage submissions and failed tasks, and kills the victim at the scenario's moment. */
+  /** Counts stage submissions and failed tasks, and strikes the victim at the scenario's moment. */
   private static final class Observer extends SparkListener {
     private final Scenario scenario;
     private final int maps;
-    private final long killPid;
+    private final Runnable fault;
     final Map<Integer, Integer> submissions = new ConcurrentHashMap<>();
     final AtomicInteger failedTasks = new AtomicInteger();
     final AtomicInteger fetchFailures = new AtomicInteger();
@@ -259,10 +328,10 @@ public final class FaultBenchmarkJob {
     /** The first stage submitted is the map stage: the job's only shuffle map stage. */
     private volatile int mapStage = -1;
 
-    Observer(Scenario scenario, int maps, long killPid) {
+    Observer(Scenario scenario, int maps, Runnable fault) {
       this.scenario = scenario;
       this.maps = maps;
-      this.killPid = killPid;
+      this.fault = fault;
     }
 
     @Override
@@ -286,25 +355,15 @@ public final class FaultBenchmarkJob {
           fetchFailures.incrementAndGet();
         }
       }
-      if (killPid <= 0 || killedAtNanos.get() > 0 || !success) {
+      if (fault == null || killedAtNanos.get() > 0 || !success) {
         return;
       }
       boolean mapTask = event.stageId() == mapStage;
       boolean now =
           scenario.midMap() && mapTask && mapTasksEnded.incrementAndGet() == Math.max(1, maps / 4)
-              || scenario != Scenario.NONE && !scenario.midMap() && !mapTask;
+              || !scenario.midMap() && !mapTask;
       if (now && killedAtNanos.compareAndSet(0, System.nanoTime())) {
-        if (scenario.freezes()) {
-          freeze(killPid);
-          return;
-        }
-        // SIGKILL, as a crash: the server gets no chance to drain or say goodbye.
-        ProcessHandle.of(killPid)
-            .ifPresent(
-                p -> {
-                  p.destroyForcibly();
-                  p.onExit().join();
-                });
+        fault.run();
       }
     }
   }

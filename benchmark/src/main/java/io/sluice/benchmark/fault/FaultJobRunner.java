@@ -75,7 +75,8 @@ public record FaultJobRunner(
    * Runs the job once.
    *
    * @param cluster null for Spark's built-in shuffle
-   * @param killPid the process to kill at the scenario's moment; 0 for none
+   * @param victim the job's flags naming what to strike at the scenario's moment ({@code
+   *     --kill-pid}, or {@code --netbed}, {@code --bed} and {@code --cut-host}); empty for nothing
    * @param extraConf further Spark settings (authentication, encryption)
    */
   public Outcome run(
@@ -84,7 +85,7 @@ public record FaultJobRunner(
       FaultBenchmarkJob.Scenario scenario,
       int replicas,
       ProcessCluster cluster,
-      long killPid,
+      List<String> victim,
       Map<String, String> extraConf)
       throws Exception {
     Map<String, String> conf = new LinkedHashMap<>();
@@ -113,10 +114,7 @@ public record FaultJobRunner(
                 String.valueOf(records),
                 "--result",
                 results.toString()));
-    if (killPid > 0) {
-      args.add("--kill-pid");
-      args.add(String.valueOf(killPid));
-    }
+    args.addAll(victim);
     System.out.println("== " + name);
     long before = lines();
     int exit =

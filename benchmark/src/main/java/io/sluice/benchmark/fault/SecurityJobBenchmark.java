@@ -93,7 +93,7 @@ public final class SecurityJobBenchmark {
     Settings settings = Settings.create(out);
 
     FaultJobRunner.Outcome reference =
-        job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, Map.of());
+        job.run("builtin", 0, FaultBenchmarkJob.Scenario.NONE, 0, null, List.of(), Map.of());
     Map<Mode, List<FaultJobRunner.Outcome>> outcomes = new EnumMap<>(Mode.class);
     for (int round = 0; round <= rounds; round++) {
       for (Mode mode : Mode.values()) {
@@ -111,7 +111,7 @@ public final class SecurityJobBenchmark {
                   FaultBenchmarkJob.Scenario.NONE,
                   1,
                   cluster,
-                  0,
+                  List.of(),
                   settings.spark(mode));
           if (round > 0) {
             outcomes.computeIfAbsent(mode, m -> new ArrayList<>()).add(outcome);

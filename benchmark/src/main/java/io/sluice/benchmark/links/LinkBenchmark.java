@@ -137,14 +137,20 @@ public final class LinkBenchmark {
           bed.capAll(rate);
           System.out.println("== links capped at " + rate);
           job.run(
-              "warmup-builtin-" + rate, 0, FaultBenchmarkJob.Scenario.NONE, 0, null, 0, cluster);
+              "warmup-builtin-" + rate,
+              0,
+              FaultBenchmarkJob.Scenario.NONE,
+              0,
+              null,
+              List.of(),
+              cluster);
           job.run(
               "warmup-sluice-" + rate,
               0,
               FaultBenchmarkJob.Scenario.NONE,
               replicas,
               sluice,
-              0,
+              List.of(),
               cluster);
           for (int round = 1; round <= rounds; round++) {
             runs.add(
@@ -157,7 +163,7 @@ public final class LinkBenchmark {
                         FaultBenchmarkJob.Scenario.NONE,
                         0,
                         null,
-                        0,
+                        List.of(),
                         cluster)));
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
             FaultJobRunner.Outcome through =
@@ -167,7 +173,7 @@ public final class LinkBenchmark {
                     FaultBenchmarkJob.Scenario.NONE,
                     replicas,
                     sluice,
-                    0,
+                    List.of(),
                     cluster);
             runs.add(
                 new Run(
