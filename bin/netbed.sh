@@ -4,6 +4,13 @@
 # cut (nftables drops every packet, so peers get no reset) and healed. Everything a bed is made of
 # carries its name, and `down` removes exactly that. Needs root.
 #
+# A host reaches no name server (nothing routes past the bridge), and a lookup the resolver sends
+# there waits out its timeouts: 10 s for a reverse lookup, or for an AAAA query that /etc/hosts does
+# not answer, each time a JVM starts (a Spark executor took 14 s to register). Each host therefore
+# gets a resolv.conf of its own, pointing at its loopback, where nothing listens: lookups that
+# /etc/hosts does not answer fail at once, as they do on a machine whose name server knows nothing
+# of the bed. `ip netns exec` mounts /etc/netns/NAMESPACE/resolv.conf over /etc/resolv.conf.
+#
 #   netbed.sh check                      exit 0 when beds can be made here (installs nftables when
 #                                        missing); otherwise print why and exit 2
 #   netbed.sh up BED NET HOST...         bridge BED-br at 10.NET.0.1/24; host i (from 0) gets the
@@ -19,6 +26,9 @@ set -euo pipefail
 die() { echo "netbed: $*" >&2; exit 2; }
 
 ns() { echo "$1-$2"; }
+
+# The first line of the resolv.conf a bed writes: `down` removes only files that begin with it.
+RESOLV_MARK="# netbed.sh: this host of a test bed has no name server"
 
 # The machine-side end of a host's link: interface names have at most 15 characters.
 link() {
@@ -62,6 +72,9 @@ up() {
     ip netns exec "$(ns "$bed" "$host")" ip link set eth0 up
     ip netns exec "$(ns "$bed" "$host")" ip link set lo up
     ip netns exec "$(ns "$bed" "$host")" ip route add default via "10.$net.0.1"
+    mkdir -p "/etc/netns/$(ns "$bed" "$host")"
+    printf '%s\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n' "$RESOLV_MARK" \
+      > "/etc/netns/$(ns "$bed" "$host")/resolv.conf"
     i=$((i + 1))
   done
 }
@@ -104,6 +117,14 @@ down() {
   done
   ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' \
     | grep -E "^$bed-(br|v[0-9]+)$" | xargs -r -n1 ip link del 2>/dev/null || true
+  local dir
+  for dir in /etc/netns/"$bed"-*; do
+    [ -d "$dir" ] || continue
+    if [ "$(head -n1 "$dir/resolv.conf" 2>/dev/null)" = "$RESOLV_MARK" ]; then
+      rm -f "$dir/resolv.conf"
+      rmdir "$dir" 2>/dev/null || true
+    fi
+  done
 }
 
 command=${1:-}
