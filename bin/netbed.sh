@@ -20,7 +20,8 @@
 #   netbed.sh uncap BED HOST
 #   netbed.sh cut BED HOST               drops every packet to and from the host
 #   netbed.sh heal BED HOST
-#   netbed.sh down BED                   kills the bed's processes, removes its namespaces and links
+#   netbed.sh down BED                   kills the bed's processes, removes its namespaces, links
+#                                        and the resolv.conf files it wrote under /etc/netns
 set -euo pipefail
 
 die() { echo "netbed: $*" >&2; exit 2; }
@@ -52,6 +53,19 @@ check() {
   ip netns del "$probe"
 }
 
+# Best effort: where /etc/netns cannot be written, or holds a resolv.conf that is not ours, the
+# host keeps the machine's resolver (and its slow failures).
+resolver() {
+  local dir="/etc/netns/$1"
+  if [ -e "$dir/resolv.conf" ] && [ "$(head -n1 "$dir/resolv.conf")" != "$RESOLV_MARK" ]; then
+    echo "netbed: leaving $dir/resolv.conf alone: it was not written by netbed.sh" >&2
+    return 0
+  fi
+  { mkdir -p "$dir" && printf '%s\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n' \
+      "$RESOLV_MARK" > "$dir/resolv.conf"; } 2>/dev/null \
+    || echo "netbed: could not write $dir/resolv.conf: lookups on $1 will be slow" >&2
+}
+
 up() {
   local bed=$1 net=$2
   shift 2
@@ -72,9 +86,7 @@ up() {
     ip netns exec "$(ns "$bed" "$host")" ip link set eth0 up
     ip netns exec "$(ns "$bed" "$host")" ip link set lo up
     ip netns exec "$(ns "$bed" "$host")" ip route add default via "10.$net.0.1"
-    mkdir -p "/etc/netns/$(ns "$bed" "$host")"
-    printf '%s\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n' "$RESOLV_MARK" \
-      > "/etc/netns/$(ns "$bed" "$host")/resolv.conf"
+    resolver "$(ns "$bed" "$host")"
     i=$((i + 1))
   done
 }

@@ -50,8 +50,9 @@ public final class FaultBenchmark {
           "                         cut-reduce,slow: undisturbed, kill mid-map, mid-reduce, freeze",
           "                         (SIGSTOP) mid-map, mid-reduce, link cut mid-map, mid-reduce,",
           "                         link at a tenth of the others' (default",
-          "                         none,map,reduce,freeze-map,freeze-reduce; the last three put",
-          "                         the servers on a network test bed, which needs root)",
+          "                         none,map,reduce,freeze-map,freeze-reduce); cut-map,",
+          "                         cut-reduce and slow put the servers on a network test bed",
+          "                         (root) for every case of the run",
           "  --link-rate RATE       every server's link on the test bed (default 1gbit)",
           "  --maps N               map tasks (default 32)",
           "  --reduces N            reduce partitions (default 16)",
@@ -59,7 +60,8 @@ public final class FaultBenchmark {
           "  --master URL           default local[2,4] (tasks may fail and retry, as on a cluster)",
           "  --driver-memory SIZE   default 3g",
           "  --output DIR           results and logs (default benchmark/target/fault)",
-          "  --markdown FILE|-      section 'fault' rewritten (default docs/benchmarks/fault.md)",
+          "  --markdown FILE|-      section 'fault', or 'fault-net' on the test bed, rewritten",
+          "                         (default docs/benchmarks/fault.md)",
           "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
           "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
   private static final List<String> OPTIONS =
@@ -248,24 +250,30 @@ public final class FaultBenchmark {
     return List.of("--kill-pid", String.valueOf(cluster.pid(VICTIM)));
   }
 
-  /** A tenth of a rate in tc's notation (1gbit: 100mbit). */
+  /** A tenth of a rate in tc's notation (1gbit: 100mbit; 5kbit: 500bit). */
   static String tenth(String rate) {
     Matcher m = Pattern.compile("(\\d+)(k|m|g)bit").matcher(rate.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new IllegalArgumentException(
           "--link-rate takes a rate such as 500mbit or 1gbit, not " + rate);
     }
-    long kbit =
+    long bits =
         Long.parseLong(m.group(1))
             * switch (m.group(2)) {
-              case "k" -> 1L;
-              case "m" -> 1_000L;
-              default -> 1_000_000L;
+              case "k" -> 1_000L;
+              case "m" -> 1_000_000L;
+              default -> 1_000_000_000L;
             };
-    long tenth = Math.max(1, kbit / 10);
-    return tenth % 1_000_000 == 0
-        ? tenth / 1_000_000 + "gbit"
-        : tenth % 1_000 == 0 ? tenth / 1_000 + "mbit" : tenth + "kbit";
+    // Every unit is a multiple of ten bits: the tenth is exact.
+    long tenth = bits / 10;
+    long[] sizes = {1_000_000_000L, 1_000_000L, 1_000L};
+    String[] units = {"gbit", "mbit", "kbit"};
+    for (int i = 0; i < sizes.length; i++) {
+      if (tenth % sizes[i] == 0) {
+        return tenth / sizes[i] + units[i];
+      }
+    }
+    return tenth + "bit";
   }
 
   private static String report(
@@ -390,15 +398,18 @@ public final class FaultBenchmark {
               cost <= 1.2 ? "**met**" : "**missed**",
               cost));
     }
-    b.append(servers(outcomes, replicas, scenarios, mib));
+    b.append(servers(outcomes, replicas, scenarios, mib, signalled));
     b.append(
         "\nCounts list every run's value. *Map stage submissions* 1 means the map stage ran "
             + "once; 2 means Spark ran it again after a fetch failure. The three servers share this "
-            + "machine's cores with Spark: once one is killed its CPU goes to the job, and with two "
-            + "copies every primary also forwards each block to its replica, so here a kill can make a "
-            + "run shorter and replication costs more than where servers have cores of their own. "
-            + "A run that follows a killed run meets that server freshly started (a cold JVM).\n\n"
-            + "### Targets\n\n");
+            + "machine's cores with Spark: with two copies every primary also forwards each block "
+            + "to its replica, so here replication costs more than where servers have cores of "
+            + "their own"
+            + (signalled
+                ? "; once one is killed its CPU goes to the job, so a kill can make a run shorter. A "
+                    + "run that follows a killed run meets that server freshly started (a cold JVM)."
+                : ". A cut server keeps running: healed, it answers the next run warm, as it was.")
+            + "\n\n### Targets\n\n");
     targets.forEach(t -> b.append(t).append('\n'));
     return b.toString();
   }
@@ -411,12 +422,16 @@ public final class FaultBenchmark {
       List<FaultJobRunner.Outcome> outcomes,
       List<Integer> replicas,
       List<FaultBenchmarkJob.Scenario> scenarios,
-      double mib) {
+      double mib,
+      boolean signalled) {
     StringBuilder b = new StringBuilder();
     b.append(
         "\nThe servers in the same runs, from their `/metrics` before and after each run "
-            + "(summed over the servers that answered both times: a killed server's own figures are "
-            + "lost with it). CPU-s per GiB are per GiB the job shuffled, as the Spark JVM's above.\n\n");
+            + (signalled
+                ? "(summed over the servers that answered both times: a killed server's own "
+                    + "figures are lost with it). "
+                : "(a cut server's after it was healed). ")
+            + "CPU-s per GiB are per GiB the job shuffled, as the Spark JVM's above.\n\n");
     b.append(
         "| Copies | Case | Servers CPU-s per GiB | Taken / shuffled | Forwarded / shuffled "
             + "| Flushed / taken | NO_BUFFER answers |\n");

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
 import org.apache.spark.Success$;
@@ -96,7 +97,10 @@ public final class FaultBenchmarkJob {
     line.put("wallMs", wallMs);
     line.put("cpuMs", cpuMs);
     line.put("taskCpuMs", TimeUnit.NANOSECONDS.toMillis(observer.taskCpuNanos.get()));
-    line.put("killed", observer.killedAtNanos.get() > 0);
+    line.put("killed", observer.killedAtNanos.get() > 0 && observer.strikeError.get() == null);
+    if (observer.strikeError.get() != null) {
+      line.put("strikeError", observer.strikeError.get());
+    }
     line.put(
         "killedAtNanos",
         observer.killedAtNanos.get() > 0
@@ -320,6 +324,9 @@ public final class FaultBenchmarkJob {
     final AtomicInteger fetchFailures = new AtomicInteger();
     final AtomicLong killedAtNanos = new AtomicLong();
 
+    /** Why the strike at the scenario's moment failed, or null. */
+    final AtomicReference<String> strikeError = new AtomicReference<>();
+
     /** CPU time of every task, wherever it ran (in executors of their own on a cluster). */
     final AtomicLong taskCpuNanos = new AtomicLong();
 
@@ -363,7 +370,13 @@ public final class FaultBenchmarkJob {
           scenario.midMap() && mapTask && mapTasksEnded.incrementAndGet() == Math.max(1, maps / 4)
               || !scenario.midMap() && !mapTask;
       if (now && killedAtNanos.compareAndSet(0, System.nanoTime())) {
-        fault.run();
+        try {
+          fault.run();
+        } catch (RuntimeException e) {
+          // Spark's listener bus would only log it: the run must not count as struck.
+          strikeError.set(e.toString());
+          System.err.println("Could not strike the victim: " + e);
+        }
       }
     }
   }

@@ -13,7 +13,8 @@ class FaultBenchmarkTest {
     assertEquals("1gbit", FaultBenchmark.tenth("10gbit"));
     assertEquals("250kbit", FaultBenchmark.tenth("2500kbit"));
     assertEquals("50mbit", FaultBenchmark.tenth("500mbit"));
-    assertEquals("1kbit", FaultBenchmark.tenth("5kbit"));
+    assertEquals("500bit", FaultBenchmark.tenth("5kbit"));
+    assertEquals("1500bit", FaultBenchmark.tenth("15kbit"));
   }
 
   @Test
