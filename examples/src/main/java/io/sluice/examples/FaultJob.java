@@ -27,18 +27,22 @@ import scala.Tuple2;
  * shuffle server, an executor) at a known moment, on any Spark line. It prints the answer it got
  * beside the answer it computed itself, and Spark's own view of the run ({@link JobCounts}).
  *
- * <p>Usage: {@code FaultJob <dir> map|reduce}. The job and the test coordinate through files in
- * {@code dir} (they share a machine; the job cannot call the test):
+ * <p>Usage: {@code FaultJob <dir> <stages>}, {@code <stages>} one of {@code map}, {@code reduce} or
+ * {@code map,reduce}. The job and the test coordinate through files in {@code dir} (they share a
+ * machine; the job cannot call the test):
  *
  * <ul>
- *   <li>{@code map}: map task 0 pushes half its records, writes {@code dir/held} and waits for
- *       {@code dir/go}; the driver writes {@code dir/others-done} once every other map task has
+ *   <li>{@code map}: map task 0 pushes half its records, writes {@code dir/map.held} and waits for
+ *       {@code dir/map.go}; the driver writes {@code dir/others-done} once every other map task has
  *       finished. Between the two, the finished maps' output is on the servers and map 0 is
  *       half-way through its pushes.
- *   <li>{@code reduce}: reduce task 0 reads its first record, writes {@code dir/held} (holding its
- *       JVM's process id and its executor's id: {@code <pid> <executor>}) and waits for {@code
- *       dir/go}.
+ *   <li>{@code reduce}: reduce task 0 reads its first record, writes {@code dir/reduce.held}
+ *       (holding its JVM's process id and its executor's id: {@code <pid> <executor>}) and waits
+ *       for {@code dir/reduce.go}.
  * </ul>
+ *
+ * <p>With both, the map stage holds first and the reduce stage after it, so that a test can break
+ * something mid-map and mend it mid-reduce.
  *
  * <p>Only the first attempt of the held task in the stage's first attempt holds, at most {@link
  * #HOLD_MILLIS}; retries and re-runs go straight through.
@@ -56,11 +60,13 @@ public final class FaultJob {
   private FaultJob() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length != 2 || !(args[1].equals("map") || args[1].equals("reduce"))) {
-      throw new IllegalArgumentException("usage: FaultJob <dir> map|reduce");
+    List<String> stages = args.length == 2 ? List.of(args[1].split(",")) : List.of();
+    if (stages.isEmpty() || !List.of("map", "reduce").containsAll(stages)) {
+      throw new IllegalArgumentException("usage: FaultJob <dir> map|reduce|map,reduce");
     }
     String dir = args[0];
-    boolean holdMap = args[1].equals("map");
+    boolean holdMap = stages.contains("map");
+    boolean holdReduce = stages.contains("reduce");
     SparkSession spark = SparkSession.builder().appName("sluice-fault-job").getOrCreate();
     JobCounts counts = new JobCounts();
     spark.sparkContext().addSparkListener(counts);
@@ -70,7 +76,13 @@ public final class FaultJob {
     String answer;
     String manager;
     try {
-      answer = describe(run(JavaSparkContext.fromSparkContext(spark.sparkContext()), dir, holdMap));
+      answer =
+          describe(
+              run(
+                  JavaSparkContext.fromSparkContext(spark.sparkContext()),
+                  dir,
+                  holdMap,
+                  holdReduce));
       manager =
           "Shuffle manager: "
               + spark.conf().get("spark.shuffle.manager", "sort")
@@ -89,7 +101,8 @@ public final class FaultJob {
     System.out.println(manager);
   }
 
-  private static List<long[]> run(JavaSparkContext sc, String dir, boolean holdMap) {
+  private static List<long[]> run(
+      JavaSparkContext sc, String dir, boolean holdMap, boolean holdReduce) {
     List<Integer> maps = new ArrayList<>();
     for (int i = 0; i < MAPS; i++) {
       maps.add(i);
@@ -113,7 +126,7 @@ public final class FaultJob {
                         @Override
                         public Tuple2<Long, Long> next() {
                           if (holdMap && map == 0 && i == RECORDS_PER_MAP / 2) {
-                            hold(dir);
+                            hold(dir, "map");
                           }
                           return record(map, i++);
                         }
@@ -125,8 +138,8 @@ public final class FaultJob {
                       long[] partition = new long[3];
                       while (it.hasNext()) {
                         Tuple2<Long, Long> r = it.next();
-                        if (!holdMap && index == 0 && partition[0] == 0) {
-                          hold(dir);
+                        if (holdReduce && index == 0 && partition[0] == 0) {
+                          hold(dir, "reduce");
                         }
                         partition[0]++;
                         partition[1] += r._1();
@@ -181,21 +194,21 @@ public final class FaultJob {
 
   /**
    * Holds the calling task, if it is the first attempt of its task in its stage's first attempt:
-   * writes {@code dir/held} with this JVM's process id and the executor's id, then waits for {@code
-   * dir/go}.
+   * writes {@code dir/<stage>.held} with this JVM's process id and the executor's id, then waits
+   * for {@code dir/<stage>.go}.
    */
-  private static void hold(String dir) {
+  private static void hold(String dir, String stage) {
     TaskContext task = TaskContext.get();
     if (task.attemptNumber() > 0 || task.stageAttemptNumber() > 0) {
       return;
     }
-    Path go = Paths.get(dir, "go");
+    Path go = Paths.get(dir, stage + ".go");
     try {
       // Written whole, then renamed: whoever sees the file reads all of it.
-      Path held = Paths.get(dir, "held");
+      Path held = Paths.get(dir, stage + ".held");
       Path partial =
           Files.writeString(
-              Paths.get(dir, "held.partial"),
+              Paths.get(dir, stage + ".held.partial"),
               ProcessHandle.current().pid() + " " + SparkEnv.get().executorId());
       Files.move(partial, held, StandardCopyOption.ATOMIC_MOVE);
       long deadline = System.currentTimeMillis() + HOLD_MILLIS;

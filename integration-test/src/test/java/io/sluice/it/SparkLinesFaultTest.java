@@ -38,6 +38,12 @@ import org.junit.jupiter.params.ParameterizedTest;
  *       with one copy (Spark 4, 3.4 and 3.3), exactly one re-run of the map stage.
  *   <li>A server frozen (SIGSTOP) while the maps push, with two copies (Spark 4, 3.4 and 3.3): no
  *       stage re-run, no task fails.
+ *   <li>With two copies, a server frozen while the reducers read, one frozen mid-map and resumed
+ *       mid-reduce, one restarted on its port mid-map, one drained (SIGTERM) mid-map, and every
+ *       server restarted in turn mid-map and again mid-reduce: no stage re-run (and no task fails
+ *       where the case says so). With one copy, a server frozen mid-map: exactly one re-run of the
+ *       map stage. (Spark 4, 3.4 and 3.3; Spark 3.5 runs these in-process in {@link
+ *       ServerLossTest}.)
  *   <li>An executor of a {@code local-cluster} killed while the reducers read (Spark 4, 3.4 and
  *       3.3; Spark 3.5 runs it in-process in {@link ExecutorLossTest}): no map task runs twice.
  *   <li>Dynamic allocation on Spark 3.3 and 3.4 without shuffle tracking: refused by Spark, with
@@ -48,8 +54,8 @@ import org.junit.jupiter.params.ParameterizedTest;
  * to, and each other case on one line (a different one per case, so each line meets more than its
  * smoke job); {@code -Pspark-lines-full} runs every case on every line ({@link SparkLinesSource}).
  *
- * <p>Three server processes and a coordinator are shared by the class; a killed server is started
- * again (on its port) before the next test.
+ * <p>Three server processes and a coordinator are shared by the class; a killed or drained server
+ * is started again (on its port), and a frozen one resumed, before the next test.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SparkLinesFaultTest {
@@ -149,9 +155,117 @@ class SparkLinesFaultTest {
       every = {"4", "3.4", "3.3"},
       byDefault = "3.3")
   void withTwoCopiesAServerFrozenDuringTheMapStageRerunsNoStage(String line) throws Exception {
-    String out = runDisturbingAServer(line, 2, "map", true);
+    String out = runDisturbingAServer(line, 2, "map", this::freeze);
     assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
     assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+  }
+
+  /** Readers leave the frozen server for the other copy. */
+  @ParameterizedTest(name = "Spark {0}")
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "4")
+  void withTwoCopiesAServerFrozenDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
+      throws Exception {
+    String out = runDisturbingAServer(line, 2, "reduce", this::freeze);
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+  }
+
+  /** The finished maps' only copy is on the frozen server: Spark runs the map stage again. */
+  @ParameterizedTest(name = "Spark {0}")
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "3.4")
+  void withOneCopyAServerFrozenDuringTheMapStageRerunsTheMapStageOnce(String line)
+      throws Exception {
+    String out = runDisturbingAServer(line, 1, "map", this::freeze);
+    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
+    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
+  }
+
+  /**
+   * A long pause that ends: the server frozen mid-map is resumed while a reduce task is held after
+   * its first record. It missed blocks and commits while it was given up, and readers that reach it
+   * again must neither take its partial copy for the whole nor keep a block twice.
+   */
+  @ParameterizedTest(name = "Spark {0}")
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "3.3")
+  void withTwoCopiesAServerFrozenMidMapAndResumedMidReduceServesNoStaleOrDuplicateData(String line)
+      throws Exception {
+    String out =
+        runDisturbingServers(
+            line, 2, List.of("map", "reduce"), List.<Fault>of(this::freeze, this::thaw));
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+  }
+
+  /**
+   * Killed and started again on its port while a map is half-way through its pushes: the held map
+   * goes on to the other servers; the next application's data goes to the restarted server again.
+   */
+  @ParameterizedTest(name = "Spark {0}")
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "4")
+  void withTwoCopiesAServerRestartedOnItsPortMidMapRerunsNoStageAndComesBackIntoUse(String line)
+      throws Exception {
+    String out = runDisturbingAServer(line, 2, "map", this::restart);
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
+    Daemons.Result next =
+        SubmittedJob.start(
+                jobDirs,
+                line,
+                "local[2]",
+                "io.sluice.examples.ShuffleExample",
+                conf(2),
+                List.of("20000", "100"))
+            .await(JOB_TIMEOUT);
+    assertEquals(0, next.exitCode(), next.output());
+    assertTrue(next.output().contains("Result: 100 keys"), next.output());
+    assertTrue(
+        cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
+        "the restarted server takes data again");
+  }
+
+  /** Stopped as {@code bin/stop-server.sh} stops it (it drains), and started again. */
+  @ParameterizedTest(name = "Spark {0}")
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "3.4")
+  void withTwoCopiesADrainingServerStopsMidMapWithoutAStageRerun(String line) throws Exception {
+    String out = runDisturbingAServer(line, 2, "map", this::restartDrained);
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+  }
+
+  /**
+   * Every server stopped (drained) and started again in turn while a map is half-way through its
+   * pushes, and again while a reduce task is held after its first record: nothing lost, no task
+   * fails, and every server served what it held again after its restart.
+   */
+  @ParameterizedTest(name = "Spark {0}")
+  @SparkLinesSource(
+      every = {"4", "3.4", "3.3"},
+      byDefault = "3.3")
+  void withTwoCopiesARollingRestartOfEveryServerLosesNothingAndFailsNoTask(String line)
+      throws Exception {
+    Fault everyServer =
+        ignored -> {
+          for (int i = 0; i < cluster.size(); i++) {
+            restartDrained(i);
+          }
+        };
+    String out =
+        runDisturbingServers(line, 2, List.of("map", "reduce"), List.of(everyServer, everyServer));
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+    for (int i = 0; i < cluster.size(); i++) {
+      assertTrue(
+          cluster.metric(i, "sluice_server_recovered_partitions_total") >= 1,
+          "server " + i + " served its data again after its restart");
+    }
   }
 
   /**
@@ -177,15 +291,15 @@ class SparkLinesFaultTest {
             conf(2, "--conf", "spark.executor.memory=512m", "--conf", "spark.task.maxFailures=4"),
             List.of(dir.toString(), "reduce"));
     try {
-      awaitHeld(job, dir, false);
-      String[] held = Files.readString(dir.resolve("held")).trim().split(" ");
+      awaitHeld(job, dir, "reduce");
+      String[] held = Files.readString(dir.resolve("reduce.held")).trim().split(" ");
       ProcessHandle executor = ProcessHandle.of(Long.parseLong(held[0])).orElseThrow();
       assertTrue(
           executor.info().commandLine().orElse("").contains("CoarseGrainedExecutorBackend"),
           "the held reduce task runs in an executor JVM: " + executor.info());
       executor.destroyForcibly();
       executor.onExit().get(30, TimeUnit.SECONDS);
-      Files.writeString(dir.resolve("go"), "");
+      Files.writeString(dir.resolve("reduce.go"), "");
       String out = answered(job, line);
       // The killed executor had run map tasks: the built-in shuffle would have lost their output.
       Matcher ranMaps =
@@ -270,34 +384,88 @@ class SparkLinesFaultTest {
    * checked.
    */
   private String runKillingAServer(String line, int replicas, String stage) throws Exception {
-    return runDisturbingAServer(line, replicas, stage, false);
+    return runDisturbingAServer(line, replicas, stage, this::kill);
   }
 
-  /** As {@link #runKillingAServer}, or with the server frozen (SIGSTOP) instead of killed. */
-  private String runDisturbingAServer(String line, int replicas, String stage, boolean freeze)
+  /** As {@link #runKillingAServer}, with {@code fault} striking the server instead of a kill. */
+  private String runDisturbingAServer(String line, int replicas, String stage, Fault fault)
       throws Exception {
-    Path dir = Files.createTempDirectory(jobDirs, "server-loss-" + replicas + "-" + stage);
+    return runDisturbingServers(line, replicas, List.of(stage), List.of(fault));
+  }
+
+  /**
+   * Submits FaultJob holding a task of each of {@code stages} in turn; at each hold, the fault of
+   * the same index strikes, then the task goes on. Returns the job's output, its answer checked.
+   */
+  private String runDisturbingServers(
+      String line, int replicas, List<String> stages, List<Fault> faults) throws Exception {
+    Path dir =
+        Files.createTempDirectory(
+            jobDirs, "server-fault-" + replicas + "-" + String.join("-", stages));
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
     Daemons.Running job =
         SubmittedJob.start(
-            jobDirs, line, "local[2,4]", JOB, conf(replicas), List.of(dir.toString(), stage));
+            jobDirs,
+            line,
+            "local[2,4]",
+            JOB,
+            conf(replicas),
+            List.of(dir.toString(), String.join(",", stages)));
     try {
-      awaitHeld(job, dir, stage.equals("map"));
-      assertTrue(
-          cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
-          "the server to be killed holds some of the job's blocks");
-      if (freeze) {
-        frozen.add(VICTIM);
-        cluster.freeze(VICTIM);
-      } else {
-        killed.add(VICTIM);
-        cluster.kill(VICTIM);
+      for (int i = 0; i < stages.size(); i++) {
+        String stage = stages.get(i);
+        awaitHeld(job, dir, stage);
+        if (i == 0) {
+          assertTrue(
+              cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
+              "the server to be struck holds some of the job's blocks");
+        }
+        faults.get(i).strike(VICTIM);
+        Files.writeString(dir.resolve(stage + ".go"), "");
       }
-      Files.writeString(dir.resolve("go"), "");
       return answered(job, line);
     } finally {
       job.kill();
     }
+  }
+
+  /** Something done to a server process while the job holds a task. */
+  @FunctionalInterface
+  private interface Fault {
+    void strike(int server) throws Exception;
+  }
+
+  /** SIGKILL; the server is started again after the test. */
+  private void kill(int server) throws Exception {
+    killed.add(server);
+    cluster.kill(server);
+  }
+
+  /** SIGSTOP; the server is resumed after the test. */
+  private void freeze(int server) throws Exception {
+    frozen.add(server);
+    cluster.freeze(server);
+  }
+
+  /** SIGCONT of a server this test froze. */
+  private void thaw(int server) throws Exception {
+    cluster.thaw(server);
+    frozen.remove(Integer.valueOf(server));
+  }
+
+  /** SIGKILL, then started again on its port before the task goes on. */
+  private void restart(int server) throws Exception {
+    kill(server);
+    cluster.start(server);
+    killed.remove(Integer.valueOf(server));
+  }
+
+  /** SIGTERM (drained, as {@code bin/stop-server.sh} does), then started again on its port. */
+  private void restartDrained(int server) throws Exception {
+    killed.add(server);
+    cluster.stop(server);
+    cluster.start(server);
+    killed.remove(Integer.valueOf(server));
   }
 
   private static List<String> conf(int replicas, String... more) {
@@ -311,15 +479,18 @@ class SparkLinesFaultTest {
     return conf;
   }
 
-  /** Waits until the job holds its task (and, mid-map, every other map has finished). */
-  private static void awaitHeld(Daemons.Running job, Path dir, boolean othersDone)
-      throws Exception {
+  /**
+   * Waits until the job holds its task of {@code stage} (and, mid-map, every other map has
+   * finished).
+   */
+  private static void awaitHeld(Daemons.Running job, Path dir, String stage) throws Exception {
+    boolean othersDone = stage.equals("map");
     Await.until(
         () ->
             !job.isAlive()
-                || (Files.exists(dir.resolve("held"))
+                || (Files.exists(dir.resolve(stage + ".held"))
                     && (!othersDone || Files.exists(dir.resolve("others-done")))),
-        "the job to hold a task");
+        "the job to hold a " + stage + " task");
     if (!job.isAlive()) {
       throw new AssertionError(
           "the job ended before it held a task:\n" + job.await(JOB_TIMEOUT).output());
