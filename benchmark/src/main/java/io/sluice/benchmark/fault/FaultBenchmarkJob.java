@@ -2,6 +2,7 @@ package io.sluice.benchmark.fault;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.SparkExecutors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -19,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.HashPartitioner;
-import org.apache.spark.SparkConf;
 import org.apache.spark.Success$;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
@@ -80,7 +80,7 @@ public final class FaultBenchmarkJob {
     spark.sparkContext().setLogLevel("WARN");
     Observer observer = new Observer(scenario, maps, fault);
     spark.sparkContext().addSparkListener(observer);
-    awaitExecutors(spark);
+    SparkExecutors.awaitAll(spark);
     long cpuBefore = processCpuNanos();
     long start = System.nanoTime();
     List<Tuple2<Integer, long[]>> answer;
@@ -129,30 +129,6 @@ public final class FaultBenchmarkJob {
             + observer.submissions
             + ", failed tasks "
             + observer.failedTasks.get());
-  }
-
-  /**
-   * On a cluster whose size the settings fix ({@code spark.cores.max} cores in executors of {@code
-   * spark.executor.cores}), waits (at most two minutes) until every executor registered, so that
-   * the job's time is the shuffle's, not the executors' start.
-   */
-  private static void awaitExecutors(SparkSession spark) throws InterruptedException {
-    SparkConf conf = spark.sparkContext().getConf();
-    if (!conf.contains("spark.cores.max") || !conf.contains("spark.executor.cores")) {
-      return;
-    }
-    int expected = conf.getInt("spark.cores.max", 0) / conf.getInt("spark.executor.cores", 1);
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-    // The status tracker counts the driver among the executors.
-    while (spark.sparkContext().statusTracker().getExecutorInfos().length - 1 < expected) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            expected
-                + " executors did not register within two "
-                + "minutes: the job's time would include their start");
-      }
-      Thread.sleep(50);
-    }
   }
 
   /** Per reduce partition: its index, record count, sum of keys and sum of value checksums. */

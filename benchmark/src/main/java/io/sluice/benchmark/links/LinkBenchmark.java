@@ -1,5 +1,6 @@
 package io.sluice.benchmark.links;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
@@ -8,6 +9,7 @@ import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.fault.FaultBenchmarkJob;
 import io.sluice.benchmark.fault.FaultJobRunner;
 import io.sluice.benchmark.fault.ServerFigures;
+import io.sluice.benchmark.tpc.TpcWorkload;
 import io.sluice.fixtures.NetBed;
 import io.sluice.fixtures.SparkStandalone;
 import io.sluice.testcluster.ProcessCluster;
@@ -26,15 +28,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Speed on real links: the fault benchmark's job, undisturbed, on a Spark standalone cluster whose
- * two workers are hosts of their own on a network test bed ({@code bin/netbed.sh}), beside a
- * coordinator and three shuffle servers on hosts of their own and the driver on another, with every
- * host's link capped (1 and 10 Gbit/s by default). Rounds alternate Spark's built-in shuffle (whose
- * executors then fetch from each other across their links) and Sluice (whose executors push to and
- * read from the servers across theirs), each run a fresh application; reports the ratio of their
- * median times at each cap, the tasks' CPU and the servers' CPU per GiB shuffled, and whether every
- * answer equals the built-in shuffle's; rewrites the 'links' section of docs/benchmarks/links.md.
- * Needs root (network namespaces).
+ * Speed on real links: the fault benchmark's RDD job, undisturbed, and SQL queries of the TPC
+ * benchmark ({@link TpcWorkload}), each on a Spark standalone cluster whose two workers are hosts
+ * of their own on a network test bed ({@code bin/netbed.sh}), beside a coordinator and three
+ * shuffle servers on hosts of their own and the driver on another, with every host's link capped (1
+ * and 10 Gbit/s by default). Rounds alternate Spark's built-in shuffle (whose executors then fetch
+ * from each other across their links) and Sluice (whose executors push to and read from the servers
+ * across theirs), each run a fresh application; reports the ratio of their median times at each
+ * cap, the tasks' CPU and the servers' CPU per GiB shuffled, and whether every answer equals the
+ * built-in shuffle's; rewrites the 'links' section of docs/benchmarks/links.md. Needs root (network
+ * namespaces).
  */
 public final class LinkBenchmark {
   static final String USAGE =
@@ -47,6 +50,12 @@ public final class LinkBenchmark {
           "  --maps N               map tasks (default 8)",
           "  --reduces N            reduce partitions (default 8)",
           "  --records N            records per map task, 100 bytes each (default 500000)",
+          "  --jobs LIST            rdd (the fault benchmark's job), sql (TPC queries), or both",
+          "                         (default rdd,sql)",
+          "  --sql-queries LIST     the TPC benchmark's queries of the sql job (default",
+          "                         aggregate,join)",
+          "  --sql-scale SF|smoke   their scale factor (default 1); tables generated once, kept",
+          "                         in benchmark/target/tpc-data",
           "  --output DIR           results and logs (default benchmark/target/links)",
           "  --markdown FILE|-      section 'links' rewritten (default docs/benchmarks/links.md)",
           "  --home DIR             the Sluice checkout (set by bin/bench-links.sh)",
@@ -59,6 +68,9 @@ public final class LinkBenchmark {
           "maps",
           "reduces",
           "records",
+          "jobs",
+          "sql-queries",
+          "sql-scale",
           "output",
           "markdown",
           "home",
@@ -69,8 +81,33 @@ public final class LinkBenchmark {
 
   private LinkBenchmark() {}
 
-  /** One run: its cap, the shuffle it used and what it measured. */
-  private record Run(String rate, boolean sluice, FaultJobRunner.Outcome outcome) {}
+  /** One run: its job, its cap, the shuffle it used and what it measured. */
+  private record Run(String job, String rate, boolean sluice, Measured outcome) {}
+
+  /** What a run of either job measured; servers only through Sluice. */
+  private record Measured(
+      int exit,
+      double wallMs,
+      double taskCpuMs,
+      double shuffledMib,
+      JsonNode answer,
+      ServerFigures servers) {
+    static Measured of(FaultJobRunner.Outcome o, double mib) {
+      return new Measured(o.exit(), o.wallMs(), o.taskCpuMs(), mib, o.answer(), o.servers());
+    }
+
+    static Measured of(TpcWorkload.Outcome o) {
+      return new Measured(
+          o.exit(), o.wallMs(), o.taskCpuMs(), o.shuffleWriteBytes() / (1 << 20), o.answer(), null);
+    }
+
+    Measured withServers(ServerFigures figures) {
+      return new Measured(exit, wallMs, taskCpuMs, shuffledMib, answer, figures);
+    }
+  }
+
+  private static final String RDD = "rdd";
+  private static final String SQL = "sql";
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>();
@@ -88,17 +125,26 @@ public final class LinkBenchmark {
     Files.deleteIfExists(results);
     SparkInstall install = new SparkInstall(home);
 
+    List<String> jobs = List.of(o.getOrDefault("jobs", RDD + "," + SQL).split(","));
+    if (jobs.isEmpty() || !List.of(RDD, SQL).containsAll(jobs)) {
+      throw new IllegalArgumentException(
+          "--jobs is '" + o.get("jobs") + "': give rdd, sql or rdd,sql");
+    }
     List<Run> runs = new ArrayList<>();
     FaultJobRunner job;
+    TpcWorkload sql = null;
     Optional<String> unavailable = NetBed.unavailableReason(home);
     if (unavailable.isPresent()) {
       throw new IOException(unavailable.get());
     }
+    Path sqlLogs = out.resolve("logs").resolve("sql");
+    Files.createDirectories(sqlLogs);
     try (NetBed bed = NetBed.up(home, "slink", 93, HOSTS)) {
+      String master = "spark://" + bed.address("master") + ":" + SparkStandalone.MASTER_PORT;
       job =
           new FaultJobRunner(
               install,
-              "spark://" + bed.address("master") + ":" + SparkStandalone.MASTER_PORT,
+              master,
               "1g",
               Integer.parseInt(o.getOrDefault("maps", "8")),
               Integer.parseInt(o.getOrDefault("reduces", "8")),
@@ -106,6 +152,20 @@ public final class LinkBenchmark {
               out,
               results,
               bed.launcher("drv"));
+      if (jobs.contains(SQL)) {
+        sql =
+            new TpcWorkload(
+                List.of(
+                    "--home", home.toString(),
+                    "--scale", o.getOrDefault("sql-scale", "1"),
+                    "--queries", o.getOrDefault("sql-queries", "aggregate,join"),
+                    "--master", master,
+                    "--driver-memory", "1g",
+                    "--executor-memory", "768m",
+                    "--output", out.resolve("sql").toString()));
+        // Generated on this machine's loopback before the runs, not across capped links.
+        sql.ensureTables(sqlLogs);
+      }
       Map<String, String> cluster =
           Map.of(
               "spark.driver.host", bed.address("drv"),
@@ -133,59 +193,53 @@ public final class LinkBenchmark {
         sluice.start();
         MetricsPoller servers =
             MetricsPoller.at(sluice.httpAddresses(), ServerFigures.KEYS, Duration.ofSeconds(1));
+        TpcWorkload queries = sql;
+        JobRun runJob =
+            (name, kind, round, through) ->
+                kind.equals(RDD)
+                    ? Measured.of(
+                        job.run(
+                            name,
+                            round,
+                            FaultBenchmarkJob.Scenario.NONE,
+                            through == null ? 0 : replicas,
+                            through,
+                            List.of(),
+                            cluster),
+                        job.mib())
+                    : Measured.of(
+                        queries.run(
+                            name + "-" + round,
+                            through,
+                            replicas,
+                            cluster,
+                            bed.launcher("drv"),
+                            sqlLogs));
         for (String rate : rates) {
           bed.capAll(rate);
           System.out.println("== links capped at " + rate);
-          job.run(
-              "warmup-builtin-" + rate,
-              0,
-              FaultBenchmarkJob.Scenario.NONE,
-              0,
-              null,
-              List.of(),
-              cluster);
-          job.run(
-              "warmup-sluice-" + rate,
-              0,
-              FaultBenchmarkJob.Scenario.NONE,
-              replicas,
-              sluice,
-              List.of(),
-              cluster);
-          for (int round = 1; round <= rounds; round++) {
-            runs.add(
-                new Run(
-                    rate,
-                    false,
-                    job.run(
-                        "builtin-" + rate,
-                        round,
-                        FaultBenchmarkJob.Scenario.NONE,
-                        0,
-                        null,
-                        List.of(),
-                        cluster)));
-            List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
-            FaultJobRunner.Outcome through =
-                job.run(
-                    "sluice-" + rate,
-                    round,
-                    FaultBenchmarkJob.Scenario.NONE,
-                    replicas,
-                    sluice,
-                    List.of(),
-                    cluster);
-            runs.add(
-                new Run(
-                    rate,
-                    true,
-                    through.withServers(
-                        ServerFigures.between(before, ServerFigures.scrape(servers)))));
+          for (String kind : jobs) {
+            runJob.run("warmup-" + kind + "-builtin-" + rate, kind, 0, null);
+            runJob.run("warmup-" + kind + "-sluice-" + rate, kind, 0, sluice);
+            for (int round = 1; round <= rounds; round++) {
+              runs.add(
+                  new Run(
+                      kind, rate, false, runJob.run(kind + "-builtin-" + rate, kind, round, null)));
+              List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
+              Measured through = runJob.run(kind + "-sluice-" + rate, kind, round, sluice);
+              runs.add(
+                  new Run(
+                      kind,
+                      rate,
+                      true,
+                      through.withServers(
+                          ServerFigures.between(before, ServerFigures.scrape(servers)))));
+            }
           }
         }
       }
     }
-    String body = report(runs, rates, rounds, replicas, job);
+    String body = report(runs, jobs, rates, rounds, replicas, job, sql);
     System.out.println(body);
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/links.md");
     if (!markdown.equals("-")) {
@@ -201,23 +255,68 @@ public final class LinkBenchmark {
     System.exit(allRight ? 0 : 1);
   }
 
-  /** Whether every run that finished gave the same answer (failed runs are counted apart). */
+  /** One run of a job, with the built-in shuffle ({@code through} null) or through Sluice. */
+  @FunctionalInterface
+  private interface JobRun {
+    Measured run(String name, String job, int round, ProcessCluster through) throws Exception;
+  }
+
+  /**
+   * Whether every run of each job that finished gave the same answer (failed runs are counted
+   * apart).
+   */
   private static boolean answersAgree(List<Run> runs) {
-    List<FaultJobRunner.Outcome> done =
-        runs.stream().map(Run::outcome).filter(x -> x.exit() == 0).toList();
-    return done.stream().allMatch(x -> x.answer().equals(done.get(0).answer()));
+    for (String job : runs.stream().map(Run::job).distinct().toList()) {
+      List<Measured> done =
+          runs.stream()
+              .filter(r -> r.job().equals(job))
+              .map(Run::outcome)
+              .filter(x -> x.exit() == 0)
+              .toList();
+      if (!done.stream().allMatch(x -> x.answer().equals(done.get(0).answer()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String report(
-      List<Run> runs, List<String> rates, int rounds, int replicas, FaultJobRunner job) {
-    double gib = job.mib() / 1024;
+      List<Run> runs,
+      List<String> jobs,
+      List<String> rates,
+      int rounds,
+      int replicas,
+      FaultJobRunner job,
+      TpcWorkload sql) {
     StringBuilder b = new StringBuilder();
+    List<String> described = new ArrayList<>();
+    if (jobs.contains(RDD)) {
+      described.add(
+          String.format(
+              Locale.ROOT,
+              "the fault benchmark's RDD job (`rdd`): %d map tasks of %,d records (a long key and "
+                  + "a 92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose "
+                  + "reduce tasks sum every record",
+              job.maps(),
+              job.records(),
+              job.mib(),
+              job.reduces()));
+    }
+    if (jobs.contains(SQL)) {
+      described.add(
+          String.format(
+              Locale.ROOT,
+              "a SQL job (`sql`), %s (`bin/sluice-bench`'s tables and queries: Parquet read "
+                  + "by the executors from this machine's disk, adaptive execution on, broadcast "
+                  + "joins off so that every join shuffles; about %,.0f MiB of shuffle writes, the "
+                  + "median of the built-in runs), timed as the sum of its queries",
+              sql.describe(),
+              shuffledMib(runs, SQL)));
+    }
     b.append(
         String.format(
             Locale.ROOT,
-            "The fault benchmark's job, undisturbed: %d map tasks of "
-                + "%,d records (a long key and a 92-byte value, about %,.0f MiB in all) shuffled into "
-                + "%d partitions whose reduce tasks sum every record; Kryo. Each host is a network "
+            "Each job undisturbed: %s; Kryo. Each host is a network "
                 + "namespace on this machine with its own address (`bin/netbed.sh`): a Spark "
                 + "standalone master, two workers of one core and one executor each, the driver, a "
                 + "coordinator and three shuffle servers (`buffer.capacity` 512 MiB, heap 512 MiB), "
@@ -225,103 +324,129 @@ public final class LinkBenchmark {
                 + "executors fetch each other's map output across their links; through Sluice (%d "
                 + "cop%s of each partition) they push to the servers and read from them across "
                 + "theirs. Each run is a fresh application (`SparkSubmit` on the driver's host); one "
-                + "warm-up run of each shuffle per cap, then %d rounds alternating them; medians, "
-                + "ranges in brackets. Job time is measured inside the driver, from when both "
-                + "executors registered until the context stopped; task CPU is Spark's "
-                + "executor CPU time of every task, servers' CPU their process CPU (`/metrics`), each "
-                + "per GiB shuffled. All processes share this machine's two cores, so a cap only "
-                + "binds where the link, not the cores, is the bottleneck.%n%n",
-            job.maps(),
-            job.records(),
-            job.mib(),
-            job.reduces(),
+                + "warm-up run of each shuffle per job and cap, then %d round%s alternating them; "
+                + "medians, ranges in brackets. Job time is measured inside the driver, after both "
+                + "executors registered; task CPU is Spark's executor CPU time of every task, "
+                + "servers' CPU their process CPU (`/metrics`), each per GiB shuffled. All "
+                + "processes share this machine's two cores, so a cap only binds where the link, "
+                + "not the cores, is the bottleneck.%n%n",
+            String.join("; and ", described),
             replicas,
             replicas == 1 ? "y" : "ies",
-            rounds));
+            rounds,
+            rounds == 1 ? "" : "s"));
     b.append(
-        "| Link cap | Built-in | Sluice | Sluice / built-in | Task CPU-s per GiB, "
+        "| Job | Link cap | Built-in | Sluice | Sluice / built-in | Task CPU-s per GiB, "
             + "built-in | Task CPU-s per GiB, Sluice | Servers CPU-s per GiB | Failed runs |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     List<String> targets = new ArrayList<>();
-    for (String rate : rates) {
-      List<FaultJobRunner.Outcome> builtin = outcomes(runs, rate, false);
-      List<FaultJobRunner.Outcome> sluice = outcomes(runs, rate, true);
-      Series builtinTime = series(builtin, FaultJobRunner.Outcome::wallMs);
-      Series sluiceTime = series(sluice, FaultJobRunner.Outcome::wallMs);
-      if (builtinTime.isEmpty() || sluiceTime.isEmpty()) {
-        b.append("| ").append(rate).append(" | no run succeeded | | | | | | |\n");
-        continue;
-      }
-      double ratio = sluiceTime.median() / builtinTime.median();
-      long failed =
-          runs.stream().filter(r -> r.rate().equals(rate) && r.outcome().exit() != 0).count();
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "| %s | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | "
-                  + "%.2fx | %.1f | %.1f | %.1f | %d |%n",
-              rate,
-              builtinTime.median() / 1000,
-              builtinTime.min() / 1000,
-              builtinTime.max() / 1000,
-              sluiceTime.median() / 1000,
-              sluiceTime.min() / 1000,
-              sluiceTime.max() / 1000,
-              ratio,
-              series(builtin, FaultJobRunner.Outcome::taskCpuMs).median() / 1000 / gib,
-              series(sluice, FaultJobRunner.Outcome::taskCpuMs).median() / 1000 / gib,
-              series(
-                          sluice.stream().filter(x -> x.servers() != null).toList(),
-                          x -> x.servers().cpuMs())
-                      .median()
-                  / 1000
-                  / gib,
-              failed));
-      targets.add(
-          String.format(
-              Locale.ROOT,
-              "- Links capped at %s: Sluice at most 1.0x the " + "built-in shuffle: %s, %.2fx.",
-              rate,
-              ratio <= 1.0 ? "**met**" : "**missed**",
-              ratio));
-    }
-    int executors = WORKERS.size();
-    // Each executor wrote 1/E of the map output; with the built-in shuffle its reduce tasks fetch
-    // the (E-1)/E of their input that other executors wrote while those fetch as much from it,
-    // both directions at once; through Sluice all it wrote goes out in the map stage and all its
-    // reduce tasks read comes back in the reduce stage, one direction after the other.
-    double builtinEachWay = job.mib() / executors * (executors - 1) / executors;
-    double sluiceEachWay = job.mib() / executors;
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "%nWhat crosses each executor's link: with the built-in "
-                + "shuffle about %,.0f MiB each way at once (its reduce tasks fetch what the other "
-                + "executor wrote, and it serves as much; the rest is read from local disk), through "
-                + "Sluice about %,.0f MiB out during the map stage and as much in during the reduce "
-                + "stage: %.0fx the bytes, and in turn rather than at once.",
-            builtinEachWay,
-            sluiceEachWay,
-            2 * sluiceEachWay / (2 * builtinEachWay)));
-    for (String rate : rates) {
-      double bitsPerSecond = bitsPerSecond(rate);
-      if (bitsPerSecond > 0) {
+    for (String kind : jobs) {
+      double gib = shuffledMib(runs, kind) / 1024;
+      for (String rate : rates) {
+        List<Measured> builtin = outcomes(runs, kind, rate, false);
+        List<Measured> sluice = outcomes(runs, kind, rate, true);
+        Series builtinTime = series(builtin, Measured::wallMs);
+        Series sluiceTime = series(sluice, Measured::wallMs);
+        if (builtinTime.isEmpty() || sluiceTime.isEmpty()) {
+          b.append("| ")
+              .append(kind)
+              .append(" | ")
+              .append(rate)
+              .append(" | no run succeeded | | | | | | |\n");
+          continue;
+        }
+        double ratio = sluiceTime.median() / builtinTime.median();
+        long failed =
+            runs.stream()
+                .filter(
+                    r -> r.job().equals(kind) && r.rate().equals(rate) && r.outcome().exit() != 0)
+                .count();
         b.append(
             String.format(
                 Locale.ROOT,
-                " At %s that is %.1f s against %.1f s of transfer " + "per executor.",
+                "| %s | %s | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | "
+                    + "%.2fx | %.1f | %.1f | %.1f | %d |%n",
+                kind,
                 rate,
-                2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond,
-                builtinEachWay * 8 * (1 << 20) / bitsPerSecond));
+                builtinTime.median() / 1000,
+                builtinTime.min() / 1000,
+                builtinTime.max() / 1000,
+                sluiceTime.median() / 1000,
+                sluiceTime.min() / 1000,
+                sluiceTime.max() / 1000,
+                ratio,
+                series(builtin, Measured::taskCpuMs).median() / 1000 / gib,
+                series(sluice, Measured::taskCpuMs).median() / 1000 / gib,
+                series(
+                            sluice.stream().filter(x -> x.servers() != null).toList(),
+                            x -> x.servers().cpuMs())
+                        .median()
+                    / 1000
+                    / gib,
+                failed));
+        targets.add(
+            String.format(
+                Locale.ROOT,
+                "- %s job, links capped at %s: Sluice at most 1.0x the built-in shuffle: %s, "
+                    + "%.2fx.",
+                kind.toUpperCase(Locale.ROOT),
+                rate,
+                ratio <= 1.0 ? "**met**" : "**missed**",
+                ratio));
       }
+    }
+    int executors = WORKERS.size();
+    for (String kind : jobs) {
+      double mib = shuffledMib(runs, kind);
+      // Each executor wrote 1/E of the map output; with the built-in shuffle its reduce tasks
+      // fetch the (E-1)/E of their input that other executors wrote while those fetch as much from
+      // it, both directions at once; through Sluice all it wrote goes out in the map stage and all
+      // its reduce tasks read comes back in the reduce stage, one direction after the other.
+      double builtinEachWay = mib / executors * (executors - 1) / executors;
+      double sluiceEachWay = mib / executors;
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%nWhat crosses each executor's link in the %s job: with the built-in "
+                  + "shuffle about %,.0f MiB each way at once (its reduce tasks fetch what the other "
+                  + "executor wrote, and it serves as much; the rest is read from local disk), "
+                  + "through Sluice about %,.0f MiB out during the map stages and as much in during "
+                  + "the reduce stages: %.0fx the bytes, and in turn rather than at once.",
+              kind,
+              builtinEachWay,
+              sluiceEachWay,
+              2 * sluiceEachWay / (2 * builtinEachWay)));
+      for (String rate : rates) {
+        double bitsPerSecond = bitsPerSecond(rate);
+        if (bitsPerSecond > 0) {
+          b.append(
+              String.format(
+                  Locale.ROOT,
+                  " At %s that is %.1f s against %.1f s of transfer per executor.",
+                  rate,
+                  2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond,
+                  builtinEachWay * 8 * (1 << 20) / bitsPerSecond));
+        }
+      }
+      b.append('\n');
     }
     b.append(
         String.format(
             Locale.ROOT,
-            "%n%nEvery answer equal to the built-in shuffle's: %s.%n%n" + "### Targets%n%n",
+            "%nEvery answer equal to the built-in shuffle's, job by job: %s.%n%n"
+                + "### Targets%n%n",
             answersAgree(runs) ? "yes" : "**NO**"));
     targets.forEach(t -> b.append(t).append('\n'));
     return b.toString();
+  }
+
+  /** A job's shuffled MiB: the median over its built-in runs that finished. */
+  private static double shuffledMib(List<Run> runs, String job) {
+    Series s = new Series();
+    runs.stream()
+        .filter(r -> r.job().equals(job) && !r.sluice() && r.outcome().exit() == 0)
+        .forEach(r -> s.add(r.outcome().shuffledMib()));
+    return s.isEmpty() ? 0 : s.median();
   }
 
   /** A rate in tc's notation (100mbit, 1gbit, 10gbit) in bits per second; 0 if unknown. */
@@ -341,16 +466,14 @@ public final class LinkBenchmark {
     return Double.parseDouble(m.group(1)) * unit;
   }
 
-  private static List<FaultJobRunner.Outcome> outcomes(
-      List<Run> runs, String rate, boolean sluice) {
+  private static List<Measured> outcomes(List<Run> runs, String job, String rate, boolean sluice) {
     return runs.stream()
-        .filter(r -> r.rate().equals(rate) && r.sluice() == sluice)
+        .filter(r -> r.job().equals(job) && r.rate().equals(rate) && r.sluice() == sluice)
         .map(Run::outcome)
         .toList();
   }
 
-  private static Series series(
-      List<FaultJobRunner.Outcome> runs, ToDoubleFunction<FaultJobRunner.Outcome> f) {
+  private static Series series(List<Measured> runs, ToDoubleFunction<Measured> f) {
     Series s = new Series();
     runs.stream().filter(x -> x.exit() == 0).forEach(x -> s.add(f.applyAsDouble(x)));
     return s;

@@ -82,34 +82,7 @@ public final class TpcBenchmark {
     Path out = s.output;
     Path logs = out.resolve("logs-" + stamp);
     Files.createDirectories(logs);
-    Path tables = s.suite.tables(s.data, s.scale, s.seed);
-    long generationMs = 0;
-    if (!s.suite.complete(tables)) {
-      System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
-      long t0 = System.nanoTime();
-      SparkRun gen =
-          submit(
-              s,
-              Mode.BUILTIN,
-              Map.of(),
-              List.of(),
-              List.of(
-                  "--generate",
-                  "--data",
-                  s.data.toString(),
-                  "--scale",
-                  String.valueOf(s.scale),
-                  "--seed",
-                  String.valueOf(s.seed)),
-              logs.resolve("generate.log"));
-      if (gen.run(Map.of(), s.runTimeout) != 0 || !s.suite.complete(tables)) {
-        throw new IllegalStateException(
-            "generating the tables failed; see " + logs.resolve("generate.log"));
-      }
-      generationMs = (System.nanoTime() - t0) / 1_000_000;
-    } else if (s.suite != Suite.RDD) {
-      System.out.println("== Using the tables in " + tables);
-    }
+    long generationMs = ensureTables(s, logs);
 
     List<RunRecord> runs = new ArrayList<>();
     RunRecord warmUp = null;
@@ -165,7 +138,8 @@ public final class TpcBenchmark {
     }
 
     TpcSummary summary = new TpcSummary(s.suite, queries(s, runs), s.modes, runs);
-    Map<String, Object> environment = environment(s, tables, generationMs);
+    Map<String, Object> environment =
+        environment(s, s.suite.tables(s.data, s.scale, s.seed), generationMs);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", s.suite.label());
     results.put("timestamp", stamp);
@@ -258,8 +232,61 @@ public final class TpcBenchmark {
     return List.copyOf(named);
   }
 
+  /**
+   * Generates the suite's tables at the settings' scale with the settings' master, unless they are
+   * complete already. Returns the milliseconds it took (0 when they were there).
+   */
+  static long ensureTables(TpcSettings s, Path logs) throws IOException, InterruptedException {
+    Path tables = s.suite.tables(s.data, s.scale, s.seed);
+    if (s.suite.complete(tables)) {
+      if (s.suite != Suite.RDD) {
+        System.out.println("== Using the tables in " + tables);
+      }
+      return 0;
+    }
+    System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
+    long t0 = System.nanoTime();
+    SparkRun gen =
+        submit(
+            s,
+            Mode.BUILTIN,
+            Map.of(),
+            List.of(),
+            List.of(
+                "--generate",
+                "--data",
+                s.data.toString(),
+                "--scale",
+                String.valueOf(s.scale),
+                "--seed",
+                String.valueOf(s.seed)),
+            logs.resolve("generate.log"));
+    if (gen.run(Map.of(), s.runTimeout) != 0 || !s.suite.complete(tables)) {
+      throw new IllegalStateException(
+          "generating the tables failed; see " + logs.resolve("generate.log"));
+    }
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  /**
+   * {@link TpcJob}'s arguments to run the settings' queries, writing their lines to {@code events}.
+   */
+  static List<String> queryArgs(TpcSettings s, Path events) {
+    return List.of(
+        "--data",
+        s.data.toString(),
+        "--scale",
+        String.valueOf(s.scale),
+        "--seed",
+        String.valueOf(s.seed),
+        "--queries",
+        s.queries,
+        "--events",
+        events.toString());
+  }
+
   /** A SparkSubmit of {@link TpcJob} in {@code mode}, with every mode's settings and its own. */
-  private static SparkRun submit(
+  static SparkRun submit(
       TpcSettings s,
       Mode mode,
       Map<String, String> modeConf,
@@ -306,24 +333,7 @@ public final class TpcBenchmark {
         s.profile
             ? List.of("-XX:StartFlightRecording=filename=" + recording + ",settings=profile")
             : List.of();
-    SparkRun run =
-        submit(
-            s,
-            mode,
-            conf,
-            jvmOptions,
-            List.of(
-                "--data",
-                s.data.toString(),
-                "--scale",
-                String.valueOf(s.scale),
-                "--seed",
-                String.valueOf(s.seed),
-                "--queries",
-                s.queries,
-                "--events",
-                events.toString()),
-            log);
+    SparkRun run = submit(s, mode, conf, jvmOptions, queryArgs(s, events), log);
     long start = System.currentTimeMillis();
     int exit = run.run(Map.of(), s.runTimeout);
     long end = System.currentTimeMillis();

@@ -2,6 +2,7 @@ package io.sluice.benchmark.tpc;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.SparkExecutors;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -89,6 +90,7 @@ public final class TpcJob {
       if (!suite.complete(tables)) {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
+      SparkExecutors.awaitAll(spark);
       String names = opts.getOrDefault("queries", "all");
       List<JobQuery> queries =
           switch (suite) {
