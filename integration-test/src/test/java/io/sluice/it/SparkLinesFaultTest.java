@@ -104,8 +104,7 @@ class SparkLinesFaultTest {
   @SparkLinesSource(every = {"3.5", "4", "3.4", "3.3"})
   void withTwoCopiesAServerKilledDuringTheMapStageRerunsNoStage(String line) throws Exception {
     String out = runKillingAServer(line, 2, "map");
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
-    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+    assertNoStageRerunNorFailedTask(out);
   }
 
   @ParameterizedTest(name = "Spark {0}")
@@ -115,10 +114,7 @@ class SparkLinesFaultTest {
   void withOneCopyAServerKilledDuringTheMapStageRerunsTheMapStageOnce(String line)
       throws Exception {
     String out = runKillingAServer(line, 1, "map");
-    // Both stages run twice: the reducers find the finished maps' blocks gone (a fetch failure),
-    // and Spark runs the map stage once more, then the reduce stage.
-    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
-    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
+    assertMapStageRerunOnce(out);
   }
 
   @ParameterizedTest(name = "Spark {0}")
@@ -128,8 +124,7 @@ class SparkLinesFaultTest {
   void withTwoCopiesAServerKilledDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
       throws Exception {
     String out = runKillingAServer(line, 2, "reduce");
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
-    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+    assertNoStageRerunNorFailedTask(out);
   }
 
   /** Spark 3.5 runs this case in-process, in {@link ServerLossTest}. */
@@ -140,8 +135,7 @@ class SparkLinesFaultTest {
   void withOneCopyAServerKilledDuringTheReduceStageRerunsTheMapStageOnce(String line)
       throws Exception {
     String out = runKillingAServer(line, 1, "reduce");
-    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
-    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
+    assertMapStageRerunOnce(out);
   }
 
   /**
@@ -156,8 +150,7 @@ class SparkLinesFaultTest {
       byDefault = "3.3")
   void withTwoCopiesAServerFrozenDuringTheMapStageRerunsNoStage(String line) throws Exception {
     String out = runDisturbingAServer(line, 2, "map", this::freeze);
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
-    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+    assertNoStageRerunNorFailedTask(out);
   }
 
   /** Readers leave the frozen server for the other copy. */
@@ -168,8 +161,7 @@ class SparkLinesFaultTest {
   void withTwoCopiesAServerFrozenDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
       throws Exception {
     String out = runDisturbingAServer(line, 2, "reduce", this::freeze);
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
-    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+    assertNoStageRerunNorFailedTask(out);
   }
 
   /** The finished maps' only copy is on the frozen server: Spark runs the map stage again. */
@@ -180,8 +172,7 @@ class SparkLinesFaultTest {
   void withOneCopyAServerFrozenDuringTheMapStageRerunsTheMapStageOnce(String line)
       throws Exception {
     String out = runDisturbingAServer(line, 1, "map", this::freeze);
-    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
-    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
+    assertMapStageRerunOnce(out);
   }
 
   /**
@@ -198,7 +189,7 @@ class SparkLinesFaultTest {
     String out =
         runDisturbingServers(
             line, 2, List.of("map", "reduce"), List.<Fault>of(this::freeze, this::thaw));
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertNoStageRerun(out);
   }
 
   /**
@@ -212,7 +203,7 @@ class SparkLinesFaultTest {
   void withTwoCopiesAServerRestartedOnItsPortMidMapRerunsNoStageAndComesBackIntoUse(String line)
       throws Exception {
     String out = runDisturbingAServer(line, 2, "map", this::restart);
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertNoStageRerun(out);
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
     Daemons.Result next =
         SubmittedJob.start(
@@ -237,7 +228,7 @@ class SparkLinesFaultTest {
       byDefault = "3.4")
   void withTwoCopiesADrainingServerStopsMidMapWithoutAStageRerun(String line) throws Exception {
     String out = runDisturbingAServer(line, 2, "map", this::restartDrained);
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+    assertNoStageRerun(out);
   }
 
   /**
@@ -259,8 +250,7 @@ class SparkLinesFaultTest {
         };
     String out =
         runDisturbingServers(line, 2, List.of("map", "reduce"), List.of(everyServer, everyServer));
-    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
-    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+    assertNoStageRerunNorFailedTask(out);
     for (int i = 0; i < cluster.size(); i++) {
       assertTrue(
           cluster.metric(i, "sluice_server_recovered_partitions_total") >= 1,
@@ -307,7 +297,7 @@ class SparkLinesFaultTest {
                   "Stage 0 tasks succeeded by executor: .*\\b" + Pattern.quote(held[1]) + "=[1-9]")
               .matcher(out);
       assertTrue(ranMaps.find(), "executor " + held[1] + " ran map tasks: " + out);
-      assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+      assertNoStageRerun(out);
       assertEquals(MAPS, tasksStarted(out, 0), "map tasks started: " + out);
       assertTrue(out.contains("ExecutorLostFailure"), "the killed executor's task failed: " + out);
     } finally {
@@ -518,6 +508,26 @@ class SparkLinesFaultTest {
         line("Answer: .*", out).substring("Answer: ".length()),
         out);
     return out;
+  }
+
+  /** Spark submitted each stage once. */
+  private static void assertNoStageRerun(String out) {
+    assertEquals("Stage submissions: 0=1, 1=1", line("Stage submissions: .*", out), out);
+  }
+
+  /** As {@link #assertNoStageRerun}, and no task failed either. */
+  private static void assertNoStageRerunNorFailedTask(String out) {
+    assertNoStageRerun(out);
+    assertEquals("Failed tasks: 0, stage re-runs: 0", line("Failed tasks: .*", out), out);
+  }
+
+  /**
+   * The reducers found map output gone (a fetch failure) and Spark ran the map stage once more,
+   * then the reduce stage.
+   */
+  private static void assertMapStageRerunOnce(String out) {
+    assertEquals("Stage submissions: 0=2, 1=2", line("Stage submissions: .*", out), out);
+    assertTrue(out.contains("FetchFailed"), "the reduce stage saw the loss: " + out);
   }
 
   private static int tasksStarted(String out, int stage) {
