@@ -144,10 +144,13 @@ public final class FlushManager implements Closeable {
       if (toFlush == 0) {
         return;
       }
+      // Flushes queued by earlier rounds and not yet ended still count in the pool: what they will
+      // give back is covered already, or every round until they end would queue more partitions.
       List<PartitionState> candidates = new ArrayList<>();
       for (AppState app : store.applications()) {
         for (ShuffleState shuffle : app.shuffles()) {
           for (PartitionState p : shuffle.partitions()) {
+            toFlush -= p.bytesOnTheirWayToDisk(pool.minBlockCharge());
             if (p.unflushedBytes() > 0) {
               candidates.add(p);
             }

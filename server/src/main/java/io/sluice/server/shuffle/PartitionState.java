@@ -112,6 +112,21 @@ public final class PartitionState {
     return true;
   }
 
+  /**
+   * What the flush queued or running for this partition will give back to the push pool, each block
+   * counting at least {@code minBlockCharge}; 0 when none is. A queued flush takes the blocks in
+   * memory when it starts, a running one frees those it took.
+   */
+  public synchronized long bytesOnTheirWayToDisk(long minBlockCharge) {
+    if (!flushQueued) {
+      return 0;
+    }
+    if (flushing.isEmpty()) {
+      return Math.max(unflushedBytes, (long) unflushed.size() * minBlockCharge);
+    }
+    return Math.max(flushingBytes, (long) flushing.size() * minBlockCharge);
+  }
+
   /** Undoes {@link #tryQueueFlush()} when no flush could be started. */
   public synchronized void cancelQueuedFlush() {
     flushQueued = false;

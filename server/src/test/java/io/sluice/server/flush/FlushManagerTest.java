@@ -158,6 +158,34 @@ class FlushManagerTest {
   }
 
   @Test
+  void flushesNotYetEndedCountAsCoveredInTheRoundsThatFollow() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    createStore(new PushBufferPool(32 * MIB, 0.5, 0.25), appendsHeldUntil(writing, release));
+    PartitionState a = fill(APP, 0, 0, 8);
+    PartitionState b = fill(APP + "-2", 0, 3, 5);
+    List<PartitionState> rest =
+        List.of(fill(APP, 1, 1, 3), fill(APP, 0, 2, 2), fill(APP + "-2", 0, 4, 1));
+    startFlushManager(Long.MAX_VALUE);
+    try {
+      assertTrue(writing.await(20, TimeUnit.SECONDS), "the first round's flush started");
+      // The pool still holds all 19 MiB while the flushes of a and b wait: later rounds must not
+      // take that as 11 MiB more to flush.
+      long after = flushManager.roundsPlanned() + 2;
+      waitUntil(() -> flushManager.roundsPlanned() >= after, "two more rounds");
+      assertEquals(2, flushManager.queuedFlushes());
+      for (PartitionState kept : rest) {
+        assertEquals(0, kept.bytesOnTheirWayToDisk(0), "partition " + kept.partitionId());
+      }
+    } finally {
+      release.countDown();
+    }
+    waitUntil(() -> a.memoryBytes() == 0 && b.memoryBytes() == 0, "a and b flushed");
+    waitUntil(() -> flushManager.queuedFlushes() == 0, "flushes to end");
+    assertEquals(6 * MIB, pool.allocatedBytes());
+  }
+
+  @Test
   void nothingIsFlushedUnderTheHighWatermark() throws Exception {
     createStore(new PushBufferPool(32 * MIB, 0.5, 0.25));
     PartitionState a = fill(APP, 0, 0, 10);
