@@ -20,7 +20,9 @@
 #                      [--output benchmark/target/fault] [--markdown docs/benchmarks/fault.md|-]
 #
 # Builds the project first when a jar is missing or older than the sources. Figures are only worth
-# recording from a machine with nothing else running.
+# recording from a machine with nothing else running. Each Spark run's log is in <output>/logs; the
+# job logs at Spark's WARN level unless SLUICE_BENCH_LOG_LEVEL says otherwise (INFO shows Sluice's
+# own lines: pushes that failed, relocations, readers moving to a replica).
 set -euo pipefail
 
 SLUICE_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

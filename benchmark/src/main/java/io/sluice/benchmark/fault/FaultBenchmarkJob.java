@@ -77,7 +77,9 @@ public final class FaultBenchmarkJob {
 
     SparkSession spark =
         SparkSession.builder().appName("sluice-fault-" + scenario.label()).getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    spark
+        .sparkContext()
+        .setLogLevel(System.getenv().getOrDefault("SLUICE_BENCH_LOG_LEVEL", "WARN"));
     Observer observer = new Observer(scenario, maps, fault);
     spark.sparkContext().addSparkListener(observer);
     SparkExecutors.awaitAll(spark);

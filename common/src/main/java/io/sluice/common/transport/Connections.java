@@ -17,6 +17,15 @@ public interface Connections {
    */
   CompletableFuture<TransportClient> getClientAsync(String host, int port);
 
+  /**
+   * Whether this JVM suspects {@code host:port} of being frozen or cut off: a connection to it with
+   * requests outstanding went silent for half of {@code transport.liveness.timeout}, and its
+   * liveness probe is under way or went unanswered. False where nothing watches liveness.
+   */
+  default boolean suspects(String host, int port) {
+    return false;
+  }
+
   /** The same, waiting at most {@code transport.connect.timeout}. */
   default TransportClient getClient(String host, int port)
       throws IOException, InterruptedException {

@@ -18,11 +18,14 @@ import org.slf4j.LoggerFactory;
  * or the peer closing the connection: a busy server answers handshakes on its event loops, and a
  * handshake, arriving whole, never waits for receive memory. No connection or no answer gives the
  * peer up: its connections' outstanding requests fail with {@link PeerUnresponsiveException} and
- * they close, and {@link #refusal} fails new connections to it at once. A peer given up is probed
- * again, one probe at a time and at most one per half timeout, while callers still ask for it, and
- * is taken back as soon as a probe is answered: a process resumed from a pause answers the probe
- * waiting in its socket. Nobody asking for a peer for {@link #FORGET_NANOS} forgets it (a later
- * connection is tried anew).
+ * they close, and {@link #refusal} fails new connections to it at once. Requests that can go to
+ * another server (pushes, forwards, commits: {@link TransportClient#requestOrLeave}) do not wait
+ * for that verdict: once the probe has gone unanswered for {@link #doubtMillis} the peer is {@link
+ * #doubted}, and they fail with the same exception, while reads and heartbeats, which have nowhere
+ * else to go, wait for the verdict. A peer given up is probed again, one probe at a time and at
+ * most one per half timeout, while callers still ask for it, and is taken back as soon as a probe
+ * is answered: a process resumed from a pause answers the probe waiting in its socket. Nobody
+ * asking for a peer for {@link #FORGET_NANOS} forgets it (a later connection is tried anew).
  */
 final class PeerLiveness {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLiveness.class);
@@ -38,7 +41,17 @@ final class PeerLiveness {
     void giveUp(String host, int port, PeerUnresponsiveException cause);
   }
 
+  /** What a connection to one peer tells of it, and asks. */
+  interface Watch {
+    /** Requests to the peer are outstanding and it sent nothing for half the timeout. */
+    void silent();
+
+    /** Why requests that can go elsewhere are to leave the peer now, or null when they are not. */
+    PeerUnresponsiveException doubt();
+  }
+
   private final long halfMillis;
+  private final long doubtMillis;
   private final Prober prober;
   private final Breaker breaker;
   private final ScheduledExecutorService timer;
@@ -49,9 +62,74 @@ final class PeerLiveness {
    */
   PeerLiveness(long timeoutMillis, Prober prober, Breaker breaker, ScheduledExecutorService timer) {
     this.halfMillis = Math.max(1, timeoutMillis / 2);
+    this.doubtMillis = Math.max(1, halfMillis / 2);
     this.prober = prober;
     this.breaker = breaker;
     this.timer = timer;
+  }
+
+  /** The watch of connections to {@code host:port}. */
+  Watch watch(String host, int port) {
+    return new Watch() {
+      @Override
+      public void silent() {
+        PeerLiveness.this.silent(host, port);
+      }
+
+      @Override
+      public PeerUnresponsiveException doubt() {
+        return doubted(host, port);
+      }
+    };
+  }
+
+  /**
+   * Why requests that can go elsewhere are to leave the peer: it was given up, or its probe has
+   * gone unanswered for {@link #doubtMillis}, a quarter of the timeout (a live process answers a
+   * handshake in milliseconds however busy it is; the margin is for a collector's pause on either
+   * side); null otherwise.
+   */
+  PeerUnresponsiveException doubted(String host, int port) {
+    Peer peer = peers.get(host + ":" + port);
+    if (peer == null) {
+      return null;
+    }
+    long unanswered;
+    synchronized (peer) {
+      if (peer.givenUp) {
+        return unresponsive(peer);
+      }
+      if (!peer.probing || peer.probeStartNanos == 0) {
+        return null;
+      }
+      unanswered = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - peer.probeStartNanos);
+    }
+    if (unanswered < doubtMillis) {
+      return null;
+    }
+    return new PeerUnresponsiveException(
+        peer.host
+            + ":"
+            + peer.port
+            + " sent nothing for "
+            + halfMillis
+            + " ms with requests outstanding and has not answered a probe for "
+            + unanswered
+            + " ms ("
+            + TransportOptions.LIVENESS_TIMEOUT.key()
+            + "): a push, forward or commit goes to another server rather than wait for the "
+            + "verdict; its process is frozen or the link to it drops packets");
+  }
+
+  /** Whether the peer is being probed after a silence, or was given up. */
+  boolean suspected(String host, int port) {
+    Peer peer = peers.get(host + ":" + port);
+    if (peer == null) {
+      return false;
+    }
+    synchronized (peer) {
+      return peer.probing || peer.givenUp;
+    }
   }
 
   /** A connection to the peer heard nothing for half the timeout with requests outstanding. */
@@ -90,6 +168,9 @@ final class PeerLiveness {
 
   private void probe(Peer peer) {
     long start = System.nanoTime();
+    synchronized (peer) {
+      peer.probeStartNanos = start;
+    }
     CompletableFuture<Boolean> probed;
     try {
       probed = prober.probe(peer.host, peer.port, halfMillis);
@@ -159,6 +240,9 @@ final class PeerLiveness {
     boolean probing;
     boolean givenUp;
     long lastAskedNanos;
+
+    /** When the probe under way started; 0 before the first. */
+    long probeStartNanos;
 
     Peer(String host, int port) {
       this.host = host;

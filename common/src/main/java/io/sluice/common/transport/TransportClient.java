@@ -40,7 +40,9 @@ public final class TransportClient implements Closeable {
   /** How long the peer may stay silent while requests are outstanding; 0 when nobody is told. */
   private final long silenceNanos;
 
-  private final Runnable onSilence;
+  /** The peer's liveness, told of silences and asked for doubt; null when nobody watches. */
+  private final PeerLiveness.Watch watch;
+
   // Event loop only: set by every read from the socket, cleared by the sweep.
   private boolean heard;
   private long quietSinceNanos = System.nanoTime();
@@ -63,15 +65,16 @@ public final class TransportClient implements Closeable {
 
   /**
    * @param silence how long the peer may send nothing while requests to it are outstanding before
-   *     {@code onSilence} runs (again after each such stretch); zero for never
-   * @param onSilence what to tell, on the event loop, or null
+   *     {@code watch} is told (again after each such stretch); zero for never
+   * @param watch the peer's liveness, told on the event loop; null for none
    */
-  TransportClient(Channel channel, Duration requestTimeout, Duration silence, Runnable onSilence) {
+  TransportClient(
+      Channel channel, Duration requestTimeout, Duration silence, PeerLiveness.Watch watch) {
     this.channel = channel;
     this.writer = new BatchingWriter(channel);
     this.timeoutMillis = requestTimeout.toMillis();
-    this.onSilence = onSilence;
-    this.silenceNanos = onSilence == null ? 0 : silence.toNanos();
+    this.watch = watch;
+    this.silenceNanos = watch == null ? 0 : silence.toNanos();
     // One sweep per connection rather than a timer per request: scheduling and cancelling a timer
     // for each of hundreds of thousands of small requests a second costs more than the requests.
     long shortest =
@@ -100,13 +103,37 @@ public final class TransportClient implements Closeable {
    */
   public <R extends ResponseMessage> CompletableFuture<R> request(
       RequestMessage request, Class<R> responseType) {
+    return request(request, responseType, false);
+  }
+
+  /**
+   * {@link #request}, for a request that can go to another server (a push, a forward, a commit that
+   * another copy also takes): it also fails, with {@link PeerUnresponsiveException}, as soon as the
+   * peer is in doubt (it sent nothing with requests outstanding, and its liveness probe has gone
+   * unanswered for a moment: {@code transport.liveness.timeout}), rather than wait for the peer to
+   * be given up.
+   */
+  public <R extends ResponseMessage> CompletableFuture<R> requestOrLeave(
+      RequestMessage request, Class<R> responseType) {
+    return request(request, responseType, true);
+  }
+
+  private <R extends ResponseMessage> CompletableFuture<R> request(
+      RequestMessage request, Class<R> responseType, boolean leaves) {
     long id = request.requestId();
     Pending<R> p =
         new Pending<>(
             responseType,
             new CompletableFuture<>(),
             request.type(),
-            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis),
+            leaves);
+    PeerUnresponsiveException doubt = leaves && watch != null ? watch.doubt() : null;
+    if (doubt != null) {
+      ReferenceCountUtil.release(request);
+      p.future.completeExceptionally(doubt);
+      return p.future;
+    }
     int limit = serverMaxFrameSize;
     long frame;
     try {
@@ -186,14 +213,31 @@ public final class TransportClient implements Closeable {
     failOverdue(now);
     if (silenceNanos > 0) {
       watchSilence(now);
+      if (!pending.isEmpty()) {
+        leaveIfDoubted();
+      }
+    }
+  }
+
+  /** Fails the requests that can go elsewhere when the peer is in doubt. */
+  private void leaveIfDoubted() {
+    PeerUnresponsiveException doubt = watch.doubt();
+    if (doubt == null) {
+      return;
+    }
+    for (Map.Entry<Long, Pending<?>> e : pending.entrySet()) {
+      Pending<?> p = e.getValue();
+      if (p.leaves && pending.remove(e.getKey(), p)) {
+        p.future.completeExceptionally(doubt);
+      }
     }
   }
 
   /**
-   * Tells {@link #onSilence} when requests are outstanding and no byte moved either way for the
-   * silence time: bytes, not answers, so that a large answer or a large request on a slow link
-   * counts as progress. (Bytes the socket takes from us show only that the peer's kernel reads; a
-   * frozen process stops them once its socket buffers are full.)
+   * Tells {@link #watch} when requests are outstanding and no byte moved either way for the silence
+   * time: bytes, not answers, so that a large answer or a large request on a slow link counts as
+   * progress. (Bytes the socket takes from us show only that the peer's kernel reads; a frozen
+   * process stops them once its socket buffers are full.)
    */
   private void watchSilence(long now) {
     ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
@@ -212,7 +256,7 @@ public final class TransportClient implements Closeable {
       quietSinceNanos = now;
     } else if (now - quietSinceNanos >= silenceNanos) {
       quietSinceNanos = now;
-      onSilence.run();
+      watch.silent();
     }
   }
 
@@ -324,12 +368,20 @@ public final class TransportClient implements Closeable {
     final MessageType requestType;
     final long deadlineNanos;
 
+    /** Whether the request leaves a peer in doubt ({@link #requestOrLeave}). */
+    final boolean leaves;
+
     Pending(
-        Class<R> type, CompletableFuture<R> future, MessageType requestType, long deadlineNanos) {
+        Class<R> type,
+        CompletableFuture<R> future,
+        MessageType requestType,
+        long deadlineNanos,
+        boolean leaves) {
       this.type = type;
       this.future = future;
       this.requestType = requestType;
       this.deadlineNanos = deadlineNanos;
+      this.leaves = leaves;
     }
 
     void complete(ResponseMessage response, SocketAddress from) {

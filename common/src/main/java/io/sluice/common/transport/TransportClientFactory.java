@@ -86,9 +86,25 @@ public final class TransportClientFactory implements Connections, Closeable {
     return getClientAsync(host, port, credentials);
   }
 
+  @Override
+  public boolean suspects(String host, int port) {
+    return liveness != null && liveness.suspected(host, port);
+  }
+
   /** These pooled connections, authenticating with {@code as} instead of this factory's. */
   public Connections as(Credentials as) {
-    return (host, port) -> getClientAsync(host, port, as);
+    TransportClientFactory factory = this;
+    return new Connections() {
+      @Override
+      public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
+        return factory.getClientAsync(host, port, as);
+      }
+
+      @Override
+      public boolean suspects(String host, int port) {
+        return factory.suspects(host, port);
+      }
+    };
   }
 
   /**
@@ -155,9 +171,8 @@ public final class TransportClientFactory implements Connections, Closeable {
   private CompletableFuture<TransportClient> connect(String host, int port, Credentials as) {
     CompletableFuture<TransportClient> result = new CompletableFuture<>();
     long timeoutMillis = conf.connectTimeout().toMillis();
-    Runnable onSilence = liveness == null ? null : () -> liveness.silent(host, port);
-    ChannelFuture connect =
-        bootstrap(host, port, onSilence).connect(new InetSocketAddress(host, port));
+    PeerLiveness.Watch watch = liveness == null ? null : liveness.watch(host, port);
+    ChannelFuture connect = bootstrap(host, port, watch).connect(new InetSocketAddress(host, port));
     ScheduledFuture<?> deadline =
         workerGroup.schedule(
             () -> {
@@ -253,14 +268,14 @@ public final class TransportClientFactory implements Connections, Closeable {
     return result;
   }
 
-  private Bootstrap bootstrap(String host, int port, Runnable onSilence) {
+  private Bootstrap bootstrap(String host, int port, PeerLiveness.Watch watch) {
     return bootstrap
         .clone()
         .handler(
             new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
-                ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, onSilence));
+                ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, watch));
               }
             });
   }

@@ -140,14 +140,14 @@ public final class TransportContext {
   }
 
   /**
-   * @param onSilence told when the connection's peer stays silent while requests are outstanding
-   *     (see {@link TransportClient}), or null
+   * @param watch the peer's liveness, told when the connection's peer stays silent while requests
+   *     are outstanding and asked whether it is in doubt (see {@link TransportClient}), or null
    */
-  TransportClient initClientPipeline(SocketChannel ch, String host, int port, Runnable onSilence) {
+  TransportClient initClientPipeline(
+      SocketChannel ch, String host, int port, PeerLiveness.Watch watch) {
     ChannelPipeline p = ch.pipeline();
     TransportClient client =
-        new TransportClient(
-            ch, conf.requestTimeout(), conf.livenessTimeout().dividedBy(2), onSilence);
+        new TransportClient(ch, conf.requestTimeout(), conf.livenessTimeout().dividedBy(2), watch);
     p.addLast(
         "heard",
         new ChannelInboundHandlerAdapter() {

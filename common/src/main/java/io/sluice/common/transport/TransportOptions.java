@@ -74,10 +74,12 @@ public final class TransportOptions implements ConfigOptionSet {
                   + "process answers however busy it is; if the probe is not answered within the "
                   + "other half, every request outstanding to the peer fails, its connections close "
                   + "and new ones fail at once until a probe, repeated meanwhile, is answered. Writers "
-                  + "then move to another server and readers to a replica; a reader that has a "
-                  + "replica moves to it at the first half already, also from a peer that answers "
-                  + "the probe but not the reads. 0 turns probing off, leaving "
-                  + "`transport.request.timeout`.")
+                  + "then move to another server and readers to a replica. Pushes, forwards to a "
+                  + "replica and commits, which another server can take, do not wait for that: they "
+                  + "fail once the probe has gone unanswered for a quarter of this, and writers move "
+                  + "on. A reader that has a replica moves to it at the "
+                  + "first half already, also from a peer that answers the probe but not the reads. "
+                  + "0 turns probing off, leaving `transport.request.timeout`.")
           .build();
 
   public static final ConfigOption<Duration> IDLE_TIMEOUT =

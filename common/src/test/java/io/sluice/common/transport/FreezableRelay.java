@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * through in either direction until it is thawed. Bytes read while frozen are held and relayed on
  * thawing, as a resumed process reads what waited in its sockets.
  */
-final class FreezableRelay implements AutoCloseable {
+public final class FreezableRelay implements AutoCloseable {
   private final ServerSocket listener;
   private final String targetHost;
   private final int targetPort;
@@ -27,24 +27,24 @@ final class FreezableRelay implements AutoCloseable {
   private boolean frozen;
   private volatile boolean closed;
 
-  FreezableRelay(String targetHost, int targetPort) throws IOException {
+  public FreezableRelay(String targetHost, int targetPort) throws IOException {
     this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.targetHost = targetHost;
     this.targetPort = targetPort;
     start("relay-accept", this::acceptLoop);
   }
 
-  int port() {
+  public int port() {
     return listener.getLocalPort();
   }
 
-  void freeze() {
+  public void freeze() {
     synchronized (lock) {
       frozen = true;
     }
   }
 
-  void thaw() {
+  public void thaw() {
     synchronized (lock) {
       frozen = false;
       lock.notifyAll();
@@ -55,7 +55,7 @@ final class FreezableRelay implements AutoCloseable {
    * Resets every client's connection (a TCP RST, as from a host that lost the connection's state)
    * rather than closing it in order.
    */
-  void reset() throws IOException {
+  public void reset() throws IOException {
     for (Socket s : clientSides) {
       s.setSoLinger(true, 0);
       s.close();
@@ -88,7 +88,7 @@ final class FreezableRelay implements AutoCloseable {
   }
 
   /** Bytes the relay has read from its clients, relayed or held while frozen. */
-  long bytesFromClients() {
+  public long bytesFromClients() {
     return bytesFromClients.get();
   }
 

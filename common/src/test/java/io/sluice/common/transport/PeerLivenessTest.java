@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code transport.liveness.timeout}: a peer that stops answering altogether (frozen behind a
  * relay) is given up long before {@code transport.request.timeout}, and taken back once it answers
- * again; a live peer that leaves one request unanswered (busy) is not given up.
+ * again; requests that can go elsewhere leave it before that verdict; a live peer that leaves one
+ * request unanswered (busy) is neither given up nor left.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PeerLivenessTest {
@@ -72,9 +73,64 @@ class PeerLivenessTest {
     }
   }
 
+  /**
+   * A request that can go to another server (a push, a forward, a commit) fails once the frozen
+   * peer's probe has gone unanswered for a quarter of the timeout, while a plain request on the
+   * same connection still waits for the verdict, which comes at the full timeout.
+   */
+  @Test
+  void aRequestThatCanGoElsewhereLeavesAFrozenPeerBeforeItIsGivenUp() throws Exception {
+    // A timeout of 8 s: the peer is in doubt from 6 s on and given up at 8 s, so that even a
+    // loaded machine tells the two apart.
+    TransportConf conf =
+        TransportTestSupport.conf(
+            Map.of(
+                TransportOptions.LIVENESS_TIMEOUT.key(), "8s",
+                TransportOptions.REQUEST_TIMEOUT.key(), "10m"));
+    try (TransportClientFactory clients =
+            TransportTestSupport.context(conf, "client-2").createClientFactory();
+        FreezableRelay relay = new FreezableRelay("127.0.0.1", server.port())) {
+      TransportClient client =
+          clients.getClientAsync("127.0.0.1", relay.port()).get(30, TimeUnit.SECONDS);
+      relay.freeze();
+      CompletableFuture<StatusResponse> waits =
+          client.request(
+              new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+              StatusResponse.class);
+      CompletableFuture<StatusResponse> leaves =
+          client.requestOrLeave(
+              new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+              StatusResponse.class);
+      Throwable left = failure(leaves);
+      assertInstanceOf(PeerUnresponsiveException.class, left, left.toString());
+      assertTrue(left.getMessage().contains("has not answered a probe"), left.getMessage());
+      assertTrue(!waits.isDone(), "a plain request waits for the verdict");
+      Throwable later =
+          failure(
+              client.requestOrLeave(
+                  new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                  StatusResponse.class));
+      assertInstanceOf(
+          PeerUnresponsiveException.class, later, "a new request that can leave fails at once");
+      Throwable givenUp = failure(waits);
+      assertTrue(
+          givenUp.getMessage().contains("answered neither requests nor a probe"),
+          givenUp.getMessage());
+    }
+  }
+
   @Test
   void aLivePeerThatLeavesARequestUnansweredIsNotGivenUp() throws Exception {
-    CompletableFuture<StatusResponse> unanswered = heartbeat(server.port(), TestHandler.SILENT_APP);
+    // A request that could go elsewhere: a live peer's probe is answered, so it stays.
+    CompletableFuture<StatusResponse> unanswered =
+        factory
+            .getClientAsync("127.0.0.1", server.port())
+            .thenCompose(
+                c ->
+                    c.requestOrLeave(
+                        new AppHeartbeatRequest(
+                            TransportClient.nextRequestId(), TestHandler.SILENT_APP),
+                        StatusResponse.class));
     // Several silences (2 s each) and probes later, the connection and the peer are still in use.
     // Time itself is what the test waits for here: there is no condition to wait on.
     for (int i = 0; i < 3; i++) {

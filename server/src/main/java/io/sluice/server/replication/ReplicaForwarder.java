@@ -125,7 +125,8 @@ public final class ReplicaForwarder {
                 forward.release();
               }
             })
-        .thenCompose(c -> c.request(forward, StatusResponse.class))
+        // A replica in doubt (frozen, or cut off) is left at once: the client relocates.
+        .thenCompose(c -> c.requestOrLeave(forward, StatusResponse.class))
         .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
         .handle(
             (ok, error) -> {

@@ -7,6 +7,7 @@ import io.sluice.client.core.TransferCounters;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.checksum.Crc32c;
 import io.sluice.common.protocol.PartitionLocation;
+import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -50,9 +52,10 @@ import org.slf4j.LoggerFactory;
  * servers it writes to: when it would pass that, the largest batch goes out, and when nothing is
  * left to send the caller waits for acknowledgements. A map task therefore waits only for room and,
  * at the end, in {@link #finish()}. Every wait ends: each push either is answered, or fails after
- * {@code transport.request.timeout} (or sooner, when its server stops answering altogether: {@code
- * transport.liveness.timeout}), and a killed task stops waiting for room or in {@link #finish()} at
- * once.
+ * {@code transport.request.timeout} (or sooner, when its server stops answering altogether: with
+ * replicas, pushes and commits leave a server as soon as it is in doubt, {@link
+ * TransportClient#requestOrLeave}), and a killed task stops waiting for room or in {@link
+ * #finish()} at once.
  *
  * <p>A push answered NO_BUFFER or BUSY is sent again to the same server after a back-off. A push
  * whose location cannot take it (refused or broken connection, no answer twice, a server that
@@ -258,6 +261,7 @@ public final class MapOutputPusher {
    */
   public void commit(int mapIndex) throws IOException, InterruptedException {
     Map<ServerAddress, List<Integer>> partitionsByServer = new LinkedHashMap<>();
+    Set<ServerAddress> soleCopies = new HashSet<>();
     for (int p = 0; p < blockCounts.length; p++) {
       if (blockCounts[p] == 0) {
         continue;
@@ -265,6 +269,9 @@ public final class MapOutputPusher {
       for (PartitionLocation location : locationsOf(p)) {
         for (ServerAddress server : location.servers()) {
           partitionsByServer.computeIfAbsent(server, s -> new ArrayList<>()).add(p);
+        }
+        if (location.servers().size() == 1) {
+          soleCopies.add(location.primary());
         }
       }
     }
@@ -276,6 +283,7 @@ public final class MapOutputPusher {
       for (int i = 0; i < partitions.length; i++) {
         counts[i] = blockCounts[partitions[i]];
       }
+      boolean mayLeave = !soleCopies.contains(server);
       commits.put(
           server,
           Retries.withRetries(
@@ -284,7 +292,8 @@ public final class MapOutputPusher {
                       .getClientAsync(server.host(), server.port())
                       .thenCompose(
                           c ->
-                              c.request(
+                              request(
+                                  c,
                                   new CommitMapOutputRequest(
                                       TransportClient.nextRequestId(),
                                       appId,
@@ -293,7 +302,7 @@ public final class MapOutputPusher {
                                       taskAttemptId,
                                       partitions,
                                       counts),
-                                  StatusResponse.class)),
+                                  mayLeave)),
               settings.backoff(),
               timer,
               counters::pushRetried));
@@ -431,6 +440,7 @@ public final class MapOutputPusher {
     ServerAddress primary = batch.primary;
     List<ReplicaChain> chains = batch.chains();
     List<BlockDescriptor> blocks = List.copyOf(batch.blocks);
+    boolean mayLeave = chains.size() == batch.locations.size();
     CompletableFuture<StatusResponse> pushed =
         Retries.withRetries(
             () ->
@@ -440,7 +450,8 @@ public final class MapOutputPusher {
                     // references.
                     .thenCompose(
                         c ->
-                            c.request(
+                            request(
+                                c,
                                 new PushDataRequest(
                                     TransportClient.nextRequestId(),
                                     appId,
@@ -448,7 +459,7 @@ public final class MapOutputPusher {
                                     chains,
                                     blocks,
                                     new NettyManagedBuffer(batch.body(allocator))),
-                                StatusResponse.class)),
+                                mayLeave)),
             settings.backoff(),
             timer,
             counters::pushRetried);
@@ -477,9 +488,10 @@ public final class MapOutputPusher {
     for (int i = 0; i < partitions.length; i++) {
       epochs[i] = batch.locations.get(partitions[i]).epoch();
     }
-    // A replica that could not be reached is named only in the primary's message.
     String failedServer =
-        Retries.hasStatus(cause, StatusCode.REPLICA_UNAVAILABLE) ? null : batch.primary.serverId();
+        Retries.hasStatus(cause, StatusCode.REPLICA_UNAVAILABLE)
+            ? suspectedReplica(batch)
+            : batch.primary.serverId();
     LOG.info(
         "Push of shuffle {} to {} failed ({}); moving {} partitions",
         shuffleId,
@@ -495,6 +507,36 @@ public final class MapOutputPusher {
     moved.whenComplete(
         (locations, relocateError) ->
             onRelocated(batch, relocations, cause, locations, relocateError));
+  }
+
+  /**
+   * With replicas, a push or commit leaves a server in doubt rather than wait for its verdict
+   * (another server holds the blocks or takes the partition); with one copy nothing else holds what
+   * the server has, and a server that is only paused is worth the wait.
+   */
+  private static CompletableFuture<StatusResponse> request(
+      TransportClient client, RequestMessage request, boolean mayLeave) {
+    return mayLeave
+        ? client.requestOrLeave(request, StatusResponse.class)
+        : client.request(request, StatusResponse.class);
+  }
+
+  /**
+   * The next server of the batch's chains that this JVM suspects of being frozen or cut off, when a
+   * primary answered REPLICA_UNAVAILABLE; or null. The primary names the replica it could not reach
+   * only in its message, but a writer pushes to every server as a primary too, and so usually has
+   * its own view of the one that went silent; naming it keeps the driver from choosing it again.
+   */
+  private String suspectedReplica(Batch batch) {
+    for (PartitionLocation location : batch.locations.values()) {
+      if (!location.replicas().isEmpty()) {
+        ServerAddress next = location.replicas().get(0);
+        if (clients.suspects(next.host(), next.port())) {
+          return next.serverId();
+        }
+      }
+    }
+    return null;
   }
 
   private synchronized void onRelocated(

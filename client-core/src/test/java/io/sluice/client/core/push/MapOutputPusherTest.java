@@ -26,6 +26,9 @@ import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.PushDataRequest;
 import io.sluice.common.protocol.message.ReplicaChain;
 import io.sluice.common.shuffle.Backoff;
+import io.sluice.common.transport.Connections;
+import io.sluice.common.transport.FreezableRelay;
+import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
 import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
@@ -45,6 +48,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -379,11 +383,7 @@ class MapOutputPusherTest {
     FakeShuffleServer primary = newServer();
     FakeShuffleServer lostReplica = newServer();
     FakeShuffleServer newReplica = newServer();
-    primary.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
-    RecordingLocator locator =
-        new RecordingLocator()
-            .at(0, new PartitionLocation(0, List.of(primary.address(), lostReplica.address())))
-            .movesTo(0, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
+    RecordingLocator locator = replicaLostOnce(primary, lostReplica, newReplica);
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 1);
     byte[] b0 = add(pusher, 0, 300);
     byte[] b1 = add(pusher, 0, 300);
@@ -409,6 +409,97 @@ class MapOutputPusherTest {
     assertEquals(2, primary.committedCount(0, ATTEMPT));
     assertEquals(2, newReplica.committedCount(0, ATTEMPT));
     assertNull(lostReplica.committedCount(0, ATTEMPT));
+  }
+
+  @Test
+  void replicaUnavailableNamesTheReplicaThisWriterSuspects() throws Exception {
+    FakeShuffleServer primary = newServer();
+    FakeShuffleServer lostReplica = newServer();
+    FakeShuffleServer newReplica = newServer();
+    RecordingLocator locator = replicaLostOnce(primary, lostReplica, newReplica);
+    // This JVM's own view of the replica, as its liveness probes would have it.
+    Connections suspectingTheReplica =
+        new Connections() {
+          @Override
+          public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
+            return clients.getClientAsync(host, port);
+          }
+
+          @Override
+          public boolean suspects(String host, int port) {
+            return port == lostReplica.port();
+          }
+        };
+    MapOutputPusher pusher =
+        pusher(suspectingTheReplica, settings(1 << 20, 1 << 20, QUICK), locator, 1);
+    add(pusher, 0, 300);
+    pusher.finish();
+    pusher.commit(0);
+
+    assertEquals(1, locator.calls.size());
+    assertEquals(lostReplica.address().serverId(), locator.calls.get(0).failedServerId());
+    assertEquals(1, newReplica.committedCount(0, ATTEMPT));
+  }
+
+  /**
+   * With replicas, a push to a primary that froze fails once the primary's liveness probe has gone
+   * unanswered for a quarter of {@code transport.liveness.timeout}, before the verdict, and the
+   * blocks go to the new location.
+   */
+  @Test
+  void withReplicasAPushLeavesAFrozenPrimaryBeforeItIsGivenUp() throws Exception {
+    Relocation relocation = pushToAFrozenPrimary(true);
+    assertTrue(relocation.reason().contains("has not answered a probe"), relocation.reason());
+  }
+
+  /** With one copy nothing else holds the primary's blocks: the push waits for the verdict. */
+  @Test
+  void withOneCopyAPushWaitsForAFrozenPrimarysVerdict() throws Exception {
+    Relocation relocation = pushToAFrozenPrimary(false);
+    assertTrue(
+        relocation.reason().contains("answered neither requests nor a probe"), relocation.reason());
+  }
+
+  private Relocation pushToAFrozenPrimary(boolean withReplica) throws Exception {
+    // Probed after 4 s of silence, in doubt 2 s later, given up at 8 s: apart enough for a loaded
+    // machine. One connection, made before the freeze: a new one would wait for its handshake.
+    SluiceConf conf =
+        SluiceConf.empty()
+            .with(TransportOptions.CONNECTIONS_PER_PEER, "1")
+            .with(TransportOptions.REQUEST_TIMEOUT, "60s")
+            .with(TransportOptions.CONNECT_TIMEOUT, "5s")
+            .with(TransportOptions.LIVENESS_TIMEOUT, "8s");
+    FakeShuffleServer frozen = newServer();
+    FakeShuffleServer replica = newServer();
+    FakeShuffleServer moved = newServer();
+    try (TransportClientFactory watched =
+            new TransportContext(
+                    new TransportConf(conf), "pusher-liveness-test", PooledByteBufAllocator.DEFAULT)
+                .createClientFactory();
+        FreezableRelay relay = new FreezableRelay("127.0.0.1", frozen.port())) {
+      ServerAddress behindRelay = new ServerAddress("frozen", "127.0.0.1", relay.port());
+      watched.getClientAsync("127.0.0.1", relay.port()).get(30, TimeUnit.SECONDS);
+      relay.freeze();
+      List<ServerAddress> old =
+          withReplica ? List.of(behindRelay, replica.address()) : List.of(behindRelay);
+      List<ServerAddress> next =
+          withReplica ? List.of(moved.address(), replica.address()) : List.of(moved.address());
+      RecordingLocator locator =
+          new RecordingLocator()
+              .at(0, new PartitionLocation(0, old))
+              .movesTo(0, new PartitionLocation(1, next));
+      MapOutputPusher pusher = pusher(watched, settings(1 << 20, 1 << 20, QUICK), locator, 1);
+      byte[] bytes = add(pusher, 0, 300);
+      pusher.finish();
+      pusher.commit(0);
+
+      assertEquals(1, locator.calls.size());
+      Relocation relocation = locator.calls.get(0);
+      assertEquals("frozen", relocation.failedServerId());
+      assertArrayEquals(bytes, moved.memory(0).get(0).bytes());
+      assertEquals(1, moved.committedCount(0, ATTEMPT));
+      return relocation;
+    }
   }
 
   @Test
@@ -747,15 +838,32 @@ class MapOutputPusherTest {
     }
   }
 
+  /**
+   * Partition 0 at {@code primary} with {@code lostReplica}: the primary answers the first push
+   * REPLICA_UNAVAILABLE, and the partition moves to {@code primary} with {@code newReplica}.
+   */
+  private static RecordingLocator replicaLostOnce(
+      FakeShuffleServer primary, FakeShuffleServer lostReplica, FakeShuffleServer newReplica) {
+    primary.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
+    return new RecordingLocator()
+        .at(0, new PartitionLocation(0, List.of(primary.address(), lostReplica.address())))
+        .movesTo(0, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
+  }
+
   private static PushSettings settings(long batchSize, long maxBuffered, Backoff backoff) {
     return new PushSettings(batchSize, maxBuffered, backoff, 3);
   }
 
   private MapOutputPusher pusher(
       PushSettings settings, PartitionLocator locator, int numPartitions) {
+    return pusher(clients, settings, locator, numPartitions);
+  }
+
+  private MapOutputPusher pusher(
+      Connections connections, PushSettings settings, PartitionLocator locator, int numPartitions) {
     MapOutputPusher pusher =
         new MapOutputPusher(
-            clients,
+            connections,
             PooledByteBufAllocator.DEFAULT,
             timer,
             settings,
