@@ -110,8 +110,9 @@ public final class TransportClient implements Closeable {
    * {@link #request}, for a request that can go to another server (a push, a forward, a commit that
    * another copy also takes): it also fails, with {@link PeerUnresponsiveException}, as soon as the
    * peer is in doubt (it sent nothing with requests outstanding, and its liveness probe has gone
-   * unanswered for a moment: {@code transport.liveness.timeout}), rather than wait for the peer to
-   * be given up.
+   * unanswered for a quarter of {@code transport.liveness.timeout}), rather than wait for the peer
+   * to be given up. A connection on which the peer is still heard is not left: its doubt rests on
+   * one unanswered probe, its bytes on the peer itself.
    */
   public <R extends ResponseMessage> CompletableFuture<R> requestOrLeave(
       RequestMessage request, Class<R> responseType) {
@@ -128,7 +129,8 @@ public final class TransportClient implements Closeable {
             request.type(),
             System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis),
             leaves);
-    PeerUnresponsiveException doubt = leaves && watch != null ? watch.doubt() : null;
+    PeerUnresponsiveException doubt =
+        leaves && watch != null && (silent || pending.isEmpty()) ? watch.doubt() : null;
     if (doubt != null) {
       ReferenceCountUtil.release(request);
       p.future.completeExceptionally(doubt);
@@ -213,13 +215,13 @@ public final class TransportClient implements Closeable {
     failOverdue(now);
     if (silenceNanos > 0) {
       watchSilence(now);
-      if (!pending.isEmpty()) {
+      if (silent && !pending.isEmpty()) {
         leaveIfDoubted();
       }
     }
   }
 
-  /** Fails the requests that can go elsewhere when the peer is in doubt. */
+  /** Fails the requests that can go elsewhere when the peer, silent here, is in doubt. */
   private void leaveIfDoubted() {
     PeerUnresponsiveException doubt = watch.doubt();
     if (doubt == null) {

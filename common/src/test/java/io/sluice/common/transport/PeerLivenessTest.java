@@ -121,24 +121,41 @@ class PeerLivenessTest {
 
   @Test
   void aLivePeerThatLeavesARequestUnansweredIsNotGivenUp() throws Exception {
-    // A request that could go elsewhere: a live peer's probe is answered, so it stays.
-    CompletableFuture<StatusResponse> unanswered =
-        factory
-            .getClientAsync("127.0.0.1", server.port())
-            .thenCompose(
-                c ->
-                    c.requestOrLeave(
-                        new AppHeartbeatRequest(
-                            TransportClient.nextRequestId(), TestHandler.SILENT_APP),
-                        StatusResponse.class));
-    // Several silences (2 s each) and probes later, the connection and the peer are still in use.
-    // Time itself is what the test waits for here: there is no condition to wait on.
-    for (int i = 0; i < 3; i++) {
-      Thread.sleep(3_000);
-      assertEquals(
-          StatusCode.OK, heartbeat(server.port(), "app").get(30, TimeUnit.SECONDS).status());
+    // 8 s, so that a probe has 2 s before a request that can leave does (4 s before the verdict): a
+    // loaded machine must not make a live server look frozen.
+    TransportConf conf =
+        TransportTestSupport.conf(
+            Map.of(
+                TransportOptions.LIVENESS_TIMEOUT.key(), "8s",
+                TransportOptions.REQUEST_TIMEOUT.key(), "10m"));
+    try (TransportClientFactory clients =
+        TransportTestSupport.context(conf, "client-3").createClientFactory()) {
+      // A request that could go elsewhere: a live peer's probe is answered, so it stays.
+      CompletableFuture<StatusResponse> unanswered =
+          clients
+              .getClientAsync("127.0.0.1", server.port())
+              .thenCompose(
+                  c ->
+                      c.requestOrLeave(
+                          new AppHeartbeatRequest(
+                              TransportClient.nextRequestId(), TestHandler.SILENT_APP),
+                          StatusResponse.class));
+      // Several silences (4 s each) and probes later, the connection and the peer are still in
+      // use. Time itself is what the test waits for here: there is no condition to wait on.
+      for (int i = 0; i < 3; i++) {
+        Thread.sleep(5_000);
+        CompletableFuture<StatusResponse> beat =
+            clients
+                .getClientAsync("127.0.0.1", server.port())
+                .thenCompose(
+                    c ->
+                        c.request(
+                            new AppHeartbeatRequest(TransportClient.nextRequestId(), "app"),
+                            StatusResponse.class));
+        assertEquals(StatusCode.OK, beat.get(30, TimeUnit.SECONDS).status());
+      }
+      assertTrue(!unanswered.isDone(), "the unanswered request still waits for its answer");
     }
-    assertTrue(!unanswered.isDone(), "the unanswered request still waits for its answer");
   }
 
   private CompletableFuture<StatusResponse> heartbeat(int port, String app) {

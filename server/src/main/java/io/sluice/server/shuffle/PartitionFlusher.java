@@ -38,18 +38,20 @@ public final class PartitionFlusher {
       PartitionFiles files = partition.filesForWrite();
       if (files == null) {
         // Deleted while queued: nobody will read these blocks.
-        partition.flushDone();
+        partition.flushWritten();
         freeAll(blocks);
+        partition.flushEnded();
         return;
       }
       boolean toHdfs = files.append(blocks, bypassPageCache(partition));
       // Readable from disk now; only then may they leave memory.
-      partition.flushDone();
+      partition.flushWritten();
       long bytes = 0;
       for (InMemoryBlock b : blocks) {
         bytes += b.length();
       }
       freeAll(blocks);
+      partition.flushEnded();
       metrics.flushed(bytes, System.nanoTime() - start, toHdfs);
     } catch (StorageUnavailableException e) {
       LOG.error(

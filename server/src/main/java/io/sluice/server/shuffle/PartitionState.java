@@ -37,6 +37,10 @@ public final class PartitionState {
   private List<InMemoryBlock> flushing = List.of();
   private long unflushedBytes;
   private long flushingBytes;
+
+  /** Blocks the flush under way took; 0 while none runs. Kept until they are freed. */
+  private int flushingBlocks;
+
   private long nextSequence;
   private boolean flushQueued;
   private boolean deleted;
@@ -121,10 +125,10 @@ public final class PartitionState {
     if (!flushQueued) {
       return 0;
     }
-    if (flushing.isEmpty()) {
+    if (flushingBlocks == 0) {
       return Math.max(unflushedBytes, (long) unflushed.size() * minBlockCharge);
     }
-    return Math.max(flushingBytes, (long) flushing.size() * minBlockCharge);
+    return Math.max(flushingBytes, (long) flushingBlocks * minBlockCharge);
   }
 
   /** Undoes {@link #tryQueueFlush()} when no flush could be started. */
@@ -137,15 +141,26 @@ public final class PartitionState {
     List<InMemoryBlock> taken = unflushed;
     flushing = taken;
     flushingBytes = unflushedBytes;
+    flushingBlocks = taken.size();
     unflushed = new ArrayList<>();
     unflushedBytes = 0;
     return taken;
   }
 
-  /** The blocks are readable from disk: drop them from memory. */
-  synchronized void flushDone() {
+  /**
+   * The blocks are readable from disk: readers no longer find them in memory. They still count as
+   * in memory, and the flush as running, until {@link #flushEnded()}, once they are freed: a flush
+   * round must not plan for memory that is about to come back.
+   */
+  synchronized void flushWritten() {
+    flushing = List.of();
+  }
+
+  /** The flushed blocks were freed: the partition may be queued again. */
+  synchronized void flushEnded() {
     flushing = List.of();
     flushingBytes = 0;
+    flushingBlocks = 0;
     flushQueued = false;
   }
 
@@ -156,6 +171,7 @@ public final class PartitionState {
   synchronized boolean flushFailed(List<InMemoryBlock> blocks) {
     flushing = List.of();
     flushingBytes = 0;
+    flushingBlocks = 0;
     flushQueued = false;
     if (deleted) {
       return false;

@@ -252,9 +252,11 @@ public final class MapOutputPusher {
    * partition written, the number of blocks. Call after {@link #finish()}. A reader takes the
    * counts from the first server of a location's chain that answers it, so every server that can
    * still be read must hold the commit: one may miss it only when it is gone for readers too (its
-   * connection fails, or it restarted or is stopping and so holds nothing of the shuffle), and then
-   * another server of the chain must have taken it. A server that stayed silent or refused the
-   * commit otherwise fails it, and Spark runs the task again.
+   * connection fails, or it restarted or is stopping and so holds nothing of the shuffle), or, with
+   * other copies, when it was in doubt ({@link TransportClient#requestOrLeave}: a reader that then
+   * finds it back without the commit reads the next server of the chain); and then another server
+   * of the chain must have taken it. A server that stayed silent or refused the commit otherwise
+   * fails it, and Spark runs the task again.
    *
    * @throws IOException if a server that may still be read did not take the commit, or no server of
    *     some location took it
@@ -523,20 +525,22 @@ public final class MapOutputPusher {
 
   /**
    * The next server of the batch's chains that this JVM suspects of being frozen or cut off, when a
-   * primary answered REPLICA_UNAVAILABLE; or null. The primary names the replica it could not reach
-   * only in its message, but a writer pushes to every server as a primary too, and so usually has
-   * its own view of the one that went silent; naming it keeps the driver from choosing it again.
+   * primary answered REPLICA_UNAVAILABLE; null when none is, or more than one (then which one
+   * failed is not known). The primary names the replica it could not reach only in its message, but
+   * a writer pushes to every server as a primary too, and so usually has its own view of the one
+   * that went silent; naming it keeps the driver from choosing it again.
    */
   private String suspectedReplica(Batch batch) {
+    Set<ServerAddress> suspected = new HashSet<>();
     for (PartitionLocation location : batch.locations.values()) {
       if (!location.replicas().isEmpty()) {
         ServerAddress next = location.replicas().get(0);
         if (clients.suspects(next.host(), next.port())) {
-          return next.serverId();
+          suspected.add(next);
         }
       }
     }
-    return null;
+    return suspected.size() == 1 ? suspected.iterator().next().serverId() : null;
   }
 
   private synchronized void onRelocated(

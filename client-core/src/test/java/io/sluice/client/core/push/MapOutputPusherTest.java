@@ -441,6 +441,42 @@ class MapOutputPusherTest {
     assertEquals(1, newReplica.committedCount(0, ATTEMPT));
   }
 
+  @Test
+  void replicaUnavailableNamesNoReplicaWhenTheWriterSuspectsMoreThanOne() throws Exception {
+    FakeShuffleServer primary = newServer();
+    FakeShuffleServer replica1 = newServer();
+    FakeShuffleServer replica2 = newServer();
+    FakeShuffleServer newReplica = newServer();
+    primary.failNext(PushDataRequest.class, StatusCode.REPLICA_UNAVAILABLE, 1);
+    RecordingLocator locator = new RecordingLocator();
+    FakeShuffleServer[] replicas = {replica1, replica2};
+    for (int p = 0; p < 2; p++) {
+      locator
+          .at(p, new PartitionLocation(0, List.of(primary.address(), replicas[p].address())))
+          .movesTo(p, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
+    }
+    Connections suspectingBoth =
+        new Connections() {
+          @Override
+          public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
+            return clients.getClientAsync(host, port);
+          }
+
+          @Override
+          public boolean suspects(String host, int port) {
+            return port == replica1.port() || port == replica2.port();
+          }
+        };
+    MapOutputPusher pusher = pusher(suspectingBoth, settings(1 << 20, 1 << 20, QUICK), locator, 2);
+    add(pusher, 0, 300);
+    add(pusher, 1, 300);
+    pusher.finish();
+    pusher.commit(0);
+
+    assertEquals(1, locator.calls.size());
+    assertNull(locator.calls.get(0).failedServerId(), "which of the two failed is not known");
+  }
+
   /**
    * With replicas, a push to a primary that froze fails once the primary's liveness probe has gone
    * unanswered for a quarter of {@code transport.liveness.timeout}, before the verdict, and the
