@@ -39,9 +39,11 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -418,18 +420,7 @@ class MapOutputPusherTest {
     FakeShuffleServer newReplica = newServer();
     RecordingLocator locator = replicaLostOnce(primary, lostReplica, newReplica);
     // This JVM's own view of the replica, as its liveness probes would have it.
-    Connections suspectingTheReplica =
-        new Connections() {
-          @Override
-          public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
-            return clients.getClientAsync(host, port);
-          }
-
-          @Override
-          public boolean suspects(String host, int port) {
-            return port == lostReplica.port();
-          }
-        };
+    Connections suspectingTheReplica = suspecting(lostReplica);
     MapOutputPusher pusher =
         pusher(suspectingTheReplica, settings(1 << 20, 1 << 20, QUICK), locator, 1);
     add(pusher, 0, 300);
@@ -455,18 +446,7 @@ class MapOutputPusherTest {
           .at(p, new PartitionLocation(0, List.of(primary.address(), replicas[p].address())))
           .movesTo(p, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
     }
-    Connections suspectingBoth =
-        new Connections() {
-          @Override
-          public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
-            return clients.getClientAsync(host, port);
-          }
-
-          @Override
-          public boolean suspects(String host, int port) {
-            return port == replica1.port() || port == replica2.port();
-          }
-        };
+    Connections suspectingBoth = suspecting(replica1, replica2);
     MapOutputPusher pusher = pusher(suspectingBoth, settings(1 << 20, 1 << 20, QUICK), locator, 2);
     add(pusher, 0, 300);
     add(pusher, 1, 300);
@@ -884,6 +864,25 @@ class MapOutputPusherTest {
     return new RecordingLocator()
         .at(0, new PartitionLocation(0, List.of(primary.address(), lostReplica.address())))
         .movesTo(0, new PartitionLocation(1, List.of(primary.address(), newReplica.address())));
+  }
+
+  /** The test's connections, with this JVM's liveness suspecting {@code suspected} (by port). */
+  private static Connections suspecting(FakeShuffleServer... suspected) {
+    Set<Integer> ports = new HashSet<>();
+    for (FakeShuffleServer server : suspected) {
+      ports.add(server.port());
+    }
+    return new Connections() {
+      @Override
+      public CompletableFuture<TransportClient> getClientAsync(String host, int port) {
+        return clients.getClientAsync(host, port);
+      }
+
+      @Override
+      public boolean suspects(String host, int port) {
+        return ports.contains(port);
+      }
+    };
   }
 
   private static PushSettings settings(long batchSize, long maxBuffered, Backoff backoff) {
