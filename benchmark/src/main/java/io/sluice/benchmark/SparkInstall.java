@@ -16,9 +16,11 @@ import java.util.stream.Stream;
  * the shaded client jar users add to Spark. {@code line} is {@code 3.5} (Scala 2.12: {@code
  * examples/target/spark-home}, {@code client-spark}, the benchmark jar) or {@code 4} (Scala 2.13:
  * {@code examples-spark-4/target/spark-home}, {@code client-spark-4}, and the examples-spark-4 jar,
- * which holds the TPC job compiled for Spark 4); only the TPC job is built for Spark 4.
+ * which holds the TPC job compiled for Spark 4); only the TPC job is built for Spark 4. {@code
+ * sparkHome} is the Spark installation whose jars run the driver: the one the build assembles
+ * unless another is given (a cluster's own distribution, with its YARN or Kubernetes support).
  */
-public record SparkInstall(Path home, String line) {
+public record SparkInstall(Path home, String line, Path sparkHome) {
   /** The Spark lines, as {@code --spark} and {@code SLUICE_SPARK} name them. */
   public static final List<String> LINES = List.of("3.5", "4");
 
@@ -26,6 +28,18 @@ public record SparkInstall(Path home, String line) {
     if (!LINES.contains(line)) {
       throw new IllegalArgumentException("Spark line '" + line + "': 3.5 or 4");
     }
+    if (sparkHome == null) {
+      sparkHome =
+          home.resolve(
+              line.equals("4")
+                  ? "examples-spark-4/target/spark-home"
+                  : "examples/target/spark-home");
+    }
+  }
+
+  /** The line's Spark installation as the build assembles it. */
+  public SparkInstall(Path home, String line) {
+    this(home, line, null);
   }
 
   /** Spark 3.5, the line every benchmark of Spark jobs runs on. */
@@ -39,11 +53,6 @@ public record SparkInstall(Path home, String line) {
 
   public String java() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  public Path sparkHome() {
-    return home.resolve(
-        spark4() ? "examples-spark-4/target/spark-home" : "examples/target/spark-home");
   }
 
   /** JVM options of the Spark JVMs: Java 17's add-opens list from bin/, and any extras. */

@@ -23,11 +23,13 @@ import java.util.function.Predicate;
  */
 public final class SparkRun {
   private final List<String> command;
+  private final Path sparkHome;
   private final Path log;
   private final Predicate<String> echo;
 
-  private SparkRun(List<String> command, Path log, Predicate<String> echo) {
+  private SparkRun(List<String> command, Path sparkHome, Path log, Predicate<String> echo) {
     this.command = command;
+    this.sparkHome = sparkHome;
     this.log = log;
     this.echo = echo;
   }
@@ -83,6 +85,14 @@ public final class SparkRun {
     if (withClientJar) {
       classPath += ":" + install.shadedClientJar();
     }
+    // As Spark's launcher does: a cluster's client configuration (core-site.xml, yarn-site.xml)
+    // goes on the class path, where Hadoop's clients look for it.
+    for (String dir : List.of("HADOOP_CONF_DIR", "YARN_CONF_DIR")) {
+      String value = System.getenv(dir);
+      if (value != null && !value.isBlank()) {
+        classPath += ":" + value;
+      }
+    }
     cmd.add("-cp");
     cmd.add(classPath);
     cmd.add("org.apache.spark.deploy.SparkSubmit");
@@ -97,7 +107,7 @@ public final class SparkRun {
     cmd.add(mainClass);
     cmd.add(install.applicationJar().toString());
     cmd.addAll(jobArgs);
-    return new SparkRun(List.copyOf(cmd), log, echo);
+    return new SparkRun(List.copyOf(cmd), install.sparkHome(), log, echo);
   }
 
   public List<String> command() {
@@ -108,7 +118,7 @@ public final class SparkRun {
   public SparkRun via(List<String> launcher) {
     List<String> prefixed = new ArrayList<>(launcher);
     prefixed.addAll(command);
-    return new SparkRun(List.copyOf(prefixed), log, echo);
+    return new SparkRun(List.copyOf(prefixed), sparkHome, log, echo);
   }
 
   /** Runs to the end, however long that takes; returns the exit code. */
@@ -128,6 +138,8 @@ public final class SparkRun {
       throws IOException, InterruptedException {
     Files.createDirectories(log.toAbsolutePath().getParent());
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    // Spark finds its own jars through SPARK_HOME where it ships them (YARN's containers).
+    pb.environment().put("SPARK_HOME", sparkHome.toString());
     pb.environment().putAll(env);
     Process p = pb.start();
     Thread stopper = new Thread(p::destroyForcibly);

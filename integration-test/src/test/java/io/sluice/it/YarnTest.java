@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,8 +69,13 @@ class YarnTest {
     }
   }
 
+  /**
+   * Cluster mode, where the driver too runs in a container. Client mode, the driver where the job
+   * is submitted, runs in {@link #theTpcdsBenchmarkRunsOnYarnWithItsTablesOnHdfs} with the same jar
+   * placement.
+   */
   @ParameterizedTest(name = "{0} mode")
-  @ValueSource(strings = {"client", "cluster"})
+  @ValueSource(strings = {"cluster"})
   void theExampleJobRunsOnYarnThroughSluice(String deployMode) throws Exception {
     Path jar = Artifacts.shadedClientJar();
     long pushedBefore = sluice.pushedBytes();
@@ -119,6 +127,98 @@ class YarnTest {
       refused |= text.contains(refusal) && text.contains("spark.executor.extraClassPath");
     }
     assertTrue(refused, "the driver's refusal in its container's log:" + containerLogTails());
+  }
+
+  /**
+   * The TPC-DS benchmark against a cluster, as docs/tpc-benchmark.md says to run it on one: {@code
+   * bin/sluice-bench} with {@code --master yarn} (executors in YARN's containers, the driver here),
+   * the tables generated into and read from HDFS (Hadoop's own MiniDFSCluster, through an {@code
+   * hdfs://} URI), and Sluice an existing deployment named with {@code --coordinators} (this
+   * class's servers), the client jar brought with the job. Both modes must give the same answers,
+   * the sluice mode must push through the servers, and YARN must see the applications succeed.
+   */
+  @Test
+  void theTpcdsBenchmarkRunsOnYarnWithItsTablesOnHdfs() throws Exception {
+    Configuration hadoop = new Configuration();
+    hadoop.set(
+        MiniDFSCluster.HDFS_MINIDFS_BASEDIR,
+        Files.createDirectories(root.resolve("dfs")).toString());
+    MiniDFSCluster dfs = new MiniDFSCluster.Builder(hadoop).numDataNodes(1).build();
+    try {
+      dfs.waitActive();
+      String data = dfs.getURI() + "/tpc";
+      Path markdown = root.resolve("tpcds.md");
+      long pushedBefore = sluice.pushedBytes();
+      String javaHome = System.getProperty("java.home");
+      Daemons.Result run =
+          Daemons.in(Path.of(System.getProperty("sluice.project.root")).toAbsolutePath())
+              .run(
+                  Map.of("YARN_CONF_DIR", yarn.confDir().toString()),
+                  Duration.ofMinutes(8),
+                  "bin/sluice-bench",
+                  "--tpcds",
+                  "--scale",
+                  "smoke",
+                  "--queries",
+                  "q3,q72",
+                  "--rounds",
+                  "1",
+                  "--no-warmup",
+                  "--run-timeout",
+                  "4m",
+                  "--master",
+                  "yarn",
+                  "--coordinators",
+                  sluice.coordinatorAddress(),
+                  "--data",
+                  data,
+                  "--driver-memory",
+                  "1g",
+                  "--executor-memory",
+                  "512m",
+                  "--conf",
+                  "spark.executor.instances=2",
+                  "--conf",
+                  "spark.executor.cores=1",
+                  "--conf",
+                  "spark.yarn.am.memory=512m",
+                  "--conf",
+                  "spark.yarn.jars=local:" + Artifacts.sparkHome().resolve("jars") + "/*",
+                  "--conf",
+                  "spark.yarn.appMasterEnv.JAVA_HOME=" + javaHome,
+                  "--conf",
+                  "spark.executorEnv.JAVA_HOME=" + javaHome,
+                  "--output",
+                  root.resolve("bench").toString(),
+                  "--markdown",
+                  markdown.toString(),
+                  "--chart",
+                  "-");
+      assertEquals(0, run.exitCode(), run.output() + containerLogTails());
+      assertTrue(
+          run.output()
+              .contains("every query gave the same row count and checksum in every round and mode"),
+          run.output());
+      assertTrue(run.output().contains("Query q3: 20 rows"), run.output());
+      assertTrue(
+          run.output().contains("Tables complete at " + data + "/tpcds-sf-0.01: "), run.output());
+      try (FileSystem fs = FileSystem.newInstance(dfs.getURI(), new Configuration())) {
+        assertTrue(
+            fs.exists(new org.apache.hadoop.fs.Path("/tpc/tpcds-sf-0.01/_COMPLETE")),
+            "the tables were not written to HDFS");
+      }
+      assertTrue(sluice.pushedBytes() > pushedBefore, "the executors pushed to Sluice's servers");
+      assertEquals(FinalApplicationStatus.SUCCEEDED, yarn.lastApplicationStatus());
+      String report = Files.readString(markdown);
+      assertTrue(report.contains("`--master yarn`"), report);
+      assertTrue(
+          report.contains("the deployment of coordinators " + sluice.coordinatorAddress()), report);
+      for (Path log : yarn.containerLogs()) {
+        assertFalse(Files.readString(log).contains("LEAK:"), "a leaked buffer in " + log);
+      }
+    } finally {
+      dfs.shutdown();
+    }
   }
 
   /** Submission to the YARN cluster with the jar in --jars, the job small and the JVMs too. */

@@ -3,6 +3,7 @@ package io.sluice.benchmark.tpc;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.CoordinatorStatus;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
@@ -82,7 +83,7 @@ public final class TpcBenchmark {
     Path out = s.output;
     Path logs = out.resolve("logs-" + stamp);
     Files.createDirectories(logs);
-    long generationMs = ensureTables(s, logs);
+    Tables tables = ensureTables(s, logs);
 
     List<RunRecord> runs = new ArrayList<>();
     RunRecord warmUp = null;
@@ -90,7 +91,9 @@ public final class TpcBenchmark {
     MetricsPoller poller = null;
     Thread cleanup = null;
     try {
-      if (s.modes.contains(Mode.SLUICE)) {
+      String coordinators = s.coordinators;
+      List<String> serverHttp = List.of();
+      if (s.modes.contains(Mode.SLUICE) && coordinators == null) {
         System.out.println("== Starting a coordinator and two shuffle servers");
         cluster =
             ProcessCluster.withScripts(s.home, 2, s.serverSizing)
@@ -109,21 +112,32 @@ public final class TpcBenchmark {
                 });
         Runtime.getRuntime().addShutdownHook(cleanup);
         cluster.start();
+        coordinators = cluster.coordinatorAddress();
+        serverHttp = cluster.httpAddresses();
+      } else if (s.modes.contains(Mode.SLUICE)) {
+        serverHttp = CoordinatorStatus.serverHttpAddresses(s.coordinatorHttp);
+        System.out.println(
+            "== Sluice at "
+                + coordinators
+                + (serverHttp.isEmpty()
+                    ? "; no server listed at " + s.coordinatorHttp + ": no server figures"
+                    : "; reading the /metrics of " + String.join(", ", serverHttp)));
+      }
+      if (!serverHttp.isEmpty()) {
         List<String> keys = new ArrayList<>();
         PEAKS.forEach(e -> keys.add(e.getValue()));
         INCREASES.forEach(e -> keys.add(e.getValue()));
-        poller =
-            MetricsPoller.at(cluster.httpAddresses(), keys, Duration.ofMillis(s.scrapeMs)).start();
+        poller = MetricsPoller.at(serverHttp, keys, Duration.ofMillis(s.scrapeMs)).start();
       }
-      if (cluster != null && s.warmUp) {
+      if (s.modes.contains(Mode.SLUICE) && s.warmUp) {
         // The servers are long-lived: their JIT compiles once per start, not once per job.
         System.out.println("== Warm-up: sluice, not counted");
-        warmUp = runOnce(s, Mode.SLUICE, 0, cluster, poller, logs);
+        warmUp = runOnce(s, Mode.SLUICE, 0, coordinators, cluster, poller, logs);
       }
       for (int round = 1; round <= s.rounds; round++) {
         for (Mode mode : s.modes) {
           System.out.println("== Round " + round + "/" + s.rounds + ": " + mode.label());
-          runs.add(runOnce(s, mode, round, cluster, poller, logs));
+          runs.add(runOnce(s, mode, round, coordinators, cluster, poller, logs));
         }
       }
     } finally {
@@ -138,8 +152,7 @@ public final class TpcBenchmark {
     }
 
     TpcSummary summary = new TpcSummary(s.suite, queries(s, runs), s.modes, runs);
-    Map<String, Object> environment =
-        environment(s, s.suite.tables(s.data, s.scale, s.seed), generationMs);
+    Map<String, Object> environment = environment(s, tables);
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("benchmark", s.suite.label());
     results.put("timestamp", stamp);
@@ -232,20 +245,26 @@ public final class TpcBenchmark {
     return List.copyOf(named);
   }
 
+  /** The suite's tables: where they are, what generating them took (0: there already), bytes. */
+  record Tables(DataLocation location, long generationMs, long bytes) {}
+
   /**
    * Generates the suite's tables at the settings' scale with the settings' master, unless they are
-   * complete already. Returns the milliseconds it took (0 when they were there).
+   * complete already. Tables on this machine are checked here; those elsewhere (a URI such as
+   * hdfs://) only a Spark job can see, so one is submitted every time and keeps them when complete.
    */
-  static long ensureTables(TpcSettings s, Path logs) throws IOException, InterruptedException {
-    Path tables = s.suite.tables(s.data, s.scale, s.seed);
-    if (s.suite.complete(tables)) {
-      if (s.suite != Suite.RDD) {
-        System.out.println("== Using the tables in " + tables);
-      }
-      return 0;
+  static Tables ensureTables(TpcSettings s, Path logs) throws IOException, InterruptedException {
+    DataLocation tables = s.suite.tables(s.data, s.scale, s.seed);
+    if (s.suite == Suite.RDD) {
+      return new Tables(tables, 0, 0);
     }
-    System.out.println("== Generating SF " + ScaleFactor.format(s.scale) + " into " + tables);
+    if (tables.local() && s.suite.complete(tables, DataLocation::existsLocally)) {
+      System.out.println("== Using the tables in " + tables);
+      return new Tables(tables, 0, directoryBytes(tables.localPath()));
+    }
+    System.out.println("== Tables of SF " + ScaleFactor.format(s.scale) + " in " + tables);
     long t0 = System.nanoTime();
+    Path log = logs.resolve("generate.log");
     SparkRun gen =
         submit(
             s,
@@ -255,17 +274,25 @@ public final class TpcBenchmark {
             List.of(
                 "--generate",
                 "--data",
-                s.data.toString(),
+                s.data.uri(),
                 "--scale",
                 String.valueOf(s.scale),
                 "--seed",
                 String.valueOf(s.seed)),
-            logs.resolve("generate.log"));
-    if (gen.run(Map.of(), s.runTimeout) != 0 || !s.suite.complete(tables)) {
-      throw new IllegalStateException(
-          "generating the tables failed; see " + logs.resolve("generate.log"));
+            log);
+    if (gen.run(Map.of(), s.runTimeout) != 0) {
+      throw new IllegalStateException("generating the tables failed; see " + log);
     }
-    return (System.nanoTime() - t0) / 1_000_000;
+    long generationMs = (System.nanoTime() - t0) / 1_000_000;
+    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+    boolean generated = lines.stream().anyMatch(l -> l.startsWith("Generated SF "));
+    for (String line : lines) {
+      if (line.startsWith(TpcJob.TABLES_LINE + tables + ": ")) {
+        long bytes = Long.parseLong(line.replaceAll(".*: (\\d+) bytes$", "$1"));
+        return new Tables(tables, generated ? generationMs : 0, bytes);
+      }
+    }
+    throw new IllegalStateException("the tables are not complete after generating; see " + log);
   }
 
   /**
@@ -274,7 +301,7 @@ public final class TpcBenchmark {
   static List<String> queryArgs(TpcSettings s, Path events) {
     return List.of(
         "--data",
-        s.data.toString(),
+        s.data.uri(),
         "--scale",
         String.valueOf(s.scale),
         "--seed",
@@ -295,15 +322,25 @@ public final class TpcBenchmark {
       Path log) {
     Map<String, String> conf = new LinkedHashMap<>(s.commonSparkConf());
     conf.putAll(modeConf);
+    List<Path> jars = new ArrayList<>();
     if (s.suite == Suite.RDD) {
       jobArgs = new ArrayList<>(jobArgs);
       jobArgs.add("--rdd");
     } else if (s.suite == Suite.TPCDS) {
-      conf.put(
-          "spark.jars",
-          String.join(",", s.install().tpcdsJars().stream().map(Path::toString).toList()));
+      jars.addAll(s.install().tpcdsJars());
       jobArgs = new ArrayList<>(jobArgs);
       jobArgs.add("--tpcds");
+    }
+    if (mode.usesClientJar() && s.onYarn()) {
+      // YARN localizes spark.jars into every container, where the executors name the client jar
+      // by its file name (TpcSettings.sluiceConf).
+      jars.add(s.install().shadedClientJar());
+    }
+    if (!jars.isEmpty()) {
+      conf.merge(
+          "spark.jars",
+          String.join(",", jars.stream().map(Path::toString).toList()),
+          (given, ours) -> given + "," + ours);
     }
     return SparkRun.of(
         s.install(),
@@ -315,16 +352,29 @@ public final class TpcBenchmark {
         TpcJob.class.getName(),
         jobArgs,
         log,
-        line -> line.startsWith("Query ") || line.startsWith("Generated "));
+        line ->
+            line.startsWith("Query ")
+                || line.startsWith("Generated ")
+                || line.startsWith(TpcJob.TABLES_LINE));
   }
 
+  /**
+   * @param coordinators the Sluice deployment's, for the sluice mode
+   * @param cluster the servers the harness started, for their logs when a run fails; null for an
+   *     existing deployment's
+   */
   private static RunRecord runOnce(
-      TpcSettings s, Mode mode, int round, ProcessCluster cluster, MetricsPoller poller, Path logs)
+      TpcSettings s,
+      Mode mode,
+      int round,
+      String coordinators,
+      ProcessCluster cluster,
+      MetricsPoller poller,
+      Path logs)
       throws IOException, InterruptedException {
     Map<String, String> conf = new LinkedHashMap<>();
     if (mode == Mode.SLUICE) {
-      conf.putAll(s.install().sluiceConf(cluster.coordinatorAddress()));
-      conf.putAll(s.sluiceConf);
+      conf.putAll(s.sluiceConf(coordinators));
     }
     Path events = logs.resolve("round-" + round + "-" + mode.label() + ".jsonl");
     Path log = logs.resolve("round-" + round + "-" + mode.label() + ".log");
@@ -427,8 +477,7 @@ public final class TpcBenchmark {
     return out;
   }
 
-  private static Map<String, Object> environment(TpcSettings s, Path tables, long generationMs)
-      throws IOException {
+  private static Map<String, Object> environment(TpcSettings s, Tables tables) throws IOException {
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("machine", BenchmarkReport.machine(s.home.resolve("docs")));
     e.put("commit", BenchmarkReport.commit(s.home));
@@ -448,12 +497,15 @@ public final class TpcBenchmark {
     if (s.suite == Suite.TPC) {
       e.put("orders", TableLayout.orderCount(s.scale));
     }
-    e.put("tables", tables.toString());
-    e.put("tableBytes", directoryBytes(tables));
-    e.put("generationMs", generationMs);
+    e.put("tables", tables.location().uri());
+    e.put("tableBytes", tables.bytes());
+    e.put("generationMs", tables.generationMs());
     e.put("rounds", s.rounds);
     e.put("modes", s.modes.stream().map(Mode::label).toList());
     e.put("master", s.master);
+    if (s.coordinators != null) {
+      e.put("coordinators", s.coordinators);
+    }
     e.put("driverMemory", s.driverMemory);
     e.put("sparkConf", s.commonSparkConf());
     e.put("sluiceConf", s.sluiceConf);
@@ -526,7 +578,19 @@ public final class TpcBenchmark {
         .append(" round(s); each round runs ")
         .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
         .append(", each a fresh SparkSubmit JVM, so both modes see the same machine noise.");
-    if (s.modes.contains(Mode.SLUICE)) {
+    if (s.modes.contains(Mode.SLUICE) && s.coordinators != null) {
+      sb.append(" Sluice ")
+          .append(env.get("sluice"))
+          .append(" (client ")
+          .append(s.install().shadedClientJar().getFileName())
+          .append("): the deployment of coordinators ")
+          .append(s.coordinators)
+          .append(", its servers' /metrics read every ")
+          .append(s.scrapeMs)
+          .append(" ms where ")
+          .append(s.coordinatorHttp)
+          .append(" lists them.");
+    } else if (s.modes.contains(Mode.SLUICE)) {
       sb.append(" Sluice ")
           .append(env.get("sluice"))
           .append(" (client ")
@@ -543,12 +607,15 @@ public final class TpcBenchmark {
       sb.append("), running through the whole invocation, their /metrics read every ")
           .append(s.scrapeMs)
           .append(" ms.");
+    }
+    if (s.modes.contains(Mode.SLUICE)) {
       if (!s.sluiceConf.isEmpty()) {
         sb.append(" Client settings: ").append(s.sluiceConf).append('.');
       }
       if (warmUp != null) {
         double jit = 0;
-        for (Map<String, Object> server : warmUp.servers()) {
+        for (Map<String, Object> server :
+            warmUp.servers() == null ? List.<Map<String, Object>>of() : warmUp.servers()) {
           jit += Figures.num(server, threadCpuKey("compiler"));
         }
         sb.append(

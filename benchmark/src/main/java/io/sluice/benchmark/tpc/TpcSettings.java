@@ -31,9 +31,19 @@ final class TpcSettings {
           "  --modes a,b           default builtin,sluice",
           "  --queries q1,q2|all   default all (TPC-DS: names such as q1,q14a)",
           "  --seed N              data generator seed (default 1)",
-          "  --master URL          default local[2]",
+          "  --master URL          default local[2]; a cluster's (spark://..., yarn, k8s://...)",
+          "                        runs the driver here (client mode) and the executors there",
+          "  --coordinators LIST   an existing Sluice deployment's coordinators (host:port,...):",
+          "                        the harness starts no servers of its own",
+          "  --coordinator-http HOST:PORT  where that deployment's servers are listed (a",
+          "                        coordinator's /status), to read their /metrics (default: the",
+          "                        first coordinator's host, port 19996; unreachable: no server",
+          "                        figures)",
           "  --driver-memory SIZE  driver JVM heap (default 4g)",
           "  --executor-memory SIZE  executors' memory for non-local masters (default 2g)",
+          "  --spark-home DIR      a Spark distribution of the --spark line to run the driver",
+          "                        from (default: the one the build assembles, which has YARN",
+          "                        support on Spark 3.5 and neither YARN nor Kubernetes on 4)",
           "  --server-buffer SIZE  each server's buffer.capacity (default 1g)",
           "  --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)",
           "  --server-heap SIZE    each server's heap (default 512m)",
@@ -49,8 +59,9 @@ final class TpcSettings {
           "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
           "  --server-conf k=v     an extra setting of both shuffle servers (repeatable)",
           "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
-          "  --data DIR            generated tables, kept between runs",
-          "                        (default benchmark/target/tpc-data)",
+          "  --data DIR|URI        generated tables, kept between runs (default",
+          "                        benchmark/target/tpc-data); a URI such as hdfs://nn/tpc or",
+          "                        s3a://bucket/tpc for executors on other hosts",
           "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds',",
           "                        'tpcds-spark-4'; RDD: 'rdd', 'rdd-spark-4') rewritten",
           "                        (default docs/benchmarks/<section>.md; - for none)",
@@ -66,8 +77,11 @@ final class TpcSettings {
           "queries",
           "seed",
           "master",
+          "coordinators",
+          "coordinator-http",
           "driver-memory",
           "executor-memory",
+          "spark-home",
           "server-buffer",
           "server-read-buffer",
           "server-heap",
@@ -92,8 +106,19 @@ final class TpcSettings {
   final String queries;
   final long seed;
   final String master;
+
+  /** An existing deployment's coordinators; null when the harness starts its own servers. */
+  final String coordinators;
+
+  /** Where that deployment's servers are listed (host:port of a coordinator's HTTP). */
+  final String coordinatorHttp;
+
   final String driverMemory;
   final String executorMemory;
+
+  /** A Spark installation to run the driver from instead of the build's; null for the build's. */
+  final Path sparkHome;
+
   final ProcessCluster.ServerSizing serverSizing;
   final long scrapeMs;
   final Duration runTimeout;
@@ -104,7 +129,7 @@ final class TpcSettings {
   final Map<String, String> serverConf;
 
   final Path output;
-  final Path data;
+  final DataLocation data;
   final Path markdown;
   final Path chart;
   final String command;
@@ -154,7 +179,24 @@ final class TpcSettings {
     }
     seed = Long.parseLong(o.getOrDefault("seed", "1"));
     master = o.getOrDefault("master", "local[2]");
+    coordinators = o.get("coordinators");
+    if (coordinators != null && !coordinators.matches("[^,:\\s]+:\\d+(,[^,:\\s]+:\\d+)*")) {
+      throw new IllegalArgumentException(
+          "--coordinators is '"
+              + coordinators
+              + "': give host:port of each coordinator, separated by commas");
+    }
+    coordinatorHttp =
+        o.getOrDefault(
+            "coordinator-http",
+            coordinators == null ? null : coordinators.split(",")[0].split(":")[0] + ":19996");
+    if (coordinatorHttp != null && coordinators == null) {
+      throw new IllegalArgumentException(
+          "--coordinator-http names where an existing deployment's servers are listed: give"
+              + " --coordinators too");
+    }
     driverMemory = o.getOrDefault("driver-memory", "4g");
+    sparkHome = o.containsKey("spark-home") ? home.resolve(o.get("spark-home")) : null;
     executorMemory = o.getOrDefault("executor-memory", "2g");
     serverSizing =
         new ProcessCluster.ServerSizing(
@@ -170,7 +212,7 @@ final class TpcSettings {
     this.sluiceConf = sluiceConf;
     this.serverConf = serverConf;
     output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
-    data = home.resolve(o.getOrDefault("data", "benchmark/target/tpc-data"));
+    data = DataLocation.parse(o.getOrDefault("data", "benchmark/target/tpc-data"), home);
     markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks/" + section() + ".md"));
     chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/" + section() + ".png"));
     command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
@@ -251,7 +293,27 @@ final class TpcSettings {
   }
 
   SparkInstall install() {
-    return new SparkInstall(home, spark);
+    return new SparkInstall(home, spark, sparkHome);
+  }
+
+  boolean onYarn() {
+    return master.equals("yarn");
+  }
+
+  /**
+   * The sluice mode's Spark settings: the checkout's client, then {@code --sluice-conf}. The
+   * executors find the client jar at this machine's path of it (local mode; a cluster whose hosts
+   * see this checkout at the same path), or on YARN by its file name in their container, where the
+   * job brings it ({@code spark.jars}; docs/client.md, "On YARN"). On other clusters {@code
+   * --sluice-conf spark.executor.extraClassPath=...} names where their hosts or image keep it.
+   */
+  Map<String, String> sluiceConf(String coordinators) {
+    Map<String, String> c = new LinkedHashMap<>(install().sluiceConf(coordinators));
+    if (onYarn()) {
+      c.put("spark.executor.extraClassPath", install().shadedClientJar().getFileName().toString());
+    }
+    c.putAll(sluiceConf);
+    return c;
   }
 
   /**

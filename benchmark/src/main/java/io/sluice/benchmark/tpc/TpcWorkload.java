@@ -75,7 +75,7 @@ public final class TpcWorkload {
     Map<String, String> conf = new LinkedHashMap<>(extraConf);
     Mode mode = cluster == null ? Mode.BUILTIN : Mode.SLUICE;
     if (cluster != null) {
-      conf.putAll(settings.install().sluiceConf(cluster.coordinatorAddress()));
+      conf.putAll(settings.sluiceConf(cluster.coordinatorAddress()));
       conf.put("spark.sluice.replicas", String.valueOf(replicas));
     }
     Path events = logs.resolve(name + ".jsonl");

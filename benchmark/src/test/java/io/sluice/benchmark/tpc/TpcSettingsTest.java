@@ -46,7 +46,7 @@ class TpcSettingsTest {
     assertEquals("32", s.commonSparkConf().get("spark.sql.shuffle.partitions"));
     assertEquals(null, s.commonSparkConf().get("spark.sql.autoBroadcastJoinThreshold"));
     assertEquals(
-        HOME.resolve("benchmark/target/tpc-data/tpcds-sf-1"),
+        DataLocation.of(HOME.resolve("benchmark/target/tpc-data/tpcds-sf-1")),
         s.suite.tables(s.data, s.scale, s.seed));
 
     TpcSettings four =
@@ -106,6 +106,51 @@ class TpcSettingsTest {
             IllegalArgumentException.class,
             () -> TpcSettings.parse(new String[] {"--sluice-conf", "spark.driver.memory=8g"}));
     assertTrue(e.getMessage().contains("--driver-memory"), e.getMessage());
+  }
+
+  /**
+   * A cluster's run: the tables at a URI its executors read, the plain path of this machine as a
+   * {@code file:} URI (which a cluster whose default file system is HDFS would otherwise misread),
+   * and an existing Sluice deployment instead of servers of the harness's own.
+   */
+  @Test
+  void aClusterRunNamesItsStorageAndItsSluiceDeployment() {
+    TpcSettings s =
+        TpcSettings.parse(
+            new String[] {
+              "--home",
+              HOME.toString(),
+              "--tpcds",
+              "--master",
+              "yarn",
+              "--coordinators",
+              "coord-1:19997,coord-2:19997",
+              "--data",
+              "hdfs://nn:8020/bench/"
+            });
+    assertEquals("hdfs://nn:8020/bench/tpcds-sf-1", s.suite.tables(s.data, 1, 1).uri());
+    assertEquals("coord-1:19996", s.coordinatorHttp);
+    assertTrue(s.onYarn());
+    assertEquals(
+        "file:///checkout/benchmark/target/tpc-data/tpcds-sf-1",
+        TpcSettings.parse(new String[] {"--home", HOME.toString(), "--tpcds"})
+            .suite
+            .tables(DataLocation.parse("benchmark/target/tpc-data", HOME), 1, 1)
+            .uri());
+    assertEquals(
+        "file:///data/tpc/sf-1-seed-1",
+        Suite.TPC.tables(DataLocation.parse("/data/tpc/", HOME), 1, 1).uri());
+
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--coordinators", "coord-1"}));
+    assertTrue(e.getMessage().contains("host:port of each coordinator"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TpcSettings.parse(new String[] {"--coordinator-http", "coord-1:19996"}));
+    assertTrue(e.getMessage().contains("give --coordinators too"), e.getMessage());
   }
 
   @Test

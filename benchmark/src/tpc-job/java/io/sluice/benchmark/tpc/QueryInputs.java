@@ -1,6 +1,5 @@
 package io.sluice.benchmark.tpc;
 
-import java.nio.file.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -8,7 +7,7 @@ import org.apache.spark.sql.SparkSession;
 /** What a query reads: the session, the generated tables, and the sizes the RDD queries use. */
 record QueryInputs(
     SparkSession spark,
-    Path tables,
+    DataLocation tables,
     TpchGenerator generator,
     double scale,
     long seed,

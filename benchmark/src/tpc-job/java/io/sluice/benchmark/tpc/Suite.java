@@ -1,7 +1,6 @@
 package io.sluice.benchmark.tpc;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.function.Predicate;
 
 /**
  * The query suites the benchmark runs: the TPC-style shuffle queries of this project (TPC-H-like
@@ -41,17 +40,20 @@ enum Suite {
    * Where the suite's tables at {@code scale} live under {@code dataRoot}. TPC-DS has no seed:
    * dsdgen's generator gives the same rows at a scale every time.
    */
-  Path tables(Path dataRoot, double scale, long seed) {
+  DataLocation tables(DataLocation dataRoot, double scale, long seed) {
     return this == TPC
         ? TableLayout.directory(dataRoot, scale, seed)
-        : dataRoot.resolve("tpcds-sf-" + ScaleFactor.format(scale));
+        : dataRoot.child("tpcds-sf-" + ScaleFactor.format(scale));
   }
 
-  /** Whether every table in {@code dir} was written completely; the RDD suite reads none. */
-  boolean complete(Path dir) {
+  /**
+   * Whether every table in {@code dir} was written completely, as {@code exists} finds the marker
+   * files; the RDD suite reads none.
+   */
+  boolean complete(DataLocation dir, Predicate<DataLocation> exists) {
     return switch (this) {
-      case TPC -> TableLayout.complete(dir);
-      case TPCDS -> Files.exists(dir.resolve(TPCDS_COMPLETE));
+      case TPC -> TableLayout.complete(dir, exists);
+      case TPCDS -> exists.test(dir.child(TPCDS_COMPLETE));
       case RDD -> true;
     };
   }

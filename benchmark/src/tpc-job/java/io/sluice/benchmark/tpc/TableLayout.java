@@ -1,8 +1,7 @@
 package io.sluice.benchmark.tpc;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Where the generated tables live: one directory per scale factor and seed, one Parquet directory
@@ -23,13 +22,13 @@ final class TableLayout {
     return Math.max(1_000L, Math.round(ORDERS_PER_SCALE * scale));
   }
 
-  static Path directory(Path dataRoot, double scale, long seed) {
-    return dataRoot.resolve("sf-" + ScaleFactor.format(scale) + "-seed-" + seed);
+  static DataLocation directory(DataLocation dataRoot, double scale, long seed) {
+    return dataRoot.child("sf-" + ScaleFactor.format(scale) + "-seed-" + seed);
   }
 
-  /** Whether every table was written completely. */
-  static boolean complete(Path dir) {
-    return TABLES.stream().allMatch(t -> Files.exists(dir.resolve(t).resolve("_SUCCESS")));
+  /** Whether every table was written completely: Spark's commit marker in each. */
+  static boolean complete(DataLocation dir, Predicate<DataLocation> exists) {
+    return TABLES.stream().allMatch(t -> exists.test(dir.child(t).child("_SUCCESS")));
   }
 
   /**

@@ -35,9 +35,12 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class TpcJob {
   private static final String USAGE =
-      "Usage: TpcJob --data DIR --scale SF [--tpcds|--rdd]"
+      "Usage: TpcJob --data DIR|URI --scale SF [--tpcds|--rdd]"
           + " [--seed N] [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
           + " [--rdd-partitions N]";
+
+  /** How {@code --generate} names the complete tables and their size, for the harness. */
+  static final String TABLES_LINE = "Tables complete at ";
 
   private TpcJob() {}
 
@@ -61,7 +64,8 @@ public final class TpcJob {
     }
     double scale = ScaleFactor.parse(required(opts, "scale"));
     long seed = Long.parseLong(opts.getOrDefault("seed", "1"));
-    Path tables = suite.tables(Path.of(required(opts, "data")), scale, seed);
+    DataLocation tables =
+        suite.tables(DataLocation.parse(required(opts, "data"), Path.of("")), scale, seed);
 
     SparkSession spark =
         SparkSession.builder()
@@ -70,24 +74,32 @@ public final class TpcJob {
             .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     try {
+      HadoopFiles files = new HadoopFiles(spark);
       if (generate) {
-        long start = System.nanoTime();
-        if (suite == Suite.TPC) {
-          int generatorPartitions = TableLayout.generatorPartitions(scale);
-          TpchTables.write(
-              spark,
-              tables,
-              new TpchGenerator(scale, seed, generatorPartitions),
-              generatorPartitions);
-        } else if (suite == Suite.TPCDS) {
-          TpcdsTables.write(spark, tables, scale);
+        // The harness cannot see a cluster's storage: it asks for tables every time, and those
+        // already complete are kept.
+        if (!suite.complete(tables, files::exists)) {
+          long start = System.nanoTime();
+          if (suite == Suite.TPC) {
+            int generatorPartitions = TableLayout.generatorPartitions(scale);
+            TpchTables.write(
+                spark,
+                tables,
+                new TpchGenerator(scale, seed, generatorPartitions),
+                generatorPartitions);
+          } else if (suite == Suite.TPCDS) {
+            TpcdsTables.write(spark, tables, scale);
+          }
+          System.out.printf(
+              "Generated SF %s in %s in %.1f s%n",
+              ScaleFactor.format(scale), tables, (System.nanoTime() - start) / 1e9);
         }
-        System.out.printf(
-            "Generated SF %s in %s in %.1f s%n",
-            ScaleFactor.format(scale), tables, (System.nanoTime() - start) / 1e9);
+        if (suite != Suite.RDD) {
+          System.out.println(TABLES_LINE + tables + ": " + files.bytes(tables) + " bytes");
+        }
         return;
       }
-      if (!suite.complete(tables)) {
+      if (!suite.complete(tables, files::exists)) {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
       SparkExecutors.awaitAll(spark);
@@ -116,7 +128,7 @@ public final class TpcJob {
 
   private static List<JobQuery> tpcQueries(
       SparkSession spark,
-      Path tables,
+      DataLocation tables,
       double scale,
       long seed,
       String names,
@@ -137,7 +149,7 @@ public final class TpcJob {
    * whose data divides by zero under ANSI mode (Spark 4's default; q90 at small scales) fails in
    * every mode alike: that error is its answer, compared like rows, and does not fail the run.
    */
-  private static List<JobQuery> tpcdsQueries(SparkSession spark, Path tables, String names)
+  private static List<JobQuery> tpcdsQueries(SparkSession spark, DataLocation tables, String names)
       throws IOException {
     TpcdsTables.register(spark, tables);
     List<JobQuery> queries = new ArrayList<>();

@@ -5,7 +5,6 @@ import io.trino.tpcds.Session;
 import io.trino.tpcds.Table;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Date;
 import java.util.ArrayList;
@@ -35,20 +34,23 @@ import org.apache.spark.sql.types.StructType;
 public final class TpcdsTables {
   private TpcdsTables() {}
 
-  /** The data set at {@code scale} under {@code root}, generated with {@code spark} if missing. */
+  /**
+   * The data set at {@code scale} under {@code root}, a directory of this machine, generated with
+   * {@code spark} if missing.
+   */
   public static Path ensure(SparkSession spark, Path root, double scale) throws IOException {
-    Path dir = Suite.TPCDS.tables(root, scale, 0);
-    if (!Suite.TPCDS.complete(dir)) {
+    DataLocation dir = Suite.TPCDS.tables(DataLocation.of(root), scale, 0);
+    if (!Suite.TPCDS.complete(dir, DataLocation::existsLocally)) {
       write(spark, dir, scale);
     }
-    return dir;
+    return dir.localPath();
   }
 
   /**
    * Writes every table into {@code dir}, in chunks: the Spark context's default parallelism, or two
    * per scale factor where that is more, so that large scales split into tasks of bounded size.
    */
-  static void write(SparkSession spark, Path dir, double scale) throws IOException {
+  static void write(SparkSession spark, DataLocation dir, double scale) throws IOException {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     int chunks = (int) Math.max(Math.max(1, sc.defaultParallelism()), Math.ceil(scale * 2));
     for (Map.Entry<String, String> table : SparkTpcdsSchema.tables().entrySet()) {
@@ -62,9 +64,9 @@ public final class TpcdsTables {
           .createDataFrame(rows, schema)
           .write()
           .mode(SaveMode.Overwrite)
-          .parquet(dir.resolve(name).toString());
+          .parquet(dir.child(name).uri());
     }
-    Files.writeString(dir.resolve(Suite.TPCDS_COMPLETE), "scale " + scale + "\n");
+    new HadoopFiles(spark).writeString(dir.child(Suite.TPCDS_COMPLETE), "scale " + scale + "\n");
   }
 
   /**
@@ -72,6 +74,10 @@ public final class TpcdsTables {
    * CHAR and VARCHAR columns keep Spark's semantics.
    */
   public static void register(SparkSession spark, Path dir) {
+    register(spark, DataLocation.of(dir));
+  }
+
+  static void register(SparkSession spark, DataLocation dir) {
     for (Map.Entry<String, String> table : SparkTpcdsSchema.tables().entrySet()) {
       spark.sql(
           "CREATE TABLE `"
@@ -80,7 +86,7 @@ public final class TpcdsTables {
               + table.getValue()
               + ") USING parquet "
               + "LOCATION '"
-              + dir.resolve(table.getKey()).toUri()
+              + dir.child(table.getKey()).uri()
               + "'");
     }
   }

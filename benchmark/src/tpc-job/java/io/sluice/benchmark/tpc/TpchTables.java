@@ -1,6 +1,5 @@
 package io.sluice.benchmark.tpc;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
@@ -69,7 +68,7 @@ final class TpchTables {
     return DataTypes.createStructField(name, type, false);
   }
 
-  static void write(SparkSession spark, Path dir, TpchGenerator generator, int partitions) {
+  static void write(SparkSession spark, DataLocation dir, TpchGenerator generator, int partitions) {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     List<Integer> ids = new ArrayList<>();
     for (int p = 0; p < partitions; p++) {
@@ -79,22 +78,22 @@ final class TpchTables {
     save(
         spark.createDataFrame(
             tasks.mapPartitions(it -> generator.orders(it.next())), ORDERS_SCHEMA),
-        dir.resolve(TableLayout.ORDERS));
+        dir.child(TableLayout.ORDERS));
     save(
         spark.createDataFrame(
             tasks.mapPartitions(it -> generator.lineitems(it.next())), LINEITEM_SCHEMA),
-        dir.resolve(TableLayout.LINEITEM));
+        dir.child(TableLayout.LINEITEM));
     save(
         spark.createDataFrame(
             tasks.mapPartitions(it -> generator.skewDimension(it.next())), SKEW_DIMENSION_SCHEMA),
-        dir.resolve(TableLayout.SKEW_DIMENSION));
+        dir.child(TableLayout.SKEW_DIMENSION));
   }
 
-  private static void save(Dataset<Row> table, Path path) {
-    table.write().mode(SaveMode.Overwrite).parquet(path.toString());
+  private static void save(Dataset<Row> table, DataLocation path) {
+    table.write().mode(SaveMode.Overwrite).parquet(path.uri());
   }
 
-  static Dataset<Row> read(SparkSession spark, Path dir, String table) {
-    return spark.read().parquet(dir.resolve(table).toString());
+  static Dataset<Row> read(SparkSession spark, DataLocation dir, String table) {
+    return spark.read().parquet(dir.child(table).uri());
   }
 }

@@ -1,0 +1,67 @@
+package io.sluice.benchmark.tpc;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
+/**
+ * Where generated tables live, as a URI that Spark and Hadoop's file systems read: a directory of
+ * this machine ({@code file:}), or a cluster's storage ({@code hdfs://}, {@code s3a://}, any scheme
+ * whose file system the Spark installation holds). Free of Spark and Hadoop classes, so that the
+ * harness can name the tables too.
+ */
+record DataLocation(String uri) {
+  /** A scheme as URIs spell it, at least two letters so that no drive letter passes for one. */
+  private static final Pattern SCHEME = Pattern.compile("[a-zA-Z][a-zA-Z0-9+.-]+:.*");
+
+  DataLocation {
+    while (uri.length() > 1 && uri.endsWith("/") && !uri.endsWith("://")) {
+      uri = uri.substring(0, uri.length() - 1);
+    }
+  }
+
+  /**
+   * {@code value} as given on a command line: a URI when it starts with a scheme, else a directory
+   * of this machine, relative to {@code base}. A plain path becomes a {@code file:} URI so that a
+   * cluster whose default file system is HDFS does not read it as an HDFS path.
+   */
+  static DataLocation parse(String value, Path base) {
+    if (SCHEME.matcher(value).matches()) {
+      return new DataLocation(value);
+    }
+    return of(base.resolve(value));
+  }
+
+  /** A directory of this machine. */
+  static DataLocation of(Path dir) {
+    return new DataLocation(dir.toAbsolutePath().normalize().toUri().toString());
+  }
+
+  DataLocation child(String name) {
+    return new DataLocation(uri + "/" + name);
+  }
+
+  /** Whether the location is on this machine's file system. */
+  boolean local() {
+    return uri.startsWith("file:");
+  }
+
+  /** The directory of this machine the location names; only for {@link #local()} ones. */
+  Path localPath() {
+    if (!local()) {
+      throw new IllegalStateException(uri + " is not on this machine's file system");
+    }
+    return Path.of(URI.create(uri));
+  }
+
+  /** Whether the file exists, for a location on this machine; false for any other. */
+  boolean existsLocally() {
+    return local() && Files.exists(localPath());
+  }
+
+  @Override
+  public String toString() {
+    return uri;
+  }
+}
