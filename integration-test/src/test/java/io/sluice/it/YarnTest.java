@@ -160,7 +160,7 @@ class YarnTest {
                   "--scale",
                   "smoke",
                   "--queries",
-                  "q3,q72",
+                  "q3",
                   "--rounds",
                   "1",
                   "--no-warmup",
