@@ -55,7 +55,13 @@ final class PeerLiveness {
   private final Prober prober;
   private final Breaker breaker;
   private final ScheduledExecutorService timer;
-  private final ConcurrentHashMap<String, Peer> peers = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<PeerKey, Peer> peers = new ConcurrentHashMap<>();
+
+  /**
+   * A peer's key: looked up on every request that may leave a peer in doubt and on every connection
+   * taken from the pool, so no string is built for it.
+   */
+  private record PeerKey(String host, int port) {}
 
   /**
    * @param timeoutMillis {@code transport.liveness.timeout}, positive
@@ -90,7 +96,7 @@ final class PeerLiveness {
    * side); null otherwise.
    */
   PeerUnresponsiveException doubted(String host, int port) {
-    Peer peer = peers.get(host + ":" + port);
+    Peer peer = peers.get(new PeerKey(host, port));
     if (peer == null) {
       return null;
     }
@@ -123,7 +129,7 @@ final class PeerLiveness {
 
   /** Whether the peer is being probed after a silence, or was given up. */
   boolean suspected(String host, int port) {
-    Peer peer = peers.get(host + ":" + port);
+    Peer peer = peers.get(new PeerKey(host, port));
     if (peer == null) {
       return false;
     }
@@ -134,7 +140,7 @@ final class PeerLiveness {
 
   /** A connection to the peer heard nothing for half the timeout with requests outstanding. */
   void silent(String host, int port) {
-    String key = host + ":" + port;
+    PeerKey key = new PeerKey(host, port);
     while (true) {
       Peer peer = peers.computeIfAbsent(key, k -> new Peer(host, port));
       synchronized (peer) {
@@ -153,7 +159,7 @@ final class PeerLiveness {
 
   /** Why no connection to the peer is to be made now, or null when one may. */
   PeerUnresponsiveException refusal(String host, int port) {
-    Peer peer = peers.get(host + ":" + port);
+    Peer peer = peers.get(new PeerKey(host, port));
     if (peer == null) {
       return null;
     }
@@ -190,7 +196,7 @@ final class PeerLiveness {
         }
         peer.probing = false;
         peer.givenUp = false;
-        peers.remove(peer.host + ":" + peer.port, peer);
+        peers.remove(new PeerKey(peer.host, peer.port), peer);
         return;
       }
       newlyGivenUp = !peer.givenUp;
