@@ -19,7 +19,8 @@ public final class CoordinatorStatus {
 
   /**
    * The {@code host:port} of each listed server's HTTP endpoint (docs/coordinator.md, {@code
-   * /status}); servers without one are left out, and an unreachable coordinator lists none.
+   * /status}); servers without one, or stale, are left out, and an unreachable coordinator lists
+   * none.
    *
    * @param coordinatorHttp the coordinator's HTTP {@code host:port}
    */
@@ -39,7 +40,8 @@ public final class CoordinatorStatus {
       List<String> addresses = new ArrayList<>();
       for (JsonNode server : JSON.readTree(response.body()).path("servers")) {
         int port = server.path("httpPort").asInt(-1);
-        if (port > 0) {
+        // A stale server has stopped heart-beating: scraping it would only wait out timeouts.
+        if (port > 0 && !"stale".equals(server.path("condition").asText())) {
           addresses.add(server.path("host").asText() + ":" + port);
         }
       }

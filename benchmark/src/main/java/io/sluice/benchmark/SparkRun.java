@@ -85,11 +85,12 @@ public final class SparkRun {
     if (withClientJar) {
       classPath += ":" + install.shadedClientJar();
     }
-    // As Spark's launcher does: a cluster's client configuration (core-site.xml, yarn-site.xml)
-    // goes on the class path, where Hadoop's clients look for it.
+    // As Spark's launcher does for a cluster: its client configuration (core-site.xml,
+    // yarn-site.xml) goes on the class path, where Hadoop's clients look for it. Local runs keep
+    // this machine's defaults whatever the environment names.
     for (String dir : List.of("HADOOP_CONF_DIR", "YARN_CONF_DIR")) {
       String value = System.getenv(dir);
-      if (value != null && !value.isBlank()) {
+      if (!master.startsWith("local") && value != null && !value.isBlank()) {
         classPath += ":" + value;
       }
     }

@@ -30,14 +30,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The README's example job on YARN through Sluice, as a platform team submits it: Hadoop's own YARN
- * ({@link YarnCluster}) runs the application master and two executors in containers of their own,
- * and the client jar reaches them as docs/client.md's YARN section says: with {@code --jars}, which
- * YARN localizes into every container's working directory, and {@code
- * spark.executor.extraClassPath} naming the jar's file there (and, in cluster mode, {@code
- * spark.driver.extraClassPath} for the driver in the application master's container). The answer,
- * YARN's own final status of the application, the bytes the servers took, and every container's log
- * (for a leaked buffer) are checked.
+ * Sluice on Hadoop's own YARN, as a platform team runs it: the README's example job, and the TPC-DS
+ * benchmark's command against the cluster (with its tables on HDFS). YARN ({@link YarnCluster})
+ * runs the application master and two executors in containers of their own, and the client jar
+ * reaches them as docs/client.md's YARN section says: with {@code --jars}, which YARN localizes
+ * into every container's working directory, and {@code spark.executor.extraClassPath} naming the
+ * jar's file there (and, in cluster mode, {@code spark.driver.extraClassPath} for the driver in the
+ * application master's container). The answer, YARN's own final status of the application, the
+ * bytes the servers took, and every container's log (for a leaked buffer) are checked.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class YarnTest {
@@ -170,6 +170,8 @@ class YarnTest {
                   "yarn",
                   "--coordinators",
                   sluice.coordinatorAddress(),
+                  "--coordinator-http",
+                  "127.0.0.1:" + sluice.coordinator().httpPort(),
                   "--data",
                   data,
                   "--driver-memory",
@@ -213,6 +215,8 @@ class YarnTest {
       assertTrue(report.contains("`--master yarn`"), report);
       assertTrue(
           report.contains("the deployment of coordinators " + sluice.coordinatorAddress()), report);
+      // The deployment's servers, found through the coordinator's /status, were measured.
+      assertTrue(report.contains("Sluice's servers during each query"), report);
       for (Path log : yarn.containerLogs()) {
         assertFalse(Files.readString(log).contains("LEAK:"), "a leaked buffer in " + log);
       }

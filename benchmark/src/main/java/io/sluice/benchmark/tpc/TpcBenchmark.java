@@ -613,21 +613,23 @@ public final class TpcBenchmark {
         sb.append(" Client settings: ").append(s.sluiceConf).append('.');
       }
       if (warmUp != null) {
-        double jit = 0;
-        for (Map<String, Object> server :
-            warmUp.servers() == null ? List.<Map<String, Object>>of() : warmUp.servers()) {
-          jit += Figures.num(server, threadCpuKey("compiler"));
-        }
         sb.append(
                 " Before round 1, one sluice run of the same queries warmed the servers up and "
                     + "is not counted (`--no-warmup` leaves it out): servers are long-lived daemons, "
                     + "whose JIT compiles their hot code once per start, not once per job. It took ")
             .append(Figures.seconds(warmUp.wallMs()))
             .append(" s, exit code ")
-            .append(warmUp.exitCode())
-            .append(", and the servers' JIT compiler spent ")
-            .append(Figures.seconds(jit))
-            .append(" CPU-s in it.");
+            .append(warmUp.exitCode());
+        if (warmUp.servers() != null) {
+          double jit = 0;
+          for (Map<String, Object> server : warmUp.servers()) {
+            jit += Figures.num(server, threadCpuKey("compiler"));
+          }
+          sb.append(", and the servers' JIT compiler spent ")
+              .append(Figures.seconds(jit))
+              .append(" CPU-s in it");
+        }
+        sb.append('.');
       }
     }
     long total = runs.stream().mapToLong(RunRecord::wallMs).sum();

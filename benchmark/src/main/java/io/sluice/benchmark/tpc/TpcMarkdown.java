@@ -99,7 +99,7 @@ final class TpcMarkdown {
     }
     md.append('\n');
 
-    if (modes.contains(Mode.SLUICE)) {
+    if (s.serversMeasured()) {
       md.append(
           "Sluice's servers during each query (peaks: the larger of the two servers, highest "
               + "over the rounds; GC, CPU and bytes flushed: both servers added, median over the "
@@ -287,7 +287,10 @@ final class TpcMarkdown {
    * either side, and what Sluice's whole costs against the built-in shuffle's.
    */
   private static String cpuPerGib(TpcSummary s) {
-    boolean servers = s.modes.contains(Mode.SLUICE);
+    boolean servers = s.serversMeasured();
+    // Without the servers' figures Sluice's whole is not known: no ratio rather than a flattering
+    // one.
+    boolean whole = s.compares() && servers;
     StringBuilder md =
         new StringBuilder(
             "CPU per GiB of shuffle written (CPU-seconds; Spark JVM: "
@@ -299,10 +302,10 @@ final class TpcMarkdown {
     if (servers) {
       md.append(" sluice: servers |");
     }
-    if (s.compares()) {
+    if (whole) {
       md.append(" sluice (JVM + servers) / builtin |");
     }
-    int columns = s.modes.size() + (servers ? 1 : 0) + (s.compares() ? 1 : 0);
+    int columns = s.modes.size() + (servers ? 1 : 0) + (whole ? 1 : 0);
     md.append("\n|---|").append("---:|".repeat(columns)).append('\n');
     double[] jvm = new double[s.modes.size()];
     double[] gib = new double[s.modes.size()];
@@ -320,7 +323,7 @@ final class TpcMarkdown {
         serverCpu += st.serverCpuMs();
         md.append(' ').append(perGib(st.serverCpuMs(), st.shuffleWriteBytes() / GIB)).append(" |");
       }
-      if (s.compares()) {
+      if (whole) {
         QueryStats b = s.get(q, Mode.BUILTIN);
         QueryStats sl = s.get(q, Mode.SLUICE);
         md.append(' ')
@@ -341,7 +344,7 @@ final class TpcMarkdown {
     if (servers) {
       md.append(" **").append(perGib(serverCpu, gib[sluice])).append("** |");
     }
-    if (s.compares()) {
+    if (whole) {
       int builtin = s.modes.indexOf(Mode.BUILTIN);
       md.append(" **")
           .append(ratio((jvm[sluice] + serverCpu) / gib[sluice] / (jvm[builtin] / gib[builtin])))
@@ -362,7 +365,7 @@ final class TpcMarkdown {
     if (!measured) {
       return "";
     }
-    boolean servers = s.modes.contains(Mode.SLUICE);
+    boolean servers = s.serversMeasured();
     StringBuilder md =
         new StringBuilder(
                 "The Spark JVM's CPU by its threads (s; from "
