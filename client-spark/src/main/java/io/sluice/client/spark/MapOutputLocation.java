@@ -23,6 +23,11 @@ import scala.Option;
  *       has pending work; a host where no executor runs can never be satisfied (in local mode the
  *       task then waits for ever). A real executor host gives Sluice's reads the scheduling the
  *       built-in shuffle's get.
+ *   <li><b>Topology info: whether the readers need the driver</b>. {@code sluice-first-locations}
+ *       when the attempt wrote only to its partitions' epoch-0 locations, those of the shuffle
+ *       handle: a reduce task all of whose counted map outputs say so reads the handle's locations
+ *       without asking the driver for newer ones. Absent otherwise, so that anything unmarked is
+ *       read the careful way. Spark's scheduler does not look at this field of a map output.
  * </ul>
  *
  * Spark also removes outputs by host: when a standalone worker is lost ({@code
@@ -37,12 +42,32 @@ public final class MapOutputLocation {
   /** Spark requires a positive port; nothing listens there. */
   private static final int PORT = 1;
 
+  private static final String FIRST_LOCATIONS_ONLY = "sluice-first-locations";
+
   private MapOutputLocation() {}
 
-  /** The location of a map output of {@code shuffleId} written on this executor. */
-  public static BlockManagerId ofMapOutput(int shuffleId) {
-    String host = SparkEnv.get().blockManager().blockManagerId().host();
-    return BlockManagerId.apply(PREFIX + shuffleId, host, PORT, Option.empty());
+  /**
+   * The location of a map output of {@code shuffleId} written on this executor.
+   *
+   * @param firstLocationsOnly the attempt wrote only to its partitions' epoch-0 locations
+   */
+  public static BlockManagerId ofMapOutput(int shuffleId, boolean firstLocationsOnly) {
+    return ofMapOutput(
+        shuffleId, SparkEnv.get().blockManager().blockManagerId().host(), firstLocationsOnly);
+  }
+
+  public static BlockManagerId ofMapOutput(int shuffleId, String host, boolean firstLocationsOnly) {
+    return BlockManagerId.apply(
+        PREFIX + shuffleId,
+        host,
+        PORT,
+        firstLocationsOnly ? Option.apply(FIRST_LOCATIONS_ONLY) : Option.empty());
+  }
+
+  /** Whether the map output at {@code location} was written to epoch-0 locations alone. */
+  public static boolean wroteToFirstLocationsOnly(BlockManagerId location) {
+    Option<String> topology = location.topologyInfo();
+    return topology.isDefined() && FIRST_LOCATIONS_ONLY.equals(topology.get());
   }
 
   /**

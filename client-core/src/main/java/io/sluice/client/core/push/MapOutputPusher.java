@@ -612,6 +612,28 @@ public final class MapOutputPusher {
     }
   }
 
+  /**
+   * Whether every block of the attempt was acknowledged by its partition's epoch-0 location (the
+   * one the shuffle was registered with) and no other: readers need no newer locations to find the
+   * attempt's output. Call after {@link #finish()}.
+   */
+  public synchronized boolean wroteToFirstLocationsOnly() {
+    for (int p = 0; p < blockCounts.length; p++) {
+      if (blockCounts[p] == 0) {
+        continue;
+      }
+      if (usedLocations[p] == null) {
+        return false;
+      }
+      for (PartitionLocation location : locationsOf(p)) {
+        if (location.epoch() != 0) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   private synchronized List<PartitionLocation> locationsOf(int partition) {
     List<PartitionLocation> all = new ArrayList<>();
     if (usedLocations[partition] != null) {

@@ -34,7 +34,9 @@ import java.util.Set;
  * server's read semantics require: the block counts of the counted map attempts ({@code
  * GetShuffleResult}), the blocks still in memory page by page, then the index (in pages from
  * protocol 5, whole before), then the data on disk not already read from memory, in reads that
- * merge adjacent blocks. Every block is checked against its CRC32C before it is offered.
+ * merge adjacent blocks. The first memory page is asked for together with the counts, so that a
+ * partition that never left memory costs one round trip; it is taken in only after them. Every
+ * block is checked against its CRC32C before it is offered.
  *
  * <p>What lies beyond one server's phases is the {@link Pipeline}'s: the budget of bytes in flight
  * and the queue of reads waiting for it, sending and retrying requests, the consumer's queue, and
@@ -50,6 +52,9 @@ final class LocationReader {
   /** Bytes of a FetchData answer's frame besides its data: the type byte and the header. */
   private static final int DATA_ANSWER_OVERHEAD =
       1 + FetchDataResponse.ok(0, new NettyManagedBuffer(Unpooled.EMPTY_BUFFER)).encodedLength();
+
+  /** Added to a partition's expected bytes in its first memory page's request. */
+  static final int FIRST_PAGE_SLACK = 64 << 10;
 
   /** What a location's reader asks of the reader that runs it. */
   interface Pipeline {
@@ -121,6 +126,15 @@ final class LocationReader {
   /** The partition moved on to its next location after this one's metadata. */
   boolean advanced;
 
+  /** The current server's block counts arrived: its memory pages may be taken in. */
+  private boolean countsKnown;
+
+  /**
+   * The current server's first memory page when it arrived before the block counts, retained and
+   * its bytes held in the budget until they arrive; null otherwise.
+   */
+  private FetchMemoryDataResponse earlyPage;
+
   boolean finished;
 
   LocationReader(PartitionRead partition, PartitionLocation location, Pipeline pipeline) {
@@ -145,9 +159,28 @@ final class LocationReader {
     client = null;
     pendingReads = 0;
     planned = false;
+    countsKnown = false;
   }
 
-  /** The first phase, once connected to the current server: the block counts. */
+  /**
+   * Releases a first memory page kept waiting for the block counts, when the current server is
+   * given up on or the reader stops; returns the bytes it held in the budget.
+   */
+  long releaseEarlyPage() {
+    if (earlyPage == null) {
+      return 0;
+    }
+    long held = earlyPage.body().size();
+    earlyPage.release();
+    earlyPage = null;
+    return held;
+  }
+
+  /**
+   * The first phase, once connected to the current server: the block counts, and with them the
+   * first memory page (one round trip instead of two; the page waits for the counts, which decide
+   * the blocks wanted and whether the index must be read).
+   */
   void connected(TransportClient connection) {
     client = connection;
     pipeline.send(
@@ -163,6 +196,7 @@ final class LocationReader {
                     partition.expected.attempts()),
             GetShuffleResultResponse.class,
             this::onBlockCounts));
+    readMemory(FetchMemoryDataRequest.FROM_START);
   }
 
   private void onBlockCounts(GetShuffleResultResponse answer) throws IOException {
@@ -186,11 +220,24 @@ final class LocationReader {
         return;
       }
     }
-    readMemory(FetchMemoryDataRequest.FROM_START);
+    countsKnown = true;
+    FetchMemoryDataResponse page = earlyPage;
+    if (page != null) {
+      earlyPage = null;
+      pipeline.hold(-page.body().size());
+      try {
+        onMemoryPage(FetchMemoryDataRequest.FROM_START, page);
+      } finally {
+        page.release();
+      }
+    }
   }
 
   private void readMemory(long afterSequence) {
-    int page = pipeline.settings().maxRequestBytes();
+    int page =
+        afterSequence == FetchMemoryDataRequest.FROM_START
+            ? firstPageBytes()
+            : pipeline.settings().maxRequestBytes();
     pendingReads++;
     pipeline.whenBudgetAllows(
         this,
@@ -214,8 +261,31 @@ final class LocationReader {
                     .reserving(page)));
   }
 
+  /**
+   * The first memory page's size: the partition's expected bytes with room to spare, when Spark's
+   * map statuses told them, so that a partition of a few KiB holds a few KiB of the budget of bytes
+   * in flight while it waits for its page, not a whole request's, and many small partitions are
+   * read at once. A page too small for what is in memory is followed by the next as usual.
+   */
+  private int firstPageBytes() {
+    int request = pipeline.settings().maxRequestBytes();
+    long expected = partition.source.expectedBytes();
+    if (expected < 0) {
+      return request;
+    }
+    // Half again: map statuses round sizes (by up to 10%, more for averaged small blocks) and
+    // count Spark's stream framing, not Sluice's; the slack covers the 28-byte descriptors.
+    return (int) Math.min(request, expected + expected / 2 + FIRST_PAGE_SLACK);
+  }
+
   /** The reservation of a page was a guess; from here on the page's actual bytes count. */
   private void onMemoryPage(long afterSequence, FetchMemoryDataResponse page) throws IOException {
+    if (!countsKnown) {
+      page.retain();
+      earlyPage = page;
+      pipeline.hold(page.body().size());
+      return;
+    }
     boolean more = page.hasMore();
     long last = page.lastSequence();
     ByteBuf body = bodyOf(page);

@@ -60,8 +60,12 @@ import org.slf4j.LoggerFactory;
 public final class PartitionReader implements BlockSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionReader.class);
 
-  /** Partitions whose metadata (commit counts, memory pages, index) is read at the same time. */
-  private static final int MAX_OPEN_PARTITIONS = 8;
+  /**
+   * Partitions whose metadata (commit counts, memory pages, index) is read at the same time. Their
+   * pages are within the budget of bytes in flight too, so this matters for small partitions: a
+   * reduce task that adaptive execution gave dozens of them reads them in a few round trips.
+   */
+  private static final int MAX_OPEN_PARTITIONS = 32;
 
   private static final long WAIT_SLICE_MILLIS = 100;
 
@@ -79,11 +83,20 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
    * @param partition the partition id
    * @param locations every location the partition had, oldest first
    * @param attempts the map attempts the reader counts that wrote bytes to the partition
+   * @param expectedBytes about how many bytes those attempts wrote to it (Spark's map statuses), or
+   *     {@link #UNKNOWN_SIZE}: sizes the first memory page's request, nothing else
    */
-  public record PartitionSource(int partition, List<PartitionLocation> locations, long[] attempts) {
+  public record PartitionSource(
+      int partition, List<PartitionLocation> locations, long[] attempts, long expectedBytes) {
+    public static final long UNKNOWN_SIZE = -1;
+
     public PartitionSource {
       locations = List.copyOf(locations);
       attempts = attempts.clone();
+    }
+
+    public PartitionSource(int partition, List<PartitionLocation> locations, long[] attempts) {
+      this(partition, locations, attempts, UNKNOWN_SIZE);
     }
   }
 
@@ -498,6 +511,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       assembler.close();
     }
     r.ranges.clear();
+    reservedBytes -= r.releaseEarlyPage();
   }
 
   /** Starts the reads at the head of the queue while the budget allows; the first always goes. */

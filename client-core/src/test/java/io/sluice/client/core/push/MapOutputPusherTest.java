@@ -2,6 +2,7 @@ package io.sluice.client.core.push;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -143,6 +144,25 @@ class MapOutputPusherTest {
       }
     }
     assertTrue(s.memory(2).isEmpty());
+  }
+
+  @Test
+  void anAttemptSaysWhetherItWroteOnlyToTheFirstLocations() throws Exception {
+    // Partition 1 was moved before this attempt began (another task of the executor learnt its
+    // epoch-2 location): an attempt that writes to it must send its readers to the driver.
+    FakeShuffleServer s = newServer();
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s).at(1, 2, s).at(2, 0, s);
+    MapOutputPusher first = pusher(settings(4_000, 1 << 20, QUICK), locator, 3);
+    add(first, 0, 100);
+    add(first, 2, 100);
+    first.finish();
+    MapOutputPusher moved = pusher(settings(4_000, 1 << 20, QUICK), locator, 3);
+    add(moved, 0, 100);
+    add(moved, 1, 100);
+    moved.finish();
+
+    assertTrue(first.wroteToFirstLocationsOnly());
+    assertFalse(moved.wroteToFirstLocationsOnly());
   }
 
   @Test
@@ -337,6 +357,7 @@ class MapOutputPusherTest {
     pusher.finish();
     pusher.commit(5);
 
+    assertFalse(pusher.wroteToFirstLocationsOnly(), "its blocks went to moved locations");
     assertEquals(1, locator.calls.size());
     Relocation call = locator.calls.get(0);
     assertEquals(Map.of(0, 0, 1, 0, 2, 3), call.epochs());

@@ -155,6 +155,58 @@ class PartitionReaderTest {
   }
 
   @Test
+  void aFirstMemoryPageThatArrivesBeforeTheCountsIsTakenInAfterThem() throws Exception {
+    // The counts are refused once (BUSY) and asked for again, so the memory page, asked for
+    // together with them, arrives first. It must wait: a1 is past the one block A committed and
+    // only the counts tell; and only with them does the reader know the index is not needed.
+    int p = 2;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    server
+        .inMemory(p, a0, a1)
+        .commitCount(p, A, 1)
+        .failNext(GetShuffleResultRequest.class, StatusCode.BUSY, 1);
+
+    List<Taken> taken = readAll(start(WIDE, source(p, A)));
+
+    assertBlocks(List.of(a0), taken);
+    assertEquals(
+        List.of(
+            GetShuffleResultRequest.class,
+            FetchMemoryDataRequest.class,
+            GetShuffleResultRequest.class),
+        server.received(RequestMessage.class).stream().<Class<?>>map(Object::getClass).toList());
+  }
+
+  @Test
+  void aFirstMemoryPageWaitingForCountsThatNeverComeIsReleasedAndTheReplicaRead() throws Exception {
+    int p = 2;
+    Block a0 = block(p, A, 0, 1000);
+    FakeShuffleServer replica = newServer();
+    // The counts never come (a timeout is asked again once): the page, answered at once, waits
+    // for them until the server is given up on, and must then be released.
+    server
+        .inMemory(p, a0)
+        .commit(p, a0)
+        .ignoreNext(GetShuffleResultRequest.class)
+        .ignoreNext(GetShuffleResultRequest.class);
+    replica.inMemory(p, a0).commit(p, a0);
+
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                    A)));
+
+    assertBlocks(List.of(a0), taken);
+    assertEquals(1, server.received(FetchMemoryDataRequest.class).size());
+    assertEquals(1, counters.replicaReads.get());
+  }
+
+  @Test
   void readsTheIndexPageByPageAsTheServerCutsIt() throws Exception {
     int p = 3;
     Block a0 = block(p, A, 0, 1000);
@@ -242,6 +294,37 @@ class PartitionReaderTest {
       assertArrayEquals(new long[] {A}, r.taskAttemptIds(), "only counted attempts are asked for");
     }
     assertTrue(dataReads(server).isEmpty());
+  }
+
+  @Test
+  void theFirstMemoryPageAsksForAboutTheExpectedBytesAndLaterPagesForAWholeRequest()
+      throws Exception {
+    // Spark's map statuses said 100 KB where 300 KB are in memory: the first page holds only its
+    // share of the budget, and the rest comes in whole-request pages as usual.
+    int p = 1;
+    List<Block> counted = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Block b = block(p, A, i, 30_000);
+      counted.add(b);
+      server.inMemory(p, b);
+    }
+    server.commit(p, counted.toArray(new Block[0]));
+
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                new PartitionSource(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address()))),
+                    new long[] {A},
+                    100_000)));
+
+    assertBlocks(counted, taken);
+    List<FetchMemoryDataRequest> pages = server.received(FetchMemoryDataRequest.class);
+    assertEquals(2, pages.size());
+    assertEquals(150_000 + LocationReader.FIRST_PAGE_SLACK, pages.get(0).maxBytes());
+    assertEquals(WIDE.maxRequestBytes(), pages.get(1).maxBytes());
   }
 
   @Test

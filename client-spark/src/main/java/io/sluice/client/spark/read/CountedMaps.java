@@ -30,8 +30,9 @@ final class CountedMaps {
    * @param taskAttemptId Spark's mapId: the task attempt that wrote it
    * @param mapIndex the map task's index in its stage
    * @param location where Spark's MapStatus says the output is
+   * @param bytes its size in the partition, as the MapStatus holds it (rounded)
    */
-  record MapOutput(long taskAttemptId, int mapIndex, BlockManagerId location) {}
+  record MapOutput(long taskAttemptId, int mapIndex, BlockManagerId location, long bytes) {}
 
   private final int shuffleId;
   private final TreeMap<Integer, List<MapOutput>> byPartition;
@@ -82,6 +83,27 @@ final class CountedMaps {
     return byPartition.keySet().stream().mapToInt(Integer::intValue).toArray();
   }
 
+  /**
+   * Whether every counted map output says its attempt wrote to epoch-0 locations alone ({@link
+   * MapOutputLocation#wroteToFirstLocationsOnly}): then the shuffle handle's locations hold all
+   * there is to read.
+   */
+  boolean atFirstLocationsOnly() {
+    for (List<MapOutput> outputs : byPartition.values()) {
+      for (MapOutput output : outputs) {
+        if (!MapOutputLocation.wroteToFirstLocationsOnly(output.location())) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** About how many bytes the counted map attempts wrote to {@code partition}. */
+  long bytes(int partition) {
+    return outputs(partition).stream().mapToLong(MapOutput::bytes).sum();
+  }
+
   /** The counted map attempts with bytes in {@code partition}. */
   long[] attempts(int partition) {
     return outputs(partition).stream().mapToLong(MapOutput::taskAttemptId).toArray();
@@ -122,7 +144,7 @@ final class CountedMaps {
       if (size > 0) {
         byPartition
             .computeIfAbsent(reduceId, k -> new ArrayList<>())
-            .add(new MapOutput(mapId, mapIndex, location));
+            .add(new MapOutput(mapId, mapIndex, location, size));
       }
       return this;
     }

@@ -9,6 +9,7 @@ import io.sluice.client.spark.SluiceShuffleHandle;
 import io.sluice.common.protocol.PartitionLocation;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.Aggregator;
@@ -118,7 +119,9 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
 
   /**
    * Where each needed partition is read from: every location it had, as the driver knows them. The
-   * driver is asked only when a partition has bytes to read.
+   * driver is asked only when a partition has bytes to read and some counted map attempt wrote
+   * elsewhere than the shuffle handle's locations; when none did (the usual case), the handle's
+   * locations hold every counted block and the round trip is saved.
    */
   private List<PartitionSource> sources(CountedMaps maps) {
     int[] partitions = maps.partitions();
@@ -138,9 +141,33 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
               + numPartitions
               + " partitions");
     }
-    Map<Integer, List<PartitionLocation>> locations;
+    Map<Integer, List<PartitionLocation>> locations =
+        maps.atFirstLocationsOnly()
+            ? firstLocations(partitions)
+            : driverLocations(maps, partitions);
+    for (int partition : partitions) {
+      sources.add(
+          new PartitionSource(
+              partition,
+              locations.get(partition),
+              maps.attempts(partition),
+              maps.bytes(partition)));
+    }
+    return sources;
+  }
+
+  private Map<Integer, List<PartitionLocation>> firstLocations(int[] partitions) {
+    Map<Integer, List<PartitionLocation>> locations = new HashMap<>();
+    for (int partition : partitions) {
+      locations.put(partition, List.of(handle.locations().location(partition)));
+    }
+    return locations;
+  }
+
+  private Map<Integer, List<PartitionLocation>> driverLocations(
+      CountedMaps maps, int[] partitions) {
     try {
-      locations = locator.allLocations(partitions);
+      return locator.allLocations(partitions);
     } catch (IOException e) {
       throw Unchecked.rethrow(maps.fetchFailed(partitions[0], e.getMessage(), e));
     } catch (InterruptedException e) {
@@ -148,11 +175,6 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
       context.killTaskIfInterrupted();
       throw Unchecked.rethrow(e);
     }
-    for (int partition : partitions) {
-      sources.add(
-          new PartitionSource(partition, locations.get(partition), maps.attempts(partition)));
-    }
-    return sources;
   }
 
   /** Spark's reduce side, as its BlockStoreShuffleReader composes it. */

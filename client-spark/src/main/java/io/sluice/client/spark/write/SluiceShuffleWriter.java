@@ -150,7 +150,10 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     }
     mapStatus =
         SparkCompat.mapStatus(
-            MapOutputLocation.ofMapOutput(handle.shuffleId()), partitionLengths, mapId, checksums);
+            MapOutputLocation.ofMapOutput(handle.shuffleId(), pusher.wroteToFirstLocationsOnly()),
+            partitionLengths,
+            mapId,
+            checksums);
   }
 
   /** Compresses one block and hands it to the pusher. */

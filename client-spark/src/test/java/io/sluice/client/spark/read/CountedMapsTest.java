@@ -2,7 +2,9 @@ package io.sluice.client.spark.read;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.client.spark.MapOutputLocation;
@@ -34,6 +36,31 @@ class CountedMapsTest {
     assertArrayEquals(new long[] {500, 612}, maps.attempts(4));
     assertArrayEquals(new long[] {500}, maps.attempts(2));
     assertArrayEquals(new long[0], maps.attempts(3));
+  }
+
+  @Test
+  void theHandlesLocationsSufficeOnlyWhenEveryCountedOutputWasWrittenToThemAlone() {
+    BlockManagerId first = MapOutputLocation.ofMapOutput(9, "host-a", true);
+    BlockManagerId moved = MapOutputLocation.ofMapOutput(9, "host-b", false);
+    assertEquals("sluice-shuffle-9", first.executorId());
+    assertEquals("host-a", first.host());
+    assertEquals("sluice-shuffle-9", moved.executorId());
+
+    assertTrue(
+        new CountedMaps.Builder(9)
+            .add(first, 500, 0, 4, 100)
+            .add(first, 612, 1, 4, 7)
+            .add(moved, 700, 2, 4, 0)
+            .build()
+            .atFirstLocationsOnly(),
+        "an empty output is not read");
+    assertFalse(
+        new CountedMaps.Builder(9)
+            .add(first, 500, 0, 4, 100)
+            .add(moved, 612, 1, 2, 7)
+            .build()
+            .atFirstLocationsOnly());
+    assertFalse(maps().atFirstLocationsOnly(), "an unmarked location is not trusted");
   }
 
   @Test
