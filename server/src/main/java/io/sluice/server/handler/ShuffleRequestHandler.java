@@ -39,11 +39,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes the shuffle server's requests. Pushes, memory reads and lookups run on the event loop;
- * anything that touches bitmaps or deletes files runs on the control executor.
+ * Routes the shuffle server's requests. Pushes, memory reads and lookups run on the event loop, and
+ * so do commits and block-count lookups of a few entries; larger ones, and anything that deletes
+ * files, run on the control executor.
  */
 public final class ShuffleRequestHandler implements RequestHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ShuffleRequestHandler.class);
+
+  /**
+   * The most partitions (of a commit) or attempts (of a block-count lookup) answered on the event
+   * loop: microseconds of bookkeeping; larger requests go to the control executor.
+   */
+  private static final int INLINE_BOOKKEEPING_ENTRIES = 256;
 
   private final ShuffleStore store;
   private final PushHandler push;
@@ -141,17 +148,19 @@ public final class ShuffleRequestHandler implements RequestHandler {
     } else if (request instanceof FetchDataRequest r) {
       read.fetchData(channel, r, channel.channel().alloc());
     } else if (request instanceof CommitMapOutputRequest r) {
-      offload(
+      bookkeeping(
           channel,
           id,
+          r.partitionIds().length,
           () -> {
             commit(r);
             channel.respond(StatusResponse.ok(id));
           });
     } else if (request instanceof GetShuffleResultRequest r) {
-      offload(
+      bookkeeping(
           channel,
           id,
+          r.taskAttemptIds().length,
           () -> {
             ShuffleState shuffle = store.shuffle(r.appId(), r.shuffleId());
             ShuffleStore.checkPartition(shuffle, r.partitionId());
@@ -206,23 +215,40 @@ public final class ShuffleRequestHandler implements RequestHandler {
     return counts;
   }
 
+  /**
+   * Runs a commit or a block-count lookup of {@code entries} partitions or attempts: on the event
+   * loop when it is small (a small shuffle's tasks then wait for no hand-off to another thread and
+   * back, twice per task), on the control executor otherwise, so that no event loop stalls on a map
+   * task's thousands of partitions.
+   */
+  private void bookkeeping(TransportChannel channel, long requestId, int entries, Runnable work) {
+    if (entries <= INLINE_BOOKKEEPING_ENTRIES) {
+      answering(channel, requestId, work).run();
+    } else {
+      offload(channel, requestId, work);
+    }
+  }
+
   private void offload(TransportChannel channel, long requestId, Runnable work) {
     try {
-      control.execute(
-          () -> {
-            try {
-              work.run();
-            } catch (RequestRejectedException e) {
-              channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
-            } catch (RuntimeException e) {
-              LOG.error("Request {} from {} failed", requestId, channel.remoteAddress(), e);
-              channel.respond(
-                  StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR, e.toString()));
-            }
-          });
+      control.execute(answering(channel, requestId, work));
     } catch (RejectedExecutionException e) {
       channel.respond(
           StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "server is stopping"));
     }
+  }
+
+  /** {@code work}, answering the request with the error it fails with. */
+  private static Runnable answering(TransportChannel channel, long requestId, Runnable work) {
+    return () -> {
+      try {
+        work.run();
+      } catch (RequestRejectedException e) {
+        channel.respond(StatusResponse.error(requestId, e.status(), e.getMessage()));
+      } catch (RuntimeException e) {
+        LOG.error("Request {} from {} failed", requestId, channel.remoteAddress(), e);
+        channel.respond(StatusResponse.error(requestId, StatusCode.INTERNAL_ERROR, e.toString()));
+      }
+    };
   }
 }

@@ -46,6 +46,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -637,6 +638,69 @@ class MapOutputPusherTest {
       }
     }
     assertEquals(List.of(0, 1), taken.stream().map(FetchedBlock::sequence).sorted().toList());
+  }
+
+  @Test
+  void finishAndCommitSendsTheCommitsBehindTheLastPushesWithoutWaitingForThem() throws Exception {
+    FakeShuffleServer s1 = newServer();
+    FakeShuffleServer s2 = newServer();
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(s1.address(), s2.address())))
+            .at(1, new PartitionLocation(0, List.of(s2.address())));
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
+    add(pusher, 0, 100);
+    add(pusher, 0, 100);
+    add(pusher, 1, 100);
+    s1.holdPushes(true);
+    s2.holdPushes(true);
+
+    CompletableFuture<Void> done =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                pusher.finishAndCommit(3);
+              } catch (IOException | InterruptedException e) {
+                throw new CompletionException(e);
+              }
+            });
+    Await.until(
+        () ->
+            s1.received(CommitMapOutputRequest.class).size() == 1
+                && s2.received(CommitMapOutputRequest.class).size() == 1,
+        "the commits to arrive while the pushes wait for their answers");
+    assertEquals(2, s1.heldPushes() + s2.heldPushes(), "no push was answered yet");
+    assertFalse(done.isDone(), "the attempt waits for its pushes' answers");
+    s1.releaseHeldPushes();
+    s2.releaseHeldPushes();
+    done.get(30, TimeUnit.SECONDS);
+
+    assertEquals(Map.of(0, 2), commits(s1));
+    assertEquals(Map.of(0, 2, 1, 1), commits(s2));
+    assertTrue(pusher.wroteToFirstLocationsOnly());
+  }
+
+  @Test
+  void finishAndCommitCommitsAgainWhereAPushMoved() throws Exception {
+    ServerAddress dead = deadAddress();
+    FakeShuffleServer moved = newServer();
+    FakeShuffleServer s = newServer();
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(dead)))
+            .at(1, new PartitionLocation(0, List.of(s.address())))
+            .movesTo(0, 1, moved);
+    MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
+    add(pusher, 0, 100);
+    add(pusher, 0, 100);
+    add(pusher, 1, 100);
+
+    pusher.finishAndCommit(4);
+
+    assertEquals(Map.of(0, 2), commits(moved));
+    assertEquals(1, s.committedCount(1, ATTEMPT), "committed early, then again");
+    assertEquals(1, locator.calls.size());
+    assertFalse(pusher.wroteToFirstLocationsOnly());
   }
 
   @Test

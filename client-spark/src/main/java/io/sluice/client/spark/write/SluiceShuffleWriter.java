@@ -132,16 +132,16 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     buffers.flushAll();
     buffers.finish();
     releaseCompressionBuffer();
-    pusher.finish();
-    long commitStart = System.nanoTime();
+    long waitedForRoom = pusher.waitNanos();
+    long finishStart = System.nanoTime();
     try {
-      pusher.commit(context.partitionId());
+      pusher.finishAndCommit(context.partitionId());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while committing");
     }
-    // Write time is the time the task could not go on: waiting for acknowledgements and commits.
-    metrics.incWriteTime(pusher.waitNanos() + System.nanoTime() - commitStart);
+    // Write time is the time the task could not go on: waiting for room, acknowledgements, commits.
+    metrics.incWriteTime(waitedForRoom + System.nanoTime() - finishStart);
     for (int partition = 0; partition < partitionLengths.length; partition++) {
       if (partitionLengths[partition] > 0) {
         partitionLengths[partition] += sizes.perStream();
