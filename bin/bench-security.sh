@@ -3,8 +3,11 @@
 # time to open a connection, plain, authenticated, over TLS, and both, in interleaved rounds of one
 # invocation. Prints a table and rewrites the 'security' section of docs/benchmarks/security.md.
 #
-#   bin/bench-security.sh [--seconds N] [--warmup N] [--rounds N] [--connects N]
+#   bin/bench-security.sh [--seconds N] [--warmup N] [--rounds N] [--connects N] [--probes]
 #                         [--output docs/benchmarks/security.md | --output -]
+#
+# --probes also measures the cipher alone (sealing and opening records in memory), the floor of
+# what TLS adds; without it the report gives what TLS adds and leaves that split out.
 #
 # Builds the benchmark module first when it is missing or older than the sources. Figures are only
 # worth recording from a machine with nothing else running.

@@ -6,8 +6,12 @@
 # the 'server' section of docs/benchmarks/server.md. Takes a few minutes.
 #
 #   bin/bench-server.sh [--clients 1,4,16] [--rounds N] [--run-mib N] [--contract-mib N]
-#                       [--no-contract] [--no-iperf] [--no-profile]
+#                       [--no-contract] [--no-iperf] [--no-profile] [--probes]
 #                       [--output docs/benchmarks/server.md | --output -]  (--help lists all flags)
+#
+# --probes also measures the CPU floors the report sets the server's CPU per GiB against: a bare
+# receive into a pool as a server's event loop receives pushes, and sendfile of a file written past
+# the page cache; without it those comparisons are left out.
 #
 # Builds the modules first when they are missing or older than the sources, and installs iperf3 with
 # apt-get when it is missing (as root; otherwise it says what to install). The servers' data, logs

@@ -198,7 +198,15 @@ final class ServerBenchReport {
         "\n*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
             + "`remote_total`); for dd, what it spent (user and system time): past the page cache "
             + "the copy into its buffer and the device's I/O, into the page cache the kernel's copy "
-            + "into new page-cache pages. *Sent as a server sends*: the sending threads' CPU, the "
+            + "into new page-cache pages.");
+    if (!settings.probes()) {
+      md.append(
+          " The CPU floors of receiving as a server receives and of sendfile were not measured "
+              + "(`--probes`).\n\n");
+      return;
+    }
+    md.append(
+        " *Sent as a server sends*: the sending threads' CPU, the "
             + "kernel bringing the pages from the device into the page cache, handing them to the "
             + "sockets and, on loopback, part of their delivery to the receiving sockets, the more "
             + "the faster they go (the file is written with `oflag=direct` first, unmeasured). "
@@ -626,8 +634,8 @@ final class ServerBenchReport {
    */
   private void cpuBudget(StringBuilder md) {
     if (results.loopbackBytesPerSecond.isEmpty()
-        || results.runs.isEmpty()
         || !results.pooledReceiveCpuPerGib.keySet().containsAll(results.runs.keySet())) {
+      threadCpu(md);
       return;
     }
     int cpus = Runtime.getRuntime().availableProcessors();
@@ -737,6 +745,20 @@ final class ServerBenchReport {
    */
   private void readCpu(StringBuilder md) {
     if (!results.sendfileCpuPerGib.keySet().containsAll(results.runs.keySet())) {
+      md.append(
+          "What each GiB read back cost the server, by its threads (*network* holds the file "
+              + "reads and the sends).\n\n| Clients | Server |");
+      threadColumns(md, 2);
+      for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+        List<RunResult> runs = e.getValue();
+        md.append("| ")
+            .append(e.getKey())
+            .append(" | ")
+            .append(cores(median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()))))
+            .append(" |");
+        threadCells(md, runs, RunResult::serverThreadCpuRead, r -> r.read().bytes());
+      }
+      md.append('\n');
       return;
     }
     md.append(

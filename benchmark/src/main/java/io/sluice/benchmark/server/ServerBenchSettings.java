@@ -26,6 +26,9 @@ import java.util.Map;
  * @param contract whether to do the memory-contract run
  * @param iperf whether to measure loopback with iperf3
  * @param profile whether the servers record a flight recording
+ * @param probes whether to measure the machine probes too: a bare receive into a pool ({@link
+ *     ReceiveCopyProbe}) and sendfile of a flushed file ({@link SendfileProbe}), the floors the
+ *     report sets the server's CPU per GiB against
  * @param serverConf extra configuration of the throughput server ({@code --server-conf k=v})
  * @param home the Sluice installation whose {@code bin/} scripts and jars are used
  * @param workDir where the servers' configuration, data, logs and recordings go
@@ -48,6 +51,7 @@ record ServerBenchSettings(
     boolean contract,
     boolean iperf,
     boolean profile,
+    boolean probes,
     Map<String, String> serverConf,
     Path home,
     Path workDir,
@@ -73,6 +77,8 @@ record ServerBenchSettings(
           "  --no-contract           skip the memory-contract run",
           "  --no-iperf              do not run iperf3 (no loopback limit, no ingest target)",
           "  --no-profile            no flight recording of the servers",
+          "  --probes                also measure the CPU floors of receiving as a server",
+          "                          receives and of sendfile, beside the server's CPU per GiB",
           "  --server-conf k=v       a setting of the throughput server's configuration file",
           "                          (repeatable), e.g. --server-conf flush.direct=all",
           "  --home PATH             the Sluice installation to run (default .)",
@@ -98,6 +104,7 @@ record ServerBenchSettings(
     boolean contract = true;
     boolean iperf = true;
     boolean profile = true;
+    boolean probes = false;
     Map<String, String> serverConf = new LinkedHashMap<>();
     Path home = Path.of(".");
     Path workDir = Path.of("benchmark", "target", "bench-server");
@@ -122,6 +129,7 @@ record ServerBenchSettings(
         case "--no-contract" -> contract = false;
         case "--no-iperf" -> iperf = false;
         case "--no-profile" -> profile = false;
+        case "--probes" -> probes = true;
         case "--server-conf" -> flags.keyValue(flag, serverConf);
         case "--home" -> home = Path.of(flags.value(flag));
         case "--work-dir" -> workDir = Path.of(flags.value(flag));
@@ -146,6 +154,7 @@ record ServerBenchSettings(
         contract,
         iperf,
         profile,
+        probes,
         Map.copyOf(serverConf),
         home,
         workDir,

@@ -266,27 +266,8 @@ public final class ServerBenchmark {
               loopback.bitsPerSecond() / 8 / (1 << 20),
               loopback.receiverCpuSecondsPerGib()));
     }
-    try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
-      for (int clients : settings.clients()) {
-        ReceiveCopyProbe.Result receive = probe.intoRegion(clients, (long) settings.ddMib() << 20);
-        results
-            .pooledReceiveCpuPerGib
-            .computeIfAbsent(clients, c -> new Series())
-            .add(receive.cpuSecondsPerGib());
-        results
-            .pooledReceiveBytesPerSecond
-            .computeIfAbsent(clients, c -> new Series())
-            .add(receive.bytesPerSecond());
-        log(
-            String.format(
-                Locale.ROOT,
-                "round %d, loopback received as a server receives, %d "
-                    + "connection(s): %,.0f MiB/s, %.2f CPU-s/GiB",
-                round,
-                clients,
-                receive.bytesPerSecond() / (1 << 20),
-                receive.cpuSecondsPerGib()));
-      }
+    if (settings.probes()) {
+      measureReceiveCopy(round);
     }
     DiskWriteTest.Result disk = DiskWriteTest.device(dataDir, settings.ddMib());
     results.diskBytesPerSecond.add(disk.bytesPerSecond());
@@ -312,6 +293,39 @@ public final class ServerBenchmark {
             cache.command(),
             cache.bytesPerSecond() / (1 << 20),
             cache.cpuSecondsPerGib()));
+    if (settings.probes()) {
+      measureSendfile(round, dataDir);
+    }
+  }
+
+  /** The CPU floor of receiving as a server receives ({@link ReceiveCopyProbe}). */
+  private void measureReceiveCopy(int round) throws IOException, InterruptedException {
+    try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
+      for (int clients : settings.clients()) {
+        ReceiveCopyProbe.Result receive = probe.intoRegion(clients, (long) settings.ddMib() << 20);
+        results
+            .pooledReceiveCpuPerGib
+            .computeIfAbsent(clients, c -> new Series())
+            .add(receive.cpuSecondsPerGib());
+        results
+            .pooledReceiveBytesPerSecond
+            .computeIfAbsent(clients, c -> new Series())
+            .add(receive.bytesPerSecond());
+        log(
+            String.format(
+                Locale.ROOT,
+                "round %d, loopback received as a server receives, %d "
+                    + "connection(s): %,.0f MiB/s, %.2f CPU-s/GiB",
+                round,
+                clients,
+                receive.bytesPerSecond() / (1 << 20),
+                receive.cpuSecondsPerGib()));
+      }
+    }
+  }
+
+  /** The CPU floor of sending flushed data as a server does ({@link SendfileProbe}). */
+  private void measureSendfile(int round, Path dataDir) throws IOException, InterruptedException {
     for (int clients : settings.clients()) {
       SendfileProbe.Result send = SendfileProbe.coldFile(dataDir, settings.ddMib(), clients);
       results

@@ -40,7 +40,8 @@ import java.util.Set;
 public final class SecurityBenchmark {
   private static final String USAGE =
       "Usage: SecurityBenchmark [--seconds N] [--warmup N]"
-          + " [--rounds N] [--connects N] [--output FILE|-] [--command TEXT]";
+          + " [--rounds N] [--connects N] [--probes] [--output FILE|-] [--command TEXT]\n"
+          + "  --probes  also measure the cipher alone (CipherFloor), the floor of what TLS adds";
   private static final String HOST = "localhost";
 
   /** The application the workloads push for. */
@@ -90,9 +91,15 @@ public final class SecurityBenchmark {
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new HashMap<>();
     Flags flags = new Flags(args, USAGE);
+    boolean probes = false;
     while (flags.hasNext()) {
-      flags.named(
-          flags.next(), List.of("seconds", "warmup", "rounds", "connects", "output", "command"), o);
+      String flag = flags.next();
+      if (flag.equals("--probes")) {
+        probes = true;
+      } else {
+        flags.named(
+            flag, List.of("seconds", "warmup", "rounds", "connects", "output", "command"), o);
+      }
     }
     SecurityBenchmark benchmark =
         new SecurityBenchmark(
@@ -101,13 +108,16 @@ public final class SecurityBenchmark {
             Integer.parseInt(o.getOrDefault("rounds", "3")),
             Integer.parseInt(o.getOrDefault("connects", "200")));
     Map<Mode, Figures> figures = benchmark.run();
-    CipherFloor floor =
-        new CipherFloor(
-            benchmark.cert, HOST, OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK);
-    double floorCpu = floor.cpuSecondsPerGib();
-    System.out.printf(
-        Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", floor.cipherSuite(), floorCpu);
-    String body = benchmark.report(figures, floor.cipherSuite(), floorCpu);
+    CipherAlone cipher = null;
+    if (probes) {
+      CipherFloor floor =
+          new CipherFloor(
+              benchmark.cert, HOST, OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK);
+      double cpu = floor.cpuSecondsPerGib();
+      cipher = new CipherAlone(floor.cipherSuite(), cpu);
+      System.out.printf(Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", cipher.suite(), cpu);
+    }
+    String body = benchmark.report(figures, cipher);
     System.out.println();
     System.out.println(body);
     String output = o.getOrDefault("output", "docs/benchmarks/security.md");
@@ -194,7 +204,13 @@ public final class SecurityBenchmark {
         .getProcessCpuTime();
   }
 
-  private String report(Map<Mode, Figures> figures, String cipherSuite, double floorCpu) {
+  /** What the cipher alone cost ({@link CipherFloor}), measured after the rounds. */
+  private record CipherAlone(String suite, double cpuSecondsPerGib) {}
+
+  /**
+   * @param cipher null when not measured
+   */
+  private String report(Map<Mode, Figures> figures, CipherAlone cipher) {
     Figures plain = figures.get(Mode.PLAIN);
     StringBuilder b = new StringBuilder();
     b.append(
@@ -243,6 +259,19 @@ public final class SecurityBenchmark {
             tlsRatio));
     double plainCpu = plain.cpuPerGib.median();
     double tlsCpu = figures.get(Mode.TLS).cpuPerGib.median();
+    if (cipher == null) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%nTLS adds %.2f CPU-s per GiB to the plain path's %.2f (both ends on this JVM's %d "
+                  + "cores). What the cipher alone costs of that was not measured (`--probes`).%n",
+              tlsCpu - plainCpu,
+              plainCpu,
+              Runtime.getRuntime().availableProcessors()));
+      return b.toString();
+    }
+    String cipherSuite = cipher.suite();
+    double floorCpu = cipher.cpuSecondsPerGib();
     b.append(
         String.format(
             Locale.ROOT,

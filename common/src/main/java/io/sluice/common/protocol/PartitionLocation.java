@@ -8,7 +8,7 @@ import java.util.List;
  * primary first and then its replicas in forwarding order. A partition starts at epoch 0; when its
  * primary or a replica is lost while map tasks write, the driver gives it a new chain with a higher
  * epoch (see docs/architecture.md, "Failure model"). Blocks written before stay where they were, so
- * a reader reads every location a partition had.
+ * a reader reads every location a partition had where the map attempts it counts wrote.
  *
  * @param epoch the period, 0 for the shuffle's first assignment
  * @param servers the chain, primary first; never empty

@@ -65,12 +65,16 @@ import org.slf4j.LoggerFactory;
  * the attempt at its next call.
  *
  * <p>{@link #commit(int)} then tells every server of every location that took blocks of a partition
- * how many blocks the attempt wrote to it.
+ * how many blocks the attempt wrote to it; {@link #finishAndCommit(int)} does both, sending the
+ * commits without waiting for the last pushes' acknowledgements. An early commit may so reach a
+ * server that then refuses the push (a draining one): it records counts for blocks it never gets,
+ * which no reader is misled by (the attempt then commits where the blocks went too) but which take
+ * room in that server's commit bookkeeping ({@code heap.commit.pairs}) until the shuffle ends.
  *
- * <p>Threads: {@link #add}, {@link #finish}, {@link #commit} and {@link #abort} belong to the
- * attempt's thread; acknowledgements arrive on event loops. State is guarded by this object.
- * Buffers: the pusher owns every block handed to {@link #add} and releases it once acknowledged, or
- * when the attempt fails or aborts.
+ * <p>Threads: {@link #add}, {@link #finish}, {@link #finishAndCommit}, {@link #commit} and {@link
+ * #abort} belong to the attempt's thread; acknowledgements arrive on event loops. State is guarded
+ * by this object. Buffers: the pusher owns every block handed to {@link #add} and releases it once
+ * acknowledged, or when the attempt fails or aborts.
  */
 public final class MapOutputPusher {
   private static final Logger LOG = LoggerFactory.getLogger(MapOutputPusher.class);

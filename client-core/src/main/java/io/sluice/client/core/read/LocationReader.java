@@ -151,7 +151,8 @@ final class LocationReader {
 
   /**
    * Points the reader at the next server of its chain and forgets the current one's connection and
-   * progress; what was asked of it (calls, ranges) the pipeline abandons beforehand.
+   * progress; what was asked of it (calls, ranges, a first page waiting for the counts) the
+   * pipeline abandons beforehand.
    */
   void moveToNextServer() {
     server++;

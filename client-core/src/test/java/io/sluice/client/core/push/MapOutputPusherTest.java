@@ -682,14 +682,18 @@ class MapOutputPusherTest {
 
   @Test
   void finishAndCommitCommitsAgainWhereAPushMoved() throws Exception {
-    ServerAddress dead = deadAddress();
+    // The first location is alive: it refuses the push (draining) but takes the early commit, so
+    // only the check that every block was acknowledged where it was first sent makes the attempt
+    // commit to where partition 0's blocks went.
+    FakeShuffleServer draining = newServer();
     FakeShuffleServer moved = newServer();
     FakeShuffleServer s = newServer();
     RecordingLocator locator =
         new RecordingLocator()
-            .at(0, new PartitionLocation(0, List.of(dead)))
+            .at(0, 0, draining)
             .at(1, new PartitionLocation(0, List.of(s.address())))
             .movesTo(0, 1, moved);
+    draining.failNext(PushDataRequest.class, StatusCode.SHUTTING_DOWN, 1);
     MapOutputPusher pusher = pusher(settings(1 << 20, 1 << 20, QUICK), locator, 2);
     add(pusher, 0, 100);
     add(pusher, 0, 100);
@@ -697,9 +701,11 @@ class MapOutputPusherTest {
 
     pusher.finishAndCommit(4);
 
-    assertEquals(Map.of(0, 2), commits(moved));
-    assertEquals(1, s.committedCount(1, ATTEMPT), "committed early, then again");
     assertEquals(1, locator.calls.size());
+    assertEquals(Map.of(0, 2), commits(moved));
+    assertEquals(1, moved.received(CommitMapOutputRequest.class).size());
+    assertEquals(2, s.received(CommitMapOutputRequest.class).size(), "committed early, then again");
+    assertEquals(1, s.committedCount(1, ATTEMPT));
     assertFalse(pusher.wroteToFirstLocationsOnly());
   }
 

@@ -140,7 +140,8 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while committing");
     }
-    // Write time is the time the task could not go on: waiting for room, acknowledgements, commits.
+    // Write time is the time the task could not go on: waiting for room, then sending the last
+    // batches and the commits and waiting for their answers.
     metrics.incWriteTime(waitedForRoom + System.nanoTime() - finishStart);
     for (int partition = 0; partition < partitionLengths.length; partition++) {
       if (partitionLengths[partition] > 0) {
