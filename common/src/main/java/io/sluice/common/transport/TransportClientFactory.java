@@ -1,7 +1,6 @@
 package io.sluice.common.transport;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
@@ -18,6 +17,7 @@ import io.sluice.common.protocol.message.HandshakeResponse;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -226,31 +226,21 @@ public final class TransportClientFactory implements Connections, Closeable {
                   .whenComplete(
                       (hello, error) -> {
                         if (error != null) {
-                          f.channel().close();
                           Throwable cause =
                               error instanceof CompletionException ? error.getCause() : error;
-                          Throwable tls = failedTlsHandshake(f.channel());
-                          if (tls != null) {
-                            // The request failed because the TLS handshake did (how it failed
-                            // depends on whether it was flushed yet): name the handshake's reason,
-                            // not the symptom.
-                            result.completeExceptionally(
-                                new IOException(
-                                    "TLS handshake with " + host + ":" + port + " failed: " + tls,
-                                    tls));
-                            return;
+                          SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+                          f.channel().close();
+                          if (tls == null) {
+                            failHandshake(result, host, port, cause, null);
+                          } else {
+                            // The request may fail before the TLS handshake reports its own failure
+                            // (which of the two the failure reaches first varies): wait for the
+                            // handshake's outcome, which the close settles, and name its reason
+                            // rather than the symptom.
+                            tls.handshakeFuture()
+                                .addListener(
+                                    h -> failHandshake(result, host, port, cause, h.cause()));
                           }
-                          result.completeExceptionally(
-                              cause instanceof IOException
-                                  ? cause
-                                  : new IOException(
-                                      "handshake with "
-                                          + host
-                                          + ":"
-                                          + port
-                                          + " failed: "
-                                          + NetworkErrors.describe(cause),
-                                      cause));
                         } else {
                           LOG.debug(
                               "Connected to {}:{} (server {}, protocol {}, {})",
@@ -358,13 +348,28 @@ public final class TransportClientFactory implements Connections, Closeable {
     }
   }
 
-  /** Why the channel's TLS handshake failed, or null when it has none or it did not fail. */
-  private static Throwable failedTlsHandshake(Channel channel) {
-    SslHandler tls = channel.pipeline().get(SslHandler.class);
-    if (tls == null || !tls.handshakeFuture().isDone()) {
-      return null;
+  /**
+   * Fails a connection whose handshake request failed with {@code cause}: in the TLS handshake's
+   * name when that failed for a reason of its own ({@code tls}), not merely because the channel
+   * closed.
+   */
+  private static void failHandshake(
+      CompletableFuture<TransportClient> result,
+      String host,
+      int port,
+      Throwable cause,
+      Throwable tls) {
+    if (tls != null && !(tls instanceof ClosedChannelException)) {
+      result.completeExceptionally(
+          new IOException("TLS handshake with " + host + ":" + port + " failed: " + tls, tls));
+      return;
     }
-    return tls.handshakeFuture().cause();
+    result.completeExceptionally(
+        cause instanceof IOException
+            ? cause
+            : new IOException(
+                "handshake with " + host + ":" + port + " failed: " + NetworkErrors.describe(cause),
+                cause));
   }
 
   /** Number of open pooled connections, over all addresses. */
