@@ -24,8 +24,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -339,11 +342,33 @@ class ShuffleServerTest {
     List<Path> files = new ArrayList<>();
     for (String d : List.of("d1", "d2")) {
       Path trash = dir.resolve(d).resolve("sluice+trash");
-      try (Stream<Path> s = Files.walk(dir.resolve(d))) {
-        s.filter(f -> !f.startsWith(trash) && Files.isRegularFile(f))
-            .filter(f -> f.toString().endsWith(".data") || f.toString().endsWith(".index"))
-            .forEach(files::add);
-      }
+      // The background deleter empties the trash while this walks, so the walk stays out of it.
+      Files.walkFileTree(
+          dir.resolve(d),
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path sub, BasicFileAttributes attrs) {
+              return sub.equals(trash) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+              String name = f.toString();
+              if (attrs.isRegularFile() && (name.endsWith(".data") || name.endsWith(".index"))) {
+                files.add(f);
+              }
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+              // An expiring application's directory moves to the trash while this walks.
+              if (e instanceof NoSuchFileException) {
+                return FileVisitResult.CONTINUE;
+              }
+              throw e;
+            }
+          });
     }
     return files;
   }
