@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.client.spark.SluiceRelocationEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.spark.Success$;
 import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerEvent;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
@@ -25,6 +27,7 @@ final class JobObserver extends SparkListener {
   private final Map<Integer, AtomicInteger> submissions = new ConcurrentHashMap<>();
   private final Map<Integer, AtomicInteger> taskStarts = new ConcurrentHashMap<>();
   private final List<String> failures = new ArrayList<>();
+  private final List<SluiceRelocationEvent> relocations = new ArrayList<>();
   private final List<Trigger> triggers = new ArrayList<>();
 
   private record Trigger(Predicate<TaskEvent> when, Runnable action, boolean[] fired) {}
@@ -33,6 +36,18 @@ final class JobObserver extends SparkListener {
   synchronized JobObserver onceWhen(Predicate<TaskEvent> when, Runnable action) {
     triggers.add(new Trigger(when, action, new boolean[1]));
     return this;
+  }
+
+  @Override
+  public synchronized void onOtherEvent(SparkListenerEvent event) {
+    if (event instanceof SluiceRelocationEvent relocation) {
+      relocations.add(relocation);
+    }
+  }
+
+  /** The driver's moves of partitions to new servers, in the order it posted them. */
+  synchronized List<SluiceRelocationEvent> relocations() {
+    return List.copyOf(relocations);
   }
 
   @Override

@@ -1,9 +1,11 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.client.spark.SluiceRelocationEvent;
 import io.sluice.fixtures.NetBed;
 import io.sluice.fixtures.ProjectRoot;
 import io.sluice.fixtures.SparkStandalone;
@@ -302,6 +304,15 @@ class NetworkFaultTest {
             });
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(List.of(), observer.failures(), "task failures");
+    // Writers found it slow and moved its partitions, none onto it.
+    List<SluiceRelocationEvent> moves = observer.relocations();
+    assertFalse(moves.isEmpty(), "no partition moved from the slow server");
+    String victim = cluster.serverId(VICTIM);
+    for (SluiceRelocationEvent move : moves) {
+      assertTrue(move.reason().startsWith("slow: "), move.toString());
+      assertTrue(
+          move.servers().stream().noneMatch(s -> s.startsWith(victim + "@")), move.toString());
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import io.sluice.client.core.codec.CodecKind;
 import io.sluice.client.core.codec.CompressionCodec;
 import io.sluice.client.core.codec.CompressionCodecs;
 import io.sluice.client.core.codec.Lz4Codec;
+import io.sluice.client.core.push.PushPace;
 import io.sluice.client.core.push.PushSettings;
 import io.sluice.client.core.read.FetchSettings;
 import io.sluice.common.config.SluiceConf;
@@ -40,6 +41,7 @@ public final class SluiceClientContext {
   private final ScheduledExecutorService scheduler;
   private final CompressionCodec codec;
   private final PushSettings pushSettings;
+  private final PushPace pushPace;
   private final FetchSettings fetchSettings;
   private final Map<Integer, DriverLocator> locators = new ConcurrentHashMap<>();
   private final boolean ioEncryption;
@@ -71,6 +73,7 @@ public final class SluiceClientContext {
             Math.max(batch, conf.get(SluiceClientOptions.PUSH_MAX_IN_FLIGHT)),
             new Backoff(wait, maxWait, conf.get(SluiceClientOptions.PUSH_RETRIES)),
             conf.get(SluiceClientOptions.PUSH_MAX_RELOCATIONS));
+    this.pushPace = new PushPace(conf.get(SluiceClientOptions.PUSH_SLOW_RATIO));
     this.fetchSettings =
         FetchSettings.of(
             conf.get(SluiceClientOptions.FETCH_MAX_IN_FLIGHT),
@@ -168,6 +171,11 @@ public final class SluiceClientContext {
   /** How map tasks push, from the client's settings. */
   public PushSettings pushSettings() {
     return pushSettings;
+  }
+
+  /** How fast this JVM's pushes are acknowledged, by server: shared by its writers. */
+  public PushPace pushPace() {
+    return pushPace;
   }
 
   /** How reduce tasks fetch, from the client's settings. */

@@ -1,5 +1,6 @@
 package io.sluice.client.spark;
 
+import io.sluice.client.core.push.PushPace;
 import io.sluice.common.config.ConfigException;
 import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
@@ -36,7 +37,9 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .defaultValue("2m")
           .min(64 * 1024L)
           .max(32L << 20)
-          .doc("Blocks bound for one server are packed into pushes of about this size.")
+          .doc(
+              "Blocks bound for one chain of servers (a primary and its replicas) are packed "
+                  + "into pushes of about this size.")
           .build();
 
   public static final ConfigOption<Long> PUSH_MAX_IN_FLIGHT =
@@ -78,6 +81,20 @@ public final class SluiceClientOptions implements ConfigOptionSet {
               "How many times the blocks of one push may move to a new location after the old one "
                   + "failed (server lost, restarted, draining, replica unreachable) before the task "
                   + "fails.")
+          .build();
+
+  public static final ConfigOption<Integer> PUSH_SLOW_RATIO =
+      ConfigOption.integer("spark.sluice.push.slow.ratio")
+          .defaultValue(String.valueOf(PushPace.DEFAULT_SLOW_RATIO))
+          .min(0)
+          .doc(
+              "A server whose pushes an executor sees acknowledged this many times more slowly "
+                  + "than the fastest servers' (bytes per second while pushes to it were "
+                  + "outstanding, over at least 300 ms of them; with replicas, a server whose every "
+                  + "pair is slow) is slow: the executor's writers move the shuffle's partitions "
+                  + "from it, as from a lost server, keeping there what it took. Evidence fades by "
+                  + "half every 10 s, after which a slow server is tried again. 0 moves from no "
+                  + "slow server.")
           .build();
 
   public static final ConfigOption<Integer> FETCH_RETRIES =
@@ -203,6 +220,7 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           PUSH_MAX_IN_FLIGHT,
           PUSH_RETRIES,
           PUSH_MAX_RELOCATIONS,
+          PUSH_SLOW_RATIO,
           FETCH_RETRIES,
           RETRY_WAIT,
           CODEC,

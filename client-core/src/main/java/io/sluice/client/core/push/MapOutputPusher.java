@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * The Spark writer, the benchmarks and the tests all push through it.
  *
  * <p>Each block gets the next sequence number of its partition and its CRC32C, and joins the batch
- * bound for its partition's primary server; a batch is pushed when it reaches {@link
- * PushSettings#batchSize()}, asynchronously. The attempt holds at most {@link
+ * bound for its partition's chain of servers (its primary and replicas); a batch is pushed when it
+ * reaches {@link PushSettings#batchSize()}, asynchronously. The attempt holds at most {@link
  * PushSettings#maxBytesBuffered()} of block buffers (counted by their capacity, the memory they
  * take, not only the bytes they hold), batched or pushed and not yet acknowledged, however many
  * servers it writes to: when it would pass that, the largest batch goes out, and when nothing is
@@ -63,6 +63,10 @@ import org.slf4j.LoggerFactory;
  * restarted, is draining or could not reach its replica) is not retried there: the pusher asks its
  * {@link PartitionLocator} for new locations and sends the same blocks there. Anything else fails
  * the attempt at its next call.
+ *
+ * <p>A server that takes pushes much more slowly than the others ({@link PushPace}, shared by the
+ * JVM's writers) has its partitions moved too, once the pace of the pushes shows it: the blocks it
+ * took stay there, and later blocks go to the new locations.
  *
  * <p>{@link #commit(int)} then tells every server of every location that took blocks of a partition
  * how many blocks the attempt wrote to it; {@link #finishAndCommit(int)} does both, sending the
@@ -92,6 +96,11 @@ public final class MapOutputPusher {
   private final long taskAttemptId;
   private final BooleanSupplier killed;
   private final TransferCounters counters;
+  private final PushPace pace;
+
+  /** Servers found slow that this attempt moved partitions from; guarded by this. */
+  private final Set<String> movedFromSlow = new HashSet<>();
+
   private final int[] blockCounts;
 
   /** The first location of each partition that acknowledged blocks; later ones in moreLocations. */
@@ -108,7 +117,7 @@ public final class MapOutputPusher {
   private boolean batchedForMovedLocations;
 
   // Guarded by this.
-  private final Map<String, Batch> batches = new LinkedHashMap<>();
+  private final Map<List<ServerAddress>, Batch> batches = new LinkedHashMap<>();
   private long buffered;
   private int outstanding;
   private Throwable failure;
@@ -163,11 +172,14 @@ public final class MapOutputPusher {
         numPartitions,
         taskAttemptId,
         killed,
-        TransferCounters.NONE);
+        TransferCounters.NONE,
+        PushPace.OFF);
   }
 
   /**
    * @param counters told of every push and commit sent again
+   * @param pace told of every push, and asked after each acknowledgement which servers are slow:
+   *     partitions located on one are moved elsewhere
    */
   public MapOutputPusher(
       Connections clients,
@@ -180,7 +192,9 @@ public final class MapOutputPusher {
       int numPartitions,
       long taskAttemptId,
       BooleanSupplier killed,
-      TransferCounters counters) {
+      TransferCounters counters,
+      PushPace pace) {
+    this.pace = pace;
     this.killed = killed;
     this.counters = counters;
     this.clients = clients;
@@ -236,8 +250,7 @@ public final class MapOutputPusher {
         batchedForMovedLocations = true;
       }
       Batch batch =
-          batches.computeIfAbsent(
-              location.primary().serverId(), id -> new Batch(location.primary()));
+          batches.computeIfAbsent(Batch.keyOf(location), k -> new Batch(location.servers()));
       batch.add(block, data, location);
       if (batch.bytes >= settings.batchSize()) {
         send(batch);
@@ -497,7 +510,7 @@ public final class MapOutputPusher {
   }
 
   private void send(Batch batch) {
-    batches.remove(batch.primary.serverId());
+    batches.remove(batch.servers);
     outstanding++;
     push(batch, 0);
   }
@@ -507,6 +520,8 @@ public final class MapOutputPusher {
     List<ReplicaChain> chains = batch.chains();
     List<BlockDescriptor> blocks = List.copyOf(batch.blocks);
     boolean mayLeave = chains.size() == batch.locations.size();
+    List<String> servers = batch.serverIds();
+    pace.started(servers);
     CompletableFuture<StatusResponse> pushed =
         Retries.withRetries(
             () ->
@@ -529,7 +544,12 @@ public final class MapOutputPusher {
             settings.backoff(),
             timer,
             counters::pushRetried);
-    pushed.whenComplete((ok, error) -> onPushed(batch, relocations, error));
+    long bytes = batch.bytes;
+    pushed.whenComplete(
+        (ok, error) -> {
+          pace.ended(servers, error == null ? bytes : 0);
+          onPushed(batch, relocations, error);
+        });
   }
 
   private synchronized void onPushed(Batch batch, int relocations, Throwable error) {
@@ -538,6 +558,7 @@ public final class MapOutputPusher {
         markUsed(e.getKey(), e.getValue());
       }
       done(batch);
+      moveFromSlowServers();
       return;
     }
     Throwable cause = Retries.unwrap(error);
@@ -576,6 +597,67 @@ public final class MapOutputPusher {
   }
 
   /**
+   * Moves the partitions located on servers {@link PushPace} finds slow, once per server and
+   * attempt: later blocks of those partitions go to their new locations, while what the slow server
+   * took or is taking stays there (and is committed there). A move that cannot be had leaves the
+   * partitions where they are.
+   */
+  private void moveFromSlowServers() {
+    if (!pace.enabled() || failure != null) {
+      return;
+    }
+    for (PushPace.Slow slow : pace.slowServers()) {
+      if (!movedFromSlow.add(slow.serverId())) {
+        continue;
+      }
+      List<Integer> partitions = new ArrayList<>();
+      List<Integer> epochs = new ArrayList<>();
+      for (int p = 0; p < blockCounts.length; p++) {
+        PartitionLocation location = locator.location(p);
+        if (location.servers().stream().anyMatch(s -> s.serverId().equals(slow.serverId()))) {
+          partitions.add(p);
+          epochs.add(location.epoch());
+        }
+      }
+      if (partitions.isEmpty()) {
+        continue;
+      }
+      String reason =
+          String.format(
+              "slow: pushes involving it ran at %.1f MB/s, the fastest servers' at %.1f MB/s"
+                  + " (spark.sluice.push.slow.ratio)",
+              slow.bytesPerSecond() / 1e6, slow.fastestBytesPerSecond() / 1e6);
+      LOG.info(
+          "Shuffle {}: server {} is {}; moving its {} partitions",
+          shuffleId,
+          slow.serverId(),
+          reason,
+          partitions.size());
+      CompletableFuture<Map<Integer, PartitionLocation>> moved;
+      try {
+        moved =
+            locator.relocate(
+                partitions.stream().mapToInt(Integer::intValue).toArray(),
+                epochs.stream().mapToInt(Integer::intValue).toArray(),
+                slow.serverId(),
+                reason);
+      } catch (RuntimeException e) {
+        moved = CompletableFuture.failedFuture(e);
+      }
+      moved.whenComplete(
+          (locations, error) -> {
+            if (error != null) {
+              LOG.info(
+                  "Shuffle {}: partitions stay on slow server {}: {}",
+                  shuffleId,
+                  slow.serverId(),
+                  Retries.unwrap(error).getMessage());
+            }
+          });
+    }
+  }
+
+  /**
    * With replicas, a push or commit leaves a server in doubt rather than wait for its verdict
    * (another server holds the blocks or takes the partition); with one copy nothing else holds what
    * the server has, and a server that is only paused is worth the wait.
@@ -588,11 +670,11 @@ public final class MapOutputPusher {
   }
 
   /**
-   * The next server of the batch's chains that this JVM suspects of being frozen or cut off, when a
-   * primary answered REPLICA_UNAVAILABLE; null when none is, or more than one (then which one
-   * failed is not known). The primary names the replica it could not reach only in its message, but
-   * a writer pushes to every server as a primary too, and so usually has its own view of the one
-   * that went silent; naming it keeps the driver from choosing it again.
+   * The next server of the batch's chain (a batch has one) when this JVM suspects it of being
+   * frozen or cut off and a primary answered REPLICA_UNAVAILABLE; null when it does not (then which
+   * server failed is not known). The primary names the replica it could not reach only in its
+   * message, but a writer pushes to every server as a primary too, and so usually has its own view
+   * of the one that went silent; naming it keeps the driver from choosing it again.
    */
   private String suspectedReplica(Batch batch) {
     Set<ServerAddress> suspected = new HashSet<>();
@@ -628,13 +710,13 @@ public final class MapOutputPusher {
       fail(e, failed);
       return;
     }
-    Map<String, Batch> moved = new LinkedHashMap<>();
+    Map<List<ServerAddress>, Batch> moved = new LinkedHashMap<>();
     for (int i = 0; i < failed.blocks.size(); i++) {
       BlockDescriptor block = failed.blocks.get(i);
       PartitionLocation location =
           locations.getOrDefault(block.partitionId(), locator.location(block.partitionId()));
       moved
-          .computeIfAbsent(location.primary().serverId(), id -> new Batch(location.primary()))
+          .computeIfAbsent(Batch.keyOf(location), k -> new Batch(location.servers()))
           .add(block, failed.data.get(i), location);
     }
     failed.data.clear();
@@ -774,8 +856,13 @@ public final class MapOutputPusher {
     return cause instanceof IOException;
   }
 
-  /** Blocks bound for one primary server, with the location each partition was routed with. */
+  /**
+   * Blocks bound for one chain of servers (a primary and the replicas it forwards to), with the
+   * location each partition was routed with. One chain per push, so that a push's pace is that of
+   * its servers ({@link PushPace}) and a slow replica holds up only its own chain's pushes.
+   */
   private static final class Batch {
+    final List<ServerAddress> servers;
     final ServerAddress primary;
     final List<BlockDescriptor> blocks = new ArrayList<>();
     final List<ByteBuf> data = new ArrayList<>();
@@ -787,8 +874,14 @@ public final class MapOutputPusher {
     /** Capacity of the blocks' buffers, what they take from memory. */
     long held;
 
-    Batch(ServerAddress primary) {
-      this.primary = primary;
+    Batch(List<ServerAddress> servers) {
+      this.servers = List.copyOf(servers);
+      this.primary = servers.get(0);
+    }
+
+    /** The batch a location's blocks join: its servers, primary first. */
+    static List<ServerAddress> keyOf(PartitionLocation location) {
+      return location.servers();
     }
 
     void add(BlockDescriptor block, ByteBuf bytes, PartitionLocation location) {
@@ -797,6 +890,11 @@ public final class MapOutputPusher {
       locations.put(block.partitionId(), location);
       this.bytes += block.length();
       this.held += bytes.capacity();
+    }
+
+    /** The ids of the chain's servers, sorted. */
+    List<String> serverIds() {
+      return servers.stream().map(ServerAddress::serverId).sorted().toList();
     }
 
     List<ReplicaChain> chains() {

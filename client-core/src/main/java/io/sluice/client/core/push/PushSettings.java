@@ -5,7 +5,8 @@ import io.sluice.common.shuffle.Backoff;
 /**
  * How a map attempt pushes.
  *
- * @param batchSize blocks bound for one server are packed into pushes of about this many bytes
+ * @param batchSize blocks bound for one chain of servers (a primary and its replicas) are packed
+ *     into pushes of about this many bytes
  * @param maxBytesBuffered bytes of block buffers (their capacity) the attempt holds, queued in
  *     batches or pushed and not yet acknowledged, whatever the number of servers; the attempt waits
  *     when it would pass this

@@ -455,7 +455,7 @@ class MapOutputPusherTest {
   }
 
   @Test
-  void replicaUnavailableNamesNoReplicaWhenTheWriterSuspectsMoreThanOne() throws Exception {
+  void aPushCarriesOneChainSoThatReplicaUnavailableNamesThatChainsReplica() throws Exception {
     FakeShuffleServer primary = newServer();
     FakeShuffleServer replica1 = newServer();
     FakeShuffleServer replica2 = newServer();
@@ -475,8 +475,15 @@ class MapOutputPusherTest {
     pusher.finish();
     pusher.commit(0);
 
+    assertEquals(
+        3,
+        primary.received(PushDataRequest.class).size(),
+        "a push per chain, and the refused one again to its new chain");
     assertEquals(1, locator.calls.size());
-    assertNull(locator.calls.get(0).failedServerId(), "which of the two failed is not known");
+    Relocation move = locator.calls.get(0);
+    assertEquals(1, move.epochs().size(), "only the refused chain's partition moves");
+    int moved = move.epochs().keySet().iterator().next();
+    assertEquals(replicas[moved].address().serverId(), move.failedServerId());
   }
 
   /**
@@ -572,6 +579,60 @@ class MapOutputPusherTest {
 
     assertThrows(IOException.class, pusher::finish);
     assertEquals(1, locator.calls.size(), "one relocation allowed, then the attempt fails");
+  }
+
+  @Test
+  void partitionsOfAServerFoundSlowMoveWhileWhatItTookStaysAndIsCommittedThere() throws Exception {
+    FakeShuffleServer fast = newServer();
+    FakeShuffleServer slow = newServer().holdPushes(true);
+    FakeShuffleServer target = newServer();
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, 0, fast)
+            .at(1, 0, slow)
+            .at(2, 0, slow)
+            .movesTo(1, 1, target)
+            .movesTo(2, 1, target);
+    AtomicLong clock = new AtomicLong();
+    PushPace pace = new PushPace(4, Duration.ofMillis(300), 1000, clock::get);
+    MapOutputPusher pusher =
+        new MapOutputPusher(
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            settings(1000, 1 << 20, QUICK),
+            locator,
+            APP,
+            SHUFFLE,
+            3,
+            ATTEMPT,
+            () -> false,
+            pushRetries,
+            pace);
+    pushers.add(pusher);
+    byte[] held = add(pusher, 1, 1500);
+    Await.until(() -> slow.heldPushes() == 1, "the slow server to hold the first push");
+    clock.addAndGet(Duration.ofSeconds(1).toNanos());
+    add(pusher, 0, 1500); // acknowledged at once: the slow server is now 1 s behind
+
+    Await.until(() -> !locator.calls.isEmpty(), "the partitions on the slow server to move");
+    Relocation move = locator.calls.get(0);
+    assertEquals(Map.of(1, 0, 2, 0), move.epochs(), "both partitions located on it, unwritten too");
+    assertEquals(slow.address().serverId(), move.failedServerId());
+    assertTrue(move.reason().startsWith("slow: "), move.reason());
+    byte[] later = add(pusher, 1, 1500);
+    assertEquals(1, slow.heldPushes(), "later blocks go to the new location");
+    slow.releaseHeldPushes();
+    pusher.finishAndCommit(7);
+
+    assertEquals(1, locator.calls.size(), "moved once");
+    assertEquals(1, slow.memory(1).size());
+    assertArrayEquals(held, slow.memory(1).get(0).bytes());
+    assertEquals(1, target.memory(1).size());
+    assertArrayEquals(later, target.memory(1).get(0).bytes());
+    assertEquals(Map.of(1, 2), commits(slow));
+    assertEquals(Map.of(1, 2), commits(target));
+    assertFalse(pusher.wroteToFirstLocationsOnly());
   }
 
   // ---- commit ----
@@ -999,7 +1060,8 @@ class MapOutputPusherTest {
             numPartitions,
             ATTEMPT,
             () -> false,
-            pushRetries);
+            pushRetries,
+            PushPace.OFF);
     pushers.add(pusher);
     return pusher;
   }

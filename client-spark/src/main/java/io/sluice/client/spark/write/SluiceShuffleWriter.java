@@ -81,7 +81,8 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
             numPartitions,
             context.taskAttemptId(),
             context::isInterrupted,
-            handle.counters());
+            handle.counters(),
+            client.pushPace());
     this.checksums = SparkCompat.rowChecksums(dependency);
     this.sizes = client.sortShuffleSizes();
     Serializer serializer = dependency.serializer();

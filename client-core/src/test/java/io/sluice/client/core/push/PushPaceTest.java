@@ -1,0 +1,121 @@
+package io.sluice.client.core.push;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class PushPaceTest {
+  private static final long MS = 1_000_000L;
+  private static final long MIB = 1L << 20;
+
+  private final AtomicLong now = new AtomicLong(1_000 * MS);
+  private final PushPace pace = new PushPace(4, Duration.ofMillis(300), MIB, now::get);
+
+  @Test
+  void aServerFourTimesSlowerThanTheFastestIsSlow() {
+    push(List.of("a"), 4 * MIB, 40);
+    push(List.of("b"), 4 * MIB, 50);
+    push(List.of("c"), 4 * MIB, 400);
+
+    List<PushPace.Slow> slow = pace.slowServers();
+
+    assertEquals(List.of("c"), ids(slow));
+    assertEquals(4 * MIB / 0.4, slow.get(0).bytesPerSecond(), 1e3);
+    assertEquals(4 * MIB / 0.04, slow.get(0).fastestBytesPerSecond(), 1e3);
+  }
+
+  @Test
+  void aServerLessThanFourTimesSlowerIsNot() {
+    push(List.of("a"), 4 * MIB, 100);
+    push(List.of("c"), 4 * MIB, 390);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aServerThatAcknowledgesNothingIsSlowOnceItWasBusyLongEnough() {
+    pace.started(List.of("c"));
+    push(List.of("a"), 2 * MIB, 20);
+    assertEquals(List.of(), ids(pace.slowServers()), "busy 20 ms only");
+
+    now.addAndGet(300 * MS);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+  }
+
+  @Test
+  void withTwoCopiesTheServerInNoFastPairIsSlow() {
+    push(List.of("a", "b"), 4 * MIB, 40);
+    push(List.of("b", "c"), 4 * MIB, 400);
+    push(List.of("a", "c"), 4 * MIB, 500);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aSlowPairWithoutAFastPairBesideEitherServerNamesNeither() {
+    push(List.of("a", "b"), 4 * MIB, 40);
+    push(List.of("c", "d"), 4 * MIB, 400);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  @Test
+  void withoutEnoughBytesAcknowledgedAnywhereNothingIsCompared() {
+    push(List.of("a"), MIB / 2, 1);
+    push(List.of("c"), MIB / 2, 400);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  @Test
+  void evidenceFadesSoThatASlowServerIsTriedAgain() {
+    push(List.of("a"), 4 * MIB, 40);
+    push(List.of("c"), 4 * MIB, 400);
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+
+    // 400 ms of busy time halves every 10 s: below 300 ms after about 4.2 s.
+    now.addAndGet(5_000 * MS);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  @Test
+  void pushesInFlightTogetherCountTheirTimeOnce() {
+    pace.started(List.of("a"));
+    pace.started(List.of("a"));
+    now.addAndGet(100 * MS);
+    pace.ended(List.of("a"), 2 * MIB);
+    pace.ended(List.of("a"), 2 * MIB);
+    push(List.of("c"), 4 * MIB, 350);
+
+    // a: 4 MiB in 100 ms, c: 4 MiB in 350 ms, 3.5 times slower: not slow.
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aRatioOfZeroFindsNothing() {
+    PushPace off = new PushPace(0, Duration.ofMillis(300), MIB, now::get);
+    off.started(List.of("a"));
+    now.addAndGet(10 * MS);
+    off.ended(List.of("a"), 4 * MIB);
+    off.started(List.of("c"));
+    now.addAndGet(5_000 * MS);
+    off.ended(List.of("c"), 1);
+
+    assertEquals(List.of(), off.slowServers());
+  }
+
+  private void push(List<String> servers, long bytes, long millis) {
+    pace.started(servers);
+    now.addAndGet(millis * MS);
+    pace.ended(servers, bytes);
+  }
+
+  private static List<String> ids(List<PushPace.Slow> slow) {
+    return slow.stream().map(PushPace.Slow::serverId).sorted().toList();
+  }
+}
