@@ -88,13 +88,14 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .defaultValue(String.valueOf(PushPace.DEFAULT_SLOW_RATIO))
           .min(0)
           .doc(
-              "A server whose pushes an executor sees acknowledged this many times more slowly "
-                  + "than the fastest servers' (bytes per second while pushes to it were "
-                  + "outstanding, over at least 300 ms of them; with replicas, a server whose every "
-                  + "pair is slow) is slow: the executor's writers move the shuffle's partitions "
-                  + "from it, as from a lost server, keeping there what it took. Evidence fades by "
-                  + "half every 10 s, after which a slow server is tried again. 0 moves from no "
-                  + "slow server.")
+              "An executor measures the pace of its full pushes (bytes acknowledged per second "
+                  + "of pushing) by the chain of servers they go to. A chain slower than the "
+                  + "servers' median pace divided by this, over at least 300 ms of pushing, makes "
+                  + "its servers that are in no healthy chain slow: the executor's writers move "
+                  + "the partitions located on them, in every shuffle they write, to other servers "
+                  + "through the driver, keeping there what they took. The figures fade by half "
+                  + "every 10 s, so that a server no longer pushed to is judged again later. 0 "
+                  + "moves from no slow server.")
           .build();
 
   public static final ConfigOption<Integer> FETCH_RETRIES =

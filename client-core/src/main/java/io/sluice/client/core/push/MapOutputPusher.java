@@ -36,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
@@ -66,7 +67,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A server that takes pushes much more slowly than the others ({@link PushPace}, shared by the
  * JVM's writers) has its partitions moved too, once the pace of the pushes shows it: the blocks it
- * took stay there, and later blocks go to the new locations.
+ * took stay there, and blocks batched later go to the new locations.
  *
  * <p>{@link #commit(int)} then tells every server of every location that took blocks of a partition
  * how many blocks the attempt wrote to it; {@link #finishAndCommit(int)} does both, sending the
@@ -99,7 +100,7 @@ public final class MapOutputPusher {
   private final PushPace pace;
 
   /** Servers found slow that this attempt moved partitions from; guarded by this. */
-  private final Set<String> movedFromSlow = new HashSet<>();
+  private final Set<List<String>> movedFromSlow = new HashSet<>();
 
   private final int[] blockCounts;
 
@@ -521,12 +522,22 @@ public final class MapOutputPusher {
     List<BlockDescriptor> blocks = List.copyOf(batch.blocks);
     boolean mayLeave = chains.size() == batch.locations.size();
     List<String> servers = batch.serverIds();
-    pace.started(servers);
+    // Full pushes only, timed from their first send: a small one's time is mostly a round trip,
+    // and making a connection is no measure of how fast the servers take blocks.
+    AtomicBoolean timed = new AtomicBoolean();
+    boolean timeIt = batch.bytes >= settings.batchSize() / 2;
     CompletableFuture<StatusResponse> pushed =
         Retries.withRetries(
             () ->
                 clients
                     .getClientAsync(primary.host(), primary.port())
+                    .thenApply(
+                        c -> {
+                          if (timeIt && timed.compareAndSet(false, true)) {
+                            pace.started(servers);
+                          }
+                          return c;
+                        })
                     // Every attempt sends its own views of the blocks; the batch keeps its
                     // references.
                     .thenCompose(
@@ -547,7 +558,9 @@ public final class MapOutputPusher {
     long bytes = batch.bytes;
     pushed.whenComplete(
         (ok, error) -> {
-          pace.ended(servers, error == null ? bytes : 0);
+          if (timed.get()) {
+            pace.ended(servers, error == null ? bytes : 0);
+          }
           onPushed(batch, relocations, error);
         });
   }
@@ -597,24 +610,27 @@ public final class MapOutputPusher {
   }
 
   /**
-   * Moves the partitions located on servers {@link PushPace} finds slow, once per server and
-   * attempt: later blocks of those partitions go to their new locations, while what the slow server
-   * took or is taking stays there (and is committed there). A move that cannot be had leaves the
-   * partitions where they are.
+   * Moves the partitions located on servers {@link PushPace} finds slow, once per finding and
+   * attempt: blocks batched after the move go to the new locations, while what the slow servers
+   * took, are taking or are to take in batches already made stays there (and is committed there). A
+   * move that cannot be had leaves the partitions where they are.
    */
   private void moveFromSlowServers() {
     if (!pace.enabled() || failure != null) {
       return;
     }
     for (PushPace.Slow slow : pace.slowServers()) {
-      if (!movedFromSlow.add(slow.serverId())) {
+      if (!movedFromSlow.add(slow.servers())) {
         continue;
       }
       List<Integer> partitions = new ArrayList<>();
       List<Integer> epochs = new ArrayList<>();
       for (int p = 0; p < blockCounts.length; p++) {
         PartitionLocation location = locator.location(p);
-        if (location.servers().stream().anyMatch(s -> s.serverId().equals(slow.serverId()))) {
+        if (location.servers().stream()
+            .map(ServerAddress::serverId)
+            .toList()
+            .containsAll(slow.servers())) {
           partitions.add(p);
           epochs.add(location.epoch());
         }
@@ -622,24 +638,28 @@ public final class MapOutputPusher {
       if (partitions.isEmpty()) {
         continue;
       }
+      // One server to blame is named, and kept out of new locations; several are only avoided.
+      String blamed = slow.servers().size() == 1 ? slow.servers().get(0) : "";
       String reason =
           String.format(
-              "slow: pushes involving it ran at %.1f MB/s, the fastest servers' at %.1f MB/s"
+              "slow: pushes involving %s ran at %.1f MB/s, the others' at %.1f MB/s"
                   + " (spark.sluice.push.slow.ratio)",
-              slow.bytesPerSecond() / 1e6, slow.fastestBytesPerSecond() / 1e6);
+              slow.servers().size() == 1 ? slow.servers().get(0) : slow.servers(),
+              slow.bytesPerSecond() / 1e6,
+              slow.referenceBytesPerSecond() / 1e6);
       LOG.info(
-          "Shuffle {}: server {} is {}; moving its {} partitions",
+          "Shuffle {}: moving {} partitions from {}: {}",
           shuffleId,
-          slow.serverId(),
-          reason,
-          partitions.size());
+          partitions.size(),
+          slow.servers(),
+          reason);
       CompletableFuture<Map<Integer, PartitionLocation>> moved;
       try {
         moved =
             locator.relocate(
                 partitions.stream().mapToInt(Integer::intValue).toArray(),
                 epochs.stream().mapToInt(Integer::intValue).toArray(),
-                slow.serverId(),
+                blamed,
                 reason);
       } catch (RuntimeException e) {
         moved = CompletableFuture.failedFuture(e);
@@ -648,9 +668,9 @@ public final class MapOutputPusher {
           (locations, error) -> {
             if (error != null) {
               LOG.info(
-                  "Shuffle {}: partitions stay on slow server {}: {}",
+                  "Shuffle {}: partitions stay on slow {}: {}",
                   shuffleId,
-                  slow.serverId(),
+                  slow.servers(),
                   Retries.unwrap(error).getMessage());
             }
           });

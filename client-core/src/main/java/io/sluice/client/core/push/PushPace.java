@@ -2,6 +2,7 @@ package io.sluice.client.core.push;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -12,27 +13,36 @@ import java.util.function.LongSupplier;
 /**
  * How fast a JVM's pushes are acknowledged, by the servers they involve, to find a server that
  * takes blocks much more slowly than the others (a slow link, a failing disk, a server short of
- * memory that keeps answering NO_BUFFER, a frozen process before it is given up): writers then move
- * its partitions elsewhere ({@link MapOutputPusher}), as they do from a lost server, but without
- * sending again what it already took.
+ * memory that keeps answering NO_BUFFER): writers then move its partitions elsewhere ({@link
+ * MapOutputPusher}), as they do from a lost server, but without sending again what it already took.
  *
- * <p>The pace of a set of servers (a primary and the replicas its pushes are forwarded to) is the
- * bytes acknowledged per second that pushes to it were outstanding: time with at least one push in
- * flight, however many, so that it measures the servers and the links, not how much the writers had
- * to send. Failed pushes count their time but no bytes. Figures decay by half every {@link
- * #HALF_LIFE}, so a server judged slow is tried again once the evidence is old.
+ * <p>The pace of a set of servers (a push's chain: its primary and the replicas it is forwarded to)
+ * is the bytes acknowledged per second that pushes to it were outstanding, from the first send of
+ * each push (after its connection was made) to its answer: time with at least one push in flight
+ * counts once, however many were. Writers report full pushes only (at least half the batch size): a
+ * small push's time is mostly a round trip, whatever the link. Failed pushes count their time but
+ * no bytes. Figures decay by half every {@link #HALF_LIFE}, bytes and time alike, so a set's pace
+ * is that of its recent pushes; a set that is no longer pushed to fades below the thresholds below
+ * and is judged again when pushed to.
  *
- * <p>A server is slow when a set of servers it belongs to was busy at least {@code minBusy} at a
- * pace below the fastest set's divided by {@code slowRatio}, and it belongs to no set found fast; a
- * set of two servers both of which are in no fast set names neither (with two copies, a push is
- * slow when either of its servers is). Shared by the JVM's writers, so that evidence gathered by
- * many small tasks adds up. Thread-safe; never calls out while locked.
+ * <p>The reference is the median, over servers, of each server's best pace: that of the fastest set
+ * involving it with at least {@code minEvidenceBytes} acknowledged. A server's best pace is high as
+ * long as one of its sets is healthy, so one slow server lowers the median no more than it lowers
+ * the count, and a server much faster than the rest (one on the writer's own host) raises nothing.
+ * A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided by
+ * {@code slowRatio}, and fast when it has that evidence and is not slow. The servers of a slow set
+ * that are in no fast set are to blame: one server, or (when the sets do not overlap, as pairs of
+ * servers often do not with two copies) every server of the set. Shared by the JVM's writers, so
+ * that evidence gathered by many tasks adds up. Thread-safe; never calls out while locked.
  */
 public final class PushPace {
   /** How fast old evidence fades. */
   static final Duration HALF_LIFE = Duration.ofSeconds(10);
 
-  /** The default {@code slowRatio}: a server four times slower than the fastest is moved from. */
+  /** How often the verdict is worked out again; in between, writers get the last one. */
+  static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
+
+  /** The default {@code slowRatio}: a server four times slower than the others is moved from. */
   public static final int DEFAULT_SLOW_RATIO = 4;
 
   static final Duration DEFAULT_MIN_BUSY = Duration.ofMillis(300);
@@ -46,9 +56,12 @@ public final class PushPace {
   private final long minEvidenceBytes;
   private final LongSupplier nanoClock;
   private final Map<List<String>, Pace> paces = new HashMap<>();
+  private List<Slow> verdict = List.of();
+  private long verdictAt;
+  private boolean judged;
 
   /**
-   * @param slowRatio how many times slower than the fastest servers a server must be found to be
+   * @param slowRatio how many times slower than the others' a server's pace must be for it to be
    *     slow; 0 finds none
    */
   public PushPace(int slowRatio) {
@@ -76,77 +89,110 @@ public final class PushPace {
   }
 
   /** A push to {@code servers} (sorted server ids) was sent. */
-  public synchronized void started(List<String> servers) {
+  public void started(List<String> servers) {
     if (!enabled()) {
       return;
     }
-    long now = nanoClock.getAsLong();
-    Pace pace = paces.computeIfAbsent(servers, s -> new Pace(now));
-    pace.advance(now);
-    pace.outstanding++;
+    synchronized (this) {
+      long now = nanoClock.getAsLong();
+      Pace pace = paces.computeIfAbsent(servers, s -> new Pace(now));
+      pace.advance(now);
+      pace.outstanding++;
+    }
   }
 
   /** A push to {@code servers} ended: acknowledged with {@code bytes}, or failed with 0. */
-  public synchronized void ended(List<String> servers, long bytes) {
-    Pace pace = paces.get(servers);
-    if (pace == null) {
+  public void ended(List<String> servers, long bytes) {
+    if (!enabled()) {
       return;
     }
-    pace.advance(nanoClock.getAsLong());
-    pace.outstanding--;
-    pace.bytes += bytes;
+    synchronized (this) {
+      Pace pace = paces.get(servers);
+      if (pace == null) {
+        return;
+      }
+      pace.advance(nanoClock.getAsLong());
+      pace.outstanding--;
+      pace.bytes += bytes;
+    }
   }
 
-  /** The servers found slow now, each with the paces that make it so. */
-  public synchronized List<Slow> slowServers() {
-    if (!enabled() || paces.size() < 2) {
+  /** Pushes to {@code servers} started and not ended. */
+  synchronized int outstanding(List<String> servers) {
+    Pace pace = paces.get(servers);
+    return pace == null ? 0 : pace.outstanding;
+  }
+
+  /** The sets of servers found slow now, each with the paces that make it so. */
+  public List<Slow> slowServers() {
+    if (!enabled()) {
       return List.of();
     }
-    long now = nanoClock.getAsLong();
-    double fastest = 0;
-    for (Pace pace : paces.values()) {
+    synchronized (this) {
+      long now = nanoClock.getAsLong();
+      if (!judged || now - verdictAt >= CHECK_INTERVAL.toNanos()) {
+        verdict = judge(now);
+        verdictAt = now;
+        judged = true;
+      }
+      return verdict;
+    }
+  }
+
+  private List<Slow> judge(long now) {
+    // Each server's best pace: that of the fastest set with evidence that involves it.
+    Map<String, Double> best = new HashMap<>();
+    for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
+      Pace pace = e.getValue();
       pace.advance(now);
       if (pace.bytes >= minEvidenceBytes) {
-        fastest = Math.max(fastest, pace.bytesPerSecond());
+        for (String server : e.getKey()) {
+          best.merge(server, pace.bytesPerSecond(), Math::max);
+        }
       }
     }
     paces.values().removeIf(Pace::forgotten);
-    if (fastest == 0) {
+    if (paces.size() < 2 || best.isEmpty()) {
       return List.of();
     }
+    List<Double> bests = new ArrayList<>(best.values());
+    Collections.sort(bests);
+    double reference = bests.get(bests.size() / 2);
     Set<String> fast = new HashSet<>();
     List<Map.Entry<List<String>, Pace>> slow = new ArrayList<>();
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
-      if (pace.busyNanos >= minBusyNanos && pace.bytesPerSecond() * slowRatio < fastest) {
+      boolean slowPace = pace.bytesPerSecond() * slowRatio < reference;
+      if (slowPace && pace.busyNanos >= minBusyNanos) {
         slow.add(e);
-      } else if (pace.bytes >= minEvidenceBytes) {
+      } else if (!slowPace && pace.bytes >= minEvidenceBytes) {
         fast.addAll(e.getKey());
       }
     }
-    Map<String, Slow> found = new HashMap<>();
+    Map<List<String>, Slow> found = new HashMap<>();
     for (Map.Entry<List<String>, Pace> e : slow) {
-      List<String> unexplained = new ArrayList<>(e.getKey());
-      unexplained.removeAll(fast);
-      if (unexplained.size() == 1) {
-        String server = unexplained.get(0);
-        double pace = e.getValue().bytesPerSecond();
-        Slow known = found.get(server);
-        if (known == null || pace < known.bytesPerSecond()) {
-          found.put(server, new Slow(server, pace, fastest));
-        }
+      List<String> blamed = new ArrayList<>(e.getKey());
+      blamed.removeAll(fast);
+      if (blamed.isEmpty()) {
+        continue;
+      }
+      double pace = e.getValue().bytesPerSecond();
+      Slow known = found.get(blamed);
+      if (known == null || pace < known.bytesPerSecond()) {
+        found.put(List.copyOf(blamed), new Slow(List.copyOf(blamed), pace, reference));
       }
     }
     return List.copyOf(found.values());
   }
 
   /**
-   * A server found slow.
+   * Servers found slow: one, or several that are slow together and of which no pace tells which.
    *
-   * @param bytesPerSecond the pace of the slowest set of servers that names it
-   * @param fastestBytesPerSecond the fastest set's pace
+   * @param servers their ids, sorted
+   * @param bytesPerSecond the pace of the slowest set of servers that blames them
+   * @param referenceBytesPerSecond the median of the servers' best paces
    */
-  public record Slow(String serverId, double bytesPerSecond, double fastestBytesPerSecond) {}
+  public record Slow(List<String> servers, double bytesPerSecond, double referenceBytesPerSecond) {}
 
   /** Decaying figures of one set of servers. */
   private static final class Pace {

@@ -626,6 +626,9 @@ class MapOutputPusherTest {
     pusher.finishAndCommit(7);
 
     assertEquals(1, locator.calls.size(), "moved once");
+    for (FakeShuffleServer s : List.of(fast, slow, target)) {
+      assertEquals(0, pace.outstanding(List.of(s.address().serverId())), "every push ended");
+    }
     assertEquals(1, slow.memory(1).size());
     assertArrayEquals(held, slow.memory(1).get(0).bytes());
     assertEquals(1, target.memory(1).size());
@@ -633,6 +636,49 @@ class MapOutputPusherTest {
     assertEquals(Map.of(1, 2), commits(slow));
     assertEquals(Map.of(1, 2), commits(target));
     assertFalse(pusher.wroteToFirstLocationsOnly());
+  }
+
+  @Test
+  void aSlowPairOfServersBesideNoFastOneMovesItsPartitionsNamingNeither() throws Exception {
+    FakeShuffleServer a = newServer();
+    FakeShuffleServer b = newServer();
+    FakeShuffleServer c = newServer().holdPushes(true);
+    FakeShuffleServer d = newServer();
+    RecordingLocator locator =
+        new RecordingLocator()
+            .at(0, new PartitionLocation(0, List.of(a.address(), b.address())))
+            .at(1, new PartitionLocation(0, List.of(c.address(), d.address())))
+            .at(2, new PartitionLocation(0, List.of(d.address(), c.address())))
+            .movesTo(1, new PartitionLocation(1, List.of(a.address(), b.address())))
+            .movesTo(2, new PartitionLocation(1, List.of(b.address(), a.address())));
+    AtomicLong clock = new AtomicLong();
+    PushPace pace = new PushPace(4, Duration.ofMillis(300), 1000, clock::get);
+    MapOutputPusher pusher =
+        new MapOutputPusher(
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            settings(1000, 1 << 20, QUICK),
+            locator,
+            APP,
+            SHUFFLE,
+            3,
+            ATTEMPT,
+            () -> false,
+            pushRetries,
+            pace);
+    pushers.add(pusher);
+    add(pusher, 1, 1500);
+    Await.until(() -> c.heldPushes() == 1, "c to hold the push");
+    clock.addAndGet(Duration.ofSeconds(1).toNanos());
+    add(pusher, 0, 1500);
+
+    Await.until(() -> !locator.calls.isEmpty(), "the pair's partitions to move");
+    Relocation move = locator.calls.get(0);
+    assertEquals(Map.of(1, 0, 2, 0), move.epochs(), "the partitions on both servers of the pair");
+    assertEquals("", move.failedServerId(), "which of the two is slow is not known");
+    c.releaseHeldPushes();
+    pusher.finishAndCommit(0);
   }
 
   // ---- commit ----

@@ -24,7 +24,7 @@ class PushPaceTest {
 
     assertEquals(List.of("c"), ids(slow));
     assertEquals(4 * MIB / 0.4, slow.get(0).bytesPerSecond(), 1e3);
-    assertEquals(4 * MIB / 0.04, slow.get(0).fastestBytesPerSecond(), 1e3);
+    assertEquals(4 * MIB / 0.05, slow.get(0).referenceBytesPerSecond(), 1e3, "the median's");
   }
 
   @Test
@@ -56,9 +56,29 @@ class PushPaceTest {
   }
 
   @Test
-  void aSlowPairWithoutAFastPairBesideEitherServerNamesNeither() {
+  void aSlowPairBesideNoFastPairBlamesBothServers() {
     push(List.of("a", "b"), 4 * MIB, 40);
     push(List.of("c", "d"), 4 * MIB, 400);
+
+    assertEquals(List.of("c,d"), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aSetTooShortlyBusyToBeSlowDoesNotVouchForItsServers() {
+    push(List.of("a", "b"), 4 * MIB, 40);
+    push(List.of("b", "c"), 4 * MIB, 400);
+    // As slow as b-c, with evidence, but busy less than 300 ms: neither slow nor fast.
+    push(List.of("a", "c"), MIB, 250);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aServerOnTheWritersOwnHostMakesNoOtherServerSlow() {
+    push(List.of("local"), 4 * MIB, 4);
+    push(List.of("b"), 4 * MIB, 40);
+    push(List.of("c"), 4 * MIB, 40);
+    push(List.of("d"), 4 * MIB, 45);
 
     assertEquals(List.of(), ids(pace.slowServers()));
   }
@@ -90,10 +110,12 @@ class PushPaceTest {
     now.addAndGet(100 * MS);
     pace.ended(List.of("a"), 2 * MIB);
     pace.ended(List.of("a"), 2 * MIB);
-    push(List.of("c"), 4 * MIB, 350);
+    push(List.of("c"), 4 * MIB, 450);
 
-    // a: 4 MiB in 100 ms, c: 4 MiB in 350 ms, 3.5 times slower: not slow.
-    assertEquals(List.of(), ids(pace.slowServers()));
+    // a: 4 MiB in 100 ms, c: 4 MiB in 450 ms, 4.5 times slower; counted per push, a's 200 ms
+    // would make it 2.25 times.
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+    assertEquals(0, pace.outstanding(List.of("a")));
   }
 
   @Test
@@ -116,6 +138,6 @@ class PushPaceTest {
   }
 
   private static List<String> ids(List<PushPace.Slow> slow) {
-    return slow.stream().map(PushPace.Slow::serverId).sorted().toList();
+    return slow.stream().map(s -> String.join(",", s.servers())).sorted().toList();
   }
 }
