@@ -595,21 +595,7 @@ class MapOutputPusherTest {
             .movesTo(2, 1, target);
     AtomicLong clock = new AtomicLong();
     PushPace pace = new PushPace(4, Duration.ofMillis(300), 1000, clock::get);
-    MapOutputPusher pusher =
-        new MapOutputPusher(
-            clients,
-            PooledByteBufAllocator.DEFAULT,
-            timer,
-            settings(1000, 1 << 20, QUICK),
-            locator,
-            APP,
-            SHUFFLE,
-            3,
-            ATTEMPT,
-            () -> false,
-            pushRetries,
-            pace);
-    pushers.add(pusher);
+    MapOutputPusher pusher = pacedPusher(pace, locator, 3);
     byte[] held = add(pusher, 1, 1500);
     Await.until(() -> slow.heldPushes() == 1, "the slow server to hold the first push");
     clock.addAndGet(Duration.ofSeconds(1).toNanos());
@@ -653,21 +639,7 @@ class MapOutputPusherTest {
             .movesTo(2, new PartitionLocation(1, List.of(b.address(), a.address())));
     AtomicLong clock = new AtomicLong();
     PushPace pace = new PushPace(4, Duration.ofMillis(300), 1000, clock::get);
-    MapOutputPusher pusher =
-        new MapOutputPusher(
-            clients,
-            PooledByteBufAllocator.DEFAULT,
-            timer,
-            settings(1000, 1 << 20, QUICK),
-            locator,
-            APP,
-            SHUFFLE,
-            3,
-            ATTEMPT,
-            () -> false,
-            pushRetries,
-            pace);
-    pushers.add(pusher);
+    MapOutputPusher pusher = pacedPusher(pace, locator, 3);
     add(pusher, 1, 1500);
     Await.until(() -> c.heldPushes() == 1, "c to hold the push");
     clock.addAndGet(Duration.ofSeconds(1).toNanos());
@@ -1085,6 +1057,26 @@ class MapOutputPusherTest {
 
   private static PushSettings settings(long batchSize, long maxBuffered, Backoff backoff) {
     return new PushSettings(batchSize, maxBuffered, backoff, 3);
+  }
+
+  /** A pusher of 1000-byte batches whose pushes {@code pace} times. */
+  private MapOutputPusher pacedPusher(PushPace pace, PartitionLocator locator, int numPartitions) {
+    MapOutputPusher pusher =
+        new MapOutputPusher(
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            settings(1000, 1 << 20, QUICK),
+            locator,
+            APP,
+            SHUFFLE,
+            numPartitions,
+            ATTEMPT,
+            () -> false,
+            pushRetries,
+            pace);
+    pushers.add(pusher);
+    return pusher;
   }
 
   private MapOutputPusher pusher(
