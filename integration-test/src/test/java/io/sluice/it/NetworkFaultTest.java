@@ -198,10 +198,13 @@ class NetworkFaultTest {
     healLinks();
     cut.clear();
     double before = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
-    ServerLossTest.assertSameAnswer(expected, job(2, new JobObserver()));
+    JobObserver healthy = new JobObserver();
+    ServerLossTest.assertSameAnswer(expected, job(2, healthy));
     assertTrue(
         cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") > before,
         "the healed server takes data again");
+    // Nothing slow, nothing lost: no partition of the healthy job moves, none taken for slow.
+    assertEquals(List.of(), healthy.relocations());
   }
 
   @Test

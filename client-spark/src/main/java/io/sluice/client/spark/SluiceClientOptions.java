@@ -90,7 +90,7 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .doc(
               "An executor measures the pace of its full pushes (bytes acknowledged per second "
                   + "of pushing) by the chain of servers they go to. A chain slower than the "
-                  + "servers' median pace divided by this, over at least 300 ms of pushing, makes "
+                  + "servers' median pace divided by this, over at least 300 ms of pushing (1.2 s if nothing was acknowledged), makes "
                   + "its servers that are in no healthy chain slow: the executor's writers move "
                   + "the partitions located on them, in every shuffle they write, to other servers "
                   + "through the driver, keeping there what they took. The figures fade by half "

@@ -29,11 +29,12 @@ import java.util.function.LongSupplier;
  * involving it with at least {@code minEvidenceBytes} acknowledged. A server's best pace is high as
  * long as one of its sets is healthy, so one slow server lowers the median no more than it lowers
  * the count, and a server much faster than the rest (one on the writer's own host) raises nothing.
- * A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided by
- * {@code slowRatio}, and fast when it has that evidence and is not slow. The servers of a slow set
- * that are in no fast set are to blame: one server, or (when the sets do not overlap, as pairs of
- * servers often do not with two copies) every server of the set. Shared by the JVM's writers, so
- * that evidence gathered by many tasks adds up. Thread-safe; never calls out while locked.
+ * A set is slow when it was busy at least {@code minBusy} ({@value #STALL_FACTOR} times that when
+ * it has not acknowledged a byte yet) at a pace below the reference divided by {@code slowRatio},
+ * and fast when it has that evidence and is not slow. The servers of a slow set that are in no fast
+ * set are to blame: one server, or (when the sets do not overlap, as pairs of servers often do not
+ * with two copies) every server of the set. Shared by the JVM's writers, so that evidence gathered
+ * by many tasks adds up. Thread-safe; never calls out while locked.
  */
 public final class PushPace {
   /** How fast old evidence fades. */
@@ -46,6 +47,10 @@ public final class PushPace {
   public static final int DEFAULT_SLOW_RATIO = 4;
 
   static final Duration DEFAULT_MIN_BUSY = Duration.ofMillis(300);
+
+  /** How many times {@code minBusy} a set that acknowledged nothing must have been busy. */
+  static final int STALL_FACTOR = 4;
+
   static final long DEFAULT_MIN_EVIDENCE_BYTES = 256L << 10;
 
   /** Finds no server slow. */
@@ -163,7 +168,10 @@ public final class PushPace {
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       boolean slowPace = pace.bytesPerSecond() * slowRatio < reference;
-      if (slowPace && pace.busyNanos >= minBusyNanos) {
+      // A set that has acknowledged nothing yet may be a server's first pushes (a cold JVM, a
+      // first flush): it must stall longer before it counts as slow.
+      long busyNeeded = pace.bytes > 0 ? minBusyNanos : STALL_FACTOR * minBusyNanos;
+      if (slowPace && pace.busyNanos >= busyNeeded) {
         slow.add(e);
       } else if (!slowPace && pace.bytes >= minEvidenceBytes) {
         fast.addAll(e.getKey());

@@ -598,8 +598,8 @@ class MapOutputPusherTest {
     MapOutputPusher pusher = pacedPusher(pace, locator, 3);
     byte[] held = add(pusher, 1, 1500);
     Await.until(() -> slow.heldPushes() == 1, "the slow server to hold the first push");
-    clock.addAndGet(Duration.ofSeconds(1).toNanos());
-    add(pusher, 0, 1500); // acknowledged at once: the slow server is now 1 s behind
+    clock.addAndGet(Duration.ofSeconds(2).toNanos());
+    add(pusher, 0, 1500); // acknowledged at once: the slow server has stalled 2 s
 
     Await.until(() -> !locator.calls.isEmpty(), "the partitions on the slow server to move");
     Relocation move = locator.calls.get(0);
@@ -642,7 +642,7 @@ class MapOutputPusherTest {
     MapOutputPusher pusher = pacedPusher(pace, locator, 3);
     add(pusher, 1, 1500);
     Await.until(() -> c.heldPushes() == 1, "c to hold the push");
-    clock.addAndGet(Duration.ofSeconds(1).toNanos());
+    clock.addAndGet(Duration.ofSeconds(2).toNanos());
     add(pusher, 0, 1500);
 
     Await.until(() -> !locator.calls.isEmpty(), "the pair's partitions to move");
