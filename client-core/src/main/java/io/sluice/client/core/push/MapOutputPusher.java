@@ -250,8 +250,7 @@ public final class MapOutputPusher {
       } else if (!firstSent[partition].equals(location)) {
         batchedForMovedLocations = true;
       }
-      Batch batch =
-          batches.computeIfAbsent(Batch.keyOf(location), k -> new Batch(location.servers()));
+      Batch batch = batches.computeIfAbsent(location.servers(), k -> new Batch(location.servers()));
       batch.add(block, data, location);
       if (batch.bytes >= settings.batchSize()) {
         send(batch);
@@ -521,11 +520,11 @@ public final class MapOutputPusher {
     List<ReplicaChain> chains = batch.chains();
     List<BlockDescriptor> blocks = List.copyOf(batch.blocks);
     boolean mayLeave = chains.size() == batch.locations.size();
-    List<String> servers = batch.serverIds();
     // Full pushes only, timed from their first send: a small one's time is mostly a round trip,
     // and making a connection is no measure of how fast the servers take blocks.
+    boolean timeIt = pace.enabled() && batch.bytes >= settings.batchSize() / 2;
+    List<String> servers = timeIt ? batch.serverIds() : List.of();
     AtomicBoolean timed = new AtomicBoolean();
-    boolean timeIt = batch.bytes >= settings.batchSize() / 2;
     CompletableFuture<StatusResponse> pushed =
         Retries.withRetries(
             () ->
@@ -736,7 +735,7 @@ public final class MapOutputPusher {
       PartitionLocation location =
           locations.getOrDefault(block.partitionId(), locator.location(block.partitionId()));
       moved
-          .computeIfAbsent(Batch.keyOf(location), k -> new Batch(location.servers()))
+          .computeIfAbsent(location.servers(), k -> new Batch(location.servers()))
           .add(block, failed.data.get(i), location);
     }
     failed.data.clear();
@@ -897,11 +896,6 @@ public final class MapOutputPusher {
     Batch(List<ServerAddress> servers) {
       this.servers = List.copyOf(servers);
       this.primary = servers.get(0);
-    }
-
-    /** The batch a location's blocks join: its servers, primary first. */
-    static List<ServerAddress> keyOf(PartitionLocation location) {
-      return location.servers();
     }
 
     void add(BlockDescriptor block, ByteBuf bytes, PartitionLocation location) {

@@ -179,15 +179,14 @@ public final class PushPace {
     }
     Map<List<String>, Slow> found = new HashMap<>();
     for (Map.Entry<List<String>, Pace> e : slow) {
-      List<String> blamed = new ArrayList<>(e.getKey());
-      blamed.removeAll(fast);
+      List<String> blamed = e.getKey().stream().filter(s -> !fast.contains(s)).toList();
       if (blamed.isEmpty()) {
         continue;
       }
       double pace = e.getValue().bytesPerSecond();
       Slow known = found.get(blamed);
       if (known == null || pace < known.bytesPerSecond()) {
-        found.put(List.copyOf(blamed), new Slow(List.copyOf(blamed), pace, reference));
+        found.put(blamed, new Slow(blamed, pace, reference));
       }
     }
     return List.copyOf(found.values());

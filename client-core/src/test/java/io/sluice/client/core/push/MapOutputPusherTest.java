@@ -1061,22 +1061,7 @@ class MapOutputPusherTest {
 
   /** A pusher of 1000-byte batches whose pushes {@code pace} times. */
   private MapOutputPusher pacedPusher(PushPace pace, PartitionLocator locator, int numPartitions) {
-    MapOutputPusher pusher =
-        new MapOutputPusher(
-            clients,
-            PooledByteBufAllocator.DEFAULT,
-            timer,
-            settings(1000, 1 << 20, QUICK),
-            locator,
-            APP,
-            SHUFFLE,
-            numPartitions,
-            ATTEMPT,
-            () -> false,
-            pushRetries,
-            pace);
-    pushers.add(pusher);
-    return pusher;
+    return pusher(clients, settings(1000, 1 << 20, QUICK), locator, numPartitions, pace);
   }
 
   private MapOutputPusher pusher(
@@ -1086,6 +1071,15 @@ class MapOutputPusherTest {
 
   private MapOutputPusher pusher(
       Connections connections, PushSettings settings, PartitionLocator locator, int numPartitions) {
+    return pusher(connections, settings, locator, numPartitions, PushPace.OFF);
+  }
+
+  private MapOutputPusher pusher(
+      Connections connections,
+      PushSettings settings,
+      PartitionLocator locator,
+      int numPartitions,
+      PushPace pace) {
     MapOutputPusher pusher =
         new MapOutputPusher(
             connections,
@@ -1099,7 +1093,7 @@ class MapOutputPusherTest {
             ATTEMPT,
             () -> false,
             pushRetries,
-            PushPace.OFF);
+            pace);
     pushers.add(pusher);
     return pusher;
   }
