@@ -289,8 +289,15 @@ class NetworkFaultTest {
     ServerLossTest.assertSameAnswer(expected, job(2, new JobObserver()));
   }
 
+  /**
+   * A server on a link a twentieth as fast as the others': writers find it slow and move its
+   * partitions. Over this job's 128 KiB pushes, a tenth of the bandwidth measured only five to
+   * eight times slower than the others' pace (round trips weigh on small pushes), too close to the
+   * default ratio of 4 for a test that must not race.
+   */
   @Test
-  void aServerOnALinkATenthAsFastAsTheOthersFailsNothing() throws Exception {
+  void aServerOnALinkATwentiethAsFastAsTheOthersFailsNothingAndLosesItsPartitions()
+      throws Exception {
     for (int i = 0; i < 3; i++) {
       if (i != VICTIM) {
         capped.add("s" + i);
@@ -303,7 +310,7 @@ class NetworkFaultTest {
             e -> e.stageId() == ServerLossTest.MAP_STAGE && !e.end(),
             host -> {
               capped.add(host);
-              bed.cap(host, "20mbit");
+              bed.cap(host, "10mbit");
             });
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(List.of(), observer.failures(), "task failures");
