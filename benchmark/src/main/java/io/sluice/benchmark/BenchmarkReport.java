@@ -1,5 +1,12 @@
 package io.sluice.benchmark;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Renderer;
+import io.sluice.benchmark.report.Table;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -7,42 +14,104 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Writes a benchmark's figures into its report, by default {@code docs/benchmarks/<section>.md},
  * between {@code <!-- BEGIN name -->} and {@code <!-- END name -->} markers, so that a harness
  * reruns and replaces its section without touching anything else. Each section states the machine
- * and the exact command that produced it; docs/benchmarks.md links every report.
+ * and the exact command that produced it; docs/benchmarks.md links every report. A benchmark that
+ * reports a {@link BenchRecord} also leaves it as JSON beside the file.
  */
 public final class BenchmarkReport {
+  /** Instants (profile windows among the raw figures) written as ISO-8601 text. */
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .registerModule(
+              new SimpleModule().addSerializer(Instant.class, ToStringSerializer.instance));
+
   private BenchmarkReport() {}
 
   /** Replaces (or appends) the section {@code name} of the Markdown file with {@code body}. */
   public static void writeSection(
       Path markdown, String name, String title, String command, String body) {
-    String begin = "<!-- BEGIN " + name + " -->";
-    String end = "<!-- END " + name + " -->";
-    String section =
-        begin
-            + "\n## "
-            + title
-            + "\n\n"
-            + "- Run: "
-            + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-            + "\n"
-            + "- Machine: "
+    splice(
+        markdown,
+        name,
+        title,
+        "- Run: "
+            + now()
+            + "\n- Machine: "
             + machine(markdown)
-            + "\n"
-            + "- Command: `"
+            + "\n- Command: `"
             + command
             + "`\n\n"
-            + body.strip()
-            + "\n"
-            + end;
+            + body.strip());
+  }
+
+  /**
+   * Writes the record as JSON beside the Markdown file ({@code <benchmark>.json} in its directory)
+   * and renders it into the file's section of the same name.
+   */
+  public static void write(Path markdown, BenchRecord record) {
+    try {
+      Path dir = markdown.toAbsolutePath().getParent();
+      Files.createDirectories(dir);
+      JSON.writerWithDefaultPrettyPrinter()
+          .writeValue(
+              dir.resolve(record.benchmark() + ".json").toFile(),
+              record.in(markdown.getFileName().toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    render(markdown, record);
+  }
+
+  /** Renders the record into its section of the Markdown file, leaving the rest as it is. */
+  public static void render(Path markdown, BenchRecord record) {
+    splice(markdown, record.benchmark(), record.title(), Renderer.markdown(record));
+  }
+
+  /**
+   * The record of a run that ends now, on this machine, of the checkout the benchmark runs in (the
+   * bin/bench-*.sh scripts run from the project's root).
+   */
+  public static BenchRecord record(
+      String benchmark,
+      String title,
+      String command,
+      Map<String, String> settings,
+      List<Table> tables,
+      List<Check> checks,
+      Map<String, Object> figures) {
+    Path checkout = Path.of("").toAbsolutePath();
+    return new BenchRecord(
+        benchmark,
+        null,
+        title,
+        now(),
+        machine(checkout.resolve("README.md")),
+        command,
+        commit(checkout),
+        settings,
+        tables,
+        checks,
+        figures);
+  }
+
+  private static String now() {
+    return ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+  }
+
+  private static void splice(Path markdown, String name, String title, String body) {
+    String begin = "<!-- BEGIN " + name + " -->";
+    String end = "<!-- END " + name + " -->";
+    String section = begin + "\n## " + title + "\n\n" + body.strip() + "\n" + end;
     try {
       String text =
           Files.exists(markdown)

@@ -26,20 +26,4 @@ public record LatencyStats(
   public static String micros(long nanos) {
     return String.format(Locale.ROOT, "%.0f", nanos / 1e3);
   }
-
-  public String row(String what) {
-    return "| "
-        + what
-        + " | "
-        + count
-        + " | "
-        + micros(p50Nanos)
-        + " | "
-        + micros(p99Nanos)
-        + " | "
-        + micros(maxNanos)
-        + " | "
-        + String.format(Locale.ROOT, "%,.0f", perSecond)
-        + " |";
-  }
 }

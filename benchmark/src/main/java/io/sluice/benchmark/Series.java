@@ -13,6 +13,11 @@ public final class Series {
     values.add(value);
   }
 
+  /** The values in the order measured. */
+  public List<Double> values() {
+    return List.copyOf(values);
+  }
+
   public boolean isEmpty() {
     return values.isEmpty();
   }

@@ -4,6 +4,10 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.LatencyStats;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Renderer;
+import io.sluice.benchmark.report.Table;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
 import io.sluice.common.coordinator.CoordinatorClient;
@@ -24,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -112,9 +117,15 @@ public final class AssignmentBenchmark {
                 .parse(CoordinatorOptions.REFRESH_INTERVAL.defaultValueText())
                 .toMillis());
 
-    List<String> latency = new ArrayList<>();
-    latency.add("| Assignment | Requests | p50 (µs) | p99 (µs) | max (µs) | Requests/s |");
-    latency.add("|---|---|---|---|---|---|");
+    Table latency =
+        Table.of(
+            "Assignment latency",
+            "Assignment",
+            "Requests",
+            "p50 (µs)",
+            "p99 (µs)",
+            "max (µs)",
+            "Requests/s");
     // Every request shape first, so that the JIT has compiled all paths before any timing.
     for (int round = 0; round < 3; round++) {
       for (int i = 0; i < 2_000; i++) {
@@ -126,112 +137,111 @@ public final class AssignmentBenchmark {
     }
     double loadAverage = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     LatencyStats thousand = assignInProcess(assigner, null, 1_000, 1, 5_000);
-    latency.add(thousand.row("1,000 partitions, 1 copy"));
-    latency.add(assignInProcess(assigner, null, 1_000, 2, 5_000).row("1,000 partitions, 2 copies"));
-    latency.add(assignInProcess(assigner, null, 10_000, 1, 1_000).row("10,000 partitions, 1 copy"));
-    latency.add(
-        assignInProcess(assigner, null, 10_000, 2, 1_000).row("10,000 partitions, 2 copies"));
-    latency.add(
-        assignInProcess(assigner, () -> flipOneServer(registry, cluster), 1_000, 1, 2_000)
-            .row("1,000 partitions, 1 copy, candidate list rebuilt for each request"));
+    latencyRow(latency, "1,000 partitions, 1 copy", thousand);
+    latencyRow(
+        latency, "1,000 partitions, 2 copies", assignInProcess(assigner, null, 1_000, 2, 5_000));
+    latencyRow(
+        latency, "10,000 partitions, 1 copy", assignInProcess(assigner, null, 10_000, 1, 1_000));
+    latencyRow(
+        latency, "10,000 partitions, 2 copies", assignInProcess(assigner, null, 10_000, 2, 1_000));
+    latencyRow(
+        latency,
+        "1,000 partitions, 1 copy, candidate list rebuilt for each request",
+        assignInProcess(assigner, () -> flipOneServer(registry, cluster), 1_000, 1, 2_000));
 
     double registryCpuPerBeatNanos = registryHeartbeatCpu(registry, cluster);
     NetworkFigures network = overTheNetwork(cluster);
-    latency.add(
-        network.assignments.row(
-            "1,000 partitions, 1 copy, over loopback (client to " + "coordinator and back)"));
+    latencyRow(
+        latency,
+        "1,000 partitions, 1 copy, over loopback (client to coordinator and back)",
+        network.assignments);
 
-    List<String> cpu = new ArrayList<>();
-    cpu.add("| Heartbeats of 5,000 servers at 1 Hz | CPU |");
-    cpu.add("|---|---|");
-    cpu.add(
-        String.format(
-            Locale.ROOT,
-            "| Registry update alone (%.1f µs per heartbeat) | %.2f%% " + "of one core |",
-            registryCpuPerBeatNanos / 1e3,
-            registryCpuPerBeatNanos * SERVERS / 1e7));
-    cpu.add(
-        String.format(
-            Locale.ROOT,
-            "| Whole coordinator: receive, decode, validate, update, "
-                + "answer on %,d connections (%,d heartbeats in %d s, %d failed) | %.2f%% of one core, of "
-                + "which %.2f%% in the coordinator's code and Netty (user time), %.2f%% in the kernel's "
-                + "network stack (system time) |",
-            SERVERS,
-            network.heartbeats,
-            heartbeatSeconds,
-            network.failures,
-            100.0 * network.coordinator.cpuNanos() / network.wallNanos,
-            100.0 * network.coordinator.userNanos() / network.wallNanos,
-            100.0
-                * (network.coordinator.cpuNanos() - network.coordinator.userNanos())
-                / network.wallNanos));
-    cpu.add(
-        String.format(
-            Locale.ROOT,
-            "| JVM garbage collection during that run (all threads) " + "| %.2f%% of wall time |",
-            100.0 * network.gcMillis * 1e6 / network.wallNanos));
+    double registryShare = registryCpuPerBeatNanos * SERVERS / 1e7;
+    double total = 100.0 * network.coordinator.cpuNanos() / network.wallNanos;
+    double user = 100.0 * network.coordinator.userNanos() / network.wallNanos;
+    Table cpu =
+        Table.of("Heartbeats of 5,000 servers at 1 Hz", "Measure", "CPU")
+            .row(
+                String.format(
+                    Locale.ROOT,
+                    "Registry update alone (%.1f µs per heartbeat)",
+                    registryCpuPerBeatNanos / 1e3),
+                String.format(Locale.ROOT, "%.2f%% of one core", registryShare))
+            .row(
+                String.format(
+                    Locale.ROOT,
+                    "Whole coordinator: receive, decode, validate, update, answer on %,d"
+                        + " connections (%,d heartbeats in %d s, %d failed)",
+                    SERVERS,
+                    network.heartbeats,
+                    heartbeatSeconds,
+                    network.failures),
+                String.format(Locale.ROOT, "%.2f%% of one core", total))
+            .row(
+                "of which the coordinator's code and Netty (user time)",
+                String.format(Locale.ROOT, "%.2f%% of one core", user))
+            .row(
+                "of which the kernel's network stack (system time)",
+                String.format(Locale.ROOT, "%.2f%% of one core", total - user))
+            .row(
+                "JVM garbage collection during that run (all threads)",
+                String.format(
+                    Locale.ROOT,
+                    "%.2f%% of wall time",
+                    100.0 * network.gcMillis * 1e6 / network.wallNanos));
 
-    String body =
-        String.join(
-            "\n",
-            "The script builds the module if needed (`mvn -B -q -Dmaven.test.skip=true package -pl "
-                + "benchmark -am`) and runs `java -Xms1g -Xmx1g -XX:+UseG1GC "
-                + "-Dio.netty.leakDetection.level=disabled -cp "
-                + "\"benchmark/target/sluice-benchmark-0.1.0-SNAPSHOT.jar:benchmark/target/lib/*\" "
-                + "io.sluice.benchmark.coordinator.AssignmentBenchmark`.",
-            "",
-            "5,000 registered servers, five per host, with random free push memory and partitions held;",
-            "default assignment settings (a shuffle spread over at most 100 servers). Assignments are",
-            "computed one at a time, on one thread, as the coordinator does; the rate is that thread's.",
-            "",
-            String.join("\n", latency),
-            "",
-            String.join("\n", cpu),
-            "",
-            "Targets (issue 4): p99 under 1 ms for 1,000 partitions; heartbeat processing for 5,000",
-            "servers at 1 Hz under 5% of one core. The load generator shares the machine's cores with",
-            "the coordinator; its threads are not counted in the coordinator's CPU. Over loopback the",
-            "kernel time of delivering each answer into the generator's socket is charged to the",
-            "coordinator's thread. Servers heart-beat every 5 s by default (`server.heartbeat.interval`),",
-            "a fifth of this load.",
-            "",
-            outcome(thousand, registryCpuPerBeatNanos, network, loadAverage));
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put(
+        "Cluster",
+        String.format(
+            Locale.ROOT,
+            "%,d registered servers, five per host, random free push memory and partitions held;"
+                + " default assignment settings",
+            SERVERS));
+    settings.put(
+        "Load average at the start",
+        String.format(
+            Locale.ROOT,
+            "%.1f on %d cores",
+            loadAverage,
+            Runtime.getRuntime().availableProcessors()));
+    List<Check> checks =
+        List.of(
+            new Check(
+                "p99 of assigning 1,000 partitions under 1 ms",
+                LatencyStats.micros(thousand.p99Nanos()) + " µs",
+                thousand.p99Nanos() < 1_000_000),
+            new Check(
+                "Heartbeats of 5,000 servers at 1 Hz: the coordinator's own code under 5% of a core",
+                String.format(Locale.ROOT, "%.2f%%", user), user < 5),
+            new Check(
+                "The same with the kernel's socket work on 5,000 connections under 5% of a core",
+                String.format(Locale.ROOT, "%.2f%%", total), total < 5));
+    BenchRecord record =
+        BenchmarkReport.record(
+            "coordinator",
+            "Coordinator: assignment latency and heartbeat CPU",
+            command,
+            settings,
+            List.of(latency, cpu),
+            checks,
+            Map.of("assign1000x1", thousand, "overLoopback", network.assignments));
     System.out.println();
-    System.out.println(body);
+    System.out.println(Renderer.markdown(record));
     if (output != null) {
-      BenchmarkReport.writeSection(
-          output,
-          "coordinator",
-          "Coordinator: assignment latency and heartbeat CPU",
-          command,
-          body);
-      System.out.println("\nWrote the coordinator section of " + output);
+      BenchmarkReport.write(output, record);
+      System.out.println("\nWrote the coordinator section of " + output + " and its record");
     }
   }
 
-  private static String outcome(
-      LatencyStats thousand,
-      double registryCpuPerBeatNanos,
-      NetworkFigures network,
-      double loadAverage) {
-    double total = 100.0 * network.coordinator.cpuNanos() / network.wallNanos;
-    double user = 100.0 * network.coordinator.userNanos() / network.wallNanos;
-    return String.format(
-        Locale.ROOT,
-        "Outcome: p99 for 1,000 partitions %s µs (%s the 1 ms "
-            + "target). Heartbeats: the registry takes %.2f%% of a core and the coordinator's own code "
-            + "%.2f%% (%s 5%%); with the kernel's socket work on 5,000 connections the whole process "
-            + "takes %.2f%% (%s 5%%). Load average when the run started: %.1f on %d cores.",
-        LatencyStats.micros(thousand.p99Nanos()),
-        thousand.p99Nanos() < 1_000_000 ? "meets" : "misses",
-        registryCpuPerBeatNanos * SERVERS / 1e7,
-        user,
-        user < 5 ? "under" : "over",
-        total,
-        total < 5 ? "under" : "over",
-        loadAverage,
-        Runtime.getRuntime().availableProcessors());
+  private static void latencyRow(Table table, String what, LatencyStats s) {
+    table.row(
+        what,
+        String.format(Locale.ROOT, "%,d", s.count()),
+        LatencyStats.micros(s.p50Nanos()),
+        LatencyStats.micros(s.p99Nanos()),
+        LatencyStats.micros(s.maxNanos()),
+        String.format(Locale.ROOT, "%,.0f", s.perSecond()));
   }
 
   /** Runs {@code requests} assignments after as many warm-up ones; {@code before} runs untimed. */
@@ -325,7 +335,10 @@ public final class AssignmentBenchmark {
             .with(CoordinatorOptions.BIND_HOST, HOST)
             .with(CoordinatorOptions.PORT, "0")
             .with(CoordinatorOptions.HTTP_PORT, "-1")
-            .with(TransportOptions.SERVER_THREADS, "1");
+            .with(TransportOptions.SERVER_THREADS, "1")
+            // One connection per synthetic server and one for the assignments: a coordinator of
+            // this many servers is configured for them.
+            .with(TransportOptions.MAX_CONNECTIONS, String.valueOf(SERVERS + 16));
     SluiceConf clientConf = SluiceConf.empty().with(TransportOptions.CLIENT_THREADS, "1");
     ThreadCpu coordinatorThreads =
         new ThreadCpu(List.of("sluice-server", "sluice-accept", "sluice-coordinator"));

@@ -5,6 +5,10 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Renderer;
+import io.sluice.benchmark.report.Table;
 import io.sluice.fixtures.NetBed;
 import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
@@ -205,23 +209,23 @@ public final class FaultBenchmark {
         }
       }
     }
-    String body =
-        report(reference, outcomes, replicas, scenarios, rounds, job, onBed ? linkRate : null);
-    System.out.println(body);
+    String section = onBed ? "fault-net" : "fault";
+    BenchRecord record =
+        record(
+            section,
+            o.getOrDefault("command", "bin/bench-fault.sh"),
+            reference,
+            outcomes,
+            replicas,
+            scenarios,
+            rounds,
+            job,
+            onBed ? linkRate : null);
+    System.out.println(Renderer.markdown(record));
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/fault.md");
     if (!markdown.equals("-")) {
-      String section = onBed ? "fault-net" : "fault";
-      BenchmarkReport.writeSection(
-          home.resolve(markdown),
-          section,
-          onBed
-              ? "Fault benchmark on a network test bed: a server cut off or on a slow link, with "
-                  + "one and two copies"
-              : "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and "
-                  + "two copies",
-          o.getOrDefault("command", "bin/bench-fault.sh"),
-          body);
-      System.out.println("Wrote the '" + section + "' section of " + markdown);
+      BenchmarkReport.write(home.resolve(markdown), record);
+      System.out.println("Wrote the '" + section + "' section of " + markdown + " and its record");
     }
     boolean allRight =
         outcomes.stream().allMatch(x -> x.answer().equals(reference.answer()) && x.exit() == 0);
@@ -276,7 +280,9 @@ public final class FaultBenchmark {
     return tenth + "bit";
   }
 
-  private static String report(
+  private static BenchRecord record(
+      String section,
+      String command,
       FaultJobRunner.Outcome reference,
       List<FaultJobRunner.Outcome> outcomes,
       List<Integer> replicas,
@@ -284,74 +290,45 @@ public final class FaultBenchmark {
       int rounds,
       FaultJobRunner job,
       String linkRate) {
-    StringBuilder b = new StringBuilder();
     double mib = job.maps() * job.records() * 100.0 / (1 << 20);
-    String setting =
-        linkRate == null
-            ? "Three shuffle servers and a coordinator started with the `bin/` scripts "
-                + "(`buffer.capacity` 512 MiB, heap 512 MiB each). "
-            : "Three shuffle servers and a coordinator started with the `bin/` scripts "
-                + "(`buffer.capacity` 512 MiB, heap 512 MiB each), each on a host of its own: a "
-                + "network namespace with its own address on a test bed (`bin/netbed.sh`), joined "
-                + "to the machine by a bridge; Spark runs on the machine's side, so every byte "
-                + "pushed or read crosses a server's link, which is capped at "
-                + linkRate
-                + " (tbf, both ways) in every case, the undisturbed one included. The built-in "
-                + "shuffle's reference run crosses no link (its executors are in the one Spark "
-                + "JVM): the column over it shows what the links cost as well. ";
-    boolean signalled = scenarios.stream().anyMatch(s -> s.hasMoment() && !s.cuts());
-    String faults =
-        !signalled
-            ? ""
-            : "A kill is `SIGKILL` of the second server from Spark's listener, after a quarter of the "
-                + "map tasks ended (mid-map) or after the first reduce task ended (mid-reduce); a "
-                + "freeze is `SIGSTOP` at the same moments (the process keeps its sockets open and "
-                + "answers nothing, as in a long pause or on a hung disk, until the run ends; clients "
-                + "give it up after `transport.liveness.timeout`, 8 s). A killed or frozen server is "
-                + "started again (same port, empty) before the next run. ";
-    if (linkRate != null) {
-      faults +=
-          "A cut drops every packet to and from the second server's host (nftables) from Spark's "
-              + "listener, after a quarter of the map tasks ended (mid-map) or after the first "
-              + "reduce task ended (mid-reduce), until the run ends, so that no reset tells "
-              + "anyone: clients give it up after `transport.liveness.timeout`, 8 s, as a frozen "
-              + "server; healed after the run, the server rejoins as it was. A slow server's link "
-              + "is capped at "
-              + tenth(linkRate)
-              + ", a tenth of the others', for the whole run. ";
-    }
-    b.append(
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put(
+        "Job",
         String.format(
             Locale.ROOT,
-            "One job: %d map tasks of %,d records (a long key and a "
-                + "92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose reduce "
-                + "tasks sum every record; `%s`, Kryo, each run a fresh `SparkSubmit` JVM with the "
-                + "shaded client jar. %s%sOne undisturbed warm-up run with each copy count, then "
-                + "%d rounds, cases interleaved; medians, ranges in brackets. Job time is measured "
-                + "inside the driver, from the job's start until the context stopped; CPU is the "
-                + "Spark JVM's (driver and executors), not the servers'.%n%n",
+            "%d map tasks of %,d records (about %,.0f MiB) into %d partitions; `%s`, Kryo",
             job.maps(),
             job.records(),
             mib,
             job.reduces(),
-            job.master(),
-            setting,
-            faults,
-            rounds));
-    b.append(
+            job.master()));
+    settings.put("Rounds", rounds + " after a warm-up run with each copy count, cases interleaved");
+    if (linkRate != null) {
+      settings.put("Servers' links", linkRate + "; a slow server's " + tenth(linkRate));
+    }
+    settings.put(
+        "Built-in shuffle, same job",
         String.format(
             Locale.ROOT,
-            "Built-in shuffle, same job, same invocation: %,.1f s, " + "%,.1f CPU-s (%s).%n%n",
+            "%,.1f s, %,.1f CPU-s (%s)",
             reference.wallMs() / 1000,
             reference.cpuMs() / 1000,
             reference.exit() == 0 ? "the reference answer" : "FAILED, exit " + reference.exit()));
-    b.append(
-        "| Copies | Case | Job time | / undisturbed | / built-in | Spark CPU-s per GiB "
-            + "| Map stage submissions | All stage submissions | Failed tasks (fetch failures) "
-            + "| Answer = built-in |\n");
-    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    Table jobs =
+        Table.of(
+            "",
+            "Copies",
+            "Case",
+            "Job time",
+            "/ undisturbed",
+            "/ built-in",
+            "Spark CPU-s per GiB",
+            "Map stage submissions",
+            "All stage submissions",
+            "Failed tasks (fetch failures)",
+            "Answer = built-in");
     Map<Integer, Double> undisturbed = new LinkedHashMap<>();
-    List<String> targets = new ArrayList<>();
+    List<Check> checks = new ArrayList<>();
     for (int r : replicas) {
       for (FaultBenchmarkJob.Scenario scenario : scenarios.stream().sorted().toList()) {
         List<FaultJobRunner.Outcome> runs =
@@ -364,78 +341,74 @@ public final class FaultBenchmark {
         double ratio = time.median() / undisturbed.get(r);
         boolean right =
             runs.stream().allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
-        b.append(
+        jobs.row(
+            r,
+            label(scenario),
             String.format(
                 Locale.ROOT,
-                "| %d | %s | %.1f s (%.1f-%.1f) | %.2fx | %.2fx | "
-                    + "%.1f | %s | %s | %s | %s |%n",
-                r,
-                label(scenario),
+                "%.1f s (%.1f-%.1f)",
                 time.median() / 1000,
                 time.min() / 1000,
-                time.max() / 1000,
-                ratio,
-                time.median() / reference.wallMs(),
-                cpu.median() / 1000 / (mib / 1024),
-                counts(runs, FaultJobRunner.Outcome::mapStageSubmissions),
-                counts(runs, FaultJobRunner.Outcome::stageSubmissions),
-                counts(runs, x -> x.failedTasks())
-                    + " ("
-                    + counts(runs, x -> x.fetchFailures())
-                    + ")",
-                right ? "yes, every run" : "**NO**"));
+                time.max() / 1000),
+            String.format(Locale.ROOT, "%.2fx", ratio),
+            String.format(Locale.ROOT, "%.2fx", time.median() / reference.wallMs()),
+            String.format(Locale.ROOT, "%.1f", cpu.median() / 1000 / (mib / 1024)),
+            counts(runs, FaultJobRunner.Outcome::mapStageSubmissions),
+            counts(runs, FaultJobRunner.Outcome::stageSubmissions),
+            counts(runs, FaultJobRunner.Outcome::failedTasks)
+                + " ("
+                + counts(runs, FaultJobRunner.Outcome::fetchFailures)
+                + ")",
+            right ? "yes, every run" : "**NO**");
         if (scenario != FaultBenchmarkJob.Scenario.NONE) {
-          targets.add(target(r, scenario, ratio, runs, right));
+          checks.add(target(r, scenario, ratio, runs, right));
         }
       }
     }
     if (undisturbed.containsKey(1) && undisturbed.containsKey(2)) {
       double cost = undisturbed.get(2) / undisturbed.get(1);
-      targets.add(
-          String.format(
-              Locale.ROOT,
-              "- Replication costs at most 1.2x the unreplicated " + "job: %s, %.2fx.",
-              cost <= 1.2 ? "**met**" : "**missed**",
-              cost));
+      checks.add(
+          new Check(
+              "Replication costs at most 1.2x the unreplicated job",
+              String.format(Locale.ROOT, "%.2fx", cost),
+              cost <= 1.2));
     }
-    b.append(servers(outcomes, replicas, scenarios, mib, signalled));
-    b.append(
-        "\nCounts list every run's value. *Map stage submissions* 1 means the map stage ran "
-            + "once; 2 means Spark ran it again after a fetch failure. The three servers share this "
-            + "machine's cores with Spark: with two copies every primary also forwards each block "
-            + "to its replica, so here replication costs more than where servers have cores of "
-            + "their own"
-            + (signalled
-                ? "; once one is killed its CPU goes to the job, so a kill can make a run shorter. A "
-                    + "run that follows a killed run meets that server freshly started (a cold JVM)."
-                : ". A cut server keeps running: healed, it answers the next run warm, as it was.")
-            + "\n\n### Targets\n\n");
-    targets.forEach(t -> b.append(t).append('\n'));
-    return b.toString();
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("builtin", reference);
+    figures.put("runs", outcomes);
+    return BenchmarkReport.record(
+        section,
+        linkRate != null
+            ? "Fault benchmark on a network test bed: a server cut off or on a slow link, with one"
+                + " and two copies"
+            : "Fault benchmark: a server killed or frozen mid-map and mid-reduce, with one and two"
+                + " copies",
+        command,
+        settings,
+        List.of(jobs, servers(outcomes, replicas, scenarios, mib)),
+        checks,
+        figures);
   }
 
   /**
    * What the servers did in each case: their CPU per GiB the job shuffled, beside the Spark JVM's,
    * what they took, forwarded and wrote, and the pushes they refused for want of memory.
    */
-  private static String servers(
+  private static Table servers(
       List<FaultJobRunner.Outcome> outcomes,
       List<Integer> replicas,
       List<FaultBenchmarkJob.Scenario> scenarios,
-      double mib,
-      boolean signalled) {
-    StringBuilder b = new StringBuilder();
-    b.append(
-        "\nThe servers in the same runs, from their `/metrics` before and after each run "
-            + (signalled
-                ? "(summed over the servers that answered both times: a killed server's own "
-                    + "figures are lost with it). "
-                : "(a cut server's after it was healed). ")
-            + "CPU-s per GiB are per GiB the job shuffled, as the Spark JVM's above.\n\n");
-    b.append(
-        "| Copies | Case | Servers CPU-s per GiB | Taken / shuffled | Forwarded / shuffled "
-            + "| Flushed / taken | NO_BUFFER answers |\n");
-    b.append("|---:|---|---:|---:|---:|---:|---:|\n");
+      double mib) {
+    Table t =
+        Table.of(
+            "The servers in the same runs",
+            "Copies",
+            "Case",
+            "Servers CPU-s per GiB",
+            "Taken / shuffled",
+            "Forwarded / shuffled",
+            "Flushed / taken",
+            "NO_BUFFER answers");
     double bytes = mib * (1 << 20);
     for (int r : replicas) {
       for (FaultBenchmarkJob.Scenario scenario : scenarios.stream().sorted().toList()) {
@@ -447,28 +420,35 @@ public final class FaultBenchmark {
           continue;
         }
         Series cpu = series(runs, x -> x.servers().cpuMs());
-        b.append(
+        t.row(
+            r,
+            label(scenario),
             String.format(
                 Locale.ROOT,
-                "| %d | %s | %.1f (%.1f-%.1f) | %.2f | %.2f | %.2f " + "| %s |%n",
-                r,
-                label(scenario),
+                "%.1f (%.1f-%.1f)",
                 cpu.median() / 1000 / (mib / 1024),
                 cpu.min() / 1000 / (mib / 1024),
-                cpu.max() / 1000 / (mib / 1024),
-                series(runs, x -> x.servers().pushedBytes()).median() / bytes,
-                series(runs, x -> x.servers().replicatedBytes()).median() / bytes,
+                cpu.max() / 1000 / (mib / 1024)),
+            String.format(
+                Locale.ROOT, "%.2f", series(runs, x -> x.servers().pushedBytes()).median() / bytes),
+            String.format(
+                Locale.ROOT,
+                "%.2f",
+                series(runs, x -> x.servers().replicatedBytes()).median() / bytes),
+            String.format(
+                Locale.ROOT,
+                "%.2f",
                 series(
                         runs,
                         x -> x.servers().flushedBytes() / Math.max(1, x.servers().pushedBytes()))
-                    .median(),
-                counts(runs, x -> (int) x.servers().noBufferAnswers())));
+                    .median()),
+            counts(runs, x -> (int) x.servers().noBufferAnswers()));
       }
     }
-    return b.toString();
+    return t;
   }
 
-  private static String target(
+  private static Check target(
       int replicas,
       FaultBenchmarkJob.Scenario scenario,
       double ratio,
@@ -477,30 +457,22 @@ public final class FaultBenchmark {
     int maxSubmissions =
         runs.stream().mapToInt(FaultJobRunner.Outcome::mapStageSubmissions).max().orElse(0);
     // A slow server's link is capped by the benchmark before the run, not struck within it.
-    boolean killed =
+    boolean struck =
         scenario == FaultBenchmarkJob.Scenario.SLOW
             || runs.stream().allMatch(FaultJobRunner.Outcome::killed);
+    String measured =
+        String.format(
+            Locale.ROOT, "%.2fx, map stage submitted at most %d time(s)", ratio, maxSubmissions);
     if (replicas >= 2) {
-      boolean met = ratio <= 1.3 && maxSubmissions == 1 && right && killed;
-      return String.format(
-          Locale.ROOT,
-          "- %d copies, %s: at most 1.3x and no stage re-run: "
-              + "%s, %.2fx, map stage submitted at most %d time(s).",
-          replicas,
-          label(scenario),
-          met ? "**met**" : "**missed**",
-          ratio,
-          maxSubmissions);
+      return new Check(
+          replicas + " copies, " + label(scenario) + ": at most 1.3x and no stage re-run",
+          measured,
+          ratio <= 1.3 && maxSubmissions == 1 && right && struck);
     }
-    boolean met = ratio <= 2.0 && maxSubmissions <= 2 && right && killed;
-    return String.format(
-        Locale.ROOT,
-        "- 1 copy, %s: at most 2x and one re-run: %s, %.2fx, "
-            + "map stage submitted at most %d time(s).",
-        label(scenario),
-        met ? "**met**" : "**missed**",
-        ratio,
-        maxSubmissions);
+    return new Check(
+        "1 copy, " + label(scenario) + ": at most 2x and one re-run",
+        measured,
+        ratio <= 2.0 && maxSubmissions <= 2 && right && struck);
   }
 
   private static String label(FaultBenchmarkJob.Scenario scenario) {

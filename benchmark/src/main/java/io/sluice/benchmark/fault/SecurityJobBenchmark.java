@@ -5,6 +5,10 @@ import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Renderer;
+import io.sluice.benchmark.report.Table;
 import io.sluice.testcluster.ProcessCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -120,17 +124,18 @@ public final class SecurityJobBenchmark {
       }
     }
     settings.certificate.delete();
-    String body = report(reference, outcomes, rounds, job);
-    System.out.println(body);
+    BenchRecord record =
+        record(
+            reference,
+            outcomes,
+            rounds,
+            job,
+            o.getOrDefault("command", "bin/bench-security-job.sh"));
+    System.out.println(Renderer.markdown(record));
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/security-job.md");
     if (!markdown.equals("-")) {
-      BenchmarkReport.writeSection(
-          home.resolve(markdown),
-          "security-job",
-          "Security: the cost of authentication, TLS and encrypted blocks on a Spark job",
-          o.getOrDefault("command", "bin/bench-security-job.sh"),
-          body);
-      System.out.println("Wrote the 'security-job' section of " + markdown);
+      BenchmarkReport.write(home.resolve(markdown), record);
+      System.out.println("Wrote the 'security-job' section of " + markdown + " and its record");
     }
     boolean allRight =
         outcomes.values().stream()
@@ -197,38 +202,32 @@ public final class SecurityJobBenchmark {
     }
   }
 
-  private static String report(
+  private static BenchRecord record(
       FaultJobRunner.Outcome reference,
       Map<Mode, List<FaultJobRunner.Outcome>> outcomes,
       int rounds,
-      FaultJobRunner job) {
-    StringBuilder b = new StringBuilder();
-    b.append(
+      FaultJobRunner job,
+      String command) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put(
+        "Job",
         String.format(
             Locale.ROOT,
-            "The fault benchmark's job, undisturbed: %d map tasks "
-                + "of %,d records (about %,.0f MiB) into %d partitions; `%s`, Kryo, one copy, each run a "
-                + "fresh `SparkSubmit` JVM with the shaded client jar and a freshly started cluster of "
-                + "three servers and a coordinator (`bin/` scripts) in the mode's settings. A warm-up run "
-                + "of every mode, then %d rounds, modes interleaved; medians, ranges in brackets. CPU is "
-                + "the Spark JVM's (driver and executors). TLS uses BoringSSL (netty-tcnative); blocks "
-                + "are encrypted with AES-CTR under Spark's I/O key (`spark.io.encryption.enabled`).%n%n",
+            "%d map tasks of %,d records (about %,.0f MiB) into %d partitions; `%s`, Kryo, one copy",
             job.maps(),
             job.records(),
             job.mib(),
             job.reduces(),
-            job.master(),
-            rounds));
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "Built-in shuffle, same job, same invocation: %,.1f s.%n%n",
-            reference.wallMs() / 1000));
-    b.append("| Mode | Job time | / plain | Spark CPU-s | / plain | Answer = built-in |\n");
-    b.append("|---|---:|---:|---:|---:|---|\n");
-    double plainTime = 0;
-    double plainCpu = 0;
-    double authRatio = 0;
+            job.master()));
+    settings.put("Rounds", rounds + " after a warm-up run of every mode, modes interleaved");
+    settings.put(
+        "Built-in shuffle, same job",
+        String.format(Locale.ROOT, "%,.1f s", reference.wallMs() / 1000));
+    Table table =
+        Table.of("", "Mode", "Job time", "/ plain", "Spark CPU-s", "/ plain", "Answer = built-in");
+    double plainTime = Double.NaN;
+    double plainCpu = Double.NaN;
+    double authRatio = Double.NaN;
     for (Mode mode : Mode.values()) {
       List<FaultJobRunner.Outcome> runs = outcomes.getOrDefault(mode, List.of());
       Series time = new Series();
@@ -241,7 +240,7 @@ public final class SecurityJobBenchmark {
                 cpu.add(x.cpuMs() / 1000);
               });
       if (time.isEmpty()) {
-        b.append("| ").append(mode.label).append(" | FAILED | | | | **NO** |\n");
+        table.row(mode.label, "FAILED", "", "", "", "**NO**");
         continue;
       }
       if (mode == Mode.PLAIN) {
@@ -253,25 +252,27 @@ public final class SecurityJobBenchmark {
       }
       boolean right =
           runs.stream().allMatch(x -> x.exit() == 0 && x.answer().equals(reference.answer()));
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "| %s | %s s | %.2fx | %s | %.2fx | %s |%n",
-              mode.label,
-              time.describe("%.1f"),
-              time.median() / plainTime,
-              cpu.describe("%.1f"),
-              cpu.median() / plainCpu,
-              right ? "yes, every run" : "**NO**"));
+      table.row(
+          mode.label,
+          time.describe("%.1f") + " s",
+          String.format(Locale.ROOT, "%.2fx", time.median() / plainTime),
+          cpu.describe("%.1f"),
+          String.format(Locale.ROOT, "%.2fx", cpu.median() / plainCpu),
+          right ? "yes, every run" : "**NO**");
     }
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "%nTarget: authentication costs under 2%%: **%s** "
-                + "(%.2fx the plain job time; the rounds' spread is the machine's noise, see the ranges)."
-                + "%n",
-            authRatio < 1.02 ? "met" : "missed",
-            authRatio));
-    return b.toString();
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("builtin", reference);
+    outcomes.forEach((mode, runs) -> figures.put(mode.name(), runs));
+    return BenchmarkReport.record(
+        "security-job",
+        "Security: the cost of authentication, TLS and encrypted blocks on a Spark job",
+        command,
+        settings,
+        List.of(table),
+        List.of(
+            new Check(
+                "Authentication costs under 2% of the plain job's time",
+                String.format(Locale.ROOT, "%.2fx", authRatio), authRatio < 1.02)),
+        figures);
   }
 }

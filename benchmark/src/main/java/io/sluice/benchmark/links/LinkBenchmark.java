@@ -9,6 +9,10 @@ import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.fault.FaultBenchmarkJob;
 import io.sluice.benchmark.fault.FaultJobRunner;
 import io.sluice.benchmark.fault.ServerFigures;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Renderer;
+import io.sluice.benchmark.report.Table;
 import io.sluice.benchmark.tpc.TpcWorkload;
 import io.sluice.fixtures.NetBed;
 import io.sluice.fixtures.SparkStandalone;
@@ -239,17 +243,21 @@ public final class LinkBenchmark {
         }
       }
     }
-    String body = report(runs, jobs, rates, rounds, replicas, job, sql);
-    System.out.println(body);
+    BenchRecord record =
+        record(
+            o.getOrDefault("command", "bin/bench-links.sh"),
+            runs,
+            jobs,
+            rates,
+            rounds,
+            replicas,
+            job,
+            sql);
+    System.out.println(Renderer.markdown(record));
     String markdown = o.getOrDefault("markdown", "docs/benchmarks/links.md");
     if (!markdown.equals("-")) {
-      BenchmarkReport.writeSection(
-          home.resolve(markdown),
-          "links",
-          "Links benchmark: Sluice and the built-in shuffle across capped links",
-          o.getOrDefault("command", "bin/bench-links.sh"),
-          body);
-      System.out.println("Wrote the 'links' section of " + markdown);
+      BenchmarkReport.write(home.resolve(markdown), record);
+      System.out.println("Wrote the 'links' section of " + markdown + " and its record");
     }
     boolean allRight = runs.stream().allMatch(r -> r.outcome().exit() == 0) && answersAgree(runs);
     System.exit(allRight ? 0 : 1);
@@ -280,7 +288,8 @@ public final class LinkBenchmark {
     return true;
   }
 
-  private static String report(
+  private static BenchRecord record(
+      String command,
       List<Run> runs,
       List<String> jobs,
       List<String> rates,
@@ -288,58 +297,44 @@ public final class LinkBenchmark {
       int replicas,
       FaultJobRunner job,
       TpcWorkload sql) {
-    StringBuilder b = new StringBuilder();
-    List<String> described = new ArrayList<>();
+    Map<String, String> settings = new LinkedHashMap<>();
     if (jobs.contains(RDD)) {
-      described.add(
+      settings.put(
+          "RDD job (`rdd`)",
           String.format(
               Locale.ROOT,
-              "the fault benchmark's RDD job (`rdd`): %d map tasks of %,d records (a long key and "
-                  + "a 92-byte value, about %,.0f MiB in all) shuffled into %d partitions whose "
-                  + "reduce tasks sum every record",
+              "%d map tasks of %,d records (about %,.0f MiB) into %d partitions",
               job.maps(),
               job.records(),
               job.mib(),
               job.reduces()));
     }
     if (jobs.contains(SQL)) {
-      described.add(
+      settings.put(
+          "SQL job (`sql`)",
           String.format(
               Locale.ROOT,
-              "a SQL job (`sql`), %s (`bin/sluice-bench`'s tables and queries: Parquet read "
-                  + "by the executors from this machine's disk, adaptive execution on, broadcast "
-                  + "joins off so that every join shuffles; about %,.0f MiB of shuffle writes, the "
-                  + "median of the built-in runs), timed as the sum of its queries",
+              "%s, about %,.0f MiB of shuffle writes (median of the built-in runs)",
               sql.describe(),
               shuffledMib(runs, SQL)));
     }
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "Each job undisturbed: %s; Kryo. Each host is a network "
-                + "namespace on this machine with its own address (`bin/netbed.sh`): a Spark "
-                + "standalone master, two workers of one core and one executor each, the driver, a "
-                + "coordinator and three shuffle servers (`buffer.capacity` 512 MiB, heap 512 MiB), "
-                + "every host's link capped both ways with `tbf`. With the built-in shuffle the "
-                + "executors fetch each other's map output across their links; through Sluice (%d "
-                + "cop%s of each partition) they push to the servers and read from them across "
-                + "theirs. Each run is a fresh application (`SparkSubmit` on the driver's host); one "
-                + "warm-up run of each shuffle per job and cap, then %d round%s alternating them; "
-                + "medians, ranges in brackets. Job time is measured inside the driver, after both "
-                + "executors registered; task CPU is Spark's executor CPU time of every task, "
-                + "servers' CPU their process CPU (`/metrics`), each per GiB shuffled. All "
-                + "processes share this machine's two cores, so a cap only binds where the link, "
-                + "not the cores, is the bottleneck.%n%n",
-            String.join("; and ", described),
-            replicas,
-            replicas == 1 ? "y" : "ies",
-            rounds,
-            rounds == 1 ? "" : "s"));
-    b.append(
-        "| Job | Link cap | Built-in | Sluice | Sluice / built-in | Task CPU-s per GiB, "
-            + "built-in | Task CPU-s per GiB, Sluice | Servers CPU-s per GiB | Failed runs |\n");
-    b.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    List<String> targets = new ArrayList<>();
+    settings.put("Copies", String.valueOf(replicas));
+    settings.put("Rounds", rounds + " after a warm-up run of each shuffle per job and cap");
+    settings.put(
+        "Every answer equal to the built-in shuffle's", answersAgree(runs) ? "yes" : "**NO**");
+    Table times =
+        Table.of(
+            "",
+            "Job",
+            "Link cap",
+            "Built-in",
+            "Sluice",
+            "Sluice / built-in",
+            "Task CPU-s per GiB, built-in",
+            "Task CPU-s per GiB, Sluice",
+            "Servers CPU-s per GiB",
+            "Failed runs");
+    List<Check> checks = new ArrayList<>();
     for (String kind : jobs) {
       double gib = shuffledMib(runs, kind) / 1024;
       for (String rate : rates) {
@@ -348,11 +343,7 @@ public final class LinkBenchmark {
         Series builtinTime = series(builtin, Measured::wallMs);
         Series sluiceTime = series(sluice, Measured::wallMs);
         if (builtinTime.isEmpty() || sluiceTime.isEmpty()) {
-          b.append("| ")
-              .append(kind)
-              .append(" | ")
-              .append(rate)
-              .append(" | no run succeeded | | | | | | |\n");
+          times.row(kind, rate, "no run succeeded", "", "", "", "", "", "");
           continue;
         }
         double ratio = sluiceTime.median() / builtinTime.median();
@@ -361,40 +352,40 @@ public final class LinkBenchmark {
                 .filter(
                     r -> r.job().equals(kind) && r.rate().equals(rate) && r.outcome().exit() != 0)
                 .count();
-        b.append(
-            String.format(
-                Locale.ROOT,
-                "| %s | %s | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | "
-                    + "%.2fx | %.1f | %.1f | %.1f | %d |%n",
-                kind,
-                rate,
-                builtinTime.median() / 1000,
-                builtinTime.min() / 1000,
-                builtinTime.max() / 1000,
-                sluiceTime.median() / 1000,
-                sluiceTime.min() / 1000,
-                sluiceTime.max() / 1000,
-                ratio,
-                series(builtin, Measured::taskCpuMs).median() / 1000 / gib,
-                series(sluice, Measured::taskCpuMs).median() / 1000 / gib,
+        times.row(
+            kind,
+            rate,
+            secondsWithRange(builtinTime),
+            secondsWithRange(sluiceTime),
+            String.format(Locale.ROOT, "%.2fx", ratio),
+            perGib(series(builtin, Measured::taskCpuMs).median(), gib),
+            perGib(series(sluice, Measured::taskCpuMs).median(), gib),
+            perGib(
                 series(
-                            sluice.stream().filter(x -> x.servers() != null).toList(),
-                            x -> x.servers().cpuMs())
-                        .median()
-                    / 1000
-                    / gib,
-                failed));
-        targets.add(
-            String.format(
-                Locale.ROOT,
-                "- %s job, links capped at %s: Sluice at most 1.0x the built-in shuffle: %s, "
-                    + "%.2fx.",
-                kind.toUpperCase(Locale.ROOT),
-                rate,
-                ratio <= 1.0 ? "**met**" : "**missed**",
-                ratio));
+                        sluice.stream().filter(x -> x.servers() != null).toList(),
+                        x -> x.servers().cpuMs())
+                    .median(),
+                gib),
+            failed);
+        checks.add(
+            new Check(
+                kind.toUpperCase(Locale.ROOT)
+                    + " job, links capped at "
+                    + rate
+                    + ": Sluice at most 1.0x the built-in shuffle",
+                String.format(Locale.ROOT, "%.2fx", ratio),
+                ratio <= 1.0));
       }
     }
+    Table crossing =
+        Table.of(
+            "What crosses each executor's link",
+            "Job",
+            "Built-in, MiB each way at once",
+            "Sluice, MiB out in the map stages and in in the reduce stages",
+            "Link cap",
+            "Transfer per executor, built-in",
+            "Transfer per executor, Sluice");
     int executors = WORKERS.size();
     for (String kind : jobs) {
       double mib = shuffledMib(runs, kind);
@@ -404,40 +395,40 @@ public final class LinkBenchmark {
       // its reduce tasks read comes back in the reduce stage, one direction after the other.
       double builtinEachWay = mib / executors * (executors - 1) / executors;
       double sluiceEachWay = mib / executors;
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "%nWhat crosses each executor's link in the %s job: with the built-in "
-                  + "shuffle about %,.0f MiB each way at once (its reduce tasks fetch what the other "
-                  + "executor wrote, and it serves as much; the rest is read from local disk), "
-                  + "through Sluice about %,.0f MiB out during the map stages and as much in during "
-                  + "the reduce stages: %.0fx the bytes, and in turn rather than at once.",
-              kind,
-              builtinEachWay,
-              sluiceEachWay,
-              2 * sluiceEachWay / (2 * builtinEachWay)));
       for (String rate : rates) {
         double bitsPerSecond = bitsPerSecond(rate);
-        if (bitsPerSecond > 0) {
-          b.append(
-              String.format(
-                  Locale.ROOT,
-                  " At %s that is %.1f s against %.1f s of transfer per executor.",
-                  rate,
-                  2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond,
-                  builtinEachWay * 8 * (1 << 20) / bitsPerSecond));
-        }
+        crossing.row(
+            kind,
+            String.format(Locale.ROOT, "%,.0f", builtinEachWay),
+            String.format(Locale.ROOT, "%,.0f", sluiceEachWay),
+            rate,
+            bitsPerSecond > 0
+                ? String.format(
+                    Locale.ROOT, "%.1f s", builtinEachWay * 8 * (1 << 20) / bitsPerSecond)
+                : "n/a",
+            bitsPerSecond > 0
+                ? String.format(
+                    Locale.ROOT, "%.1f s", 2 * sluiceEachWay * 8 * (1 << 20) / bitsPerSecond)
+                : "n/a");
       }
-      b.append('\n');
     }
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "%nEvery answer equal to the built-in shuffle's, job by job: %s.%n%n"
-                + "### Targets%n%n",
-            answersAgree(runs) ? "yes" : "**NO**"));
-    targets.forEach(t -> b.append(t).append('\n'));
-    return b.toString();
+    return BenchmarkReport.record(
+        "links",
+        "Links benchmark: Sluice and the built-in shuffle across capped links",
+        command,
+        settings,
+        List.of(times, crossing),
+        checks,
+        Map.of("runs", runs));
+  }
+
+  private static String secondsWithRange(Series ms) {
+    return String.format(
+        Locale.ROOT, "%.1f s (%.1f-%.1f)", ms.median() / 1000, ms.min() / 1000, ms.max() / 1000);
+  }
+
+  private static String perGib(double ms, double gib) {
+    return String.format(Locale.ROOT, "%.1f", ms / 1000 / gib);
   }
 
   /** A job's shuffled MiB: the median over its built-in runs that finished. */

@@ -10,6 +10,8 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Renderer;
 import io.sluice.client.core.push.FixedLocations;
 import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.common.config.SluiceConf;
@@ -155,17 +157,12 @@ public final class ScaleBenchmark {
       timer.shutdownNow();
     }
     ScaleReport report = new ScaleReport(settings, results);
-    String body = report.markdown();
+    BenchRecord record = report.record();
     System.out.println();
-    System.out.println(body);
+    System.out.println(Renderer.markdown(record));
     if (settings.output() != null) {
-      BenchmarkReport.writeSection(
-          settings.output(),
-          "scale",
-          "Server memory and latency at cluster scale",
-          settings.command(),
-          body);
-      System.out.println("Wrote the 'scale' section of " + settings.output());
+      BenchmarkReport.write(settings.output(), record);
+      System.out.println("Wrote the 'scale' section of " + settings.output() + " and its record");
     }
     List<String> failures = report.failures();
     failures.forEach(f -> System.err.println("FAILED: " + f));

@@ -6,12 +6,17 @@ import static io.sluice.benchmark.Format.percent;
 import static io.sluice.benchmark.Format.percent2;
 import static io.sluice.benchmark.Format.rate;
 
+import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Table;
 import io.sluice.server.ServerOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -19,8 +24,8 @@ import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Renders the results as the {@code server} section of {@code docs/benchmarks/server.md}, with
- * targets.
+ * The server benchmark's results as a {@link BenchRecord}: the tables and targets of the {@code
+ * server} section of docs/benchmarks/server.md, whose text above the section says what they mean.
  */
 final class ServerBenchReport {
   static final double INGEST_TARGET_RATIO = 0.70;
@@ -28,6 +33,8 @@ final class ServerBenchReport {
 
   private final ServerBenchSettings settings;
   private final ServerBenchResults results;
+  private final List<Table> tables = new ArrayList<>();
+  private final List<Check> checks = new ArrayList<>();
 
   ServerBenchReport(ServerBenchSettings settings, ServerBenchResults results) {
     this.settings = settings;
@@ -44,247 +51,203 @@ final class ServerBenchReport {
         && results.contractServerAlive;
   }
 
-  String markdown() {
-    StringBuilder md = new StringBuilder();
-    setup(md);
+  BenchRecord record() {
     if (!results.runs.isEmpty()) {
-      limits(md);
-      rates(md);
-      resources(md);
+      limits();
+      rates();
+      resources();
+      ingestTargets();
+      cpuBudget();
+      threadCpu();
+      readCpu();
+      if (results.ingestProfile != null) {
+        profile("Ingest", results.ingestProfile);
+        profile("Read", results.readProfile);
+      }
     }
     if (results.contract != null) {
-      contract(md);
+      contract();
     }
-    targets(md);
-    if (!results.runs.isEmpty()) {
-      whereTimeGoes(md);
-    }
-    return md.toString();
+    return BenchmarkReport.record(
+        "server",
+        "Shuffle server benchmark",
+        settings.command(),
+        settings(),
+        tables,
+        checks,
+        figures());
   }
 
-  private void setup(StringBuilder md) {
-    md.append("A real server, started with `bin/start-server.sh` in a JVM of its own (its heap, ")
-        .append("direct memory limit and GC flags are the script's, from `ServerJvmOptions`), ")
-        .append("standing alone on 127.0.0.1 with one local directory on the repository's disk. ")
-        .append("Clients run in the benchmark JVM (`")
-        .append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
-        .append("`), each a map task with a connection and a thread of its own that pushes ")
-        .append("and reads through the production client of `io.sluice.client.core`. It ")
-        .append("pushes its share as ")
-        .append(RandomPayload.MIN_BLOCK_BYTES >> 10)
-        .append("-")
-        .append(RandomPayload.MAX_BLOCK_BYTES >> 10)
-        .append(" KiB blocks of random bytes to ")
-        .append(ShuffleRun.PARTITIONS)
-        .append(" partitions through `MapOutputPusher` (pushes of ")
-        .append(mib(ShuffleRun.PUSH.batchSize()))
-        .append(", at most ")
-        .append(mib(ShuffleRun.PUSH.maxBytesBuffered()))
-        .append(" held; a push refused with NO_BUFFER is sent again after a back-off of ")
-        .append(ShuffleRun.PUSH.backoff().firstWait().toMillis())
-        .append("-")
-        .append(ShuffleRun.PUSH.backoff().maxWait().toMillis())
-        .append(" ms), then commits its block counts. Once the server has flushed what it ")
-        .append("flushes, as many readers as there were clients read every partition back ")
-        .append("through `PartitionReader` (requests up to ")
-        .append(mib(ShuffleRun.FETCH_REQUEST))
-        .append(", ")
-        .append(mib(ShuffleRun.FETCH_IN_FLIGHT))
-        .append(" in flight), which checks each ")
-        .append("block's CRC32C and every committed count; the benchmark checks besides that ")
-        .append("each block holds the bytes pushed under its identity, once. The server's ")
-        .append("memory gauges, flushes and refusals (`/metrics`) are sampled every ")
-        .append(settings.sampleMillis())
-        .append(" ms for peaks, and a peak between two samples is not seen; its CPU and its ")
-        .append("other counters are read at the start and the end of each phase, so that the ")
-        .append("sampling does not add to the CPU it measures.\n\n");
-    if (results.throughputServer != null) {
-      ServerBenchResults.ServerSetup s = results.throughputServer;
-      md.append("Throughput runs: ")
-          .append(settings.runMib())
-          .append(" MiB pushed per run, ")
-          .append(settings.rounds())
-          .append(settings.rounds() == 1 ? " round" : " rounds")
-          .append(" of client counts ")
-          .append(join(settings.clients()))
-          .append(", each round after its own iperf3 and dd measurements; one server for all of ")
-          .append("them, warmed up first with a run of ")
-          .append(settings.warmupMib())
-          .append(" MiB at each client count; each run's shuffle is deleted after it. Medians ")
-          .append("over the rounds, ")
-          .append("ranges in brackets. Server configuration: `")
-          .append(String.join("`, `", s.conf()))
-          .append("` (other keys at their defaults); ")
-          .append("server JVM: `")
-          .append(jvmOptions(s.commandLine()))
-          .append("`.");
-      if (s.recording() != null) {
-        md.append(" The server ran with a flight recorder (`settings=profile`), kept at `")
-            .append(relative(s.recording()))
-            .append("`.");
+  private Map<String, String> settings() {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put(
+        "Clients' JVM",
+        "`" + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()) + "`");
+    s.put(
+        "Pushes",
+        String.format(
+            Locale.ROOT,
+            "%d-%d KiB random blocks to %d partitions through `MapOutputPusher`, pushes of %s, at"
+                + " most %s held, NO_BUFFER back-off %d-%d ms",
+            RandomPayload.MIN_BLOCK_BYTES >> 10,
+            RandomPayload.MAX_BLOCK_BYTES >> 10,
+            ShuffleRun.PARTITIONS,
+            mib(ShuffleRun.PUSH.batchSize()),
+            mib(ShuffleRun.PUSH.maxBytesBuffered()),
+            ShuffleRun.PUSH.backoff().firstWait().toMillis(),
+            ShuffleRun.PUSH.backoff().maxWait().toMillis()));
+    s.put(
+        "Reads",
+        "`PartitionReader`, requests up to "
+            + mib(ShuffleRun.FETCH_REQUEST)
+            + ", "
+            + mib(ShuffleRun.FETCH_IN_FLIGHT)
+            + " in flight");
+    s.put("Metrics sampled every", settings.sampleMillis() + " ms");
+    ServerBenchResults.ServerSetup t = results.throughputServer;
+    if (t != null) {
+      s.put(
+          "Throughput runs",
+          String.format(
+              Locale.ROOT,
+              "%d MiB per run, %d round(s) of %s clients, after a warm-up of %d MiB at each",
+              settings.runMib(),
+              settings.rounds(),
+              join(settings.clients()),
+              settings.warmupMib()));
+      s.put("Throughput server configuration", "`" + String.join("`, `", t.conf()) + "`");
+      s.put("Throughput server JVM", "`" + jvmOptions(t.commandLine()) + "`");
+      if (t.recording() != null) {
+        s.put("Throughput server flight recording", "`" + relative(t.recording()) + "`");
       }
-      md.append("\n\n");
     }
+    if (results.contract != null) {
+      ServerBenchResults.ServerSetup c = results.contractServer;
+      s.put(
+          "Contract run",
+          String.format(
+              Locale.ROOT,
+              "%d clients push %s into buffer.capacity %s (%.0fx), read.buffer.capacity %s,"
+                  + " -XX:MaxDirectMemorySize %s; %d samples every %d ms",
+              results.contract.clients(),
+              mib(results.contract.ackedBytes()),
+              mib(c.bufferCapacity()),
+              results.contract.ackedBytes() / (double) c.bufferCapacity(),
+              mib(c.readCapacity()),
+              mib(c.directMemoryLimit()),
+              results.contract.peaks().samples(),
+              results.contract.sampleMillis()));
+    }
+    s.put("Machine probes", settings.probes() ? "measured (`--probes`)" : "not measured");
+    return s;
   }
 
-  private void limits(StringBuilder md) {
-    md.append(
-        "| Machine limit, same invocation | Median | Range | CPU-s per GiB |\n"
-            + "|---|---:|---:|---:|\n");
+  private Map<String, Object> figures() {
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("loopbackBytesPerSecond", results.loopbackBytesPerSecond.values());
+    f.put("loopbackReceiveCpuPerGib", results.loopbackReceiveCpuPerGib.values());
+    f.put("diskBytesPerSecond", results.diskBytesPerSecond.values());
+    f.put("diskCpuPerGib", results.diskCpuPerGib.values());
+    f.put("pageCacheBytesPerSecond", results.pageCacheBytesPerSecond.values());
+    f.put("pageCacheCpuPerGib", results.pageCacheCpuPerGib.values());
+    f.put("pooledReceiveBytesPerSecond", valuesByCount(results.pooledReceiveBytesPerSecond));
+    f.put("pooledReceiveCpuPerGib", valuesByCount(results.pooledReceiveCpuPerGib));
+    f.put("sendfileBytesPerSecond", valuesByCount(results.sendfileBytesPerSecond));
+    f.put("sendfileCpuPerGib", valuesByCount(results.sendfileCpuPerGib));
+    f.put("runs", results.runs);
+    f.put("contract", results.contract);
+    return f;
+  }
+
+  private static Map<Integer, List<Double>> valuesByCount(Map<Integer, Series> series) {
+    Map<Integer, List<Double>> values = new LinkedHashMap<>();
+    series.forEach((count, s) -> values.put(count, s.values()));
+    return values;
+  }
+
+  private void limits() {
+    Table t = Table.of("Machine limits, same rounds", "Limit", "Median", "Range", "CPU-s per GiB");
     if (!results.loopbackBytesPerSecond.isEmpty()) {
-      md.append("| Loopback TCP, `iperf3 -c 127.0.0.1 -t ")
-          .append(settings.iperfSeconds())
-          .append(" -O 1`, one stream (")
-          .append(results.iperfVersion)
-          .append(") | ")
-          .append(rate(results.loopbackBytesPerSecond.median()))
-          .append(" | ")
-          .append(range(results.loopbackBytesPerSecond))
-          .append(" | ")
-          .append(cores(results.loopbackReceiveCpuPerGib.median()))
-          .append(" receiving |\n");
+      t.row(
+          "Loopback TCP, `iperf3 -c 127.0.0.1 -t "
+              + settings.iperfSeconds()
+              + " -O 1`, one stream ("
+              + results.iperfVersion
+              + "), receiving end",
+          rate(results.loopbackBytesPerSecond.median()),
+          range(results.loopbackBytesPerSecond),
+          cores(results.loopbackReceiveCpuPerGib.median()));
     }
     for (Map.Entry<Integer, Series> e : results.pooledReceiveCpuPerGib.entrySet()) {
       Series rates = results.pooledReceiveBytesPerSecond.get(e.getKey());
-      md.append("| Loopback TCP received as a server receives: ")
-          .append(e.getKey())
-          .append(e.getKey() == 1 ? " connection" : " connections")
-          .append(" into a ")
-          .append(ReceiveCopyProbe.REGION_BYTES >> 20)
-          .append(" MiB region, one thread (`ReceiveCopyProbe`) | ")
-          .append(rate(rates.median()))
-          .append(" | ")
-          .append(range(rates))
-          .append(" | ")
-          .append(cores(e.getValue().median()))
-          .append(" receiving |\n");
+      t.row(
+          "Receive as a server receives, "
+              + connections(e.getKey())
+              + " into a "
+              + (ReceiveCopyProbe.REGION_BYTES >> 20)
+              + " MiB region (`ReceiveCopyProbe`)",
+          rate(rates.median()),
+          range(rates),
+          cores(e.getValue().median()));
     }
-    md.append("| Disk sequential write, `")
-        .append(results.ddCommand)
-        .append("` | ")
-        .append(rate(results.diskBytesPerSecond.median()))
-        .append(" | ")
-        .append(range(results.diskBytesPerSecond))
-        .append(" | ")
-        .append(cores(results.diskCpuPerGib.median()))
-        .append(" |\n");
-    md.append("| Page cache write (no sync; for reference, not a target), `")
-        .append(results.ddPageCacheCommand)
-        .append("` | ")
-        .append(rate(results.pageCacheBytesPerSecond.median()))
-        .append(" | ")
-        .append(range(results.pageCacheBytesPerSecond))
-        .append(" | ")
-        .append(cores(results.pageCacheCpuPerGib.median()))
-        .append(" |\n");
+    t.row(
+        "Disk sequential write, `" + results.ddCommand + "`",
+        rate(results.diskBytesPerSecond.median()),
+        range(results.diskBytesPerSecond),
+        cores(results.diskCpuPerGib.median()));
+    t.row(
+        "Page cache write (not a target), `" + results.ddPageCacheCommand + "`",
+        rate(results.pageCacheBytesPerSecond.median()),
+        range(results.pageCacheBytesPerSecond),
+        cores(results.pageCacheCpuPerGib.median()));
     for (Map.Entry<Integer, Series> e : results.sendfileCpuPerGib.entrySet()) {
       Series rates = results.sendfileBytesPerSecond.get(e.getKey());
-      md.append(
-              "| Loopback TCP sent as a server sends what it flushed: a file written past the "
-                  + "page cache, sent with sendfile in ")
-          .append(SendfileProbe.SEND_BYTES >> 20)
-          .append(" MiB pieces over ")
-          .append(e.getKey())
-          .append(e.getKey() == 1 ? " connection" : " connections")
-          .append(", a thread each (`SendfileProbe`) | ")
-          .append(rate(rates.median()))
-          .append(" | ")
-          .append(range(rates))
-          .append(" | ")
-          .append(cores(e.getValue().median()))
-          .append(" sending |\n");
+      t.row(
+          "Send a flushed file with sendfile in "
+              + (SendfileProbe.SEND_BYTES >> 20)
+              + " MiB pieces, "
+              + connections(e.getKey())
+              + " (`SendfileProbe`)",
+          rate(rates.median()),
+          range(rates),
+          cores(e.getValue().median()));
     }
-    md.append(
-        "\n*CPU-s per GiB*: for iperf3, what its receiving process spent (its "
-            + "`remote_total`); for dd, what it spent (user and system time): past the page cache "
-            + "the copy into its buffer and the device's I/O, into the page cache the kernel's copy "
-            + "into new page-cache pages.");
-    if (!settings.probes()) {
-      md.append(
-          " The CPU floors of receiving as a server receives and of sendfile were not measured "
-              + "(`--probes`).\n\n");
-      return;
-    }
-    md.append(
-        " *Sent as a server sends*: the sending threads' CPU, the "
-            + "kernel bringing the pages from the device into the page cache, handing them to the "
-            + "sockets and, on loopback, part of their delivery to the receiving sockets, the more "
-            + "the faster they go (the file is written with `oflag=direct` first, unmeasured). "
-            + "*Received as a server receives*: in this benchmark's JVM, "
-            + "sender threads write 1 MiB at a time and one thread reads, through a selector, up to "
-            + "256 KiB at a time into the next 256 KiB of a region far larger than the processor's "
-            + "caches, as a server's event loop reads pushes into its pool, and does nothing else "
-            + "with the bytes: what that thread spent. Unlike iperf3's one reused buffer, neither "
-            + "end of the kernel's copy is in the cache, the more so the more connections hold bytes "
-            + "in their socket buffers.\n\n");
+    tables.add(t);
   }
 
-  private void rates(StringBuilder md) {
-    md.append(
-        "| Clients | Acknowledged | Ingest with flush | / min(loopback, disk) | Flushed "
-            + "/ pushed | Read back | Read from memory | Pushes held back unread | NO_BUFFER answers | "
-            + "Pool filled with blocks while refusing |\n");
-    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  private void rates() {
+    Table t =
+        Table.of(
+            "Throughput",
+            "Clients",
+            "Acknowledged",
+            "Ingest with flush",
+            "/ min(loopback, disk)",
+            "Flushed / pushed",
+            "Read back",
+            "Read from memory",
+            "Pushes held back unread",
+            "NO_BUFFER answers",
+            "Pool filled with blocks while refusing");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
       Series flushed = series(runs, RunResult::flushedBytesPerSecond);
-      md.append("| ")
-          .append(e.getKey())
-          .append(" | ")
-          .append(rateWithRange(series(runs, RunResult::ackBytesPerSecond)))
-          .append(" | ")
-          .append(rateWithRange(flushed))
-          .append(" | ")
-          .append(percent(flushed.median() / limit()))
-          .append(" | ")
-          .append(percent(median(runs, r -> r.flushedBytes() / (double) r.ackedBytes())))
-          .append(" | ")
-          .append(rateWithRange(series(runs, RunResult::readBytesPerSecond)))
-          .append(" | ")
-          .append(
-              percent(
-                  median(
-                      runs,
-                      r ->
-                          r.readMemoryBytes()
-                              / (double) (r.readMemoryBytes() + r.readDiskBytes()))))
-          .append(" | ")
-          .append(count(median(runs, RunResult::pushWaits)))
-          .append(" | ")
-          .append(count(median(runs, RunResult::noBufferRefusals)))
-          .append(" | ")
-          .append(fill(runs))
-          .append(" |\n");
+      t.row(
+          e.getKey(),
+          rateWithRange(series(runs, RunResult::ackBytesPerSecond)),
+          rateWithRange(flushed),
+          percent(flushed.median() / limit()),
+          percent(median(runs, r -> r.flushedBytes() / (double) r.ackedBytes())),
+          rateWithRange(series(runs, RunResult::readBytesPerSecond)),
+          percent(
+              median(
+                  runs,
+                  r -> r.readMemoryBytes() / (double) (r.readMemoryBytes() + r.readDiskBytes()))),
+          count(median(runs, RunResult::pushWaits)),
+          count(median(runs, RunResult::noBufferRefusals)),
+          fill(runs));
     }
-    md.append("\n*Acknowledged*: bytes acknowledged / time from the first push to the last ")
-        .append("acknowledgement. *Ingest with flush*: bytes the server wrote to its files / time ")
-        .append("from the first push until its last flush ended; what it did not flush stayed in ")
-        .append("memory by design (below the flush watermarks, under the per-partition ")
-        .append("threshold) and was read from there. *Read back*: verified bytes / time from the ")
-        .append("first to the last read; reads of files just written are served from the page ")
-        .append(
-            flushesAroundCache()
-                ? "cache unless they were written around it, as this server's flushes are "
-                    + "(`flush.direct all`). The ratio compares the server's writes with the device's "
-                    + "rate. "
-                : "cache, not the disk. The server writes without fsync, so its flushes also end in "
-                    + "the page cache, which the kernel writes back on its own, while dd's "
-                    + "`oflag=direct` goes to the device: the ratio compares the server's handing of "
-                    + "data to the kernel with the device's rate. ")
-        .append("*Pushes held back unread*: the median of the server's ")
-        .append("`sluice_server_push_waits_total` over the ingest: pushes whose connection it ")
-        .append("stopped reading until flushes made room in the pool (`buffer.push.wait`), ")
-        .append("received once instead of refused and sent again. ")
-        .append("*NO_BUFFER answers*: the median of the server's ")
-        .append("`sluice_server_push_rejections_total{reason=\"NO_BUFFER\"}` over the ingest; ")
-        .append("each refused push was sent again after a back-off (the Spark client's default ")
-        .append("back-off is longer: 50 ms doubling to 2 s, 20 retries). *Pool filled with ")
-        .append("blocks while refusing*: in the samples after which the server had refused more ")
-        .append("pushes, the median of the blocks' bytes (`sluice_server_push_memory_allocated_")
-        .append("bytes`) over what the pool held from the system, chunk by chunk ")
-        .append("(`sluice_server_push_memory_held_bytes`), with the share of samples that saw ")
-        .append("refusals; the rest was free space inside chunks that still held other ")
-        .append("blocks.\n\n");
+    tables.add(t);
   }
 
   private static String fill(List<RunResult> runs) {
@@ -307,367 +270,194 @@ final class ServerBenchReport {
         + " of samples)";
   }
 
-  private void resources(StringBuilder md) {
+  private void resources() {
     ServerBenchResults.ServerSetup s = results.throughputServer;
-    md.append("| Clients | Peak push pool (of ")
-        .append(mib(s.bufferCapacity()))
-        .append(") | Peak network pool | Peak direct, all (of ")
-        .append(mib(s.directMemoryLimit()))
-        .append(
-            ") | Peak RSS | Server GC, share of wall time (collections) | Server CPU, "
-                + "ingest / read | Server CPU seconds per GiB, ingest / read | Client JVM CPU, "
-                + "ingest / read | Machine CPU, ingest / read |\n");
-    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    Table t =
+        Table.of(
+            "Memory and CPU (cores of " + Runtime.getRuntime().availableProcessors() + ")",
+            "Clients",
+            "Peak push pool (of " + mib(s.bufferCapacity()) + ")",
+            "Peak network pool",
+            "Peak direct, all (of " + mib(s.directMemoryLimit()) + ")",
+            "Peak RSS",
+            "Server GC, share of wall time (collections)",
+            "Server CPU, ingest / read",
+            "Server CPU seconds per GiB, ingest / read",
+            "Client JVM CPU, ingest / read",
+            "Machine CPU, ingest / read");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
-      md.append("| ")
-          .append(e.getKey())
-          .append(" | ")
-          .append(mib(max(runs, r -> r.peaks().pushHeld())))
-          .append(" | ")
-          .append(mib(max(runs, r -> r.peaks().network())))
-          .append(" | ")
-          .append(mib(max(runs, r -> r.peaks().directTotal())))
-          .append(" | ")
-          .append(mib(max(runs, r -> r.peaks().resident())))
-          .append(" | ")
-          .append(percent2(median(runs, RunResult::gcShare)))
-          .append(" (max ")
-          .append(percent2(max(runs, RunResult::gcShare)))
-          .append("; ")
-          .append(count(median(runs, RunResult::gcCount)))
-          .append(")")
-          .append(" | ")
-          .append(cores(median(runs, RunResult::serverCoresIngest)))
-          .append(" / ")
-          .append(cores(median(runs, RunResult::serverCoresRead)))
-          .append(" | ")
-          .append(cores(median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes()))))
-          .append(" / ")
-          .append(cores(median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()))))
-          .append(" | ")
-          .append(cores(median(runs, RunResult::benchmarkCoresIngest)))
-          .append(" / ")
-          .append(cores(median(runs, RunResult::benchmarkCoresRead)))
-          .append(" | ")
-          .append(cores(median(runs, RunResult::machineCoresIngest)))
-          .append(" / ")
-          .append(cores(median(runs, RunResult::machineCoresRead)))
-          .append(" |\n");
+      t.row(
+          e.getKey(),
+          mib(max(runs, r -> r.peaks().pushHeld())),
+          mib(max(runs, r -> r.peaks().network())),
+          mib(max(runs, r -> r.peaks().directTotal())),
+          mib(max(runs, r -> r.peaks().resident())),
+          percent2(median(runs, RunResult::gcShare))
+              + " (max "
+              + percent2(max(runs, RunResult::gcShare))
+              + "; "
+              + count(median(runs, RunResult::gcCount))
+              + ")",
+          pair(
+              median(runs, RunResult::serverCoresIngest), median(runs, RunResult::serverCoresRead)),
+          pair(
+              median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes())),
+              median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()))),
+          pair(
+              median(runs, RunResult::benchmarkCoresIngest),
+              median(runs, RunResult::benchmarkCoresRead)),
+          pair(
+              median(runs, RunResult::machineCoresIngest),
+              median(runs, RunResult::machineCoresRead)));
     }
-    md.append("\nPeaks are the highest over the rounds; the rest are medians. *Peak direct, all*: ")
-        .append("Netty's direct memory in the server (push pool, network pool, read slices) plus ")
-        .append("the JDK's own direct buffers, in one sample. CPU in cores (")
-        .append(Runtime.getRuntime().availableProcessors())
-        .append(" on this machine): the ")
-        .append("server's from its `process_cpu_seconds_total`, the clients' from this JVM, the ")
-        .append("machine's from `/proc/stat` (everything running, the two JVMs and any other ")
-        .append("load).\n\n");
+    tables.add(t);
   }
 
-  private void contract(StringBuilder md) {
+  private void contract() {
     RunResult c = results.contract;
     ServerBenchResults.ServerSetup s = results.contractServer;
-    double oversubscription = c.ackedBytes() / (double) s.bufferCapacity();
-    md.append("### Memory contract under oversubscription\n\n")
-        .append(c.clients())
-        .append(" clients push ")
-        .append(mib(c.ackedBytes()))
-        .append(" in total, as fast as they can, into a server whose `buffer.capacity` is ")
-        .append(mib(s.bufferCapacity()))
-        .append(String.format(Locale.ROOT, " (%.0fx)", oversubscription))
-        .append(" and `read.buffer.capacity` ")
-        .append(mib(s.readCapacity()))
-        .append("; its `-XX:MaxDirectMemorySize` is their sum plus the network allowance ")
-        .append("(`ServerJvmOptions.networkAllowance`), ")
-        .append(mib(s.directMemoryLimit()))
-        .append(". Then ")
-        .append(c.clients())
-        .append(" readers read it all back. ")
-        .append(c.peaks().samples())
-        .append(" samples of `/metrics`, every ")
-        .append(c.sampleMillis())
-        .append(" ms; the push pool's gauge is refreshed by the ")
-        .append("server's flush planner, every 50 ms.\n\n");
-    md.append("| Check | Measured | Limit | Held |\n|---|---:|---:|---|\n");
-    md.append("| Peak push pool, chunks held (`sluice_server_push_memory_held_bytes`) | ")
-        .append(mib(c.peaks().pushHeld()))
-        .append(" | ")
-        .append(mib(s.bufferCapacity()))
-        .append(" | ")
-        .append(yes(c.peaks().pushHeld() <= s.bufferCapacity()))
-        .append(" |\n");
-    md.append("| Peak server direct memory, Netty (`sluice_server_netty_direct_memory_bytes`) + ")
-        .append("JDK direct buffers | ")
-        .append(mib(c.peaks().directTotal()))
-        .append(" (")
-        .append(mib(c.peaks().nettyDirect()))
-        .append(" + ")
-        .append(mib(c.peaks().jdkDirect()))
-        .append(" at their peaks) | ")
-        .append(mib(s.directMemoryLimit()))
-        .append(" | ")
-        .append(yes(c.peaks().directTotal() <= s.directMemoryLimit()))
-        .append(" |\n");
-    md.append("| Peak network pool (`sluice_server_network_memory_bytes`) | ")
-        .append(mib(c.peaks().network()))
-        .append(" | ")
-        .append(mib(s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
-        .append(" (the network allowance) | ")
-        .append(
-            yes(
-                c.peaks().network()
-                    <= s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity()))
-        .append(" |\n");
-    md.append("| Blocks acknowledged, then read back intact exactly once | ")
-        .append(count(c.read().blocks()))
-        .append(" of ")
-        .append(count(c.ackedBlocks()))
-        .append(" (")
-        .append(count(c.read().problems()))
-        .append(" problems) | | ")
-        .append(yes(c.intact()))
-        .append(" |\n");
-    md.append("| Server's accepted bytes = acknowledged bytes | ")
-        .append(count(c.serverPushedBytes()))
-        .append(" = ")
-        .append(count(c.ackedBytes()))
-        .append(" | | ")
-        .append(yes(c.serverPushedBytes() == c.ackedBytes()))
-        .append(" |\n");
-    md.append("| Server still running after the run | ")
-        .append(results.contractServerAlive ? "yes" : "no")
-        .append(" | | ")
-        .append(yes(results.contractServerAlive))
-        .append(" |\n\n");
-    md.append(
-        String.format(
-            Locale.ROOT,
-            "Back-pressure: %s pushes held back unread until the "
-                + "pool had room, %s NO_BUFFER answers; while refusing, "
-                + "blocks filled a median %s of what the pool held. "
-                + "Acknowledged at %s, ingest with flush %s, read back at %s; server GC %s of the "
-                + "wall time.",
-            count(c.pushWaits()),
-            count(c.noBufferRefusals()),
-            Double.isNaN(c.refusals().medianFill()) ? "n/a" : percent(c.refusals().medianFill()),
-            rate(c.ackBytesPerSecond()),
-            rate(c.flushedBytesPerSecond()),
-            rate(c.readBytesPerSecond()),
-            percent2(c.gcShare())));
-    if (!c.read().firstProblems().isEmpty()) {
-      md.append(" First problems: ")
-          .append(String.join("; ", c.read().firstProblems()))
-          .append('.');
-    }
-    md.append("\n\n");
+    long allowance = s.directMemoryLimit() - s.bufferCapacity() - s.readCapacity();
+    Table t =
+        Table.of("Memory contract under oversubscription", "Check", "Measured", "Limit", "Held");
+    t.row(
+        "Peak push pool, chunks held (`sluice_server_push_memory_held_bytes`)",
+        mib(c.peaks().pushHeld()),
+        mib(s.bufferCapacity()),
+        yes(c.peaks().pushHeld() <= s.bufferCapacity()));
+    t.row(
+        "Peak server direct memory, Netty (`sluice_server_netty_direct_memory_bytes`) + JDK",
+        mib(c.peaks().directTotal())
+            + " ("
+            + mib(c.peaks().nettyDirect())
+            + " + "
+            + mib(c.peaks().jdkDirect())
+            + ")",
+        mib(s.directMemoryLimit()),
+        yes(c.peaks().directTotal() <= s.directMemoryLimit()));
+    t.row(
+        "Peak network pool (`sluice_server_network_memory_bytes`)",
+        mib(c.peaks().network()),
+        mib(allowance) + " (the network allowance)",
+        yes(c.peaks().network() <= allowance));
+    t.row(
+        "Blocks acknowledged, then read back intact exactly once",
+        count(c.read().blocks())
+            + " of "
+            + count(c.ackedBlocks())
+            + " ("
+            + count(c.read().problems())
+            + " problems"
+            + (c.read().firstProblems().isEmpty()
+                ? ""
+                : ": " + String.join("; ", c.read().firstProblems()))
+            + ")",
+        "",
+        yes(c.intact()));
+    t.row(
+        "Server's accepted bytes = acknowledged bytes",
+        count(c.serverPushedBytes()) + " = " + count(c.ackedBytes()),
+        "",
+        yes(c.serverPushedBytes() == c.ackedBytes()));
+    t.row(
+        "Server still running after the run",
+        results.contractServerAlive ? "yes" : "no",
+        "",
+        yes(results.contractServerAlive));
+    tables.add(t);
+    tables.add(
+        Table.of(
+                "Contract run",
+                "Pushes held back unread",
+                "NO_BUFFER answers",
+                "Pool filled with blocks while refusing",
+                "Acknowledged",
+                "Ingest with flush",
+                "Read back",
+                "Server GC")
+            .row(
+                count(c.pushWaits()),
+                count(c.noBufferRefusals()),
+                Double.isNaN(c.refusals().medianFill())
+                    ? "n/a"
+                    : percent(c.refusals().medianFill()),
+                rate(c.ackBytesPerSecond()),
+                rate(c.flushedBytesPerSecond()),
+                rate(c.readBytesPerSecond()),
+                percent2(c.gcShare())));
+    checks.add(
+        new Check(
+            "Memory contract: "
+                + mib(c.ackedBytes())
+                + " into "
+                + mib(s.bufferCapacity())
+                + " by "
+                + c.clients()
+                + " clients, direct memory within "
+                + mib(s.directMemoryLimit())
+                + ", every block intact",
+            mib(c.peaks().directTotal()) + ", intact: " + (c.intact() ? "yes" : "no"),
+            contractHeld(results)));
   }
 
-  private void targets(StringBuilder md) {
-    md.append("### Targets\n\n");
-    if (!results.runs.isEmpty()) {
-      md.append("- Ingest with flush at least ")
-          .append(percent(INGEST_TARGET_RATIO))
-          .append(" of min(loopback, disk) = ")
-          .append(rate(limit()))
-          .append(limitSource())
-          .append(":\n");
-      for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
-        double flushed = median(e.getValue(), RunResult::flushedBytesPerSecond);
-        double ratio = flushed / limit();
-        md.append("  - ").append(e.getKey()).append(e.getKey() == 1 ? " client: " : " clients: ");
-        if (ratio >= INGEST_TARGET_RATIO) {
-          md.append("**met**, ")
-              .append(percent(ratio))
-              .append(" (")
-              .append(rate(flushed))
-              .append(").\n");
-        } else {
-          md.append("**missed**, ")
-              .append(percent(ratio))
-              .append(" (")
-              .append(rate(flushed))
-              .append("): ")
-              .append(String.format(Locale.ROOT, "%.0f", (INGEST_TARGET_RATIO - ratio) * 100))
-              .append(" points short, ")
-              .append(rate(INGEST_TARGET_RATIO * limit() - flushed))
-              .append(" more needed.\n");
-        }
-      }
-      md.append("- Server GC time below ")
-          .append(percent(GC_TARGET_SHARE))
-          .append(" of wall time (worst run of each client count):\n");
-      for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
-        double worst = max(e.getValue(), RunResult::gcShare);
-        md.append("  - ")
-            .append(e.getKey())
-            .append(e.getKey() == 1 ? " client: " : " clients: ")
-            .append(worst < GC_TARGET_SHARE ? "**met**, " : "**missed**, ")
-            .append(percent2(worst))
-            .append(".\n");
-      }
-      boolean intact =
-          results.runs.values().stream().flatMap(List::stream).allMatch(RunResult::intact);
-      md.append("- Every acknowledged block of every throughput run read back intact: ")
-          .append(intact ? "**yes**" : "**no**")
-          .append(".\n");
+  private void ingestTargets() {
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      double flushed = median(e.getValue(), RunResult::flushedBytesPerSecond);
+      checks.add(
+          new Check(
+              clients(e.getKey())
+                  + ": ingest with flush at least "
+                  + percent(INGEST_TARGET_RATIO)
+                  + " of min(loopback, disk) = "
+                  + rate(limit())
+                  + limitSource(),
+              percent(flushed / limit()) + " (" + rate(flushed) + ")",
+              flushed / limit() >= INGEST_TARGET_RATIO));
     }
-    if (results.contract != null) {
-      ServerBenchResults.ServerSetup s = results.contractServer;
-      md.append("- Memory contract (")
-          .append(mib(results.contract.ackedBytes()))
-          .append(" into ")
-          .append(mib(s.bufferCapacity()))
-          .append(", ")
-          .append(results.contract.clients())
-          .append(" clients): ")
-          .append(contractHeld(results) ? "**held**" : "**broken**")
-          .append(": peak direct memory ")
-          .append(mib(results.contract.peaks().directTotal()))
-          .append(" of ")
-          .append(mib(s.directMemoryLimit()))
-          .append(", every block intact: ")
-          .append(results.contract.intact() ? "yes" : "no")
-          .append(".\n");
+    for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
+      double worst = max(e.getValue(), RunResult::gcShare);
+      checks.add(
+          new Check(
+              clients(e.getKey())
+                  + ": server GC below "
+                  + percent(GC_TARGET_SHARE)
+                  + " of wall time",
+              percent2(worst) + " in the worst round",
+              worst < GC_TARGET_SHARE));
     }
-    md.append('\n');
-  }
-
-  private void whereTimeGoes(StringBuilder md) {
-    md.append("### Where the time goes\n\n");
-    RunResult largest =
-        results.runs.get(results.profiledClients) == null
-            ? null
-            : results.runs.get(results.profiledClients).get(0);
-    if (largest != null) {
-      List<RunResult> runs = results.runs.get(results.profiledClients);
-      double server = median(runs, RunResult::serverCoresIngest);
-      double client = median(runs, RunResult::benchmarkCoresIngest);
-      double machine = median(runs, RunResult::machineCoresIngest);
-      md.append(
-          String.format(
-              Locale.ROOT,
-              "During ingest with %d clients the machine's %d cores "
-                  + "were %.0f%% busy: the server used %.2f cores, the clients (generating blocks, "
-                  + "CRC32C, the client transport) %.2f, anything else %.2f. The server spent %.2f "
-                  + "CPU seconds per GiB taken and flushed, and answered %s NO_BUFFER. Its flushes are "
-                  + "writes %s, which ran at %s (%s MiB/s) for dd in the same rounds.\n\n",
-              results.profiledClients,
-              Runtime.getRuntime().availableProcessors(),
-              100 * machine / Runtime.getRuntime().availableProcessors(),
-              server,
-              client,
-              Math.max(0, machine - server - client),
-              median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes())),
-              count(median(runs, RunResult::noBufferRefusals)),
-              flushesAroundCache()
-                  ? "around the page cache (`flush.direct all`)"
-                  : "into the page cache (no fsync)",
-              rate(
-                  flushesAroundCache()
-                      ? results.diskBytesPerSecond.median()
-                      : results.pageCacheBytesPerSecond.median()),
-              range(
-                  flushesAroundCache()
-                      ? results.diskBytesPerSecond
-                      : results.pageCacheBytesPerSecond)));
-    }
-    cpuBudget(md);
-    readCpu(md);
-    if (results.ingestProfile == null) {
-      md.append("No flight recording was taken (`--no-profile`).\n");
-      return;
-    }
-    md.append("The server's flight recording (`settings=profile`) in the ingest and the read ")
-        .append("phases of the ")
-        .append(results.profiledClients)
-        .append("-client runs. Threads ")
-        .append("running Java code are sampled every 10 ms (`jdk.ExecutionSample`): by thread, ")
-        .append("by the method on top of the stack, and by the innermost Sluice method on the ")
-        .append("stack. Threads in native code, mostly system calls, are sampled every 20 ms ")
-        .append("(`jdk.NativeMethodSample`; waits for events left out). GC threads are not ")
-        .append("sampled. JFR takes a few Java threads and one native thread per period, so ")
-        .append("shares compare within a table, not between the Java and the native ones.\n\n");
-    profile(md, "Ingest", results.ingestProfile);
-    profile(md, "Read", results.readProfile);
-  }
-
-  private static void profile(StringBuilder md, String phase, JfrProfile.Summary p) {
-    md.append("| ")
-        .append(phase)
-        .append(
-            String.format(
-                Locale.ROOT,
-                ", %,d Java samples: thread | Share | Top frame | Share | Innermost Sluice frame "
-                    + "| Share |%n",
-                p.samples()))
-        .append("|---|---:|---|---:|---|---:|\n");
-    int rows =
-        Math.max(p.threads().size(), Math.max(p.topFrames().size(), p.sluiceFrames().size()));
-    for (int i = 0; i < rows; i++) {
-      md.append("| ")
-          .append(cell(p.threads(), i, p.samples()))
-          .append(" | ")
-          .append(cell(p.topFrames(), i, p.samples()))
-          .append(" | ")
-          .append(cell(p.sluiceFrames(), i, p.samples()))
-          .append(" |\n");
-    }
-    md.append("\n| ")
-        .append(phase)
-        .append(
-            String.format(
-                Locale.ROOT,
-                ", %,d native samples: thread and native method | Share |%n",
-                p.nativeSamples()))
-        .append("|---|---:|\n");
-    for (int i = 0; i < p.nativeCalls().size(); i++) {
-      md.append("| ").append(cell(p.nativeCalls(), i, p.nativeSamples())).append(" |\n");
-    }
-    md.append("\n");
+    checks.add(
+        new Check(
+            "Every acknowledged block of every throughput run read back intact",
+            results.runs.values().stream().flatMap(List::stream).allMatch(RunResult::intact)
+                ? "yes"
+                : "no",
+            results.runs.values().stream().flatMap(List::stream).allMatch(RunResult::intact)));
   }
 
   /**
-   * Where each GiB's CPU went during ingest, against the machine's two copies that no server can
-   * avoid (the sockets' receive into a pool, measured by {@link ReceiveCopyProbe}, and the write to
-   * disk, by dd, in the same rounds), and the ingest rate the machine's cores allow at those costs.
+   * Each GiB's ingest CPU against the two copies no server avoids (the sockets' receive into a
+   * pool, {@link ReceiveCopyProbe}, and the write to disk, dd, in the same rounds), and the ingest
+   * the machine's cores allow at those costs. Needs the probes.
    */
-  private void cpuBudget(StringBuilder md) {
+  private void cpuBudget() {
     if (results.loopbackBytesPerSecond.isEmpty()
         || !results.pooledReceiveCpuPerGib.keySet().containsAll(results.runs.keySet())) {
-      threadCpu(md);
       return;
     }
     int cpus = Runtime.getRuntime().availableProcessors();
     double write =
         flushesAroundCache() ? results.diskCpuPerGib.median() : results.pageCacheCpuPerGib.median();
-    md.append(
-        "What each GiB ingested cost, in CPU seconds, against the two copies this server "
-            + "makes of it: receiving from the sockets (`ReceiveCopyProbe` above, with as many "
-            + "connections as clients: ");
-    List<String> receives = new ArrayList<>();
-    for (Map.Entry<Integer, Series> e : results.pooledReceiveCpuPerGib.entrySet()) {
-      receives.add(cores(e.getValue().median()) + " with " + e.getKey());
-    }
-    md.append(String.join(", ", receives))
-        .append("; iperf3's receiving end, whose buffer stays in ")
-        .append("the processor's cache, ")
-        .append(cores(results.loopbackReceiveCpuPerGib.median()))
-        .append(") and writing it ")
-        .append(
-            flushesAroundCache()
-                ? "around the page cache (`flush.direct all`; dd " + "`oflag=direct`, "
-                : "into the page cache (dd, ")
-        .append(cores(write))
-        .append("), all measured in the same rounds. The clients share the " + "machine's ")
-        .append(cpus)
-        .append(" cores with the server, so ingest cannot pass ")
-        .append(cpus)
-        .append(" cores / (server + clients) per GiB.\n\n");
-    md.append(
-        "| Clients | Server | of which the two copies | Server, the rest | Clients | Ingest "
-            + "the cores allow at these costs | With only the two copies on the server | Measured "
-            + "ingest |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    Table t =
+        Table.of(
+            "Ingest CPU per GiB against the two copies",
+            "Clients",
+            "Server",
+            "of which the two copies",
+            "Server, the rest",
+            "Clients",
+            "Ingest the cores allow at these costs",
+            "With only the two copies on the server",
+            "Measured ingest");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
       double server = median(runs, r -> r.serverCpuIngest() / gib(r.ackedBytes()));
@@ -676,35 +466,18 @@ final class ServerBenchReport {
       double copies = results.pooledReceiveCpuPerGib.get(e.getKey()).median() + write;
       double allowed = cpus / (server + clients) * (1L << 30);
       double lean = cpus / (copies + clients) * (1L << 30);
-      md.append("| ")
-          .append(e.getKey())
-          .append(" | ")
-          .append(cores(server))
-          .append(" | ")
-          .append(cores(copies))
-          .append(" | ")
-          .append(cores(server - copies))
-          .append(" | ")
-          .append(cores(clients))
-          .append(" | ")
-          .append(rate(allowed))
-          .append(" (")
-          .append(percent(allowed / limit()))
-          .append(") | ")
-          .append(rate(lean))
-          .append(" (")
-          .append(percent(lean / limit()))
-          .append(") | ")
-          .append(rate(median(runs, RunResult::flushedBytesPerSecond)))
-          .append(" (")
-          .append(percent(median(runs, RunResult::flushedBytesPerSecond) / limit()))
-          .append(") |\n");
+      double measured = median(runs, RunResult::flushedBytesPerSecond);
+      t.row(
+          e.getKey(),
+          cores(server),
+          cores(copies),
+          cores(server - copies),
+          cores(clients),
+          ofLimit(allowed),
+          ofLimit(lean),
+          ofLimit(measured));
     }
-    md.append(
-        "\nPercentages are of min(loopback, disk). *With only the two copies on the "
-            + "server*: the rate the cores would allow if the server spent nothing beyond the two "
-            + "copies, the clients' cost unchanged.\n\n");
-    threadCpu(md);
+    tables.add(t);
   }
 
   /** Whether the throughput server writes its flushes around the page cache (flush.direct all). */
@@ -720,104 +493,108 @@ final class ServerBenchReport {
   }
 
   /** The server's ingest CPU per GiB by its threads ({@code sluice_server_cpu_seconds_total}). */
-  private void threadCpu(StringBuilder md) {
-    md.append(
-            "The server's CPU seconds per GiB ingested by its threads "
-                + "(`sluice_server_cpu_seconds_total`, docs/metrics.md), medians: *network* holds the "
-                + "socket's receive and the copy into the push pool, *flush* the writes to disk, "
-                + "*http* the HTTP port answering this benchmark's own sampling of `/metrics` (every ")
-        .append(settings.sampleMillis())
-        .append(" ms; a Prometheus scraping every 15 s asks ")
-        .append(String.format(Locale.ROOT, "%,d", 15_000 / Math.max(1, settings.sampleMillis())))
-        .append(" times less often).\n\n| Clients |");
-    threadColumns(md, 1);
+  private void threadCpu() {
+    Table t = threadTable("Server CPU seconds per GiB ingested, by thread group", "Clients");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
-      md.append("| ").append(e.getKey()).append(" |");
-      threadCells(md, e.getValue(), RunResult::serverThreadCpuIngest, RunResult::ackedBytes);
+      List<Object> row = new ArrayList<>(List.of(e.getKey()));
+      threadCells(row, e.getValue(), RunResult::serverThreadCpuIngest, RunResult::ackedBytes);
+      t.row(row.toArray());
     }
-    md.append('\n');
+    tables.add(t);
   }
 
   /**
-   * The server's CPU per GiB read back by its threads, beside {@link SendfileProbe}'s: the server
-   * sends what it flushed around the page cache with sendfile, which the probe does and nothing
-   * else.
+   * The server's CPU per GiB read back by its threads, beside {@link SendfileProbe}'s when it ran:
+   * the server sends what it flushed with sendfile, which the probe does and nothing else.
    */
-  private void readCpu(StringBuilder md) {
-    if (!results.sendfileCpuPerGib.keySet().containsAll(results.runs.keySet())) {
-      md.append(
-          "What each GiB read back cost the server, by its threads (*network* holds the file "
-              + "reads and the sends).\n\n| Clients | Server |");
-      threadColumns(md, 2);
-      for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
-        List<RunResult> runs = e.getValue();
-        md.append("| ")
-            .append(e.getKey())
-            .append(" | ")
-            .append(cores(median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()))))
-            .append(" |");
-        threadCells(md, runs, RunResult::serverThreadCpuRead, r -> r.read().bytes());
-      }
-      md.append('\n');
-      return;
-    }
-    md.append(
-        "What each GiB read back cost the server, by its threads (*network* holds the file "
-            + "reads and the sends), beside what sending a file written past the page cache with "
-            + "sendfile over as many connections cost threads that did nothing else "
-            + "(`SendfileProbe` above, same rounds). The server sends its flushed data that way; "
-            + "the rest is answering the requests and its other threads.\n\n"
-            + "| Clients | Server | sendfile alone | Server, the rest |");
-    threadColumns(md, 4);
+  private void readCpu() {
+    boolean probed = results.sendfileCpuPerGib.keySet().containsAll(results.runs.keySet());
+    Table t =
+        probed
+            ? threadTable(
+                "Server CPU seconds per GiB read back",
+                "Clients",
+                "Server",
+                "sendfile alone",
+                "Server, the rest")
+            : threadTable("Server CPU seconds per GiB read back", "Clients", "Server");
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       List<RunResult> runs = e.getValue();
       double server = median(runs, r -> r.serverCpuRead() / gib(r.read().bytes()));
-      double sendfile = results.sendfileCpuPerGib.get(e.getKey()).median();
-      md.append("| ")
-          .append(e.getKey())
-          .append(" | ")
-          .append(cores(server))
-          .append(" | ")
-          .append(cores(sendfile))
-          .append(" | ")
-          .append(cores(server - sendfile))
-          .append(" |");
-      threadCells(md, runs, RunResult::serverThreadCpuRead, r -> r.read().bytes());
+      List<Object> row = new ArrayList<>(List.of(e.getKey(), cores(server)));
+      if (probed) {
+        double sendfile = results.sendfileCpuPerGib.get(e.getKey()).median();
+        row.add(cores(sendfile));
+        row.add(cores(server - sendfile));
+      }
+      threadCells(row, runs, RunResult::serverThreadCpuRead, r -> r.read().bytes());
+      t.row(row.toArray());
     }
-    md.append('\n');
+    tables.add(t);
   }
 
-  /** The thread groups' headers after {@code leading} columns already named, and the rule. */
-  private static void threadColumns(StringBuilder md, int leading) {
-    MetricsPoller.THREAD_GROUPS.forEach(g -> md.append(' ').append(g).append(" |"));
-    md.append("\n|")
-        .append("---:|".repeat(leading + MetricsPoller.THREAD_GROUPS.size()))
-        .append('\n');
+  private static Table threadTable(String title, String... leading) {
+    List<String> columns = new ArrayList<>(List.of(leading));
+    columns.addAll(MetricsPoller.THREAD_GROUPS);
+    return new Table(title, columns, new ArrayList<>());
   }
 
-  /** Each thread group's median CPU seconds per GiB of {@code bytes}, ending the row. */
+  /** Each thread group's median CPU seconds per GiB of {@code bytes}. */
   private static void threadCells(
-      StringBuilder md,
+      List<Object> row,
       List<RunResult> runs,
       Function<RunResult, Map<String, Double>> cpu,
       ToDoubleFunction<RunResult> bytes) {
     for (String g : MetricsPoller.THREAD_GROUPS) {
-      md.append(' ')
-          .append(
-              cores(
-                  median(
-                      runs, r -> cpu.apply(r).getOrDefault(g, 0.0) / gib(bytes.applyAsDouble(r)))))
-          .append(" |");
+      row.add(
+          cores(
+              median(runs, r -> cpu.apply(r).getOrDefault(g, 0.0) / gib(bytes.applyAsDouble(r)))));
     }
-    md.append('\n');
   }
 
-  private static String cell(List<JfrProfile.Count> counts, int i, long total) {
-    if (i >= counts.size()) {
-      return " | ";
+  private void profile(String phase, JfrProfile.Summary p) {
+    String title = phase + " with " + clients(results.profiledClients) + ", server profile";
+    Table java =
+        Table.of(
+            title + String.format(Locale.ROOT, ": %,d Java samples", p.samples()),
+            "Thread",
+            "Share",
+            "Top frame",
+            "Share",
+            "Innermost Sluice frame",
+            "Share");
+    int rows =
+        Math.max(p.threads().size(), Math.max(p.topFrames().size(), p.sluiceFrames().size()));
+    for (int i = 0; i < rows; i++) {
+      List<String> row = new ArrayList<>();
+      cell(row, p.threads(), i, p.samples());
+      cell(row, p.topFrames(), i, p.samples());
+      cell(row, p.sluiceFrames(), i, p.samples());
+      java.row(row.toArray());
     }
-    JfrProfile.Count c = counts.get(i);
-    return "`" + c.name() + "` | " + percent(c.samples() / (double) total);
+    tables.add(java);
+    Table nativeCalls =
+        Table.of(
+            title + String.format(Locale.ROOT, ": %,d native samples", p.nativeSamples()),
+            "Thread and native method",
+            "Share");
+    for (int i = 0; i < p.nativeCalls().size(); i++) {
+      List<String> row = new ArrayList<>();
+      cell(row, p.nativeCalls(), i, p.nativeSamples());
+      nativeCalls.row(row.toArray());
+    }
+    tables.add(nativeCalls);
+  }
+
+  private static void cell(List<String> row, List<JfrProfile.Count> counts, int i, long total) {
+    if (i >= counts.size()) {
+      row.add("");
+      row.add("");
+    } else {
+      JfrProfile.Count c = counts.get(i);
+      row.add("`" + c.name() + "`");
+      row.add(percent(c.samples() / (double) total));
+    }
   }
 
   // ---- figures ----
@@ -837,6 +614,10 @@ final class ServerBenchReport {
     return results.diskBytesPerSecond.median() <= results.loopbackBytesPerSecond.median()
         ? " (the disk's)"
         : " (loopback's)";
+  }
+
+  private String ofLimit(double bytesPerSecond) {
+    return rate(bytesPerSecond) + " (" + percent(bytesPerSecond / limit()) + ")";
   }
 
   private static Series series(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
@@ -869,8 +650,20 @@ final class ServerBenchReport {
     return Double.isNaN(cores) ? "n/a" : String.format(Locale.ROOT, "%.2f", cores);
   }
 
+  private static String pair(double a, double b) {
+    return cores(a) + " / " + cores(b);
+  }
+
   private static String yes(boolean held) {
     return held ? "**yes**" : "**no**";
+  }
+
+  private static String clients(int n) {
+    return n + (n == 1 ? " client" : " clients");
+  }
+
+  private static String connections(int n) {
+    return n + (n == 1 ? " connection" : " connections");
   }
 
   private static String join(List<Integer> values) {

@@ -9,6 +9,8 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.Series;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Renderer;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.StatusResponse;
@@ -99,13 +101,12 @@ public final class ServerBenchmark {
     } finally {
       retryTimer.shutdownNow();
     }
-    String body = new ServerBenchReport(settings, results).markdown();
+    BenchRecord record = new ServerBenchReport(settings, results).record();
     System.out.println();
-    System.out.println(body);
+    System.out.println(Renderer.markdown(record));
     if (settings.output() != null) {
-      BenchmarkReport.writeSection(
-          settings.output(), "server", "Shuffle server benchmark", settings.command(), body);
-      System.out.println("Wrote the 'server' section of " + settings.output());
+      BenchmarkReport.write(settings.output(), record);
+      System.out.println("Wrote the 'server' section of " + settings.output() + " and its record");
     }
     boolean contractFailed = results.contract != null && !ServerBenchReport.contractHeld(results);
     boolean lost = results.runs.values().stream().flatMap(List::stream).anyMatch(r -> !r.intact());

@@ -7,6 +7,10 @@ import io.netty.handler.ssl.util.SelfSignedCertificate;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Series;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Renderer;
+import io.sluice.benchmark.report.Table;
 import io.sluice.common.auth.Credentials;
 import io.sluice.common.auth.Secret;
 import io.sluice.common.auth.ServerAuth;
@@ -25,6 +29,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -117,18 +122,14 @@ public final class SecurityBenchmark {
       cipher = new CipherAlone(floor.cipherSuite(), cpu);
       System.out.printf(Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", cipher.suite(), cpu);
     }
-    String body = benchmark.report(figures, cipher);
+    BenchRecord record =
+        benchmark.record(figures, cipher, o.getOrDefault("command", "bin/bench-security.sh"));
     System.out.println();
-    System.out.println(body);
+    System.out.println(Renderer.markdown(record));
     String output = o.getOrDefault("output", "docs/benchmarks/security.md");
     if (!output.equals("-")) {
-      BenchmarkReport.writeSection(
-          Path.of(output),
-          "security",
-          "Security: the cost of authentication and TLS on the push path",
-          o.getOrDefault("command", "bin/bench-security.sh"),
-          body);
-      System.out.println("Wrote the 'security' section of " + output);
+      BenchmarkReport.write(Path.of(output), record);
+      System.out.println("Wrote the 'security' section of " + output + " and its record");
     }
     benchmark.cert.delete();
     System.exit(0);
@@ -210,92 +211,96 @@ public final class SecurityBenchmark {
   /**
    * @param cipher null when not measured
    */
-  private String report(Map<Mode, Figures> figures, CipherAlone cipher) {
+  private BenchRecord record(Map<Mode, Figures> figures, CipherAlone cipher, String command) {
     Figures plain = figures.get(Mode.PLAIN);
-    StringBuilder b = new StringBuilder();
-    b.append(
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put(
+        "Rounds",
         String.format(
             Locale.ROOT,
-            "One connection pushing 1 MiB bodies (16 in flight) to a "
-                + "server in the same JVM over loopback, which drops them; %d s measured after %d s of "
-                + "warm-up, then %d fresh connections opened and closed one after another. %d rounds, the "
-                + "four modes interleaved in each; medians, ranges in brackets. CPU is the whole JVM's "
-                + "(client and server) per GiB that reached the server. TLS uses %s with a self-signed "
-                + "certificate; authentication is the application role (HMAC-SHA256 challenge-response, "
-                + "two round trips when a connection opens).%n%n",
+            "%d, the four modes interleaved in each: %d s measured after %d s of warm-up, then %d"
+                + " connections opened and closed",
+            rounds,
             seconds,
             warmup,
-            connects,
-            rounds,
-            OpenSsl.isAvailable() ? "BoringSSL (netty-tcnative)" : "the JDK's TLS engine"));
-    b.append("| Mode | Push MiB/s | / plain | CPU-s per GiB | / plain | Connect ms | / plain |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|\n");
+            connects));
+    settings.put(
+        "TLS engine",
+        OpenSsl.isAvailable() ? "BoringSSL (netty-tcnative)" : "the JDK's TLS engine");
+    Table modes =
+        Table.of(
+            "",
+            "Mode",
+            "Push MiB/s",
+            "/ plain",
+            "CPU-s per GiB",
+            "/ plain",
+            "Connect ms",
+            "/ plain");
+    Map<String, Object> raw = new LinkedHashMap<>();
     for (Mode mode : Mode.values()) {
       Figures f = figures.get(mode);
-      b.append(
+      modes.row(
+          mode.label,
+          f.mibPerSecond.describe("%,.0f"),
           String.format(
-              Locale.ROOT,
-              "| %s | %s | %.3fx | %s | %.3fx | %s | %.2fx |%n",
-              mode.label,
-              f.mibPerSecond.describe("%,.0f"),
-              f.mibPerSecond.median() / plain.mibPerSecond.median(),
-              f.cpuPerGib.describe("%.2f"),
-              f.cpuPerGib.median() / plain.cpuPerGib.median(),
-              f.connectMillis.describe("%.2f"),
-              f.connectMillis.median() / plain.connectMillis.median()));
+              Locale.ROOT, "%.3fx", f.mibPerSecond.median() / plain.mibPerSecond.median()),
+          f.cpuPerGib.describe("%.2f"),
+          String.format(Locale.ROOT, "%.3fx", f.cpuPerGib.median() / plain.cpuPerGib.median()),
+          f.connectMillis.describe("%.2f"),
+          String.format(
+              Locale.ROOT, "%.2fx", f.connectMillis.median() / plain.connectMillis.median()));
+      raw.put(
+          mode.name(),
+          Map.of(
+              "mibPerSecond", f.mibPerSecond.values(),
+              "cpuPerGib", f.cpuPerGib.values(),
+              "connectMillis", f.connectMillis.values()));
+    }
+    List<Table> tables = new ArrayList<>(List.of(modes));
+    double plainCpu = plain.cpuPerGib.median();
+    double tlsCpu = figures.get(Mode.TLS).cpuPerGib.median();
+    if (cipher != null) {
+      raw.put("cipherAloneCpuPerGib", cipher.cpuSecondsPerGib());
+      tables.add(
+          Table.of("Where TLS's CPU goes", "Measure", "CPU-s per GiB")
+              .row(
+                  "Plain path (both ends on this JVM)",
+                  String.format(Locale.ROOT, "%.2f", plainCpu))
+              .row("Added by TLS", String.format(Locale.ROOT, "%.2f", tlsCpu - plainCpu))
+              .row(
+                  "The cipher alone (`CipherFloor`, " + cipher.suite() + ")",
+                  String.format(Locale.ROOT, "%.2f", cipher.cpuSecondsPerGib()))
+              .row(
+                  "Added by TLS beyond the cipher",
+                  String.format(
+                      Locale.ROOT,
+                      "%.2f",
+                      Math.max(0, tlsCpu - plainCpu - cipher.cpuSecondsPerGib())))
+              .row(
+                  "Floor of TLS with this cipher, over plain",
+                  String.format(
+                      Locale.ROOT, "%.2fx", (plainCpu + cipher.cpuSecondsPerGib()) / plainCpu)));
     }
     double authCost =
         1 - figures.get(Mode.AUTH).mibPerSecond.median() / plain.mibPerSecond.median();
     double tlsRatio = plain.mibPerSecond.median() / figures.get(Mode.TLS).mibPerSecond.median();
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "%nTargets: authentication costs under 2%% of push "
-                + "throughput: **%s** (%.1f%%); TLS at most 1.5x: **%s** (%.2fx the plain time per "
-                + "byte).%n",
-            authCost < 0.02 ? "met" : "missed",
-            100 * authCost,
-            tlsRatio <= 1.5 ? "met" : "missed",
-            tlsRatio));
-    double plainCpu = plain.cpuPerGib.median();
-    double tlsCpu = figures.get(Mode.TLS).cpuPerGib.median();
-    if (cipher == null) {
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "%nTLS adds %.2f CPU-s per GiB to the plain path's %.2f (both ends on this JVM's %d "
-                  + "cores). What the cipher alone costs of that was not measured (`--probes`).%n",
-              tlsCpu - plainCpu,
-              plainCpu,
-              Runtime.getRuntime().availableProcessors()));
-      return b.toString();
-    }
-    String cipherSuite = cipher.suite();
-    double floorCpu = cipher.cpuSecondsPerGib();
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "%nWhere TLS's time goes: both ends run in this JVM on "
-                + "%d cores, and the plain path is already CPU-bound at %.2f CPU-s per GiB (copies and "
-                + "system calls). TLS adds %.2f CPU-s per GiB. The cipher alone (%s, a client and a "
-                + "server engine sealing and opening 16 KiB records in memory on one thread, measured "
-                + "after the rounds above) costs %.2f CPU-s per GiB, so %.0f%% of what TLS adds is the "
-                + "encryption and decryption themselves and the rest (%.2f CPU-s per GiB) is the "
-                + "transport's handling of records. With both ends sharing these cores, the least CPU per "
-                + "byte that any TLS with this cipher could cost is the plain path's plus the cipher's, "
-                + "%.2fx the plain CPU per byte. On a network link the link bounds both: TLS "
-                + "here moves %,.0f MiB/s, %s a 25 Gbit/s link's %,.0f MiB/s.%n",
-            Runtime.getRuntime().availableProcessors(),
-            plainCpu,
-            tlsCpu - plainCpu,
-            cipherSuite,
-            floorCpu,
-            100 * Math.min(1, floorCpu / (tlsCpu - plainCpu)),
-            Math.max(0, tlsCpu - plainCpu - floorCpu),
-            (plainCpu + floorCpu) / plainCpu,
-            figures.get(Mode.TLS).mibPerSecond.median(),
-            figures.get(Mode.TLS).mibPerSecond.median() >= 25e9 / 8 / (1 << 20) ? "above" : "below",
-            25e9 / 8 / (1 << 20)));
-    return b.toString();
+    List<Check> checks =
+        List.of(
+            new Check(
+                "Authentication costs under 2% of push throughput",
+                String.format(Locale.ROOT, "%.1f%%", 100 * authCost), authCost < 0.02),
+            new Check(
+                "TLS at most 1.5x the plain time per byte",
+                String.format(Locale.ROOT, "%.2fx", tlsRatio),
+                tlsRatio <= 1.5));
+    return BenchmarkReport.record(
+        "security",
+        "Security: the cost of authentication and TLS on the push path",
+        command,
+        settings,
+        tables,
+        checks,
+        raw);
   }
 }

@@ -6,6 +6,8 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Renderer;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;
@@ -96,13 +98,13 @@ public final class TransportBenchmark {
             messages(batched));
       }
     }
-    String body = new TransportReport(settings, setup, results).markdown();
+    BenchRecord record = new TransportReport(settings, setup, results).record();
     System.out.println();
-    System.out.println(body);
+    System.out.println(Renderer.markdown(record));
     if (settings.output() != null) {
-      BenchmarkReport.writeSection(
-          settings.output(), "transport", "Transport micro-benchmark", settings.command(), body);
-      System.out.println("Wrote the 'transport' section of " + settings.output());
+      BenchmarkReport.write(settings.output(), record);
+      System.out.println(
+          "Wrote the 'transport' section of " + settings.output() + " and its record");
     }
   }
 

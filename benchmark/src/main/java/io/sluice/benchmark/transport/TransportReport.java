@@ -5,21 +5,26 @@ import static io.sluice.benchmark.Format.gbit;
 import static io.sluice.benchmark.Format.percent;
 import static io.sluice.benchmark.Format.rate;
 
+import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Series;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Check;
+import io.sluice.benchmark.report.Table;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Renders the results as the Markdown section of {@code docs/benchmarks/transport.md}, targets
- * included.
+ * The transport benchmark's results as a {@link BenchRecord}: the table and targets of the {@code
+ * transport} section of docs/benchmarks/transport.md, whose text above the section says what they
+ * mean.
  */
 final class TransportReport {
   static final double BULK_TARGET_RATIO = 0.75;
   static final double BATCHED_TARGET_MESSAGES = 1_000_000;
   static final double UNBATCHED_TARGET_MESSAGES = 500_000;
-  private static final Pattern IPERF_VERSION = Pattern.compile("iperf (\\d+)\\.(\\d+)");
 
   /**
    * How the run was set up.
@@ -44,154 +49,153 @@ final class TransportReport {
     this.results = results;
   }
 
-  String markdown() {
-    StringBuilder md = new StringBuilder();
-    md.append("Client and server in one JVM over loopback (127.0.0.1): a real `TransportServer` ")
-        .append("whose handler releases each pushed body and answers OK, and ")
-        .append("`TransportClient`s pushing `PushDataRequest`s pipelined from one thread per ")
-        .append("connection. ")
-        .append(setup.ioMode())
-        .append(" transport, ")
-        .append(setup.serverThreads())
-        .append(" server and ")
-        .append(setup.clientThreads())
-        .append(" client event-loop threads, JVM options `")
-        .append(setup.jvmOptions())
-        .append("`. ")
-        .append(
-            setup.iperfVersion() == null
-                ? "iperf3 was not run (`--no-iperf`). "
-                : setup.iperfVersion() + " measured on the same machine in the same run. ")
-        .append("Each figure is the median of ")
-        .append(settings.rounds())
-        .append(settings.rounds() == 1 ? " round of " : " rounds of ")
-        .append(settings.seconds())
-        .append(" s, each measured after ")
-        .append(settings.warmupSeconds())
-        .append(" s of warm-up (iperf3 `-O`); the rounds ")
-        .append("interleave iperf3 and Sluice, connection count by connection count, then the ")
-        .append("small-message runs. Ranges over the rounds are in brackets. Throughput counts ")
-        .append("body bytes received by the server (iperf3: payload received).\n\n");
+  BenchRecord record() {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put(
+        "Transport",
+        setup.ioMode()
+            + ", "
+            + setup.serverThreads()
+            + " server and "
+            + setup.clientThreads()
+            + " client event-loop threads");
+    s.put("JVM", "`" + setup.jvmOptions() + "`");
+    s.put(
+        "Rounds",
+        settings.rounds()
+            + " of "
+            + settings.seconds()
+            + " s, each after "
+            + settings.warmupSeconds()
+            + " s of warm-up");
+    s.put(
+        "iperf3",
+        setup.iperfVersion() == null
+            ? "not run (`--no-iperf`)"
+            : "`iperf3 -c 127.0.0.1 -t "
+                + settings.seconds()
+                + " -O "
+                + settings.warmupSeconds()
+                + " [-P N] -J` against `iperf3 -s -1`, "
+                + setup.iperfVersion());
+    Map<String, Object> figures = new LinkedHashMap<>();
+    figures.put("bulkBytesPerSecond", values(results.bulkBytesPerSecond));
+    figures.put("bulkCpuPerGib", values(results.bulkCpuPerGib));
+    figures.put("iperfBitsPerSecond", values(results.iperfBitsPerSecond));
+    figures.put("iperfCpuPerGib", values(results.iperfCpuPerGib));
+    figures.put("unbatchedMessagesPerSecond", results.unbatchedMessagesPerSecond.values());
+    figures.put("batchedMessagesPerSecond", results.batchedMessagesPerSecond.values());
+    return BenchmarkReport.record(
+        "transport",
+        "Transport micro-benchmark",
+        settings.command(),
+        s,
+        List.of(table()),
+        checks(),
+        figures);
+  }
 
-    md.append("| Test | Connections | Sluice | iperf3 | Sluice / iperf3 | CPU-s/GiB, Sluice | ")
-        .append("CPU-s/GiB, iperf3 | CPU, Sluice / iperf3 |\n");
-    md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  private Table table() {
+    Table t =
+        Table.of(
+            "",
+            "Test",
+            "Connections",
+            "Sluice",
+            "iperf3",
+            "Sluice / iperf3",
+            "CPU-s/GiB, Sluice",
+            "CPU-s/GiB, iperf3",
+            "CPU, Sluice / iperf3");
     for (Map.Entry<Integer, Series> e : results.bulkBytesPerSecond.entrySet()) {
       int connections = e.getKey();
       Series bulk = e.getValue();
       Series iperf = results.iperfBitsPerSecond.get(connections);
-      md.append("| Bulk push, 1 MiB bodies, ")
-          .append(Workloads.BULK_WINDOW)
-          .append(" requests (16 MiB) in flight per connection | ")
-          .append(connections)
-          .append(" | ")
-          .append(rate(bulk.median()))
-          .append(" = ")
-          .append(gbit(bulk.median() * 8))
-          .append(" (")
-          .append(gbitRange(bulk, 8))
-          .append(")")
-          .append(" | ")
-          .append(
-              iperf == null ? "not run" : gbit(iperf.median()) + " (" + gbitRange(iperf, 1) + ")")
-          .append(" | ")
-          .append(iperf == null ? "n/a" : percent(bulkRatio(connections)))
-          .append(" | ")
-          .append(cpu(results.bulkCpuPerGib.get(connections)))
-          .append(" | ")
-          .append(cpu(results.iperfCpuPerGib.get(connections)))
-          .append(" | ")
-          .append(cpuRatio(connections))
-          .append(" |\n");
+      t.row(
+          "Bulk push, 1 MiB bodies, "
+              + Workloads.BULK_WINDOW
+              + " requests (16 MiB) in flight per connection",
+          connections,
+          rate(bulk.median()) + " = " + gbit(bulk.median() * 8) + " (" + gbitRange(bulk, 8) + ")",
+          iperf == null ? "not run" : gbit(iperf.median()) + " (" + gbitRange(iperf, 1) + ")",
+          iperf == null ? "n/a" : percent(bulkRatio(connections)),
+          cpu(results.bulkCpuPerGib.get(connections)),
+          cpu(results.iperfCpuPerGib.get(connections)),
+          cpuRatio(connections));
     }
-    md.append("| ")
-        .append(Workloads.MESSAGE_BYTES)
-        .append("-byte messages, one per request, ")
-        .append(count(Workloads.UNBATCHED_WINDOW))
-        .append(" requests in flight | 1 | ")
-        .append(messages(results.unbatchedMessagesPerSecond))
-        .append(" | | | | | |\n");
-    md.append("| ")
-        .append(Workloads.MESSAGE_BYTES)
-        .append("-byte messages, ")
-        .append(count(Workloads.MESSAGES_PER_FRAME))
-        .append(" packed per request (one block descriptor each), ")
-        .append(Workloads.BATCHED_WINDOW)
-        .append(" requests in flight | 1 | ")
-        .append(messages(results.batchedMessagesPerSecond))
-        .append(" | | | | | |\n\n");
-    md.append("CPU is what client and server together spent per GiB received: for Sluice the ")
-        .append("JVM's CPU time over the measured seconds (both ends run in it), for iperf3 its ")
-        .append("client's and server's own CPU figures (`cpu_utilization_percent`). Medians, ")
-        .append("ranges in brackets.\n\n");
-    if (setup.iperfVersion() != null) {
-      md.append(iperfNote()).append("\n\n");
-    }
-
-    md.append("Targets:\n\n");
-    md.append("- Bulk push on one connection at least ")
-        .append(percent(BULK_TARGET_RATIO))
-        .append(" of iperf3's single stream: ")
-        .append(bulkVerdict())
-        .append('\n');
-    md.append("- Batched ")
-        .append(Workloads.MESSAGE_BYTES)
-        .append("-byte messages at least ")
-        .append(count(BATCHED_TARGET_MESSAGES))
-        .append(" messages/s on one connection: ")
-        .append(messagesVerdict(results.batchedMessagesPerSecond, BATCHED_TARGET_MESSAGES))
-        .append('\n');
-    md.append("- ")
-        .append(Workloads.MESSAGE_BYTES)
-        .append("-byte messages one per request at ")
-        .append("least ")
-        .append(count(UNBATCHED_TARGET_MESSAGES))
-        .append(" messages/s on one connection: ")
-        .append(messagesVerdict(results.unbatchedMessagesPerSecond, UNBATCHED_TARGET_MESSAGES))
-        .append(
-            " Requests and answers are written on the connection's event loop and flushed "
-                + "once per burst (`BatchingWriter`: a flush queued behind the first write, from the "
-                + "event loop only, so no write misses it), and overdue requests are found by one "
-                + "sweep per connection instead of a timer per request; before both, each request and "
-                + "each answer cost a system call and a timer, and this ran at 122,616 messages/s. "
-                + "Idle connections are found by a flag per message and a check every quarter of "
-                + "`transport.idle.timeout` (`IdleDetector`), not a listener on every write, and a "
-                + "body of at most 1 KiB travels in its header's buffer; before these two and a "
-                + "cheaper string check, alternating runs gave 479-577 k messages/s against "
-                + "669-741 k.\n");
-    if (!results.unbatchedMessagesPerSecond.isEmpty()
-        && !results.batchedMessagesPerSecond.isEmpty()) {
-      md.append("\nBatching carries ")
-          .append(
-              String.format(
-                  Locale.ROOT,
-                  "%.0fx",
-                  results.batchedMessagesPerSecond.median()
-                      / results.unbatchedMessagesPerSecond.median()))
-          .append(" as many 100-byte messages per second as one request per message.\n");
-    }
-    return md.toString();
+    t.row(
+        Workloads.MESSAGE_BYTES
+            + "-byte messages, one per request, "
+            + count(Workloads.UNBATCHED_WINDOW)
+            + " requests in flight",
+        1,
+        messages(results.unbatchedMessagesPerSecond),
+        "",
+        "",
+        "",
+        "",
+        "");
+    t.row(
+        Workloads.MESSAGE_BYTES
+            + "-byte messages, "
+            + count(Workloads.MESSAGES_PER_FRAME)
+            + " packed per request (one block descriptor each), "
+            + Workloads.BATCHED_WINDOW
+            + " requests in flight",
+        1,
+        messages(results.batchedMessagesPerSecond),
+        "",
+        "",
+        "",
+        "",
+        "");
+    return t;
   }
 
-  /** What iperf3 does differently, so that a ratio above 100% can be read. */
-  private String iperfNote() {
-    String note =
-        "iperf3 runs as `iperf3 -c 127.0.0.1 -t "
-            + settings.seconds()
-            + " -O "
-            + settings.warmupSeconds()
-            + " [-P N] -J` against a one-shot `iperf3 -s -1` and writes "
-            + "128 KiB per send call (its default); Sluice's epoll channel writes frame headers and "
-            + "1 MiB bodies with gathering writes of as much as the socket takes.";
-    Matcher version = IPERF_VERSION.matcher(setup.iperfVersion());
-    if (version.find()
-        && Integer.parseInt(version.group(1)) == 3
-        && Integer.parseInt(version.group(2)) < 16) {
-      note +=
-          " iperf3 releases before 3.16 drive every stream of a test from one thread, so "
-              + "its multi-stream figures are those of one sending core and one receiving core.";
+  private List<Check> checks() {
+    List<Check> checks = new ArrayList<>();
+    if (results.bulkBytesPerSecond.containsKey(1) && results.iperfBitsPerSecond.containsKey(1)) {
+      double ratio = bulkRatio(1);
+      checks.add(
+          new Check(
+              "Bulk push on one connection at least "
+                  + percent(BULK_TARGET_RATIO)
+                  + " of iperf3's single stream",
+              percent(ratio)
+                  + " ("
+                  + gbit(results.bulkBytesPerSecond.get(1).median() * 8)
+                  + " against "
+                  + gbit(results.iperfBitsPerSecond.get(1).median())
+                  + ")",
+              ratio >= BULK_TARGET_RATIO));
     }
-    return note;
+    messagesCheck(
+        checks,
+        "Batched " + Workloads.MESSAGE_BYTES + "-byte messages",
+        results.batchedMessagesPerSecond,
+        BATCHED_TARGET_MESSAGES);
+    messagesCheck(
+        checks,
+        Workloads.MESSAGE_BYTES + "-byte messages one per request",
+        results.unbatchedMessagesPerSecond,
+        UNBATCHED_TARGET_MESSAGES);
+    return checks;
+  }
+
+  private static void messagesCheck(List<Check> checks, String what, Series rates, double target) {
+    if (!rates.isEmpty()) {
+      checks.add(
+          new Check(
+              what + " at least " + count(target) + " messages/s on one connection",
+              count(rates.median()) + " messages/s",
+              rates.median() >= target));
+    }
+  }
+
+  private static Map<Integer, List<Double>> values(Map<Integer, Series> series) {
+    Map<Integer, List<Double>> values = new LinkedHashMap<>();
+    series.forEach((count, s) -> values.put(count, s.values()));
+    return values;
   }
 
   private static String cpu(Series series) {
@@ -215,55 +219,6 @@ final class TransportReport {
     return results.bulkBytesPerSecond.get(connections).median()
         * 8
         / results.iperfBitsPerSecond.get(connections).median();
-  }
-
-  private String bulkVerdict() {
-    if (!results.bulkBytesPerSecond.containsKey(1)) {
-      return "not evaluated (no one-connection run in `--connections`).";
-    }
-    if (!results.iperfBitsPerSecond.containsKey(1)) {
-      return "not evaluated (iperf3 not run).";
-    }
-    double ratio = bulkRatio(1);
-    double sluiceBits = results.bulkBytesPerSecond.get(1).median() * 8;
-    double iperfBits = results.iperfBitsPerSecond.get(1).median();
-    if (ratio >= BULK_TARGET_RATIO) {
-      return "**met**, "
-          + percent(ratio)
-          + " ("
-          + gbit(sluiceBits)
-          + " against "
-          + gbit(iperfBits)
-          + ").";
-    }
-    return "**missed**, "
-        + percent(ratio)
-        + " ("
-        + gbit(sluiceBits)
-        + " against "
-        + gbit(iperfBits)
-        + "): "
-        + String.format(Locale.ROOT, "%.0f", (BULK_TARGET_RATIO - ratio) * 100)
-        + " points short, "
-        + gbit(BULK_TARGET_RATIO * iperfBits - sluiceBits)
-        + " more needed.";
-  }
-
-  private static String messagesVerdict(Series rates, double target) {
-    if (rates.isEmpty()) {
-      return "not evaluated.";
-    }
-    double rate = rates.median();
-    if (rate >= target) {
-      return "**met**, " + count(rate) + " messages/s.";
-    }
-    return "**missed**, "
-        + count(rate)
-        + " messages/s: "
-        + count(target - rate)
-        + " messages/s ("
-        + percent(1 - rate / target)
-        + ") short.";
   }
 
   private static String gbitRange(Series series, double factor) {
