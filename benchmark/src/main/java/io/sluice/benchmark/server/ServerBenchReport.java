@@ -56,7 +56,7 @@ final class ServerBenchReport {
       limits();
       rates();
       resources();
-      ingestTargets();
+      throughputTargets();
       cpuBudget();
       threadCpu();
       readCpu();
@@ -400,7 +400,7 @@ final class ServerBenchReport {
             contractHeld(results)));
   }
 
-  private void ingestTargets() {
+  private void throughputTargets() {
     for (Map.Entry<Integer, List<RunResult>> e : results.runs.entrySet()) {
       double flushed = median(e.getValue(), RunResult::flushedBytesPerSecond);
       checks.add(
@@ -425,13 +425,13 @@ final class ServerBenchReport {
               percent2(worst) + " in the worst round",
               worst < GC_TARGET_SHARE));
     }
+    boolean intact =
+        results.runs.values().stream().flatMap(List::stream).allMatch(RunResult::intact);
     checks.add(
         new Check(
             "Every acknowledged block of every throughput run read back intact",
-            results.runs.values().stream().flatMap(List::stream).allMatch(RunResult::intact)
-                ? "yes"
-                : "no",
-            results.runs.values().stream().flatMap(List::stream).allMatch(RunResult::intact)));
+            intact ? "yes" : "no",
+            intact));
   }
 
   /**
