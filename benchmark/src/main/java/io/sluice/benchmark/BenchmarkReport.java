@@ -22,11 +22,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a benchmark's figures into its report, by default {@code docs/benchmarks/<section>.md},
- * between {@code <!-- BEGIN name -->} and {@code <!-- END name -->} markers, so that a harness
- * reruns and replaces its section without touching anything else. Each section states the machine
- * and the exact command that produced it; docs/benchmarks.md links every report. A benchmark that
- * reports a {@link BenchRecord} also leaves it as JSON beside the file.
+ * Writes a benchmark's {@link BenchRecord} into its report, by default {@code
+ * docs/benchmarks/<section>.md}: as JSON beside the file, and rendered between {@code <!-- BEGIN
+ * name -->} and {@code <!-- END name -->} markers, so that a harness reruns and replaces its
+ * section without touching anything else. docs/benchmarks.md links every report.
  */
 public final class BenchmarkReport {
   /** Instants (profile windows among the raw figures) written as ISO-8601 text. */
@@ -37,23 +36,6 @@ public final class BenchmarkReport {
 
   private BenchmarkReport() {}
 
-  /** Replaces (or appends) the section {@code name} of the Markdown file with {@code body}. */
-  public static void writeSection(
-      Path markdown, String name, String title, String command, String body) {
-    splice(
-        markdown,
-        name,
-        title,
-        "- Run: "
-            + now()
-            + "\n- Machine: "
-            + machine(markdown)
-            + "\n- Command: `"
-            + command
-            + "`\n\n"
-            + body.strip());
-  }
-
   /**
    * Writes the record as JSON beside the Markdown file ({@code <benchmark>.json} in its directory)
    * and renders it into the file's section of the same name.
@@ -62,10 +44,11 @@ public final class BenchmarkReport {
     try {
       Path dir = markdown.toAbsolutePath().getParent();
       Files.createDirectories(dir);
-      JSON.writerWithDefaultPrettyPrinter()
-          .writeValue(
-              dir.resolve(record.benchmark() + ".json").toFile(),
-              record.in(markdown.getFileName().toString()));
+      // Compact: the TPC benchmarks' records hold every query line of every run, megabytes that
+      // indentation would nearly double.
+      JSON.writeValue(
+          dir.resolve(record.benchmark() + ".json").toFile(),
+          record.in(markdown.getFileName().toString()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -101,6 +84,7 @@ public final class BenchmarkReport {
         settings,
         tables,
         checks,
+        List.of(),
         figures);
   }
 

@@ -21,6 +21,7 @@ import java.util.Map;
  * @param settings what the run was configured with, in the order to show
  * @param tables the figures as shown
  * @param checks the targets and whether each was met
+ * @param charts images of the figures, as paths relative to the Markdown file
  * @param figures the raw measurements behind the tables (per round, in bytes and seconds)
  */
 public record BenchRecord(
@@ -34,19 +35,22 @@ public record BenchRecord(
     Map<String, String> settings,
     List<Table> tables,
     List<Check> checks,
+    List<String> charts,
     Map<String, Object> figures) {
 
   public BenchRecord {
     settings = new LinkedHashMap<>(settings);
     tables = List.copyOf(tables);
     checks = List.copyOf(checks);
+    // Records written before charts existed have none.
+    charts = charts == null ? List.of() : List.copyOf(charts);
     figures = new LinkedHashMap<>(figures);
   }
 
   /** This record, as rendered into {@code document}. */
   public BenchRecord in(String document) {
     return new BenchRecord(
-        benchmark, document, title, run, machine, command, commit, settings, tables, checks,
+        benchmark, document, title, run, machine, command, commit, settings, tables, checks, charts,
         figures);
   }
 

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 /**
  * Renders benchmark records again into their Markdown files: {@code <benchmark>.json} into the
  * section {@code <benchmark>} of the file it names, in the same directory. For a change of the
- * renderer, or to check that a recorded file is what its record says. Other JSON files (the TPC
- * benchmarks' results) are passed over with a line saying so.
+ * renderer, or to check that a recorded file is what its record says. Other JSON files are passed
+ * over with a line saying so.
  */
 public final class RenderRecords {
   private RenderRecords() {}

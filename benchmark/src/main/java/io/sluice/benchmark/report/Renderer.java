@@ -29,6 +29,9 @@ public final class Renderer {
       }
       md.append('\n');
     }
+    for (String chart : record.charts()) {
+      md.append("![").append(record.title()).append("](").append(chart).append(")\n\n");
+    }
     for (Table table : record.tables()) {
       table(md, table);
     }

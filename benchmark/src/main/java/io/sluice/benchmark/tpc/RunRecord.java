@@ -23,6 +23,20 @@ record RunRecord(
     return endMs - startMs;
   }
 
+  /** The run as {@link #toMap} left it in a results file. */
+  @SuppressWarnings("unchecked")
+  static RunRecord of(Map<String, Object> m) {
+    return new RunRecord(
+        (int) Figures.num(m, "round"),
+        Mode.parse(String.valueOf(m.get("mode"))),
+        (int) Figures.num(m, "exitCode"),
+        Figures.num(m, "startMs"),
+        Figures.num(m, "endMs"),
+        String.valueOf(m.get("log")),
+        Figures.list(m, "queries"),
+        m.get("servers") == null ? null : (List<Map<String, Object>>) m.get("servers"));
+  }
+
   Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("round", round);

@@ -8,6 +8,8 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.SparkRun;
+import io.sluice.benchmark.report.BenchRecord;
+import io.sluice.benchmark.report.Renderer;
 import io.sluice.common.metrics.Json;
 import io.sluice.fixtures.Daemons;
 import io.sluice.testcluster.ProcessCluster;
@@ -15,7 +17,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -169,7 +170,7 @@ public final class TpcBenchmark {
     Files.writeString(json, Json.write(results) + "\n", StandardCharsets.UTF_8);
     System.out.println("== Results: " + json);
 
-    String title =
+    String chartTitle =
         s.suite.title()
             + " at SF "
             + ScaleFactor.format(s.scale)
@@ -177,53 +178,36 @@ public final class TpcBenchmark {
             + environment.get("spark")
             + ", "
             + s.master;
-    String chartLink = null;
-    String jsonLink = s.home.relativize(json.toAbsolutePath()).toString();
+    List<String> charts = new ArrayList<>();
     if (s.chart != null) {
-      TpcChart.write(summary, title, s.chart);
+      TpcChart.write(summary, chartTitle, s.chart);
       System.out.println("== Chart: " + s.chart);
-      // The raw figures go beside the chart too, so that a committed report keeps them.
-      String stem = s.chart.getFileName().toString().replaceFirst("\\.[^.]*$", "");
-      Path kept = s.chart.resolveSibling(stem + ".json");
-      Files.copy(json, kept, StandardCopyOption.REPLACE_EXISTING);
       if (s.markdown != null) {
-        Path docs = s.markdown.toAbsolutePath().getParent();
-        chartLink = docs.relativize(s.chart.toAbsolutePath()).toString();
-        jsonLink = docs.relativize(kept.toAbsolutePath()).toString();
+        charts.add(
+            s.markdown
+                .toAbsolutePath()
+                .getParent()
+                .relativize(s.chart.toAbsolutePath())
+                .toString());
       }
     }
-    String body = TpcMarkdown.body(summary, setup(s, environment, runs, warmUp), chartLink);
+    // The record keeps the results as written (numbers that are not numbers as null).
+    BenchRecord record =
+        TpcReport.record(
+            JSON.readValue(json.toFile(), new TypeReference<Map<String, Object>>() {}),
+            summary,
+            s.section(),
+            (s.suite == Suite.TPC ? "TPC-style shuffle benchmark" : s.suite.title())
+                + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
+                + ": Sluice against Spark's sort shuffle",
+            charts);
     if (s.markdown != null) {
-      BenchmarkReport.writeSection(
-          s.markdown,
-          s.section(),
-          (s.suite == Suite.TPC ? "TPC-style shuffle benchmark" : s.suite.title())
-              + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
-              + ": Sluice against Spark's sort shuffle",
-          s.command,
-          body
-              + "\nEvery raw figure: ["
-              + jsonLink
-              + "]("
-              + jsonLink
-              + "). How the benchmark "
-              + "works and the configuration for a real cluster: [tpc-benchmark.md]("
-              + guideLink(s)
-              + ").\n");
+      BenchmarkReport.write(s.markdown, record);
       System.out.println("== Report: section '" + s.section() + "' of " + s.markdown);
     }
     System.out.println();
-    System.out.println(body);
+    System.out.println(Renderer.markdown(record));
     System.exit(summary.answersAgree() ? 0 : 1);
-  }
-
-  /** docs/tpc-benchmark.md as a link from the report's own directory. */
-  private static String guideLink(TpcSettings s) {
-    return s.markdown
-        .toAbsolutePath()
-        .getParent()
-        .relativize(s.home.resolve("docs/tpc-benchmark.md"))
-        .toString();
   }
 
   /**
@@ -503,8 +487,10 @@ public final class TpcBenchmark {
     e.put("rounds", s.rounds);
     e.put("modes", s.modes.stream().map(Mode::label).toList());
     e.put("master", s.master);
+    e.put("clientJar", s.install().shadedClientJar().getFileName().toString());
     if (s.coordinators != null) {
       e.put("coordinators", s.coordinators);
+      e.put("coordinatorHttp", s.coordinatorHttp);
     }
     e.put("driverMemory", s.driverMemory);
     e.put("sparkConf", s.commonSparkConf());
@@ -524,120 +510,6 @@ public final class TpcBenchmark {
         "sparkJavaOptions",
         s.install().sparkJavaOptions().stream().filter(o -> !o.startsWith("--add-opens")).toList());
     return e;
-  }
-
-  private static String setup(
-      TpcSettings s, Map<String, Object> env, List<RunRecord> runs, RunRecord warmUp) {
-    StringBuilder sb = new StringBuilder();
-    if (s.suite == Suite.TPC) {
-      long orders = (Long) env.get("orders");
-      sb.append("Scale factor ")
-          .append(ScaleFactor.format(s.scale))
-          .append(" (")
-          .append(String.format("%,d", orders))
-          .append(" orders, about ")
-          .append(String.format("%,d", orders * 4))
-          .append(" lineitem rows; ")
-          .append(Figures.bytes((Long) env.get("tableBytes")))
-          .append(" of Parquet, generated once and read by every run), seed ")
-          .append(s.seed);
-    } else if (s.suite == Suite.RDD) {
-      sb.append("The plain RDD shuffle at scale factor ")
-          .append(ScaleFactor.format(s.scale))
-          .append(": `partitionBy(new HashPartitioner(")
-          .append(Suite.RDD_PARTITIONS)
-          .append("))` of ")
-          .append(String.format("%,d", TableLayout.orderCount(s.scale) * 10 / 3))
-          .append(" records of a random `long` key and 100 random bytes, made inside ")
-          .append(Suite.RDD_PARTITIONS)
-          .append(" map tasks (no tables), Kryo");
-    } else {
-      sb.append("TPC-DS at scale factor ")
-          .append(ScaleFactor.format(s.scale))
-          .append(" (")
-          .append(Figures.bytes((Long) env.get("tableBytes")))
-          .append(
-              " of Parquet in Spark's TPC-DS schema, generated once with dsdgen's Java port "
-                  + "`io.trino.tpcds` and read by every run); every query text of Spark's own test jar "
-                  + "(`tpcds/q*.sql` in spark-sql's tests jar), each collected to the driver and "
-                  + "checksummed there (doubles to 9 significant digits)");
-    }
-    sb.append(". Spark ")
-        .append(env.get("spark"))
-        .append(" with `--master ")
-        .append(s.master)
-        .append("`, driver heap ")
-        .append(s.driverMemory)
-        .append(", Kryo, AQE on, ")
-        .append(
-            s.suite != Suite.TPCDS
-                ? "broadcast joins off"
-                : "Spark's " + "default broadcast threshold")
-        .append(", Spark's default codec (lz4) for both modes. ")
-        .append(s.rounds)
-        .append(" round(s); each round runs ")
-        .append(String.join(" then ", s.modes.stream().map(Mode::label).toList()))
-        .append(", each a fresh SparkSubmit JVM, so both modes see the same machine noise.");
-    if (s.modes.contains(Mode.SLUICE) && s.coordinators != null) {
-      sb.append(" Sluice ")
-          .append(env.get("sluice"))
-          .append(" (client ")
-          .append(s.install().shadedClientJar().getFileName())
-          .append("): the deployment of coordinators ")
-          .append(s.coordinators)
-          .append(", its servers' /metrics read every ")
-          .append(s.scrapeMs)
-          .append(" ms where ")
-          .append(s.coordinatorHttp)
-          .append(" lists them.");
-    } else if (s.modes.contains(Mode.SLUICE)) {
-      sb.append(" Sluice ")
-          .append(env.get("sluice"))
-          .append(" (client ")
-          .append(s.install().shadedClientJar().getFileName())
-          .append(
-              "): a coordinator and two shuffle servers on this machine, started by the "
-                  + "harness with bin/start-coordinator.sh and bin/start-server.sh (buffer.capacity ")
-          .append(s.serverSizing.bufferCapacity())
-          .append(", read.buffer.capacity ")
-          .append(s.serverSizing.readBufferCapacity())
-          .append(", heap ")
-          .append(s.serverSizing.heap());
-      s.serverConf.forEach((key, value) -> sb.append(", ").append(key).append(' ').append(value));
-      sb.append("), running through the whole invocation, their /metrics read every ")
-          .append(s.scrapeMs)
-          .append(" ms.");
-    }
-    if (s.modes.contains(Mode.SLUICE)) {
-      if (!s.sluiceConf.isEmpty()) {
-        sb.append(" Client settings: ").append(s.sluiceConf).append('.');
-      }
-      if (warmUp != null) {
-        sb.append(
-                " Before round 1, one sluice run of the same queries warmed the servers up and "
-                    + "is not counted (`--no-warmup` leaves it out): servers are long-lived daemons, "
-                    + "whose JIT compiles their hot code once per start, not once per job. It took ")
-            .append(Figures.seconds(warmUp.wallMs()))
-            .append(" s, exit code ")
-            .append(warmUp.exitCode());
-        if (warmUp.servers() != null) {
-          double jit = 0;
-          for (Map<String, Object> server : warmUp.servers()) {
-            jit += Figures.num(server, threadCpuKey("compiler"));
-          }
-          sb.append(", and the servers' JIT compiler spent ")
-              .append(Figures.seconds(jit))
-              .append(" CPU-s in it");
-        }
-        sb.append('.');
-      }
-    }
-    long total = runs.stream().mapToLong(RunRecord::wallMs).sum();
-    sb.append(" Commit ").append(env.get("commit")).append('.');
-    sb.append(" The invocation's SparkSubmit runs took ")
-        .append(Figures.seconds(total))
-        .append(" s in all.");
-    return sb.toString();
   }
 
   private static String sparkVersion(TpcSettings s) throws IOException {
