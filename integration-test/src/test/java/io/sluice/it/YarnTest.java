@@ -199,7 +199,9 @@ class YarnTest {
       assertEquals(0, run.exitCode(), run.output() + containerLogTails());
       assertTrue(
           run.output()
-              .contains("every query gave the same row count and checksum in every round and mode"),
+              .contains(
+                  "| Every query gave the same row count and checksum in every round and mode"
+                      + " | 1 of 1 queries | **met** |"),
           run.output());
       assertTrue(run.output().contains("Query q3: 20 rows"), run.output());
       assertTrue(
