@@ -102,8 +102,8 @@ final class TpcReport {
           case RDD ->
               String.format(
                   Locale.ROOT,
-                  "scale factor %s: `partitionBy(new HashPartitioner(%d))` of %,d records of a random"
-                      + " `long` key and 100 random bytes, made in %d map tasks",
+                  "scale factor %s: `partitionBy(new HashPartitioner(%d))` of %,d records of a"
+                      + " random `long` key and 100 random bytes, made in %d map tasks",
                   sf,
                   Suite.RDD_PARTITIONS,
                   TableLayout.orderCount(scale) * 10 / 3,

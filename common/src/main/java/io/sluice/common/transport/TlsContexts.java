@@ -79,8 +79,8 @@ final class TlsContexts {
    * be given more: a larger wrap's output buffer is above the size the pooled allocator's thread
    * caches keep (32 KiB), so every wrap takes it from the arena, which then frees and maps whole
    * chunks again and again. At 64 KiB per wrap the push benchmark's TLS with authentication ran at
-   * 200-650 MiB/s against 1,400-2,450 at 16 KiB, with five times the page faults, whenever a plain run
-   * had used the pool first.
+   * 200-650 MiB/s against 1,400-2,450 at 16 KiB, with five times the page faults, whenever a plain
+   * run had used the pool first.
    */
 
   /** The server's TLS handler for a new connection. */
