@@ -16,9 +16,5 @@
 
 build_if_needed
 
-# A fixed 1 GiB heap with G1, as bin/start-coordinator.sh gives a coordinator; leak detection off.
-# shellcheck disable=SC2086
-exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC -Dio.netty.leakDetection.level=disabled \
-  -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
-  -cp "$(benchmark_classpath)" \
-  io.sluice.benchmark.coordinator.AssignmentBenchmark --command "bin/bench-coordinator.sh${*:+ $*}" "$@"
+# A fixed 1 GiB heap, as bin/start-coordinator.sh gives a coordinator.
+run_benchmark io.sluice.benchmark.coordinator.AssignmentBenchmark "bin/bench-coordinator.sh${*:+ $*}" -- "$@"

@@ -26,10 +26,6 @@ if ! has_flag --help "$@"; then
   build_if_needed
 fi
 
-# The clients' JVM: a fixed heap with G1 and room for about a thousand client threads; leak
-# detection off (its sampling would be measured too).
-# shellcheck disable=SC2086
-exec "$JAVA" -Xms1g -Xmx1g -Xss512k -XX:+UseG1GC -XX:MaxDirectMemorySize=2g \
-  -Dio.netty.leakDetection.level=disabled -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
-  -cp "$(benchmark_classpath)" \
-  io.sluice.benchmark.server.ScaleBenchmark --command "bin/bench-scale.sh${*:+ $*}" "$@"
+# The clients' JVM has room for about a thousand client threads.
+run_benchmark io.sluice.benchmark.server.ScaleBenchmark "bin/bench-scale.sh${*:+ $*}" \
+  -Xss512k -XX:MaxDirectMemorySize=2g -- "$@"

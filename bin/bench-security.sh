@@ -19,9 +19,4 @@
 
 build_if_needed
 
-# The same JVM settings as bin/bench-transport.sh.
-# shellcheck disable=SC2086
-exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC -Dio.netty.leakDetection.level=disabled \
-  -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
-  -cp "$(benchmark_classpath)" \
-  io.sluice.benchmark.transport.SecurityBenchmark --command "bin/bench-security.sh${*:+ $*}" "$@"
+run_benchmark io.sluice.benchmark.transport.SecurityBenchmark "bin/bench-security.sh${*:+ $*}" -- "$@"

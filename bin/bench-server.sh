@@ -36,10 +36,7 @@ else
   fi
 fi
 
-# The clients' JVM: a fixed heap with G1, leak detection off (its sampling would be measured too),
-# and room for the readers' responses in flight (16 readers x 16 MiB) beside the default pools.
-# shellcheck disable=SC2086
-exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxDirectMemorySize=2g \
-  -Dio.netty.leakDetection.level=disabled -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
-  -cp "$(benchmark_classpath)" \
-  io.sluice.benchmark.server.ServerBenchmark --command "bin/bench-server.sh${*:+ $*}" "$@"
+# The clients' JVM has room for the readers' responses in flight (16 readers x 16 MiB) beside the
+# default pools.
+run_benchmark io.sluice.benchmark.server.ServerBenchmark "bin/bench-server.sh${*:+ $*}" \
+  -XX:MaxDirectMemorySize=2g -- "$@"

@@ -21,9 +21,4 @@ if ! has_flag --no-iperf "$@"; then
   require_tool iperf3 iperf3 "--no-iperf to measure Sluice alone"
 fi
 
-# A fixed 1 GiB heap with G1; leak detection off, since its sampling would be measured too.
-# shellcheck disable=SC2086
-exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC -Dio.netty.leakDetection.level=disabled \
-  -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
-  -cp "$(benchmark_classpath)" \
-  io.sluice.benchmark.transport.TransportBenchmark --command "bin/bench-transport.sh${*:+ $*}" "$@"
+run_benchmark io.sluice.benchmark.transport.TransportBenchmark "bin/bench-transport.sh${*:+ $*}" -- "$@"

@@ -9,6 +9,8 @@ import io.sluice.common.transport.TransportServer;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.storage.DirectAppender;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,7 +21,8 @@ import java.util.Map;
  * Hadoop's client with an HDFS tier); the heap, where no shuffle byte lives, holds a fixed base
  * plus the bookkeeping of the shuffle shape the configuration sizes it for ({@code
  * heap.commit.pairs}, {@code heap.blocks.in.memory}), unless the operator gives a size. Usage:
- * {@code ServerJvmOptions <server.conf> [heap size]}.
+ * {@code ServerJvmOptions <server.conf> [heap size]}; {@code ServerJvmOptions --netty} prints only
+ * {@link #NETTY_DIRECT_MEMORY}, for the benchmarks that run Sluice's transport in their own JVM.
  */
 public final class ServerJvmOptions {
   /**
@@ -48,6 +51,17 @@ public final class ServerJvmOptions {
    * client when there is one, registrations and partition states, and room for G1 to work in.
    */
   public static final long HEAP_BASE_BYTES = 256L << 20;
+
+  /**
+   * Lets Netty allocate direct memory without cleaners, counted against {@code
+   * -XX:MaxDirectMemorySize}; without them it takes {@code ByteBuffer.allocateDirect}, which zeroes
+   * every new chunk of its pools.
+   */
+  public static final List<String> NETTY_DIRECT_MEMORY =
+      List.of(
+          "-Dio.netty.tryReflectionSetAccessible=true",
+          "--add-opens=java.base/java.nio=ALL-UNNAMED",
+          "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED");
 
   private ServerJvmOptions() {}
 
@@ -115,27 +129,26 @@ public final class ServerJvmOptions {
   }
 
   public static void main(String[] args) {
+    if (args.length == 1 && args[0].equals("--netty")) {
+      System.out.println(String.join(" ", NETTY_DIRECT_MEMORY));
+      return;
+    }
     if (args.length < 1 || args.length > 2) {
-      System.err.println("usage: ServerJvmOptions <server.conf> [heap size, e.g. 2g]");
+      System.err.println("usage: ServerJvmOptions <server.conf> [heap size, e.g. 2g] | --netty");
       System.exit(2);
     }
     try {
       SluiceConf conf =
           ConfigLoader.load(Path.of(args[0]), Map.of(), ConfigDocGenerator.discover());
       String heap = args.length == 2 && !args[1].isEmpty() ? args[1] : String.valueOf(heap(conf));
-      System.out.println(
-          String.join(
-              " ",
-              "-Xms" + heap,
-              "-Xmx" + heap,
-              "-XX:MaxDirectMemorySize=" + maxDirectMemory(conf),
-              "-XX:+UseG1GC",
-              "-XX:+ExitOnOutOfMemoryError",
-              // Lets Netty allocate direct memory without cleaners, counted against the limit
-              // above.
-              "-Dio.netty.tryReflectionSetAccessible=true",
-              "--add-opens=java.base/java.nio=ALL-UNNAMED",
-              "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED"));
+      List<String> options = new ArrayList<>();
+      options.add("-Xms" + heap);
+      options.add("-Xmx" + heap);
+      options.add("-XX:MaxDirectMemorySize=" + maxDirectMemory(conf));
+      options.add("-XX:+UseG1GC");
+      options.add("-XX:+ExitOnOutOfMemoryError");
+      options.addAll(NETTY_DIRECT_MEMORY);
+      System.out.println(String.join(" ", options));
     } catch (ConfigException e) {
       System.err.println("Invalid configuration in " + args[0] + ": " + e.getMessage());
       System.exit(2);
