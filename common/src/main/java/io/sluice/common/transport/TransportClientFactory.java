@@ -48,8 +48,15 @@ public final class TransportClientFactory implements Connections, Closeable {
   /** Null when {@code transport.liveness.timeout} is 0. */
   private final PeerLiveness liveness;
 
+  private final HostResolver resolver;
+
   TransportClientFactory(TransportContext context, Credentials credentials) {
+    this(context, credentials, new HostResolver());
+  }
+
+  TransportClientFactory(TransportContext context, Credentials credentials, HostResolver resolver) {
     this.context = context;
+    this.resolver = resolver;
     this.credentials = credentials;
     this.conf = context.conf();
     IoMode mode = NettyTransports.resolve(conf.ioMode());
@@ -171,32 +178,51 @@ public final class TransportClientFactory implements Connections, Closeable {
   private CompletableFuture<TransportClient> connect(String host, int port, Credentials as) {
     CompletableFuture<TransportClient> result = new CompletableFuture<>();
     long timeoutMillis = conf.connectTimeout().toMillis();
-    PeerLiveness.Watch watch = liveness == null ? null : liveness.watch(host, port);
-    ChannelFuture connect = bootstrap(host, port, watch).connect(new InetSocketAddress(host, port));
+    // The timeout bounds the name's lookup as well as the connection and the handshake.
     ScheduledFuture<?> deadline =
         workerGroup.schedule(
-            () -> {
-              if (result.completeExceptionally(
-                  new IOException(
-                      "timed out connecting to "
-                          + host
-                          + ":"
-                          + port
-                          + " after "
-                          + timeoutMillis
-                          + " ms ("
-                          + TransportOptions.CONNECT_TIMEOUT.key()
-                          + ")"))) {
-                connect.channel().close();
-              }
-            },
+            () ->
+                result.completeExceptionally(
+                    new IOException(
+                        "timed out connecting to "
+                            + host
+                            + ":"
+                            + port
+                            + " after "
+                            + timeoutMillis
+                            + " ms ("
+                            + TransportOptions.CONNECT_TIMEOUT.key()
+                            + ")")),
             timeoutMillis,
             TimeUnit.MILLISECONDS);
+    result.whenComplete((c, e) -> deadline.cancel(false));
+    resolver
+        .resolve(host, port)
+        .whenComplete(
+            (address, error) -> {
+              if (error != null) {
+                result.completeExceptionally(
+                    new IOException("cannot resolve " + host + ": " + error, error));
+              } else if (!result.isDone()) {
+                connectTo(address, host, port, as, result);
+              }
+            });
+    return result;
+  }
+
+  /** Connects to the resolved {@code address} of {@code host:port}, completing {@code result}. */
+  private void connectTo(
+      InetSocketAddress address,
+      String host,
+      int port,
+      Credentials as,
+      CompletableFuture<TransportClient> result) {
+    PeerLiveness.Watch watch = liveness == null ? null : liveness.watch(host, port);
+    ChannelFuture connect = bootstrap(host, port, watch).connect(address);
     result.whenComplete(
         (c, e) -> {
-          deadline.cancel(false);
           if (e != null) {
-            connect.channel().close(); // also when failed from outside: see giveUp
+            connect.channel().close(); // timed out, or failed from outside: see giveUp
           }
         });
     connect.addListener(
@@ -255,7 +281,6 @@ public final class TransportClientFactory implements Connections, Closeable {
                         }
                       });
             });
-    return result;
   }
 
   private Bootstrap bootstrap(String host, int port, PeerLiveness.Watch watch) {
@@ -273,10 +298,37 @@ public final class TransportClientFactory implements Connections, Closeable {
   /**
    * Whether a process answers at {@code host:port} within {@code timeoutMillis}: a new connection,
    * outside the pool, and a handshake. Any answer counts, a refusal or the peer closing the
-   * connection included; no connection, or silence, does not. The connection is closed after.
+   * connection included; no connection, or silence, does not, nor a name that cannot be looked up
+   * in that time. The connection is closed after.
    */
   private CompletableFuture<Boolean> probe(String host, int port, long timeoutMillis) {
     CompletableFuture<Boolean> answered = new CompletableFuture<>();
+    long start = System.nanoTime();
+    CompletableFuture<InetSocketAddress> address = resolver.resolve(host, port);
+    if (!address.isDone()) {
+      ScheduledFuture<?> lookup =
+          workerGroup.schedule(
+              () -> answered.complete(false), timeoutMillis, TimeUnit.MILLISECONDS);
+      address.whenComplete((a, e) -> lookup.cancel(false));
+    }
+    address.whenComplete(
+        (a, error) -> {
+          if (error != null) {
+            answered.complete(false);
+          } else if (!answered.isDone()) {
+            long left = timeoutMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            probeAt(a, host, port, Math.max(1, left), answered);
+          }
+        });
+    return answered;
+  }
+
+  private void probeAt(
+      InetSocketAddress address,
+      String host,
+      int port,
+      long timeoutMillis,
+      CompletableFuture<Boolean> answered) {
     long start = System.nanoTime();
     // Netty's connect timeout bounds the connection; the handshake gets what is left of the time,
     // timed on the channel's own event loop, which is also the one that reads the answer.
@@ -285,7 +337,7 @@ public final class TransportClientFactory implements Connections, Closeable {
             .option(
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
-            .connect(new InetSocketAddress(host, port));
+            .connect(address);
     answered.whenComplete((alive, e) -> connect.channel().close());
     connect.addListener(
         (ChannelFutureListener)
@@ -313,7 +365,6 @@ public final class TransportClientFactory implements Connections, Closeable {
                       HandshakeResponse.class)
                   .whenComplete((hello, error) -> answered.complete(true));
             });
-    return answered;
   }
 
   /**
@@ -399,6 +450,7 @@ public final class TransportClientFactory implements Connections, Closeable {
       }
     }
     pools.clear();
+    resolver.close();
     workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 

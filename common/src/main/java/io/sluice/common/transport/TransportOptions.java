@@ -50,7 +50,9 @@ public final class TransportOptions implements ConfigOptionSet {
       ConfigOption.duration("transport.connect.timeout")
           .defaultValue("10s")
           .min(1)
-          .doc("How long a client waits for a connection and its protocol handshake.")
+          .doc(
+              "How long a client waits for a connection and its protocol handshake, the lookup of"
+                  + " the peer's host name included (made on threads of its own, never an event loop).")
           .build();
 
   public static final ConfigOption<Duration> REQUEST_TIMEOUT =
