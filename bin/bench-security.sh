@@ -4,8 +4,11 @@
 # invocation. Prints a table and rewrites the 'security' section of docs/benchmarks/security.md.
 #
 #   bin/bench-security.sh [--seconds N] [--warmup N] [--rounds N] [--connects N] [--probes]
+#                         [--modes plain,auth,tls,tls_auth]
 #                         [--output docs/benchmarks/security.md | --output -]
 #
+# --modes runs some of the modes (plain always, as their reference), e.g. to profile one; its
+# record would replace the whole section, so pair it with --output -.
 # --probes also measures the cipher alone (sealing and opening records in memory), the floor of
 # what TLS adds; without it the report gives what TLS adds and leaves that split out.
 #
