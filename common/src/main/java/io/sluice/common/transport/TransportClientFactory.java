@@ -17,6 +17,7 @@ import io.sluice.common.protocol.message.HandshakeResponse;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
@@ -201,13 +202,20 @@ public final class TransportClientFactory implements Connections, Closeable {
         .whenComplete(
             (address, error) -> {
               if (error != null) {
-                result.completeExceptionally(
-                    new IOException("cannot resolve " + host + ": " + error, error));
+                result.completeExceptionally(lookupFailed(host, error));
               } else if (!result.isDone()) {
                 connectTo(address, host, port, as, result);
               }
             });
     return result;
+  }
+
+  private static IOException lookupFailed(String host, Throwable error) {
+    Throwable cause =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return cause instanceof IOException io && !(cause instanceof UnknownHostException)
+        ? io // the factory closed
+        : new IOException("cannot resolve " + host + ": " + cause, cause);
   }
 
   /** Connects to the resolved {@code address} of {@code host:port}, completing {@code result}. */
@@ -217,6 +225,11 @@ public final class TransportClientFactory implements Connections, Closeable {
       int port,
       Credentials as,
       CompletableFuture<TransportClient> result) {
+    if (workerGroup.isShuttingDown()) {
+      // Its event loops would drop the connection's listener, and nothing would end the wait.
+      result.completeExceptionally(new IOException("the connection factory is closed"));
+      return;
+    }
     PeerLiveness.Watch watch = liveness == null ? null : liveness.watch(host, port);
     ChannelFuture connect = bootstrap(host, port, watch).connect(address);
     result.whenComplete(
