@@ -17,4 +17,5 @@
 build_if_needed
 
 # A fixed 1 GiB heap, as bin/start-coordinator.sh gives a coordinator.
-run_benchmark io.sluice.benchmark.coordinator.AssignmentBenchmark "bin/bench-coordinator.sh${*:+ $*}" -- "$@"
+run_benchmark io.sluice.benchmark.coordinator.AssignmentBenchmark \
+  "bin/bench-coordinator.sh${*:+ $*}" -- "$@"

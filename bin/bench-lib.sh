@@ -65,10 +65,11 @@ has_flag() {
 }
 
 # run_benchmark <main class> <command line to record> <JVM options...> -- <flags...>: runs a
-# benchmark that holds Sluice's transport in its own JVM with a fixed 1 GiB heap, G1, leak detection
-# off (its sampling would be measured too), the daemons' Netty direct-memory options (printed by
-# io.sluice.server.ServerJvmOptions, their one home: without them Netty zeroes every new chunk of
-# its pools where the servers' does not), the given options and SLUICE_BENCH_JAVA_OPTS.
+# benchmark that holds Sluice's transport in its own JVM with a fixed 1 GiB heap, G1, leak
+# detection off (its sampling would be measured too), the daemons' Netty direct-memory options
+# (printed by io.sluice.server.ServerJvmOptions, their one home: without them Netty zeroes every
+# new chunk of its pools where the servers' does not), the given options and
+# SLUICE_BENCH_JAVA_OPTS.
 run_benchmark() {
   local main="$1" command="$2"
   shift 2
@@ -81,7 +82,7 @@ run_benchmark() {
   local netty
   netty="$("$JAVA" -cp "$(benchmark_classpath)" io.sluice.server.ServerJvmOptions --netty)"
   # shellcheck disable=SC2086
-  exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC $netty "${jvm[@]}" -Dio.netty.leakDetection.level=disabled \
-    -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
+  exec "$JAVA" -Xms1g -Xmx1g -XX:+UseG1GC $netty "${jvm[@]}" \
+    -Dio.netty.leakDetection.level=disabled -Dlog4j2.level=warn ${SLUICE_BENCH_JAVA_OPTS:-} \
     -cp "$(benchmark_classpath)" "$main" --command "$command" "$@"
 }

@@ -22,4 +22,5 @@
 
 build_if_needed
 
-run_benchmark io.sluice.benchmark.transport.SecurityBenchmark "bin/bench-security.sh${*:+ $*}" -- "$@"
+run_benchmark io.sluice.benchmark.transport.SecurityBenchmark "bin/bench-security.sh${*:+ $*}" \
+  -- "$@"

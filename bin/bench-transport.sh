@@ -21,4 +21,5 @@ if ! has_flag --no-iperf "$@"; then
   require_tool iperf3 iperf3 "--no-iperf to measure Sluice alone"
 fi
 
-run_benchmark io.sluice.benchmark.transport.TransportBenchmark "bin/bench-transport.sh${*:+ $*}" -- "$@"
+run_benchmark io.sluice.benchmark.transport.TransportBenchmark "bin/bench-transport.sh${*:+ $*}" \
+  -- "$@"

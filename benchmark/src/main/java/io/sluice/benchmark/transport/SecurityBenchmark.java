@@ -48,7 +48,8 @@ public final class SecurityBenchmark {
       "Usage: SecurityBenchmark [--seconds N] [--warmup N]"
           + " [--rounds N] [--connects N] [--modes plain,auth,tls,tls_auth] [--probes]"
           + " [--output FILE|-] [--command TEXT]\n"
-          + "  --modes   which modes to run (default all; plain always runs, the others' reference;\n"
+          + "  --modes   which modes to run (default all; plain always runs, the others'"
+          + " reference;\n"
           + "            a subset's record replaces the whole section: add --output - to keep it)\n"
           + "  --probes  also measure the cipher alone (CipherFloor), the floor of what TLS adds";
   private static final String HOST = "localhost";

@@ -52,7 +52,8 @@ public final class TransportOptions implements ConfigOptionSet {
           .min(1)
           .doc(
               "How long a client waits for a connection and its protocol handshake, the lookup of"
-                  + " the peer's host name included (made on threads of its own, never an event loop).")
+                  + " the peer's host name included (made on threads of its own, never an event"
+                  + " loop).")
           .build();
 
   public static final ConfigOption<Duration> REQUEST_TIMEOUT =
