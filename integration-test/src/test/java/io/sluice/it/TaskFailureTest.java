@@ -3,10 +3,13 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.testcluster.MetricsScrape;
 import io.sluice.testcluster.MiniCluster;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -100,6 +103,78 @@ class TaskFailureTest {
     long before = cluster.pushedBytes();
     assertEquals(expected, job(sluice(), true, false));
     assertTrue(cluster.pushedBytes() > before);
+  }
+
+  /**
+   * A reduce task's second attempt (as a speculative copy is) reads its partition from the replica
+   * first: with one partition on two servers, each attempt read one server, where both attempts
+   * would read the primary if every attempt began there.
+   */
+  @Test
+  void aRetriedReduceTaskReadsTheReplicaFirst() throws Exception {
+    SparkConf conf = sluice().set("spark.sluice.replicas", "2");
+    JobObserver observer = new JobObserver();
+    double[] before = readBytesPerServer();
+    SparkSession spark = SparkSessions.start(conf, Map.of());
+    long count;
+    try {
+      spark.sparkContext().addSparkListener(observer);
+      JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      count =
+          sc.parallelize(List.of(0, 1, 2, 3), 4)
+              .flatMapToPair(
+                  slice -> {
+                    List<Tuple2<Long, Long>> records = new ArrayList<>();
+                    for (long i = 0; i < 50_000; i++) {
+                      records.add(new Tuple2<>(slice * 1_000_000L + i, i));
+                    }
+                    return records.iterator();
+                  })
+              .partitionBy(new HashPartitioner(1))
+              .mapPartitions(
+                  records -> {
+                    long n = 0;
+                    while (records.hasNext()) {
+                      records.next();
+                      n++;
+                    }
+                    if (TaskContext.get().attemptNumber() == 0) {
+                      throw new IllegalStateException("injected failure after reading " + n);
+                    }
+                    return List.of(n).iterator();
+                  })
+              .reduce(Long::sum);
+    } finally {
+      spark.stop();
+    }
+    double[] after = readBytesPerServer();
+
+    assertEquals(200_000L, count);
+    List<String> failures = observer.failures();
+    assertEquals(1, failures.size(), failures.toString());
+    assertTrue(failures.get(0).contains("injected failure"), failures.toString());
+    assertTrue(
+        observer.submissions().values().stream().allMatch(n -> n == 1),
+        "no stage ran twice: " + observer.submissions());
+    List<Double> served = new ArrayList<>();
+    for (int i = 0; i < after.length; i++) {
+      served.add(after[i] - before[i]);
+    }
+    served.sort(Comparator.reverseOrder());
+    assertTrue(served.get(0) > 0, "bytes served per server: " + served);
+    assertTrue(
+        served.get(1) > 0.75 * served.get(0),
+        "each attempt read a server of its own, bytes served per server: " + served);
+  }
+
+  private static double[] readBytesPerServer() throws Exception {
+    double[] bytes = new double[cluster.servers().size()];
+    for (int i = 0; i < bytes.length; i++) {
+      bytes[i] =
+          MetricsScrape.fetch(cluster.servers().get(i).httpPort())
+              .sum("sluice_server_read_bytes_total");
+    }
+    return bytes;
   }
 
   @Test

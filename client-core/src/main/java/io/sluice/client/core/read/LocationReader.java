@@ -109,8 +109,11 @@ final class LocationReader {
   /** The location whose reading of this one's current server this one waits for, or null. */
   LocationReader waitingFor;
 
-  /** Index of the server in the chain being read. */
-  int server;
+  /** Where in the chain the location is read first; on a failure the reader goes on around it. */
+  private final int firstServer;
+
+  /** Servers of the chain given up on so far; the chain's length once every one was. */
+  int tried;
 
   /** Counts the servers tried, so that a late connection to an abandoned one is ignored. */
   int attempt;
@@ -137,16 +140,32 @@ final class LocationReader {
 
   boolean finished;
 
-  LocationReader(PartitionRead partition, PartitionLocation location, Pipeline pipeline) {
+  /**
+   * @param firstServer the index in the location's chain of the server to read first, taken modulo
+   *     the chain's length
+   */
+  LocationReader(
+      PartitionRead partition, PartitionLocation location, int firstServer, Pipeline pipeline) {
     this.partition = partition;
     this.location = location;
+    this.firstServer = Math.floorMod(firstServer, location.servers().size());
     this.pipeline = pipeline;
   }
 
-  /** The server being read, or the chain's last once every server was tried. */
+  /** The server being read, or the last one tried once every server was. */
   ServerAddress currentServer() {
     List<ServerAddress> chain = location.servers();
-    return chain.get(Math.min(server, chain.size() - 1));
+    return chain.get((firstServer + Math.min(tried, chain.size() - 1)) % chain.size());
+  }
+
+  /** Every server of the chain was given up on. */
+  boolean triedAll() {
+    return tried == location.servers().size();
+  }
+
+  /** The chain has a server after the current one that was not tried yet. */
+  boolean hasUntriedServer() {
+    return tried + 1 < location.servers().size();
   }
 
   /**
@@ -155,7 +174,7 @@ final class LocationReader {
    * pipeline abandons beforehand.
    */
   void moveToNextServer() {
-    server++;
+    tried++;
     attempt++;
     client = null;
     pendingReads = 0;

@@ -34,15 +34,18 @@ import org.slf4j.LoggerFactory;
  * <p>A partition may have several locations (see {@link PartitionLocation}), each a chain of
  * servers holding the same blocks. Every location is read, one after another; within a location the
  * first server that answers is read by a {@link LocationReader}, in the phases the server's read
- * semantics require (block counts, memory pages, index, data ranges). This class runs those
+ * semantics require (block counts, memory pages, index, data ranges). A task's first attempt starts
+ * at the chain's primary, its second (a speculative copy or a retry) at the next server, and so on
+ * around the chain: a copy of a task held up by a slow server does not wait for the same server
+ * again, and two copies of a task share the load of their partitions. This class runs those
  * readers: it opens partitions and their locations, holds the budget of bytes in flight and the
  * reads waiting for it, sends and retries their requests, and moves a location along its chain.
  * When a server fails (a refused or broken connection, an answer that retries did not cure, a block
  * whose CRC32C does not match, a server that no longer knows the shuffle) the location is read
- * again from the next server of its chain; blocks already kept are not kept twice. A location none
- * of whose servers can be read is skipped: once every location was read, the partition is complete
- * when every counted attempt's commit was found and all its committed blocks arrived, otherwise the
- * read fails with a {@link PartitionFetchException}.
+ * again from the chain's next server (around it); blocks already kept are not kept twice. A
+ * location none of whose servers can be read is skipped: once every location was read, the
+ * partition is complete when every counted attempt's commit was found and all its committed blocks
+ * arrived, otherwise the read fails with a {@link PartitionFetchException}.
  *
  * <p>Blocks are keyed by (taskAttemptId, sequence) and only counted attempts' blocks are kept, each
  * once. A few partitions read their metadata at once, and all reads run ahead of the consumer
@@ -107,6 +110,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private final ByteBufAllocator allocator;
   private final ScheduledExecutorService timer;
   private final TransferCounters counters;
+  private final int taskAttempt;
   private final List<PartitionRead> partitions = new ArrayList<>();
   private final SerialRunner runner = new SerialRunner(this::onUnexpected);
   private final ReaderPipeline pipeline = new ReaderPipeline();
@@ -140,11 +144,15 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       Connections clients,
       ByteBufAllocator allocator,
       ScheduledExecutorService timer) {
-    this(appId, shuffleId, sources, settings, clients, allocator, timer, TransferCounters.NONE);
+    this(appId, shuffleId, sources, settings, clients, allocator, timer, TransferCounters.NONE, 0);
   }
 
   /**
    * @param counters told of every request sent again and every read of a replica
+   * @param taskAttempt the reading task's attempt number (0 for its first attempt): attempt n reads
+   *     each location from the server at index n of its chain first (modulo the chain's length),
+   *     then on around the chain, so that a speculative copy or a retry of a task that a slow or
+   *     failing server held up reads the replica first
    */
   public PartitionReader(
       String appId,
@@ -154,8 +162,10 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       Connections clients,
       ByteBufAllocator allocator,
       ScheduledExecutorService timer,
-      TransferCounters counters) {
+      TransferCounters counters,
+      int taskAttempt) {
     this.counters = counters;
+    this.taskAttempt = taskAttempt;
     this.appId = appId;
     this.shuffleId = shuffleId;
     this.settings = settings;
@@ -260,7 +270,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       openNext();
       return;
     }
-    LocationReader r = new LocationReader(p, p.source.locations().get(p.nextLocation++), pipeline);
+    LocationReader r =
+        new LocationReader(p, p.source.locations().get(p.nextLocation++), taskAttempt, pipeline);
     p.reads.add(r);
     p.activeLocations++;
     reading.add(r);
@@ -269,18 +280,16 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
 
   /** Reads the location from its current server, skipping servers this partition has read. */
   private void startServer(LocationReader r) {
-    List<ServerAddress> chain = r.location.servers();
-    if (r.server < chain.size()
-        && r.partition.readServers.contains(chain.get(r.server).serverId())) {
+    if (!r.triedAll() && r.partition.readServers.contains(r.currentServer().serverId())) {
       // That server was read completely for this partition: it holds this location's blocks too.
       finishLocation(r, true);
       return;
     }
-    if (r.server == chain.size()) {
+    if (r.triedAll()) {
       finishLocation(r, false);
       return;
     }
-    ServerAddress server = chain.get(r.server);
+    ServerAddress server = r.currentServer();
     LocationReader sharing = readerOf(r, server.serverId());
     if (sharing != null) {
       // Another location of this partition reads that server now: wait for it rather than read
@@ -324,8 +333,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
           && other.partition == r.partition
           && other.waitingFor == null
           && !other.finished
-          && other.server < other.location.servers().size()
-          && other.location.servers().get(other.server).serverId().equals(serverId)) {
+          && !other.triedAll()
+          && other.currentServer().serverId().equals(serverId)) {
         return other;
       }
     }
@@ -340,8 +349,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     for (LocationReader f : followers) {
       f.waitingFor = null;
       if (serverFailed) {
-        f.server++;
-        f.attempt++;
+        f.moveToNextServer();
       }
       startServer(f);
     }
@@ -413,7 +421,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private boolean readNextServers(PartitionRead p, String missing) {
     List<LocationReader> again = new ArrayList<>();
     for (LocationReader r : p.reads) {
-      if (r.finished && r.server + 1 < r.location.servers().size()) {
+      if (r.finished && r.hasUntriedServer()) {
         again.add(r);
       }
     }
@@ -450,18 +458,18 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
     if (stopped || r.finished) {
       return;
     }
-    ServerAddress server = r.location.servers().get(r.server);
+    ServerAddress server = r.currentServer();
     String reason = "server " + server + ": " + cause.getMessage();
     LOG.warn(
         "Reading {} from {}; {}",
         describe(r.partition),
         reason,
-        r.server + 1 < r.location.servers().size() ? "reading its replica" : "no replica left");
+        r.hasUntriedServer() ? "reading its replica" : "no replica left");
     r.partition.serverFailures.add(reason);
     abandon(r);
     List<LocationReader> followers = List.copyOf(r.followers);
     r.followers.clear();
-    if (r.server + 1 < r.location.servers().size()) {
+    if (r.hasUntriedServer()) {
       counters.replicaRead();
     }
     r.moveToNextServer();
@@ -485,7 +493,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       if (!r.finished
           && r.client != null
           && !r.calls.isEmpty()
-          && r.server + 1 < r.location.servers().size()
+          && r.hasUntriedServer()
           && r.client.isSilent()) {
         serverFailed(
             r,

@@ -748,6 +748,75 @@ class PartitionReaderTest {
     }
   }
 
+  /** A speculative copy or a retry of a task held up by its primary does not wait for it again. */
+  @Test
+  void aSecondAttemptReadsTheReplicaFirstAndAThirdThePrimary() throws Exception {
+    int p = 0;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    FakeShuffleServer replica = newServer();
+    server.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1);
+    replica.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1);
+    List<PartitionLocation> chain =
+        List.of(new PartitionLocation(0, List.of(server.address(), replica.address())));
+
+    assertBlocks(List.of(a0, a1), readAll(start(WIDE, clients, 1, source(p, chain, A))));
+    assertTrue(server.received(RequestMessage.class).isEmpty(), "the primary was not asked");
+    assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
+    assertEquals(0, counters.replicaReads.get(), "read first, not after a failure");
+
+    assertBlocks(List.of(a0, a1), readAll(start(WIDE, clients, 2, source(p, chain, A))));
+    assertEquals(1, server.received(GetShuffleResultRequest.class).size());
+    assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
+  }
+
+  @Test
+  void aSecondAttemptWhoseReplicaCannotBeReadGoesOnAroundTheChainToThePrimary() throws Exception {
+    int p = 0;
+    Block a0 = block(p, A, 0, 1000);
+    server.onDisk(p, a0).commit(p, a0);
+
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                clients,
+                1,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), deadAddress()))),
+                    A)));
+
+    assertBlocks(List.of(a0), taken);
+    assertEquals(1, server.received(GetShuffleResultRequest.class).size());
+    assertEquals(1, counters.replicaReads.get());
+  }
+
+  @Test
+  void aReplicaMissingBlocksItCommittedIsCompletedFromThePrimaryOnASecondAttempt()
+      throws Exception {
+    int p = 1;
+    Block a0 = block(p, A, 0, 1000);
+    Block a1 = block(p, A, 1, 1000);
+    FakeShuffleServer replica = newServer();
+    server.onDisk(p, a0, a1).commit(p, a0, a1);
+    replica.onDisk(p, a0).commit(p, a0, a1);
+
+    List<Taken> taken =
+        readAll(
+            start(
+                WIDE,
+                clients,
+                1,
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                    A)));
+
+    assertBlocks(List.of(a0, a1), taken);
+    assertEquals(List.of("1000+1000"), dataReads(server), "only the missing block is read there");
+  }
+
   @Test
   void readsTheBlocksOfEveryLocationOfAPartition() throws Exception {
     int p = 4;
@@ -1038,6 +1107,14 @@ class PartitionReaderTest {
 
   private PartitionReader start(
       FetchSettings settings, TransportClientFactory factory, PartitionSource... sources) {
+    return start(settings, factory, 0, sources);
+  }
+
+  private PartitionReader start(
+      FetchSettings settings,
+      TransportClientFactory factory,
+      int taskAttempt,
+      PartitionSource... sources) {
     PartitionReader reader =
         new PartitionReader(
             APP,
@@ -1047,7 +1124,8 @@ class PartitionReaderTest {
             factory,
             PooledByteBufAllocator.DEFAULT,
             timer,
-            counters);
+            counters,
+            taskAttempt);
     readers.add(reader);
     reader.start();
     return reader;

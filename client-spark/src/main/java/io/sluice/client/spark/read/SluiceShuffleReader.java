@@ -33,10 +33,10 @@ import scala.math.Ordering;
  * <p>The map attempts that count are those of Spark's map output tracker; blocks of any other
  * attempt are dropped. Blocks are fetched ahead in the background by the shuffle protocol's {@link
  * PartitionReader}, from every location each partition had (the shuffle handle's alone when every
- * counted map output says its attempt wrote there only), falling back to replicas; a partition that
- * cannot be read completely and correctly fails the task with a {@code FetchFailedException} for
- * the whole shuffle (see {@link CountedMaps#fetchFailed}), so that Spark runs the map stage once
- * more.
+ * counted map output says its attempt wrote there only), falling back to replicas (a task's second
+ * attempt, such as a speculative copy, starts at the replicas); a partition that cannot be read
+ * completely and correctly fails the task with a {@code FetchFailedException} for the whole shuffle
+ * (see {@link CountedMaps#fetchFailed}), so that Spark runs the map stage once more.
  *
  * <p>The metrics reporter is the temporary one Spark's callers pass; it is merged into the task's
  * metrics after the last record or when the task ends, whichever comes first.
@@ -89,7 +89,8 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
             client.connections(handle),
             client.allocator(),
             client.scheduler(),
-            handle.counters());
+            handle.counters(),
+            context.attemptNumber());
     RecordIterator records =
         new RecordIterator(
             reader,
