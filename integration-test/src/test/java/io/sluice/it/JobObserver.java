@@ -17,8 +17,9 @@ import org.apache.spark.scheduler.SparkListenerTaskStart;
 
 /**
  * Spark's own view of a job, from its listener bus: how often each stage was submitted (a
- * re-submitted stage is a re-run), how many tasks each stage started, which tasks failed and why.
- * Can run an action when a chosen task event happens (to kill a server mid-stage).
+ * re-submitted stage is a re-run), how many tasks each stage started, which tasks failed and why,
+ * which a speculative copy completed. Can run an action when a chosen task event happens (to kill a
+ * server mid-stage).
  */
 final class JobObserver extends SparkListener {
   /** A task event of a stage, on the executor host {@code host}. */
@@ -26,6 +27,7 @@ final class JobObserver extends SparkListener {
 
   private final Map<Integer, AtomicInteger> submissions = new ConcurrentHashMap<>();
   private final Map<Integer, AtomicInteger> taskStarts = new ConcurrentHashMap<>();
+  private final Map<Integer, AtomicInteger> speculativeSuccesses = new ConcurrentHashMap<>();
   private final List<String> failures = new ArrayList<>();
   private final List<SluiceRelocationEvent> relocations = new ArrayList<>();
   private final List<Trigger> triggers = new ArrayList<>();
@@ -68,6 +70,11 @@ final class JobObserver extends SparkListener {
   @Override
   public void onTaskEnd(SparkListenerTaskEnd event) {
     boolean success = event.reason() == Success$.MODULE$;
+    if (success && event.taskInfo().speculative()) {
+      speculativeSuccesses
+          .computeIfAbsent(event.stageId(), id -> new AtomicInteger())
+          .incrementAndGet();
+    }
     if (!success) {
       synchronized (this) {
         failures.add(
@@ -108,6 +115,13 @@ final class JobObserver extends SparkListener {
   Map<Integer, Integer> taskStarts() {
     Map<Integer, Integer> result = new TreeMap<>();
     taskStarts.forEach((id, n) -> result.put(id, n.get()));
+    return result;
+  }
+
+  /** Tasks that a speculative copy completed, per stage id. */
+  Map<Integer, Integer> speculativeSuccesses() {
+    Map<Integer, Integer> result = new TreeMap<>();
+    speculativeSuccesses.forEach((id, n) -> result.put(id, n.get()));
     return result;
   }
 

@@ -1,11 +1,13 @@
 package io.sluice.it;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.client.spark.SluiceRelocationEvent;
+import io.sluice.fixtures.Await;
 import io.sluice.fixtures.NetBed;
 import io.sluice.fixtures.ProjectRoot;
 import io.sluice.fixtures.SparkStandalone;
@@ -16,12 +18,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -37,15 +44,25 @@ import scala.Tuple2;
  * too; the driver is this JVM, on the machine's side of the bridge. A server whose link is cut
  * (every packet dropped, so no reset tells anyone) is given up within {@code
  * transport.liveness.timeout}, as a frozen process is; a server whose link is capped to a fraction
- * of the others' only slows the job; an executor host cut off costs its running tasks, not the map
- * outputs. Spark's own view (stage submissions, task failures) is asserted beside the answer, which
- * is compared with the built-in shuffle's. Skipped, saying why, where the machine does not allow
- * network namespaces.
+ * of the others' only slows the job (writers move off it; with speculation, copies of the reduce
+ * tasks it holds up read the replicas); an executor host cut off costs its running tasks, not the
+ * map outputs. Spark's own view (stage submissions, task failures) is asserted beside the answer,
+ * which is compared with the built-in shuffle's. Skipped, saying why, where the machine does not
+ * allow network namespaces.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class NetworkFaultTest {
   private static final int VICTIM = 1;
   private static final List<String> WORKERS = List.of("w0", "w1");
+
+  /** The slow server's link in the speculation test: 8 MiB take about 32 s. */
+  private static final String CRAWL = "2mbit";
+
+  /** The speculation test's job: map tasks and reduce partitions, 8 MiB of payloads each. */
+  private static final int PAYLOAD_MAPS = 8;
+
+  private static final int PAYLOAD_RECORDS = 8_192;
+  private static final int PAYLOAD_BYTES = 1024;
 
   /** Cores each worker offers; each application takes one executor of this many per worker. */
   private static final int CORES = 2;
@@ -323,6 +340,108 @@ class NetworkFaultTest {
       assertTrue(
           move.servers().stream().noneMatch(s -> s.startsWith(victim + "@")), move.toString());
     }
+  }
+
+  /**
+   * A server's link slowed to {@value #CRAWL} once the reduce stage starts, with 2 copies and
+   * Spark's speculation on: the reduce tasks reading partitions whose primary is that server crawl
+   * (bytes keep arriving, so nothing is given up), Spark starts speculative copies of them, and the
+   * copies, second attempts, read the replicas first. The job ends long before the slow link could
+   * have carried the server's share of the partitions, with no stage re-run. Were a copy to start
+   * at the primary as the first attempt does, it would crawl as well.
+   */
+  @Test
+  void withSpeculationACopyOfAReduceTaskHeldUpByASlowServerReadsTheReplica() throws Exception {
+    String victim = "s" + VICTIM;
+    long[] cappedAt = new long[1];
+    JobObserver observer =
+        new JobObserver()
+            .onceWhen(
+                e -> e.stageId() != ServerLossTest.MAP_STAGE && !e.end(),
+                () -> {
+                  try {
+                    capped.add(victim);
+                    bed.cap(victim, CRAWL);
+                    cappedAt[0] = System.nanoTime();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+    SparkConf conf =
+        conf(2)
+            .set("spark.speculation", "true")
+            // About two in three partitions are read at full speed: speculate once a third of the
+            // tasks ended (Spark waits for three quarters by default).
+            .set("spark.speculation.quantile", "0.3")
+            .set("spark.speculation.multiplier", "2")
+            // Every partition stays where it was placed: a loaded machine's slow start of the map
+            // stage must not move partitions to locations of their own, each read in turn.
+            .set("spark.sluice.push.slow.ratio", "0");
+    long[] answer;
+    SparkSession session = SparkSessions.start(conf, Map.of());
+    try {
+      session.sparkContext().addSparkListener(observer);
+      JavaSparkContext sc = JavaSparkContext.fromSparkContext(session.sparkContext());
+      Await.until(() -> sc.sc().getExecutorIds().size() >= WORKERS.size(), "both executors");
+      List<Integer> maps = new ArrayList<>();
+      for (int i = 0; i < PAYLOAD_MAPS; i++) {
+        maps.add(i);
+      }
+      answer =
+          sc.parallelize(maps, PAYLOAD_MAPS)
+              .mapPartitionsToPair(it -> payloadRecords(it.next()).iterator())
+              .partitionBy(new HashPartitioner(PAYLOAD_MAPS))
+              .map(r -> new long[] {1, r._1(), payloadSum(r._2())})
+              .reduce((a, b) -> new long[] {a[0] + b[0], a[1] + b[1], a[2] + b[2]});
+    } finally {
+      session.stop();
+    }
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - cappedAt[0]);
+
+    long[] expected = {0, 0, 0};
+    for (int map = 0; map < PAYLOAD_MAPS; map++) {
+      for (Tuple2<Long, byte[]> r : payloadRecords(map)) {
+        expected[0]++;
+        expected[1] += r._1();
+        expected[2] += payloadSum(r._2());
+      }
+    }
+    assertArrayEquals(expected, answer);
+    assertTrue(cappedAt[0] != 0, "the link was capped while the job ran");
+    ServerLossTest.assertNoStageRan(observer, 1);
+    assertTrue(
+        observer.speculativeSuccesses().getOrDefault(ServerLossTest.MAP_STAGE + 1, 0) > 0,
+        "no reduce task was completed by its speculative copy; task failures: "
+            + observer.failures());
+    // One partition alone takes about 32 s over the slow link; a third of them about 90 s.
+    assertTrue(
+        seconds < 30,
+        "the reduce stage waited for the slow link of "
+            + cluster.serverId(VICTIM)
+            + ": "
+            + seconds
+            + " s after the cap; tasks completed by speculative copies: "
+            + observer.speculativeSuccesses());
+  }
+
+  /** Map {@code map}'s records: random incompressible payloads, the same on every run. */
+  private static List<Tuple2<Long, byte[]>> payloadRecords(int map) {
+    Random random = new Random(map);
+    List<Tuple2<Long, byte[]>> records = new ArrayList<>(PAYLOAD_RECORDS);
+    for (int i = 0; i < PAYLOAD_RECORDS; i++) {
+      byte[] payload = new byte[PAYLOAD_BYTES];
+      random.nextBytes(payload);
+      records.add(new Tuple2<>(map * 1_000_003L + i, payload));
+    }
+    return records;
+  }
+
+  private static long payloadSum(byte[] payload) {
+    long sum = 0;
+    for (byte b : payload) {
+      sum = sum * 31 + b;
+    }
+    return sum;
   }
 
   /**
