@@ -308,9 +308,10 @@ class NetworkFaultTest {
 
   /**
    * A server on a link a twentieth as fast as the others': writers find it slow and move its
-   * partitions. Over this job's 128 KiB pushes, a tenth of the bandwidth measured only five to
-   * eight times slower than the others' pace (round trips weigh on small pushes), too close to the
-   * default ratio of 4 for a test that must not race.
+   * partitions, and readers read what it took from the replicas. Over this job's 128 KiB pushes, a
+   * tenth of the bandwidth measured only five to eight times slower than the others' pace (round
+   * trips weigh on small pushes), too close to the default ratio of 4 for a test that must not
+   * race.
    */
   @Test
   void aServerOnALinkATwentiethAsFastAsTheOthersFailsNothingAndLosesItsPartitions()
@@ -321,6 +322,8 @@ class NetworkFaultTest {
         bed.cap("s" + i, "200mbit");
       }
     }
+    double tookBefore = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total");
+    double servedBefore = cluster.metric(VICTIM, "sluice_server_read_bytes_total");
     JobObserver observer =
         run(
             2,
@@ -331,6 +334,16 @@ class NetworkFaultTest {
             });
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(List.of(), observer.failures(), "task failures");
+    // What it took before the writers moved is read from the replicas: the executors that found
+    // it slow start each chain it heads at the next server (were none to, it would serve about two
+    // fifths of what it took: the chains it heads).
+    double took = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") - tookBefore;
+    double served = cluster.metric(VICTIM, "sluice_server_read_bytes_total") - servedBefore;
+    System.out.printf("slow server took %.0f bytes, served %.0f%n", took, served);
+    assertTrue(took > 0, "the slow server took nothing before the writers moved");
+    assertTrue(
+        served < 0.2 * took,
+        "the slow server served " + served + " bytes of the " + took + " it took");
     // Writers found it slow and moved its partitions, none onto it.
     List<SluiceRelocationEvent> moves = observer.relocations();
     assertFalse(moves.isEmpty(), "no partition moved from the slow server");

@@ -35,6 +35,10 @@ import java.util.function.LongSupplier;
  * set are to blame: one server, or (when the sets do not overlap, as pairs of servers often do not
  * with two copies) every server of the set. Shared by the JVM's writers, so that evidence gathered
  * by many tasks adds up. Thread-safe; never calls out while locked.
+ *
+ * <p>Servers found slow are remembered for {@link #MEMORY} after the last finding, as the driver
+ * keeps a named one out of new locations for as long: the writers have moved off them by then and
+ * their figures fade, but what they took is still read from them ({@link #foundSlowRecently}).
  */
 public final class PushPace {
   /** How fast old evidence fades. */
@@ -53,6 +57,9 @@ public final class PushPace {
 
   static final long DEFAULT_MIN_EVIDENCE_BYTES = 256L << 10;
 
+  /** How long a server found slow is remembered after the last finding. */
+  static final Duration MEMORY = Duration.ofMinutes(1);
+
   /** Finds no server slow. */
   public static final PushPace OFF = new PushPace(0);
 
@@ -61,6 +68,7 @@ public final class PushPace {
   private final long minEvidenceBytes;
   private final LongSupplier nanoClock;
   private final Map<List<String>, Pace> paces = new HashMap<>();
+  private final Map<String, Long> foundSlowAt = new HashMap<>();
   private List<Slow> verdict = List.of();
   private long verdictAt;
   private boolean judged;
@@ -128,6 +136,27 @@ public final class PushPace {
     return pace == null ? 0 : pace.outstanding;
   }
 
+  /**
+   * Whether {@code serverId} was found slow, alone rather than as one of a set, within the last
+   * {@link #MEMORY} and not fast since; readers read its replicas first.
+   */
+  public boolean foundSlowRecently(String serverId) {
+    if (!enabled()) {
+      return false;
+    }
+    synchronized (this) {
+      Long at = foundSlowAt.get(serverId);
+      if (at == null) {
+        return false;
+      }
+      if (nanoClock.getAsLong() - at > MEMORY.toNanos()) {
+        foundSlowAt.remove(serverId);
+        return false;
+      }
+      return true;
+    }
+  }
+
   /** The sets of servers found slow now, each with the paces that make it so. */
   public List<Slow> slowServers() {
     if (!enabled()) {
@@ -139,6 +168,12 @@ public final class PushPace {
         verdict = judge(now);
         verdictAt = now;
         judged = true;
+        for (Slow slow : verdict) {
+          // A set blamed together names a slow server among others that may be healthy.
+          if (slow.servers().size() == 1) {
+            foundSlowAt.put(slow.servers().get(0), now);
+          }
+        }
       }
       return verdict;
     }
@@ -177,6 +212,7 @@ public final class PushPace {
         fast.addAll(e.getKey());
       }
     }
+    foundSlowAt.keySet().removeAll(fast);
     Map<List<String>, Slow> found = new HashMap<>();
     for (Map.Entry<List<String>, Pace> e : slow) {
       List<String> blamed = e.getKey().stream().filter(s -> !fast.contains(s)).toList();

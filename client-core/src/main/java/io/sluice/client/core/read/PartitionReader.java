@@ -34,18 +34,16 @@ import org.slf4j.LoggerFactory;
  * <p>A partition may have several locations (see {@link PartitionLocation}), each a chain of
  * servers holding the same blocks. Every location is read, one after another; within a location the
  * first server that answers is read by a {@link LocationReader}, in the phases the server's read
- * semantics require (block counts, memory pages, index, data ranges). A task's first attempt starts
- * at the chain's primary, its second (a speculative copy or a retry) at the next server, and so on
- * around the chain: a copy of a task held up by a slow server does not wait for the same server
- * again, and two copies of a task share the load of their partitions. This class runs those
- * readers: it opens partitions and their locations, holds the budget of bytes in flight and the
- * reads waiting for it, sends and retries their requests, and moves a location along its chain.
- * When a server fails (a refused or broken connection, an answer that retries did not cure, a block
- * whose CRC32C does not match, a server that no longer knows the shuffle) the location is read
- * again from the chain's next server (around it); blocks already kept are not kept twice. A
- * location none of whose servers can be read is skipped: once every location was read, the
- * partition is complete when every counted attempt's commit was found and all its committed blocks
- * arrived, otherwise the read fails with a {@link PartitionFetchException}.
+ * semantics require (block counts, memory pages, index, data ranges), starting at the server its
+ * {@link ReadOrder} names (the primary, unless the task is a later attempt or the primary was found
+ * slow). This class runs those readers: it opens partitions and their locations, holds the budget
+ * of bytes in flight and the reads waiting for it, sends and retries their requests, and moves a
+ * location along its chain. When a server fails (a refused or broken connection, an answer that
+ * retries did not cure, a block whose CRC32C does not match, a server that no longer knows the
+ * shuffle) the location is read again from the chain's next server (around it); blocks already kept
+ * are not kept twice. A location none of whose servers can be read is skipped: once every location
+ * was read, the partition is complete when every counted attempt's commit was found and all its
+ * committed blocks arrived, otherwise the read fails with a {@link PartitionFetchException}.
  *
  * <p>Blocks are keyed by (taskAttemptId, sequence) and only counted attempts' blocks are kept, each
  * once. A few partitions read their metadata at once, and all reads run ahead of the consumer
@@ -110,7 +108,7 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   private final ByteBufAllocator allocator;
   private final ScheduledExecutorService timer;
   private final TransferCounters counters;
-  private final int taskAttempt;
+  private final ReadOrder order;
   private final List<PartitionRead> partitions = new ArrayList<>();
   private final SerialRunner runner = new SerialRunner(this::onUnexpected);
   private final ReaderPipeline pipeline = new ReaderPipeline();
@@ -144,15 +142,21 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       Connections clients,
       ByteBufAllocator allocator,
       ScheduledExecutorService timer) {
-    this(appId, shuffleId, sources, settings, clients, allocator, timer, TransferCounters.NONE, 0);
+    this(
+        appId,
+        shuffleId,
+        sources,
+        settings,
+        clients,
+        allocator,
+        timer,
+        TransferCounters.NONE,
+        ReadOrder.PRIMARY_FIRST);
   }
 
   /**
    * @param counters told of every request sent again and every read of a replica
-   * @param taskAttempt the reading task's attempt number (0 for its first attempt): attempt n reads
-   *     each location from the server at index n of its chain first (modulo the chain's length),
-   *     then on around the chain, so that a speculative copy or a retry of a task that a slow or
-   *     failing server held up reads the replica first
+   * @param order which server of each location's chain to read first
    */
   public PartitionReader(
       String appId,
@@ -163,9 +167,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       ByteBufAllocator allocator,
       ScheduledExecutorService timer,
       TransferCounters counters,
-      int taskAttempt) {
+      ReadOrder order) {
     this.counters = counters;
-    this.taskAttempt = taskAttempt;
+    this.order = order;
     this.appId = appId;
     this.shuffleId = shuffleId;
     this.settings = settings;
@@ -270,8 +274,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       openNext();
       return;
     }
+    PartitionLocation location = p.source.locations().get(p.nextLocation++);
     LocationReader r =
-        new LocationReader(p, p.source.locations().get(p.nextLocation++), taskAttempt, pipeline);
+        new LocationReader(p, location, order.firstServer(location.servers()), pipeline);
     p.reads.add(r);
     p.activeLocations++;
     reading.add(r);

@@ -1,6 +1,8 @@
 package io.sluice.client.core.push;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -102,6 +104,48 @@ class PushPaceTest {
     now.addAndGet(5_000 * MS);
 
     assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  /** Readers read the replicas of what a slow server took, after the writers moved off it. */
+  @Test
+  void aServerFoundSlowIsRememberedForAMinuteAfterItsFiguresFaded() {
+    push(List.of("a"), 4 * MIB, 40);
+    push(List.of("c"), 4 * MIB, 400);
+    assertFalse(pace.foundSlowRecently("c"), "not judged yet");
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+
+    now.addAndGet(5_000 * MS);
+    assertEquals(List.of(), ids(pace.slowServers()));
+    assertTrue(pace.foundSlowRecently("c"));
+    assertFalse(pace.foundSlowRecently("a"));
+
+    now.addAndGet(56_000 * MS);
+    assertFalse(pace.foundSlowRecently("c"), "61 s after the finding");
+  }
+
+  @Test
+  void serversBlamedTogetherAreNotRememberedAsSlow() {
+    push(List.of("a", "b"), 4 * MIB, 40);
+    push(List.of("c", "d"), 4 * MIB, 400);
+    assertEquals(List.of("c,d"), ids(pace.slowServers()));
+
+    assertFalse(pace.foundSlowRecently("c"), "c or d is slow, maybe not both");
+    assertFalse(pace.foundSlowRecently("d"));
+  }
+
+  @Test
+  void aServerFoundFastAgainIsNoLongerRememberedAsSlow() {
+    push(List.of("a"), 4 * MIB, 40);
+    push(List.of("c"), 4 * MIB, 400);
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+    assertTrue(pace.foundSlowRecently("c"));
+
+    // Its link healed: 40 MiB at a's pace outweigh the slow 4 MiB.
+    push(List.of("c"), 40 * MIB, 400);
+    now.addAndGet(100 * MS);
+    assertEquals(List.of(), ids(pace.slowServers()));
+
+    assertFalse(pace.foundSlowRecently("c"));
   }
 
   @Test

@@ -771,6 +771,36 @@ class PartitionReaderTest {
   }
 
   @Test
+  void aPrimaryFoundSlowIsPassedOverForItsReplica() throws Exception {
+    int p = 0;
+    Block a0 = block(p, A, 0, 1000);
+    FakeShuffleServer replica = newServer();
+    server.onDisk(p, a0).commit(p, a0);
+    replica.onDisk(p, a0).commit(p, a0);
+    PartitionReader reader =
+        new PartitionReader(
+            APP,
+            SHUFFLE,
+            List.of(
+                source(
+                    p,
+                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
+                    A)),
+            WIDE,
+            clients,
+            PooledByteBufAllocator.DEFAULT,
+            timer,
+            counters,
+            new ReadOrder(0, server.address().serverId()::equals));
+    readers.add(reader);
+    reader.start();
+
+    assertBlocks(List.of(a0), readAll(reader));
+    assertTrue(server.received(RequestMessage.class).isEmpty(), "the slow primary was not asked");
+    assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
+  }
+
+  @Test
   void aSecondAttemptWhoseReplicaCannotBeReadGoesOnAroundTheChainToThePrimary() throws Exception {
     int p = 0;
     Block a0 = block(p, A, 0, 1000);
@@ -1125,7 +1155,7 @@ class PartitionReaderTest {
             PooledByteBufAllocator.DEFAULT,
             timer,
             counters,
-            taskAttempt);
+            new ReadOrder(taskAttempt, serverId -> false));
     readers.add(reader);
     reader.start();
     return reader;

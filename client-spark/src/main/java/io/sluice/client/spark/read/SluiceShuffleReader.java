@@ -3,6 +3,7 @@ package io.sluice.client.spark.read;
 import io.sluice.client.core.read.BlockDecoder;
 import io.sluice.client.core.read.PartitionReader;
 import io.sluice.client.core.read.PartitionReader.PartitionSource;
+import io.sluice.client.core.read.ReadOrder;
 import io.sluice.client.spark.DriverLocator;
 import io.sluice.client.spark.SluiceClientContext;
 import io.sluice.client.spark.SluiceShuffleHandle;
@@ -34,9 +35,10 @@ import scala.math.Ordering;
  * attempt are dropped. Blocks are fetched ahead in the background by the shuffle protocol's {@link
  * PartitionReader}, from every location each partition had (the shuffle handle's alone when every
  * counted map output says its attempt wrote there only), falling back to replicas (a task's second
- * attempt, such as a speculative copy, starts at the replicas); a partition that cannot be read
- * completely and correctly fails the task with a {@code FetchFailedException} for the whole shuffle
- * (see {@link CountedMaps#fetchFailed}), so that Spark runs the map stage once more.
+ * attempt, such as a speculative copy, starts at the replicas, and so does every attempt where this
+ * JVM's writers found the primary slow); a partition that cannot be read completely and correctly
+ * fails the task with a {@code FetchFailedException} for the whole shuffle (see {@link
+ * CountedMaps#fetchFailed}), so that Spark runs the map stage once more.
  *
  * <p>The metrics reporter is the temporary one Spark's callers pass; it is merged into the task's
  * metrics after the last record or when the task ends, whichever comes first.
@@ -90,7 +92,7 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
             client.allocator(),
             client.scheduler(),
             handle.counters(),
-            context.attemptNumber());
+            new ReadOrder(context.attemptNumber(), client.pushPace()::foundSlowRecently));
     RecordIterator records =
         new RecordIterator(
             reader,
