@@ -27,6 +27,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -55,8 +56,8 @@ class NetworkFaultTest {
   private static final int VICTIM = 1;
   private static final List<String> WORKERS = List.of("w0", "w1");
 
-  /** The slow server's link in the speculation test: 8 MiB take about 32 s. */
-  private static final String CRAWL = "2mbit";
+  /** The slow server's link in the speculation test: 8 MiB take over a minute. */
+  private static final String CRAWL = "1mbit";
 
   /** The speculation test's job: map tasks and reduce partitions, 8 MiB of payloads each. */
   private static final int PAYLOAD_MAPS = 8;
@@ -336,13 +337,14 @@ class NetworkFaultTest {
     assertEquals(List.of(), observer.failures(), "task failures");
     // What it took before the writers moved is read from the replicas: the executors that found
     // it slow start each chain it heads at the next server (were none to, it would serve about two
-    // fifths of what it took: the chains it heads).
+    // fifths of what it took: the chains it heads; were one of the two executors short of evidence
+    // to blame it alone, about a fifth).
     double took = cluster.metric(VICTIM, "sluice_server_pushed_bytes_total") - tookBefore;
     double served = cluster.metric(VICTIM, "sluice_server_read_bytes_total") - servedBefore;
     System.out.printf("slow server took %.0f bytes, served %.0f%n", took, served);
     assertTrue(took > 0, "the slow server took nothing before the writers moved");
     assertTrue(
-        served < 0.2 * took,
+        served < 0.3 * took,
         "the slow server served " + served + " bytes of the " + took + " it took");
     // Writers found it slow and moved its partitions, none onto it.
     List<SluiceRelocationEvent> moves = observer.relocations();
@@ -356,30 +358,16 @@ class NetworkFaultTest {
   }
 
   /**
-   * A server's link slowed to {@value #CRAWL} once the reduce stage starts, with 2 copies and
-   * Spark's speculation on: the reduce tasks reading partitions whose primary is that server crawl
-   * (bytes keep arriving, so nothing is given up), Spark starts speculative copies of them, and the
-   * copies, second attempts, read the replicas first. The job ends long before the slow link could
-   * have carried the server's share of the partitions, with no stage re-run. Were a copy to start
-   * at the primary as the first attempt does, it would crawl as well.
+   * A server's link slowed to {@value #CRAWL} between the job that writes a shuffle and one that
+   * reads it again, with 2 copies and Spark's speculation on: the reduce tasks reading partitions
+   * whose primary is that server crawl (bytes keep arriving, so nothing is given up), Spark starts
+   * speculative copies of them, and the copies, second attempts, read the replicas first. The job
+   * ends long before the slow link could have carried the server's share of the partitions, with no
+   * stage re-run. Were a copy to start at the primary as the first attempt does, it would crawl as
+   * well.
    */
   @Test
   void withSpeculationACopyOfAReduceTaskHeldUpByASlowServerReadsTheReplica() throws Exception {
-    String victim = "s" + VICTIM;
-    long[] cappedAt = new long[1];
-    JobObserver observer =
-        new JobObserver()
-            .onceWhen(
-                e -> e.stageId() != ServerLossTest.MAP_STAGE && !e.end(),
-                () -> {
-                  try {
-                    capped.add(victim);
-                    bed.cap(victim, CRAWL);
-                    cappedAt[0] = System.nanoTime();
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
-                });
     SparkConf conf =
         conf(2)
             .set("spark.speculation", "true")
@@ -390,26 +378,36 @@ class NetworkFaultTest {
             // Every partition stays where it was placed: a loaded machine's slow start of the map
             // stage must not move partitions to locations of their own, each read in turn.
             .set("spark.sluice.push.slow.ratio", "0");
+    JobObserver observer = new JobObserver();
     long[] answer;
+    long seconds;
     SparkSession session = SparkSessions.start(conf, Map.of());
     try {
-      session.sparkContext().addSparkListener(observer);
       JavaSparkContext sc = JavaSparkContext.fromSparkContext(session.sparkContext());
       Await.until(() -> sc.sc().getExecutorIds().size() >= WORKERS.size(), "both executors");
       List<Integer> maps = new ArrayList<>();
       for (int i = 0; i < PAYLOAD_MAPS; i++) {
         maps.add(i);
       }
-      answer =
+      JavaPairRDD<Long, byte[]> shuffled =
           sc.parallelize(maps, PAYLOAD_MAPS)
               .mapPartitionsToPair(it -> payloadRecords(it.next()).iterator())
-              .partitionBy(new HashPartitioner(PAYLOAD_MAPS))
+              .partitionBy(new HashPartitioner(PAYLOAD_MAPS));
+      // A first job writes the shuffle (and reads it, the links all fast); the second reads it
+      // again, its map stage skipped, once the link is slow: no read can be under way before.
+      assertEquals((long) PAYLOAD_MAPS * PAYLOAD_RECORDS, shuffled.count());
+      capped.add("s" + VICTIM);
+      bed.cap("s" + VICTIM, CRAWL);
+      session.sparkContext().addSparkListener(observer);
+      long cappedAt = System.nanoTime();
+      answer =
+          shuffled
               .map(r -> new long[] {1, r._1(), payloadSum(r._2())})
               .reduce((a, b) -> new long[] {a[0] + b[0], a[1] + b[1], a[2] + b[2]});
+      seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - cappedAt);
     } finally {
       session.stop();
     }
-    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - cappedAt[0]);
 
     long[] expected = {0, 0, 0};
     for (int map = 0; map < PAYLOAD_MAPS; map++) {
@@ -420,20 +418,20 @@ class NetworkFaultTest {
       }
     }
     assertArrayEquals(expected, answer);
-    assertTrue(cappedAt[0] != 0, "the link was capped while the job ran");
     ServerLossTest.assertNoStageRan(observer, 1);
+    assertEquals(1, observer.submissions().size(), "the second job ran its reduce stage alone");
     assertTrue(
-        observer.speculativeSuccesses().getOrDefault(ServerLossTest.MAP_STAGE + 1, 0) > 0,
+        observer.speculativeSuccesses().values().stream().mapToInt(Integer::intValue).sum() > 0,
         "no reduce task was completed by its speculative copy; task failures: "
             + observer.failures());
-    // One partition alone takes about 32 s over the slow link; a third of them about 90 s.
+    // One partition alone takes over a minute over the slow link.
     assertTrue(
         seconds < 30,
         "the reduce stage waited for the slow link of "
             + cluster.serverId(VICTIM)
             + ": "
             + seconds
-            + " s after the cap; tasks completed by speculative copies: "
+            + " s; tasks completed by speculative copies: "
             + observer.speculativeSuccesses());
   }
 

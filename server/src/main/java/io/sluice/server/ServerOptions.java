@@ -176,7 +176,8 @@ public final class ServerOptions implements ConfigOptionSet {
           .doc(
               "Which partitions flushes write with O_DIRECT, around the page cache: `all`, "
                   + "`last_copies` (only those this server holds as the last copy of a replica chain, "
-                  + "read only when the servers before it are lost) or `none`. A flush writes what the "
+                  + "read first only by a task's later attempt or when the servers before it are "
+                  + "lost or slow) or `none`. A flush writes what the "
                   + "push pool has no room for; a copy of it in the page cache costs the flush thread "
                   + "several times the CPU of a direct write, and pays off only when the data is read "
                   + "before the kernel evicts it, since data written directly is read from the device. "

@@ -83,8 +83,9 @@ public final class PartitionState {
 
   /**
    * Whether every block of the partition here is the last copy of a replica chain: readers read it
-   * only when the servers before it in the chain are lost, so its files are written around the page
-   * cache ({@link PartitionFiles#append(List, boolean)}).
+   * first only in a task's later attempt or when the servers before it in the chain are lost or
+   * slow, so its files are written around the page cache ({@link PartitionFiles#append(List,
+   * boolean)}).
    */
   public synchronized boolean holdsOnlyLastCopies() {
     return !primaryBlocks;

@@ -155,7 +155,8 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
   }
 
   /**
-   * @param counters told of every request sent again and every read of a replica
+   * @param counters told of every request sent again and every move to the next server of a chain
+   *     after a server could not be read
    * @param order which server of each location's chain to read first
    */
   public PartitionReader(
