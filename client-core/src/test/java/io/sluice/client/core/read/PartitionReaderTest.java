@@ -757,15 +757,14 @@ class PartitionReaderTest {
     FakeShuffleServer replica = newServer();
     server.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1);
     replica.onDisk(p, a0).inMemory(p, a1).commit(p, a0, a1);
-    List<PartitionLocation> chain =
-        List.of(new PartitionLocation(0, List.of(server.address(), replica.address())));
+    List<PartitionLocation> chain = chainTo(replica.address());
 
-    assertBlocks(List.of(a0, a1), readAll(start(WIDE, clients, 1, source(p, chain, A))));
+    assertBlocks(List.of(a0, a1), readAll(start(WIDE, clients, attempt(1), source(p, chain, A))));
     assertTrue(server.received(RequestMessage.class).isEmpty(), "the primary was not asked");
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
     assertEquals(0, counters.replicaReads.get(), "read first, not after a failure");
 
-    assertBlocks(List.of(a0, a1), readAll(start(WIDE, clients, 2, source(p, chain, A))));
+    assertBlocks(List.of(a0, a1), readAll(start(WIDE, clients, attempt(2), source(p, chain, A))));
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
   }
@@ -777,25 +776,11 @@ class PartitionReaderTest {
     FakeShuffleServer replica = newServer();
     server.onDisk(p, a0).commit(p, a0);
     replica.onDisk(p, a0).commit(p, a0);
-    PartitionReader reader =
-        new PartitionReader(
-            APP,
-            SHUFFLE,
-            List.of(
-                source(
-                    p,
-                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
-                    A)),
-            WIDE,
-            clients,
-            PooledByteBufAllocator.DEFAULT,
-            timer,
-            counters,
-            new ReadOrder(0, server.address().serverId()::equals));
-    readers.add(reader);
-    reader.start();
+    ReadOrder primarySlow = new ReadOrder(0, server.address().serverId()::equals);
 
-    assertBlocks(List.of(a0), readAll(reader));
+    assertBlocks(
+        List.of(a0),
+        readAll(start(WIDE, clients, primarySlow, source(p, chainTo(replica.address()), A))));
     assertTrue(server.received(RequestMessage.class).isEmpty(), "the slow primary was not asked");
     assertEquals(1, replica.received(GetShuffleResultRequest.class).size());
   }
@@ -807,15 +792,7 @@ class PartitionReaderTest {
     server.onDisk(p, a0).commit(p, a0);
 
     List<Taken> taken =
-        readAll(
-            start(
-                WIDE,
-                clients,
-                1,
-                source(
-                    p,
-                    List.of(new PartitionLocation(0, List.of(server.address(), deadAddress()))),
-                    A)));
+        readAll(start(WIDE, clients, attempt(1), source(p, chainTo(deadAddress()), A)));
 
     assertBlocks(List.of(a0), taken);
     assertEquals(1, server.received(GetShuffleResultRequest.class).size());
@@ -833,15 +810,7 @@ class PartitionReaderTest {
     replica.onDisk(p, a0).commit(p, a0, a1);
 
     List<Taken> taken =
-        readAll(
-            start(
-                WIDE,
-                clients,
-                1,
-                source(
-                    p,
-                    List.of(new PartitionLocation(0, List.of(server.address(), replica.address()))),
-                    A)));
+        readAll(start(WIDE, clients, attempt(1), source(p, chainTo(replica.address()), A)));
 
     assertBlocks(List.of(a0, a1), taken);
     assertEquals(List.of("1000+1000"), dataReads(server), "only the missing block is read there");
@@ -1120,6 +1089,16 @@ class PartitionReaderTest {
     }
   }
 
+  /** Attempt {@code n} of a task whose JVM found no server slow. */
+  private static ReadOrder attempt(int n) {
+    return new ReadOrder(n, serverId -> false);
+  }
+
+  /** One location at epoch 0: the test's server, then {@code replica}. */
+  private List<PartitionLocation> chainTo(ServerAddress replica) {
+    return List.of(new PartitionLocation(0, List.of(server.address(), replica)));
+  }
+
   /** The partition at one location: the test's server alone, at epoch 0. */
   private PartitionSource source(int partition, long... attempts) {
     return source(
@@ -1137,13 +1116,13 @@ class PartitionReaderTest {
 
   private PartitionReader start(
       FetchSettings settings, TransportClientFactory factory, PartitionSource... sources) {
-    return start(settings, factory, 0, sources);
+    return start(settings, factory, ReadOrder.PRIMARY_FIRST, sources);
   }
 
   private PartitionReader start(
       FetchSettings settings,
       TransportClientFactory factory,
-      int taskAttempt,
+      ReadOrder order,
       PartitionSource... sources) {
     PartitionReader reader =
         new PartitionReader(
@@ -1155,7 +1134,7 @@ class PartitionReaderTest {
             PooledByteBufAllocator.DEFAULT,
             timer,
             counters,
-            new ReadOrder(taskAttempt, serverId -> false));
+            order);
     readers.add(reader);
     reader.start();
     return reader;
