@@ -90,15 +90,16 @@ public final class SluiceClientOptions implements ConfigOptionSet {
           .doc(
               "An executor measures the pace of its full pushes (bytes acknowledged per second "
                   + "of pushing) by the chain of servers they go to. A chain slower than the "
-                  + "servers' median pace divided by this, over at least 300 ms of pushing (1.2 s if nothing was acknowledged), makes "
-                  + "its servers that are in no healthy chain slow: the executor's writers move "
-                  + "the partitions located on them, in every shuffle they write, to other servers "
-                  + "through the driver, keeping there what they took. A server found slow alone "
-                  + "(not only as one of a chain) is not read first by the executor's reduce tasks "
-                  + "for a minute after the last finding, unless found healthy since: with 2 "
-                  + "copies they read what it took from the replicas. The figures fade by half "
-                  + "every 10 s, so that a server no longer pushed to is judged again later. 0 "
-                  + "moves from no slow server.")
+                  + "servers' median pace divided by this, over at least 300 ms of pushing (while "
+                  + "nothing was acknowledged: as long as that pace takes for 256 KiB, and 1.2 s "
+                  + "at least), makes its servers that are in no healthy chain slow: the "
+                  + "executor's writers move the partitions located on them, in every shuffle "
+                  + "they write, to other servers through the driver, keeping there what they "
+                  + "took. A server found slow alone (not only as one of a chain) sets no median "
+                  + "and is not read first by the executor's reduce tasks for a minute after the "
+                  + "last finding: with 2 copies they read what it took from the replicas. The "
+                  + "figures fade by half every 10 s, so that a server no longer pushed to is "
+                  + "judged again later. 0 moves from no slow server.")
           .build();
 
   public static final ConfigOption<Integer> FETCH_RETRIES =

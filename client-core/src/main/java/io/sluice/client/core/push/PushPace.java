@@ -29,16 +29,23 @@ import java.util.function.LongSupplier;
  * involving it with at least {@code minEvidenceBytes} acknowledged. A server's best pace is high as
  * long as one of its sets is healthy, so one slow server lowers the median no more than it lowers
  * the count, and a server much faster than the rest (one on the writer's own host) raises nothing.
- * A set is slow when it was busy at least {@code minBusy} ({@value #STALL_FACTOR} times that when
- * it has not acknowledged a byte yet) at a pace below the reference divided by {@code slowRatio},
- * and fast when it has that evidence and is not slow. The servers of a slow set that are in no fast
- * set are to blame: one server, or (when the sets do not overlap, as pairs of servers often do not
- * with two copies) every server of the set. Shared by the JVM's writers, so that evidence gathered
- * by many tasks adds up. Thread-safe; never calls out while locked.
+ * Sets involving a server found slow lately give no server a best pace, lest the others be held to
+ * its pace; where every set with evidence involves one, nothing is judged.
  *
- * <p>Servers found slow are remembered for {@link #MEMORY} after the last finding, as the driver
- * keeps a named one out of new locations for as long: the writers have moved off them by then and
- * their figures fade, but what they took is still read from them ({@link #foundSlowRecently}).
+ * <p>A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided
+ * by {@code slowRatio}; one that has acknowledged nothing yet, once it was busy for as long as a
+ * set at that pace takes to acknowledge {@code minEvidenceBytes}, and {@value #STALL_FACTOR} times
+ * {@code minBusy} at least (a cold JVM's or a server's first pushes may be slow). A set is fast
+ * when it has that evidence and is not slow. The servers of a slow set that are in no fast set are
+ * to blame: one server, or (when the sets do not overlap, as pairs of servers often do not with two
+ * copies) every server of the set. Shared by the JVM's writers, so that evidence gathered by many
+ * tasks adds up. Thread-safe; never calls out while locked.
+ *
+ * <p>Servers found slow alone are remembered for {@link #MEMORY} after the last finding, as the
+ * driver keeps a named one out of new locations for as long: the writers have moved off them by
+ * then and their figures fade, but what they took is still read from them ({@link
+ * #foundSlowRecently}). A pace found healthy within that time does not clear one: once the others'
+ * paces have sunk with it, its own may look healthy while it still crawls.
  */
 public final class PushPace {
   /** How fast old evidence fades. */
@@ -57,7 +64,7 @@ public final class PushPace {
 
   static final long DEFAULT_MIN_EVIDENCE_BYTES = 256L << 10;
 
-  /** How long a server found slow is remembered after the last finding. */
+  /** How long a server found slow alone is remembered after the last finding. */
   static final Duration MEMORY = Duration.ofMinutes(1);
 
   /** Finds no server slow. */
@@ -138,23 +145,20 @@ public final class PushPace {
 
   /**
    * Whether {@code serverId} was found slow, alone rather than as one of a set, within the last
-   * {@link #MEMORY} and not fast since; readers read its replicas first.
+   * {@link #MEMORY}; readers read its replicas first.
    */
   public boolean foundSlowRecently(String serverId) {
     if (!enabled()) {
       return false;
     }
     synchronized (this) {
-      Long at = foundSlowAt.get(serverId);
-      if (at == null) {
-        return false;
-      }
-      if (nanoClock.getAsLong() - at > MEMORY.toNanos()) {
-        foundSlowAt.remove(serverId);
-        return false;
-      }
-      return true;
+      return slowLately(nanoClock.getAsLong()).contains(serverId);
     }
+  }
+
+  private Set<String> slowLately(long now) {
+    foundSlowAt.values().removeIf(at -> now - at > MEMORY.toNanos());
+    return foundSlowAt.keySet();
   }
 
   /** The sets of servers found slow now, each with the paces that make it so. */
@@ -180,12 +184,14 @@ public final class PushPace {
   }
 
   private List<Slow> judge(long now) {
-    // Each server's best pace: that of the fastest set with evidence that involves it.
+    Set<String> slowLately = Set.copyOf(slowLately(now));
+    // Each server's best pace: that of the fastest set with evidence that involves it and no
+    // server found slow lately.
     Map<String, Double> best = new HashMap<>();
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       pace.advance(now);
-      if (pace.bytes >= minEvidenceBytes) {
+      if (pace.bytes >= minEvidenceBytes && e.getKey().stream().noneMatch(slowLately::contains)) {
         for (String server : e.getKey()) {
           best.merge(server, pace.bytesPerSecond(), Math::max);
         }
@@ -203,16 +209,13 @@ public final class PushPace {
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       boolean slowPace = pace.bytesPerSecond() * slowRatio < reference;
-      // A set that has acknowledged nothing yet may be a server's first pushes (a cold JVM, a
-      // first flush): it must stall longer before it counts as slow.
-      long busyNeeded = pace.bytes > 0 ? minBusyNanos : STALL_FACTOR * minBusyNanos;
+      double busyNeeded = pace.bytes > 0 ? minBusyNanos : stallNanos(reference);
       if (slowPace && pace.busyNanos >= busyNeeded) {
         slow.add(e);
       } else if (!slowPace && pace.bytes >= minEvidenceBytes) {
         fast.addAll(e.getKey());
       }
     }
-    foundSlowAt.keySet().removeAll(fast);
     Map<List<String>, Slow> found = new HashMap<>();
     for (Map.Entry<List<String>, Pace> e : slow) {
       List<String> blamed = e.getKey().stream().filter(s -> !fast.contains(s)).toList();
@@ -226,6 +229,16 @@ public final class PushPace {
       }
     }
     return List.copyOf(found.values());
+  }
+
+  /**
+   * How long a set that has acknowledged nothing must have been busy to be slow. The reference may
+   * itself be slow (the only evidence so far may be of a slow server's sets, so that a set with it
+   * waiting for it looks like its partner's fault), so the wait scales with it.
+   */
+  private double stallNanos(double referenceBytesPerSecond) {
+    double atSlowPace = minEvidenceBytes * 1e9 * slowRatio / referenceBytesPerSecond;
+    return Math.max(STALL_FACTOR * minBusyNanos, atSlowPace);
   }
 
   /**

@@ -49,6 +49,22 @@ class PushPaceTest {
     assertEquals(List.of("c"), ids(pace.slowServers()));
   }
 
+  /**
+   * The only evidence may be of a slow server's pairs: a pair with it that acknowledged nothing yet
+   * may be waiting for it, not for its partner.
+   */
+  @Test
+  void aStalledPairIsSlowOnlyOnceTheReferencePaceWouldHaveAcknowledgedTheEvidence() {
+    push(List.of("a", "b"), 2 * MIB, 2_000);
+    pace.started(List.of("b", "c"));
+    now.addAndGet(1_500 * MS);
+    assertEquals(List.of(), ids(pace.slowServers()), "at a fourth of a-b's pace, 1 MiB takes 4 s");
+
+    now.addAndGet(4_500 * MS);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+  }
+
   @Test
   void withTwoCopiesTheServerInNoFastPairIsSlow() {
     push(List.of("a", "b"), 4 * MIB, 40);
@@ -134,17 +150,38 @@ class PushPaceTest {
   }
 
   @Test
-  void aServerFoundFastAgainIsNoLongerRememberedAsSlow() {
+  void aServerFoundSlowIsRememberedThoughItsPaceLooksHealthyAgain() {
     push(List.of("a"), 4 * MIB, 40);
     push(List.of("c"), 4 * MIB, 400);
     assertEquals(List.of("c"), ids(pace.slowServers()));
-    assertTrue(pace.foundSlowRecently("c"));
 
-    // Its link healed: 40 MiB at a's pace outweigh the slow 4 MiB.
+    // 40 MiB at a's pace outweigh the slow 4 MiB: healthy, or the others sank with it.
     push(List.of("c"), 40 * MIB, 400);
     now.addAndGet(100 * MS);
     assertEquals(List.of(), ids(pace.slowServers()));
 
+    assertTrue(pace.foundSlowRecently("c"));
+  }
+
+  /**
+   * With two copies, the partners of a slow server wait for it (their pushes to it as a replica)
+   * and may stall: the pace of sets involving it sets no reference for them.
+   */
+  @Test
+  void aServerHeldUpByASlowServerIsNotBlamed() {
+    push(List.of("a", "b"), 4 * MIB, 400);
+    push(List.of("b", "c"), 4 * MIB, 400);
+    push(List.of("a", "c"), 4 * MIB, 40);
+    assertEquals(List.of("b"), ids(pace.slowServers()));
+
+    // Pushes to a-b batched before the move are answered at once; a-c stalls.
+    push(List.of("a", "b"), 40 * MIB, 400);
+    pace.started(List.of("a", "c"));
+    now.addAndGet(1_500 * MS);
+
+    // Against a-b's pace, a-c and b-c would be slow, and c in no fast set.
+    assertEquals(List.of(), ids(pace.slowServers()));
+    assertTrue(pace.foundSlowRecently("b"));
     assertFalse(pace.foundSlowRecently("c"));
   }
 
