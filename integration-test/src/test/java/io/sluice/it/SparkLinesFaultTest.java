@@ -100,8 +100,11 @@ class SparkLinesFaultTest {
     killed.clear();
   }
 
+  /** Spark 3.5 runs this case in-process too, in {@link ServerLossTest}. */
   @ParameterizedTest(name = "Spark {0}")
-  @SparkLinesSource(every = {"3.5", "4", "3.4", "3.3"})
+  @SparkLinesSource(
+      every = {"3.5", "4", "3.4", "3.3"},
+      byDefault = "4")
   void withTwoCopiesAServerKilledDuringTheMapStageRerunsNoStage(String line) throws Exception {
     String out = runKillingAServer(line, 2, "map");
     assertNoStageRerunNorFailedTask(out);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.fixtures.Daemons;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,11 +33,11 @@ class TpcSmokeTest {
   @ParameterizedTest(name = "Spark {0}")
   @ValueSource(strings = {"3.5", "4"})
   void smokeRunAgreesAcrossModesAndWritesTheReport(String spark) throws Exception {
-    // The TPC-DS run below exercises the Spark 4 line's job jar, launcher and report; this run on
-    // Spark 4 would add only the TPC-style queries on that line, for two minutes of the default
-    // build. Each line runs one of the two workloads by default, both with -Pspark-lines-full.
+    // TPC-DS is the benchmark: its smoke run below and the RDD one exercise the harness, the
+    // launcher and the report on each line by default; the TPC-style queries would add two and a
+    // half minutes per line to the default build.
     assumeTrue(
-        spark.equals("3.5") || Boolean.getBoolean("sluice.spark.lines.full"),
+        Boolean.getBoolean("sluice.spark.lines.full"),
         "the TPC-style smoke run on Spark " + spark + " runs with -Pspark-lines-full");
     Path markdown = dir.resolve("benchmarks.md");
     Path chart = dir.resolve("tpc.png");
@@ -81,23 +82,7 @@ class TpcSmokeTest {
     assertTrue(run.output().contains("AQE split skewed partitions"), run.output());
     assertTrue(run.output().contains("20 shuffles of 50,000 rows"), run.output());
 
-    Path json;
-    try (Stream<Path> files = Files.list(dir.resolve("out"))) {
-      json =
-          files
-              .filter(f -> f.getFileName().toString().startsWith("results-"))
-              .findFirst()
-              .orElseThrow();
-    }
-    String results = Files.readString(json);
-    long pushed = 0;
-    Matcher m = Pattern.compile("\"pushedBytes\":(\\d+)").matcher(results);
-    while (m.find()) {
-      pushed = Math.max(pushed, Long.parseLong(m.group(1)));
-    }
-    assertTrue(pushed > 0, "no bytes went through the Sluice servers: " + results);
-    assertTrue(results.contains("\"answersAgree\":true"), results);
-
+    String results = results();
     String section = Files.readString(markdown);
     String name = spark.equals("3.5") ? "tpc" : "tpc-spark-4";
     assertTrue(
@@ -108,25 +93,7 @@ class TpcSmokeTest {
     assertTrue(section.contains("sluice-client-spark-" + spark + "_"), section);
     assertTrue(section.contains("| skewjoin |"), section);
     assertTrue(section.contains("- Warm-up: one sluice run before round 1"), section);
-    // The record beside the report keeps the run's raw figures.
-    assertTrue(Files.readString(dir.resolve(name + ".json")).contains("\"pushedBytes\":"));
-    // The servers' CPU by their threads, from their own metric.
-    assertTrue(
-        section.contains(
-            "| Query | network | flush | compiler | gc | replication | http " + "| other | all |"),
-        section);
-    assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
-    // The Spark JVM's CPU by its threads, from /proc/self/task.
-    assertTrue(
-        section.contains(
-            "| Query | tasks | shuffle client | compiler | gc | other | "
-                + "Sluice's servers | all |"),
-        section);
-    assertTrue(results.contains("\"jvmThreadCpuMs\":{\"tasks\":"), results);
-    assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
-    assertTrue(
-        section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
-        section);
+    assertFiguresAndProfile(name, section, results);
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
   }
 
@@ -163,6 +130,7 @@ class TpcSmokeTest {
                 "q3,q14a,q72,q90",
                 "--run-timeout",
                 "4m",
+                "--profile",
                 "--output",
                 dir.resolve("out").toString(),
                 "--data",
@@ -187,6 +155,7 @@ class TpcSmokeTest {
     assertTrue(section.contains("<!-- BEGIN " + name + " -->"), section);
     assertTrue(section.contains("| q14a |"), section);
     assertTrue(section.contains("CPU per shuffled GiB (Spark JVM and servers)"), section);
+    assertFiguresAndProfile(name, section, results());
     assertTrue(Files.size(chart) > 1_000, "chart " + chart + " is missing or empty");
   }
 
@@ -223,6 +192,53 @@ class TpcSmokeTest {
     assertTrue(section.contains("<!-- BEGIN rdd -->"), section);
     assertTrue(
         section.contains("`partitionBy(new HashPartitioner(16))` of 50,000 records"), section);
+  }
+
+  /** The run's record, from the output directory: Sluice's servers must have taken its bytes. */
+  private String results() throws IOException {
+    Path json;
+    try (Stream<Path> files = Files.list(dir.resolve("out"))) {
+      json =
+          files
+              .filter(f -> f.getFileName().toString().startsWith("results-"))
+              .findFirst()
+              .orElseThrow();
+    }
+    String results = Files.readString(json);
+    long pushed = 0;
+    Matcher m = Pattern.compile("\"pushedBytes\":(\\d+)").matcher(results);
+    while (m.find()) {
+      pushed = Math.max(pushed, Long.parseLong(m.group(1)));
+    }
+    assertTrue(pushed > 0, "no bytes went through the Sluice servers: " + results);
+    assertTrue(results.contains("\"answersAgree\":true"), results);
+    return results;
+  }
+
+  /**
+   * What every workload's report keeps beside its timings: the record of the run's raw figures, the
+   * servers' and the Spark JVM's CPU by their threads, and the slowest query's profile.
+   */
+  private void assertFiguresAndProfile(String name, String section, String results)
+      throws IOException {
+    assertTrue(Files.readString(dir.resolve(name + ".json")).contains("\"pushedBytes\":"));
+    // The servers' CPU by their threads, from their own metric.
+    assertTrue(
+        section.contains(
+            "| Query | network | flush | compiler | gc | replication | http " + "| other | all |"),
+        section);
+    assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
+    // The Spark JVM's CPU by its threads, from /proc/self/task.
+    assertTrue(
+        section.contains(
+            "| Query | tasks | shuffle client | compiler | gc | other | "
+                + "Sluice's servers | all |"),
+        section);
+    assertTrue(results.contains("\"jvmThreadCpuMs\":{\"tasks\":"), results);
+    assertTrue(results.contains("\"profile\":{\"samples\":"), "no query profile: " + results);
+    assertTrue(
+        section.contains("Profile of `") && section.contains("| Package | builtin | sluice |"),
+        section);
   }
 
   /** The answers' target row of a report, met, for {@code queries} queries. */
