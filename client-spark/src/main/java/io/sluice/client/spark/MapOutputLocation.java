@@ -1,5 +1,11 @@
 package io.sluice.client.spark;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.storage.BlockManagerId;
 import scala.Option;
@@ -23,11 +29,15 @@ import scala.Option;
  *       has pending work; a host where no executor runs can never be satisfied (in local mode the
  *       task then waits for ever). A real executor host gives Sluice's reads the scheduling the
  *       built-in shuffle's get.
- *   <li><b>Topology info: whether the readers need the driver</b>. {@code sluice-first-locations}
- *       when the attempt wrote only to its partitions' epoch-0 locations, those of the shuffle
- *       handle: a reduce task all of whose counted map outputs say so reads the handle's locations
- *       without asking the driver for newer ones. Absent otherwise, so that anything unmarked is
- *       read the careful way. Spark's scheduler does not look at this field of a map output.
+ *   <li><b>Topology info: whether the readers need the driver, and which servers to read last</b>.
+ *       {@code sluice-first-locations} when the attempt wrote only to its partitions' epoch-0
+ *       locations, those of the shuffle handle: a reduce task all of whose counted map outputs say
+ *       so reads the handle's locations without asking the driver for newer ones; absent otherwise,
+ *       so that anything unmarked is read the careful way. {@code sluice-slow=<ids>} names the
+ *       servers the writing executor had found slow in the minute before the attempt ended ({@code
+ *       PushPace#foundSlowRecently}): every reduce task of the shuffle, in whatever executor,
+ *       starts the chains they head at the next server. The two are joined with {@code ;}. Spark's
+ *       scheduler does not look at this field of a map output.
  * </ul>
  *
  * Spark also removes outputs by host: when a standalone worker is lost ({@code
@@ -44,6 +54,11 @@ public final class MapOutputLocation {
 
   private static final String FIRST_LOCATIONS_ONLY = "sluice-first-locations";
 
+  private static final String SLOW = "sluice-slow=";
+
+  /** Server ids carried in the topology info, which these would break apart. */
+  private static final Pattern SEPARATORS = Pattern.compile("[;,]");
+
   private MapOutputLocation() {}
 
   /**
@@ -51,23 +66,60 @@ public final class MapOutputLocation {
    *
    * @param firstLocationsOnly the attempt wrote only to its partitions' epoch-0 locations
    */
-  public static BlockManagerId ofMapOutput(int shuffleId, boolean firstLocationsOnly) {
+  public static BlockManagerId ofMapOutput(
+      int shuffleId, boolean firstLocationsOnly, Collection<String> slowServers) {
     return ofMapOutput(
-        shuffleId, SparkEnv.get().blockManager().blockManagerId().host(), firstLocationsOnly);
+        shuffleId,
+        SparkEnv.get().blockManager().blockManagerId().host(),
+        firstLocationsOnly,
+        slowServers);
   }
 
-  public static BlockManagerId ofMapOutput(int shuffleId, String host, boolean firstLocationsOnly) {
+  /**
+   * @param slowServers ids of servers the executor found slow lately; an id holding {@code ;} or
+   *     {@code ,} is left out
+   */
+  public static BlockManagerId ofMapOutput(
+      int shuffleId, String host, boolean firstLocationsOnly, Collection<String> slowServers) {
+    List<String> marks = new ArrayList<>();
+    if (firstLocationsOnly) {
+      marks.add(FIRST_LOCATIONS_ONLY);
+    }
+    List<String> slow =
+        slowServers.stream().filter(id -> !SEPARATORS.matcher(id).find()).sorted().toList();
+    if (!slow.isEmpty()) {
+      marks.add(SLOW + String.join(",", slow));
+    }
     return BlockManagerId.apply(
         PREFIX + shuffleId,
         host,
         PORT,
-        firstLocationsOnly ? Option.apply(FIRST_LOCATIONS_ONLY) : Option.empty());
+        marks.isEmpty() ? Option.empty() : Option.apply(String.join(";", marks)));
   }
 
   /** Whether the map output at {@code location} was written to epoch-0 locations alone. */
   public static boolean wroteToFirstLocationsOnly(BlockManagerId location) {
+    return marks(location).contains(FIRST_LOCATIONS_ONLY);
+  }
+
+  /** The servers the executor that wrote the map output at {@code location} had found slow. */
+  public static Set<String> slowServers(BlockManagerId location) {
+    Set<String> slow = new HashSet<>();
+    for (String mark : marks(location)) {
+      if (mark.startsWith(SLOW)) {
+        for (String id : mark.substring(SLOW.length()).split(",")) {
+          if (!id.isEmpty()) {
+            slow.add(id);
+          }
+        }
+      }
+    }
+    return slow;
+  }
+
+  private static List<String> marks(BlockManagerId location) {
     Option<String> topology = location.topologyInfo();
-    return topology.isDefined() && FIRST_LOCATIONS_ONLY.equals(topology.get());
+    return topology.isDefined() ? List.of(topology.get().split(";")) : List.of();
   }
 
   /**

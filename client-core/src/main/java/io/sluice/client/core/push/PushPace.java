@@ -156,6 +156,16 @@ public final class PushPace {
     }
   }
 
+  /** The servers {@link #foundSlowRecently}. */
+  public Set<String> foundSlowRecently() {
+    if (!enabled()) {
+      return Set.of();
+    }
+    synchronized (this) {
+      return Set.copyOf(slowLately(nanoClock.getAsLong()));
+    }
+  }
+
   private Set<String> slowLately(long now) {
     foundSlowAt.values().removeIf(at -> now - at > MEMORY.toNanos());
     return foundSlowAt.keySet();

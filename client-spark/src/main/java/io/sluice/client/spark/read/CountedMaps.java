@@ -3,8 +3,10 @@ package io.sluice.client.spark.read;
 import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.client.spark.MapOutputLocation;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.spark.MapOutputTracker;
 import org.apache.spark.SparkEnv;
@@ -97,6 +99,20 @@ final class CountedMaps {
       }
     }
     return true;
+  }
+
+  /**
+   * The servers that the executors which wrote the counted map outputs (with bytes) had found slow
+   * ({@link MapOutputLocation#slowServers}).
+   */
+  Set<String> slowServers() {
+    Set<String> slow = new HashSet<>();
+    for (List<MapOutput> outputs : byPartition.values()) {
+      for (MapOutput output : outputs) {
+        slow.addAll(MapOutputLocation.slowServers(output.location()));
+      }
+    }
+    return slow;
   }
 
   /** About how many bytes the counted map attempts wrote to {@code partition}. */

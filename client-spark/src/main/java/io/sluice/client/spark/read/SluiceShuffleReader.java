@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.spark.Aggregator;
 import org.apache.spark.InterruptibleIterator;
 import org.apache.spark.ShuffleDependency;
@@ -92,7 +93,7 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
             client.allocator(),
             client.scheduler(),
             handle.counters(),
-            new ReadOrder(context.attemptNumber(), client.pushPace()::foundSlowRecently));
+            readOrder(maps));
     RecordIterator records =
         new RecordIterator(
             reader,
@@ -119,6 +120,19 @@ public final class SluiceShuffleReader<K, C> implements ShuffleReader<K, C> {
             });
     reader.start();
     return aggregateAndSort(dependency, new InterruptibleIterator<>(context, records));
+  }
+
+  /**
+   * The task attempt's rotation around each chain, passing over the servers found slow: by this
+   * executor's writers in the last minute, or by those of any executor that wrote a counted map
+   * output (as it ended), so that an executor that wrote nothing to a slow server (or nothing at
+   * all) reads its replicas too.
+   */
+  private ReadOrder readOrder(CountedMaps maps) {
+    Set<String> foundByWriters = maps.slowServers();
+    return new ReadOrder(
+        context.attemptNumber(),
+        server -> foundByWriters.contains(server) || client.pushPace().foundSlowRecently(server));
   }
 
   /**

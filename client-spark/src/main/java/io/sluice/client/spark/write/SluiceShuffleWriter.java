@@ -152,7 +152,10 @@ public final class SluiceShuffleWriter<K, V, C> extends ShuffleWriter<K, V> {
     }
     mapStatus =
         SparkCompat.mapStatus(
-            MapOutputLocation.ofMapOutput(handle.shuffleId(), pusher.wroteToFirstLocationsOnly()),
+            MapOutputLocation.ofMapOutput(
+                handle.shuffleId(),
+                pusher.wroteToFirstLocationsOnly(),
+                client.pushPace().foundSlowRecently()),
             partitionLengths,
             mapId,
             checksums);

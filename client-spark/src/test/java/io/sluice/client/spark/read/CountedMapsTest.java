@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.client.spark.MapOutputLocation;
 import java.io.IOException;
+import java.util.List;
+import java.util.Set;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.shuffle.FetchFailedException;
 import org.apache.spark.storage.BlockManagerId;
@@ -40,8 +42,8 @@ class CountedMapsTest {
 
   @Test
   void theHandlesLocationsSufficeOnlyWhenEveryCountedOutputWasWrittenToThemAlone() {
-    BlockManagerId first = MapOutputLocation.ofMapOutput(9, "host-a", true);
-    BlockManagerId moved = MapOutputLocation.ofMapOutput(9, "host-b", false);
+    BlockManagerId first = MapOutputLocation.ofMapOutput(9, "host-a", true, List.of());
+    BlockManagerId moved = MapOutputLocation.ofMapOutput(9, "host-b", false, List.of());
     assertEquals("sluice-shuffle-9", first.executorId());
     assertEquals("host-a", first.host());
     assertEquals("sluice-shuffle-9", moved.executorId());
@@ -61,6 +63,31 @@ class CountedMapsTest {
             .build()
             .atFirstLocationsOnly());
     assertFalse(maps().atFirstLocationsOnly(), "an unmarked location is not trusted");
+  }
+
+  /** A reduce task reads last the servers any writer of what it reads had found slow. */
+  @Test
+  void theServersFoundSlowByTheWritersOfCountedOutputsAreThoseTheirLocationsName() {
+    BlockManagerId firstSlow =
+        MapOutputLocation.ofMapOutput(9, "host-a", true, List.of("server-2", "server-0"));
+    BlockManagerId movedSlow = MapOutputLocation.ofMapOutput(9, "host-b", false, List.of("s-5"));
+    BlockManagerId odd = MapOutputLocation.ofMapOutput(9, "host-b", false, List.of("a;b", "c,d"));
+    assertEquals(
+        "sluice-first-locations;sluice-slow=server-0,server-2", firstSlow.topologyInfo().get());
+    assertEquals(Option.empty(), odd.topologyInfo(), "ids that would break the field apart");
+
+    CountedMaps maps =
+        new CountedMaps.Builder(9)
+            .add(firstSlow, 500, 0, 4, 100)
+            .add(EXEC_1, 612, 1, 4, 7)
+            .add(movedSlow, 700, 2, 4, 0)
+            .build();
+
+    assertEquals(Set.of("server-0", "server-2"), maps.slowServers(), "an empty output is not read");
+    assertFalse(maps.atFirstLocationsOnly());
+    assertTrue(
+        new CountedMaps.Builder(9).add(firstSlow, 500, 0, 4, 100).build().atFirstLocationsOnly());
+    assertEquals(Set.of(), maps().slowServers());
   }
 
   @Test
