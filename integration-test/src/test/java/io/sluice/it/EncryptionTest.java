@@ -80,7 +80,10 @@ class EncryptionTest {
     SparkConf conf =
         SparkSessions.base("local[2]", "encryption")
             .set("spark.shuffle.compress", "false")
-            .set("spark.io.encryption.enabled", String.valueOf(encrypted));
+            .set("spark.io.encryption.enabled", String.valueOf(encrypted))
+            // The job's shuffles stay on the servers until the application ends: Spark's cleaner
+            // would remove them once their RDDs are collected, maybe while the files are read.
+            .set("spark.cleaner.referenceTracking", "false");
     return sluice ? SparkSessions.withSluice(conf, cluster) : conf;
   }
 
