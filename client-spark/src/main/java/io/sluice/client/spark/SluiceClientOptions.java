@@ -98,8 +98,8 @@ public final class SluiceClientOptions implements ConfigOptionSet {
                   + "took. A server found slow alone (not only as one of a chain) sets no median "
                   + "and is not read first by the executor's reduce tasks for a minute after the "
                   + "last finding, nor by any reduce task reading a map output the executor wrote "
-                  + "within that minute: with 2 copies they read what it took from the replicas. The "
-                  + "figures fade by half every 10 s, so that a server no longer pushed to is "
+                  + "within that minute: with 2 copies they read what it took from the replicas. "
+                  + "The figures fade by half every 10 s, so that a server no longer pushed to is "
                   + "judged again later. 0 moves from no slow server.")
           .build();
 
