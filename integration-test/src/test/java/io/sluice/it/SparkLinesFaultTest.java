@@ -50,9 +50,12 @@ import org.junit.jupiter.params.ParameterizedTest;
  *       Sluice's warning naming the setting; with it, the job runs through Sluice.
  * </ul>
  *
- * <p>The default build runs the first case and the dynamic allocation case on every line they apply
- * to, and each other case on one line (a different one per case, so each line meets more than its
- * smoke job); {@code -Pspark-lines-full} runs every case on every line ({@link SparkLinesSource}).
+ * <p>The default build runs the dynamic allocation case on both lines it applies to, and on each
+ * line a case with two copies and one with one copy (the executor's loss on Spark 3.4), each case
+ * on one line; the cases of two copies beyond a kill and a freeze (a frozen reader's server, a
+ * resumed, restarted, drained server, a rolling restart) run on these lines only with {@code
+ * -Pspark-lines-full}, which runs every case on every line ({@link SparkLinesSource}), and on Spark
+ * 3.5 in-process ({@link ServerLossTest}) by default.
  *
  * <p>Three server processes and a coordinator are shared by the class; a killed or drained server
  * is started again (on its port), and a frozen one resumed, before the next test.
@@ -157,10 +160,10 @@ class SparkLinesFaultTest {
   }
 
   /** Readers leave the frozen server for the other copy. */
-  @ParameterizedTest(name = "Spark {0}")
+  @ParameterizedTest(name = "Spark {0}", allowZeroInvocations = true)
   @SparkLinesSource(
       every = {"4", "3.4", "3.3"},
-      byDefault = "4")
+      onlyInFull = true)
   void withTwoCopiesAServerFrozenDuringTheReduceStageRerunsNoStageAndFailsNoTask(String line)
       throws Exception {
     String out = runDisturbingAServer(line, 2, "reduce", this::freeze);
@@ -183,10 +186,10 @@ class SparkLinesFaultTest {
    * its first record. It missed blocks and commits while it was given up, and readers that reach it
    * again must neither take its partial copy for the whole nor keep a block twice.
    */
-  @ParameterizedTest(name = "Spark {0}")
+  @ParameterizedTest(name = "Spark {0}", allowZeroInvocations = true)
   @SparkLinesSource(
       every = {"4", "3.4", "3.3"},
-      byDefault = "3.3")
+      onlyInFull = true)
   void withTwoCopiesAServerFrozenMidMapAndResumedMidReduceServesNoStaleOrDuplicateData(String line)
       throws Exception {
     String out =
@@ -199,10 +202,10 @@ class SparkLinesFaultTest {
    * Killed and started again on its port while a map is half-way through its pushes: the held map
    * goes on to the other servers; the next application's data goes to the restarted server again.
    */
-  @ParameterizedTest(name = "Spark {0}")
+  @ParameterizedTest(name = "Spark {0}", allowZeroInvocations = true)
   @SparkLinesSource(
       every = {"4", "3.4", "3.3"},
-      byDefault = "4")
+      onlyInFull = true)
   void withTwoCopiesAServerRestartedOnItsPortMidMapRerunsNoStageAndComesBackIntoUse(String line)
       throws Exception {
     String out = runDisturbingAServer(line, 2, "map", this::restart);
@@ -225,10 +228,10 @@ class SparkLinesFaultTest {
   }
 
   /** Stopped as {@code bin/stop-server.sh} stops it (it drains), and started again. */
-  @ParameterizedTest(name = "Spark {0}")
+  @ParameterizedTest(name = "Spark {0}", allowZeroInvocations = true)
   @SparkLinesSource(
       every = {"4", "3.4", "3.3"},
-      byDefault = "3.4")
+      onlyInFull = true)
   void withTwoCopiesADrainingServerStopsMidMapWithoutAStageRerun(String line) throws Exception {
     String out = runDisturbingAServer(line, 2, "map", this::restartDrained);
     assertNoStageRerun(out);
@@ -239,10 +242,10 @@ class SparkLinesFaultTest {
    * pushes, and again while a reduce task is held after its first record: nothing lost, no task
    * fails, and every server served what it held again after its restart.
    */
-  @ParameterizedTest(name = "Spark {0}")
+  @ParameterizedTest(name = "Spark {0}", allowZeroInvocations = true)
   @SparkLinesSource(
       every = {"4", "3.4", "3.3"},
-      byDefault = "3.3")
+      onlyInFull = true)
   void withTwoCopiesARollingRestartOfEveryServerLosesNothingAndFailsNoTask(String line)
       throws Exception {
     Fault everyServer =

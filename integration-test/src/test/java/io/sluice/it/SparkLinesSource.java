@@ -16,7 +16,9 @@ import org.junit.jupiter.params.support.AnnotationConsumer;
  * The Spark lines a parameterized test runs on: {@link #every()} line it applies to under the
  * {@code spark-lines-full} profile ({@code -Dsluice.spark.lines.full=true}), and only {@link
  * #byDefault()} in {@code mvn -B verify}, so that the default build runs each case on one line or a
- * few and still every line's smoke job, within the suite's time budget.
+ * few and still every line's smoke job, within the suite's time budget. A case {@link
+ * #onlyInFull()} runs on no line by default: its test needs
+ * {@code @ParameterizedTest(allowZeroInvocations = true)}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -28,6 +30,12 @@ import org.junit.jupiter.params.support.AnnotationConsumer;
 
   /** A subset of {@link #every()}; empty means all of them. */
   String[] byDefault() default {};
+
+  /**
+   * Whether the default build runs the case on no line: one whose Spark 3.5 counterpart runs
+   * in-process by default, and whose lines the lines' other cases already meet.
+   */
+  boolean onlyInFull() default false;
 
   final class Provider implements ArgumentsProvider, AnnotationConsumer<SparkLinesSource> {
     private String[] lines;
@@ -44,7 +52,11 @@ import org.junit.jupiter.params.support.AnnotationConsumer;
                   + Arrays.toString(source.every()));
         }
       }
-      lines = full || source.byDefault().length == 0 ? source.every() : source.byDefault();
+      if (full || (source.byDefault().length == 0 && !source.onlyInFull())) {
+        lines = source.every();
+      } else {
+        lines = source.onlyInFull() ? new String[0] : source.byDefault();
+      }
     }
 
     @Override

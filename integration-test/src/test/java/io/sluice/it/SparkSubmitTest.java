@@ -13,7 +13,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The README's main command, as a user runs it, on each Spark line: coordinator and servers started
@@ -26,11 +25,18 @@ class SparkSubmitTest {
 
   @TempDir Path dir;
 
+  /**
+   * Spark 3.4 and 3.3 run here only with {@code -Pspark-lines-full}: by default {@link
+   * SparkLinesSuiteTest} submits those lines' jobs with SparkSubmit, and the scripts choose a line
+   * the same way for each.
+   */
   @ParameterizedTest(name = "Spark {0}")
-  @CsvSource({"3.5, 3.5.", "4, 4.", "3.4, 3.4.", "3.3, 3.3."})
+  @SparkLinesSource(
+      every = {"3.5", "4", "3.4", "3.3"},
+      byDefault = {"3.5", "4"})
   @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
-  void exampleJobRunsThroughSluiceFromTheScripts(String line, String versionPrefix)
-      throws Exception {
+  void exampleJobRunsThroughSluiceFromTheScripts(String line) throws Exception {
+    String versionPrefix = line + ".";
     Daemons.Result run = runExample(line);
     assertEquals(0, run.exitCode(), run.output());
     Matcher version = Pattern.compile("on Spark (\\S+)").matcher(run.output());

@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.fixtures.Daemons;
 import io.sluice.testcluster.MiniCluster;
@@ -70,12 +71,11 @@ class YarnTest {
   }
 
   /**
-   * Cluster mode, where the driver too runs in a container. Client mode, the driver where the job
-   * is submitted, runs in {@link #theTpcdsBenchmarkRunsOnYarnWithItsTablesOnHdfs} with the same jar
-   * placement.
+   * Client mode, the driver where the job is submitted, and cluster mode, where the driver too runs
+   * in a container.
    */
   @ParameterizedTest(name = "{0} mode")
-  @ValueSource(strings = {"cluster"})
+  @ValueSource(strings = {"client", "cluster"})
   void theExampleJobRunsOnYarnThroughSluice(String deployMode) throws Exception {
     Path jar = Artifacts.shadedClientJar();
     long pushedBefore = sluice.pushedBytes();
@@ -135,10 +135,16 @@ class YarnTest {
    * the tables generated into and read from HDFS (Hadoop's own MiniDFSCluster, through an {@code
    * hdfs://} URI), and Sluice an existing deployment named with {@code --coordinators} (this
    * class's servers), the client jar brought with the job. Both modes must give the same answers,
-   * the sluice mode must push through the servers, and YARN must see the applications succeed.
+   * the sluice mode must push through the servers, and YARN must see the applications succeed. Runs
+   * with {@code -Pspark-lines-full} only (two and a half minutes, three YARN applications): by
+   * default the benchmark's TPC-DS smoke run covers the command and its report on the machine, and
+   * {@link #theExampleJobRunsOnYarnThroughSluice} the client on YARN.
    */
   @Test
   void theTpcdsBenchmarkRunsOnYarnWithItsTablesOnHdfs() throws Exception {
+    assumeTrue(
+        Boolean.getBoolean(SparkLinesSource.FULL_PROPERTY),
+        "the TPC-DS benchmark on YARN runs with -Pspark-lines-full");
     Configuration hadoop = new Configuration();
     hadoop.set(
         MiniDFSCluster.HDFS_MINIDFS_BASEDIR,
