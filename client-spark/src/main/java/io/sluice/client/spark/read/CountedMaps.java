@@ -106,11 +106,16 @@ final class CountedMaps {
    * ({@link MapOutputLocation#slowServers}).
    */
   Set<String> slowServers() {
-    Set<String> slow = new HashSet<>();
+    // Every output of an executor names the same location: each is parsed once.
+    Set<BlockManagerId> locations = new HashSet<>();
     for (List<MapOutput> outputs : byPartition.values()) {
       for (MapOutput output : outputs) {
-        slow.addAll(MapOutputLocation.slowServers(output.location()));
+        locations.add(output.location());
       }
+    }
+    Set<String> slow = new HashSet<>();
+    for (BlockManagerId location : locations) {
+      slow.addAll(MapOutputLocation.slowServers(location));
     }
     return slow;
   }
