@@ -52,10 +52,12 @@ import org.junit.jupiter.params.support.AnnotationConsumer;
                   + Arrays.toString(source.every()));
         }
       }
-      if (full || (source.byDefault().length == 0 && !source.onlyInFull())) {
+      if (full) {
         lines = source.every();
+      } else if (source.onlyInFull()) {
+        lines = new String[0];
       } else {
-        lines = source.onlyInFull() ? new String[0] : source.byDefault();
+        lines = source.byDefault().length == 0 ? source.every() : source.byDefault();
       }
     }
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 
 /**
- * The README's main command, as a user runs it, on each Spark line: coordinator and servers started
+ * The README's main command, as a user runs it, on a Spark line: coordinator and servers started
  * with the bin/ scripts, the example job submitted with {@code SparkSubmit} in its own process with
  * only that line's shaded jar added, and the result checked against a computation in this test.
  */
