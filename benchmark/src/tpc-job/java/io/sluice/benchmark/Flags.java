@@ -2,6 +2,7 @@ package io.sluice.benchmark;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -37,6 +38,19 @@ public final class Flags {
       System.exit(2);
       throw e;
     }
+  }
+
+  /**
+   * The values of the flags named in {@code names} (without their leading {@code --}), by name, as
+   * {@link #named} reads each; the unknown-flag error for any other. For {@link #parseOrExit}.
+   */
+  public static Map<String, String> values(String[] args, String usage, List<String> names) {
+    Flags flags = new Flags(args, usage);
+    Map<String, String> values = new LinkedHashMap<>();
+    while (flags.hasNext()) {
+      flags.named(flags.next(), names, values);
+    }
+    return values;
   }
 
   public boolean hasNext() {

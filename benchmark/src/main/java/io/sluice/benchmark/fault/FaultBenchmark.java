@@ -95,11 +95,7 @@ public final class FaultBenchmark {
   private FaultBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new LinkedHashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      flags.named(flags.next(), OPTIONS, o);
-    }
+    Map<String, String> o = Flags.parseOrExit(args, USAGE, a -> Flags.values(a, USAGE, OPTIONS));
     Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
     List<Integer> replicas = new ArrayList<>();

@@ -60,23 +60,18 @@ public final class SecurityJobBenchmark {
   private SecurityJobBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new LinkedHashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      flags.named(
-          flags.next(),
-          List.of(
-              "rounds",
-              "maps",
-              "reduces",
-              "records",
-              "master",
-              "output",
-              "markdown",
-              "home",
-              "command"),
-          o);
-    }
+    List<String> options =
+        List.of(
+            "rounds",
+            "maps",
+            "reduces",
+            "records",
+            "master",
+            "output",
+            "markdown",
+            "home",
+            "command");
+    Map<String, String> o = Flags.parseOrExit(args, USAGE, a -> Flags.values(a, USAGE, options));
     Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
     Path out = home.resolve(o.getOrDefault("output", "benchmark/target/security-job"));

@@ -114,11 +114,7 @@ public final class LinkBenchmark {
   private static final String SQL = "sql";
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new LinkedHashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      flags.named(flags.next(), OPTIONS, o);
-    }
+    Map<String, String> o = Flags.parseOrExit(args, USAGE, a -> Flags.values(a, USAGE, OPTIONS));
     Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
     List<String> rates = List.of(o.getOrDefault("rates", "1gbit,10gbit").split(","));
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));

@@ -102,20 +102,8 @@ public final class SecurityBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new HashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    boolean probes = false;
-    while (flags.hasNext()) {
-      String flag = flags.next();
-      if (flag.equals("--probes")) {
-        probes = true;
-      } else {
-        flags.named(
-            flag,
-            List.of("seconds", "warmup", "rounds", "connects", "modes", "output", "command"),
-            o);
-      }
-    }
+    Map<String, String> o = Flags.parseOrExit(args, USAGE, SecurityBenchmark::options);
+    boolean probes = o.containsKey("probes");
     SecurityBenchmark benchmark =
         new SecurityBenchmark(
             Integer.parseInt(o.getOrDefault("seconds", "10")),
@@ -144,6 +132,24 @@ public final class SecurityBenchmark {
     }
     benchmark.cert.delete();
     System.exit(0);
+  }
+
+  /** The flags' values by name; {@code --probes}, which takes none, as {@code probes}. */
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> o = new HashMap<>();
+    Flags flags = new Flags(args, USAGE);
+    while (flags.hasNext()) {
+      String flag = flags.next();
+      if (flag.equals("--probes")) {
+        o.put("probes", "true");
+      } else {
+        flags.named(
+            flag,
+            List.of("seconds", "warmup", "rounds", "connects", "modes", "output", "command"),
+            o);
+      }
+    }
+    return o;
   }
 
   /** The modes named in {@code --modes} and the plain one; all when not given. */
