@@ -66,34 +66,24 @@ public final class AssignmentBenchmark {
     this.heartbeatSeconds = heartbeatSeconds;
   }
 
-  private static final String USAGE =
-      String.join(
-          "\n",
-          "Usage: AssignmentBenchmark [flags]",
-          "  --seconds N     seconds of heartbeats from every server (default 10)",
-          "  --output PATH   Markdown file whose 'coordinator' section is rewritten",
-          "                  (default docs/benchmarks/coordinator.md; '-' prints only)",
-          "  --command TEXT  the command line to state in the report");
+  private static final Flags FLAGS =
+      new Flags("Usage: AssignmentBenchmark [flags]")
+          .option("seconds", "N", "10", "seconds of heartbeats from every server")
+          .option(
+              "output",
+              "PATH",
+              "docs/benchmarks/coordinator.md",
+              "Markdown file whose 'coordinator' section is rewritten; '-' prints only")
+          .option("command", "TEXT", "bin/bench-coordinator.sh", "the command line to state");
 
   public static void main(String[] args) throws Exception {
-    Flags.parseOrExit(args, USAGE, AssignmentBenchmark::parse).run();
-  }
-
-  private static AssignmentBenchmark parse(String[] args) {
-    Path output = Path.of("docs/benchmarks/coordinator.md");
-    String command = "bin/bench-coordinator.sh";
-    int seconds = 10;
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      String flag = flags.next();
-      switch (flag) {
-        case "--output" -> output = flags.pathOrNone(flag);
-        case "--command" -> command = flags.value(flag);
-        case "--seconds" -> seconds = flags.positive(flag);
-        default -> throw flags.unknown(flag);
-      }
-    }
-    return new AssignmentBenchmark(output, command, seconds);
+    FLAGS
+        .parseOrExit(
+            args,
+            v ->
+                new AssignmentBenchmark(
+                    v.pathOrNone("output"), v.text("command"), v.positive("seconds")))
+        .run();
   }
 
   private void run() throws Exception {

@@ -2,6 +2,7 @@ package io.sluice.benchmark.fault;
 
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.LinkRate;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
@@ -23,8 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The fault benchmark: one Spark job through three shuffle servers, undisturbed and with one server
@@ -44,45 +43,40 @@ import java.util.regex.Pattern;
  * the whole run. The report then goes to the 'fault-net' section.
  */
 public final class FaultBenchmark {
-  static final String USAGE =
-      String.join(
-          "\n",
-          "Usage: bin/bench-fault.sh [flags]",
-          "  --rounds N             rounds of every case (default 3)",
-          "  --replicas LIST        copies per partition to measure (default 1,2)",
-          "  --cases LIST           of none,map,reduce,freeze-map,freeze-reduce,cut-map,",
-          "                         cut-reduce,slow: undisturbed, kill mid-map, mid-reduce, freeze",
-          "                         (SIGSTOP) mid-map, mid-reduce, link cut mid-map, mid-reduce,",
-          "                         link at a tenth of the others' (default",
-          "                         none,map,reduce,freeze-map,freeze-reduce); cut-map,",
-          "                         cut-reduce and slow put the servers on a network test bed",
-          "                         (root) for every case of the run",
-          "  --link-rate RATE       every server's link on the test bed (default 1gbit)",
-          "  --maps N               map tasks (default 32)",
-          "  --reduces N            reduce partitions (default 16)",
-          "  --records N            records per map task, 100 bytes each (default 250000)",
-          "  --master URL           default local[2,4] (tasks may fail and retry, as on a cluster)",
-          "  --driver-memory SIZE   default 3g",
-          "  --output DIR           results and logs (default benchmark/target/fault)",
-          "  --markdown FILE|-      section 'fault', or 'fault-net' on the test bed, rewritten",
-          "                         (default docs/benchmarks/fault.md)",
-          "  --home DIR             the Sluice checkout (set by bin/bench-fault.sh)",
-          "  --command TEXT         the command line to record (set by bin/bench-fault.sh)");
-  private static final List<String> OPTIONS =
-      List.of(
-          "rounds",
-          "replicas",
-          "cases",
-          "link-rate",
-          "maps",
-          "reduces",
-          "records",
-          "master",
-          "driver-memory",
-          "output",
-          "markdown",
-          "home",
-          "command");
+  static final Flags FLAGS =
+      new Flags("Usage: bin/bench-fault.sh [flags]")
+          .option("rounds", "N", "3", "rounds of every case")
+          .option("replicas", "LIST", "1,2", "copies per partition to measure")
+          .option(
+              "cases",
+              "LIST",
+              "none,map,reduce,freeze-map,freeze-reduce",
+              "the cases: none (undisturbed), map and reduce (a kill mid-map, mid-reduce),"
+                  + " freeze-map and freeze-reduce (SIGSTOP), cut-map and cut-reduce (the link"
+                  + " cut), slow (the link at a tenth of the others'); cut-map, cut-reduce and slow"
+                  + " put the servers on a network test bed (root) for every case of the run")
+          .option("link-rate", "RATE", "1gbit", "every server's link on the test bed")
+          .option("maps", "N", "32", "map tasks")
+          .option("reduces", "N", "16", "reduce partitions")
+          .option("records", "N", "250000", "records per map task, 100 bytes each")
+          .option(
+              "master",
+              "URL",
+              "local[2,4]",
+              "the Spark master (tasks may fail and retry, as on a" + " cluster)")
+          .option("driver-memory", "SIZE", "3g", "the driver's heap")
+          .option("output", "DIR", "benchmark/target/fault", "results and logs")
+          .option(
+              "markdown",
+              "FILE|-",
+              "docs/benchmarks/fault.md",
+              "the file whose section 'fault', or 'fault-net' on the test bed, is rewritten")
+          .option("home", "DIR", ".", "the Sluice checkout (set by bin/bench-fault.sh)")
+          .option(
+              "command",
+              "TEXT",
+              "bin/bench-fault.sh",
+              "the command line to record (set by bin/bench-fault.sh)");
 
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
@@ -95,49 +89,40 @@ public final class FaultBenchmark {
   private FaultBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = Flags.parseOrExit(args, USAGE, a -> Flags.values(a, USAGE, OPTIONS));
-    Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
-    int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
-    List<Integer> replicas = new ArrayList<>();
-    for (String r : o.getOrDefault("replicas", "1,2").split(",")) {
-      replicas.add(Integer.parseInt(r.trim()));
-    }
+    Flags.Values o = FLAGS.parseOrExit(args, v -> v);
+    Path home = o.path("home").toAbsolutePath().normalize();
+    int rounds = o.positive("rounds");
+    List<Integer> replicas = o.positiveList("replicas", 2);
     List<FaultBenchmarkJob.Scenario> scenarios = new ArrayList<>();
-    for (String c :
-        o.getOrDefault("cases", "none,map,reduce,freeze-map,freeze-reduce").split(",")) {
+    for (String c : o.list("cases")) {
       try {
         scenarios.add(FaultBenchmarkJob.Scenario.parse(c));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "--cases takes none, map, reduce, freeze-map, freeze-reduce, cut-map, cut-reduce and "
-                + "slow, not "
-                + c);
+        throw o.error("--cases: unknown case '" + c + "'");
       }
     }
     if (!scenarios.contains(FaultBenchmarkJob.Scenario.NONE)) {
-      throw new IllegalArgumentException(
-          "--cases must include none: the other cases are " + "reported as ratios to it");
+      throw o.error("--cases must include none: the other cases are reported as ratios to it");
     }
-    Path out = home.resolve(o.getOrDefault("output", "benchmark/target/fault"));
+    LinkRate linkRate = o.as("link-rate", LinkRate::parse);
+    Path out = home.resolve(o.text("output"));
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
     Files.deleteIfExists(results);
     FaultJobRunner job =
         new FaultJobRunner(
             new SparkInstall(home),
-            o.getOrDefault("master", "local[2,4]"),
-            o.getOrDefault("driver-memory", "3g"),
-            Integer.parseInt(o.getOrDefault("maps", "32")),
-            Integer.parseInt(o.getOrDefault("reduces", "16")),
-            Long.parseLong(o.getOrDefault("records", "250000")),
+            o.text("master"),
+            o.text("driver-memory"),
+            o.positive("maps"),
+            o.positive("reduces"),
+            o.positiveLong("records"),
             out,
             results,
             List.of());
 
     List<FaultJobRunner.Outcome> outcomes = new ArrayList<>();
     boolean onBed = scenarios.stream().anyMatch(FaultBenchmarkJob.Scenario::needsBed);
-    String linkRate = o.getOrDefault("link-rate", "1gbit");
-    String slowRate = tenth(linkRate);
     if (onBed) {
       Optional<String> unavailable = NetBed.unavailableReason(home);
       if (unavailable.isPresent()) {
@@ -158,7 +143,7 @@ public final class FaultBenchmark {
                 .start()) {
       if (bed != null) {
         for (int i = 0; i < 3; i++) {
-          bed.cap("s" + i, linkRate);
+          bed.cap("s" + i, linkRate.toString());
         }
       }
       MetricsPoller servers =
@@ -174,13 +159,13 @@ public final class FaultBenchmark {
           for (FaultBenchmarkJob.Scenario scenario : scenarios) {
             List<String> victim = victim(scenario, cluster, bed, home);
             if (scenario == FaultBenchmarkJob.Scenario.SLOW) {
-              bed.cap(VICTIM_HOST, slowRate);
+              bed.cap(VICTIM_HOST, linkRate.tenth().toString());
             }
             List<MetricsPoller.Sample> before = ServerFigures.scrape(servers);
             FaultJobRunner.Outcome run =
                 job.run("sluice", round, scenario, r, cluster, victim, Map.of());
             if (scenario == FaultBenchmarkJob.Scenario.SLOW) {
-              bed.cap(VICTIM_HOST, linkRate);
+              bed.cap(VICTIM_HOST, linkRate.toString());
             } else if (scenario.cuts()) {
               // Healed, the server has gone on running all along: it rejoins as it is.
               bed.heal(VICTIM_HOST);
@@ -209,7 +194,7 @@ public final class FaultBenchmark {
     BenchRecord record =
         record(
             section,
-            o.getOrDefault("command", "bin/bench-fault.sh"),
+            o.text("command"),
             reference,
             outcomes,
             replicas,
@@ -218,7 +203,7 @@ public final class FaultBenchmark {
             job,
             onBed ? linkRate : null);
     System.out.println(Renderer.markdown(record));
-    String markdown = o.getOrDefault("markdown", "docs/benchmarks/fault.md");
+    String markdown = o.text("markdown");
     if (!markdown.equals("-")) {
       BenchmarkReport.write(home.resolve(markdown), record);
       System.out.println("Wrote the '" + section + "' section of " + markdown + " and its record");
@@ -250,32 +235,6 @@ public final class FaultBenchmark {
     return List.of("--kill-pid", String.valueOf(cluster.pid(VICTIM)));
   }
 
-  /** A tenth of a rate in tc's notation (1gbit: 100mbit; 5kbit: 500bit). */
-  static String tenth(String rate) {
-    Matcher m = Pattern.compile("(\\d+)(k|m|g)bit").matcher(rate.toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          "--link-rate takes a rate such as 500mbit or 1gbit, not " + rate);
-    }
-    long bits =
-        Long.parseLong(m.group(1))
-            * switch (m.group(2)) {
-              case "k" -> 1_000L;
-              case "m" -> 1_000_000L;
-              default -> 1_000_000_000L;
-            };
-    // Every unit is a multiple of ten bits: the tenth is exact.
-    long tenth = bits / 10;
-    long[] sizes = {1_000_000_000L, 1_000_000L, 1_000L};
-    String[] units = {"gbit", "mbit", "kbit"};
-    for (int i = 0; i < sizes.length; i++) {
-      if (tenth % sizes[i] == 0) {
-        return tenth / sizes[i] + units[i];
-      }
-    }
-    return tenth + "bit";
-  }
-
   private static BenchRecord record(
       String section,
       String command,
@@ -285,7 +244,7 @@ public final class FaultBenchmark {
       List<FaultBenchmarkJob.Scenario> scenarios,
       int rounds,
       FaultJobRunner job,
-      String linkRate) {
+      LinkRate linkRate) {
     double mib = job.maps() * job.records() * 100.0 / (1 << 20);
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put(
@@ -300,7 +259,7 @@ public final class FaultBenchmark {
             job.master()));
     settings.put("Rounds", rounds + " after a warm-up run with each copy count, cases interleaved");
     if (linkRate != null) {
-      settings.put("Servers' links", linkRate + "; a slow server's " + tenth(linkRate));
+      settings.put("Servers' links", linkRate + "; a slow server's " + linkRate.tenth());
     }
     settings.put(
         "Built-in shuffle, same job",

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -42,37 +43,31 @@ import scala.Tuple2;
  * {@code --result}: wall time, the JVM's CPU time, stage submissions, failed tasks and the answer.
  */
 public final class FaultBenchmarkJob {
-  private static final String USAGE =
-      "Usage: FaultBenchmarkJob --scenario "
-          + "none|map|reduce|freeze-map|freeze-reduce|cut-map|cut-reduce|slow --maps N"
-          + " --reduces N --records N --result FILE [--kill-pid PID]"
-          + " [--netbed SCRIPT --bed NAME --cut-host HOST]";
+  private static final Flags FLAGS =
+      new Flags("Usage: FaultBenchmarkJob [flags]")
+          .option(
+              "scenario",
+              "CASE",
+              "none",
+              "none, map, reduce, freeze-map, freeze-reduce, cut-map, cut-reduce or slow")
+          .option("maps", "N", "map tasks")
+          .option("reduces", "N", "reduce partitions")
+          .option("records", "N", "records per map task")
+          .option("result", "FILE", "where the run's JSON line is appended")
+          .option("kill-pid", "PID", "the server to kill or freeze")
+          .option("netbed", "SCRIPT", "bin/netbed.sh, to cut a host")
+          .option("bed", "NAME", "the test bed of the host to cut")
+          .option("cut-host", "HOST", "the host to cut");
   private static final int VALUE_BYTES = 92;
 
   private FaultBenchmarkJob() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new LinkedHashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      flags.named(
-          flags.next(),
-          List.of(
-              "scenario",
-              "maps",
-              "reduces",
-              "records",
-              "result",
-              "kill-pid",
-              "netbed",
-              "bed",
-              "cut-host"),
-          o);
-    }
-    Scenario scenario = Scenario.parse(o.getOrDefault("scenario", "none"));
-    int maps = Integer.parseInt(o.get("maps"));
-    int reduces = Integer.parseInt(o.get("reduces"));
-    long records = Long.parseLong(o.get("records"));
+    Flags.Values o = FLAGS.parseOrExit(args);
+    Scenario scenario = o.as("scenario", Scenario::parse);
+    int maps = o.positive("maps");
+    int reduces = o.positive("reduces");
+    long records = o.positiveLong("records");
     Runnable fault = fault(scenario, o);
 
     SparkSession spark =
@@ -117,7 +112,7 @@ public final class FaultBenchmarkJob {
     }
     line.put("answer", sums);
     Files.writeString(
-        Path.of(o.get("result")),
+        Path.of(o.required("result")),
         new ObjectMapper().writeValueAsString(line) + "\n",
         StandardCharsets.UTF_8,
         StandardOpenOption.CREATE,
@@ -237,21 +232,21 @@ public final class FaultBenchmarkJob {
     }
 
     static Scenario parse(String s) {
-      return valueOf(s.trim().toUpperCase().replace('-', '_'));
+      return valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
     }
   }
 
   /** What to do to the victim at the scenario's moment, or null for nothing. */
-  private static Runnable fault(Scenario scenario, Map<String, String> o) {
+  private static Runnable fault(Scenario scenario, Flags.Values o) {
     if (!scenario.hasMoment()) {
       return null;
     }
     if (scenario.cuts()) {
       List<String> cut =
-          List.of(required(o, "netbed"), "cut", required(o, "bed"), required(o, "cut-host"));
+          List.of(o.required("netbed"), "cut", o.required("bed"), o.required("cut-host"));
       return () -> run(cut);
     }
-    long pid = Long.parseLong(required(o, "kill-pid"));
+    long pid = o.positiveLong("kill-pid");
     if (scenario.freezes()) {
       return () -> run(List.of("kill", "-STOP", Long.toString(pid)));
     }
@@ -263,14 +258,6 @@ public final class FaultBenchmarkJob {
                   p.destroyForcibly();
                   p.onExit().join();
                 });
-  }
-
-  private static String required(Map<String, String> o, String flag) {
-    String value = o.get(flag);
-    if (value == null) {
-      throw new IllegalArgumentException("--" + flag + " is required here: " + USAGE);
-    }
-    return value;
   }
 
   /**

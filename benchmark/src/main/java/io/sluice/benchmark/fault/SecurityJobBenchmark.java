@@ -29,20 +29,25 @@ import java.util.Map;
  * the {@code security-job} section of {@code docs/benchmarks/security-job.md}.
  */
 public final class SecurityJobBenchmark {
-  private static final String USAGE =
-      String.join(
-          "\n",
-          "Usage: bin/bench-security-job.sh [flags]",
-          "  --rounds N             rounds of every mode (default 3)",
-          "  --maps N               map tasks (default 32)",
-          "  --reduces N            reduce partitions (default 16)",
-          "  --records N            records per map task, 100 bytes each (default 250000)",
-          "  --master URL           default local[2]",
-          "  --output DIR           results and logs (default benchmark/target/security-job)",
-          "  --markdown FILE|-      section 'security-job' rewritten",
-          "                          (default docs/benchmarks/security-job.md)",
-          "  --home DIR             the Sluice checkout (set by the script)",
-          "  --command TEXT         the command line to record (set by the script)");
+  private static final Flags FLAGS =
+      new Flags("Usage: bin/bench-security-job.sh [flags]")
+          .option("rounds", "N", "3", "rounds of every mode")
+          .option("maps", "N", "32", "map tasks")
+          .option("reduces", "N", "16", "reduce partitions")
+          .option("records", "N", "250000", "records per map task, 100 bytes each")
+          .option("master", "URL", "local[2]", "the Spark master")
+          .option("output", "DIR", "benchmark/target/security-job", "results and logs")
+          .option(
+              "markdown",
+              "FILE|-",
+              "docs/benchmarks/security-job.md",
+              "the file whose section 'security-job' is rewritten")
+          .option("home", "DIR", ".", "the Sluice checkout (set by the script)")
+          .option(
+              "command",
+              "TEXT",
+              "bin/bench-security-job.sh",
+              "the command line to record (set by the script)");
 
   enum Mode {
     PLAIN("plain"),
@@ -60,32 +65,21 @@ public final class SecurityJobBenchmark {
   private SecurityJobBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    List<String> options =
-        List.of(
-            "rounds",
-            "maps",
-            "reduces",
-            "records",
-            "master",
-            "output",
-            "markdown",
-            "home",
-            "command");
-    Map<String, String> o = Flags.parseOrExit(args, USAGE, a -> Flags.values(a, USAGE, options));
-    Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
-    int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
-    Path out = home.resolve(o.getOrDefault("output", "benchmark/target/security-job"));
+    Flags.Values o = FLAGS.parseOrExit(args, v -> v);
+    Path home = o.path("home").toAbsolutePath().normalize();
+    int rounds = o.positive("rounds");
+    Path out = home.resolve(o.text("output"));
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
     Files.deleteIfExists(results);
     FaultJobRunner job =
         new FaultJobRunner(
             new SparkInstall(home),
-            o.getOrDefault("master", "local[2]"),
+            o.text("master"),
             "3g",
-            Integer.parseInt(o.getOrDefault("maps", "32")),
-            Integer.parseInt(o.getOrDefault("reduces", "16")),
-            Long.parseLong(o.getOrDefault("records", "250000")),
+            o.positive("maps"),
+            o.positive("reduces"),
+            o.positiveLong("records"),
             out,
             results,
             List.of());
@@ -119,15 +113,9 @@ public final class SecurityJobBenchmark {
       }
     }
     settings.certificate.delete();
-    BenchRecord record =
-        record(
-            reference,
-            outcomes,
-            rounds,
-            job,
-            o.getOrDefault("command", "bin/bench-security-job.sh"));
+    BenchRecord record = record(reference, outcomes, rounds, job, o.text("command"));
     System.out.println(Renderer.markdown(record));
-    String markdown = o.getOrDefault("markdown", "docs/benchmarks/security-job.md");
+    String markdown = o.text("markdown");
     if (!markdown.equals("-")) {
       BenchmarkReport.write(home.resolve(markdown), record);
       System.out.println("Wrote the 'security-job' section of " + markdown + " and its record");

@@ -3,6 +3,7 @@ package io.sluice.benchmark.links;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Flags;
+import io.sluice.benchmark.LinkRate;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
@@ -28,8 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Speed on real links: the fault benchmark's RDD job, undisturbed, and SQL queries of the TPC
@@ -44,41 +43,38 @@ import java.util.regex.Pattern;
  * namespaces).
  */
 public final class LinkBenchmark {
-  static final String USAGE =
-      String.join(
-          "\n",
-          "Usage: bin/bench-links.sh [flags]",
-          "  --rates LIST           link caps, tc's notation (default 1gbit,10gbit)",
-          "  --rounds N             rounds of each shuffle at each cap (default 3)",
-          "  --replicas N           copies of every partition through Sluice (default 1)",
-          "  --maps N               map tasks (default 8)",
-          "  --reduces N            reduce partitions (default 8)",
-          "  --records N            records per map task, 100 bytes each (default 500000)",
-          "  --jobs LIST            rdd (the fault benchmark's job), sql (TPC queries), or both",
-          "                         (default rdd,sql)",
-          "  --sql-queries LIST     the TPC benchmark's queries of the sql job (default",
-          "                         aggregate,join)",
-          "  --sql-scale SF|smoke   their scale factor (default 1); tables generated once, kept",
-          "                         in benchmark/target/tpc-data",
-          "  --output DIR           results and logs (default benchmark/target/links)",
-          "  --markdown FILE|-      section 'links' rewritten (default docs/benchmarks/links.md)",
-          "  --home DIR             the Sluice checkout (set by bin/bench-links.sh)",
-          "  --command TEXT         the command line to record (set by bin/bench-links.sh)");
-  private static final List<String> OPTIONS =
-      List.of(
-          "rates",
-          "rounds",
-          "replicas",
-          "maps",
-          "reduces",
-          "records",
-          "jobs",
-          "sql-queries",
-          "sql-scale",
-          "output",
-          "markdown",
-          "home",
-          "command");
+  static final Flags FLAGS =
+      new Flags("Usage: bin/bench-links.sh [flags]")
+          .option("rates", "LIST", "1gbit,10gbit", "link caps, in tc's notation")
+          .option("rounds", "N", "3", "rounds of each shuffle at each cap")
+          .option("replicas", "N", "1", "copies of every partition through Sluice")
+          .option("maps", "N", "8", "map tasks")
+          .option("reduces", "N", "8", "reduce partitions")
+          .option("records", "N", "500000", "records per map task, 100 bytes each")
+          .option(
+              "jobs",
+              "LIST",
+              "rdd,sql",
+              "rdd (the fault benchmark's job), sql (TPC queries), or both")
+          .option(
+              "sql-queries", "LIST", "aggregate,join", "the TPC benchmark's queries of the sql job")
+          .option(
+              "sql-scale",
+              "SF|smoke",
+              "1",
+              "their scale factor; tables generated once, kept in benchmark/target/tpc-data")
+          .option("output", "DIR", "benchmark/target/links", "results and logs")
+          .option(
+              "markdown",
+              "FILE|-",
+              "docs/benchmarks/links.md",
+              "the file whose section 'links' is rewritten")
+          .option("home", "DIR", ".", "the Sluice checkout (set by bin/bench-links.sh)")
+          .option(
+              "command",
+              "TEXT",
+              "bin/bench-links.sh",
+              "the command line to record (set by bin/bench-links.sh)");
   private static final List<String> HOSTS =
       List.of("coord", "s0", "s1", "s2", "master", "w0", "w1", "drv");
   private static final List<String> WORKERS = List.of("w0", "w1");
@@ -114,21 +110,20 @@ public final class LinkBenchmark {
   private static final String SQL = "sql";
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = Flags.parseOrExit(args, USAGE, a -> Flags.values(a, USAGE, OPTIONS));
-    Path home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
-    List<String> rates = List.of(o.getOrDefault("rates", "1gbit,10gbit").split(","));
-    int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
-    int replicas = Integer.parseInt(o.getOrDefault("replicas", "1"));
-    Path out = home.resolve(o.getOrDefault("output", "benchmark/target/links"));
+    Flags.Values o = FLAGS.parseOrExit(args);
+    Path home = o.path("home").toAbsolutePath().normalize();
+    List<String> rates = o.list("rates").stream().map(r -> rate(o, r)).toList();
+    int rounds = o.positive("rounds");
+    int replicas = o.positive("replicas");
+    Path out = home.resolve(o.text("output"));
     Files.createDirectories(out.resolve("logs"));
     Path results = out.resolve("results.jsonl");
     Files.deleteIfExists(results);
     SparkInstall install = new SparkInstall(home);
 
-    List<String> jobs = List.of(o.getOrDefault("jobs", RDD + "," + SQL).split(","));
-    if (jobs.isEmpty() || !List.of(RDD, SQL).containsAll(jobs)) {
-      throw new IllegalArgumentException(
-          "--jobs is '" + o.get("jobs") + "': give rdd, sql or rdd,sql");
+    List<String> jobs = o.list("jobs");
+    if (!List.of(RDD, SQL).containsAll(jobs)) {
+      throw o.error("--jobs is '" + o.text("jobs") + "': give rdd, sql or rdd,sql");
     }
     List<Run> runs = new ArrayList<>();
     FaultJobRunner job;
@@ -146,9 +141,9 @@ public final class LinkBenchmark {
               install,
               master,
               "1g",
-              Integer.parseInt(o.getOrDefault("maps", "8")),
-              Integer.parseInt(o.getOrDefault("reduces", "8")),
-              Long.parseLong(o.getOrDefault("records", "500000")),
+              o.positive("maps"),
+              o.positive("reduces"),
+              o.positiveLong("records"),
               out,
               results,
               bed.launcher("drv"));
@@ -157,8 +152,8 @@ public final class LinkBenchmark {
             new TpcWorkload(
                 List.of(
                     "--home", home.toString(),
-                    "--scale", o.getOrDefault("sql-scale", "1"),
-                    "--queries", o.getOrDefault("sql-queries", "aggregate,join"),
+                    "--scale", o.text("sql-scale"),
+                    "--queries", o.text("sql-queries"),
                     "--master", master,
                     "--driver-memory", "1g",
                     "--executor-memory", "768m",
@@ -239,18 +234,9 @@ public final class LinkBenchmark {
         }
       }
     }
-    BenchRecord record =
-        record(
-            o.getOrDefault("command", "bin/bench-links.sh"),
-            runs,
-            jobs,
-            rates,
-            rounds,
-            replicas,
-            job,
-            sql);
+    BenchRecord record = record(o.text("command"), runs, jobs, rates, rounds, replicas, job, sql);
     System.out.println(Renderer.markdown(record));
-    String markdown = o.getOrDefault("markdown", "docs/benchmarks/links.md");
+    String markdown = o.text("markdown");
     if (!markdown.equals("-")) {
       BenchmarkReport.write(home.resolve(markdown), record);
       System.out.println("Wrote the 'links' section of " + markdown + " and its record");
@@ -392,7 +378,7 @@ public final class LinkBenchmark {
       double builtinEachWay = mib / executors * (executors - 1) / executors;
       double sluiceEachWay = mib / executors;
       for (String rate : rates) {
-        double bitsPerSecond = bitsPerSecond(rate);
+        double bitsPerSecond = LinkRate.parse(rate).bitsPerSecond();
         crossing.row(
             kind,
             String.format(Locale.ROOT, "%,.0f", builtinEachWay),
@@ -436,21 +422,13 @@ public final class LinkBenchmark {
     return s.isEmpty() ? 0 : s.median();
   }
 
-  /** A rate in tc's notation (100mbit, 1gbit, 10gbit) in bits per second; 0 if unknown. */
-  private static double bitsPerSecond(String rate) {
-    Matcher m =
-        Pattern.compile("(\\d+(?:\\.\\d+)?)([kmg]?)bit").matcher(rate.toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      return 0;
+  /** A link cap of {@code --rates}, in tc's notation as the test bed takes it. */
+  private static String rate(Flags.Values o, String text) {
+    try {
+      return LinkRate.parse(text).toString();
+    } catch (IllegalArgumentException e) {
+      throw o.error("--rates: " + e.getMessage());
     }
-    double unit =
-        switch (m.group(2)) {
-          case "k" -> 1e3;
-          case "m" -> 1e6;
-          case "g" -> 1e9;
-          default -> 1;
-        };
-    return Double.parseDouble(m.group(1)) * unit;
   }
 
   private static List<Measured> outcomes(List<Run> runs, String job, String rate, boolean sluice) {

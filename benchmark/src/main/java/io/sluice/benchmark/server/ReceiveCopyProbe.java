@@ -13,7 +13,6 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -27,10 +26,7 @@ import java.util.Map;
  * reads up to 256 KiB at a time, through a selector as an event loop does, each connection into its
  * own next 256 KiB of a {@link #REGION_BYTES} region, round and round. It does nothing else with
  * the bytes: its CPU per GiB is the floor of a server's receive with as many clients. Not a Sluice
- * component: it measures the machine.
- *
- * <p>Usage: {@code ReceiveCopyProbe [GiB per run, default 4] [rounds, default 3]}: one connection
- * into one reused buffer (iperf3's way), then 1, 4 and 16 connections into the region, per round.
+ * component: it measures the machine, for {@code ServerBenchmark --probes}.
  */
 final class ReceiveCopyProbe implements AutoCloseable {
   static final int READ_BYTES = 256 * 1024;
@@ -55,11 +51,6 @@ final class ReceiveCopyProbe implements AutoCloseable {
   /** {@code connections} connections share {@code bytes}, received into the region. */
   Result intoRegion(int connections, long bytes) throws IOException, InterruptedException {
     return receive(connections, bytes, region);
-  }
-
-  /** One connection into one buffer reused for every read: iperf3's way. */
-  Result intoOneBuffer(long bytes) throws IOException, InterruptedException {
-    return receive(1, bytes, List.of(region.get(0)));
   }
 
   private static Result receive(int connections, long bytes, List<ByteBuffer> destinations)
@@ -146,39 +137,5 @@ final class ReceiveCopyProbe implements AutoCloseable {
   public void close() {
     region.forEach(PlatformDependent::freeDirectBuffer);
     region.clear();
-  }
-
-  public static void main(String[] args) throws Exception {
-    long bytes = (args.length > 0 ? Long.parseLong(args[0]) : 4) << 30;
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-    System.out.println(
-        "receiving thread's CPU-s per GiB, "
-            + (bytes >> 30)
-            + " GiB per run, "
-            + "reads of "
-            + (READ_BYTES >> 10)
-            + " KiB, region "
-            + (REGION_BYTES >> 20)
-            + " MiB");
-    try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
-      for (int round = 1; round <= rounds; round++) {
-        StringBuilder line =
-            new StringBuilder(
-                String.format(
-                    Locale.ROOT,
-                    "round %d: one connection, one reused buffer %.3f",
-                    round,
-                    probe.intoOneBuffer(bytes).cpuSecondsPerGib()));
-        for (int connections : new int[] {1, 4, 16}) {
-          line.append(
-              String.format(
-                  Locale.ROOT,
-                  "; %d into the region %.3f",
-                  connections,
-                  probe.intoRegion(connections, bytes).cpuSecondsPerGib()));
-        }
-        System.out.println(line);
-      }
-    }
   }
 }

@@ -6,7 +6,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.sluice.benchmark.BenchmarkReport;
-import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
@@ -111,7 +110,7 @@ public final class ScaleBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    ScaleSettings settings = Flags.parseOrExit(args, ScaleSettings.USAGE, ScaleSettings::parse);
+    ScaleSettings settings = ScaleSettings.FLAGS.parseOrExit(args, ScaleSettings::of);
     System.exit(new ScaleBenchmark(settings).run() ? 0 : 1);
   }
 

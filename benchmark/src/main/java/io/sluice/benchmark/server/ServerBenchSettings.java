@@ -2,39 +2,10 @@ package io.sluice.benchmark.server;
 
 import io.sluice.benchmark.Flags;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/**
- * The command-line flags of {@link ServerBenchmark}.
- *
- * @param clients client counts of the throughput runs (each run has as many readers)
- * @param rounds how many times the throughput runs (and the machine's limits) are measured,
- *     interleaved; medians are reported
- * @param runMib MiB pushed by each throughput run, shared among its clients
- * @param warmupMib MiB pushed (and read) once at each client count before the measured runs, so
- *     that the server's code is compiled for every load measured when measuring starts
- * @param bufferMib the throughput server's {@code buffer.capacity}
- * @param contractClients clients of the memory-contract run
- * @param contractMib MiB pushed by the memory-contract run
- * @param contractBufferMib the contract server's {@code buffer.capacity}
- * @param sampleMillis interval of the server's metrics sampling
- * @param iperfSeconds length of each iperf3 run
- * @param ddMib MiB written by each dd run
- * @param throughput whether to do the throughput runs
- * @param contract whether to do the memory-contract run
- * @param iperf whether to measure loopback with iperf3
- * @param profile whether the servers record a flight recording
- * @param probes whether to measure the machine probes too: a bare receive into a pool ({@link
- *     ReceiveCopyProbe}) and sendfile of a flushed file ({@link SendfileProbe}), the floors the
- *     report sets the server's CPU per GiB against
- * @param serverConf extra configuration of the throughput server ({@code --server-conf k=v})
- * @param home the Sluice installation whose {@code bin/} scripts and jars are used
- * @param workDir where the servers' configuration, data, logs and recordings go
- * @param output the Markdown file whose 'server' section is rewritten, or null to only print
- * @param command the command line to state in the report
- */
+/** The command line of {@link ServerBenchmark}; {@link #FLAGS} says what each setting means. */
 record ServerBenchSettings(
     List<Integer> clients,
     int rounds,
@@ -58,107 +29,71 @@ record ServerBenchSettings(
     Path output,
     String command) {
 
-  static final String USAGE =
-      String.join(
-          "\n",
-          "Usage: ServerBenchmark [flags]",
-          "  --clients LIST          client counts of the throughput runs (default 1,4,16)",
-          "  --rounds N              repetitions of the throughput runs, interleaved (default 3)",
-          "  --run-mib N             MiB pushed per throughput run (default 4096)",
-          "  --warmup-mib N          MiB pushed and read per client count first (default 3072)",
-          "  --buffer-mib N          buffer.capacity of the throughput server (default 512)",
-          "  --contract-clients N    clients of the memory-contract run (default 16)",
-          "  --contract-mib N        MiB pushed by the memory-contract run (default 4096)",
-          "  --contract-buffer-mib N buffer.capacity of the contract server (default 128)",
-          "  --sample-ms N           interval of the server's metrics sampling (default 50)",
-          "  --iperf-seconds N       length of each iperf3 run (default 5)",
-          "  --dd-mib N              MiB written by each dd run (default 2048)",
-          "  --no-throughput         skip the throughput runs",
-          "  --no-contract           skip the memory-contract run",
-          "  --no-iperf              do not run iperf3 (no loopback limit, no ingest target)",
-          "  --no-profile            no flight recording of the servers",
-          "  --probes                also measure the CPU floors of receiving as a server",
-          "                          receives and of sendfile, beside the server's CPU per GiB",
-          "  --server-conf k=v       a setting of the throughput server's configuration file",
-          "                          (repeatable), e.g. --server-conf flush.direct=all",
-          "  --home PATH             the Sluice installation to run (default .)",
-          "  --work-dir PATH         servers' conf, data, logs, recordings",
-          "                          (default benchmark/target/bench-server)",
-          "  --output PATH           Markdown file whose 'server' section is rewritten",
-          "                          (default docs/benchmarks/server.md; '-' prints only)",
-          "  --command TEXT          the command line to state in the report");
+  static final Flags FLAGS =
+      new Flags("Usage: ServerBenchmark [flags]")
+          .option("clients", "LIST", "1,4,16", "client counts of the throughput runs")
+          .option("rounds", "N", "3", "repetitions of the throughput runs, interleaved")
+          .option("run-mib", "N", "4096", "MiB pushed per throughput run")
+          .option(
+              "warmup-mib",
+              "N",
+              "3072",
+              "MiB pushed and read once per client count before the measured runs, so that the"
+                  + " server's code is compiled for every load measured")
+          .option("buffer-mib", "N", "512", "buffer.capacity of the throughput server")
+          .option("contract-clients", "N", "16", "clients of the memory-contract run")
+          .option("contract-mib", "N", "4096", "MiB pushed by the memory-contract run")
+          .option("contract-buffer-mib", "N", "128", "buffer.capacity of the contract server")
+          .option("sample-ms", "N", "50", "interval of the server's metrics sampling")
+          .option("iperf-seconds", "N", "5", "length of each iperf3 run")
+          .option("dd-mib", "N", "2048", "MiB written by each dd run")
+          .toggle("no-throughput", "skip the throughput runs")
+          .toggle("no-contract", "skip the memory-contract run")
+          .toggle("no-iperf", "do not run iperf3 (no loopback limit, no ingest target)")
+          .toggle("no-profile", "no flight recording of the servers")
+          .toggle(
+              "probes",
+              "also measure the CPU floors of receiving as a server receives (ReceiveCopyProbe)"
+                  + " and of sendfile (SendfileProbe), beside the server's CPU per GiB")
+          .pairs(
+              "server-conf",
+              "a setting of the throughput server's configuration file (repeatable), e.g."
+                  + " --server-conf flush.direct=all")
+          .option("home", "PATH", ".", "the Sluice installation whose bin/ scripts and jars run")
+          .option(
+              "work-dir",
+              "PATH",
+              "benchmark/target/bench-server",
+              "servers' configuration, data, logs, recordings")
+          .option(
+              "output",
+              "PATH",
+              "docs/benchmarks/server.md",
+              "Markdown file whose 'server' section is rewritten; '-' prints only")
+          .option("command", "TEXT", "the command line to state in the report");
 
-  static ServerBenchSettings parse(String[] args) {
-    List<Integer> clients = List.of(1, 4, 16);
-    int rounds = 3;
-    int runMib = 4096;
-    int warmupMib = 3072;
-    int bufferMib = 512;
-    int contractClients = 16;
-    int contractMib = 4096;
-    int contractBufferMib = 128;
-    int sampleMillis = 50;
-    int iperfSeconds = 5;
-    int ddMib = 2048;
-    boolean throughput = true;
-    boolean contract = true;
-    boolean iperf = true;
-    boolean profile = true;
-    boolean probes = false;
-    Map<String, String> serverConf = new LinkedHashMap<>();
-    Path home = Path.of(".");
-    Path workDir = Path.of("benchmark", "target", "bench-server");
-    Path output = Path.of("docs", "benchmarks", "server.md");
-    String command = "ServerBenchmark " + String.join(" ", args);
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      String flag = flags.next();
-      switch (flag) {
-        case "--clients" -> clients = flags.positiveList(flag, 256);
-        case "--rounds" -> rounds = flags.positive(flag);
-        case "--run-mib" -> runMib = flags.positive(flag);
-        case "--warmup-mib" -> warmupMib = flags.nonNegative(flag);
-        case "--buffer-mib" -> bufferMib = flags.positive(flag);
-        case "--contract-clients" -> contractClients = flags.positive(flag);
-        case "--contract-mib" -> contractMib = flags.positive(flag);
-        case "--contract-buffer-mib" -> contractBufferMib = flags.positive(flag);
-        case "--sample-ms" -> sampleMillis = flags.positive(flag);
-        case "--iperf-seconds" -> iperfSeconds = flags.positive(flag);
-        case "--dd-mib" -> ddMib = flags.positive(flag);
-        case "--no-throughput" -> throughput = false;
-        case "--no-contract" -> contract = false;
-        case "--no-iperf" -> iperf = false;
-        case "--no-profile" -> profile = false;
-        case "--probes" -> probes = true;
-        case "--server-conf" -> flags.keyValue(flag, serverConf);
-        case "--home" -> home = Path.of(flags.value(flag));
-        case "--work-dir" -> workDir = Path.of(flags.value(flag));
-        case "--output" -> output = flags.pathOrNone(flag);
-        case "--command" -> command = flags.value(flag);
-        default -> throw flags.unknown(flag);
-      }
-    }
+  static ServerBenchSettings of(Flags.Values v) {
     return new ServerBenchSettings(
-        clients,
-        rounds,
-        runMib,
-        warmupMib,
-        bufferMib,
-        contractClients,
-        contractMib,
-        contractBufferMib,
-        sampleMillis,
-        iperfSeconds,
-        ddMib,
-        throughput,
-        contract,
-        iperf,
-        profile,
-        probes,
-        Map.copyOf(serverConf),
-        home,
-        workDir,
-        output,
-        command);
+        v.positiveList("clients", 256),
+        v.positive("rounds"),
+        v.positive("run-mib"),
+        v.nonNegative("warmup-mib"),
+        v.positive("buffer-mib"),
+        v.positive("contract-clients"),
+        v.positive("contract-mib"),
+        v.positive("contract-buffer-mib"),
+        v.positive("sample-ms"),
+        v.positive("iperf-seconds"),
+        v.positive("dd-mib"),
+        !v.given("no-throughput"),
+        !v.given("no-contract"),
+        !v.given("no-iperf"),
+        !v.given("no-profile"),
+        v.given("probes"),
+        v.pairs("server-conf"),
+        v.path("home"),
+        v.path("work-dir"),
+        v.pathOrNone("output"),
+        v.text("command", "ServerBenchmark " + v.arguments()));
   }
 }

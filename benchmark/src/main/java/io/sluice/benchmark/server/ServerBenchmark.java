@@ -5,7 +5,6 @@ import static io.sluice.benchmark.Format.mib;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DiskWriteTest;
-import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.Series;
@@ -61,7 +60,7 @@ public final class ServerBenchmark {
 
   public static void main(String[] args) throws Exception {
     ServerBenchSettings settings =
-        Flags.parseOrExit(args, ServerBenchSettings.USAGE, ServerBenchSettings::parse);
+        ServerBenchSettings.FLAGS.parseOrExit(args, ServerBenchSettings::of);
     new ServerBenchmark(settings, Iperf3.requiredOrExit(settings.iperf())).run();
   }
 

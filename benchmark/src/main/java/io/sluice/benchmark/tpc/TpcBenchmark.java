@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.CoordinatorStatus;
-import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.SparkRun;
@@ -79,7 +78,7 @@ public final class TpcBenchmark {
   private TpcBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    TpcSettings s = Flags.parseOrExit(args, TpcSettings.USAGE, TpcSettings::parse);
+    TpcSettings s = TpcSettings.FLAGS.parseOrExit(args, TpcSettings::new);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path out = s.output;
     Path logs = out.resolve("logs-" + stamp);

@@ -5,7 +5,6 @@ import io.sluice.benchmark.SparkInstall;
 import io.sluice.testcluster.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,85 +13,95 @@ import java.util.regex.Pattern;
 
 /** The harness's command line, with the defaults of {@code bin/sluice-bench}. */
 final class TpcSettings {
-  static final String USAGE =
-      String.join(
-          "\n",
-          "Usage: bin/sluice-bench [flags]",
-          "  --spark 3.5|4         the Spark line (default 3.5); 4 runs Spark 4 (Scala 2.13) with",
-          "                        the Spark 4 client and reports into its own section and chart",
-          "  --tpcds               TPC-DS: every query text of the Spark line's own test jar on",
-          "                        dsdgen's data, reported in docs/benchmarks/tpcds.md (Spark 4:",
-          "                        tpcds-spark-4.md); without it the TPC-style shuffle queries",
-          "  --rdd                 the plain RDD shuffle: partitionBy(HashPartitioner(16)) of",
-          "                        (long, 100 random bytes) records, 5 M per scale factor, 16",
-          "                        map tasks (defaults: --scale 2, --rounds 5; section 'rdd')",
-          "  --scale SF|smoke      scale factor (default 1); smoke = 0.01",
-          "  --rounds N            rounds of A B (default 2)",
-          "  --modes a,b           default builtin,sluice",
-          "  --queries q1,q2|all   default all (TPC-DS: names such as q1,q14a)",
-          "  --seed N              data generator seed (default 1)",
-          "  --master URL          default local[2]; a cluster's (spark://..., yarn, k8s://...)",
-          "                        runs the driver here (client mode) and the executors there",
-          "  --coordinators LIST   an existing Sluice deployment's coordinators (host:port,...):",
-          "                        the harness starts no servers of its own",
-          "  --coordinator-http HOST:PORT  where that deployment's servers are listed (a",
-          "                        coordinator's /status), to read their /metrics (default: the",
-          "                        first coordinator's host, port 19996; unreachable: no server",
-          "                        figures)",
-          "  --driver-memory SIZE  driver JVM heap (default 4g)",
-          "  --executor-memory SIZE  executors' memory for non-local masters (default 2g)",
-          "  --spark-home DIR      a Spark distribution of the --spark line to run the driver",
-          "                        from (default: the one the build assembles, which has YARN",
-          "                        support on Spark 3.5 and neither YARN nor Kubernetes on 4)",
-          "  --server-buffer SIZE  each server's buffer.capacity (default 1g)",
-          "  --server-read-buffer SIZE  each server's read.buffer.capacity (default 256m)",
-          "  --server-heap SIZE    each server's heap (default 512m)",
-          "  --scrape-ms N         how often the servers' /metrics are read (default 1000)",
-          "  --run-timeout DURATION  longest a Spark run may take before its threads are dumped",
-          "                        and it counts as failed, e.g. 4m or 1h (default 1h)",
-          "  --no-warmup           no unmeasured sluice run before the rounds (by default one",
-          "                        warms the long-lived servers' JIT up, as a day's jobs would)",
-          "  --profile             a flight recording (settings=profile) of every Spark JVM, kept",
-          "                        under --output; the report shows where the slowest query's",
-          "                        CPU went in each mode",
-          "  --conf k=v            an extra Spark setting for every mode (repeatable)",
-          "  --sluice-conf k=v     an extra Spark setting for the sluice mode (repeatable)",
-          "  --server-conf k=v     an extra setting of both shuffle servers (repeatable)",
-          "  --output DIR          results JSON, logs, events (default benchmark/target/tpc)",
-          "  --data DIR|URI        generated tables, kept between runs (default",
-          "                        benchmark/target/tpc-data); a URI such as hdfs://nn/tpc or",
-          "                        s3a://bucket/tpc for executors on other hosts",
-          "  --markdown FILE|-     section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds',",
-          "                        'tpcds-spark-4'; RDD: 'rdd', 'rdd-spark-4') rewritten",
-          "                        (default docs/benchmarks/<section>.md; - for none)",
-          "  --chart FILE|-        PNG chart (default docs/benchmarks/<section>.png; - for none)",
-          "  --home DIR            the Sluice checkout (set by bin/sluice-bench)",
-          "  --command TEXT        the command line to record in the report (set by bin/sluice-bench)");
-  private static final List<String> OPTIONS =
-      List.of(
-          "spark",
-          "scale",
-          "rounds",
-          "modes",
-          "queries",
-          "seed",
-          "master",
-          "coordinators",
-          "coordinator-http",
-          "driver-memory",
-          "executor-memory",
-          "spark-home",
-          "server-buffer",
-          "server-read-buffer",
-          "server-heap",
-          "scrape-ms",
-          "run-timeout",
-          "output",
-          "data",
-          "markdown",
-          "chart",
-          "home",
-          "command");
+  static final Flags FLAGS =
+      new Flags("Usage: bin/sluice-bench [flags]")
+          .option(
+              "spark",
+              "3.5|4",
+              "3.5",
+              "the Spark line; 4 runs Spark 4 (Scala 2.13) with the Spark 4 client and reports"
+                  + " into its own section and chart")
+          .toggle(
+              "tpcds",
+              "TPC-DS: every query text of the Spark line's own test jar on dsdgen's data,"
+                  + " reported in docs/benchmarks/tpcds.md (Spark 4: tpcds-spark-4.md); without it"
+                  + " the TPC-style shuffle queries")
+          .toggle(
+              "rdd",
+              "the plain RDD shuffle: partitionBy(HashPartitioner(16)) of (long, 100 random"
+                  + " bytes) records, 5 M per scale factor, 16 map tasks (defaults: --scale 2,"
+                  + " --rounds 5; section 'rdd')")
+          .option("scale", "SF|smoke", "scale factor (default 1); smoke = 0.01")
+          .option("rounds", "N", "rounds of A B (default 2)")
+          .option("modes", "a,b", "builtin,sluice", "the shuffles, in each round's order")
+          .option("queries", "LIST|all", "all", "the queries (TPC-DS: names such as q1,q14a)")
+          .option("seed", "N", "1", "data generator seed")
+          .option(
+              "master",
+              "URL",
+              "local[2]",
+              "a cluster's (spark://..., yarn, k8s://...) runs the driver here (client mode) and"
+                  + " the executors there")
+          .option(
+              "coordinators",
+              "LIST",
+              "an existing Sluice deployment's coordinators (host:port,...): the harness starts"
+                  + " no servers of its own")
+          .option(
+              "coordinator-http",
+              "HOST:PORT",
+              "where that deployment's servers are listed (a coordinator's /status), to read"
+                  + " their /metrics (default: the first coordinator's host, port 19996;"
+                  + " unreachable: no server figures)")
+          .option("driver-memory", "SIZE", "4g", "driver JVM heap")
+          .option("executor-memory", "SIZE", "2g", "executors' memory for non-local masters")
+          .option(
+              "spark-home",
+              "DIR",
+              "a Spark distribution of the --spark line to run the driver from (default: the one"
+                  + " the build assembles, which has YARN support on Spark 3.5 and neither YARN"
+                  + " nor Kubernetes on 4)")
+          .option("server-buffer", "SIZE", "1g", "each server's buffer.capacity")
+          .option("server-read-buffer", "SIZE", "256m", "each server's read.buffer.capacity")
+          .option("server-heap", "SIZE", "512m", "each server's heap")
+          .option("scrape-ms", "N", "1000", "how often the servers' /metrics are read")
+          .option(
+              "run-timeout",
+              "DURATION",
+              "1h",
+              "longest a Spark run may take before its threads are dumped and it counts as"
+                  + " failed, e.g. 4m or 1h")
+          .toggle(
+              "no-warmup",
+              "no unmeasured sluice run before the rounds (by default one warms the long-lived"
+                  + " servers' JIT up, as a day's jobs would)")
+          .toggle(
+              "profile",
+              "a flight recording (settings=profile) of every Spark JVM, kept under --output;"
+                  + " the report shows where the slowest query's CPU went in each mode")
+          .pairs("conf", "an extra Spark setting for every mode (repeatable)")
+          .pairs("sluice-conf", "an extra Spark setting for the sluice mode (repeatable)")
+          .pairs("server-conf", "an extra setting of both shuffle servers (repeatable)")
+          .option("output", "DIR", "benchmark/target/tpc", "results JSON, logs, events, recordings")
+          .option(
+              "data",
+              "DIR|URI",
+              "benchmark/target/tpc-data",
+              "generated tables, kept between runs; a URI such as hdfs://nn/tpc or s3a://bucket/tpc"
+                  + " for executors on other hosts")
+          .option(
+              "markdown",
+              "FILE|-",
+              "section 'tpc' (Spark 4: 'tpc-spark-4'; TPC-DS: 'tpcds', 'tpcds-spark-4'; RDD:"
+                  + " 'rdd', 'rdd-spark-4') rewritten (default docs/benchmarks/<section>.md; - for"
+                  + " none)")
+          .option(
+              "chart", "FILE|-", "PNG chart (default docs/benchmarks/<section>.png; - for none)")
+          .option("home", "DIR", ".", "the Sluice checkout (set by bin/sluice-bench)")
+          .option(
+              "command",
+              "TEXT",
+              "the command line to record in the report (set by bin/sluice-bench)");
 
   final Path home;
   final Suite suite;
@@ -140,33 +149,19 @@ final class TpcSettings {
   /** Whether one unmeasured sluice run warms the servers up before the rounds. */
   final boolean warmUp;
 
-  private TpcSettings(
-      Suite suite,
-      Map<String, String> o,
-      Map<String, String> extraConf,
-      Map<String, String> sluiceConf,
-      Map<String, String> serverConf,
-      boolean profile,
-      boolean warmUp) {
-    this.suite = suite;
-    this.profile = profile;
-    this.warmUp = warmUp;
-    home = Path.of(o.getOrDefault("home", ".")).toAbsolutePath().normalize();
-    spark = o.getOrDefault("spark", "3.5");
+  TpcSettings(Flags.Values o) {
+    suite = o.given("tpcds") ? Suite.TPCDS : o.given("rdd") ? Suite.RDD : Suite.TPC;
+    profile = o.given("profile");
+    warmUp = !o.given("no-warmup");
+    home = o.path("home").toAbsolutePath().normalize();
+    spark = o.text("spark");
     if (!SparkInstall.LINES.contains(spark)) {
       throw new IllegalArgumentException("--spark is '" + spark + "': give 3.5 or 4");
     }
-    scale = ScaleFactor.parse(o.getOrDefault("scale", suite == Suite.RDD ? "2" : "1"));
-    rounds = Integer.parseInt(o.getOrDefault("rounds", suite == Suite.RDD ? "5" : "2"));
-    if (rounds < 1) {
-      throw new IllegalArgumentException("--rounds must be at least 1");
-    }
-    modes =
-        Arrays.stream(o.getOrDefault("modes", "builtin,sluice").split(","))
-            .map(Mode::parse)
-            .distinct()
-            .toList();
-    queries = o.getOrDefault("queries", "all");
+    scale = ScaleFactor.parse(o.text("scale", suite == Suite.RDD ? "2" : "1"));
+    rounds = o.given("rounds") ? o.positive("rounds") : suite == Suite.RDD ? 5 : 2;
+    modes = o.list("modes").stream().map(Mode::parse).distinct().toList();
+    queries = o.text("queries");
     if (suite == Suite.RDD && !queries.equals("all")) {
       throw new IllegalArgumentException("--rdd runs its one query: leave --queries out");
     } else if (suite == Suite.TPC) {
@@ -177,9 +172,9 @@ final class TpcSettings {
               + queries
               + "': give all or TPC-DS query names separated by commas, e.g. q1,q14a,q72");
     }
-    seed = Long.parseLong(o.getOrDefault("seed", "1"));
-    master = o.getOrDefault("master", "local[2]");
-    coordinators = o.get("coordinators");
+    seed = o.as("seed", Long::parseLong);
+    master = o.text("master");
+    coordinators = o.text("coordinators");
     if (coordinators != null && !coordinators.matches("[^,:\\s]+:\\d+(,[^,:\\s]+:\\d+)*")) {
       throw new IllegalArgumentException(
           "--coordinators is '"
@@ -187,7 +182,7 @@ final class TpcSettings {
               + "': give host:port of each coordinator, separated by commas");
     }
     coordinatorHttp =
-        o.getOrDefault(
+        o.text(
             "coordinator-http",
             coordinators == null ? null : coordinators.split(",")[0].split(":")[0] + ":19996");
     if (coordinatorHttp != null && coordinators == null) {
@@ -195,34 +190,32 @@ final class TpcSettings {
           "--coordinator-http names where an existing deployment's servers are listed: give"
               + " --coordinators too");
     }
-    driverMemory = o.getOrDefault("driver-memory", "4g");
-    sparkHome = o.containsKey("spark-home") ? home.resolve(o.get("spark-home")) : null;
-    executorMemory = o.getOrDefault("executor-memory", "2g");
+    driverMemory = o.text("driver-memory");
+    sparkHome = o.given("spark-home") ? home.resolve(o.text("spark-home")) : null;
+    executorMemory = o.text("executor-memory");
     serverSizing =
         new ProcessCluster.ServerSizing(
-            o.getOrDefault("server-buffer", "1g"),
-            o.getOrDefault("server-read-buffer", "256m"),
-            o.getOrDefault("server-heap", "512m"));
-    scrapeMs = Long.parseLong(o.getOrDefault("scrape-ms", "1000"));
+            o.text("server-buffer"), o.text("server-read-buffer"), o.text("server-heap"));
+    scrapeMs = o.positive("scrape-ms");
     if (scrapeMs < 50) {
       throw new IllegalArgumentException("--scrape-ms must be at least 50");
     }
-    runTimeout = parseDuration(o.getOrDefault("run-timeout", "1h"));
-    this.extraConf = extraConf;
-    this.sluiceConf = sluiceConf;
-    this.serverConf = serverConf;
-    output = home.resolve(o.getOrDefault("output", "benchmark/target/tpc"));
-    data = DataLocation.parse(o.getOrDefault("data", "benchmark/target/tpc-data"), home);
-    markdown = optionalPath(o.getOrDefault("markdown", "docs/benchmarks/" + section() + ".md"));
-    chart = optionalPath(o.getOrDefault("chart", "docs/benchmarks/" + section() + ".png"));
-    command = o.getOrDefault("command", "TpcBenchmark " + String.join(" ", o.keySet()));
+    runTimeout = o.as("run-timeout", TpcSettings::parseDuration);
+    extraConf = refuseDriverJvmSettings(o.pairs("conf"), "--conf");
+    sluiceConf = refuseDriverJvmSettings(o.pairs("sluice-conf"), "--sluice-conf");
+    serverConf = o.pairs("server-conf");
+    output = home.resolve(o.text("output"));
+    data = DataLocation.parse(o.text("data"), home);
+    markdown = optionalPath(o.text("markdown", "docs/benchmarks/" + section() + ".md"));
+    chart = optionalPath(o.text("chart", "docs/benchmarks/" + section() + ".png"));
+    command = o.text("command", "TpcBenchmark " + o.arguments());
   }
 
   private static Duration parseDuration(String value) {
     Matcher m = Pattern.compile("(\\d+)([smh])").matcher(value);
     if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
       throw new IllegalArgumentException(
-          "--run-timeout is '"
+          "'"
               + value
               + "': give a positive number of seconds, minutes or hours, e.g. 90s, 4m or 1h");
     }
@@ -239,37 +232,15 @@ final class TpcSettings {
   }
 
   static TpcSettings parse(String[] args) {
-    Map<String, String> o = new LinkedHashMap<>();
-    Map<String, String> extra = new LinkedHashMap<>();
-    Map<String, String> sluice = new LinkedHashMap<>();
-    Map<String, String> server = new LinkedHashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    boolean profile = false;
-    boolean warmUp = true;
-    Suite suite = Suite.TPC;
-    while (flags.hasNext()) {
-      String flag = flags.next();
-      switch (flag) {
-        case "--profile" -> profile = true;
-        case "--no-warmup" -> warmUp = false;
-        case "--tpcds" -> suite = Suite.TPCDS;
-        case "--rdd" -> suite = Suite.RDD;
-        case "--conf" -> flags.keyValue(flag, extra);
-        case "--sluice-conf" -> flags.keyValue(flag, sluice);
-        case "--server-conf" -> flags.keyValue(flag, server);
-        default -> flags.named(flag, OPTIONS, o);
-      }
-    }
-    refuseDriverJvmSettings(extra, "--conf");
-    refuseDriverJvmSettings(sluice, "--sluice-conf");
-    return new TpcSettings(suite, o, extra, sluice, server, profile, warmUp);
+    return new TpcSettings(FLAGS.parse(args));
   }
 
   /**
    * The harness starts the driver's JVM itself (SparkSubmit runs inside it), so Spark settings of
    * that JVM would be silently ignored: refuse them and name what works.
    */
-  private static void refuseDriverJvmSettings(Map<String, String> conf, String flag) {
+  private static Map<String, String> refuseDriverJvmSettings(
+      Map<String, String> conf, String flag) {
     if (conf.containsKey("spark.driver.extraJavaOptions")) {
       throw new IllegalArgumentException(
           flag
@@ -282,6 +253,7 @@ final class TpcSettings {
               + " spark.driver.memory would be ignored: the "
               + "harness starts the driver JVM itself; use --driver-memory instead");
     }
+    return conf;
   }
 
   String driverMemory() {

@@ -44,14 +44,37 @@ import java.util.Set;
  * {@code security} section of {@code docs/benchmarks/security.md}.
  */
 public final class SecurityBenchmark {
-  private static final String USAGE =
-      "Usage: SecurityBenchmark [--seconds N] [--warmup N]"
-          + " [--rounds N] [--connects N] [--modes plain,auth,tls,tls_auth] [--probes]"
-          + " [--output FILE|-] [--command TEXT]\n"
-          + "  --modes   which modes to run (default all; plain always runs, the others'"
-          + " reference;\n"
-          + "            a subset's record replaces the whole section: add --output - to keep it)\n"
-          + "  --probes  also measure the cipher alone (CipherFloor), the floor of what TLS adds";
+  private static final Flags FLAGS =
+      new Flags("Usage: bin/bench-security.sh [flags]")
+          .option("seconds", "N", "10", "measured seconds per run")
+          .option("warmup", "N", "3", "warm-up seconds before each measured run")
+          .option("rounds", "N", "3", "repetitions of every mode, interleaved")
+          .option("connects", "N", "200", "connections opened to time a connect")
+          .option(
+              "modes",
+              "LIST",
+              "plain,auth,tls,tls_auth",
+              "the modes to run; plain, the others' reference, always runs; a subset's record"
+                  + " replaces the whole section: add --output - to keep it")
+          .toggle("probes", "also measure the cipher alone (CipherFloor), the floor of TLS's cost")
+          .option(
+              "output",
+              "FILE|-",
+              "docs/benchmarks/security.md",
+              "the file whose 'security' section is rewritten; - prints only")
+          .option("command", "TEXT", "bin/bench-security.sh", "the command line to record");
+
+  /** The command line's values. */
+  private record Settings(
+      int seconds,
+      int warmup,
+      int rounds,
+      int connects,
+      Set<Mode> modes,
+      boolean probes,
+      Path output,
+      String command) {}
+
   private static final String HOST = "localhost";
 
   /** The application the workloads push for. */
@@ -102,18 +125,12 @@ public final class SecurityBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = Flags.parseOrExit(args, USAGE, SecurityBenchmark::options);
-    boolean probes = o.containsKey("probes");
+    Settings o = FLAGS.parseOrExit(args, SecurityBenchmark::settings);
     SecurityBenchmark benchmark =
-        new SecurityBenchmark(
-            Integer.parseInt(o.getOrDefault("seconds", "10")),
-            Integer.parseInt(o.getOrDefault("warmup", "3")),
-            Integer.parseInt(o.getOrDefault("rounds", "3")),
-            Integer.parseInt(o.getOrDefault("connects", "200")),
-            modes(o.get("modes")));
+        new SecurityBenchmark(o.seconds(), o.warmup(), o.rounds(), o.connects(), o.modes());
     Map<Mode, Figures> figures = benchmark.run();
     CipherAlone cipher = null;
-    if (probes) {
+    if (o.probes()) {
       CipherFloor floor =
           new CipherFloor(
               benchmark.cert, HOST, OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK);
@@ -121,52 +138,35 @@ public final class SecurityBenchmark {
       cipher = new CipherAlone(floor.cipherSuite(), cpu);
       System.out.printf(Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", cipher.suite(), cpu);
     }
-    BenchRecord record =
-        benchmark.record(figures, cipher, o.getOrDefault("command", "bin/bench-security.sh"));
+    BenchRecord record = benchmark.record(figures, cipher, o.command());
     System.out.println();
     System.out.println(Renderer.markdown(record));
-    String output = o.getOrDefault("output", "docs/benchmarks/security.md");
-    if (!output.equals("-")) {
-      BenchmarkReport.write(Path.of(output), record);
-      System.out.println("Wrote the 'security' section of " + output + " and its record");
+    if (o.output() != null) {
+      BenchmarkReport.write(o.output(), record);
+      System.out.println("Wrote the 'security' section of " + o.output() + " and its record");
     }
     benchmark.cert.delete();
     System.exit(0);
   }
 
-  /** The flags' values by name; {@code --probes}, which takes none, as {@code probes}. */
-  private static Map<String, String> options(String[] args) {
-    Map<String, String> o = new HashMap<>();
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      String flag = flags.next();
-      if (flag.equals("--probes")) {
-        o.put("probes", "true");
-      } else {
-        flags.named(
-            flag,
-            List.of("seconds", "warmup", "rounds", "connects", "modes", "output", "command"),
-            o);
-      }
-    }
-    return o;
-  }
-
-  /** The modes named in {@code --modes} and the plain one; all when not given. */
-  private static Set<Mode> modes(String names) {
+  private static Settings settings(Flags.Values v) {
     Set<Mode> modes = EnumSet.of(Mode.PLAIN);
-    if (names == null) {
-      return EnumSet.allOf(Mode.class);
-    }
-    for (String name : names.split(",")) {
+    for (String name : v.list("modes")) {
       try {
-        modes.add(Mode.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+        modes.add(Mode.valueOf(name.toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
-        System.err.println("--modes: unknown mode '" + name + "'\n" + USAGE);
-        System.exit(2);
+        throw v.error("--modes: unknown mode '" + name + "'");
       }
     }
-    return modes;
+    return new Settings(
+        v.positive("seconds"),
+        v.nonNegative("warmup"),
+        v.positive("rounds"),
+        v.positive("connects"),
+        modes,
+        v.given("probes"),
+        v.pathOrNone("output"),
+        v.text("command"));
   }
 
   private Map<Mode, Figures> run() throws Exception {

@@ -4,7 +4,6 @@ import static io.sluice.benchmark.Format.gbit;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
-import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.benchmark.report.Renderer;
@@ -42,8 +41,7 @@ public final class TransportBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    BenchmarkSettings settings =
-        Flags.parseOrExit(args, BenchmarkSettings.USAGE, BenchmarkSettings::parse);
+    BenchmarkSettings settings = BenchmarkSettings.FLAGS.parseOrExit(args, BenchmarkSettings::of);
     new TransportBenchmark(settings, Iperf3.requiredOrExit(settings.iperf())).run();
   }
 

@@ -34,10 +34,17 @@ import org.apache.spark.sql.SparkSession;
  * and the JDK.
  */
 public final class TpcJob {
-  private static final String USAGE =
-      "Usage: TpcJob --data DIR|URI --scale SF [--tpcds|--rdd]"
-          + " [--seed N] [--generate] [--queries aggregate,join,...|q1,q14a,...] [--events FILE]"
-          + " [--rdd-partitions N]";
+  private static final Flags FLAGS =
+      new Flags("Usage: TpcJob [flags]")
+          .option("data", "DIR|URI", "where the tables are")
+          .option("scale", "SF", "the scale factor")
+          .toggle("tpcds", "the TPC-DS suite")
+          .toggle("rdd", "the plain RDD shuffle")
+          .option("seed", "N", "1", "data generator seed")
+          .toggle("generate", "write the tables (those already complete are kept)")
+          .option("queries", "LIST", "all", "aggregate,join,... or q1,q14a,...")
+          .option("events", "FILE", "where each query's JSON line is appended")
+          .option("rdd-partitions", "N", "partitions of the TPC queries' RDD inputs");
 
   /** How {@code --generate} names the complete tables and their size, for the harness. */
   static final String TABLES_LINE = "Tables complete at ";
@@ -45,27 +52,12 @@ public final class TpcJob {
   private TpcJob() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts = new LinkedHashMap<>();
-    boolean generate = false;
-    Suite suite = Suite.TPC;
-    Flags flags = new Flags(args, USAGE);
-    while (flags.hasNext()) {
-      String flag = flags.next();
-      if (flag.equals("--generate")) {
-        generate = true;
-      } else if (flag.equals("--tpcds")) {
-        suite = Suite.TPCDS;
-      } else if (flag.equals("--rdd")) {
-        suite = Suite.RDD;
-      } else {
-        flags.named(
-            flag, List.of("data", "scale", "seed", "queries", "events", "rdd-partitions"), opts);
-      }
-    }
-    double scale = ScaleFactor.parse(required(opts, "scale"));
-    long seed = Long.parseLong(opts.getOrDefault("seed", "1"));
+    Flags.Values opts = FLAGS.parseOrExit(args);
+    Suite suite = opts.given("tpcds") ? Suite.TPCDS : opts.given("rdd") ? Suite.RDD : Suite.TPC;
+    double scale = opts.as("scale", ScaleFactor::parse);
+    long seed = opts.as("seed", Long::parseLong);
     DataLocation tables =
-        suite.tables(DataLocation.parse(required(opts, "data"), Path.of("")), scale, seed);
+        suite.tables(DataLocation.parse(opts.required("data"), Path.of("")), scale, seed);
 
     SparkSession spark =
         SparkSession.builder()
@@ -75,7 +67,7 @@ public final class TpcJob {
     spark.sparkContext().setLogLevel("WARN");
     try {
       HadoopFiles files = new HadoopFiles(spark);
-      if (generate) {
+      if (opts.given("generate")) {
         // The harness cannot see a cluster's storage: it asks for tables every time, and those
         // already complete are kept.
         if (!suite.complete(tables, files::exists)) {
@@ -103,10 +95,19 @@ public final class TpcJob {
         throw new IllegalStateException("no complete tables in " + tables + "; run --generate");
       }
       SparkExecutors.awaitAll(spark);
-      String names = opts.getOrDefault("queries", "all");
+      String names = opts.text("queries");
       List<JobQuery> queries =
           switch (suite) {
-            case TPC -> tpcQueries(spark, tables, scale, seed, names, opts);
+            case TPC ->
+                tpcQueries(
+                    spark,
+                    tables,
+                    scale,
+                    seed,
+                    names,
+                    opts.given("rdd-partitions")
+                        ? opts.positive("rdd-partitions")
+                        : defaultRddPartitions(scale));
             case RDD ->
                 tpcQueries(
                     spark,
@@ -114,10 +115,10 @@ public final class TpcJob {
                     scale,
                     seed,
                     QuerySpec.PARTITION_BY.label(),
-                    Map.of("rdd-partitions", String.valueOf(Suite.RDD_PARTITIONS)));
+                    Suite.RDD_PARTITIONS);
             case TPCDS -> tpcdsQueries(spark, tables, names);
           };
-      boolean failed = runAll(spark, queries, Path.of(required(opts, "events")));
+      boolean failed = runAll(spark, queries, Path.of(opts.required("events")));
       if (failed) {
         System.exit(2);
       }
@@ -132,10 +133,7 @@ public final class TpcJob {
       double scale,
       long seed,
       String names,
-      Map<String, String> opts) {
-    int rddPartitions =
-        Integer.parseInt(
-            opts.getOrDefault("rdd-partitions", String.valueOf(defaultRddPartitions(scale))));
+      int rddPartitions) {
     TpchGenerator generator =
         new TpchGenerator(scale, seed, TableLayout.generatorPartitions(scale));
     QueryInputs in = new QueryInputs(spark, tables, generator, scale, seed, rddPartitions);
@@ -270,13 +268,5 @@ public final class TpcJob {
     t.printStackTrace(new PrintWriter(sw));
     String s = sw.toString();
     return s.length() > 4000 ? s.substring(0, 4000) : s;
-  }
-
-  private static String required(Map<String, String> opts, String key) {
-    String v = opts.get(key);
-    if (v == null) {
-      throw new IllegalArgumentException("--" + key + " is required");
-    }
-    return v;
   }
 }
