@@ -10,8 +10,8 @@
 #                       [--output docs/benchmarks/server.md | --output -]  (--help lists all flags)
 #
 # --probes also measures the CPU floors the report sets the server's CPU per GiB against: a bare
-# receive into a pool as a server's event loop receives pushes, and sendfile of a file written past
-# the page cache; without it those comparisons are left out.
+# receive into a pool as a server's event loop receives pushes, dd into the page cache, and sendfile
+# of a file written past the page cache; without it those comparisons are left out.
 #
 # Builds the modules first when they are missing or older than the sources, and installs iperf3 with
 # apt-get when it is missing (as root; otherwise it says what to install). The servers' data, logs

@@ -55,6 +55,20 @@ public final class BenchmarkReport {
     render(markdown, record);
   }
 
+  /**
+   * How every benchmark ends: prints the record's section and, unless {@code markdown} is null
+   * ({@code --output -}), {@link #write}s it.
+   */
+  public static void publish(BenchRecord record, Path markdown) {
+    System.out.println();
+    System.out.println(Renderer.markdown(record));
+    if (markdown != null) {
+      write(markdown, record);
+      System.out.println(
+          "Wrote the '" + record.benchmark() + "' section of " + markdown + " and its record");
+    }
+  }
+
   /** Renders the record into its section of the Markdown file, leaving the rest as it is. */
   public static void render(Path markdown, BenchRecord record) {
     splice(markdown, record.benchmark(), record.title(), Renderer.markdown(record));

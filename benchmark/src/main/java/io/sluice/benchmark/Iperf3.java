@@ -1,5 +1,7 @@
 package io.sluice.benchmark;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -12,18 +14,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Runs iperf3 over loopback, a one-shot server and a client, and reads the received bit rate. */
 public final class Iperf3 {
   private static final String HOST = "127.0.0.1";
-  private static final Pattern BITS_PER_SECOND =
-      Pattern.compile("\"bits_per_second\"\\s*:\\s*([0-9.eE+-]+)");
-  private static final Pattern HOST_CPU = Pattern.compile("\"host_total\"\\s*:\\s*([0-9.eE+-]+)");
-  private static final Pattern REMOTE_CPU =
-      Pattern.compile("\"remote_total\"\\s*:\\s*([0-9.eE+-]+)");
-  private static final Pattern ERROR = Pattern.compile("\"error\"\\s*:\\s*\"([^\"]*)\"");
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String executable;
 
@@ -72,22 +67,17 @@ public final class Iperf3 {
   }
 
   /**
-   * Streams TCP from a client to a server on 127.0.0.1 and returns the bits per second the server
-   * received over all streams ({@code end.sum_received}), the first {@code omitSeconds} left out.
-   */
-  public double receivedBitsPerSecond(int streams, int seconds, int omitSeconds)
-      throws IOException, InterruptedException {
-    return measure(streams, seconds, omitSeconds).bitsPerSecond();
-  }
-
-  /**
    * What one iperf3 test measured: the bits per second received over all streams, the CPU its
    * client and server spent per GiB received, and the server's (receiving) share of it.
    */
   public record Measurement(
       double bitsPerSecond, double cpuSecondsPerGib, double receiverCpuSecondsPerGib) {}
 
-  /** As {@link #receivedBitsPerSecond}, with the CPU both iperf3 processes used per GiB. */
+  /**
+   * Streams TCP from a client to a server on 127.0.0.1: the bits per second the server received
+   * over all streams ({@code end.sum_received}), the first {@code omitSeconds} left out, and the
+   * CPU both iperf3 processes used per GiB.
+   */
   public Measurement measure(int streams, int seconds, int omitSeconds)
       throws IOException, InterruptedException {
     int port = freePort();
@@ -135,33 +125,22 @@ public final class Iperf3 {
    * GiB received is what the transfer cost the machine.
    */
   static Measurement parse(String json) throws IOException {
-    double bits = parseReceivedBitsPerSecond(json);
-    Matcher host = HOST_CPU.matcher(json);
-    Matcher remote = REMOTE_CPU.matcher(json);
-    if (!host.find() || !remote.find()) {
-      throw new IOException("iperf3 reported no cpu_utilization_percent:\n" + json);
-    }
-    double receiverCores = Double.parseDouble(remote.group(1)) / 100;
-    double cores = Double.parseDouble(host.group(1)) / 100 + receiverCores;
-    double gibPerSecond = bits / 8 / (1L << 30);
-    return new Measurement(bits, cores / gibPerSecond, receiverCores / gibPerSecond);
-  }
-
-  /** {@code end.sum_received.bits_per_second} of iperf3's JSON output. */
-  public static double parseReceivedBitsPerSecond(String json) throws IOException {
-    // Only the final summary has this key; intervals have "sum".
-    int sum = json.indexOf("\"sum_received\"");
-    if (sum < 0) {
-      Matcher error = ERROR.matcher(json);
+    JsonNode end = JSON.readTree(json).path("end");
+    JsonNode bits = end.path("sum_received").path("bits_per_second");
+    if (!bits.isNumber()) {
+      JsonNode error = JSON.readTree(json).path("error");
       throw new IOException(
           "iperf3 reported no received sum"
-              + (error.find() ? ": " + error.group(1) : "; its output was:\n" + json));
+              + (error.isTextual() ? ": " + error.asText() : "; its output was:\n" + json));
     }
-    Matcher m = BITS_PER_SECOND.matcher(json);
-    if (!m.find(sum)) {
-      throw new IOException("iperf3's sum_received has no bits_per_second:\n" + json);
+    JsonNode cpu = end.path("cpu_utilization_percent");
+    if (!cpu.path("host_total").isNumber() || !cpu.path("remote_total").isNumber()) {
+      throw new IOException("iperf3 reported no cpu_utilization_percent:\n" + json);
     }
-    return Double.parseDouble(m.group(1));
+    double receiverCores = cpu.path("remote_total").asDouble() / 100;
+    double cores = cpu.path("host_total").asDouble() / 100 + receiverCores;
+    double gibPerSecond = bits.asDouble() / 8 / (1L << 30);
+    return new Measurement(bits.asDouble(), cores / gibPerSecond, receiverCores / gibPerSecond);
   }
 
   /** Waits until the server says it listens: a client started earlier would be refused. */

@@ -298,6 +298,12 @@ public final class Flags {
       return text == null || text.equals("-") ? null : Path.of(text);
     }
 
+    /** {@link #pathOrNone(String)} resolved against {@code base}. */
+    public Path pathOrNone(String name, Path base) {
+      Path path = pathOrNone(name);
+      return path == null ? null : base.resolve(path);
+    }
+
     /** The {@code key=value} values of a repeatable flag, in the order given. */
     public Map<String, String> pairs(String name) {
       declared(name);

@@ -6,7 +6,6 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.benchmark.report.Check;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.benchmark.report.Table;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.coordinator.CoordinatorAddress;
@@ -216,12 +215,7 @@ public final class AssignmentBenchmark {
             List.of(latency, cpu),
             checks,
             Map.of("assign1000x1", thousand, "overLoopback", network.assignments));
-    System.out.println();
-    System.out.println(Renderer.markdown(record));
-    if (output != null) {
-      BenchmarkReport.write(output, record);
-      System.out.println("\nWrote the coordinator section of " + output + " and its record");
-    }
+    BenchmarkReport.publish(record, output);
   }
 
   private static void latencyRow(Table table, String what, LatencyStats s) {

@@ -8,7 +8,6 @@ import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.benchmark.report.Check;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.benchmark.report.Table;
 import io.sluice.fixtures.NetBed;
 import io.sluice.testcluster.ProcessCluster;
@@ -202,12 +201,7 @@ public final class FaultBenchmark {
             rounds,
             job,
             onBed ? linkRate : null);
-    System.out.println(Renderer.markdown(record));
-    String markdown = o.text("markdown");
-    if (!markdown.equals("-")) {
-      BenchmarkReport.write(home.resolve(markdown), record);
-      System.out.println("Wrote the '" + section + "' section of " + markdown + " and its record");
-    }
+    BenchmarkReport.publish(record, o.pathOrNone("markdown", home));
     boolean allRight =
         outcomes.stream().allMatch(x -> x.answer().equals(reference.answer()) && x.exit() == 0);
     System.exit(allRight ? 0 : 1);

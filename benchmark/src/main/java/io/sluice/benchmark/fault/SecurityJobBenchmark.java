@@ -7,7 +7,6 @@ import io.sluice.benchmark.Series;
 import io.sluice.benchmark.SparkInstall;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.benchmark.report.Check;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.benchmark.report.Table;
 import io.sluice.testcluster.ProcessCluster;
 import java.nio.charset.StandardCharsets;
@@ -114,12 +113,7 @@ public final class SecurityJobBenchmark {
     }
     settings.certificate.delete();
     BenchRecord record = record(reference, outcomes, rounds, job, o.text("command"));
-    System.out.println(Renderer.markdown(record));
-    String markdown = o.text("markdown");
-    if (!markdown.equals("-")) {
-      BenchmarkReport.write(home.resolve(markdown), record);
-      System.out.println("Wrote the 'security-job' section of " + markdown + " and its record");
-    }
+    BenchmarkReport.publish(record, o.pathOrNone("markdown", home));
     boolean allRight =
         outcomes.values().stream()
             .flatMap(List::stream)

@@ -12,7 +12,6 @@ import io.sluice.benchmark.fault.FaultJobRunner;
 import io.sluice.benchmark.fault.ServerFigures;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.benchmark.report.Check;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.benchmark.report.Table;
 import io.sluice.benchmark.tpc.TpcWorkload;
 import io.sluice.fixtures.NetBed;
@@ -235,12 +234,7 @@ public final class LinkBenchmark {
       }
     }
     BenchRecord record = record(o.text("command"), runs, jobs, rates, rounds, replicas, job, sql);
-    System.out.println(Renderer.markdown(record));
-    String markdown = o.text("markdown");
-    if (!markdown.equals("-")) {
-      BenchmarkReport.write(home.resolve(markdown), record);
-      System.out.println("Wrote the 'links' section of " + markdown + " and its record");
-    }
+    BenchmarkReport.publish(record, o.pathOrNone("markdown", home));
     boolean allRight = runs.stream().allMatch(r -> r.outcome().exit() == 0) && answersAgree(runs);
     System.exit(allRight ? 0 : 1);
   }

@@ -10,7 +10,6 @@ import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
 import io.sluice.benchmark.report.BenchRecord;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.client.core.push.FixedLocations;
 import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.common.config.SluiceConf;
@@ -157,12 +156,7 @@ public final class ScaleBenchmark {
     }
     ScaleReport report = new ScaleReport(settings, results);
     BenchRecord record = report.record();
-    System.out.println();
-    System.out.println(Renderer.markdown(record));
-    if (settings.output() != null) {
-      BenchmarkReport.write(settings.output(), record);
-      System.out.println("Wrote the 'scale' section of " + settings.output() + " and its record");
-    }
+    BenchmarkReport.publish(record, settings.output());
     List<String> failures = report.failures();
     failures.forEach(f -> System.err.println("FAILED: " + f));
     return failures.isEmpty();

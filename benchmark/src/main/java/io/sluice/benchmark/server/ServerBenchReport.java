@@ -195,11 +195,13 @@ final class ServerBenchReport {
         rate(results.diskBytesPerSecond.median()),
         range(results.diskBytesPerSecond),
         cores(results.diskCpuPerGib.median()));
-    t.row(
-        "Page cache write (not a target), `" + results.ddPageCacheCommand + "`",
-        rate(results.pageCacheBytesPerSecond.median()),
-        range(results.pageCacheBytesPerSecond),
-        cores(results.pageCacheCpuPerGib.median()));
+    if (!results.pageCacheBytesPerSecond.isEmpty()) {
+      t.row(
+          "Page cache write (not a target), `" + results.ddPageCacheCommand + "`",
+          rate(results.pageCacheBytesPerSecond.median()),
+          range(results.pageCacheBytesPerSecond),
+          cores(results.pageCacheCpuPerGib.median()));
+    }
     for (Map.Entry<Integer, Series> e : results.sendfileCpuPerGib.entrySet()) {
       Series rates = results.sendfileBytesPerSecond.get(e.getKey());
       t.row(

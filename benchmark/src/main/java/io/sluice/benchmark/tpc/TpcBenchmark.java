@@ -8,7 +8,6 @@ import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.SparkRun;
 import io.sluice.benchmark.report.BenchRecord;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.common.metrics.Json;
 import io.sluice.fixtures.Daemons;
 import io.sluice.testcluster.ProcessCluster;
@@ -200,12 +199,7 @@ public final class TpcBenchmark {
                 + (s.spark.equals("3.5") ? "" : " on Spark " + s.spark)
                 + ": Sluice against Spark's sort shuffle",
             charts);
-    if (s.markdown != null) {
-      BenchmarkReport.write(s.markdown, record);
-      System.out.println("== Report: section '" + s.section() + "' of " + s.markdown);
-    }
-    System.out.println();
-    System.out.println(Renderer.markdown(record));
+    BenchmarkReport.publish(record, s.markdown);
     System.exit(summary.answersAgree() ? 0 : 1);
   }
 

@@ -9,7 +9,6 @@ import io.sluice.benchmark.Flags;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.benchmark.report.Check;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.benchmark.report.Table;
 import io.sluice.common.auth.Credentials;
 import io.sluice.common.auth.Secret;
@@ -139,12 +138,7 @@ public final class SecurityBenchmark {
       System.out.printf(Locale.ROOT, "cipher alone (%s): %.2f CPU-s/GiB%n", cipher.suite(), cpu);
     }
     BenchRecord record = benchmark.record(figures, cipher, o.command());
-    System.out.println();
-    System.out.println(Renderer.markdown(record));
-    if (o.output() != null) {
-      BenchmarkReport.write(o.output(), record);
-      System.out.println("Wrote the 'security' section of " + o.output() + " and its record");
-    }
+    BenchmarkReport.publish(record, o.output());
     benchmark.cert.delete();
     System.exit(0);
   }

@@ -6,7 +6,6 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.benchmark.report.BenchRecord;
-import io.sluice.benchmark.report.Renderer;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClientFactory;
@@ -97,13 +96,7 @@ public final class TransportBenchmark {
       }
     }
     BenchRecord record = new TransportReport(settings, setup, results).record();
-    System.out.println();
-    System.out.println(Renderer.markdown(record));
-    if (settings.output() != null) {
-      BenchmarkReport.write(settings.output(), record);
-      System.out.println(
-          "Wrote the 'transport' section of " + settings.output() + " and its record");
-    }
+    BenchmarkReport.publish(record, settings.output());
   }
 
   private PushRun.Rate measure(PushRun pushes, int connections, Supplier<PushWorkload> workload)
