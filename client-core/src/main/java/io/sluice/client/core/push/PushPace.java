@@ -6,9 +6,12 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How fast a JVM's pushes are acknowledged, by the servers they involve, to find a server that
@@ -25,19 +28,25 @@ import java.util.function.LongSupplier;
  * is that of its recent pushes; a set that is no longer pushed to fades below the thresholds below
  * and is judged again when pushed to.
  *
- * <p>The reference is the median, over servers, of each server's best pace: that of the fastest set
- * involving it with at least {@code minEvidenceBytes} acknowledged. A server's best pace is high as
- * long as one of its sets is healthy, so one slow server lowers the median no more than it lowers
- * the count, and a server much faster than the rest (one on the writer's own host) raises nothing.
- * Sets involving a server found slow lately give no server a best pace, lest the others be held to
- * its pace; where every set with evidence involves one, nothing is judged.
+ * <p>Nothing is judged until a set has acknowledged {@code minEvidenceBytes}; from then on every
+ * set that acknowledged a {@value #SAMPLE_SHARE}th of that (a sample) counts. The reference is the
+ * median, over servers, of each server's best pace: that of the fastest set involving it with a
+ * sample. A server's best pace is high as long as one of its sets is healthy, so one slow server
+ * lowers the median no more than it lowers the count, and a server much faster than the rest (one
+ * on the writer's own host) raises nothing. A sample's pace is if anything too low (round trips
+ * weigh more in it), so a healthy set's short burst may stand for its servers beside a slow set
+ * that holds the writers for seconds and so gathers the evidence first: were only sets with the
+ * full evidence to count, the slow set alone would set the reference, pass as healthy against
+ * itself, and blame its servers' other partners instead. Sets involving a server found slow lately
+ * give no server a best pace, lest the others be held to its pace; where every set with evidence
+ * involves one, nothing is judged.
  *
  * <p>A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided
  * by {@code slowRatio}; one that has acknowledged nothing yet, once it was busy for as long as a
  * set at that pace takes to acknowledge {@code minEvidenceBytes}, and {@value #STALL_FACTOR} times
  * {@code minBusy} at least (a cold JVM's or a server's first pushes may be slow). A set is fast
- * when it has that evidence and is not slow. The servers of a slow set that are in no fast set are
- * to blame: one server, or (when the sets do not overlap, as pairs of servers often do not with two
+ * when it has a sample and is not slow. The servers of a slow set that are in no fast set are to
+ * blame: one server, or (when the sets do not overlap, as pairs of servers often do not with two
  * copies) every server of the set. Shared by the JVM's writers, so that evidence gathered by many
  * tasks adds up. Thread-safe; never calls out while locked.
  *
@@ -48,6 +57,8 @@ import java.util.function.LongSupplier;
  * paces have sunk with it, its own may look healthy while it still crawls.
  */
 public final class PushPace {
+  private static final Logger LOG = LoggerFactory.getLogger(PushPace.class);
+
   /** How fast old evidence fades. */
   static final Duration HALF_LIFE = Duration.ofSeconds(10);
 
@@ -64,6 +75,9 @@ public final class PushPace {
 
   static final long DEFAULT_MIN_EVIDENCE_BYTES = 256L << 10;
 
+  /** A sample, which counts once some set has the evidence, is this share of the evidence. */
+  static final int SAMPLE_SHARE = 4;
+
   /** How long a server found slow alone is remembered after the last finding. */
   static final Duration MEMORY = Duration.ofMinutes(1);
 
@@ -79,6 +93,11 @@ public final class PushPace {
   private List<Slow> verdict = List.of();
   private long verdictAt;
   private boolean judged;
+
+  /** The reference pace of the last verdict; NaN when it had too little evidence for one. */
+  private double reference = Double.NaN;
+
+  private long describedAt;
 
   /**
    * @param slowRatio how many times slower than the others' a server's pace must be for it to be
@@ -171,11 +190,17 @@ public final class PushPace {
     return foundSlowAt.keySet();
   }
 
-  /** The sets of servers found slow now, each with the paces that make it so. */
+  /**
+   * The sets of servers found slow now, each with the paces that make it so. At DEBUG, the figures
+   * behind the verdict are logged once per {@link #HALF_LIFE}, found slow or not.
+   */
   public List<Slow> slowServers() {
     if (!enabled()) {
       return List.of();
     }
+    boolean debug = LOG.isDebugEnabled();
+    String figures = null;
+    List<Slow> found;
     synchronized (this) {
       long now = nanoClock.getAsLong();
       if (!judged || now - verdictAt >= CHECK_INTERVAL.toNanos()) {
@@ -188,32 +213,68 @@ public final class PushPace {
             foundSlowAt.put(slow.servers().get(0), now);
           }
         }
+        if (debug && now - describedAt >= HALF_LIFE.toNanos()) {
+          figures = describe();
+          describedAt = now;
+        }
       }
-      return verdict;
+      found = verdict;
     }
+    if (figures != null) {
+      LOG.debug(figures);
+    }
+    return found;
+  }
+
+  /** The last verdict's figures, each set's as of that verdict. */
+  private String describe() {
+    StringBuilder text =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "Push pace: reference %.2f MB/s, found slow %s, slow lately %s",
+                reference / 1e6,
+                verdict,
+                foundSlowAt.keySet()));
+    paces.forEach(
+        (servers, pace) ->
+            text.append(
+                String.format(
+                    Locale.ROOT,
+                    "; %s %.2f MB/s (%.2f MB in %.1f s busy, %d outstanding)",
+                    servers,
+                    pace.bytesPerSecond() / 1e6,
+                    pace.bytes / 1e6,
+                    pace.busyNanos / 1e9,
+                    pace.outstanding)));
+    return text.toString();
   }
 
   private List<Slow> judge(long now) {
     Set<String> slowLately = Set.copyOf(slowLately(now));
-    // Each server's best pace: that of the fastest set with evidence that involves it and no
+    double sampleBytes = minEvidenceBytes / (double) SAMPLE_SHARE;
+    // Each server's best pace: that of the fastest set with a sample that involves it and no
     // server found slow lately.
     Map<String, Double> best = new HashMap<>();
+    boolean evidence = false;
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       pace.advance(now);
-      if (pace.bytes >= minEvidenceBytes && e.getKey().stream().noneMatch(slowLately::contains)) {
+      if (pace.bytes >= sampleBytes && e.getKey().stream().noneMatch(slowLately::contains)) {
+        evidence |= pace.bytes >= minEvidenceBytes;
         for (String server : e.getKey()) {
           best.merge(server, pace.bytesPerSecond(), Math::max);
         }
       }
     }
     paces.values().removeIf(Pace::forgotten);
-    if (paces.size() < 2 || best.isEmpty()) {
+    reference = Double.NaN;
+    if (paces.size() < 2 || !evidence) {
       return List.of();
     }
     List<Double> bests = new ArrayList<>(best.values());
     Collections.sort(bests);
-    double reference = bests.get(bests.size() / 2);
+    reference = bests.get(bests.size() / 2);
     Set<String> fast = new HashSet<>();
     List<Map.Entry<List<String>, Pace>> slow = new ArrayList<>();
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
@@ -222,7 +283,7 @@ public final class PushPace {
       double busyNeeded = pace.bytes > 0 ? minBusyNanos : stallNanos(reference);
       if (slowPace && pace.busyNanos >= busyNeeded) {
         slow.add(e);
-      } else if (!slowPace && pace.bytes >= minEvidenceBytes) {
+      } else if (!slowPace && pace.bytes >= sampleBytes) {
         fast.addAll(e.getKey());
       }
     }
