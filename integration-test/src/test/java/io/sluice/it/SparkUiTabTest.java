@@ -120,7 +120,10 @@ class SparkUiTabTest {
    * A server lost while map tasks push, with one copy of each partition: the writers move the
    * partitions it held to the other servers, the readers find the blocks it held gone, and Spark
    * runs the lost map outputs again. The tab's relocations, fetch failures and map stage re-runs
-   * are checked against what Spark's own listener saw.
+   * are checked against what Spark's own listener saw. A map task running beside the one that stops
+   * the server may have pushed blocks to it that it took before it went: that task's commit fails
+   * and Spark runs it again, as on a cluster ({@code local[2,4]}; with one attempt the job would
+   * abort).
    */
   @Test
   void aServerLostWhileMapsPushShowsItsRelocationsFetchFailuresAndReruns() throws Exception {
@@ -128,7 +131,7 @@ class SparkUiTabTest {
       lossCluster = cluster;
       serverStopped.set(false);
       SparkConf conf =
-          SparkSessions.withSluice(SparkSessions.base("local[2]", "sluice-loss"), cluster)
+          SparkSessions.withSluice(SparkSessions.base("local[2,4]", "sluice-loss"), cluster)
               .set("spark.ui.enabled", "true")
               .set("spark.ui.port", "0");
       SparkSession spark = SparkSessions.start(conf, Map.of());

@@ -28,27 +28,30 @@ import org.slf4j.LoggerFactory;
  * is that of its recent pushes; a set that is no longer pushed to fades below the thresholds below
  * and is judged again when pushed to.
  *
- * <p>Nothing is judged until a set has acknowledged {@code minEvidenceBytes}; from then on every
- * set that acknowledged a {@value #SAMPLE_SHARE}th of that (a sample) counts. The reference is the
- * median, over servers, of each server's best pace: that of the fastest set involving it with a
- * sample. A server's best pace is high as long as one of its sets is healthy, so one slow server
- * lowers the median no more than it lowers the count, and a server much faster than the rest (one
- * on the writer's own host) raises nothing. A sample's pace is if anything too low (round trips
- * weigh more in it), so a healthy set's short burst may stand for its servers beside a slow set
- * that holds the writers for seconds and so gathers the evidence first: were only sets with the
- * full evidence to count, the slow set alone would set the reference, pass as healthy against
- * itself, and blame its servers' other partners instead. Sets involving a server found slow lately
- * give no server a best pace, lest the others be held to its pace; where every set with evidence
- * involves one, nothing is judged.
+ * <p>Nothing is judged until a set has acknowledged {@code minEvidenceBytes} (at the default batch
+ * size one full push does); from then on a set counts once it has that evidence, or a {@value
+ * #SAMPLE_SHARE}th of it (a sample) while it is pushed to (a push outstanding, or one acknowledged
+ * within the last {@link #HALF_LIFE}). The reference is the median, over servers, of each server's
+ * best pace: that of the fastest set that counts involving it. A server's best pace is high as long
+ * as one of its sets is healthy, so one slow server lowers the median no more than it lowers the
+ * count, and with three servers or more one much faster than the rest (one on the writer's own
+ * host) raises nothing. Samples count because a slow set holds the writers for seconds and so
+ * gathers the evidence first, while a healthy set's short bursts, with small batches, may stay
+ * below it: were only sets with the full evidence to count, the slow set alone would set the
+ * reference, pass as healthy against itself, and blame its servers' other partners instead. Round
+ * trips weigh more in a sample, which makes its pace low; a sample taken while the machine was less
+ * busy than during the slow set's pushes makes it high, hence only fresh samples count. Sets
+ * involving a server found slow lately give no server a best pace, lest the others be held to its
+ * pace; where every set with evidence involves one, nothing is judged.
  *
  * <p>A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided
  * by {@code slowRatio}; one that has acknowledged nothing yet, once it was busy for as long as a
  * set at that pace takes to acknowledge {@code minEvidenceBytes}, and {@value #STALL_FACTOR} times
  * {@code minBusy} at least (a cold JVM's or a server's first pushes may be slow). A set is fast
- * when it has a sample and is not slow. The servers of a slow set that are in no fast set are to
- * blame: one server, or (when the sets do not overlap, as pairs of servers often do not with two
- * copies) every server of the set. Shared by the JVM's writers, so that evidence gathered by many
- * tasks adds up. Thread-safe; never calls out while locked.
+ * when it counts and is not slow. The servers of a slow set that are in no fast set are to blame:
+ * one server, or (when the sets do not overlap, as pairs of servers often do not with two copies)
+ * every server of the set. Shared by the JVM's writers, so that evidence gathered by many tasks
+ * adds up. Thread-safe; never calls out while locked.
  *
  * <p>Servers found slow alone are remembered for {@link #MEMORY} after the last finding, as the
  * driver keeps a named one out of new locations for as long: the writers have moved off them by
@@ -98,6 +101,7 @@ public final class PushPace {
   private double reference = Double.NaN;
 
   private long describedAt;
+  private boolean described;
 
   /**
    * @param slowRatio how many times slower than the others' a server's pace must be for it to be
@@ -110,7 +114,8 @@ public final class PushPace {
   /**
    * @param minBusy how long pushes to a set of servers must have been outstanding before it may be
    *     found slow
-   * @param minEvidenceBytes bytes a set of servers must have acknowledged before its pace counts
+   * @param minEvidenceBytes bytes a set of servers must have acknowledged before anything is judged
+   *     and before its pace counts when it is no longer pushed to
    */
   PushPace(int slowRatio, Duration minBusy, long minEvidenceBytes, LongSupplier nanoClock) {
     if (slowRatio < 0) {
@@ -150,9 +155,11 @@ public final class PushPace {
       if (pace == null) {
         return;
       }
-      pace.advance(nanoClock.getAsLong());
+      long now = nanoClock.getAsLong();
+      pace.advance(now);
       pace.outstanding--;
       pace.bytes += bytes;
+      pace.endedAt = now;
     }
   }
 
@@ -213,9 +220,10 @@ public final class PushPace {
             foundSlowAt.put(slow.servers().get(0), now);
           }
         }
-        if (debug && now - describedAt >= HALF_LIFE.toNanos()) {
+        if (debug && (!described || now - describedAt >= HALF_LIFE.toNanos())) {
           figures = describe();
           describedAt = now;
+          described = true;
         }
       }
       found = verdict;
@@ -252,15 +260,14 @@ public final class PushPace {
 
   private List<Slow> judge(long now) {
     Set<String> slowLately = Set.copyOf(slowLately(now));
-    double sampleBytes = minEvidenceBytes / (double) SAMPLE_SHARE;
-    // Each server's best pace: that of the fastest set with a sample that involves it and no
-    // server found slow lately.
+    // Each server's best pace: that of the fastest set that counts, involves it and no server
+    // found slow lately.
     Map<String, Double> best = new HashMap<>();
     boolean evidence = false;
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       pace.advance(now);
-      if (pace.bytes >= sampleBytes && e.getKey().stream().noneMatch(slowLately::contains)) {
+      if (counts(pace, now) && e.getKey().stream().noneMatch(slowLately::contains)) {
         evidence |= pace.bytes >= minEvidenceBytes;
         for (String server : e.getKey()) {
           best.merge(server, pace.bytesPerSecond(), Math::max);
@@ -283,7 +290,7 @@ public final class PushPace {
       double busyNeeded = pace.bytes > 0 ? minBusyNanos : stallNanos(reference);
       if (slowPace && pace.busyNanos >= busyNeeded) {
         slow.add(e);
-      } else if (!slowPace && pace.bytes >= sampleBytes) {
+      } else if (!slowPace && counts(pace, now)) {
         fast.addAll(e.getKey());
       }
     }
@@ -300,6 +307,13 @@ public final class PushPace {
       }
     }
     return List.copyOf(found.values());
+  }
+
+  /** Whether a set's pace counts: it has the evidence, or a sample while it is pushed to. */
+  private boolean counts(Pace pace, long now) {
+    return pace.bytes >= minEvidenceBytes
+        || (pace.bytes >= minEvidenceBytes / (double) SAMPLE_SHARE
+            && (pace.outstanding > 0 || now - pace.endedAt <= HALF_LIFE.toNanos()));
   }
 
   /**
@@ -328,8 +342,12 @@ public final class PushPace {
     double bytes;
     long advancedAt;
 
+    /** When a push last ended. */
+    long endedAt;
+
     Pace(long now) {
       this.advancedAt = now;
+      this.endedAt = now;
     }
 
     /** Decays the figures to {@code now}, then counts the busy time since the last advance. */

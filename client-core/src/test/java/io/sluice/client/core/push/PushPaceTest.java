@@ -108,6 +108,46 @@ class PushPaceTest {
     assertEquals(List.of("b"), ids(pace.slowServers()));
   }
 
+  /** The same with one copy: the slow server's evidence alone found nothing before. */
+  @Test
+  void withOneCopyHealthySamplesBesideASlowServersEvidenceFindIt() {
+    push(List.of("c"), 6 * MIB / 5, 4_000);
+    push(List.of("a"), 3 * MIB / 10, 30);
+    push(List.of("b"), 3 * MIB / 10, 30);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+  }
+
+  /**
+   * A sample counts only while its set is pushed to: a pace from before the machine got busier (a
+   * stage that loads the executor's cores, a shuffle placed elsewhere) must not make the others
+   * slow.
+   */
+  @Test
+  void aFadedSampleOfASetNoLongerPushedToMakesNoServerSlow() {
+    push(List.of("a", "c"), 4 * MIB, 200);
+    now.addAndGet(30_000 * MS);
+    push(List.of("a", "b"), 2 * MIB, 1_000);
+    push(List.of("b", "c"), 2 * MIB, 1_000);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  /** Evidence of sets involving a server found slow lately starts no judging of the others. */
+  @Test
+  void evidenceOfASetWithAServerFoundSlowLatelyStartsNoJudging() {
+    push(List.of("a", "b"), 4 * MIB, 400);
+    push(List.of("b", "c"), 4 * MIB, 400);
+    push(List.of("a", "c"), 4 * MIB, 40);
+    assertEquals(List.of("b"), ids(pace.slowServers()));
+    now.addAndGet(30_000 * MS);
+
+    push(List.of("a", "b"), 2 * MIB, 1_000);
+    push(List.of("a", "c"), 3 * MIB / 10, 30);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
   @Test
   void aServerOnTheWritersOwnHostMakesNoOtherServerSlow() {
     push(List.of("local"), 4 * MIB, 4);
