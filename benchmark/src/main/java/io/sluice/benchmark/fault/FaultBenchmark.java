@@ -80,6 +80,9 @@ public final class FaultBenchmark {
   /** The server killed: the second of three. */
   private static final int VICTIM = 1;
 
+  /** The servers of every run; a partition has at most this many copies. */
+  private static final int SERVERS = 3;
+
   /** The victim's host on the test bed. */
   private static final String VICTIM_HOST = "s" + VICTIM;
 
@@ -91,7 +94,7 @@ public final class FaultBenchmark {
     Flags.Values o = FLAGS.parseOrExit(args, v -> v);
     Path home = o.path("home").toAbsolutePath().normalize();
     int rounds = o.positive("rounds");
-    List<Integer> replicas = o.positiveList("replicas", 2);
+    List<Integer> replicas = o.positiveList("replicas", SERVERS);
     List<FaultBenchmarkJob.Scenario> scenarios = new ArrayList<>();
     for (String c : o.list("cases")) {
       try {
@@ -136,12 +139,12 @@ public final class FaultBenchmark {
         ProcessCluster cluster =
             onBed(
                     ProcessCluster.withScripts(
-                            home, 3, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
+                            home, SERVERS, new ProcessCluster.ServerSizing("512m", "128m", "512m"))
                         .in(out.resolve("cluster")),
                     bed)
                 .start()) {
       if (bed != null) {
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < SERVERS; i++) {
           bed.cap("s" + i, linkRate.toString());
         }
       }
@@ -168,7 +171,7 @@ public final class FaultBenchmark {
             } else if (scenario.cuts()) {
               // Healed, the server has gone on running all along: it rejoins as it is.
               bed.heal(VICTIM_HOST);
-              cluster.awaitLive(3);
+              cluster.awaitLive(SERVERS);
             }
             ServerFigures figures = ServerFigures.between(before, ServerFigures.scrape(servers));
             System.out.printf(
