@@ -36,7 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
@@ -524,7 +524,7 @@ public final class MapOutputPusher {
     // and making a connection is no measure of how fast the servers take blocks.
     boolean timeIt = pace.enabled() && batch.bytes >= settings.batchSize() / 2;
     List<String> servers = timeIt ? batch.serverIds() : List.of();
-    AtomicBoolean timed = new AtomicBoolean();
+    AtomicReference<PushPace.Timing> timing = new AtomicReference<>();
     CompletableFuture<StatusResponse> pushed =
         Retries.withRetries(
             () ->
@@ -532,8 +532,9 @@ public final class MapOutputPusher {
                     .getClientAsync(primary.host(), primary.port())
                     .thenApply(
                         c -> {
-                          if (timeIt && timed.compareAndSet(false, true)) {
-                            pace.started(servers);
+                          // Attempts run one after another: only the first is timed.
+                          if (timeIt && timing.get() == null) {
+                            timing.set(pace.started(servers));
                           }
                           return c;
                         })
@@ -557,8 +558,9 @@ public final class MapOutputPusher {
     long bytes = batch.bytes;
     pushed.whenComplete(
         (ok, error) -> {
-          if (timed.get()) {
-            pace.ended(servers, error == null ? bytes : 0);
+          PushPace.Timing timed = timing.get();
+          if (timed != null) {
+            timed.ended(error == null ? bytes : 0);
           }
           onPushed(batch, relocations, error);
         });

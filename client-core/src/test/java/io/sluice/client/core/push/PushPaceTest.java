@@ -44,7 +44,8 @@ class PushPaceTest {
     now.addAndGet(300 * MS);
     assertEquals(List.of(), ids(pace.slowServers()), "busy 320 ms only: maybe a cold start");
 
-    now.addAndGet(900 * MS);
+    // 1.32 s in all, 1.26 s of busy time once faded.
+    now.addAndGet(1_000 * MS);
 
     assertEquals(List.of("c"), ids(pace.slowServers()));
   }
@@ -243,11 +244,11 @@ class PushPaceTest {
 
   @Test
   void pushesInFlightTogetherCountTheirTimeOnce() {
-    pace.started(List.of("a"));
-    pace.started(List.of("a"));
+    PushPace.Timing first = pace.started(List.of("a"));
+    PushPace.Timing second = pace.started(List.of("a"));
     now.addAndGet(100 * MS);
-    pace.ended(List.of("a"), 2 * MIB);
-    pace.ended(List.of("a"), 2 * MIB);
+    first.ended(2 * MIB);
+    second.ended(2 * MIB);
     push(List.of("c"), 4 * MIB, 450);
 
     // a: 4 MiB in 100 ms, c: 4 MiB in 450 ms, 4.5 times slower; counted per push, a's 200 ms
@@ -256,23 +257,47 @@ class PushPaceTest {
     assertEquals(0, pace.outstanding(List.of("a")));
   }
 
+  /**
+   * A long push's busy time fades while it is in flight; were its bytes to arrive whole at its end,
+   * judging it often would overstate its pace (9 MiB/s would look like 11.7).
+   */
+  @Test
+  void judgingWhileALongPushIsInFlightDoesNotOverstateItsPace() {
+    PushPace patient = new PushPace(4, Duration.ofSeconds(3), MIB, now::get);
+    PushPace.Timing fast = patient.started(List.of("a"));
+    now.addAndGet(100 * MS);
+    fast.ended(4 * MIB);
+    PushPace.Timing slow = patient.started(List.of("c"));
+    for (int i = 0; i < 80; i++) {
+      now.addAndGet(100 * MS);
+      assertEquals(List.of(), ids(patient.slowServers()), "c has not stalled for 12 s");
+    }
+    slow.ended(72 * MIB);
+    now.addAndGet(100 * MS);
+
+    List<PushPace.Slow> found = patient.slowServers();
+
+    assertEquals(List.of("c"), ids(found), "9 MiB/s against 40");
+    assertEquals(9.0 * MIB, found.get(0).bytesPerSecond(), 0.01 * MIB);
+  }
+
   @Test
   void aRatioOfZeroFindsNothing() {
     PushPace off = new PushPace(0, Duration.ofMillis(300), MIB, now::get);
-    off.started(List.of("a"));
+    PushPace.Timing fast = off.started(List.of("a"));
     now.addAndGet(10 * MS);
-    off.ended(List.of("a"), 4 * MIB);
-    off.started(List.of("c"));
+    fast.ended(4 * MIB);
+    PushPace.Timing slow = off.started(List.of("c"));
     now.addAndGet(5_000 * MS);
-    off.ended(List.of("c"), 1);
+    slow.ended(1);
 
     assertEquals(List.of(), off.slowServers());
   }
 
   private void push(List<String> servers, long bytes, long millis) {
-    pace.started(servers);
+    PushPace.Timing timing = pace.started(servers);
     now.addAndGet(millis * MS);
-    pace.ended(servers, bytes);
+    timing.ended(bytes);
   }
 
   private static List<String> ids(List<PushPace.Slow> slow) {
