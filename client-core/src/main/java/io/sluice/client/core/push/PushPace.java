@@ -36,14 +36,16 @@ import org.slf4j.LoggerFactory;
  * best pace: that of the fastest set that counts involving it. A server's best pace is high as long
  * as one of its sets is healthy, so one slow server lowers the median no more than it lowers the
  * count, and with three servers or more one much faster than the rest (one on the writer's own
- * host) raises nothing. Samples count because a slow set holds the writers for seconds and so
- * gathers the evidence first, while a healthy set's short bursts, with small batches, may stay
- * below it: were only sets with the full evidence to count, the slow set alone would set the
- * reference, pass as healthy against itself, and blame its servers' other partners instead. Round
- * trips weigh more in a sample, which makes its pace low; a sample taken while the machine was less
- * busy than during the slow set's pushes makes it high, hence only fresh samples count. Sets
- * involving a server found slow lately give no server a best pace, lest the others be held to its
- * pace; where every set with evidence involves one, nothing is judged.
+ * host) raises nothing. Of only two servers the slower sets the reference, since the faster may be
+ * the local one: there a server is found slow only when it stalls. Samples count because a slow set
+ * holds the writers for seconds and so gathers the evidence first, while a healthy set's short
+ * bursts, with small batches, may stay below it: were only sets with the full evidence to count,
+ * the slow set alone would set the reference, pass as healthy against itself, and blame its
+ * servers' other partners instead. Round trips weigh more in a sample, which makes its pace low; a
+ * sample taken while the machine was less busy than during the slow set's pushes makes it high,
+ * hence only fresh samples count. Sets involving a server found slow lately give no server a best
+ * pace, lest the others be held to its pace; where every set with evidence involves one, nothing is
+ * judged.
  *
  * <p>A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided
  * by {@code slowRatio}; one that has acknowledged nothing yet, once it was busy for as long as a
@@ -288,7 +290,9 @@ public final class PushPace {
     }
     List<Double> bests = new ArrayList<>(best.values());
     Collections.sort(bests);
-    reference = bests.get(bests.size() / 2);
+    // Of two servers the faster may be on the writer's own host, so neither is held to the other's
+    // pace; with three or more the median is a remote server's.
+    reference = bests.size() == 2 ? bests.get(0) : bests.get(bests.size() / 2);
     Set<String> fast = new HashSet<>();
     List<Map.Entry<List<String>, Pace>> slow = new ArrayList<>();
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {

@@ -159,6 +159,18 @@ class PushPaceTest {
     assertEquals(List.of(), ids(pace.slowServers()));
   }
 
+  /**
+   * With two servers and one copy, the faster may be on the writer's own host: a writer on each
+   * host would otherwise move every partition to its own server.
+   */
+  @Test
+  void ofTwoServersNeitherIsHeldToTheOthersPace() {
+    push(List.of("local"), 4 * MIB, 4);
+    push(List.of("b"), 4 * MIB, 40);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
   @Test
   void withoutEnoughBytesAcknowledgedAnywhereNothingIsCompared() {
     push(List.of("a"), MIB / 2, 1);
@@ -170,6 +182,7 @@ class PushPaceTest {
   @Test
   void evidenceFadesSoThatASlowServerIsTriedAgain() {
     push(List.of("a"), 4 * MIB, 40);
+    push(List.of("b"), 4 * MIB, 40);
     push(List.of("c"), 4 * MIB, 400);
     assertEquals(List.of("c"), ids(pace.slowServers()));
 
@@ -183,6 +196,7 @@ class PushPaceTest {
   @Test
   void aServerFoundSlowIsRememberedForAMinuteAfterItsFiguresFaded() {
     push(List.of("a"), 4 * MIB, 40);
+    push(List.of("b"), 4 * MIB, 40);
     push(List.of("c"), 4 * MIB, 400);
     assertFalse(pace.foundSlowRecently("c"), "not judged yet");
     assertEquals(List.of("c"), ids(pace.slowServers()));
@@ -209,6 +223,7 @@ class PushPaceTest {
   @Test
   void aServerFoundSlowIsRememberedThoughItsPaceLooksHealthyAgain() {
     push(List.of("a"), 4 * MIB, 40);
+    push(List.of("b"), 4 * MIB, 40);
     push(List.of("c"), 4 * MIB, 400);
     assertEquals(List.of("c"), ids(pace.slowServers()));
 
@@ -249,10 +264,11 @@ class PushPaceTest {
     now.addAndGet(100 * MS);
     first.ended(2 * MIB);
     second.ended(2 * MIB);
+    push(List.of("b"), 4 * MIB, 100);
     push(List.of("c"), 4 * MIB, 450);
 
-    // a: 4 MiB in 100 ms, c: 4 MiB in 450 ms, 4.5 times slower; counted per push, a's 200 ms
-    // would make it 2.25 times.
+    // a and b: 4 MiB in 100 ms, c: 4 MiB in 450 ms, 4.5 times slower; counted per push, a's
+    // 200 ms would make the median a's pace, and c 2.25 times slower.
     assertEquals(List.of("c"), ids(pace.slowServers()));
     assertEquals(0, pace.outstanding(List.of("a")));
   }
@@ -267,6 +283,9 @@ class PushPaceTest {
     PushPace.Timing fast = patient.started(List.of("a"));
     now.addAndGet(100 * MS);
     fast.ended(4 * MIB);
+    PushPace.Timing alsoFast = patient.started(List.of("b"));
+    now.addAndGet(100 * MS);
+    alsoFast.ended(4 * MIB);
     PushPace.Timing slow = patient.started(List.of("c"));
     for (int i = 0; i < 80; i++) {
       now.addAndGet(100 * MS);
