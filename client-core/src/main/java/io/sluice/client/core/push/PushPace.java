@@ -36,16 +36,14 @@ import org.slf4j.LoggerFactory;
  * best pace: that of the fastest set that counts involving it. A server's best pace is high as long
  * as one of its sets is healthy, so one slow server lowers the median no more than it lowers the
  * count, and with three servers or more one much faster than the rest (one on the writer's own
- * host) raises nothing. Of only two servers the slower sets the reference, since the faster may be
- * the local one: there a server is found slow only when it stalls. Samples count because a slow set
- * holds the writers for seconds and so gathers the evidence first, while a healthy set's short
- * bursts, with small batches, may stay below it: were only sets with the full evidence to count,
- * the slow set alone would set the reference, pass as healthy against itself, and blame its
- * servers' other partners instead. Round trips weigh more in a sample, which makes its pace low; a
- * sample taken while the machine was less busy than during the slow set's pushes makes it high,
- * hence only fresh samples count. Sets involving a server found slow lately give no server a best
- * pace, lest the others be held to its pace; where every set with evidence involves one, nothing is
- * judged.
+ * host) raises nothing. Samples count because a slow set holds the writers for seconds and so
+ * gathers the evidence first, while a healthy set's short bursts, with small batches, may stay
+ * below it: were only sets with the full evidence to count, the slow set alone would set the
+ * reference, pass as healthy against itself, and blame its servers' other partners instead. Round
+ * trips weigh more in a sample, which makes its pace low; a sample taken while the machine was less
+ * busy than during the slow set's pushes makes it high, hence only fresh samples count. Sets
+ * involving a server found slow lately give no server a best pace, lest the others be held to its
+ * pace; where every set with evidence involves one, nothing is judged.
  *
  * <p>A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided
  * by {@code slowRatio}; one that has acknowledged nothing yet, once it was busy for as long as a
@@ -78,6 +76,12 @@ public final class PushPace {
 
   /** How many times {@code minBusy} a set that acknowledged nothing must have been busy. */
   static final int STALL_FACTOR = 4;
+
+  /**
+   * The longest busy time a stall must reach: faded from each instant on, busy time never exceeds
+   * {@link #HALF_LIFE} / ln 2 (14.4 s), so a longer wait would never end. 13 s of it take 34 s.
+   */
+  static final double STALL_CEILING = 0.9 * HALF_LIFE.toNanos() / Math.log(2);
 
   static final long DEFAULT_MIN_EVIDENCE_BYTES = 256L << 10;
 
@@ -158,9 +162,10 @@ public final class PushPace {
     }
     synchronized (this) {
       Pace pace = paces.get(timing.servers);
-      if (pace == null) {
+      if (pace == null || timing.ended) {
         return;
       }
+      timing.ended = true;
       long now = nanoClock.getAsLong();
       pace.advance(now);
       pace.outstanding--;
@@ -290,9 +295,7 @@ public final class PushPace {
     }
     List<Double> bests = new ArrayList<>(best.values());
     Collections.sort(bests);
-    // Of two servers the faster may be on the writer's own host, so neither is held to the other's
-    // pace; with three or more the median is a remote server's.
-    reference = bests.size() == 2 ? bests.get(0) : bests.get(bests.size() / 2);
+    reference = bests.get(bests.size() / 2);
     Set<String> fast = new HashSet<>();
     List<Map.Entry<List<String>, Pace>> slow = new ArrayList<>();
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
@@ -330,17 +333,21 @@ public final class PushPace {
   /**
    * How long a set that has acknowledged nothing must have been busy to be slow. The reference may
    * itself be slow (the only evidence so far may be of a slow server's sets, so that a set with it
-   * waiting for it looks like its partner's fault), so the wait scales with it.
+   * waiting for it looks like its partner's fault), so the wait scales with it, up to {@link
+   * #STALL_CEILING}.
    */
   private double stallNanos(double referenceBytesPerSecond) {
     double atSlowPace = minEvidenceBytes * 1e9 * slowRatio / referenceBytesPerSecond;
-    return Math.max(STALL_FACTOR * minBusyNanos, atSlowPace);
+    return Math.min(Math.max(STALL_FACTOR * minBusyNanos, atSlowPace), STALL_CEILING);
   }
 
   /** A push being timed, from its first send to its answer. */
   public final class Timing {
     private final List<String> servers;
     private final long startedAt;
+
+    /** Set under the pace's lock, so that a second end changes nothing. */
+    private boolean ended;
 
     private Timing(List<String> servers, long startedAt) {
       this.servers = servers;
@@ -369,7 +376,7 @@ public final class PushPace {
    *
    * @param servers their ids, sorted
    * @param bytesPerSecond the pace of the slowest set of servers that blames them
-   * @param referenceBytesPerSecond the median of the servers' best paces
+   * @param referenceBytesPerSecond the median of the servers' best paces (the faster of two)
    */
   public record Slow(List<String> servers, double bytesPerSecond, double referenceBytesPerSecond) {}
 
