@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
  * through Sluice with only that line's client jar. Every case's rows, what adaptive execution did
  * with each query, and Spark's count of failed tasks and stage re-runs must be the same both ways.
  * The line's history server then shows the Sluice run's shuffles in the Sluice tab (headless
- * Chromium).
+ * Chromium): Spark 4's by default, the Spark 3 lines' with {@code -Pspark-lines-full}.
  */
 class SparkLinesSuiteTest {
   private static final int CASES = 18;
@@ -100,7 +100,11 @@ class SparkLinesSuiteTest {
             .anyMatch(l -> l.startsWith("Decisions rebalance: ") && l.contains("skew split")),
         "the rebalance should have been split: " + expected);
     assertEquals(expected, results(sluice.output()));
-    assertTheHistoryServerShowsTheSluiceTab(line, eventLogs);
+    // The Spark 3 lines share the tab's code, and SparkUiTabTest sees it in 3.5's history server:
+    // 3.4's and 3.3's run with the full profile, for the suite's time.
+    if (!line.startsWith("3.") || Boolean.getBoolean(SparkLinesSource.FULL_PROPERTY)) {
+      assertTheHistoryServerShowsTheSluiceTab(line, eventLogs);
+    }
   }
 
   /** The line's history server, with the line's client jar, shows every shuffle in the tab. */
