@@ -72,11 +72,16 @@ class YarnTest {
 
   /**
    * Client mode, the driver where the job is submitted, and cluster mode, where the driver too runs
-   * in a container.
+   * in a container. Client mode runs with {@code -Pspark-lines-full} only (about 30 s of the
+   * suite's time): the executors' containers, where the jar must be found, are the same, and the
+   * benchmark's run on YARN is in client mode.
    */
   @ParameterizedTest(name = "{0} mode")
   @ValueSource(strings = {"client", "cluster"})
   void theExampleJobRunsOnYarnThroughSluice(String deployMode) throws Exception {
+    assumeTrue(
+        deployMode.equals("cluster") || Boolean.getBoolean(SparkLinesSource.FULL_PROPERTY),
+        "the example job in client mode on YARN runs with -Pspark-lines-full");
     Path jar = Artifacts.shadedClientJar();
     long pushedBefore = sluice.pushedBytes();
     List<String> args = yarnArgs(deployMode, jar);
