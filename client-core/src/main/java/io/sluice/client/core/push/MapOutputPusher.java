@@ -534,7 +534,10 @@ public final class MapOutputPusher {
                         c -> {
                           // Attempts run one after another: only the first is timed.
                           if (timeIt && timing.get() == null) {
-                            timing.set(pace.started(servers));
+                            timing.set(
+                                pace.started(
+                                    servers,
+                                    servers.size() == 1 && ThisHost.has(c.remoteAddress())));
                           }
                           return c;
                         })

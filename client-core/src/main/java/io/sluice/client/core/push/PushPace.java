@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * within the last {@link #HALF_LIFE}). The reference is the median, over servers, of each server's
  * best pace: that of the fastest set that counts involving it. A server's best pace is high as long
  * as one of its sets is healthy, so one slow server lowers the median no more than it lowers the
- * count, and with three servers or more one much faster than the rest (one on the writer's own
- * host) raises nothing. Samples count because a slow set holds the writers for seconds and so
+ * count, and with three servers or more one much faster than the rest raises nothing. A push that
+ * crosses no link (one copy, on a server of the writer's own host) is no measure of the others'
+ * links: such a set gives no best pace while any set crosses one, or with two servers the local one
+ * would make the other slow. Samples count because a slow set holds the writers for seconds and so
  * gathers the evidence first, while a healthy set's short bursts, with small batches, may stay
  * below it: were only sets with the full evidence to count, the slow set alone would set the
  * reference, pass as healthy against itself, and blame its servers' other partners instead. Round
@@ -142,14 +144,17 @@ public final class PushPace {
   /**
    * A push to {@code servers} (sorted server ids) was sent; the returned timing is to be ended
    * once, when the push is acknowledged or fails.
+   *
+   * @param onThisHost whether the push crosses no link: its only server is on the writer's host
    */
-  public Timing started(List<String> servers) {
+  public Timing started(List<String> servers, boolean onThisHost) {
     if (!enabled()) {
       return new Timing(servers, 0);
     }
     synchronized (this) {
       long now = nanoClock.getAsLong();
       Pace pace = paces.computeIfAbsent(servers, s -> new Pace(now));
+      pace.onThisHost = onThisHost;
       pace.advance(now);
       pace.outstanding++;
       return new Timing(servers, now);
@@ -263,8 +268,9 @@ public final class PushPace {
             text.append(
                 String.format(
                     Locale.ROOT,
-                    "; %s %.2f MB/s (%.2f MB in %.1f s busy, %d outstanding)",
+                    "; %s%s %.2f MB/s (%.2f MB in %.1f s busy, %d outstanding)",
                     servers,
+                    pace.onThisHost ? " on this host" : "",
                     pace.bytesPerSecond() / 1e6,
                     pace.bytes / 1e6,
                     pace.busyNanos / 1e9,
@@ -274,15 +280,25 @@ public final class PushPace {
 
   private List<Slow> judge(long now) {
     Set<String> slowLately = Set.copyOf(slowLately(now));
-    // Each server's best pace: that of the fastest set that counts, involves it and no server
-    // found slow lately.
-    Map<String, Double> best = new HashMap<>();
-    boolean evidence = false;
+    // The sets that may set a pace: they count and involve no server found slow lately.
+    List<Map.Entry<List<String>, Pace>> measures = new ArrayList<>();
+    boolean linksMeasured = false;
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       pace.advance(now);
       if (counts(pace, now) && e.getKey().stream().noneMatch(slowLately::contains)) {
-        evidence |= pace.bytes >= minEvidenceBytes;
+        measures.add(e);
+        linksMeasured |= !pace.onThisHost;
+      }
+    }
+    // Each server's best pace: that of the fastest of those sets involving it that crosses a link
+    // if any of them does.
+    Map<String, Double> best = new HashMap<>();
+    boolean evidence = false;
+    for (Map.Entry<List<String>, Pace> e : measures) {
+      Pace pace = e.getValue();
+      evidence |= pace.bytes >= minEvidenceBytes;
+      if (!(pace.onThisHost && linksMeasured)) {
         for (String server : e.getKey()) {
           best.merge(server, pace.bytesPerSecond(), Math::max);
         }
@@ -382,6 +398,9 @@ public final class PushPace {
 
   /** Decaying figures of one set of servers. */
   private static final class Pace {
+    /** Whether its pushes cross no link, as of the last one started. */
+    boolean onThisHost;
+
     int outstanding;
     double busyNanos;
     double bytes;

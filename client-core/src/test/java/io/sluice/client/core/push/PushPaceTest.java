@@ -39,7 +39,7 @@ class PushPaceTest {
 
   @Test
   void aServerThatAcknowledgesNothingIsSlowOnceItStalledFourTimesAsLong() {
-    pace.started(List.of("c"));
+    pace.started(List.of("c"), false);
     push(List.of("a"), 2 * MIB, 20);
     now.addAndGet(300 * MS);
     assertEquals(List.of(), ids(pace.slowServers()), "busy 320 ms only: maybe a cold start");
@@ -56,7 +56,7 @@ class PushPaceTest {
    */
   @Test
   void aStallIsFoundEvenAgainstASlowReference() {
-    PushPace.Timing stalled = pace.started(List.of("c"));
+    PushPace.Timing stalled = pace.started(List.of("c"), false);
     int seconds = 0;
     List<PushPace.Slow> found = List.of();
     // a and b push 100 KiB in every half second: 200 KiB/s, at which 1 MiB takes 20 s four times
@@ -82,7 +82,7 @@ class PushPaceTest {
   @Test
   void aStalledPairIsSlowOnlyOnceTheReferencePaceWouldHaveAcknowledgedTheEvidence() {
     push(List.of("a", "b"), 2 * MIB, 2_000);
-    pace.started(List.of("b", "c"));
+    pace.started(List.of("b", "c"), false);
     now.addAndGet(1_500 * MS);
     assertEquals(List.of(), ids(pace.slowServers()), "at a fourth of a-b's pace, 1 MiB takes 4 s");
 
@@ -175,13 +175,49 @@ class PushPaceTest {
   }
 
   @Test
-  void aServerOnTheWritersOwnHostMakesNoOtherServerSlow() {
-    push(List.of("local"), 4 * MIB, 4);
+  void aServerMuchFasterThanTheOthersMakesNoneOfThemSlow() {
+    push(List.of("a"), 4 * MIB, 4);
     push(List.of("b"), 4 * MIB, 40);
     push(List.of("c"), 4 * MIB, 40);
     push(List.of("d"), 4 * MIB, 45);
 
     assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  /** With two servers the upper median is the faster one, which a push crossing no link is. */
+  @Test
+  void withTwoServersOneOnTheWritersHostMakesTheOtherNotSlow() {
+    pushOnThisHost(List.of("local"), 4 * MIB, 40);
+    push(List.of("b"), 4 * MIB, 400);
+
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aServerOnTheWritersHostIsFoundSlowAgainstTheOthers() {
+    pushOnThisHost(List.of("local"), 4 * MIB, 400);
+    push(List.of("b"), 4 * MIB, 40);
+
+    assertEquals(List.of("local"), ids(pace.slowServers()));
+  }
+
+  @Test
+  void aSlowServerIsFoundBesideOneOnTheWritersHost() {
+    pushOnThisHost(List.of("local"), 4 * MIB, 4);
+    push(List.of("b"), 4 * MIB, 40);
+    push(List.of("c"), 4 * MIB, 400);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
+  }
+
+  /** A single host (tests, a laptop): every push crosses no link, and the paces compare as ever. */
+  @Test
+  void serversAllOnTheWritersHostAreComparedWithEachOther() {
+    pushOnThisHost(List.of("a"), 4 * MIB, 40);
+    pushOnThisHost(List.of("b"), 4 * MIB, 40);
+    pushOnThisHost(List.of("c"), 4 * MIB, 400);
+
+    assertEquals(List.of("c"), ids(pace.slowServers()));
   }
 
   @Test
@@ -261,7 +297,7 @@ class PushPaceTest {
 
     // Pushes to a-b batched before the move are answered at once; a-c stalls.
     push(List.of("a", "b"), 40 * MIB, 400);
-    pace.started(List.of("a", "c"));
+    pace.started(List.of("a", "c"), false);
     now.addAndGet(1_500 * MS);
 
     // Against a-b's pace, a-c and b-c would be slow, and c in no fast set.
@@ -272,8 +308,8 @@ class PushPaceTest {
 
   @Test
   void pushesInFlightTogetherCountTheirTimeOnce() {
-    PushPace.Timing first = pace.started(List.of("a"));
-    PushPace.Timing second = pace.started(List.of("a"));
+    PushPace.Timing first = pace.started(List.of("a"), false);
+    PushPace.Timing second = pace.started(List.of("a"), false);
     now.addAndGet(100 * MS);
     first.ended(2 * MIB);
     second.ended(2 * MIB);
@@ -293,13 +329,13 @@ class PushPaceTest {
   @Test
   void judgingWhileALongPushIsInFlightDoesNotOverstateItsPace() {
     PushPace patient = new PushPace(4, Duration.ofSeconds(3), MIB, now::get);
-    PushPace.Timing fast = patient.started(List.of("a"));
+    PushPace.Timing fast = patient.started(List.of("a"), false);
     now.addAndGet(100 * MS);
     fast.ended(4 * MIB);
-    PushPace.Timing alsoFast = patient.started(List.of("b"));
+    PushPace.Timing alsoFast = patient.started(List.of("b"), false);
     now.addAndGet(100 * MS);
     alsoFast.ended(4 * MIB);
-    PushPace.Timing slow = patient.started(List.of("c"));
+    PushPace.Timing slow = patient.started(List.of("c"), false);
     for (int i = 0; i < 80; i++) {
       now.addAndGet(100 * MS);
       assertEquals(List.of(), ids(patient.slowServers()), "c has not stalled for 12 s");
@@ -316,10 +352,10 @@ class PushPaceTest {
   @Test
   void aRatioOfZeroFindsNothing() {
     PushPace off = new PushPace(0, Duration.ofMillis(300), MIB, now::get);
-    PushPace.Timing fast = off.started(List.of("a"));
+    PushPace.Timing fast = off.started(List.of("a"), false);
     now.addAndGet(10 * MS);
     fast.ended(4 * MIB);
-    PushPace.Timing slow = off.started(List.of("c"));
+    PushPace.Timing slow = off.started(List.of("c"), false);
     now.addAndGet(5_000 * MS);
     slow.ended(1);
 
@@ -327,7 +363,15 @@ class PushPaceTest {
   }
 
   private void push(List<String> servers, long bytes, long millis) {
-    PushPace.Timing timing = pace.started(servers);
+    push(servers, false, bytes, millis);
+  }
+
+  private void pushOnThisHost(List<String> servers, long bytes, long millis) {
+    push(servers, true, bytes, millis);
+  }
+
+  private void push(List<String> servers, boolean onThisHost, long bytes, long millis) {
+    PushPace.Timing timing = pace.started(servers, onThisHost);
     now.addAndGet(millis * MS);
     timing.ended(bytes);
   }
