@@ -329,12 +329,8 @@ class PushPaceTest {
   @Test
   void judgingWhileALongPushIsInFlightDoesNotOverstateItsPace() {
     PushPace patient = new PushPace(4, Duration.ofSeconds(3), MIB, now::get);
-    PushPace.Timing fast = patient.started(List.of("a"), false);
-    now.addAndGet(100 * MS);
-    fast.ended(4 * MIB);
-    PushPace.Timing alsoFast = patient.started(List.of("b"), false);
-    now.addAndGet(100 * MS);
-    alsoFast.ended(4 * MIB);
+    push(patient, List.of("a"), false, 4 * MIB, 100);
+    push(patient, List.of("b"), false, 4 * MIB, 100);
     PushPace.Timing slow = patient.started(List.of("c"), false);
     for (int i = 0; i < 80; i++) {
       now.addAndGet(100 * MS);
@@ -352,12 +348,8 @@ class PushPaceTest {
   @Test
   void aRatioOfZeroFindsNothing() {
     PushPace off = new PushPace(0, Duration.ofMillis(300), MIB, now::get);
-    PushPace.Timing fast = off.started(List.of("a"), false);
-    now.addAndGet(10 * MS);
-    fast.ended(4 * MIB);
-    PushPace.Timing slow = off.started(List.of("c"), false);
-    now.addAndGet(5_000 * MS);
-    slow.ended(1);
+    push(off, List.of("a"), false, 4 * MIB, 10);
+    push(off, List.of("c"), false, 1, 5_000);
 
     assertEquals(List.of(), off.slowServers());
   }
@@ -371,7 +363,12 @@ class PushPaceTest {
   }
 
   private void push(List<String> servers, boolean onThisHost, long bytes, long millis) {
-    PushPace.Timing timing = pace.started(servers, onThisHost);
+    push(pace, servers, onThisHost, bytes, millis);
+  }
+
+  private void push(
+      PushPace on, List<String> servers, boolean onThisHost, long bytes, long millis) {
+    PushPace.Timing timing = on.started(servers, onThisHost);
     now.addAndGet(millis * MS);
     timing.ended(bytes);
   }
