@@ -37,6 +37,14 @@ final class ServerGauges {
     }
     PushBufferPool pushPool = server.pushPool();
     metrics.gauge(
+        "sluice_server_push_memory_held_bytes",
+        "Direct memory held by the push pool (chunks and slabs)",
+        pushPool::heldBytes);
+    metrics.gauge(
+        "sluice_server_push_memory_allocated_bytes",
+        "Bytes of the blocks held in the push pool",
+        pushPool::allocatedBytes);
+    metrics.gauge(
         "sluice_server_push_memory_capacity_bytes",
         ServerOptions.BUFFER_CAPACITY.key(),
         pushPool::capacity);

@@ -77,16 +77,6 @@ public final class ServerMetrics {
   private final Gauge flushQueue =
       Gauge.build("sluice_server_flush_queue", "Partition flushes queued or running")
           .register(registry);
-  private final Gauge pushMemoryHeld =
-      Gauge.build(
-              "sluice_server_push_memory_held_bytes",
-              "Direct memory held by the push pool (chunks and slabs)")
-          .register(registry);
-  private final Gauge pushMemoryAllocated =
-      Gauge.build(
-              "sluice_server_push_memory_allocated_bytes",
-              "Bytes of the blocks held in the push pool")
-          .register(registry);
 
   private final Counter partitionsRecovered =
       Counter.build(
@@ -178,11 +168,6 @@ public final class ServerMetrics {
   public void recovered(int served, int notServed) {
     partitionsRecovered.inc(served);
     partitionsNotRecovered.inc(notServed);
-  }
-
-  public void pushMemoryUsed(long held, long allocated) {
-    pushMemoryHeld.set(held);
-    pushMemoryAllocated.set(allocated);
   }
 
   public double pushedBytes() {

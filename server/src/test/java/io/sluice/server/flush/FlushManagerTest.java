@@ -185,6 +185,28 @@ class FlushManagerTest {
     assertEquals(6 * MIB, pool.allocatedBytes());
   }
 
+  /**
+   * Under the high watermark with nothing queued, the planner wakes once a second, not every 50 ms:
+   * a machine too loaded to run it on time only makes fewer rounds.
+   */
+  @Test
+  void underTheHighWatermarkTheRoundsComeOnceASecond() throws Exception {
+    createStore(new PushBufferPool(32 * MIB, 0.5, 0.25));
+    fill(APP, 0, 0, 4);
+    startFlushManager(Long.MAX_VALUE);
+    awaitNextRound();
+    long before = flushManager.roundsPlanned();
+    long start = System.nanoTime();
+    Thread.sleep(FlushManager.QUIET_PLAN_INTERVAL_MILLIS / 2);
+    long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+
+    long rounds = flushManager.roundsPlanned() - before;
+
+    assertTrue(
+        rounds <= 1 + elapsedMillis / FlushManager.QUIET_PLAN_INTERVAL_MILLIS,
+        rounds + " rounds in " + elapsedMillis + " ms");
+  }
+
   @Test
   void nothingIsFlushedUnderTheHighWatermark() throws Exception {
     createStore(new PushBufferPool(32 * MIB, 0.5, 0.25));
@@ -271,19 +293,12 @@ class FlushManagerTest {
 
   /**
    * Waits until a whole planning round ran from start to end after this call, and the flushes it
-   * queued ended. A round starts by publishing the pool's usage; rounds run one at a time, so once
-   * a second round started after the first, the first is over.
+   * queued ended. A round counts itself as it starts and rounds run one at a time, so once the
+   * second round from now started, the first, which started after this call, is over.
    */
   private void awaitNextRound() throws InterruptedException {
-    for (int i = 0; i < 2; i++) {
-      metrics.pushMemoryUsed(-1, -1);
-      waitUntil(
-          () -> {
-            Double held = metrics.registry().getSampleValue("sluice_server_push_memory_held_bytes");
-            return held != null && held >= 0;
-          },
-          "a planning round");
-    }
+    long second = flushManager.roundsPlanned() + 2;
+    waitUntil(() -> flushManager.roundsPlanned() >= second, "a planning round");
     waitUntil(() -> flushManager.queuedFlushes() == 0, "the round's flushes to end");
   }
 
