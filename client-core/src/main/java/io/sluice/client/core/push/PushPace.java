@@ -36,16 +36,16 @@ import org.slf4j.LoggerFactory;
  * best pace: that of the fastest set that counts involving it. A server's best pace is high as long
  * as one of its sets is healthy, so one slow server lowers the median no more than it lowers the
  * count, and with three servers or more one much faster than the rest raises nothing. A push that
- * crosses no link (one copy, on a server of the writer's own host) is no measure of the others'
- * links: such a set gives no best pace while any set crosses one, or with two servers the local one
- * would make the other slow. Samples count because a slow set holds the writers for seconds and so
- * gathers the evidence first, while a healthy set's short bursts, with small batches, may stay
- * below it: were only sets with the full evidence to count, the slow set alone would set the
- * reference, pass as healthy against itself, and blame its servers' other partners instead. Round
- * trips weigh more in a sample, which makes its pace low; a sample taken while the machine was less
- * busy than during the slow set's pushes makes it high, hence only fresh samples count. Sets
- * involving a server found slow lately give no server a best pace, lest the others be held to its
- * pace; where every set with evidence involves one, nothing is judged.
+ * crosses no link (one copy, to a server reached at one of this JVM's own addresses) is no measure
+ * of the others' links: such a set gives no best pace while any set that counts crosses one, or
+ * with two servers the local one would make the other slow. Samples count because a slow set holds
+ * the writers for seconds and so gathers the evidence first, while a healthy set's short bursts,
+ * with small batches, may stay below it: were only sets with the full evidence to count, the slow
+ * set alone would set the reference, pass as healthy against itself, and blame its servers' other
+ * partners instead. Round trips weigh more in a sample, which makes its pace low; a sample taken
+ * while the machine was less busy than during the slow set's pushes makes it high, hence only fresh
+ * samples count. Sets involving a server found slow lately give no server a best pace, lest the
+ * others be held to its pace; where every set with evidence involves one, nothing is judged.
  *
  * <p>A set is slow when it was busy at least {@code minBusy} at a pace below the reference divided
  * by {@code slowRatio}; one that has acknowledged nothing yet, once it was busy for as long as a
@@ -145,7 +145,8 @@ public final class PushPace {
    * A push to {@code servers} (sorted server ids) was sent; the returned timing is to be ended
    * once, when the push is acknowledged or fails.
    *
-   * @param onThisHost whether the push crosses no link: its only server is on the writer's host
+   * @param onThisHost whether the push crosses no link: its only server was reached at one of this
+   *     JVM's own addresses
    */
   public Timing started(List<String> servers, boolean onThisHost) {
     if (!enabled()) {
@@ -280,19 +281,23 @@ public final class PushPace {
 
   private List<Slow> judge(long now) {
     Set<String> slowLately = Set.copyOf(slowLately(now));
-    // The sets that may set a pace: they count and involve no server found slow lately.
+    // The sets that may set a pace: they count and involve no server found slow lately. Whether
+    // a counting set crosses a link is asked of them all: while the only remote server is found
+    // slow lately, a local set setting the pace would keep finding it slow.
     List<Map.Entry<List<String>, Pace>> measures = new ArrayList<>();
     boolean linksMeasured = false;
     for (Map.Entry<List<String>, Pace> e : paces.entrySet()) {
       Pace pace = e.getValue();
       pace.advance(now);
-      if (counts(pace, now) && e.getKey().stream().noneMatch(slowLately::contains)) {
-        measures.add(e);
+      if (counts(pace, now)) {
         linksMeasured |= !pace.onThisHost;
+        if (e.getKey().stream().noneMatch(slowLately::contains)) {
+          measures.add(e);
+        }
       }
     }
-    // Each server's best pace: that of the fastest of those sets involving it that crosses a link
-    // if any of them does.
+    // Each server's best pace: that of the fastest of those sets involving it, crossing a link
+    // where any counting set does.
     Map<String, Double> best = new HashMap<>();
     boolean evidence = false;
     for (Map.Entry<List<String>, Pace> e : measures) {
@@ -306,7 +311,7 @@ public final class PushPace {
     }
     paces.values().removeIf(Pace::forgotten);
     reference = Double.NaN;
-    if (paces.size() < 2 || !evidence) {
+    if (paces.size() < 2 || !evidence || best.isEmpty()) {
       return List.of();
     }
     List<Double> bests = new ArrayList<>(best.values());

@@ -8,7 +8,10 @@ import java.net.SocketException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Which peers are on this host: reaching them crosses no link. */
+/**
+ * Which peers are reached at this JVM's own addresses, so that reaching them crosses no link: those
+ * on this host, or in its network namespace where it has one of its own (a container, a pod).
+ */
 final class ThisHost {
   /** A JVM talks to a few servers; their addresses are looked up once. */
   private static final Map<InetAddress, Boolean> KNOWN = new ConcurrentHashMap<>();

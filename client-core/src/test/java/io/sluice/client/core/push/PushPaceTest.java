@@ -210,6 +210,29 @@ class PushPaceTest {
     assertEquals(List.of("c"), ids(pace.slowServers()));
   }
 
+  /**
+   * Found slow once (here by its stall), the only remote server must not be found again and again
+   * against the local one while it is remembered: it is tried again when the memory ends.
+   */
+  @Test
+  void aRemoteServerFoundSlowIsNotHeldSlowByTheLocalOnesPace() {
+    PushPace.Timing stalled = pace.started(List.of("b"), false);
+    pushOnThisHost(List.of("local"), 2 * MIB, 20);
+    now.addAndGet(1_300 * MS);
+    assertEquals(List.of("b"), ids(pace.slowServers()));
+    stalled.ended(MIB);
+
+    for (int second = 0; second < 70; second += 2) {
+      push(List.of("b"), MIB, 1_000);
+      pushOnThisHost(List.of("local"), MIB, 10);
+      now.addAndGet(990 * MS);
+      pace.slowServers();
+    }
+
+    assertFalse(pace.foundSlowRecently("b"), "the finding was renewed against loopback");
+    assertEquals(List.of(), ids(pace.slowServers()));
+  }
+
   /** A single host (tests, a laptop): every push crosses no link, and the paces compare as ever. */
   @Test
   void serversAllOnTheWritersHostAreComparedWithEachOther() {
