@@ -17,6 +17,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,7 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * of the disk they write to.
  */
 public final class FlushManager implements Closeable {
-  /** How often a round runs while the pool is over its high watermark or flushes are queued. */
+  /**
+   * How often a round runs while the pool is at its high watermark, flushes are queued or running,
+   * or no storage could take data at the last check.
+   */
   static final long PLAN_INTERVAL_MILLIS = 50;
 
   /**
@@ -57,6 +61,10 @@ public final class FlushManager implements Closeable {
   private final long partitionThreshold;
   private final ServerMetrics metrics;
   private final ScheduledExecutorService planner;
+
+  /** The timed round pending; only the planner thread reads and writes it. */
+  private ScheduledFuture<?> nextRound;
+
   private final AtomicBoolean roundRequested = new AtomicBoolean();
   private final AtomicLong rounds = new AtomicLong();
   private volatile long lastRoundNanos = System.nanoTime() - PUSH_ROUND_GAP_NANOS;
@@ -98,15 +106,29 @@ public final class FlushManager implements Closeable {
               t.setDaemon(true);
               return t;
             });
-    planner.schedule(this::timedRound, PLAN_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+    planner.execute(this::scheduleNextRound);
   }
 
   private void timedRound() {
+    nextRound = null;
     planRound();
-    long next =
-        pool.mayNeedFlush() || queued.get() > 0 ? PLAN_INTERVAL_MILLIS : QUIET_PLAN_INTERVAL_MILLIS;
+  }
+
+  /**
+   * Keeps exactly one timed round pending, at the interval the pool's state asks for: a round that
+   * finds pressure, asked for or timed, brings a quiet round's time forward. On the planner thread.
+   */
+  private void scheduleNextRound() {
+    boolean pressed = pool.mayNeedFlush() || queued.get() > 0 || !storageAvailable;
+    long delay = pressed ? PLAN_INTERVAL_MILLIS : QUIET_PLAN_INTERVAL_MILLIS;
+    if (nextRound != null) {
+      if (nextRound.getDelay(TimeUnit.MILLISECONDS) <= delay) {
+        return;
+      }
+      nextRound.cancel(false);
+    }
     try {
-      planner.schedule(this::timedRound, next, TimeUnit.MILLISECONDS);
+      nextRound = planner.schedule(this::timedRound, delay, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException closed) {
       // Closed: no more rounds.
     }
@@ -190,6 +212,8 @@ public final class FlushManager implements Closeable {
       }
     } catch (RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(FlushManager.class).error("Flush planning failed", e);
+    } finally {
+      scheduleNextRound();
     }
   }
 
@@ -200,8 +224,18 @@ public final class FlushManager implements Closeable {
     // A partition keeps writing to the disk its files are on, so its flushes stay ordered there.
     Executor executor = partition.flushExecutor();
     if (executor == null) {
-      storageAvailable = false;
       partition.cancelQueuedFlush();
+      // A partition deleted since it was picked has nothing to write; only one with nowhere to
+      // write says that storage is gone, until a round finds a disk again.
+      if (!partition.isDeleted() && storageAvailable) {
+        storageAvailable = false;
+        // Brings a quiet round's time forward (not a round now, which would find the same).
+        try {
+          planner.execute(this::scheduleNextRound);
+        } catch (RejectedExecutionException closed) {
+          // Closed: no more rounds.
+        }
+      }
       return false;
     }
     queued.incrementAndGet();

@@ -191,7 +191,7 @@ public final class PartitionState {
     return storageLock;
   }
 
-  synchronized boolean isDeleted() {
+  public synchronized boolean isDeleted() {
     return deleted;
   }
 
