@@ -15,6 +15,7 @@ import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -53,7 +54,7 @@ import scala.Tuple2;
  * allow network namespaces.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
-@ExtendWith(WritersViewOnFailure.class)
+@ExtendWith(ViewOnFailure.class)
 class NetworkFaultTest {
   private static final int VICTIM = 1;
   private static final List<String> WORKERS = List.of("w0", "w1");
@@ -66,6 +67,9 @@ class NetworkFaultTest {
 
   private static final int PAYLOAD_RECORDS = 8_192;
   private static final int PAYLOAD_BYTES = 1024;
+
+  /** {@link #awaitAnExecutorOnEveryWorker}: Linux's longest TCP resend wait, with time to spare. */
+  private static final Duration WORKER_REJOIN_TIMEOUT = Duration.ofMinutes(4);
 
   /** Cores each worker offers; each application takes one executor of this many per worker. */
   private static final int CORES = 2;
@@ -156,14 +160,41 @@ class NetworkFaultTest {
       cluster.awaitLive(3);
       spark.awaitWorkers(WORKERS.size());
     }
+    if (cut.stream().anyMatch(WORKERS::contains)) {
+      awaitAnExecutorOnEveryWorker();
+    }
+  }
+
+  /**
+   * Waits until an application is given an executor on every worker again, after a worker's link
+   * was healed. The master counts the worker alive throughout ({@code spark.worker.timeout} is long
+   * here) and at once places the next application's executor there, but its orders to the worker
+   * (kill the lost application's executors, launch the next one's) wait in its TCP connection until
+   * TCP resends them, and the resend timer doubles with each loss, up to 120 s: after a long cut
+   * the next application's executor may start two minutes late, which is what a case after this one
+   * waited for in vain. A probe application with no shuffle has those orders delivered first.
+   */
+  private static void awaitAnExecutorOnEveryWorker() throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    try (JavaSparkContext sc = new JavaSparkContext(standalone("network-fault-probe"))) {
+      Await.until(
+          () -> sc.sc().getExecutorIds().size() >= WORKERS.size(),
+          WORKER_REJOIN_TIMEOUT,
+          Duration.ofMillis(200),
+          () -> "an executor on every worker, has " + sc.sc().getExecutorIds());
+    }
+    System.out.printf(
+        "an executor on every worker %.1f s after the links healed%n",
+        (System.nanoTime() - start) / 1e9);
   }
 
   /**
    * When a case fails, what the executors' writers measured (PushPace's figures, at DEBUG in the
-   * executors) and which partitions they moved, with each line's executor log, before the logs go
-   * with the cluster ({@link WritersViewOnFailure}).
+   * executors) and which partitions they moved, with each line's executor log, and the last lines
+   * of the Spark master's and workers' logs, before the logs go with the cluster ({@link
+   * ViewOnFailure}).
    */
-  static void printWritersView(String testName) {
+  static void printViewOnFailure(String testName) {
     if (sparkDir == null) {
       return;
     }
@@ -176,8 +207,13 @@ class NetworkFaultTest {
           }
         }
       }
+      for (String daemon : Stream.concat(Stream.of("master"), WORKERS.stream()).toList()) {
+        List<String> lines = Files.readAllLines(sparkDir.resolve(daemon + ".log"));
+        System.out.println("== The last lines of the Spark " + daemon + "'s log:");
+        lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+      }
     } catch (IOException e) {
-      System.out.println("cannot read the executors' logs: " + e);
+      System.out.println("cannot read the Spark logs: " + e);
     }
   }
 
@@ -190,27 +226,29 @@ class NetworkFaultTest {
    * of its own apart from every worker and server.
    */
   private static SparkConf conf(int replicas) throws IOException {
-    String driverHost = bed.gateway();
-    SparkConf standalone =
-        SparkSessions.base(spark.masterUrl(), "network-fault-" + replicas)
-            .set("spark.driver.host", driverHost)
-            .set("spark.driver.bindAddress", driverHost)
-            .set("spark.executor.cores", String.valueOf(CORES))
-            .set("spark.cores.max", String.valueOf(CORES * WORKERS.size()))
-            .set("spark.executor.memory", "512m")
-            .set(
-                "spark.executor.extraClassPath",
-                Artifacts.shadedClientJar() + ":" + Artifacts.testClasses())
-            .set(
-                "spark.executor.extraJavaOptions",
-                "-Dlog4j2.configurationFile=" + executorLogConfig)
-            .set("spark.executor.heartbeatInterval", "1s")
-            // How often the driver looks for executors whose heart-beats stopped (60 s by default).
-            .set("spark.network.timeoutInterval", "1s");
-    return SparkSessions.withSluice(standalone, cluster.coordinatorAddress())
+    return SparkSessions.withSluice(
+            standalone("network-fault-" + replicas), cluster.coordinatorAddress())
         .set("spark.sluice.replicas", String.valueOf(replicas))
         .set("spark.sluice.block.size", "32k")
         .set("spark.sluice.push.batch.size", "128k");
+  }
+
+  /** {@link #conf}'s settings for the standalone cluster alone, without Sluice. */
+  private static SparkConf standalone(String appName) throws IOException {
+    String driverHost = bed.gateway();
+    return SparkSessions.base(spark.masterUrl(), appName)
+        .set("spark.driver.host", driverHost)
+        .set("spark.driver.bindAddress", driverHost)
+        .set("spark.executor.cores", String.valueOf(CORES))
+        .set("spark.cores.max", String.valueOf(CORES * WORKERS.size()))
+        .set("spark.executor.memory", "512m")
+        .set(
+            "spark.executor.extraClassPath",
+            Artifacts.shadedClientJar() + ":" + Artifacts.testClasses())
+        .set("spark.executor.extraJavaOptions", "-Dlog4j2.configurationFile=" + executorLogConfig)
+        .set("spark.executor.heartbeatInterval", "1s")
+        // How often the driver looks for executors whose heart-beats stopped (60 s by default).
+        .set("spark.network.timeoutInterval", "1s");
   }
 
   /** {@link ServerLossTest#job} on the standalone cluster's executors. */
