@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.SparkConf;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,7 +25,10 @@ import org.junit.jupiter.api.Timeout;
  * ({@link TpcdsTables}, {@link TpcdsQueryTexts}: {@code bin/sluice-bench --tpcds}). Each mode runs
  * every query in a fresh Spark application of its own ({@code local[2]}, Spark's defaults but
  * {@code spark.sql.shuffle.partitions}); each query has the conformance suites' time limit, so a
- * hang fails naming the query.
+ * hang fails naming the query. The built-in shuffle's answers are read from a recording ({@link
+ * RecordedAnswers}) where one was made with this Spark version, scale and number of shuffle
+ * partitions; otherwise, or with {@code -Dsluice.tpcds.record=true}, which records them, the
+ * queries run through the built-in shuffle first.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
 class TpcdsAnswersTest {
@@ -36,27 +38,44 @@ class TpcdsAnswersTest {
       System.getProperty("sluice.tpcds.shuffle.partitions", "8");
   private static final Path WORK = Path.of(System.getProperty("sluice.conformance.work"));
 
+  /** Whether to run the built-in shuffle and record its answers ({@link RecordedAnswers}). */
+  private static final boolean RECORD = Boolean.getBoolean("sluice.tpcds.record");
+
   @Test
   void everyQueryGivesTheBuiltInShufflesAnswer() throws Exception {
     Map<String, String> queries = TpcdsQueryTexts.all();
     assertTrue(queries.size() >= 99, "TPC-DS has at least 99 queries: " + queries.keySet());
 
-    Map<String, Outcome> builtIn;
-    SparkSession spark = start(conf("tpcds-built-in"));
-    Path data;
-    try {
-      data = TpcdsTables.ensure(spark, WORK.resolve("tpcds-data"), SCALE);
-      builtIn = run(spark, data, queries, "built-in");
-    } finally {
-      stop(spark);
+    String sparkVersion = org.apache.spark.package$.MODULE$.SPARK_VERSION();
+    Map<String, TpcdsOutcome> builtIn =
+        RECORD ? null : RecordedAnswers.load(SCALE, SHUFFLE_PARTITIONS, sparkVersion).orElse(null);
+    if (builtIn == null) {
+      System.out.printf(
+          "No answers recorded at scale %s with Spark %s (%s): running the built-in shuffle%n",
+          SCALE, sparkVersion, RecordedAnswers.name(SCALE, SHUFFLE_PARTITIONS, sparkVersion));
+      SparkSession spark = start(conf("tpcds-built-in"));
+      try {
+        builtIn = run(spark, ensureData(spark), queries, "built-in");
+      } finally {
+        stop(spark);
+      }
+      if (RECORD) {
+        Path file =
+            Path.of(
+                    System.getProperty("sluice.project.root"),
+                    "spark-conformance/src/test/resources")
+                .resolve(RecordedAnswers.name(SCALE, SHUFFLE_PARTITIONS, sparkVersion));
+        RecordedAnswers.write(file, SCALE, SHUFFLE_PARTITIONS, sparkVersion, builtIn);
+        System.out.println("Recorded the built-in shuffle's answers in " + file);
+      }
     }
 
-    Map<String, Outcome> sluice;
+    Map<String, TpcdsOutcome> sluice;
     String coordinators = ConformanceCluster.acquire();
     try {
-      spark = start(SluiceSettings.apply(conf("tpcds-sluice"), coordinators));
+      SparkSession spark = start(SluiceSettings.apply(conf("tpcds-sluice"), coordinators));
       try {
-        sluice = run(spark, data, queries, "Sluice");
+        sluice = run(spark, ensureData(spark), queries, "Sluice");
       } finally {
         stop(spark);
       }
@@ -66,7 +85,11 @@ class TpcdsAnswersTest {
 
     List<String> differences = new ArrayList<>();
     for (String query : queries.keySet()) {
-      String difference = builtIn.get(query).difference(sluice.get(query));
+      TpcdsOutcome expected = builtIn.get(query);
+      String difference =
+          expected == null
+              ? "no answer of the built-in shuffle's (record again)"
+              : expected.difference(sluice.get(query));
       if (difference != null) {
         differences.add(query + ": " + difference);
       }
@@ -77,6 +100,11 @@ class TpcdsAnswersTest {
         "queries whose answer through Sluice differs from the "
             + "built-in shuffle's, at scale "
             + SCALE);
+  }
+
+  /** The data set, generated without a shuffle in {@code spark} if this is its first use. */
+  private static Path ensureData(SparkSession spark) throws java.io.IOException {
+    return TpcdsTables.ensure(spark, WORK.resolve("tpcds-data"), SCALE);
   }
 
   private static SparkConf conf(String name) {
@@ -100,44 +128,24 @@ class TpcdsAnswersTest {
     SparkSession.clearDefaultSession();
   }
 
-  /** A query's rows, or the first line of the error it failed with. */
-  private record Outcome(List<Row> rows, String error) {
-    String difference(Outcome other) {
-      if (error != null || other.error != null) {
-        return java.util.Objects.equals(error, other.error)
-            ? null
-            : "expected "
-                + (error != null ? "the error " + error : rows.size() + " rows")
-                + ", found "
-                + (other.error != null ? "the error " + other.error : other.rows.size() + " rows");
-      }
-      return Answers.difference(rows, other.rows);
-    }
-
-    @Override
-    public String toString() {
-      return error != null ? "error " + error : rows.size() + " rows";
-    }
-  }
-
   /** Each query's outcome, in query order; prints each query's time. */
-  private static Map<String, Outcome> run(
+  private static Map<String, TpcdsOutcome> run(
       SparkSession spark, Path data, Map<String, String> queries, String mode) {
     TpcdsTables.register(spark, data);
-    Map<String, Outcome> answers = new LinkedHashMap<>();
+    Map<String, TpcdsOutcome> answers = new LinkedHashMap<>();
     long total = 0;
     for (Map.Entry<String, String> query : queries.entrySet()) {
       long start = System.nanoTime();
-      Outcome outcome =
+      TpcdsOutcome outcome =
           TestWatchdog.guard(
               "TPC-DS through " + mode,
               query.getKey(),
               () -> {
                 try {
-                  return new Outcome(spark.sql(query.getValue()).collectAsList(), null);
+                  return new TpcdsOutcome(spark.sql(query.getValue()).collectAsList(), null);
                 } catch (RuntimeException e) {
                   String message = String.valueOf(e.getMessage());
-                  return new Outcome(
+                  return new TpcdsOutcome(
                       null, e.getClass().getName() + ": " + message.lines().findFirst().orElse(""));
                 }
               });
