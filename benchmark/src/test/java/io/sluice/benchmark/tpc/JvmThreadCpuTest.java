@@ -18,6 +18,7 @@ class JvmThreadCpuTest {
     // Spark 4.2's task threads, as the kernel keeps their names while they run a task.
     assertEquals(JvmThreadCpu.TASKS, JvmThreadCpu.group("Executor task i"));
     assertEquals(JvmThreadCpu.SHUFFLE_CLIENT, JvmThreadCpu.group("sluice-client-1"));
+    assertEquals(JvmThreadCpu.SLUICE_OTHER, JvmThreadCpu.group("sluice-driver-h"));
     assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.group("C2 CompilerThre"));
     assertEquals(JvmThreadCpu.COMPILER, JvmThreadCpu.group("C1 CompilerThre"));
     assertEquals(JvmThreadCpu.GC, JvmThreadCpu.group("GC Thread#0"));

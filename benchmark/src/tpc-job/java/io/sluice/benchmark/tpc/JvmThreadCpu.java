@@ -12,17 +12,20 @@ import java.util.Map;
 
 /**
  * The CPU time of this JVM's threads by group, read from {@code /proc/self/task} (Linux): the map
- * and reduce tasks, the shuffle client's event loops (Sluice's), the JIT compiler, the garbage
- * collector, and the rest of the process. In local mode this JVM is the driver and the executor, so
- * the groups say where the CPU that task metrics do not count went.
+ * and reduce tasks, the shuffle client's event loops (Sluice's), Sluice's other threads (the
+ * driver's bookkeeping, look-ups, timers), the JIT compiler, the garbage collector, and the rest of
+ * the process (Spark's own threads among them). In local mode this JVM is the driver and the
+ * executor, so the groups say where the CPU that task metrics do not count went.
  */
 final class JvmThreadCpu {
   static final String TASKS = "tasks";
   static final String SHUFFLE_CLIENT = "shuffle client";
+  static final String SLUICE_OTHER = "other Sluice";
   static final String COMPILER = "compiler";
   static final String GC = "gc";
   static final String OTHER = "other";
-  static final List<String> GROUPS = List.of(TASKS, SHUFFLE_CLIENT, COMPILER, GC, OTHER);
+  static final List<String> GROUPS =
+      List.of(TASKS, SHUFFLE_CLIENT, SLUICE_OTHER, COMPILER, GC, OTHER);
 
   /** Clock ticks per second of utime and stime: USER_HZ, which Linux fixes at 100. */
   private static final long TICKS_PER_SECOND = 100;
@@ -97,6 +100,9 @@ final class JvmThreadCpu {
     }
     if (name.startsWith("sluice-client")) {
       return SHUFFLE_CLIENT;
+    }
+    if (name.startsWith("sluice-")) {
+      return SLUICE_OTHER;
     }
     if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
       return COMPILER;
