@@ -13,6 +13,7 @@ import io.sluice.fixtures.ProjectRoot;
 import io.sluice.fixtures.SparkStandalone;
 import io.sluice.testcluster.ProcessCluster;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -150,6 +151,7 @@ class NetworkFaultTest {
 
   @AfterEach
   void healLinks() throws Exception {
+    long healedAt = System.nanoTime();
     for (String host : cut) {
       bed.heal(host);
     }
@@ -162,6 +164,9 @@ class NetworkFaultTest {
     }
     if (cut.stream().anyMatch(WORKERS::contains)) {
       awaitAnExecutorOnEveryWorker();
+      System.out.printf(
+          "an executor on every worker %.1f s after the links healed%n",
+          (System.nanoTime() - healedAt) / 1e9);
     }
   }
 
@@ -172,10 +177,11 @@ class NetworkFaultTest {
    * (kill the lost application's executors, launch the next one's) wait in its TCP connection until
    * TCP resends them, and the resend timer doubles with each loss, up to 120 s: after a long cut
    * the next application's executor may start two minutes late, which is what a case after this one
-   * waited for in vain. A probe application with no shuffle has those orders delivered first.
+   * waited for in vain. A probe application with no shuffle waits until those orders are delivered,
+   * its own launch order last. Each executor takes all of a worker's cores ({@link #CORES}), so as
+   * many executors as workers means one on each.
    */
   private static void awaitAnExecutorOnEveryWorker() throws IOException, InterruptedException {
-    long start = System.nanoTime();
     try (JavaSparkContext sc = new JavaSparkContext(standalone("network-fault-probe"))) {
       Await.until(
           () -> sc.sc().getExecutorIds().size() >= WORKERS.size(),
@@ -183,9 +189,6 @@ class NetworkFaultTest {
           Duration.ofMillis(200),
           () -> "an executor on every worker, has " + sc.sc().getExecutorIds());
     }
-    System.out.printf(
-        "an executor on every worker %.1f s after the links healed%n",
-        (System.nanoTime() - start) / 1e9);
   }
 
   /**
@@ -207,13 +210,20 @@ class NetworkFaultTest {
           }
         }
       }
-      for (String daemon : Stream.concat(Stream.of("master"), WORKERS.stream()).toList()) {
-        List<String> lines = Files.readAllLines(sparkDir.resolve(daemon + ".log"));
-        System.out.println("== The last lines of the Spark " + daemon + "'s log:");
-        lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+    } catch (IOException | UncheckedIOException e) {
+      System.out.println("cannot read the executors' logs: " + e);
+    }
+    for (String daemon : Stream.concat(Stream.of("master"), WORKERS.stream()).toList()) {
+      if (spark == null) {
+        break;
       }
-    } catch (IOException e) {
-      System.out.println("cannot read the Spark logs: " + e);
+      System.out.println("== The last lines of the Spark " + daemon + "'s log:");
+      try {
+        List<String> lines = Files.readAllLines(spark.dir().resolve(daemon + ".log"));
+        lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+      } catch (IOException e) {
+        System.out.println("cannot read it: " + e);
+      }
     }
   }
 

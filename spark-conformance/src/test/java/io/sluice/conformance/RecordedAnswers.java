@@ -29,11 +29,11 @@ import org.apache.spark.sql.RowFactory;
 /**
  * The built-in shuffle's TPC-DS answers at a scale, recorded by {@link TpcdsAnswersTest} with
  * {@code -Dsluice.tpcds.record=true} under {@code src/test/resources/tpcds-answers/}, a file per
- * Spark version and scale, and compared with Sluice's on later runs, so that the suite does not run
- * every query twice. Each line is a JSON object: first the settings (checked on reading), then one
- * per query, its error or its rows; each value is written with its Java type's letter ({@code
- * i:42}, {@code d:0.5}, {@code D:1.50}), so that it is read back as the very object Spark gave (a
- * decimal with its scale, a double exactly).
+ * Spark version, scale and partition count, and compared with Sluice's on later runs, so that the
+ * suite does not run every query twice. Each line is a JSON object: first the settings (checked on
+ * reading), then one per query, its error or its rows; each value is written with its Java type's
+ * letter ({@code i:42}, {@code d:0.5}, {@code D:1.50}), so that it is read back as the very object
+ * Spark gave (a decimal with its scale, a double exactly).
  */
 final class RecordedAnswers {
   private static final ObjectMapper JSON = new ObjectMapper();

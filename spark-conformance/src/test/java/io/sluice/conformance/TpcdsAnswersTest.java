@@ -49,6 +49,13 @@ class TpcdsAnswersTest {
     String sparkVersion = org.apache.spark.package$.MODULE$.SPARK_VERSION();
     Map<String, TpcdsOutcome> builtIn =
         RECORD ? null : RecordedAnswers.load(SCALE, SHUFFLE_PARTITIONS, sparkVersion).orElse(null);
+    String source =
+        builtIn == null
+            ? "the built-in shuffle's, at scale " + SCALE
+            : "the built-in shuffle's recorded in "
+                + RecordedAnswers.name(SCALE, SHUFFLE_PARTITIONS, sparkVersion)
+                + " (record them again with -Dsluice.tpcds.record=true if the data generator or"
+                + " TpcdsTables changed)";
     if (builtIn == null) {
       System.out.printf(
           "No answers recorded at scale %s with Spark %s (%s): running the built-in shuffle%n",
@@ -95,11 +102,7 @@ class TpcdsAnswersTest {
       }
     }
     assertEquals(
-        List.of(),
-        differences,
-        "queries whose answer through Sluice differs from the "
-            + "built-in shuffle's, at scale "
-            + SCALE);
+        List.of(), differences, "queries whose answer through Sluice differs from " + source);
   }
 
   /** The data set, generated without a shuffle in {@code spark} if this is its first use. */

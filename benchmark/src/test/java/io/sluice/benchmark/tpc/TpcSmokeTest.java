@@ -231,7 +231,7 @@ class TpcSmokeTest {
     // The Spark JVM's CPU by its threads, from /proc/self/task.
     assertTrue(
         section.contains(
-            "| Query | tasks | shuffle client | compiler | gc | other | "
+            "| Query | tasks | shuffle client | other Sluice | compiler | gc | other | "
                 + "Sluice's servers | all |"),
         section);
     assertTrue(results.contains("\"jvmThreadCpuMs\":{\"tasks\":"), results);

@@ -12,10 +12,10 @@ import java.util.Map;
 
 /**
  * The CPU time of this JVM's threads by group, read from {@code /proc/self/task} (Linux): the map
- * and reduce tasks, the shuffle client's event loops (Sluice's), Sluice's other threads (the
- * driver's bookkeeping, look-ups, timers), the JIT compiler, the garbage collector, and the rest of
- * the process (Spark's own threads among them). In local mode this JVM is the driver and the
- * executor, so the groups say where the CPU that task metrics do not count went.
+ * and reduce tasks, the shuffle client's event loops and timer (Sluice's), Sluice's other threads
+ * (the driver's endpoint and bookkeeping, look-ups), the JIT compiler, the garbage collector, and
+ * the rest of the process (Spark's own threads among them). In local mode this JVM is the driver
+ * and the executor, so the groups say where the CPU that task metrics do not count went.
  */
 final class JvmThreadCpu {
   static final String TASKS = "tasks";
