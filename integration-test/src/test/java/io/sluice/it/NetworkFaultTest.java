@@ -588,10 +588,16 @@ class NetworkFaultTest {
                   }
                 });
     // Only here is an executor lost on purpose: 10 s rather than Spark's 120 s, where elsewhere a
-    // loaded machine's late heart-beat must not cost an executor.
-    List<Tuple2<Integer, long[]>> answer =
-        ServerLossTest.job(
-            conf(2).set(EXECUTOR_LOSS_TIMEOUT, "10s"), observer, WORKERS.size(), gate);
+    // loaded machine's late heart-beat must not cost an executor. A task on the other host may
+    // fetch a piece of its broadcast task binary from the cut executor, and Spark's block fetch
+    // waits out its connection timeout (spark.network.timeout) on each of its retries: 246 s in
+    // one CI run. Sluice's reads do not go through it.
+    SparkConf conf =
+        conf(2)
+            .set(EXECUTOR_LOSS_TIMEOUT, "10s")
+            .set("spark.shuffle.io.connectionTimeout", "10s")
+            .set("spark.shuffle.io.maxRetries", "1");
+    List<Tuple2<Integer, long[]>> answer = ServerLossTest.job(conf, observer, WORKERS.size(), gate);
     ServerLossTest.assertSameAnswer(expected, answer);
     ServerLossTest.assertNoStageRan(observer, 1);
     assertEquals(
