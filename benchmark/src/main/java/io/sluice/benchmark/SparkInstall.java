@@ -37,14 +37,9 @@ public record SparkInstall(Path home, String line, Path sparkHome) {
     }
   }
 
-  /** The line's Spark installation as the build assembles it. */
-  public SparkInstall(Path home, String line) {
-    this(home, line, null);
-  }
-
-  /** Spark 3.5, the line every benchmark of Spark jobs runs on. */
+  /** Spark 3.5 as the build assembles it, the line every benchmark of Spark jobs runs on. */
   public SparkInstall(Path home) {
-    this(home, "3.5");
+    this(home, "3.5", null);
   }
 
   private boolean spark4() {

@@ -39,32 +39,9 @@ public final class SparkRun {
    *
    * @param withClientJar whether the shaded client jar goes on the class path
    * @param conf Spark settings, passed as {@code --conf}
+   * @param jvmOptions options of the SparkSubmit JVM besides the environment's
    * @param echo which lines of the job's output to print here as well
    */
-  public static SparkRun of(
-      SparkInstall install,
-      String driverMemory,
-      String master,
-      boolean withClientJar,
-      Map<String, String> conf,
-      String mainClass,
-      List<String> jobArgs,
-      Path log,
-      Predicate<String> echo) {
-    return of(
-        install,
-        driverMemory,
-        master,
-        withClientJar,
-        conf,
-        List.of(),
-        mainClass,
-        jobArgs,
-        log,
-        echo);
-  }
-
-  /** As above, with {@code jvmOptions} for the SparkSubmit JVM besides the environment's. */
   public static SparkRun of(
       SparkInstall install,
       String driverMemory,
@@ -111,20 +88,11 @@ public final class SparkRun {
     return new SparkRun(List.copyOf(cmd), install.sparkHome(), log, echo);
   }
 
-  public List<String> command() {
-    return command;
-  }
-
   /** This run started through {@code launcher} (e.g. {@code ip netns exec <namespace>}). */
   public SparkRun via(List<String> launcher) {
     List<String> prefixed = new ArrayList<>(launcher);
     prefixed.addAll(command);
     return new SparkRun(List.copyOf(prefixed), sparkHome, log, echo);
-  }
-
-  /** Runs to the end, however long that takes; returns the exit code. */
-  public int run(Map<String, String> env) throws IOException, InterruptedException {
-    return run(env, null);
   }
 
   /**

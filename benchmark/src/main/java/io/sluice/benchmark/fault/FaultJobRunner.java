@@ -124,12 +124,13 @@ public record FaultJobRunner(
                 master,
                 sluice,
                 conf,
+                List.of(),
                 FaultBenchmarkJob.class.getName(),
                 args,
                 out.resolve("logs").resolve(name + ".log"),
                 line -> line.startsWith("Fault run "))
             .via(launcher)
-            .run(Map.of());
+            .run(Map.of(), null);
     List<String> all = Files.readAllLines(results, StandardCharsets.UTF_8);
     if (exit != 0 || all.size() == before) {
       System.out.println("  exited with " + exit + "; see " + out.resolve("logs"));

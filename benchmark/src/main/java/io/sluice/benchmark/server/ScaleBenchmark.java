@@ -5,6 +5,7 @@ import static io.sluice.benchmark.Format.mib;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.MetricsPoller;
@@ -133,11 +134,7 @@ public final class ScaleBenchmark {
             allocator);
     timer =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "bench-push-retry");
-              t.setDaemon(true);
-              return t;
-            });
+            new DefaultThreadFactory("bench-push-retry", true));
     try (TransportClientFactory f = context.createClientFactory();
         RandomPayload p = new RandomPayload(PAYLOAD_BYTES, 42)) {
       factory = f;
@@ -187,12 +184,7 @@ public final class ScaleBenchmark {
       List<TransportClient> clients = new ArrayList<>();
       ExecutorService threads =
           Executors.newFixedThreadPool(
-              settings.pushers(),
-              r -> {
-                Thread t = new Thread(r, "bench-pusher");
-                t.setDaemon(true);
-                return t;
-              });
+              settings.pushers(), new DefaultThreadFactory("bench-pusher", true));
       MetricsPoller metrics =
           new MetricsPoller(
               List.of(server.httpPort()),
@@ -555,12 +547,7 @@ public final class ScaleBenchmark {
               METRICS,
               java.time.Duration.ofMillis(settings.sampleMillis()));
       ExecutorService threads =
-          Executors.newCachedThreadPool(
-              r -> {
-                Thread t = new Thread(r, "bench-latency");
-                t.setDaemon(true);
-                return t;
-              });
+          Executors.newCachedThreadPool(new DefaultThreadFactory("bench-latency", true));
       AtomicBoolean running = new AtomicBoolean(true);
       try {
         TransportClient admin = factory.createUnpooledClient(ServerProcess.HOST, server.port());

@@ -3,6 +3,7 @@ package io.sluice.benchmark.server;
 import static io.sluice.benchmark.Format.mib;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DiskWriteTest;
 import io.sluice.benchmark.Iperf3;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Stream;
@@ -83,11 +85,7 @@ public final class ServerBenchmark {
             allocator);
     ScheduledExecutorService retryTimer =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "bench-push-retry");
-              t.setDaemon(true);
-              return t;
-            });
+            new DefaultThreadFactory("bench-push-retry", true));
     try (TransportClientFactory connections = context.createClientFactory();
         RandomPayload payload = new RandomPayload(PAYLOAD_BYTES, 42)) {
       if (settings.throughput()) {
@@ -250,15 +248,11 @@ public final class ServerBenchmark {
   private void measureLimits(int round, Path dataDir) throws IOException, InterruptedException {
     if (iperf != null) {
       Iperf3.Measurement loopback = iperf.measure(1, settings.iperfSeconds(), 1);
-      results.loopbackBytesPerSecond.add(loopback.bitsPerSecond() / 8);
+      double bytesPerSecond = loopback.bitsPerSecond() / 8;
+      results.loopbackBytesPerSecond.add(bytesPerSecond);
       results.loopbackReceiveCpuPerGib.add(loopback.receiverCpuSecondsPerGib());
-      log(
-          String.format(
-              Locale.ROOT,
-              "round %d, iperf3 loopback, 1 stream: %,.0f MiB/s, " + "receiver %.2f CPU-s/GiB",
-              round,
-              loopback.bitsPerSecond() / 8 / (1 << 20),
-              loopback.receiverCpuSecondsPerGib()));
+      logLimit(
+          round, "iperf3 loopback, 1 stream", bytesPerSecond, loopback.receiverCpuSecondsPerGib());
     }
     if (settings.probes()) {
       measureReceiveCopy(round);
@@ -267,14 +261,7 @@ public final class ServerBenchmark {
     results.diskBytesPerSecond.add(disk.bytesPerSecond());
     results.diskCpuPerGib.add(disk.cpuSecondsPerGib());
     results.ddCommand = disk.command();
-    log(
-        String.format(
-            Locale.ROOT,
-            "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB",
-            round,
-            disk.command(),
-            disk.bytesPerSecond() / (1 << 20),
-            disk.cpuSecondsPerGib()));
+    logLimit(round, disk.command(), disk.bytesPerSecond(), disk.cpuSecondsPerGib());
     if (!settings.probes()) {
       return;
     }
@@ -284,14 +271,7 @@ public final class ServerBenchmark {
     results.pageCacheBytesPerSecond.add(cache.bytesPerSecond());
     results.pageCacheCpuPerGib.add(cache.cpuSecondsPerGib());
     results.ddPageCacheCommand = cache.command();
-    log(
-        String.format(
-            Locale.ROOT,
-            "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB",
-            round,
-            cache.command(),
-            cache.bytesPerSecond() / (1 << 20),
-            cache.cpuSecondsPerGib()));
+    logLimit(round, cache.command(), cache.bytesPerSecond(), cache.cpuSecondsPerGib());
     measureSendfile(round, dataDir);
   }
 
@@ -300,23 +280,13 @@ public final class ServerBenchmark {
     try (ReceiveCopyProbe probe = new ReceiveCopyProbe()) {
       for (int clients : settings.clients()) {
         ReceiveCopyProbe.Result receive = probe.intoRegion(clients, (long) settings.ddMib() << 20);
-        results
-            .pooledReceiveCpuPerGib
-            .computeIfAbsent(clients, c -> new Series())
-            .add(receive.cpuSecondsPerGib());
-        results
-            .pooledReceiveBytesPerSecond
-            .computeIfAbsent(clients, c -> new Series())
-            .add(receive.bytesPerSecond());
-        log(
-            String.format(
-                Locale.ROOT,
-                "round %d, loopback received as a server receives, %d "
-                    + "connection(s): %,.0f MiB/s, %.2f CPU-s/GiB",
-                round,
-                clients,
-                receive.bytesPerSecond() / (1 << 20),
-                receive.cpuSecondsPerGib()));
+        addPerClients(results.pooledReceiveCpuPerGib, clients, receive.cpuSecondsPerGib());
+        addPerClients(results.pooledReceiveBytesPerSecond, clients, receive.bytesPerSecond());
+        logLimit(
+            round,
+            "loopback received as a server receives, " + clients + " connection(s)",
+            receive.bytesPerSecond(),
+            receive.cpuSecondsPerGib());
       }
     }
   }
@@ -325,24 +295,29 @@ public final class ServerBenchmark {
   private void measureSendfile(int round, Path dataDir) throws IOException, InterruptedException {
     for (int clients : settings.clients()) {
       SendfileProbe.Result send = SendfileProbe.coldFile(dataDir, settings.ddMib(), clients);
-      results
-          .sendfileCpuPerGib
-          .computeIfAbsent(clients, c -> new Series())
-          .add(send.cpuSecondsPerGib());
-      results
-          .sendfileBytesPerSecond
-          .computeIfAbsent(clients, c -> new Series())
-          .add(send.bytesPerSecond());
-      log(
-          String.format(
-              Locale.ROOT,
-              "round %d, sendfile of a file written past the page cache, "
-                  + "%d connection(s): %,.0f MiB/s, %.2f CPU-s/GiB",
-              round,
-              clients,
-              send.bytesPerSecond() / (1 << 20),
-              send.cpuSecondsPerGib()));
+      addPerClients(results.sendfileCpuPerGib, clients, send.cpuSecondsPerGib());
+      addPerClients(results.sendfileBytesPerSecond, clients, send.bytesPerSecond());
+      logLimit(
+          round,
+          "sendfile of a file written past the page cache, " + clients + " connection(s)",
+          send.bytesPerSecond(),
+          send.cpuSecondsPerGib());
     }
+  }
+
+  private static void addPerClients(Map<Integer, Series> series, int clients, double value) {
+    series.computeIfAbsent(clients, c -> new Series()).add(value);
+  }
+
+  private static void logLimit(int round, String what, double bytesPerSecond, double cpuPerGib) {
+    log(
+        String.format(
+            Locale.ROOT,
+            "round %d, %s: %,.0f MiB/s, %.2f CPU-s/GiB",
+            round,
+            what,
+            bytesPerSecond / (1 << 20),
+            cpuPerGib));
   }
 
   static ServerBenchResults.ServerSetup setup(ServerProcess server) throws IOException {

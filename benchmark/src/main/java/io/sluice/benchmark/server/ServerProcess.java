@@ -134,10 +134,6 @@ final class ServerProcess implements AutoCloseable {
     return httpPort;
   }
 
-  long pid() {
-    return daemon.pid();
-  }
-
   Path dataDir() {
     return dataDir;
   }

@@ -2,6 +2,7 @@ package io.sluice.benchmark.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
@@ -126,13 +127,7 @@ final class ShuffleRun {
   RunResult run(int shuffleId, int clients, long totalBytes) throws Exception {
     List<TransportClientFactory> pools = new ArrayList<>();
     ExecutorService threads =
-        Executors.newFixedThreadPool(
-            clients,
-            r -> {
-              Thread t = new Thread(r, "bench-client");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newFixedThreadPool(clients, new DefaultThreadFactory("bench-client", true));
     MetricsPoller metrics =
         new MetricsPoller(List.of(server.httpPort()), SAMPLED, Duration.ofMillis(sampleMillis));
     // Never started: scraped at the phases' ends only.

@@ -57,11 +57,6 @@ final class PackedWorkload implements PushWorkload {
   }
 
   @Override
-  public int blocksPerRequest() {
-    return messagesPerFrame;
-  }
-
-  @Override
   public int window() {
     return window;
   }

@@ -8,9 +8,6 @@ interface PushWorkload extends AutoCloseable {
   /** The next request to send; the caller owns it (and its body). */
   PushDataRequest next(long requestId);
 
-  /** Blocks (messages) one request carries. */
-  int blocksPerRequest();
-
   /** Requests allowed to be outstanding at once on the connection. */
   int window();
 

@@ -54,11 +54,6 @@ final class RepeatedBodyWorkload implements PushWorkload {
   }
 
   @Override
-  public int blocksPerRequest() {
-    return 1;
-  }
-
-  @Override
   public int window() {
     return window;
   }
