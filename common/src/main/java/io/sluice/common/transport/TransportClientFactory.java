@@ -231,7 +231,7 @@ public final class TransportClientFactory implements Connections, Closeable {
       return;
     }
     PeerLiveness.Watch watch = liveness == null ? null : liveness.watch(host, port);
-    ChannelFuture connect = bootstrap(host, port, watch).connect(address);
+    ChannelFuture connect = bootstrap(host, port, watch, false).connect(address);
     result.whenComplete(
         (c, e) -> {
           if (e != null) {
@@ -296,14 +296,18 @@ public final class TransportClientFactory implements Connections, Closeable {
             });
   }
 
-  private Bootstrap bootstrap(String host, int port, PeerLiveness.Watch watch) {
+  /**
+   * @param probe whether the connection is a liveness probe's: its own deadline bounds it, TLS's
+   *     handshake included
+   */
+  private Bootstrap bootstrap(String host, int port, PeerLiveness.Watch watch, boolean probe) {
     return bootstrap
         .clone()
         .handler(
             new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
-                ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, watch));
+                ch.attr(CLIENT).set(context.initClientPipeline(ch, host, port, watch, probe));
               }
             });
   }
@@ -312,9 +316,9 @@ public final class TransportClientFactory implements Connections, Closeable {
    * Whether a process answers at {@code host:port} within {@code timeoutMillis}: a new connection,
    * outside the pool, and a handshake. Any answer counts, a refusal or the peer closing the
    * connection included; no connection, or silence, does not, nor a name that cannot be looked up
-   * in that time. The connection is closed after.
+   * in that time. The connection is closed after. Package-private for tests.
    */
-  private CompletableFuture<Boolean> probe(String host, int port, long timeoutMillis) {
+  CompletableFuture<Boolean> probe(String host, int port, long timeoutMillis) {
     CompletableFuture<Boolean> answered = new CompletableFuture<>();
     long start = System.nanoTime();
     CompletableFuture<InetSocketAddress> address = resolver.resolve(host, port);
@@ -346,7 +350,7 @@ public final class TransportClientFactory implements Connections, Closeable {
     // Netty's connect timeout bounds the connection; the handshake gets what is left of the time,
     // timed on the channel's own event loop, which is also the one that reads the answer.
     ChannelFuture connect =
-        bootstrap(host, port, null)
+        bootstrap(host, port, null, true)
             .option(
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int) Math.min(Integer.MAX_VALUE, timeoutMillis))

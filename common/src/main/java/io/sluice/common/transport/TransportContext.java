@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.sluice.common.auth.Credentials;
 import io.sluice.common.auth.ServerAuth;
@@ -142,9 +143,12 @@ public final class TransportContext {
   /**
    * @param watch the peer's liveness, told when the connection's peer stays silent while requests
    *     are outstanding and asked whether it is in doubt (see {@link TransportClient}), or null
+   * @param probe whether the connection is a liveness probe's, which counts any end of its
+   *     handshake as an answer: TLS's own handshake timeout (Netty's 10 s) would close it
+   *     unanswered and so pass for one, where the probe's deadline may be longer, so it has none
    */
   TransportClient initClientPipeline(
-      SocketChannel ch, String host, int port, PeerLiveness.Watch watch) {
+      SocketChannel ch, String host, int port, PeerLiveness.Watch watch, boolean probe) {
     ChannelPipeline p = ch.pipeline();
     TransportClient client =
         new TransportClient(ch, conf.requestTimeout(), conf.livenessTimeout().dividedBy(2), watch);
@@ -158,7 +162,11 @@ public final class TransportContext {
           }
         });
     if (clientTls != null) {
-      p.addLast("tls", TlsContexts.clientHandler(clientTls, conf.conf(), ch.alloc(), host, port));
+      SslHandler tls = TlsContexts.clientHandler(clientTls, conf.conf(), ch.alloc(), host, port);
+      if (probe) {
+        tls.setHandshakeTimeoutMillis(0);
+      }
+      p.addLast("tls", tls);
       p.addLast("chunkedWriter", new ChunkedWriteHandler());
     }
     p.addLast("encoder", encoder)

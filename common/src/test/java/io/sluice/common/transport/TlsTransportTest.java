@@ -73,6 +73,32 @@ class TlsTransportTest {
     }
   }
 
+  /**
+   * A frozen server's kernel still accepts connections, but nothing answers the TLS handshake. A
+   * probe given more than TLS's own handshake timeout (Netty's 10 s) must wait for its own deadline
+   * and find no answer: closed by that timeout, it would count as answered, and a frozen server
+   * would never be given up where {@code transport.liveness.timeout} is over 20 s.
+   */
+  @Test
+  void aProbeOfAServerThatNeverAnswersTheTlsHandshakeFindsNoAnswer() throws Exception {
+    SelfSignedCertificate cert = new SelfSignedCertificate("localhost");
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 8);
+        TransportClientFactory probing =
+            client(Map.of(TransportOptions.TLS_TRUST_CERTS.key(), cert.certificate().getPath()))) {
+      long timeoutMillis = 10_500;
+      long start = System.nanoTime();
+      boolean answered =
+          probing
+              .probe("localhost", silent.getLocalPort(), timeoutMillis)
+              .get(timeoutMillis + 10_000, TimeUnit.MILLISECONDS);
+      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      assertEquals(false, answered, "answered after " + tookMillis + " ms");
+      assertTrue(tookMillis >= timeoutMillis - 50, "gave up after " + tookMillis + " ms");
+    } finally {
+      cert.delete();
+    }
+  }
+
   @Test
   void aCertificateForAnotherHostIsRefused() throws Exception {
     SelfSignedCertificate other = new SelfSignedCertificate("other.example");

@@ -440,6 +440,11 @@ public final class MapOutputPusher {
     }
   }
 
+  /** Why the attempt ended before its end, or null. */
+  private synchronized Throwable ended() {
+    return failure;
+  }
+
   /** Releases queued blocks after a failure; pushes in flight release theirs when they end. */
   public synchronized void abort() {
     if (failure == null) {
@@ -527,34 +532,41 @@ public final class MapOutputPusher {
     AtomicReference<PushPace.Timing> timing = new AtomicReference<>();
     CompletableFuture<StatusResponse> pushed =
         Retries.withRetries(
-            () ->
-                clients
-                    .getClientAsync(primary.host(), primary.port())
-                    .thenApply(
-                        c -> {
-                          // Attempts run one after another: only the first is timed.
-                          if (timeIt && timing.get() == null) {
-                            timing.set(
-                                pace.started(
-                                    servers,
-                                    servers.size() == 1 && ThisHost.has(c.remoteAddress())));
-                          }
-                          return c;
-                        })
-                    // Every attempt sends its own views of the blocks; the batch keeps its
-                    // references.
-                    .thenCompose(
-                        c ->
-                            request(
-                                c,
-                                new PushDataRequest(
-                                    TransportClient.nextRequestId(),
-                                    appId,
-                                    shuffleId,
-                                    chains,
-                                    blocks,
-                                    new NettyManagedBuffer(batch.body(allocator))),
-                                mayLeave)),
+            () -> {
+              Throwable ended = ended();
+              if (ended != null) {
+                // An aborted or failed attempt sends nothing more: a retry after NO_BUFFER would
+                // only hold the batch's buffers, and the server's memory, for as long as the
+                // back-off lasts.
+                return CompletableFuture.failedFuture(ended);
+              }
+              return clients
+                  .getClientAsync(primary.host(), primary.port())
+                  .thenApply(
+                      c -> {
+                        // Attempts run one after another: only the first is timed.
+                        if (timeIt && timing.get() == null) {
+                          timing.set(
+                              pace.started(
+                                  servers, servers.size() == 1 && ThisHost.has(c.remoteAddress())));
+                        }
+                        return c;
+                      })
+                  // Every attempt sends its own views of the blocks; the batch keeps its
+                  // references.
+                  .thenCompose(
+                      c ->
+                          request(
+                              c,
+                              new PushDataRequest(
+                                  TransportClient.nextRequestId(),
+                                  appId,
+                                  shuffleId,
+                                  chains,
+                                  blocks,
+                                  new NettyManagedBuffer(batch.body(allocator))),
+                              mayLeave));
+            },
             settings.backoff(),
             timer,
             counters::pushRetried);
@@ -579,6 +591,23 @@ public final class MapOutputPusher {
       return;
     }
     Throwable cause = Retries.unwrap(error);
+    if (failure == null
+        && Retries.isRetriableStatus(cause)
+        && relocations < settings.maxRelocations()
+        && allMoved(batch)) {
+      // Refused until its retries ran out (memory always full), where the partitions have moved
+      // since (the writers found the server slow): the server kept nothing of a refused push, so
+      // the blocks go to the new locations rather than fail the attempt.
+      LOG.info(
+          "Push of shuffle {} to {} refused until its retries ran out ({}); its {} partitions"
+              + " have moved since: pushing there",
+          shuffleId,
+          batch.primary,
+          cause.getMessage(),
+          batch.locations.size());
+      onRelocated(batch, relocations, cause, Map.of(), null);
+      return;
+    }
     if (failure != null || !isLocationFailure(cause) || relocations >= settings.maxRelocations()) {
       fail(
           cause instanceof IOException io
@@ -749,6 +778,12 @@ public final class MapOutputPusher {
       outstanding++;
       push(batch, relocations + 1);
     }
+  }
+
+  /** Whether every partition of the batch is located elsewhere now than when it was batched. */
+  private boolean allMoved(Batch batch) {
+    return batch.locations.entrySet().stream()
+        .allMatch(e -> locator.location(e.getKey()).epoch() != e.getValue().epoch());
   }
 
   private void done(Batch batch) {

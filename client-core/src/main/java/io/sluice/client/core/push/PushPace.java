@@ -81,7 +81,7 @@ public final class PushPace {
 
   /**
    * The longest busy time a stall must reach: faded from each instant on, busy time never exceeds
-   * {@link #HALF_LIFE} / ln 2 (14.4 s), so a longer wait would never end. 13 s of it take 34 s.
+   * {@link #HALF_LIFE} / ln 2 (14.4 s), so a longer wait would never end. 13 s of it take 33 s.
    */
   static final double STALL_CEILING = 0.9 * HALF_LIFE.toNanos() / Math.log(2);
 

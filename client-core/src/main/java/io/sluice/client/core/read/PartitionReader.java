@@ -208,7 +208,9 @@ public final class PartitionReader implements BlockSource, AutoCloseable {
       long now = System.nanoTime();
       if (now - silenceCheckedAt >= SILENCE_CHECK_NANOS) {
         silenceCheckedAt = now;
-        runner.execute(this::leaveSilentServers);
+        // onRunner: leaving a server frees its reads' budget, which reads queued behind it (of
+        // another location of the partition, say) may then take at once.
+        onRunner(this::leaveSilentServers);
       }
       if (now - waitingSince >= STALL_REPORT_NANOS) {
         waitingSince = now;

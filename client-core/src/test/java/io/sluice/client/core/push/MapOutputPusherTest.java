@@ -336,6 +336,55 @@ class MapOutputPusherTest {
     assertEquals(0, pusher.bufferedBytes());
   }
 
+  @Test
+  void anAbortedAttemptStopsRetryingAPushTheServerRefused() throws Exception {
+    FakeShuffleServer s = newServer();
+    int refusals = 100;
+    s.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, refusals);
+    RecordingLocator locator = new RecordingLocator().at(0, 0, s);
+    // Without the abort the batch would be retried for 100 x 100 ms.
+    MapOutputPusher pusher =
+        pusher(
+            settings(
+                1_000, 1 << 20, new Backoff(Duration.ofMillis(100), Duration.ofMillis(100), 100)),
+            locator,
+            1);
+    add(pusher, 0, 1_500);
+    Await.until(() -> s.pushArrivals().size() >= 2, "the refused push to be retried");
+
+    pusher.abort();
+    int arrivedBefore = s.pushArrivals().size();
+    Await.until(() -> pusher.bufferedBytes() == 0, "the aborted attempt to release its batch");
+
+    assertTrue(
+        s.pushArrivals().size() <= arrivedBefore + 1,
+        "pushes after the abort: " + (s.pushArrivals().size() - arrivedBefore));
+  }
+
+  @Test
+  void aPushRefusedBeyondItsRetriesGoesWhereItsPartitionMovedMeanwhile() throws Exception {
+    FakeShuffleServer full = newServer();
+    FakeShuffleServer other = newServer();
+    full.failNext(PushDataRequest.class, StatusCode.NO_BUFFER, 100);
+    RecordingLocator locator = new RecordingLocator().at(0, 0, full);
+    MapOutputPusher pusher =
+        pusher(
+            settings(1_000, 1 << 20, new Backoff(Duration.ofMillis(1), Duration.ofMillis(1), 2)),
+            locator,
+            1);
+    byte[] block = add(pusher, 0, 500);
+    // As a move away from a server found slow does: the location changes under the batch.
+    locator.at(0, 1, other);
+    pusher.finish();
+
+    assertEquals(3, full.pushArrivals().size(), "the first send and its two retries");
+    assertTrue(full.memory(0).isEmpty());
+    assertEquals(1, other.memory(0).size());
+    assertArrayEquals(block, other.memory(0).get(0).bytes());
+    assertEquals(0, pusher.bufferedBytes());
+    assertTrue(locator.calls.isEmpty(), "the driver had moved it already");
+  }
+
   // ---- relocation ----
 
   @Test
