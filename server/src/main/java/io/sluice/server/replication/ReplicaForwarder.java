@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -117,19 +118,25 @@ public final class ReplicaForwarder {
       body.release();
       throw e;
     }
+    // Whoever claims the forward first owns it: the send, or the release where the connection
+    // failed or the replication timeout struck first. A connection made after the timeout does
+    // not send it (the compose below is skipped once its future is done) and must not leak it.
+    AtomicBoolean claimed = new AtomicBoolean();
     return peers
         .getClientAsync(next.host(), next.port(), credentials.apply(appId))
-        .whenComplete(
-            (c, e) -> {
-              if (e != null) {
-                forward.release();
-              }
-            })
         // A replica in doubt (frozen, or cut off) is left at once: the client relocates.
-        .thenCompose(c -> c.requestOrLeave(forward, StatusResponse.class))
+        .thenCompose(
+            c ->
+                claimed.compareAndSet(false, true)
+                    ? c.requestOrLeave(forward, StatusResponse.class)
+                    : CompletableFuture.<StatusResponse>failedFuture(
+                        new TimeoutException("connected after the replication timeout")))
         .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
         .handle(
             (ok, error) -> {
+              if (claimed.compareAndSet(false, true)) {
+                forward.release();
+              }
               if (error == null) {
                 return null;
               }
