@@ -32,11 +32,17 @@ final class BatchWriter {
    * Appends {@code blocks} to {@code g}'s files, with direct I/O when {@code bypassPageCache} asks
    * for it and the disk and calling thread allow it.
    *
+   * @param toDevice whether buffered data is forced to the device before the append returns: a
+   *     write through the page cache succeeds on a device that fails, which only write-back finds
    * @return the data file's new length
    * @throws DirectWriteException when a direct write failed (nothing of the batch is left): the
    *     caller tries the same file again through the page cache before it blames the disk
    */
-  long append(PartitionGeneration g, List<? extends FlushableBlock> blocks, boolean bypassPageCache)
+  long append(
+      PartitionGeneration g,
+      List<? extends FlushableBlock> blocks,
+      boolean bypassPageCache,
+      boolean toDevice)
       throws IOException {
     ByteBuffer staging =
         bypassPageCache && g.disk().takesDirectWrites()
@@ -54,6 +60,9 @@ final class BatchWriter {
         } else {
           starts = backToBack(g.dataLength(), blocks);
           length = writeData(data, g.dataLength(), blocks);
+          if (toDevice) {
+            data.force(false);
+          }
         }
         writeFully(index, g.indexLength(), indexEntries(g.start(), blocks, starts));
         return length;

@@ -151,7 +151,7 @@ public final class PartitionFiles {
           break;
         }
         try {
-          publish(write(generation, blocks, direct), blocks.size());
+          publish(write(generation, blocks, direct, directFailedOn != null), blocks.size());
           if (directFailedOn != null && directFailedOn == generation.disk()) {
             // A direct write failed here and the same batch went through the page cache: the
             // file system, not the disk, is at fault.
@@ -165,7 +165,9 @@ public final class PartitionFiles {
           return generation.isRemote();
         } catch (BatchWriter.DirectWriteException e) {
           // Written again, same file, through the page cache, before the disk is judged: a file
-          // system may take O_DIRECT at open and refuse the I/O itself. This happens once.
+          // system may take O_DIRECT at open and refuse the I/O itself. This happens once, and the
+          // data is forced to the device: a failing device (EIO) would take the buffered write
+          // and lose it at write-back, where the disk must be judged instead.
           lastFailure = e;
           directFailedOn = generation.disk();
           direct = false;
@@ -385,7 +387,10 @@ public final class PartitionFiles {
 
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
   private PartitionGeneration write(
-      PartitionGeneration g, List<? extends FlushableBlock> blocks, boolean bypassPageCache)
+      PartitionGeneration g,
+      List<? extends FlushableBlock> blocks,
+      boolean bypassPageCache,
+      boolean toDevice)
       throws IOException {
     if (g.isRemote()) {
       long[] starts = BatchWriter.backToBack(g.dataLength(), blocks);
@@ -397,7 +402,7 @@ public final class PartitionFiles {
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
-    long length = writer.append(g, blocks, bypassPageCache);
+    long length = writer.append(g, blocks, bypassPageCache, toDevice);
     return g.grownBy(length - g.dataLength(), blocks.size());
   }
 

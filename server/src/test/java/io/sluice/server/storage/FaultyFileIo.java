@@ -20,6 +20,7 @@ public final class FaultyFileIo implements FileIo {
   private final Map<Path, String> failOpen = new ConcurrentHashMap<>();
   private final Map<Path, WriteFault> failWrites = new ConcurrentHashMap<>();
   private final Map<Path, String> failDirectWrites = new ConcurrentHashMap<>();
+  private final Map<Path, String> failForce = new ConcurrentHashMap<>();
   private final AtomicInteger directOpens = new AtomicInteger();
 
   /** Opening any file under {@code dir} for writing throws an IOException with {@code message}. */
@@ -48,6 +49,15 @@ public final class FaultyFileIo implements FileIo {
     return this;
   }
 
+  /**
+   * Forcing any file under {@code dir} to the device throws an IOException with {@code message}, as
+   * on a device whose writes fail where the page cache took them.
+   */
+  public FaultyFileIo failForce(Path dir, String message) {
+    failForce.put(dir.toAbsolutePath().normalize(), message);
+    return this;
+  }
+
   /** How many files were asked to open for direct writes, faulty or not. */
   public int directOpens() {
     return directOpens.get();
@@ -71,7 +81,7 @@ public final class FaultyFileIo implements FileIo {
     Path file = p.toAbsolutePath().normalize();
     for (Map.Entry<Path, String> fault : failDirectWrites.entrySet()) {
       if (file.startsWith(fault.getKey())) {
-        return new FailingChannel(channel, new WriteFault(0, fault.getValue()));
+        return new FailingChannel(channel, new WriteFault(0, fault.getValue()), null);
       }
     }
     return channel;
@@ -89,12 +99,20 @@ public final class FaultyFileIo implements FileIo {
       }
     }
     FileChannel channel = opener.open(p);
-    for (Map.Entry<Path, WriteFault> fault : failWrites.entrySet()) {
+    String forceFault = null;
+    for (Map.Entry<Path, String> fault : failForce.entrySet()) {
       if (file.startsWith(fault.getKey())) {
-        return new FailingChannel(channel, fault.getValue());
+        forceFault = fault.getValue();
       }
     }
-    return channel;
+    for (Map.Entry<Path, WriteFault> fault : failWrites.entrySet()) {
+      if (file.startsWith(fault.getKey())) {
+        return new FailingChannel(channel, fault.getValue(), forceFault);
+      }
+    }
+    return forceFault == null
+        ? channel
+        : new FailingChannel(channel, new WriteFault(Long.MAX_VALUE, ""), forceFault);
   }
 
   @Override
@@ -122,14 +140,19 @@ public final class FaultyFileIo implements FileIo {
     }
   }
 
-  /** Delegates to a real channel; writes go through the fault's byte budget. */
+  /**
+   * Delegates to a real channel; writes go through the fault's byte budget, and forcing throws
+   * {@code forceFault} unless it is null.
+   */
   private static final class FailingChannel extends FileChannel {
     private final FileChannel delegate;
     private final WriteFault fault;
+    private final String forceFault;
 
-    FailingChannel(FileChannel delegate, WriteFault fault) {
+    FailingChannel(FileChannel delegate, WriteFault fault, String forceFault) {
       this.delegate = delegate;
       this.fault = fault;
+      this.forceFault = forceFault;
     }
 
     @Override
@@ -199,6 +222,9 @@ public final class FaultyFileIo implements FileIo {
 
     @Override
     public void force(boolean metaData) throws IOException {
+      if (forceFault != null) {
+        throw new IOException(forceFault);
+      }
       delegate.force(metaData);
     }
 

@@ -166,6 +166,29 @@ class StorageFailoverTest {
     Blocks.assertEntries(partition, Blocks.decodeIndex(partition.index()), 0, 0);
   }
 
+  /**
+   * A failing device refuses direct writes with EIO, while the page cache would take the same batch
+   * and lose it at write-back: the buffered retry is forced to the device, fails there, and the
+   * disk is judged (the batch goes to the other disk) rather than kept with direct writes off.
+   */
+  @Test
+  void aDeviceThatFailsDirectWritesIsNotMaskedByThePageCache() throws Exception {
+    assumeTrue(Blocks.directIoWorks(a) && diskA.takesDirectWrites(), "O_DIRECT works here");
+    io.failDirectWrites(a, EIO);
+    io.failForce(a, EIO);
+    PartitionFiles partition = partition(0);
+    Blocks.appendOnFlushThread(partition, diskA, 0, 40, true);
+
+    assertFalse(diskA.isHealthy(), diskA.toString());
+    assertTrue(diskA.takesDirectWrites(), "the file system was not blamed");
+    assertTrue(diskB.isHealthy());
+    List<Path> files = partition.files();
+    assertEquals(4, files.size(), files.toString());
+    assertEquals(0, Files.size(files.get(0)), "nothing left on the failed disk: " + files);
+    assertTrue(files.get(2).startsWith(b), files.toString());
+    assertArrayEquals(Blocks.expected(0, 40), Blocks.readAllData(partition));
+  }
+
   @Test
   void aDiskThatFillsUpMidWriteHandsThePartitionToAnotherDisk() throws Exception {
     PartitionFiles partition = partition(0);
