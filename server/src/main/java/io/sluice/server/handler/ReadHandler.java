@@ -84,6 +84,12 @@ final class ReadHandler {
     // One snapshot for the length, the index and where it lives: a flush that publishes meanwhile
     // can neither add entries beyond the length nor move the read onto HDFS behind our back.
     ReadSnapshot view = files.snapshot();
+    // Checked before the index is read or its memory reserved: an index that cannot be answered
+    // in one frame must not first take read memory (beyond read.buffer.capacity, where nothing
+    // else is reserved) or an event loop's time to assemble.
+    if (view.indexBytes() > maxFrameSize) {
+      throw indexTooLarge(req.partitionId(), view.indexBytes());
+    }
     if (remoteReads != null && view.indexIsRemote()) {
       long reserved = view.indexBytes();
       if (!readBudget.tryReserve(reserved)) {
@@ -124,20 +130,24 @@ final class ReadHandler {
     long frame = TYPE_BYTE + answer.encodedLength() + index.size();
     if (frame > maxFrameSize) {
       answer.release();
-      throw new RequestRejectedException(
-          StatusCode.INVALID_REQUEST,
-          "the index of partition "
-              + req.partitionId()
-              + " ("
-              + index.size()
-              + " bytes) does not fit one frame of "
-              + maxFrameSize
-              + " bytes ("
-              + TransportOptions.MAX_FRAME_SIZE.key()
-              + ", on this server and its readers)");
+      throw indexTooLarge(req.partitionId(), index.size());
     }
     metrics.read("index", index.size());
     return channel.respond(answer);
+  }
+
+  private RequestRejectedException indexTooLarge(int partitionId, long indexBytes) {
+    return new RequestRejectedException(
+        StatusCode.INVALID_REQUEST,
+        "the index of partition "
+            + partitionId
+            + " ("
+            + indexBytes
+            + " bytes) does not fit one frame of "
+            + maxFrameSize
+            + " bytes ("
+            + TransportOptions.MAX_FRAME_SIZE.key()
+            + ", on this server and its readers)");
   }
 
   /**
