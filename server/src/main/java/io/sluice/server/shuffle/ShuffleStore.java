@@ -39,6 +39,13 @@ public final class ShuffleStore {
    */
   private final Set<String> deleting = ConcurrentHashMap.newKeySet();
 
+  /**
+   * Shuffles ({@code appId/shuffleId}) whose deletion is under way: their directory is moved away
+   * last, so a shuffle registered again with the same id (Spark 4.1 revives a removed shuffle)
+   * waits, retriably, until it is gone, lest its new files go with it.
+   */
+  private final Set<String> deletingShuffles = ConcurrentHashMap.newKeySet();
+
   private final ShuffleState.PartitionFilesFactory filesFactory;
   private final DiskManager disks;
 
@@ -195,6 +202,15 @@ public final class ShuffleStore {
             .computeIfAbsent(
                 shuffleId,
                 id -> {
+                  if (deletingShuffles.contains(appId + "/" + id)) {
+                    throw new RequestRejectedException(
+                        StatusCode.BUSY,
+                        "the data of an earlier registration of shuffle "
+                            + id
+                            + " of application "
+                            + appId
+                            + " is still being deleted; retry");
+                  }
                   limits.checkNewShuffle(app);
                   return new ShuffleState(appId, id, numPartitions, filesFactory, commits);
                 });
@@ -250,14 +266,30 @@ public final class ShuffleStore {
     if (app == null) {
       return;
     }
-    ShuffleState shuffle = app.shuffleMap().remove(shuffleId);
-    if (shuffle != null) {
+    String key = appId + "/" + shuffleId;
+    ShuffleState[] removed = new ShuffleState[1];
+    // Removed and marked in one step, so that no registration of the same id comes in between.
+    app.shuffleMap()
+        .computeIfPresent(
+            shuffleId,
+            (id, shuffle) -> {
+              deletingShuffles.add(key);
+              removed[0] = shuffle;
+              return null;
+            });
+    ShuffleState shuffle = removed[0];
+    if (shuffle == null) {
+      return;
+    }
+    try {
       shuffle.delete(free);
       disks.deleteShuffle(appId, shuffleId);
       if (hdfs != null) {
         hdfs.deleteShuffle(appId, shuffleId);
       }
       LOG.info("Deleted shuffle {} of application {}", shuffleId, appId);
+    } finally {
+      deletingShuffles.remove(key);
     }
   }
 

@@ -96,6 +96,40 @@ class ApplicationReRegistrationTest {
     assertArrayEquals(written, readAll(store.shuffle(APP, 1).existingPartition(0).files()));
   }
 
+  /**
+   * The same for a shuffle: Spark 4.1 removes a shuffle and may register the same id again at once
+   * (the driver revives it); the old deletion moves the shuffle's directory away last, and the new
+   * registration's files must not go with it.
+   */
+  @Test
+  void registeringAShuffleAgainWaitsForItsOldDeletionAndKeepsItsFiles() throws Exception {
+    store.registerApplication(APP, "tester", null);
+    PartitionState old = store.registerShuffle(APP, 0, 1).partition(0);
+    flush(old, add(old, 1));
+
+    old.storageLock().lock();
+    CompletableFuture<Void> deletion;
+    try {
+      deletion = CompletableFuture.runAsync(() -> store.unregisterShuffle(APP, 0));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (store.applications().iterator().next().shuffle(0) != null) {
+        assertTrue(System.nanoTime() < deadline, "the deletion never started");
+        Thread.onSpinWait();
+      }
+      RequestRejectedException refused =
+          assertThrows(RequestRejectedException.class, () -> store.registerShuffle(APP, 0, 1));
+      assertEquals(StatusCode.BUSY, refused.status());
+    } finally {
+      old.storageLock().unlock();
+    }
+    deletion.get(20, TimeUnit.SECONDS);
+
+    PartitionState fresh = store.registerShuffle(APP, 0, 1).partition(0);
+    byte[] written = add(fresh, 2);
+    flush(fresh, written);
+    assertArrayEquals(written, readAll(store.shuffle(APP, 0).existingPartition(0).files()));
+  }
+
   @Test
   void aDeletedApplicationsFilesCannotBeReadAnyMore() throws Exception {
     store.registerApplication(APP, "tester", null);
