@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The life of the restart record ({@code recovery.enabled}): read at start, spent once the server
  * serves, written at a clean stop after every block reached disk. The same file name in every local
- * dir; a stop writes the first that takes it, a start reads the first that holds one.
+ * dir; a stop writes the first that takes it and removes the others, a start reads the newest. A
+ * record that could not be removed (its dir turned read-only) is older than the one written after
+ * it, and must not win: it would keep the applications it names and delete what the newer one kept.
  */
 final class RestartRecord {
   private static final Logger LOG = LoggerFactory.getLogger(RestartRecord.class);
@@ -37,18 +41,33 @@ final class RestartRecord {
    * record cannot be trusted (logged).
    */
   List<RestartManifest.Application> read() {
+    Path newest = null;
+    FileTime newestTime = null;
     for (Path m : locations) {
-      if (!Files.exists(m, LinkOption.NOFOLLOW_LINKS)) {
-        continue;
-      }
       try {
-        return RestartManifest.read(m);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("Cannot use the restart record {}; starting empty: {}", m, e.toString());
-        return List.of();
+        FileTime time = Files.getLastModifiedTime(m, LinkOption.NOFOLLOW_LINKS);
+        if (newest != null) {
+          LOG.warn("Restart records in {} and {}; reading the newer", newest, m);
+        }
+        if (newestTime == null || time.compareTo(newestTime) > 0) {
+          newest = m;
+          newestTime = time;
+        }
+      } catch (NoSuchFileException absent) {
+        // no record in this dir
+      } catch (IOException e) {
+        LOG.warn("Cannot look at the restart record {}: {}", m, e.toString());
       }
     }
-    return List.of();
+    if (newest == null) {
+      return List.of();
+    }
+    try {
+      return RestartManifest.read(newest);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Cannot use the restart record {}; starting empty: {}", newest, e.toString());
+      return List.of();
+    }
   }
 
   /**
@@ -93,6 +112,15 @@ final class RestartRecord {
                 return disk == null || !disk.isHealthy();
               }));
       Path written = RestartManifest.writeToFirstUsable(candidates, held);
+      for (Path other : locations) {
+        if (!other.equals(written)) {
+          try {
+            Files.deleteIfExists(other);
+          } catch (IOException e) {
+            LOG.warn("Cannot delete the older restart record {}: {}", other, e.toString());
+          }
+        }
+      }
       LOG.info(
           "Recorded {} applications in {} for the next start ({})",
           held.size(),
