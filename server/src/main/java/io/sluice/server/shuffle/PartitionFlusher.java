@@ -1,5 +1,6 @@
 package io.sluice.server.shuffle;
 
+import io.sluice.common.transport.LogRateLimiter;
 import io.sluice.server.ServerOptions;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.metrics.ServerMetrics;
@@ -14,6 +15,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionFlusher {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionFlusher.class);
+
+  /**
+   * Failed flushes logged at most every 10 s; {@code sluice_server_flush_failures_total} counts.
+   */
+  private static final LogRateLimiter FAILURES_LOGGED = new LogRateLimiter(10_000);
 
   private final PushBufferPool pool;
   private final ServerMetrics metrics;
@@ -35,15 +41,38 @@ public final class PartitionFlusher {
     List<InMemoryBlock> blocks = partition.takeForFlush();
     partition.storageLock().lock();
     try {
-      PartitionFiles files = partition.filesForWrite();
-      if (files == null) {
-        // Deleted while queued: nobody will read these blocks.
-        partition.flushWritten();
-        freeAll(blocks);
-        partition.flushEnded();
+      boolean toHdfs;
+      // Only the write may fail the flush: once written, the blocks are the files' and freed, and
+      // a failure past that point must not hand them back to the partition.
+      try {
+        PartitionFiles files = partition.filesForWrite();
+        if (files == null) {
+          // Deleted while queued: nobody will read these blocks.
+          partition.flushWritten();
+          freeAll(blocks);
+          partition.flushEnded();
+          return;
+        }
+        toHdfs = files.append(blocks, bypassPageCache(partition));
+      } catch (StorageUnavailableException | RuntimeException e) {
+        // Retried while storage stays unavailable: one line per interval, the rest counted.
+        if (FAILURES_LOGGED.tryAcquire()) {
+          if (e instanceof StorageUnavailableException) {
+            LOG.error(
+                "Cannot flush partition {}: {}; its {} blocks stay in memory",
+                partition.partitionId(),
+                e.getMessage(),
+                blocks.size());
+          } else {
+            LOG.error("Flush of partition {} failed", partition.partitionId(), e);
+          }
+        }
+        if (!partition.flushFailed(blocks)) {
+          freeAll(blocks);
+        }
+        metrics.flushFailed();
         return;
       }
-      boolean toHdfs = files.append(blocks, bypassPageCache(partition));
       // Readable from disk now; only then may they leave memory.
       partition.flushWritten();
       long bytes = 0;
@@ -53,22 +82,6 @@ public final class PartitionFlusher {
       freeAll(blocks);
       partition.flushEnded();
       metrics.flushed(bytes, System.nanoTime() - start, toHdfs);
-    } catch (StorageUnavailableException e) {
-      LOG.error(
-          "Cannot flush partition {}: {}; its {} blocks stay in memory",
-          partition.partitionId(),
-          e.getMessage(),
-          blocks.size());
-      if (!partition.flushFailed(blocks)) {
-        freeAll(blocks);
-      }
-      metrics.flushFailed();
-    } catch (RuntimeException e) {
-      LOG.error("Flush of partition {} failed", partition.partitionId(), e);
-      if (!partition.flushFailed(blocks)) {
-        freeAll(blocks);
-      }
-      metrics.flushFailed();
     } finally {
       partition.storageLock().unlock();
     }
