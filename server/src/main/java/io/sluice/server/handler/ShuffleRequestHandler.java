@@ -59,6 +59,8 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private final Duration pushWait;
   private final ReadHandler read;
   private final ExecutorService control;
+  private final QueuedBookkeeping queuedBookkeeping =
+      new QueuedBookkeeping(QueuedBookkeeping.DEFAULT_MAX_ENTRIES);
   private final ServerMetrics metrics;
   private final boolean authRequired;
 
@@ -224,15 +226,43 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private void bookkeeping(TransportChannel channel, long requestId, int entries, Runnable work) {
     if (entries <= INLINE_BOOKKEEPING_ENTRIES) {
       answering(channel, requestId, work).run();
-    } else {
-      offload(channel, requestId, work);
+      return;
     }
+    if (!queuedBookkeeping.tryAdmit(entries)) {
+      channel.respond(
+          StatusResponse.error(
+              requestId,
+              StatusCode.BUSY,
+              queuedBookkeeping.queuedEntries()
+                  + " entries of commits and block-count lookups wait for this server's control"
+                  + " threads; retry"));
+      return;
+    }
+    offload(
+        channel,
+        requestId,
+        () -> {
+          try {
+            work.run();
+          } finally {
+            queuedBookkeeping.release(entries);
+          }
+        },
+        () -> queuedBookkeeping.release(entries));
   }
 
   private void offload(TransportChannel channel, long requestId, Runnable work) {
+    offload(channel, requestId, work, () -> {});
+  }
+
+  /**
+   * @param notRun what to undo when the control executor refuses {@code work} (it is stopping)
+   */
+  private void offload(TransportChannel channel, long requestId, Runnable work, Runnable notRun) {
     try {
       control.execute(answering(channel, requestId, work));
     } catch (RejectedExecutionException e) {
+      notRun.run();
       channel.respond(
           StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "server is stopping"));
     }
