@@ -44,6 +44,12 @@ final class RestartRecord {
     Path newest = null;
     FileTime newestTime = null;
     for (Path m : locations) {
+      if (Files.exists(m, LinkOption.NOFOLLOW_LINKS) && !Files.isWritable(m.getParent())) {
+        // Its dir turned read-only: once spent it could not be deleted, and would be read again
+        // after a crash or a stop that records nothing, naming data that changed since.
+        LOG.warn("Ignoring the restart record {}: its directory cannot be written", m);
+        continue;
+      }
       try {
         FileTime time = Files.getLastModifiedTime(m, LinkOption.NOFOLLOW_LINKS);
         if (newest != null) {

@@ -5,8 +5,8 @@ import static io.sluice.benchmark.Format.mib;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.DaemonThreads;
 import io.sluice.benchmark.LatencyStats;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
@@ -132,9 +132,7 @@ public final class ScaleBenchmark {
                     .with(TransportOptions.CONNECTIONS_PER_PEER, "1")),
             "scale-benchmark",
             allocator);
-    timer =
-        Executors.newSingleThreadScheduledExecutor(
-            new DefaultThreadFactory("bench-push-retry", true));
+    timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bench-push-retry"));
     try (TransportClientFactory f = context.createClientFactory();
         RandomPayload p = new RandomPayload(PAYLOAD_BYTES, 42)) {
       factory = f;
@@ -183,8 +181,7 @@ public final class ScaleBenchmark {
           server.directMemoryLimit() - server.bufferCapacity() - server.readCapacity();
       List<TransportClient> clients = new ArrayList<>();
       ExecutorService threads =
-          Executors.newFixedThreadPool(
-              settings.pushers(), new DefaultThreadFactory("bench-pusher", true));
+          Executors.newFixedThreadPool(settings.pushers(), DaemonThreads.named("bench-pusher"));
       MetricsPoller metrics =
           new MetricsPoller(
               List.of(server.httpPort()),
@@ -546,8 +543,7 @@ public final class ScaleBenchmark {
               List.of(server.httpPort()),
               METRICS,
               java.time.Duration.ofMillis(settings.sampleMillis()));
-      ExecutorService threads =
-          Executors.newCachedThreadPool(new DefaultThreadFactory("bench-latency", true));
+      ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.named("bench-latency"));
       AtomicBoolean running = new AtomicBoolean(true);
       try {
         TransportClient admin = factory.createUnpooledClient(ServerProcess.HOST, server.port());

@@ -3,8 +3,8 @@ package io.sluice.benchmark.server;
 import static io.sluice.benchmark.Format.mib;
 
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.benchmark.BenchmarkReport;
+import io.sluice.benchmark.DaemonThreads;
 import io.sluice.benchmark.DiskWriteTest;
 import io.sluice.benchmark.Iperf3;
 import io.sluice.benchmark.JfrProfile;
@@ -84,8 +84,7 @@ public final class ServerBenchmark {
             "server-benchmark",
             allocator);
     ScheduledExecutorService retryTimer =
-        Executors.newSingleThreadScheduledExecutor(
-            new DefaultThreadFactory("bench-push-retry", true));
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bench-push-retry"));
     try (TransportClientFactory connections = context.createClientFactory();
         RandomPayload payload = new RandomPayload(PAYLOAD_BYTES, 42)) {
       if (settings.throughput()) {

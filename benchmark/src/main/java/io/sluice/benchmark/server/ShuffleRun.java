@@ -2,7 +2,7 @@ package io.sluice.benchmark.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.benchmark.DaemonThreads;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.MetricsPoller;
 import io.sluice.benchmark.MetricsPoller.Sample;
@@ -127,7 +127,7 @@ final class ShuffleRun {
   RunResult run(int shuffleId, int clients, long totalBytes) throws Exception {
     List<TransportClientFactory> pools = new ArrayList<>();
     ExecutorService threads =
-        Executors.newFixedThreadPool(clients, new DefaultThreadFactory("bench-client", true));
+        Executors.newFixedThreadPool(clients, DaemonThreads.named("bench-client"));
     MetricsPoller metrics =
         new MetricsPoller(List.of(server.httpPort()), SAMPLED, Duration.ofMillis(sampleMillis));
     // Never started: scraped at the phases' ends only.

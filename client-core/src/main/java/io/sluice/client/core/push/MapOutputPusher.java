@@ -538,7 +538,10 @@ public final class MapOutputPusher {
                 // An aborted or failed attempt sends nothing more: a retry after NO_BUFFER would
                 // only hold the batch's buffers, and the server's memory, for as long as the
                 // back-off lasts.
-                return CompletableFuture.failedFuture(ended);
+                // Wrapped: the attempt may have ended on a retriable status (NO_BUFFER), which
+                // would be retried.
+                return CompletableFuture.failedFuture(
+                    new IOException("the map attempt ended: " + ended.getMessage(), ended));
               }
               return clients
                   .getClientAsync(primary.host(), primary.port())

@@ -1,6 +1,7 @@
 package io.sluice.client.spark.driver;
 
 import io.sluice.client.spark.SluiceClientOptions;
+import io.sluice.common.protocol.RequestMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.AppHeartbeatRequest;
@@ -23,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +46,11 @@ final class ServerRegistrar {
   private final String user;
   private final Duration timeout;
   private final Set<ServerAddress> known = ConcurrentHashMap.newKeySet();
+
+  /** Waits of 20 ms doubling, 2.5 s in all, for a registration the server answers BUSY. */
+  private static final int BUSY_RETRIES = 7;
+
+  private static final long BUSY_FIRST_WAIT_MILLIS = 20;
 
   /** Servers that accepted this application's registration. */
   private final Set<ServerAddress> registered = ConcurrentHashMap.newKeySet();
@@ -107,8 +114,10 @@ final class ServerRegistrar {
   }
 
   private CompletableFuture<StatusResponse> registerApplication(ServerAddress server) {
-    return call(
-            server, new RegisterApplicationRequest(TransportClient.nextRequestId(), appId, user))
+    return callWhileBusy(
+            server,
+            () -> new RegisterApplicationRequest(TransportClient.nextRequestId(), appId, user),
+            0)
         .thenApply(
             ok -> {
               registered.add(server);
@@ -118,10 +127,32 @@ final class ServerRegistrar {
 
   private CompletableFuture<StatusResponse> registerShuffle(
       ServerAddress server, int shuffleId, int numPartitions) {
-    return call(
+    return callWhileBusy(
         server,
-        new RegisterShuffleRequest(
-            TransportClient.nextRequestId(), appId, shuffleId, numPartitions));
+        () ->
+            new RegisterShuffleRequest(
+                TransportClient.nextRequestId(), appId, shuffleId, numPartitions),
+        0);
+  }
+
+  /**
+   * {@link #call}, sent again after a back-off while the server answers BUSY: a server still
+   * deleting an earlier registration of the same application or shuffle id (a shuffle Spark removed
+   * and revives) refuses it for as long as that takes, usually milliseconds. A server that stays
+   * busy fails the call, and the driver registers elsewhere.
+   */
+  private CompletableFuture<StatusResponse> callWhileBusy(
+      ServerAddress server, Supplier<RequestMessage> request, int retry) {
+    return call(server, request.get())
+        .exceptionallyCompose(
+            e ->
+                Retries.hasStatus(e, StatusCode.BUSY) && retry < BUSY_RETRIES
+                    ? CompletableFuture.runAsync(
+                            () -> {},
+                            CompletableFuture.delayedExecutor(
+                                BUSY_FIRST_WAIT_MILLIS << retry, TimeUnit.MILLISECONDS))
+                        .thenCompose(ok -> callWhileBusy(server, request, retry + 1))
+                    : CompletableFuture.failedFuture(e));
   }
 
   /** Tells every server that held data of the application that it lives; never waits. */
@@ -181,8 +212,7 @@ final class ServerRegistrar {
     }
   }
 
-  private CompletableFuture<StatusResponse> call(
-      ServerAddress server, io.sluice.common.protocol.RequestMessage request) {
+  private CompletableFuture<StatusResponse> call(ServerAddress server, RequestMessage request) {
     return clients
         .getClientAsync(server.host(), server.port())
         .thenCompose(c -> c.request(request, StatusResponse.class))

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,6 +105,30 @@ class ServerRegistrarTest {
     assertEquals(
         List.of(REGISTER_APP, REGISTER_SHUFFLE, REGISTER_SHUFFLE, REGISTER_APP, REGISTER_SHUFFLE),
         restarted.types());
+  }
+
+  /**
+   * A server still deleting an earlier registration of the same shuffle id (Spark removed the
+   * shuffle and revives it) answers BUSY for a moment: the registration is sent again, not failed.
+   */
+  @Test
+  void aShuffleRegistrationAnsweredBusyIsSentAgain() throws Exception {
+    Scripted deleting = new Scripted();
+    ServerAddress server = address("deleting", deleting);
+    registrar.register(List.of(server), 0, 4).get(10, TimeUnit.SECONDS);
+    deleting.answerShuffleRegistrationsBusy(3);
+
+    registrar.register(List.of(server), 0, 4).get(10, TimeUnit.SECONDS);
+
+    assertEquals(
+        List.of(
+            REGISTER_APP,
+            REGISTER_SHUFFLE,
+            REGISTER_SHUFFLE,
+            REGISTER_SHUFFLE,
+            REGISTER_SHUFFLE,
+            REGISTER_SHUFFLE),
+        deleting.types());
   }
 
   @Test
@@ -197,6 +222,7 @@ class ServerRegistrarTest {
     private volatile boolean silent;
     private volatile StatusCode heartbeatStatus = StatusCode.OK;
     private volatile boolean forgetOnce;
+    private final AtomicInteger busyRegistrations = new AtomicInteger();
 
     Scripted silent() {
       silent = true;
@@ -205,6 +231,11 @@ class ServerRegistrarTest {
 
     void answerHeartbeats(StatusCode status) {
       heartbeatStatus = status;
+    }
+
+    /** The next {@code times} shuffle registrations are answered BUSY. */
+    void answerShuffleRegistrationsBusy(int times) {
+      busyRegistrations.set(times);
     }
 
     /** The next shuffle registration is answered as by a server that restarted since. */
@@ -223,7 +254,11 @@ class ServerRegistrarTest {
         return;
       }
       received.add(request);
-      if (request.type() == REGISTER_SHUFFLE && forgetOnce) {
+      if (request.type() == REGISTER_SHUFFLE && busyRegistrations.getAndDecrement() > 0) {
+        channel.respond(
+            StatusResponse.error(
+                request.requestId(), StatusCode.BUSY, "an earlier registration is being deleted"));
+      } else if (request.type() == REGISTER_SHUFFLE && forgetOnce) {
         forgetOnce = false;
         channel.respond(
             StatusResponse.error(
