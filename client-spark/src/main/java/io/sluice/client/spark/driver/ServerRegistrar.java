@@ -89,7 +89,7 @@ final class ServerRegistrar {
 
   /**
    * Registers the application and then the shuffle on every server; the outcome per server, each
-   * bounded by the call timeout.
+   * send bounded by the call timeout, plus up to 2.5 s of back-off while a server answers BUSY.
    */
   Map<ServerAddress, CompletableFuture<StatusResponse>> registerEach(
       Collection<ServerAddress> servers, int shuffleId, int numPartitions) {
