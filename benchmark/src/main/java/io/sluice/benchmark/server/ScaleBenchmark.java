@@ -3,7 +3,6 @@ package io.sluice.benchmark.server;
 import static io.sluice.benchmark.Format.mib;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DaemonThreads;
@@ -13,21 +12,16 @@ import io.sluice.benchmark.MetricsPoller.Sample;
 import io.sluice.benchmark.report.BenchRecord;
 import io.sluice.client.core.push.FixedLocations;
 import io.sluice.client.core.push.MapOutputPusher;
-import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.message.CommitMapOutputRequest;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
-import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.transport.Connections;
-import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
-import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
 import io.sluice.common.transport.TransportOptions;
 import io.sluice.server.ServerOptions;
@@ -121,17 +115,8 @@ public final class ScaleBenchmark {
       Files.deleteIfExists(workDir.resolve(name + ".conf"));
     }
     ServerBenchmark.deleteRecursively(workDir.resolve("logs"));
-    PooledByteBufAllocator allocator =
-        NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
     // One event-loop group for every simulated client: each connection is unpooled, its own.
-    context =
-        new TransportContext(
-            new TransportConf(
-                SluiceConf.empty()
-                    .with(TransportOptions.CLIENT_THREADS, "2")
-                    .with(TransportOptions.CONNECTIONS_PER_PEER, "1")),
-            "scale-benchmark",
-            allocator);
+    context = ShuffleRun.context("scale-benchmark", 2);
     timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bench-push-retry"));
     try (TransportClientFactory f = context.createClientFactory();
         RandomPayload p = new RandomPayload(PAYLOAD_BYTES, 42)) {
@@ -369,10 +354,7 @@ public final class ScaleBenchmark {
                 mib(result.memory().peaks().heap()),
                 mib(result.memory().heapMax()),
                 result.memory().connections()));
-        await(
-            admin.request(
-                new UnregisterApplicationRequest(TransportClient.nextRequestId(), APP),
-                StatusResponse.class));
+        ShuffleRun.unregisterApp(admin, APP);
         return result;
       } finally {
         if (hostile != null) {
@@ -471,10 +453,7 @@ public final class ScaleBenchmark {
           }
         }
         long unregisterStart = System.nanoTime();
-        await(
-            admin.request(
-                new UnregisterApplicationRequest(TransportClient.nextRequestId(), APP),
-                StatusResponse.class));
+        ShuffleRun.unregisterApp(admin, APP);
         double unregisterMillis = (System.nanoTime() - unregisterStart) / 1e6;
         ScaleResults.Commits result =
             new ScaleResults.Commits(
@@ -649,10 +628,7 @@ public final class ScaleBenchmark {
         long baselineStart = System.nanoTime();
         Thread.sleep(settings.latencySeconds() * 1000L);
         long unregisterStart = System.nanoTime();
-        await(
-            admin.request(
-                new UnregisterApplicationRequest(TransportClient.nextRequestId(), LARGE_APP),
-                StatusResponse.class));
+        ShuffleRun.unregisterApp(admin, LARGE_APP);
         double answerMillis = (System.nanoTime() - unregisterStart) / 1e6;
         Path trash = server.dataDir().resolve("sluice+trash");
         while (Files.exists(appDir) || !isEmpty(trash)) {
@@ -703,10 +679,7 @@ public final class ScaleBenchmark {
                 + describe(result.fetchesBefore())
                 + " / "
                 + describe(result.fetchesDuring()));
-        await(
-            admin.request(
-                new UnregisterApplicationRequest(TransportClient.nextRequestId(), SMALL_APP),
-                StatusResponse.class));
+        ShuffleRun.unregisterApp(admin, SMALL_APP);
         return result;
       } finally {
         running.set(false);
@@ -827,13 +800,7 @@ public final class ScaleBenchmark {
 
   private static void register(TransportClient admin, String appId, int shuffleId, int partitions)
       throws Exception {
-    await(
-        admin.request(
-            new RegisterApplicationRequest(
-                TransportClient.nextRequestId(),
-                appId,
-                System.getProperty("user.name", "benchmark")),
-            StatusResponse.class));
+    ShuffleRun.registerApp(admin, appId);
     await(
         admin.request(
             new RegisterShuffleRequest(

@@ -2,7 +2,6 @@ package io.sluice.benchmark.server;
 
 import static io.sluice.benchmark.Format.mib;
 
-import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.benchmark.BenchmarkReport;
 import io.sluice.benchmark.DaemonThreads;
 import io.sluice.benchmark.DiskWriteTest;
@@ -10,16 +9,9 @@ import io.sluice.benchmark.Iperf3;
 import io.sluice.benchmark.JfrProfile;
 import io.sluice.benchmark.Series;
 import io.sluice.benchmark.report.BenchRecord;
-import io.sluice.common.config.SluiceConf;
-import io.sluice.common.protocol.message.RegisterApplicationRequest;
-import io.sluice.common.protocol.message.StatusResponse;
-import io.sluice.common.protocol.message.UnregisterApplicationRequest;
-import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
-import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
-import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,18 +63,9 @@ public final class ServerBenchmark {
     if (iperf != null) {
       results.iperfVersion = iperf.version();
     }
-    PooledByteBufAllocator allocator =
-        NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors());
     // ShuffleRun gives each client a pool of its own from this context: one connection, one
     // event loop.
-    TransportContext context =
-        new TransportContext(
-            new TransportConf(
-                SluiceConf.empty()
-                    .with(TransportOptions.CLIENT_THREADS, "1")
-                    .with(TransportOptions.CONNECTIONS_PER_PEER, "1")),
-            "server-benchmark",
-            allocator);
+    TransportContext context = ShuffleRun.context("server-benchmark", 1);
     ScheduledExecutorService retryTimer =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bench-push-retry"));
     try (TransportClientFactory connections = context.createClientFactory();
@@ -222,13 +205,7 @@ public final class ServerBenchmark {
       throws Exception {
     try (TransportClient admin =
         connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
-      ShuffleRun.await(
-          admin.request(
-              new RegisterApplicationRequest(
-                  TransportClient.nextRequestId(),
-                  APP_ID,
-                  System.getProperty("user.name", "benchmark")),
-              StatusResponse.class));
+      ShuffleRun.registerApp(admin, APP_ID);
     }
     return new ShuffleRun(server, context, payload, retryTimer, APP_ID, settings.sampleMillis());
   }
@@ -237,10 +214,7 @@ public final class ServerBenchmark {
       throws Exception {
     try (TransportClient admin =
         connections.createUnpooledClient(ServerProcess.HOST, server.port())) {
-      ShuffleRun.await(
-          admin.request(
-              new UnregisterApplicationRequest(TransportClient.nextRequestId(), APP_ID),
-              StatusResponse.class));
+      ShuffleRun.unregisterApp(admin, APP_ID);
     }
   }
 

@@ -14,16 +14,22 @@ import io.sluice.client.core.read.FetchedBlock;
 import io.sluice.client.core.read.PartitionFetchException;
 import io.sluice.client.core.read.PartitionReader;
 import io.sluice.client.core.read.PartitionReader.PartitionSource;
+import io.sluice.common.config.SluiceConf;
 import io.sluice.common.protocol.PartitionLocation;
 import io.sluice.common.protocol.ServerAddress;
+import io.sluice.common.protocol.message.RegisterApplicationRequest;
 import io.sluice.common.protocol.message.RegisterShuffleRequest;
 import io.sluice.common.protocol.message.StatusResponse;
+import io.sluice.common.protocol.message.UnregisterApplicationRequest;
 import io.sluice.common.protocol.message.UnregisterShuffleRequest;
 import io.sluice.common.shuffle.Backoff;
 import io.sluice.common.transport.Connections;
+import io.sluice.common.transport.NettyTransports;
 import io.sluice.common.transport.TransportClient;
 import io.sluice.common.transport.TransportClientFactory;
+import io.sluice.common.transport.TransportConf;
 import io.sluice.common.transport.TransportContext;
+import io.sluice.common.transport.TransportOptions;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -351,6 +357,34 @@ final class ShuffleRun {
   }
 
   /** The future's value, a failure thrown as its own cause. */
+  /** The benchmark clients' transport: {@code clientThreads} event loops, one connection a peer. */
+  static TransportContext context(String id, int clientThreads) {
+    return new TransportContext(
+        new TransportConf(
+            SluiceConf.empty()
+                .with(TransportOptions.CLIENT_THREADS, String.valueOf(clientThreads))
+                .with(TransportOptions.CONNECTIONS_PER_PEER, "1")),
+        id,
+        NettyTransports.pooledAllocator(Runtime.getRuntime().availableProcessors()));
+  }
+
+  static void registerApp(TransportClient admin, String appId) throws Exception {
+    await(
+        admin.request(
+            new RegisterApplicationRequest(
+                TransportClient.nextRequestId(),
+                appId,
+                System.getProperty("user.name", "benchmark")),
+            StatusResponse.class));
+  }
+
+  static void unregisterApp(TransportClient admin, String appId) throws Exception {
+    await(
+        admin.request(
+            new UnregisterApplicationRequest(TransportClient.nextRequestId(), appId),
+            StatusResponse.class));
+  }
+
   static <T> T await(CompletableFuture<T> future) throws Exception {
     try {
       return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
