@@ -22,6 +22,7 @@ import io.sluice.common.transport.FrameGate;
 import io.sluice.common.transport.RequestHandler;
 import io.sluice.common.transport.TransportChannel;
 import io.sluice.server.flush.FlushManager;
+import io.sluice.server.memory.Budget;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.memory.ReadBudget;
 import io.sluice.server.metrics.ServerMetrics;
@@ -59,8 +60,16 @@ public final class ShuffleRequestHandler implements RequestHandler {
   private final Duration pushWait;
   private final ReadHandler read;
   private final ExecutorService control;
-  private final QueuedBookkeeping queuedBookkeeping =
-      new QueuedBookkeeping(QueuedBookkeeping.DEFAULT_MAX_ENTRIES);
+
+  /**
+   * Entries (partitions or attempts) of the commits and block-count lookups waiting for the control
+   * threads, at most 4 M: each holds its decoded arrays on the heap (8 bytes an entry, 32 MiB in
+   * all) until it runs, while the receive memory of its frame is given back as soon as it is
+   * queued. Without a bound, a client pipelining large commits, or control threads held up by a
+   * hung disk, would grow the heap until the server stops.
+   */
+  private final Budget queuedBookkeeping = new Budget(4L << 20);
+
   private final ServerMetrics metrics;
   private final boolean authRequired;
 
@@ -228,12 +237,12 @@ public final class ShuffleRequestHandler implements RequestHandler {
       answering(channel, requestId, work).run();
       return;
     }
-    if (!queuedBookkeeping.tryAdmit(entries)) {
+    if (!queuedBookkeeping.tryReserve(entries)) {
       channel.respond(
           StatusResponse.error(
               requestId,
               StatusCode.BUSY,
-              queuedBookkeeping.queuedEntries()
+              queuedBookkeeping.used()
                   + " entries of commits and block-count lookups wait for this server's control"
                   + " threads; retry"));
       return;

@@ -1,7 +1,5 @@
 package io.sluice.server.memory;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Bytes of in-memory data being sent to readers, bounded by {@code read.buffer.capacity}. Data read
  * from disk travels with sendfile and holds no memory; a memory read holds its blocks until the
@@ -9,35 +7,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * refused with the retriable BUSY status when this budget is spent.
  */
 public final class ReadBudget {
-  private final long capacity;
-  private final AtomicLong used = new AtomicLong();
+  private final Budget bytes;
 
   public ReadBudget(long capacity) {
-    this.capacity = capacity;
+    this.bytes = new Budget(capacity);
   }
 
-  /** Reserves {@code bytes}; false when that would pass the capacity. */
+  /** Reserves {@code bytes}; false when that would pass the capacity (see {@link Budget}). */
   public boolean tryReserve(long bytes) {
-    while (true) {
-      long current = used.get();
-      if (current + bytes > capacity && current > 0) {
-        return false;
-      }
-      if (used.compareAndSet(current, current + bytes)) {
-        return true;
-      }
-    }
+    return this.bytes.tryReserve(bytes);
   }
 
   public void release(long bytes) {
-    used.addAndGet(-bytes);
+    this.bytes.release(bytes);
   }
 
   public long usedBytes() {
-    return used.get();
+    return bytes.used();
   }
 
   public long capacity() {
-    return capacity;
+    return bytes.capacity();
   }
 }
