@@ -51,7 +51,7 @@ public final class MetricsPoller implements AutoCloseable {
 
   /** The groups of the server's threads in {@link #threadCpu}, as docs/metrics.md names them. */
   public static final List<String> THREAD_GROUPS =
-      List.of("network", "flush", "compiler", "gc", "replication", "http", "other");
+      List.of("network", "flush", "read", "compiler", "gc", "replication", "http", "other");
 
   public static final String RESIDENT = "process_resident_memory_bytes";
 

@@ -5,6 +5,7 @@ import io.sluice.common.config.ConfigOption;
 import io.sluice.common.config.ConfigOptionSet;
 import io.sluice.common.config.SluiceConf;
 import io.sluice.common.transport.TransportOptions;
+import io.sluice.server.storage.DiskManager;
 import java.time.Duration;
 import java.util.List;
 
@@ -127,8 +128,11 @@ public final class ServerOptions implements ConfigOptionSet {
           .defaultValue("256m")
           .min(4L << 20)
           .doc(
-              "Off-heap memory for data being served to readers (index and memory reads). Reads "
-                  + "beyond it are answered with the retriable BUSY status.")
+              "Off-heap memory for data being served to readers: memory reads, indexes assembled "
+                  + "in memory, data read from HDFS and data read directly from local disks (see "
+                  + "`flush.direct`). Memory and HDFS reads beyond it are answered with the "
+                  + "retriable BUSY status; direct reads take at most half of it, and one that does "
+                  + "not fit goes out with sendfile instead.")
           .build();
 
   public static final ConfigOption<Double> FLUSH_HIGH_WATERMARK =
@@ -180,8 +184,10 @@ public final class ServerOptions implements ConfigOptionSet {
                   + "lost or slow) or `none`. A flush writes what the "
                   + "push pool has no room for; a copy of it in the page cache costs the flush thread "
                   + "several times the CPU of a direct write, and pays off only when the data is read "
-                  + "before the kernel evicts it, since data written directly is read from the device. "
-                  + "`last_copies` suits "
+                  + "before the kernel evicts it, since data written directly is read from the device: "
+                  + "with direct I/O as well, by the disk's read threads (`read.threads.per.disk`), "
+                  + "into pooled buffers charged to `read.buffer.capacity`, so that no event loop "
+                  + "waits for the device. `last_copies` suits "
                   + "servers whose page cache holds what they flush until it is read; `none` suits "
                   + "storage where synchronous writes of up to 4 MiB are slow (network block devices). "
                   + "With any but `none` each flush thread holds a 1 MiB staging buffer (counted in the "
@@ -206,6 +212,18 @@ public final class ServerOptions implements ConfigOptionSet {
               "Writer threads per local directory. A flush thread is busy either copying into "
                   + "the page cache or waiting for a direct write, so a second one keeps an SSD "
                   + "writing meanwhile; one suits a spinning disk.")
+          .build();
+
+  public static final ConfigOption<Integer> READ_THREADS_PER_DISK =
+      ConfigOption.integer("read.threads.per.disk")
+          .defaultValue(String.valueOf(DiskManager.DEFAULT_READ_THREADS))
+          .min(1)
+          .max(64)
+          .doc(
+              "Threads per local directory that read data written with O_DIRECT (`flush.direct`) "
+                  + "for readers, a request of up to `spark.sluice.fetch.max.request` at a time, "
+                  + "each waiting for the device meanwhile: two keep an SSD busy while the event "
+                  + "loops send what they read.")
           .build();
 
   public static final ConfigOption<Long> DISK_MIN_FREE =
@@ -417,6 +435,7 @@ public final class ServerOptions implements ConfigOptionSet {
           FLUSH_DIRECT,
           LOCAL_DIRS,
           FLUSH_THREADS_PER_DISK,
+          READ_THREADS_PER_DISK,
           DISK_MIN_FREE,
           HDFS_DIR,
           HDFS_PARTITION_THRESHOLD,

@@ -124,6 +124,7 @@ public final class ShuffleServer implements Closeable {
               dirs,
               conf.get(ServerOptions.DISK_MIN_FREE),
               conf.get(ServerOptions.FLUSH_THREADS_PER_DISK),
+              conf.get(ServerOptions.READ_THREADS_PER_DISK),
               io,
               keep);
       opened.push(disks);

@@ -25,6 +25,7 @@ import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
+import io.sluice.server.storage.DirectRead;
 import io.sluice.server.storage.IndexPage;
 import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.ReadSnapshot;
@@ -42,10 +43,12 @@ import org.slf4j.LoggerFactory;
  * Serves reads. Flushed data leaves as file segments (sendfile, or chunked under TLS) and holds no
  * memory; in-memory blocks leave as retained slices charged to the read budget until written. Data
  * on the HDFS tier is read on the tier's read threads (never an event loop) into a buffer charged
- * to the read budget until written. A reader reads memory first and then the index, so every
- * acknowledged block is seen at least once. No answer is larger than the maximum frame size, nor
- * than what the reader asked for: memory reads and index pages are cut to fit both, and a data
- * range (or, for readers before protocol 5, a whole index) that cannot fit is refused for good.
+ * to the read budget until written, and so is data written to a local disk with direct I/O, on that
+ * disk's read threads, when the budget has room for it (sendfile otherwise). A reader reads memory
+ * first and then the index, so every acknowledged block is seen at least once. No answer is larger
+ * than the maximum frame size, nor than what the reader asked for: memory reads and index pages are
+ * cut to fit both, and a data range (or, for readers before protocol 5, a whole index) that cannot
+ * fit is refused for good.
  */
 final class ReadHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ReadHandler.class);
@@ -270,23 +273,33 @@ final class ReadHandler {
       if (!readBudget.tryReserve(req.length())) {
         throw readMemorySpent();
       }
+      // A partition deleted while the read waited fails there, its file gone.
       readRemotely(
           channel,
           req.requestId(),
           req.length(),
-          () -> {
-            ManagedBuffer data;
-            try {
-              // A partition deleted while the read waited fails here, its file gone.
-              data = snapshot.data(req.offset(), req.length(), alloc);
-            } catch (IOException e) {
-              throw dataNotFound(req.partitionId(), e);
-            }
-            metrics.read("hdfs", data.size());
-            return channel.respond(FetchDataResponse.ok(req.requestId(), data));
-          });
+          () ->
+              answerData(
+                  channel, req, "hdfs", () -> snapshot.data(req.offset(), req.length(), alloc)));
       return;
     }
+    Executor directReads = snapshot.directReadThreads(req.offset());
+    long directMemory = DirectRead.memoryFor(req.length());
+    if (directReads != null && readBudget.tryReserveForDirectRead(directMemory)) {
+      readOffLoop(
+          channel,
+          req.requestId(),
+          directMemory,
+          directReads,
+          () ->
+              answerData(
+                  channel,
+                  req,
+                  "disk",
+                  () -> snapshot.directData(req.offset(), req.length(), alloc)));
+      return;
+    }
+    // Data in the page cache, or written directly when read memory is short (sendfile holds none).
     ManagedBuffer data;
     try {
       data = snapshot.data(req.offset(), req.length(), alloc);
@@ -304,12 +317,41 @@ final class ReadHandler {
             });
   }
 
-  /**
-   * Runs {@code read} on the HDFS tier's threads; {@code reserved} bytes of the read budget, taken
-   * by the caller, are given back once the answer is written (or the read failed).
-   */
+  /** A read of data that blocks, off the event loop. */
+  private interface BlockingRead {
+    ManagedBuffer read() throws IOException;
+  }
+
+  /** Answers {@code req} with what {@code read} reads, counted as read from {@code source}. */
+  private ChannelFuture answerData(
+      TransportChannel channel, FetchDataRequest req, String source, BlockingRead read) {
+    ManagedBuffer data;
+    try {
+      data = read.read();
+    } catch (IOException e) {
+      throw dataNotFound(req.partitionId(), e);
+    }
+    metrics.read(source, data.size());
+    return channel.respond(FetchDataResponse.ok(req.requestId(), data));
+  }
+
+  /** Runs {@code read} on the HDFS tier's threads, as {@link #readOffLoop} does. */
   private void readRemotely(
       TransportChannel channel, long requestId, long reserved, Supplier<ChannelFuture> read) {
+    readOffLoop(channel, requestId, reserved, remoteReads, read);
+  }
+
+  /**
+   * Runs {@code read}, which blocks, on {@code threads} rather than the event loop; {@code
+   * reserved} bytes of the read budget, taken by the caller, are given back once the answer is
+   * written (or the read failed).
+   */
+  private void readOffLoop(
+      TransportChannel channel,
+      long requestId,
+      long reserved,
+      Executor threads,
+      Supplier<ChannelFuture> read) {
     AtomicBoolean released = new AtomicBoolean();
     Runnable release =
         () -> {
@@ -318,7 +360,7 @@ final class ReadHandler {
           }
         };
     try {
-      remoteReads.execute(
+      threads.execute(
           () -> {
             try {
               read.get().addListener(f -> release.run());

@@ -15,9 +15,9 @@ import java.util.Map;
 /**
  * The process's CPU by what its threads do, read from Linux's {@code /proc/self/task} at each
  * scrape: {@code sluice_server_cpu_seconds_total{threads}}. Threads are told apart by name: the
- * server's event loops, the replication client's, the flush threads, the JIT compiler's, the
- * garbage collector's and the HTTP port's; {@code other} is the rest of the process's CPU, exited
- * threads included. Elsewhere than on Linux the metric is absent.
+ * server's event loops, the replication client's, the flush threads, the read threads, the JIT
+ * compiler's, the garbage collector's and the HTTP port's; {@code other} is the rest of the
+ * process's CPU, exited threads included. Elsewhere than on Linux the metric is absent.
  */
 final class ThreadCpuExports extends Collector {
   static final String NAME = "sluice_server_cpu_seconds_total";
@@ -32,6 +32,8 @@ final class ThreadCpuExports extends Collector {
     REPLICATION,
     /** The flush planner and the threads that write flushes to disk and HDFS. */
     FLUSH,
+    /** The threads that read for readers off the event loops: direct reads of local disks, HDFS. */
+    READ,
     /** The JIT compiler's threads. */
     COMPILER,
     /** The garbage collector's threads. */
@@ -55,6 +57,9 @@ final class ThreadCpuExports extends Collector {
       }
       if (name.startsWith("sluice-flush")) {
         return FLUSH;
+      }
+      if (name.startsWith("sluice-read")) {
+        return READ;
       }
       if (name.contains("CompilerThre")) {
         return COMPILER;

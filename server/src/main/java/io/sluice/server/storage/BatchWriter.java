@@ -34,11 +34,11 @@ final class BatchWriter {
    *
    * @param toDevice whether buffered data is forced to the device before the append returns: a
    *     write through the page cache succeeds on a device that fails, which only write-back finds
-   * @return the data file's new length
+   * @return the data file's new length, and whether the data went with direct I/O
    * @throws DirectWriteException when a direct write failed (nothing of the batch is left): the
    *     caller tries the same file again through the page cache before it blames the disk
    */
-  long append(
+  Appended append(
       PartitionGeneration g,
       List<? extends FlushableBlock> blocks,
       boolean bypassPageCache,
@@ -65,7 +65,7 @@ final class BatchWriter {
           }
         }
         writeFully(index, g.indexLength(), indexEntries(g.start(), blocks, starts));
-        return length;
+        return new Appended(length, direct != null);
       } catch (IOException | RuntimeException e) {
         // Leave no partial batch behind where it would take space; readers never saw it anyway.
         truncateQuietly(data, g.dataLength(), g.dataFile());
@@ -74,6 +74,9 @@ final class BatchWriter {
       }
     }
   }
+
+  /** What an append left: the data file's new length, and whether it bypassed the page cache. */
+  record Appended(long length, boolean direct) {}
 
   /**
    * The data file of {@code g} opened for direct writes, or null to write through the page cache:

@@ -67,6 +67,9 @@ public final class DiskManager implements Closeable {
   /** Marks a directory this server created for an application, and so may delete. */
   static final String APP_MARKER = ".sluice-application";
 
+  /** Read threads per disk by default ({@code read.threads.per.disk}). */
+  public static final int DEFAULT_READ_THREADS = 2;
+
   private final ExecutorService deleter =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -81,20 +84,29 @@ public final class DiskManager implements Closeable {
   private final LongSupplier nanoClock;
   private boolean closed;
 
+  /** With {@link #DEFAULT_READ_THREADS} read threads per disk. */
   public DiskManager(List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io) {
-    this(dirs, minFreeBytes, threadsPerDisk, io, Set.of());
+    this(dirs, minFreeBytes, threadsPerDisk, DEFAULT_READ_THREADS, io, Set.of());
   }
 
   /**
+   * @param threadsPerDisk flush threads per disk
+   * @param readThreadsPerDisk threads per disk that read directly written data for readers
    * @param keep applications whose directories an earlier run left for this one (a restart manifest
    *     names them): not deleted at start
    */
   public DiskManager(
-      List<Path> dirs, long minFreeBytes, int threadsPerDisk, FileIo io, Set<String> keep) {
+      List<Path> dirs,
+      long minFreeBytes,
+      int threadsPerDisk,
+      int readThreadsPerDisk,
+      FileIo io,
+      Set<String> keep) {
     this(
         dirs,
         minFreeBytes,
         threadsPerDisk,
+        readThreadsPerDisk,
         io,
         root -> root.toFile().getUsableSpace(),
         System::nanoTime,
@@ -108,7 +120,15 @@ public final class DiskManager implements Closeable {
       FileIo io,
       ToLongFunction<Path> usableSpace,
       LongSupplier nanoClock) {
-    this(dirs, minFreeBytes, threadsPerDisk, io, usableSpace, nanoClock, Set.of());
+    this(
+        dirs,
+        minFreeBytes,
+        threadsPerDisk,
+        DEFAULT_READ_THREADS,
+        io,
+        usableSpace,
+        nanoClock,
+        Set.of());
   }
 
   /**
@@ -119,6 +139,7 @@ public final class DiskManager implements Closeable {
       List<Path> dirs,
       long minFreeBytes,
       int threadsPerDisk,
+      int readThreadsPerDisk,
       FileIo io,
       ToLongFunction<Path> usableSpace,
       LongSupplier nanoClock,
@@ -131,12 +152,16 @@ public final class DiskManager implements Closeable {
       throw new IllegalArgumentException(
           "flush threads per disk must be at least 1: " + threadsPerDisk);
     }
+    if (readThreadsPerDisk < 1) {
+      throw new IllegalArgumentException(
+          "read threads per disk must be at least 1: " + readThreadsPerDisk);
+    }
     this.minFreeBytes = minFreeBytes;
     this.nanoClock = nanoClock;
     List<Path> roots = distinctRoots(dirs);
     List<LocalDisk> created = new ArrayList<>(roots.size());
     for (Path root : roots) {
-      LocalDisk disk = new LocalDisk(root, threadsPerDisk, usableSpace);
+      LocalDisk disk = new LocalDisk(root, threadsPerDisk, readThreadsPerDisk, usableSpace);
       String problem = probe(root, io);
       if (problem != null) {
         disk.markUnhealthy(problem, problem.equals(DISK_FULL), nanoClock.getAsLong());
@@ -307,6 +332,9 @@ public final class DiskManager implements Closeable {
     }
     deleter.shutdownNow();
     for (LocalDisk disk : disks) {
+      // Reads still queued are dropped: their readers are told the server is stopping by their
+      // connections closing.
+      disk.readExecutorService().shutdownNow();
       disk.executorService().shutdown();
     }
     long deadline = System.nanoTime() + CLOSE_TIMEOUT_NANOS;

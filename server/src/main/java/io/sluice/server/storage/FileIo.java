@@ -31,6 +31,14 @@ public interface FileIo {
     throw new UnsupportedOperationException(this + " opens no file for direct writes");
   }
 
+  /**
+   * Opens an existing file for reading with {@code O_DIRECT}, for data written that way ({@link
+   * DirectRead}): the page cache holds none of it.
+   */
+  default FileChannel openForDirectRead(Path p) throws IOException {
+    return FileChannel.open(p, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
+  }
+
   FileIo DEFAULT =
       new FileIo() {
         @Override

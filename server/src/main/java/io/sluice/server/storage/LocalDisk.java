@@ -10,16 +10,19 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.ToLongFunction;
 
 /**
- * One of the server's local directories (ideally one per disk), its health and its flush threads.
- * Health changes only through {@link DiskManager}; everything here may be read from any thread.
+ * One of the server's local directories (ideally one per disk), its health, its flush threads and
+ * its read threads. Health changes only through {@link DiskManager}; everything here may be read
+ * from any thread.
  */
 public final class LocalDisk {
   private final Path root;
   private final ToLongFunction<Path> usableSpace;
   private final ThreadPoolExecutor flushExecutor;
+  private final ThreadPoolExecutor readExecutor;
 
   /** Null while healthy. */
   private volatile String unhealthyReason;
@@ -35,7 +38,7 @@ public final class LocalDisk {
   /** Whether appends may bypass the page cache here; null until first asked. */
   private volatile Boolean directWrites;
 
-  LocalDisk(Path root, int flushThreads, ToLongFunction<Path> usableSpace) {
+  LocalDisk(Path root, int flushThreads, int readThreads, ToLongFunction<Path> usableSpace) {
     this.root = root;
     this.usableSpace = usableSpace;
     this.flushExecutor =
@@ -45,7 +48,15 @@ public final class LocalDisk {
             0L,
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(),
-            new FlushThreadFactory(threadNamePrefix(root)));
+            new NamedThreads(threadNamePrefix("sluice-flush-", root), FlushThread::new));
+    this.readExecutor =
+        new ThreadPoolExecutor(
+            readThreads,
+            readThreads,
+            0L,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            new NamedThreads(threadNamePrefix("sluice-read-", root), Thread::new));
   }
 
   public Path root() {
@@ -75,6 +86,15 @@ public final class LocalDisk {
    */
   public Executor flushExecutor() {
     return flushExecutor;
+  }
+
+  /**
+   * The disk's read threads ({@code read.threads.per.disk}), named sluice-read-&lt;dir&gt;-N: they
+   * read data written here with direct I/O for readers ({@link DirectRead}), so that an event loop
+   * never waits for the device.
+   */
+  public Executor readExecutor() {
+    return readExecutor;
   }
 
   /**
@@ -168,6 +188,10 @@ public final class LocalDisk {
     return flushExecutor;
   }
 
+  ThreadPoolExecutor readExecutorService() {
+    return readExecutor;
+  }
+
   @Override
   public String toString() {
     String reason = unhealthyReason;
@@ -178,9 +202,9 @@ public final class LocalDisk {
         + "]";
   }
 
-  private static String threadNamePrefix(Path root) {
+  private static String threadNamePrefix(String kind, Path root) {
     Path name = root.getFileName();
-    return "sluice-flush-" + (name == null ? root.toString() : name.toString()) + "-";
+    return kind + (name == null ? root.toString() : name.toString()) + "-";
   }
 
   /**
@@ -212,17 +236,20 @@ public final class LocalDisk {
     }
   }
 
-  private static final class FlushThreadFactory implements ThreadFactory {
+  /** Daemon threads named prefix-N, made by {@code make}. */
+  private static final class NamedThreads implements ThreadFactory {
     private final String prefix;
+    private final BiFunction<Runnable, String, Thread> make;
     private final AtomicInteger next = new AtomicInteger();
 
-    FlushThreadFactory(String prefix) {
+    NamedThreads(String prefix, BiFunction<Runnable, String, Thread> make) {
       this.prefix = prefix;
+      this.make = make;
     }
 
     @Override
     public Thread newThread(Runnable r) {
-      Thread t = new FlushThread(r, prefix + next.getAndIncrement());
+      Thread t = make.apply(r, prefix + next.getAndIncrement());
       t.setDaemon(true);
       return t;
     }

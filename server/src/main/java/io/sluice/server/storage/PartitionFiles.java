@@ -374,7 +374,8 @@ public final class PartitionFiles {
               null,
               snapshot.dataLength(),
               0,
-              0);
+              0,
+              false);
       files.add(fresh.dataFile());
       files.add(fresh.indexFile());
       current = fresh;
@@ -382,7 +383,14 @@ public final class PartitionFiles {
     }
     current = null;
     return new PartitionGeneration(
-        null, null, null, hdfs.segmentFile(appId, shuffleId, name), snapshot.dataLength(), 0, 0);
+        null,
+        null,
+        null,
+        hdfs.segmentFile(appId, shuffleId, name),
+        snapshot.dataLength(),
+        0,
+        0,
+        false);
   }
 
   /** Writes the batch at the end of {@code g}; returns {@code g} grown by it. */
@@ -397,13 +405,13 @@ public final class PartitionFiles {
       long written =
           hdfs.writeSegment(
               g.remoteFile(), appId, blocks, BatchWriter.indexEntries(g.start(), blocks, starts));
-      return g.grownBy(written, blocks.size());
+      return g.grownBy(written, blocks.size(), false);
     }
     if (g.dataLength() == 0) {
       disks.createShuffleDir(g.disk(), appId, shuffleId);
     }
-    long length = writer.append(g, blocks, bypassPageCache, toDevice);
-    return g.grownBy(length - g.dataLength(), blocks.size());
+    BatchWriter.Appended appended = writer.append(g, blocks, bypassPageCache, toDevice);
+    return g.grownBy(appended.length() - g.dataLength(), blocks.size(), appended.direct());
   }
 
   private void publish(PartitionGeneration grown, int addedBlocks) {

@@ -7,6 +7,10 @@ import java.nio.file.Path;
  * One generation of a partition's flushed data: a data file and an index file on one disk, or one
  * segment file on HDFS ({@code remoteFile}, with {@code disk} and the local files null), holding
  * the partition's logical bytes from {@code start}. Immutable: an append yields a grown copy.
+ *
+ * <p>{@code direct}: some of the data file was written with {@code O_DIRECT} ({@link
+ * DirectAppender}), so the page cache holds none of it and it is read the same way ({@link
+ * DirectRead}). False for generations a restart restored, which are read as any file.
  */
 record PartitionGeneration(
     LocalDisk disk,
@@ -15,7 +19,8 @@ record PartitionGeneration(
     org.apache.hadoop.fs.Path remoteFile,
     long start,
     long dataLength,
-    int blockCount) {
+    int blockCount,
+    boolean direct) {
 
   boolean isRemote() {
     return remoteFile != null;
@@ -34,7 +39,8 @@ record PartitionGeneration(
     return (long) blockCount * IndexEntry.SIZE;
   }
 
-  PartitionGeneration grownBy(long bytes, int blocks) {
+  /** This generation grown by an append of {@code bytes} in {@code blocks}, direct or not. */
+  PartitionGeneration grownBy(long bytes, int blocks, boolean directly) {
     return new PartitionGeneration(
         disk,
         dataFile,
@@ -42,6 +48,7 @@ record PartitionGeneration(
         remoteFile,
         start,
         dataLength + bytes,
-        Math.addExact(blockCount, blocks));
+        Math.addExact(blockCount, blocks),
+        direct || directly);
   }
 }

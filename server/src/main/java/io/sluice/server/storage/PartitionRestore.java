@@ -104,7 +104,14 @@ final class PartitionRestore {
     }
     PartitionGeneration g =
         new PartitionGeneration(
-            disk, r.dataFile(), r.indexFile(), null, r.start(), r.dataLength(), r.blockCount());
+            disk,
+            r.dataFile(),
+            r.indexFile(),
+            null,
+            r.start(),
+            r.dataLength(),
+            r.blockCount(),
+            false);
     ReadContext.checkReadable(g.dataFile(), g.dataLength());
     ReadContext.checkReadable(g.indexFile(), g.indexLength());
     return g;
@@ -135,7 +142,8 @@ final class PartitionRestore {
       throw new IOException(file + " is not a segment of " + partition + " under " + hdfs.root());
     }
     PartitionGeneration g =
-        new PartitionGeneration(null, null, null, file, r.start(), r.dataLength(), r.blockCount());
+        new PartitionGeneration(
+            null, null, null, file, r.start(), r.dataLength(), r.blockCount(), false);
     long length = hdfs.length(file);
     if (length != g.dataLength() + g.indexLength()) {
       throw new IOException(

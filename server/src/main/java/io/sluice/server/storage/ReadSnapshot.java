@@ -11,6 +11,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 /**
  * What readers of a partition see at one moment: its generations, its data length and block count,
@@ -18,7 +19,8 @@ import java.util.List;
  * its data and its index entries are written, so a reader never sees a block whose bytes or index
  * entry are incomplete. Reads the index (whole, or a page at a time) and ranges of the data from
  * those generations, answering with file segments on local disks (sent with sendfile) and with
- * buffers read from HDFS segments.
+ * buffers read from HDFS segments, or from local files written with direct I/O ({@link
+ * #directData}).
  */
 public final class ReadSnapshot {
   private final ReadContext context;
@@ -129,29 +131,9 @@ public final class ReadSnapshot {
    */
   public ManagedBuffer data(long offset, int length, ByteBufAllocator allocator)
       throws IOException {
-    if (offset < 0 || length < 0 || offset > dataLength - length) {
-      throw new IllegalArgumentException(
-          "range of "
-              + length
-              + " bytes at offset "
-              + offset
-              + " is outside the "
-              + dataLength
-              + " readable bytes of "
-              + context.partition());
-    }
-    PartitionGeneration g = generationAt(offset);
+    PartitionGeneration g = generationOf(offset, length);
     if (g == null) {
       return new NettyManagedBuffer(Unpooled.EMPTY_BUFFER);
-    }
-    if (offset < g.start()) {
-      throw new IOException(
-          "bytes at offset "
-              + offset
-              + " of "
-              + context.partition()
-              + " were in a file "
-              + "lost before this server's last restart");
     }
     int segment = (int) Math.min(length, g.end() - offset);
     if (g.isRemote()) {
@@ -166,6 +148,71 @@ public final class ReadSnapshot {
     }
     context.checkReadable(g, g.dataFile(), offset - g.start() + segment);
     return new FileSegmentManagedBuffer(g.dataFile(), offset - g.start(), segment);
+  }
+
+  /**
+   * The threads that read the bytes at {@code offset} with {@link #directData}, when they were
+   * written with direct I/O to a local disk (the page cache holds none of them, so sendfile would
+   * wait for the device on an event loop); null when {@link #data} is the way to read them.
+   */
+  public Executor directReadThreads(long offset) {
+    PartitionGeneration g = generationAt(offset);
+    return DirectRead.SUPPORTED && g != null && g.direct() && !g.isRemote()
+        ? g.disk().readExecutor()
+        : null;
+  }
+
+  /**
+   * As {@link #data}, for bytes on a local disk, read with direct I/O into buffers from {@code
+   * allocator} ({@link DirectRead}, up to {@link DirectRead#memoryFor} of them). Blocks until the
+   * device has read them: call it on {@link #directReadThreads}. A read that fails is judged as
+   * sendfile's failures are (it may take the disk out of rotation).
+   */
+  public ManagedBuffer directData(long offset, int length, ByteBufAllocator allocator)
+      throws IOException {
+    PartitionGeneration g = generationOf(offset, length);
+    if (g == null || g.isRemote()) {
+      return data(offset, length, allocator);
+    }
+    int segment = (int) Math.min(length, g.end() - offset);
+    try (FileChannel file = context.io().openForDirectRead(g.dataFile())) {
+      return new NettyManagedBuffer(DirectRead.read(file, offset - g.start(), segment, allocator));
+    } catch (IOException e) {
+      context.readFailed().accept(g, e);
+      throw e;
+    }
+  }
+
+  /**
+   * The generation that holds {@code offset}, for a read of {@code length} bytes there; null when
+   * there is none.
+   *
+   * @throws IllegalArgumentException if the range is not within {@code [0, dataLength()]}
+   * @throws IOException if the bytes were in a file lost before the last restart
+   */
+  private PartitionGeneration generationOf(long offset, int length) throws IOException {
+    if (offset < 0 || length < 0 || offset > dataLength - length) {
+      throw new IllegalArgumentException(
+          "range of "
+              + length
+              + " bytes at offset "
+              + offset
+              + " is outside the "
+              + dataLength
+              + " readable bytes of "
+              + context.partition());
+    }
+    PartitionGeneration g = generationAt(offset);
+    if (g != null && offset < g.start()) {
+      throw new IOException(
+          "bytes at offset "
+              + offset
+              + " of "
+              + context.partition()
+              + " were in a file "
+              + "lost before this server's last restart");
+    }
+    return g;
   }
 
   /**

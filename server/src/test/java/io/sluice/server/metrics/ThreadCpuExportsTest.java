@@ -26,6 +26,8 @@ class ThreadCpuExportsTest {
         ThreadCpuExports.Threads.REPLICATION, ThreadCpuExports.Threads.of("sluice-client-2"));
     assertEquals(ThreadCpuExports.Threads.FLUSH, ThreadCpuExports.Threads.of("sluice-flush-pl"));
     assertEquals(ThreadCpuExports.Threads.FLUSH, ThreadCpuExports.Threads.of("sluice-flush-da"));
+    assertEquals(ThreadCpuExports.Threads.READ, ThreadCpuExports.Threads.of("sluice-read-data"));
+    assertEquals(ThreadCpuExports.Threads.READ, ThreadCpuExports.Threads.of("sluice-read-hdfs"));
     assertEquals(ThreadCpuExports.Threads.COMPILER, ThreadCpuExports.Threads.of("C2 CompilerThre"));
     assertEquals(ThreadCpuExports.Threads.GC, ThreadCpuExports.Threads.of("GC Thread#0"));
     assertEquals(ThreadCpuExports.Threads.GC, ThreadCpuExports.Threads.of("G1 Conc#0"));

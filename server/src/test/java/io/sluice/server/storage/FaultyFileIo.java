@@ -21,6 +21,7 @@ public final class FaultyFileIo implements FileIo {
   private final Map<Path, WriteFault> failWrites = new ConcurrentHashMap<>();
   private final Map<Path, String> failDirectWrites = new ConcurrentHashMap<>();
   private final Map<Path, String> failForce = new ConcurrentHashMap<>();
+  private final Map<Path, String> failDirectReads = new ConcurrentHashMap<>();
   private final AtomicInteger directOpens = new AtomicInteger();
 
   /** Opening any file under {@code dir} for writing throws an IOException with {@code message}. */
@@ -46,6 +47,15 @@ public final class FaultyFileIo implements FileIo {
    */
   public FaultyFileIo failDirectWrites(Path dir, String message) {
     failDirectWrites.put(dir.toAbsolutePath().normalize(), message);
+    return this;
+  }
+
+  /**
+   * Opening any file under {@code dir} for a direct read throws an IOException with {@code
+   * message}. The other faults are of writes and leave reads alone, as sendfile's reads are.
+   */
+  public FaultyFileIo failDirectReads(Path dir, String message) {
+    failDirectReads.put(dir.toAbsolutePath().normalize(), message);
     return this;
   }
 
@@ -85,6 +95,18 @@ public final class FaultyFileIo implements FileIo {
       }
     }
     return channel;
+  }
+
+  /** The real O_DIRECT open, failing as {@link #failDirectReads} says. */
+  @Override
+  public FileChannel openForDirectRead(Path p) throws IOException {
+    Path file = p.toAbsolutePath().normalize();
+    for (Map.Entry<Path, String> fault : failDirectReads.entrySet()) {
+      if (file.startsWith(fault.getKey())) {
+        throw new IOException(fault.getValue());
+      }
+    }
+    return FileIo.DEFAULT.openForDirectRead(p);
   }
 
   private interface Opener {

@@ -4,10 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.shuffle.IndexEntry;
@@ -307,6 +310,10 @@ class PartitionFilesTest {
     assertTrue(disk.isHealthy(), disk.toString());
     assertTrue(disk.takesDirectWrites());
     assertEquals(5, counting.directOpens(), "every append asked to bypass the cache did");
+    ReadSnapshot snapshot = partition.snapshot();
+    assertSame(disk.readExecutor(), snapshot.directReadThreads(0), "read as it was written");
+    ManagedBuffer read = snapshot.directData(0, expected.length, PooledByteBufAllocator.DEFAULT);
+    assertArrayEquals(expected, Blocks.readStream(read));
 
     // Off a flush thread there is no staging buffer: the append goes through the page cache.
     List<TestBlock> more = Blocks.make(316, 5);
@@ -317,5 +324,32 @@ class PartitionFilesTest {
     }
     assertEquals(5, counting.directOpens());
     assertArrayEquals(Blocks.expected(0, 321), Blocks.readAllData(partition));
+  }
+
+  @Test
+  void dataWrittenThroughThePageCacheIsSentWithSendfile() throws Exception {
+    PartitionFiles partition = partition(4);
+    Blocks.append(partition, 0, 5);
+    assertNull(partition.snapshot().directReadThreads(0));
+  }
+
+  @Test
+  void anInputOutputErrorOfADirectReadTakesTheDiskOutAndFailsTheRead() throws Exception {
+    FaultyFileIo io = new FaultyFileIo();
+    disks.close();
+    disks = new DiskManager(List.of(tmp.resolve("disk")), 0, 1, io);
+    LocalDisk disk = disks.disks().get(0);
+    assumeTrue(
+        Blocks.directIoWorks(tmp.resolve("disk")) && disk.takesDirectWrites(),
+        "O_DIRECT works here");
+    PartitionFiles partition = new PartitionFiles(disks, io, "app-1", 3, 9);
+    Blocks.appendOnFlushThread(partition, disk, 0, 5, true);
+    io.failDirectReads(tmp.resolve("disk"), "Input/output error");
+    ReadSnapshot snapshot = partition.snapshot();
+    long length = snapshot.dataLength();
+    assertThrows(
+        IOException.class,
+        () -> snapshot.directData(0, (int) length, PooledByteBufAllocator.DEFAULT));
+    assertTrue(disk.isUnreadable(), disk.toString());
   }
 }
