@@ -120,7 +120,9 @@ public final class ServerOptions implements ConfigOptionSet {
                   + "mapped for the next blocks, before giving it back to the operating system. Such "
                   + "chunks count against `buffer.capacity` and give way to any allocation that needs "
                   + "the room. Memory mapped anew costs a page fault and the kernel's zeroing of each "
-                  + "4 KiB page when a push first fills it. `0` gives each chunk back as it empties.")
+                  + "4 KiB page when a push first fills it. `0` gives each chunk back as it empties. "
+                  + "Read memory keeps the 1 MiB buffers of direct reads (`read.buffer.capacity`) "
+                  + "as long.")
           .build();
 
   public static final ConfigOption<Long> READ_BUFFER_CAPACITY =
@@ -129,10 +131,12 @@ public final class ServerOptions implements ConfigOptionSet {
           .min(4L << 20)
           .doc(
               "Off-heap memory for data being served to readers: memory reads, indexes assembled "
-                  + "in memory, data read from HDFS and data read directly from local disks (see "
-                  + "`flush.direct`). Memory and HDFS reads beyond it are answered with the "
-                  + "retriable BUSY status; direct reads take at most half of it, and one that does "
-                  + "not fit goes out with sendfile instead.")
+                  + "in memory, data read from HDFS, and the 1 MiB buffers that data written with "
+                  + "O_DIRECT (`flush.direct`) is read into, in use or kept for the next such read "
+                  + "for `buffer.chunk.keep`. Memory and HDFS reads beyond it are answered with the "
+                  + "retriable BUSY status, and kept buffers make room for them; direct reads' "
+                  + "buffers take at most half of it, and a direct read that finds no room goes out "
+                  + "with sendfile instead.")
           .build();
 
   public static final ConfigOption<Double> FLUSH_HIGH_WATERMARK =
@@ -186,8 +190,8 @@ public final class ServerOptions implements ConfigOptionSet {
                   + "several times the CPU of a direct write, and pays off only when the data is read "
                   + "before the kernel evicts it, since data written directly is read from the device: "
                   + "with direct I/O as well, by the disk's read threads (`read.threads.per.disk`), "
-                  + "into pooled buffers charged to `read.buffer.capacity`, so that no event loop "
-                  + "waits for the device. `last_copies` suits "
+                  + "into buffers of `read.buffer.capacity`, so that no event loop waits for the "
+                  + "device. `last_copies` suits "
                   + "servers whose page cache holds what they flush until it is read; `none` suits "
                   + "storage where synchronous writes of up to 4 MiB are slow (network block devices). "
                   + "With any but `none` each flush thread holds a 1 MiB staging buffer (counted in the "
@@ -223,7 +227,8 @@ public final class ServerOptions implements ConfigOptionSet {
               "Threads per local directory that read data written with O_DIRECT (`flush.direct`) "
                   + "for readers, a request of up to `spark.sluice.fetch.max.request` at a time, "
                   + "each waiting for the device meanwhile: two keep an SSD busy while the event "
-                  + "loops send what they read.")
+                  + "loops send what they read. As many requests again may wait for them; further "
+                  + "ones go out with sendfile.")
           .build();
 
   public static final ConfigOption<Long> DISK_MIN_FREE =

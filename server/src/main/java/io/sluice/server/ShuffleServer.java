@@ -110,7 +110,9 @@ public final class ShuffleServer implements Closeable {
                   conf.get(ServerOptions.HEAP_BLOCKS_IN_MEMORY)),
               conf.get(ServerOptions.CHUNK_KEEP));
       opened.push(pushPool::close);
-      this.readBudget = new ReadBudget(conf.get(ServerOptions.READ_BUFFER_CAPACITY));
+      this.readBudget =
+          new ReadBudget(
+              conf.get(ServerOptions.READ_BUFFER_CAPACITY), conf.get(ServerOptions.CHUNK_KEEP));
       this.networkAllocator =
           NettyTransports.pooledAllocator(Math.max(1, Runtime.getRuntime().availableProcessors()));
       List<Path> dirs = conf.get(ServerOptions.LOCAL_DIRS).stream().map(Path::of).toList();
@@ -429,6 +431,7 @@ public final class ShuffleServer implements Closeable {
       }
     }
     pushPool.close();
+    readBudget.close();
     LOG.info("Shuffle server {} stopped", serverId);
   }
 

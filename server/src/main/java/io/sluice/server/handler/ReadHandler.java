@@ -25,7 +25,6 @@ import io.sluice.server.shuffle.PartitionState;
 import io.sluice.server.shuffle.RequestRejectedException;
 import io.sluice.server.shuffle.ShuffleState;
 import io.sluice.server.shuffle.ShuffleStore;
-import io.sluice.server.storage.DirectRead;
 import io.sluice.server.storage.IndexPage;
 import io.sluice.server.storage.PartitionFiles;
 import io.sluice.server.storage.ReadSnapshot;
@@ -43,12 +42,13 @@ import org.slf4j.LoggerFactory;
  * Serves reads. Flushed data leaves as file segments (sendfile, or chunked under TLS) and holds no
  * memory; in-memory blocks leave as retained slices charged to the read budget until written. Data
  * on the HDFS tier is read on the tier's read threads (never an event loop) into a buffer charged
- * to the read budget until written, and so is data written to a local disk with direct I/O, on that
- * disk's read threads, when the budget has room for it (sendfile otherwise). A reader reads memory
- * first and then the index, so every acknowledged block is seen at least once. No answer is larger
- * than the maximum frame size, nor than what the reader asked for: memory reads and index pages are
- * cut to fit both, and a data range (or, for readers before protocol 5, a whole index) that cannot
- * fit is refused for good.
+ * to the read budget until written; so is data written to a local disk with direct I/O, read
+ * directly on that disk's read threads into read memory's buffers for direct reads, when they have
+ * room and the threads a place in their queue (sendfile otherwise). A reader reads memory first and
+ * then the index, so every acknowledged block is seen at least once. No answer is larger than the
+ * maximum frame size, nor than what the reader asked for: memory reads and index pages are cut to
+ * fit both, and a data range (or, for readers before protocol 5, a whole index) that cannot fit is
+ * refused for good.
  */
 final class ReadHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ReadHandler.class);
@@ -284,22 +284,27 @@ final class ReadHandler {
       return;
     }
     Executor directReads = snapshot.directReadThreads(req.offset());
-    long directMemory = DirectRead.memoryFor(req.length());
-    if (directReads != null && readBudget.tryReserveForDirectRead(directMemory)) {
-      readOffLoop(
-          channel,
-          req.requestId(),
-          directMemory,
-          directReads,
-          () ->
-              answerData(
-                  channel,
-                  req,
-                  "disk",
-                  () -> snapshot.directData(req.offset(), req.length(), alloc)));
+    if (directReads != null
+        && readOffLoop(
+            channel,
+            req.requestId(),
+            0,
+            directReads,
+            () ->
+                judgeSendFailure(
+                    answerData(
+                        channel,
+                        req,
+                        "disk",
+                        () ->
+                            snapshot.directData(
+                                req.offset(), req.length(), readBudget.directReads(), alloc)),
+                    files,
+                    req.offset()))) {
       return;
     }
-    // Data in the page cache, or written directly when read memory is short (sendfile holds none).
+    // Data in the page cache, or written directly while the disk's read threads have a queue as
+    // long as they take (sendfile then, which holds no memory).
     ManagedBuffer data;
     try {
       data = snapshot.data(req.offset(), req.length(), alloc);
@@ -307,14 +312,19 @@ final class ReadHandler {
       throw dataNotFound(req.partitionId(), e);
     }
     metrics.read("disk", data.size());
-    channel
-        .respond(FetchDataResponse.ok(req.requestId(), data))
-        .addListener(
-            f -> {
-              if (!f.isSuccess() && f.cause() instanceof IOException e) {
-                files.sendFailed(req.offset(), e);
-              }
-            });
+    judgeSendFailure(
+        channel.respond(FetchDataResponse.ok(req.requestId(), data)), files, req.offset());
+  }
+
+  /** Has a failed send of local data judged, as a failing disk shows there first. */
+  private static ChannelFuture judgeSendFailure(
+      ChannelFuture sent, PartitionFiles files, long offset) {
+    return sent.addListener(
+        f -> {
+          if (!f.isSuccess() && f.cause() instanceof IOException e) {
+            files.sendFailed(offset, e);
+          }
+        });
   }
 
   /** A read of data that blocks, off the event loop. */
@@ -338,15 +348,19 @@ final class ReadHandler {
   /** Runs {@code read} on the HDFS tier's threads, as {@link #readOffLoop} does. */
   private void readRemotely(
       TransportChannel channel, long requestId, long reserved, Supplier<ChannelFuture> read) {
-    readOffLoop(channel, requestId, reserved, remoteReads, read);
+    if (!readOffLoop(channel, requestId, reserved, remoteReads, read)) {
+      channel.respond(
+          StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "server is stopping"));
+    }
   }
 
   /**
    * Runs {@code read}, which blocks, on {@code threads} rather than the event loop; {@code
    * reserved} bytes of the read budget, taken by the caller, are given back once the answer is
-   * written (or the read failed).
+   * written (or the read failed). Returns false, the reservation given back, when the threads took
+   * no more work (stopping, or a full queue): the caller answers then.
    */
-  private void readOffLoop(
+  private boolean readOffLoop(
       TransportChannel channel,
       long requestId,
       long reserved,
@@ -378,9 +392,9 @@ final class ReadHandler {
           });
     } catch (RejectedExecutionException e) {
       release.run();
-      channel.respond(
-          StatusResponse.error(requestId, StatusCode.SHUTTING_DOWN, "server is stopping"));
+      return false;
     }
+    return true;
   }
 
   private RequestRejectedException readMemorySpent() {

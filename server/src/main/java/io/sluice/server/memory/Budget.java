@@ -17,17 +17,25 @@ public final class Budget {
 
   /** Reserves {@code units}; false when that would pass the capacity. */
   public boolean tryReserve(long units) {
-    return tryReserve(units, capacity);
+    while (true) {
+      long current = used.get();
+      if (current + units > capacity && current > 0) {
+        return false;
+      }
+      if (used.compareAndSet(current, current + units)) {
+        return true;
+      }
+    }
   }
 
   /**
-   * Reserves {@code units} as long as no more than {@code limit} (at most the capacity) is then
-   * reserved, by the same rule: for a kind of request that may take only part of the budget.
+   * Reserves {@code units} only if no more than {@code limit} (at most the capacity) is then
+   * reserved, even when nothing is: for what has another way to go than to wait.
    */
-  public boolean tryReserve(long units, long limit) {
+  public boolean tryReserveWithin(long units, long limit) {
     while (true) {
       long current = used.get();
-      if (current + units > Math.min(limit, capacity) && current > 0) {
+      if (current + units > Math.min(limit, capacity)) {
         return false;
       }
       if (used.compareAndSet(current, current + units)) {

@@ -1,35 +1,54 @@
 package io.sluice.server.memory;
 
+import java.time.Duration;
+
 /**
- * Bytes of in-memory data being sent to readers, bounded by {@code read.buffer.capacity}. Data read
- * from disk through the page cache travels with sendfile and holds no memory; a memory read holds
- * its blocks until the response is written, and so does a read of the HDFS tier, or a direct read
- * of a local disk, the buffers it reads into. Memory and HDFS reads are refused with the retriable
- * BUSY status when this budget is spent; a direct read, which may go with sendfile instead, takes
- * at most half of it ({@link #tryReserveForDirectRead}), so that memory reads keep the rest.
+ * Read memory, bounded by {@code read.buffer.capacity}: bytes being sent to readers from memory. A
+ * memory read holds its blocks until the response is written, and so does a read of the HDFS tier
+ * the buffer it reads into; either is refused with the retriable BUSY status when this budget is
+ * spent. The buffers of direct reads of local disks ({@link #directReads}) are part of it, in use
+ * or kept free for the next one, up to half of it; free ones give way to a reservation that finds
+ * no room. Data read from disk through the page cache travels with sendfile and holds no memory.
  */
 public final class ReadBudget {
   private final Budget bytes;
+  private final ReadBuffers directReads;
 
+  /** Without keeping direct reads' free buffers. */
   public ReadBudget(long capacity) {
+    this(capacity, Duration.ZERO);
+  }
+
+  /**
+   * @param keep how long a free buffer of direct reads stays mapped for the next one ({@code
+   *     buffer.chunk.keep})
+   */
+  public ReadBudget(long capacity, Duration keep) {
     this.bytes = new Budget(capacity);
+    this.directReads = new ReadBuffers(bytes, keep.toNanos(), System::nanoTime);
   }
 
   /** Reserves {@code bytes}; false when that would pass the capacity (see {@link Budget}). */
   public boolean tryReserve(long bytes) {
+    if (this.bytes.tryReserve(bytes)) {
+      return true;
+    }
+    directReads.freeUnused();
     return this.bytes.tryReserve(bytes);
-  }
-
-  /**
-   * Reserves {@code bytes} for a direct read of a local disk while direct reads would hold at most
-   * half of the budget with the rest; false otherwise, and the data goes with sendfile.
-   */
-  public boolean tryReserveForDirectRead(long bytes) {
-    return this.bytes.tryReserve(bytes, this.bytes.capacity() / 2);
   }
 
   public void release(long bytes) {
     this.bytes.release(bytes);
+  }
+
+  /** The buffers direct reads of local disks read into. */
+  public ReadBuffers directReads() {
+    return directReads;
+  }
+
+  /** Frees the free buffers of direct reads, and those in use as they come back. */
+  public void close() {
+    directReads.close();
   }
 
   public long usedBytes() {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -49,13 +50,14 @@ public final class LocalDisk {
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(),
             new NamedThreads(threadNamePrefix("sluice-flush-", root), FlushThread::new));
+    // A queue as long as the threads take: reads beyond it go with sendfile rather than wait.
     this.readExecutor =
         new ThreadPoolExecutor(
             readThreads,
             readThreads,
             0L,
             TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(),
+            new ArrayBlockingQueue<>(readThreads),
             new NamedThreads(threadNamePrefix("sluice-read-", root), Thread::new));
   }
 

@@ -7,6 +7,7 @@ import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
 import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.shuffle.IndexEntry;
+import io.sluice.server.memory.ReadBuffers;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -157,30 +158,51 @@ public final class ReadSnapshot {
    */
   public Executor directReadThreads(long offset) {
     PartitionGeneration g = generationAt(offset);
-    return DirectRead.SUPPORTED && g != null && g.direct() && !g.isRemote()
-        ? g.disk().readExecutor()
-        : null;
+    return g != null && g.direct() && !g.isRemote() ? g.disk().readExecutor() : null;
   }
 
   /**
-   * As {@link #data}, for bytes on a local disk, read with direct I/O into buffers from {@code
-   * allocator} ({@link DirectRead}, up to {@link DirectRead#memoryFor} of them). Blocks until the
-   * device has read them: call it on {@link #directReadThreads}. A read that fails is judged as
-   * sendfile's failures are (it may take the disk out of rotation).
+   * As {@link #data}, for bytes on a local disk read with direct I/O into buffers of {@code
+   * buffers} ({@link DirectRead}); when read memory has no room for them, or the bytes are not on a
+   * local disk, exactly what {@link #data} answers. Blocks until the device has read them: call it
+   * on {@link #directReadThreads}. A read that fails is judged as sendfile's failures are (it may
+   * take the disk out of rotation).
    */
-  public ManagedBuffer directData(long offset, int length, ByteBufAllocator allocator)
-      throws IOException {
+  public ManagedBuffer directData(
+      long offset, int length, ReadBuffers buffers, ByteBufAllocator allocator) throws IOException {
     PartitionGeneration g = generationOf(offset, length);
     if (g == null || g.isRemote()) {
       return data(offset, length, allocator);
     }
     int segment = (int) Math.min(length, g.end() - offset);
-    try (FileChannel file = context.io().openForDirectRead(g.dataFile())) {
-      return new NettyManagedBuffer(DirectRead.read(file, offset - g.start(), segment, allocator));
+    long position = offset - g.start();
+    List<ByteBuf> pieces = buffers.tryTake(DirectRead.piecesFor(position, segment));
+    if (pieces == null) {
+      return data(offset, length, allocator);
+    }
+    FileChannel file;
+    try {
+      file = context.io().openForDirectRead(g.dataFile());
     } catch (IOException e) {
+      pieces.forEach(ByteBuf::release);
+      context.readFailed().accept(g, e);
+      throw e;
+    } catch (RuntimeException e) {
+      pieces.forEach(ByteBuf::release);
+      throw e;
+    }
+    ByteBuf bytes = null;
+    try (file) {
+      bytes = DirectRead.read(file, position, segment, pieces);
+    } catch (IOException e) {
+      // Also a close that failed after the read: the bytes are not answered then.
+      if (bytes != null) {
+        bytes.release();
+      }
       context.readFailed().accept(g, e);
       throw e;
     }
+    return new NettyManagedBuffer(bytes);
   }
 
   /**

@@ -31,19 +31,14 @@ class BudgetTest {
   }
 
   @Test
-  void aReservationWithinALimitLeavesTheRestToOthers() {
+  void aReservationWithinALimitNeverPassesIt() {
     Budget budget = new Budget(1_000);
-    assertTrue(budget.tryReserve(400, 500));
-    assertFalse(budget.tryReserve(200, 500), "past the limit");
+    assertTrue(budget.tryReserveWithin(400, 500));
+    assertFalse(budget.tryReserveWithin(200, 500), "past the limit");
     assertTrue(budget.tryReserve(600), "the rest is there for reservations without one");
     budget.release(400);
     budget.release(600);
-    assertTrue(budget.tryReserve(900, 500), "alone when nothing is reserved");
-    budget.release(900);
-    ReadBudget reads = new ReadBudget(1_000);
-    assertTrue(reads.tryReserve(300));
-    assertTrue(reads.tryReserveForDirectRead(200));
-    assertFalse(reads.tryReserveForDirectRead(1), "direct reads stop at half of read memory");
-    assertTrue(reads.tryReserve(500));
+    assertFalse(budget.tryReserveWithin(900, 500), "not even alone");
+    assertEquals(0, budget.used());
   }
 }

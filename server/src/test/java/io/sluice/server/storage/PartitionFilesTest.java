@@ -13,7 +13,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.common.buffer.FileSegmentManagedBuffer;
 import io.sluice.common.buffer.ManagedBuffer;
+import io.sluice.common.buffer.NettyManagedBuffer;
 import io.sluice.common.shuffle.IndexEntry;
+import io.sluice.server.memory.ReadBudget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -312,8 +314,20 @@ class PartitionFilesTest {
     assertEquals(5, counting.directOpens(), "every append asked to bypass the cache did");
     ReadSnapshot snapshot = partition.snapshot();
     assertSame(disk.readExecutor(), snapshot.directReadThreads(0), "read as it was written");
-    ManagedBuffer read = snapshot.directData(0, expected.length, PooledByteBufAllocator.DEFAULT);
+    ReadBudget readMemory = new ReadBudget(64L << 20);
+    ManagedBuffer read =
+        snapshot.directData(
+            0, expected.length, readMemory.directReads(), PooledByteBufAllocator.DEFAULT);
+    assertInstanceOf(NettyManagedBuffer.class, read, "read into read memory");
     assertArrayEquals(expected, Blocks.readStream(read));
+    ReadBudget spent = new ReadBudget(1L << 20);
+    assertInstanceOf(
+        FileSegmentManagedBuffer.class,
+        snapshot.directData(
+            0, expected.length, spent.directReads(), PooledByteBufAllocator.DEFAULT),
+        "without room in read memory, sent with sendfile");
+    readMemory.close();
+    assertEquals(0, readMemory.usedBytes());
 
     // Off a flush thread there is no staging buffer: the append goes through the page cache.
     List<TestBlock> more = Blocks.make(316, 5);
@@ -347,9 +361,14 @@ class PartitionFilesTest {
     io.failDirectReads(tmp.resolve("disk"), "Input/output error");
     ReadSnapshot snapshot = partition.snapshot();
     long length = snapshot.dataLength();
+    ReadBudget readMemory = new ReadBudget(64L << 20);
     assertThrows(
         IOException.class,
-        () -> snapshot.directData(0, (int) length, PooledByteBufAllocator.DEFAULT));
+        () ->
+            snapshot.directData(
+                0, (int) length, readMemory.directReads(), PooledByteBufAllocator.DEFAULT));
     assertTrue(disk.isUnreadable(), disk.toString());
+    readMemory.close();
+    assertEquals(0, readMemory.usedBytes(), "the pieces taken for the read went back");
   }
 }
