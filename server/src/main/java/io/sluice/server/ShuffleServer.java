@@ -19,6 +19,7 @@ import io.sluice.server.flush.FlushManager;
 import io.sluice.server.handler.ShuffleRequestHandler;
 import io.sluice.server.memory.PushBufferPool;
 import io.sluice.server.memory.ReadBudget;
+import io.sluice.server.memory.ReadBuffers;
 import io.sluice.server.metrics.ServerMetrics;
 import io.sluice.server.replication.ReplicaForwarder;
 import io.sluice.server.shuffle.PartitionFlusher;
@@ -248,6 +249,8 @@ public final class ShuffleServer implements Closeable {
           sweep,
           sweep,
           TimeUnit.MILLISECONDS);
+      ReadBuffers directReads = readBudget.directReads();
+      housekeeping.scheduleWithFixedDelay(directReads::freeIdle, 1, 1, TimeUnit.SECONDS);
       this.heartbeats =
           new ServerHeartbeats(
               this,

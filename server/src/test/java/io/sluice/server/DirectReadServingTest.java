@@ -73,6 +73,7 @@ class DirectReadServingTest {
           Thread.getAllStackTraces().keySet().stream()
               .anyMatch(t -> t.getName().startsWith("sluice-read-d")),
           "a disk's read thread read the data");
+      // What direct reads keep for the next one counts too: free it to see nothing else is held.
       server.readBudget().directReads().freeUnused();
       while (server.readBudget().usedBytes() != 0) {
         assertTrue(

@@ -14,11 +14,14 @@ import java.util.function.LongSupplier;
  * and given back to the budget only when it is freed: a buffer whose read was written goes back
  * here, mapped and already touched, for the next direct read, since memory mapped anew costs a page
  * fault and the kernel's zeroing of each 4 KiB page when the device first fills it. Free buffers
- * are freed once unused for the keep time ({@code buffer.chunk.keep}), looked at whenever buffers
- * are taken or given back, and at once when a memory read needs their room ({@link #freeUnused}).
+ * are freed once unused for the keep time ({@code buffer.chunk.keep}; the server looks every
+ * second, {@link #freeIdle}), and at once when another read of read memory finds no room ({@link
+ * #freeUnused}).
  *
- * <p>All of them, in use or free, stay within half of the read budget: direct reads can go with
- * sendfile instead, memory reads have no other way out. Thread-safe.
+ * <p>All of them, in use or free, stay within half of the read budget's capacity: direct reads can
+ * go with sendfile instead, memory reads have no other way out. A request is taken whole or not at
+ * all, and nothing is made for one that is refused. Thread-safe; buffers are made and freed outside
+ * its lock.
  */
 public final class ReadBuffers {
   /** The bytes of one buffer. */
@@ -37,6 +40,9 @@ public final class ReadBuffers {
 
   /** Free slabs, the most recently given back first. Guarded by this. */
   private final ArrayDeque<Free> free = new ArrayDeque<>();
+
+  /** Bytes of the slabs made and not yet freed, in use or free. Guarded by this. */
+  private long held;
 
   private boolean closed;
 
@@ -60,38 +66,69 @@ public final class ReadBuffers {
    */
   public List<ByteBuf> tryTake(int count) {
     List<Slab> slabs = new ArrayList<>(count);
+    int toMake;
     synchronized (this) {
-      long now = nanoClock.getAsLong();
-      freeOlderThan(now - keepNanos);
-      while (slabs.size() < count && !free.isEmpty()) {
-        slabs.add(free.pollFirst().slab());
+      int reused = Math.min(count, free.size());
+      toMake = count - reused;
+      long more = (long) toMake * SLAB_BYTES;
+      if (closed
+          || held + more > limit
+          || (more > 0 && !budget.tryReserveWithin(more, budget.capacity()))) {
+        return null;
       }
-      while (slabs.size() < count) {
-        if (closed || !budget.tryReserveWithin(SLAB_BYTES, limit)) {
-          for (Slab slab : slabs) {
-            free.addFirst(new Free(slab, now));
-          }
-          return null;
-        }
-        slabs.add(new Slab(SLAB_BYTES, budget::release));
+      held += more;
+      for (int i = 0; i < reused; i++) {
+        slabs.add(free.pollFirst().slab());
       }
     }
     List<ByteBuf> pieces = new ArrayList<>(count);
-    for (Slab slab : slabs) {
-      pieces.add(piece(slab));
+    try {
+      for (; toMake > 0; toMake--) {
+        slabs.add(new Slab(SLAB_BYTES, this::freed));
+      }
+      for (Slab slab : slabs) {
+        pieces.add(piece(slab));
+      }
+      return pieces;
+    } catch (Throwable e) {
+      // Out of direct memory, say: what was reserved for buffers not made goes back, and the
+      // buffers made or reused go back to the free ones.
+      synchronized (this) {
+        held -= (long) toMake * SLAB_BYTES;
+      }
+      budget.release((long) toMake * SLAB_BYTES);
+      pieces.forEach(ByteBuf::release);
+      for (int i = pieces.size(); i < slabs.size(); i++) {
+        giveBack(slabs.get(i));
+      }
+      throw e;
     }
-    return pieces;
   }
 
-  /** Frees every free buffer, for a memory read that needs the room they hold. */
+  /** Frees the free buffers unused for the keep time; the server calls it every second. */
+  public void freeIdle() {
+    List<Slab> freed;
+    synchronized (this) {
+      freed = takeFreeSince(nanoClock.getAsLong() - keepNanos);
+    }
+    freed.forEach(Slab::release);
+  }
+
+  /** Frees every free buffer, for another read of read memory that needs their room. */
   public void freeUnused() {
-    freeOlderThan(Long.MAX_VALUE);
+    List<Slab> freed;
+    synchronized (this) {
+      freed = takeFreeSince(Long.MAX_VALUE);
+    }
+    freed.forEach(Slab::release);
   }
 
   /** Frees the free buffers and, as they come back, those in use. */
-  synchronized void close() {
-    closed = true;
-    freeOlderThan(Long.MAX_VALUE);
+  void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    freeUnused();
   }
 
   /** Free buffers, for tests. */
@@ -108,26 +145,31 @@ public final class ReadBuffers {
 
   private void giveBack(Slab slab) {
     synchronized (this) {
-      if (!closed) {
-        long now = nanoClock.getAsLong();
-        free.addFirst(new Free(slab, now));
-        freeOlderThan(now - keepNanos);
+      if (!closed && keepNanos > 0) {
+        free.addFirst(new Free(slab, nanoClock.getAsLong()));
         return;
       }
     }
     slab.release();
   }
 
-  /** Frees the free buffers given back before {@code before}. */
-  private void freeOlderThan(long before) {
-    List<Slab> freed = new ArrayList<>();
+  /** A slab's memory went back to the operating system. */
+  private void freed(long bytes) {
     synchronized (this) {
-      while (!free.isEmpty()
-          && (before == Long.MAX_VALUE || free.peekLast().since() - before < 0)) {
-        freed.add(free.pollLast().slab());
-      }
+      held -= bytes;
     }
-    // Outside the lock: releasing frees the memory and gives it back to the budget.
-    freed.forEach(Slab::release);
+    budget.release(bytes);
+  }
+
+  /**
+   * Takes off the free list the slabs given back before {@code before} ({@link Long#MAX_VALUE}:
+   * all), for the caller to free outside the lock.
+   */
+  private List<Slab> takeFreeSince(long before) {
+    List<Slab> taken = new ArrayList<>();
+    while (!free.isEmpty() && (before == Long.MAX_VALUE || free.peekLast().since() - before < 0)) {
+      taken.add(free.pollLast().slab());
+    }
+    return taken;
   }
 }

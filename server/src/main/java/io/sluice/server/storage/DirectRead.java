@@ -42,6 +42,11 @@ public final class DirectRead {
    */
   static ByteBuf read(FileChannel file, long offset, int length, List<ByteBuf> pieces)
       throws IOException {
+    if (pieces.size() != piecesFor(offset, length)) {
+      pieces.forEach(ByteBuf::release);
+      throw new IllegalArgumentException(
+          pieces.size() + " buffers for a read of " + piecesFor(offset, length));
+    }
     long end = offset + length;
     CompositeByteBuf answer = Unpooled.compositeBuffer(Math.max(1, pieces.size()));
     // The pieces before this one are the answer's, or released.
@@ -58,7 +63,7 @@ public final class DirectRead {
         int span = (int) Math.min(PIECE, alignUp(end) - position);
         try {
           fill(file, piece, position, span, offset, end);
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
           piece.release();
           throw e;
         }
@@ -67,7 +72,7 @@ public final class DirectRead {
         position += span;
       }
       return answer;
-    } catch (IOException | RuntimeException e) {
+    } catch (Throwable e) {
       answer.release();
       for (int i = next; i < pieces.size(); i++) {
         pieces.get(i).release();

@@ -1,6 +1,7 @@
 package io.sluice.server.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,9 +47,28 @@ class ReadBuffersTest {
     assertNull(buffers.tryTake(1), "a fifth does not");
     four.get(0).release();
     assertNull(buffers.tryTake(2), "one is free, a second does not fit");
-    assertEquals(1, buffers.freeCount(), "the free one taken for the refused request is back");
+    assertEquals(1, buffers.freeCount(), "the free one stays free");
     assertEquals(4 * SLAB, budget.used());
     four.subList(1, 4).forEach(ByteBuf::release);
+    buffers.close();
+    assertEquals(0, budget.used());
+
+    ReadBuffers fresh = new ReadBuffers(budget, Duration.ofSeconds(30).toNanos(), clock::get);
+    assertNull(fresh.tryTake(5), "more than half of read memory at once");
+    assertEquals(0, budget.used(), "and nothing was made for it");
+  }
+
+  @Test
+  void theHalfIsDirectReadsOwnShare() {
+    Budget budget = new Budget(10L << 20);
+    ReadBuffers buffers = new ReadBuffers(budget, Duration.ofSeconds(30).toNanos(), clock::get);
+    assertTrue(budget.tryReserve(5L << 20), "memory reads hold half");
+    List<ByteBuf> pieces = buffers.tryTake(4);
+    assertNotNull(pieces, "direct reads still have their half");
+    assertNull(buffers.tryTake(1));
+    assertFalse(budget.tryReserve(1L << 20), "and the whole is spent");
+    pieces.forEach(ByteBuf::release);
+    budget.release(5L << 20);
     buffers.close();
     assertEquals(0, budget.used());
   }
@@ -64,15 +84,23 @@ class ReadBuffersTest {
 
     Budget budget = new Budget(64L << 20);
     ReadBuffers buffers = new ReadBuffers(budget, Duration.ofSeconds(30).toNanos(), clock::get);
-    buffers.tryTake(1).forEach(ByteBuf::release);
+    buffers.tryTake(2).forEach(ByteBuf::release);
     clock.addAndGet(Duration.ofSeconds(20).toNanos());
     buffers.tryTake(1).forEach(ByteBuf::release);
-    buffers.tryTake(2).forEach(ByteBuf::release);
     assertEquals(2, buffers.freeCount());
-    clock.addAndGet(Duration.ofSeconds(31).toNanos());
-    assertEquals(0, buffers.tryTake(0).size());
-    assertEquals(0, buffers.freeCount(), "unused for the keep time, they went");
+    buffers.freeIdle();
+    assertEquals(2, buffers.freeCount(), "used 20 s ago and now: kept");
+    clock.addAndGet(Duration.ofSeconds(11).toNanos());
+    buffers.freeIdle();
+    assertEquals(1, buffers.freeCount(), "the one unused for 31 s went");
+    clock.addAndGet(Duration.ofSeconds(20).toNanos());
+    buffers.freeIdle();
+    assertEquals(0, buffers.freeCount());
     assertEquals(0, budget.used());
+
+    ReadBuffers keepingNone = new ReadBuffers(budget, 0, clock::get);
+    keepingNone.tryTake(2).forEach(ByteBuf::release);
+    assertEquals(0, budget.used(), "a keep time of 0 frees each as it comes back");
   }
 
   @Test
