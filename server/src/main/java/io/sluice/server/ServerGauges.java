@@ -51,7 +51,7 @@ final class ServerGauges {
     ReadBudget readBudget = server.readBudget();
     metrics.gauge(
         "sluice_server_read_memory_used_bytes",
-        "Memory of in-memory data being served",
+        "Read memory in use: data being served from memory and HDFS, direct reads' buffers",
         readBudget::usedBytes);
     metrics.gauge(
         "sluice_server_read_memory_capacity_bytes",

@@ -133,10 +133,10 @@ public final class ServerOptions implements ConfigOptionSet {
               "Off-heap memory for data being served to readers: memory reads, indexes assembled "
                   + "in memory, data read from HDFS, and the 1 MiB buffers that data written with "
                   + "O_DIRECT (`flush.direct`) is read into, in use or kept for the next such read "
-                  + "until unused for `buffer.chunk.keep`. Memory and HDFS reads beyond it are answered with the "
-                  + "retriable BUSY status, and kept buffers make room for them; direct reads' "
-                  + "buffers take at most half of it, and a direct read that finds no room goes out "
-                  + "with sendfile instead.")
+                  + "until unused for `buffer.chunk.keep`. Memory and HDFS reads beyond it are "
+                  + "answered with the retriable BUSY status, and kept buffers make room for them; "
+                  + "direct reads' buffers take at most half of it, and a direct read that finds no "
+                  + "room goes out with sendfile instead.")
           .build();
 
   public static final ConfigOption<Double> FLUSH_HIGH_WATERMARK =

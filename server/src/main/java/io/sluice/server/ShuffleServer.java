@@ -250,7 +250,18 @@ public final class ShuffleServer implements Closeable {
           sweep,
           TimeUnit.MILLISECONDS);
       ReadBuffers directReads = readBudget.directReads();
-      housekeeping.scheduleWithFixedDelay(directReads::freeIdle, 1, 1, TimeUnit.SECONDS);
+      housekeeping.scheduleWithFixedDelay(
+          () -> {
+            try {
+              directReads.freeIdle();
+            } catch (RuntimeException e) {
+              // Caught: an exception would cancel every later run.
+              LOG.error("Freeing idle direct-read buffers failed", e);
+            }
+          },
+          1,
+          1,
+          TimeUnit.SECONDS);
       this.heartbeats =
           new ServerHeartbeats(
               this,

@@ -11,6 +11,7 @@ import io.sluice.client.core.push.PushSettings;
 import io.sluice.common.protocol.message.FetchIndexRequest;
 import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.transport.TransportClient;
+import io.sluice.server.memory.ReadBuffers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -36,7 +37,13 @@ class DirectReadServingTest {
     try (ShuffleServer server =
             new ShuffleServer(
                 TestServers.conf(
-                    dir, Map.of(ServerOptions.PARTITION_FLUSH_THRESHOLD.key(), "64k")));
+                    dir,
+                    Map.of(
+                        ServerOptions.PARTITION_FLUSH_THRESHOLD.key(),
+                        "64k",
+                        // A name of its own, for its read threads' names.
+                        ServerOptions.LOCAL_DIRS.key(),
+                        dir.resolve("direct-disk").toString())));
         ServerTestClient client = new ServerTestClient(server)) {
       client.registerApp(APP);
       client.registerShuffle(APP, 0, 1);
@@ -71,8 +78,11 @@ class DirectReadServingTest {
       }
       assertTrue(
           Thread.getAllStackTraces().keySet().stream()
-              .anyMatch(t -> t.getName().startsWith("sluice-read-d")),
-          "a disk's read thread read the data");
+              .anyMatch(t -> t.getName().startsWith("sluice-read-direct-disk-")),
+          "the disk's read thread read the data");
+      assertTrue(
+          server.readBudget().usedBytes() >= ReadBuffers.PIECE_BYTES,
+          "into direct reads' buffers, kept for the next read: " + server.readBudget().usedBytes());
       // What direct reads keep for the next one counts too: free it to see nothing else is held.
       server.readBudget().directReads().freeUnused();
       while (server.readBudget().usedBytes() != 0) {

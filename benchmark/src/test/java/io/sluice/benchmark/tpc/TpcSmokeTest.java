@@ -225,7 +225,8 @@ class TpcSmokeTest {
     // The servers' CPU by their threads, from their own metric.
     assertTrue(
         section.contains(
-            "| Query | network | flush | compiler | gc | replication | http " + "| other | all |"),
+            "| Query | network | flush | read | compiler | gc | replication | http | other "
+                + "| all |"),
         section);
     assertTrue(results.contains("\"serverThreadCpuMs\":{\"network\":"), results);
     // The Spark JVM's CPU by its threads, from /proc/self/task.

@@ -176,7 +176,14 @@ public final class ReadSnapshot {
     }
     int segment = (int) Math.min(length, g.end() - offset);
     long position = offset - g.start();
-    List<ByteBuf> pieces = buffers.tryTake(DirectRead.piecesFor(position, segment));
+    List<ByteBuf> pieces;
+    try {
+      pieces = buffers.tryTake(DirectRead.piecesFor(position, segment));
+    } catch (OutOfMemoryError e) {
+      // Netty's count of direct memory is spent (tryTake gave back what it took): sendfile needs
+      // none, where failing would fail the reader for good.
+      pieces = null;
+    }
     if (pieces == null) {
       return data(offset, length, allocator);
     }
