@@ -15,8 +15,6 @@ import io.sluice.common.protocol.message.FetchDataRequest;
 import io.sluice.common.protocol.message.FetchDataResponse;
 import io.sluice.common.protocol.message.FetchIndexPageRequest;
 import io.sluice.common.protocol.message.FetchIndexPageResponse;
-import io.sluice.common.protocol.message.FetchIndexRequest;
-import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.FetchMemoryDataRequest;
 import io.sluice.common.protocol.message.FetchMemoryDataResponse;
 import io.sluice.common.shuffle.IndexEntry;
@@ -111,7 +109,7 @@ class AnswerFrameLimitTest {
       pushBlocks(client);
       int tooLarge = 5 * BLOCK;
       long deadline = System.nanoTime() + 60_000_000_000L;
-      while (onDisk(client) < tooLarge) {
+      while (client.dataOnDisk(APP, 0, 0) < tooLarge) {
         assertTrue(System.nanoTime() < deadline, "flushes did not write 5 blocks in a minute");
         Thread.sleep(10);
       }
@@ -182,7 +180,7 @@ class AnswerFrameLimitTest {
       RemoteException whole =
           assertThrows(
               RemoteException.class,
-              () -> onDisk(client),
+              () -> client.dataOnDisk(APP, 0, 0),
               "a reader before protocol 5 asks for the whole index, which no frame holds");
       assertEquals(StatusCode.INVALID_REQUEST, whole.status());
 
@@ -205,18 +203,6 @@ class AnswerFrameLimitTest {
       return (int) (page.body().size() / IndexEntry.SIZE);
     } finally {
       ServerTestClient.release(page);
-    }
-  }
-
-  private static long onDisk(ServerTestClient client) throws Exception {
-    FetchIndexResponse index =
-        client.send(
-            new FetchIndexRequest(TransportClient.nextRequestId(), APP, 0, 0),
-            FetchIndexResponse.class);
-    try {
-      return index.dataFileLength();
-    } finally {
-      ServerTestClient.release(index);
     }
   }
 }

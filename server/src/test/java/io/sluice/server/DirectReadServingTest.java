@@ -8,11 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.sluice.client.core.BlockKey;
 import io.sluice.client.core.push.MapOutputPusher;
 import io.sluice.client.core.push.PushSettings;
-import io.sluice.common.protocol.message.FetchIndexRequest;
-import io.sluice.common.protocol.message.FetchIndexResponse;
-import io.sluice.common.transport.TransportClient;
 import io.sluice.server.memory.ReadBuffers;
-import java.nio.file.Files;
+import io.sluice.server.storage.Blocks;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,7 +30,7 @@ class DirectReadServingTest {
 
   @Test
   void flushedDataIsReadOffTheEventLoopsByteForByte() throws Exception {
-    assumeTrue(directIoWorks(dir), "no O_DIRECT on " + dir);
+    assumeTrue(Blocks.directIoWorks(dir), "no O_DIRECT on " + dir);
     try (ShuffleServer server =
             new ShuffleServer(
                 TestServers.conf(
@@ -66,7 +63,7 @@ class DirectReadServingTest {
       pusher.commit(0);
       long total = pushed.values().stream().mapToLong(b -> b.length).sum();
       long deadline = System.nanoTime() + 60_000_000_000L;
-      while (onDisk(client) < total) {
+      while (client.dataOnDisk(APP, 0, 0) < total) {
         assertTrue(System.nanoTime() < deadline, "flushes did not write the blocks in a minute");
         Thread.sleep(10);
       }
@@ -91,29 +88,6 @@ class DirectReadServingTest {
             server.readBudget().usedBytes() + " bytes of read memory still held");
         Thread.sleep(10);
       }
-    }
-  }
-
-  private static long onDisk(ServerTestClient client) throws Exception {
-    FetchIndexResponse index =
-        client.send(
-            new FetchIndexRequest(TransportClient.nextRequestId(), APP, 0, 0),
-            FetchIndexResponse.class);
-    try {
-      return index.dataFileLength();
-    } finally {
-      ServerTestClient.release(index);
-    }
-  }
-
-  private static boolean directIoWorks(Path dir) {
-    Path probe = dir.resolve(".direct-probe");
-    try {
-      io.sluice.server.storage.FileIo.DEFAULT.openForDirectWrite(probe).close();
-      Files.delete(probe);
-      return true;
-    } catch (Exception e) {
-      return false;
     }
   }
 }

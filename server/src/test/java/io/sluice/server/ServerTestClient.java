@@ -23,6 +23,8 @@ import io.sluice.common.protocol.ResponseMessage;
 import io.sluice.common.protocol.ServerAddress;
 import io.sluice.common.protocol.StatusCode;
 import io.sluice.common.protocol.message.BlockDescriptor;
+import io.sluice.common.protocol.message.FetchIndexRequest;
+import io.sluice.common.protocol.message.FetchIndexResponse;
 import io.sluice.common.protocol.message.GetShuffleResultRequest;
 import io.sluice.common.protocol.message.GetShuffleResultResponse;
 import io.sluice.common.protocol.message.PushDataRequest;
@@ -406,6 +408,19 @@ final class ServerTestClient implements Closeable {
     }
     channel.finishAndReleaseAll();
     return bytes.toByteArray();
+  }
+
+  /** The length of a partition's data files on the server: what its flushes wrote so far. */
+  long dataOnDisk(String appId, int shuffleId, int partitionId) throws Exception {
+    FetchIndexResponse index =
+        send(
+            new FetchIndexRequest(TransportClient.nextRequestId(), appId, shuffleId, partitionId),
+            FetchIndexResponse.class);
+    try {
+      return index.dataFileLength();
+    } finally {
+      release(index);
+    }
   }
 
   /** Releases a message that may hold a body. */

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * Block number {@code n} is block {@link #sequenceOf sequence} {@code n % 10} of map attempt {@code
  * n / 10}, so that its (taskAttemptId, sequence) identity gives the number back.
  */
-final class Blocks {
+public final class Blocks {
   private Blocks() {}
 
   /** The map attempt that wrote block number {@code blockId}. */
@@ -140,7 +140,7 @@ final class Blocks {
   }
 
   /** Whether files in {@code dir} can be opened with O_DIRECT here (not on older tmpfs). */
-  static boolean directIoWorks(Path dir) {
+  public static boolean directIoWorks(Path dir) {
     Path probe = dir.resolve(".direct-probe");
     try {
       Files.createDirectories(dir);
