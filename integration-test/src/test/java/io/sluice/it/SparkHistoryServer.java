@@ -80,10 +80,14 @@ final class SparkHistoryServer implements Closeable {
     HttpRequest list = HttpRequest.newBuilder(URI.create(url() + "/api/v1/applications")).build();
     String body = "";
     while (System.nanoTime() < deadline) {
-      body = HTTP.send(list, HttpResponse.BodyHandlers.ofString()).body();
-      JsonNode apps = JSON.readTree(body);
-      if (apps.isArray() && !apps.isEmpty()) {
-        return apps.get(0).path("id").asText();
+      HttpResponse<String> answer = HTTP.send(list, HttpResponse.BodyHandlers.ofString());
+      body = answer.body();
+      // While it starts, the port may answer with an HTML page before the REST API is mounted.
+      if (answer.statusCode() == 200 && body.stripLeading().startsWith("[")) {
+        JsonNode apps = JSON.readTree(body);
+        if (!apps.isEmpty()) {
+          return apps.get(0).path("id").asText();
+        }
       }
       Thread.sleep(200);
     }
